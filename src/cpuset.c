@@ -1,0 +1,80 @@
+/* CPU sets and the kernel's cpulist format (Documentation/admin-guide/cputopology.rst). */
+#include <string.h>
+
+#include "internal/cpuset.h"
+
+void jf_cpuset_clear(struct jf_cpuset *set) { memset(set, 0, sizeof *set); }
+
+void jf_cpuset_add(struct jf_cpuset *set, unsigned cpu)
+{
+  if (cpu < JF_MAX_CPUS)
+    set->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+}
+
+bool jf_cpuset_has(const struct jf_cpuset *set, unsigned cpu)
+{
+  return cpu < JF_MAX_CPUS && ((set->bits[cpu / 64] >> (cpu % 64)) & 1);
+}
+
+unsigned jf_cpuset_count(const struct jf_cpuset *set)
+{
+  unsigned n = 0;
+  for (unsigned i = 0; i < JF_MAX_CPUS / 64; i++)
+    n += (unsigned)__builtin_popcountll(set->bits[i]);
+  return n;
+}
+
+unsigned jf_cpuset_end(const struct jf_cpuset *set)
+{
+  for (unsigned i = JF_MAX_CPUS / 64; i-- > 0;)
+    if (set->bits[i])
+      return i * 64 + 64 - (unsigned)__builtin_clzll(set->bits[i]);
+  return 0;
+}
+
+/* Reads a decimal CPU number at *pos. Bounded so that hostile input
+ * cannot overflow: anything past JF_MAX_CPUS is an error anyway. */
+static bool read_cpu_number(const char *text, size_t len, size_t *pos, unsigned *out)
+{
+  size_t start = *pos;
+  unsigned value = 0;
+  while (*pos < len && text[*pos] >= '0' && text[*pos] <= '9') {
+    value = value * 10 + (unsigned)(text[*pos] - '0');
+    if (value >= JF_MAX_CPUS)
+      return false;
+    (*pos)++;
+  }
+  *out = value;
+  return *pos > start;
+}
+
+bool jf_cpulist_parse(const char *text, size_t len, struct jf_cpuset *out)
+{
+  jf_cpuset_clear(out);
+  if (len > 0 && text[len - 1] == '\n')
+    len--;
+  if (len == 0)
+    return false; /* the kernel prints an empty line only for an empty set */
+  size_t pos = 0;
+  for (;;) {
+    unsigned first, last;
+    if (!read_cpu_number(text, len, &pos, &first))
+      goto malformed;
+    last = first;
+    if (pos < len && text[pos] == '-') {
+      pos++;
+      if (!read_cpu_number(text, len, &pos, &last) || last < first)
+        goto malformed;
+    }
+    for (unsigned cpu = first; cpu <= last; cpu++)
+      jf_cpuset_add(out, cpu);
+    if (pos == len)
+      return true;
+    if (text[pos] != ',')
+      goto malformed;
+    pos++;
+  }
+malformed:
+  jf_cpuset_clear(out);
+  return false;
+}

@@ -1,0 +1,75 @@
+/*
+ * The emulated SoC described by a qemu-configs/*.conf file (format in
+ * DESIGN.md section 4). Shared by the runner (jitflush-emu, which builds the
+ * sysfs overlay from it) and the TCG plugin (which gives each guest thread
+ * one of these CPUs).
+ */
+#ifndef JITFLUSH_EMU_CONFIG_H
+#define JITFLUSH_EMU_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#define EMU_MAX_CPUS 1024 /* CPU_SETSIZE: the largest cpuset glibc passes */
+
+enum emu_ctr_trap {
+  EMU_CTR_TRAP_NONE,     /* each CPU's own CTR_EL0 is visible at EL0 */
+  EMU_CTR_TRAP_SANITIZE, /* Linux >= 4.9 on a mismatched system: every read
+                            returns the system-wide safe value */
+};
+
+enum emu_sysfs_mode {
+  EMU_SYSFS_FULL,     /* possible/present/online, cache/indexM, regs/ */
+  EMU_SYSFS_NO_CACHE, /* no cpuN/cache/ */
+  EMU_SYSFS_NO_MIDR,  /* no cpuN/regs/identification/ */
+  EMU_SYSFS_NONE,     /* no /sys/devices/system/cpu at all */
+};
+
+struct emu_cluster {
+  char *name;         /* text after "cluster " in the group name */
+  char *core;         /* core= (a human name, e.g. "Cortex-A53") */
+  uint64_t midr;
+  uint64_t ctr;
+  unsigned l1i_line;  /* bytes; defaults to 4 << CTR.IminLine */
+  unsigned l1d_line;  /* bytes; defaults to 4 << CTR.DminLine */
+};
+
+struct emu_cpu {
+  int cluster;        /* index into emu_config.clusters */
+  bool online;        /* online at start */
+};
+
+struct emu_config {
+  char *path;
+  char *soc_name;
+  char *qemu_cpu;          /* NULL when not given */
+  unsigned ncpus;          /* CPUs 0..ncpus-1; every one belongs to a cluster */
+  struct emu_cpu cpus[EMU_MAX_CPUS];
+  struct emu_cluster *clusters;
+  unsigned nclusters;
+  enum emu_ctr_trap ctr_trap;
+  enum emu_sysfs_mode sysfs;
+  bool allowed[EMU_MAX_CPUS];  /* initial affinity; default: online CPUs */
+  uint64_t seed;               /* [sched] seed, default 1 */
+  unsigned migrate_every;      /* [sched] mean instructions; 0 = never */
+  uint64_t sanitized_ctr;      /* the system-wide safe CTR_EL0 (min lines,
+                                  AND of IDC/DIC) computed at load time */
+};
+
+/*
+ * Loads and validates PATH. On error returns NULL and sets *error to a
+ * message that names the file, the line (where one applies), the key and the
+ * problem, e.g. "qemu-configs/x.conf:12: [cluster big] ctr: not a number:
+ * '0xzz'". Unknown groups and keys, bad numbers, overlapping or missing CPUs
+ * are all errors.
+ */
+struct emu_config *emu_config_load(const char *path, GError **error);
+void emu_config_free(struct emu_config *config);
+
+/* Parses a cpulist such as "0-3,6" into set[0..EMU_MAX_CPUS). Returns
+ * false (and leaves set unspecified) on malformed text. */
+bool emu_parse_cpulist(const char *text, bool set[EMU_MAX_CPUS]);
+
+#endif /* JITFLUSH_EMU_CONFIG_H */

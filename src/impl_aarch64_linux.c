@@ -1,0 +1,53 @@
+/* AArch64 Linux and Android: probe every core, flush with the minimum. */
+#include "internal/platform.h"
+#if JF_PLATFORM_AARCH64_LINUX
+#include <stdint.h>
+
+#include "jitflush.h"
+#include "internal/ctr.h"
+#include "internal/range.h"
+#include "internal/regs.h"
+#include "internal/state.h"
+
+enum { FLAG_IDC = 1, FLAG_DIC = 2, FLAG_CIVAC = 4 };
+
+void jf_flush_lines_aarch64(uintptr_t first, uintptr_t last, unsigned dline, unsigned iline,
+                            unsigned flags);
+
+int jitflush_init(void) { return jf_state_init(); }
+
+void jitflush_clear_cache(void *begin, void *end)
+{
+  uintptr_t last;
+  if (!jf_range_last(begin, end, &last))
+    return;
+
+  struct jf_geometry g = jf_state_geometry();
+  unsigned dline = g.dline, iline = g.iline;
+  if (g.per_call_guard) {
+    /* Some core's lines are estimates (sysfs, MIDR table): also honour
+     * the core we run on now. One mrs per call, a kernel trap on Linux
+     * >= 4.9 with mismatched cores; see README "Per-call guard". */
+    struct jf_ctr here = jf_ctr_decode(jf_regs_read_ctr());
+    if (here.iline < iline)
+      iline = here.iline;
+    if (here.dline < dline)
+      dline = here.dline;
+  }
+  unsigned flags = (g.idc ? FLAG_IDC : 0) | (g.dic ? FLAG_DIC : 0) | (g.dc_civac ? FLAG_CIVAC : 0);
+  jf_flush_lines_aarch64((uintptr_t)begin, last, dline, iline, flags);
+}
+
+int jitflush_get_info(struct jitflush_info *out)
+{
+  if (!out)
+    return JITFLUSH_ERR_ARG;
+  int status = jf_state_init();
+  jf_view_export(jf_state_view(), out);
+  out->platform = "aarch64-linux";
+  out->method = "dc cvau / dsb ish / ic ivau / dsb ish / isb with the all-cores minimum line";
+  if (out->use_dc_civac)
+    out->method = "dc civac / dsb ish / ic ivau / dsb ish / isb with the all-cores minimum line";
+  return status;
+}
+#endif

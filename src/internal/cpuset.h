@@ -1,0 +1,29 @@
+/* A fixed-size CPU bit set and the kernel's cpulist format ("0-3,6"). */
+#ifndef JITFLUSH_INTERNAL_CPUSET_H
+#define JITFLUSH_INTERNAL_CPUSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* CPU_SETSIZE in glibc and bionic: the largest set sched_setaffinity takes
+ * without a dynamically sized mask. */
+#define JF_MAX_CPUS 1024
+
+struct jf_cpuset {
+  uint64_t bits[JF_MAX_CPUS / 64];
+};
+
+void jf_cpuset_clear(struct jf_cpuset *set);
+void jf_cpuset_add(struct jf_cpuset *set, unsigned cpu);
+bool jf_cpuset_has(const struct jf_cpuset *set, unsigned cpu);
+unsigned jf_cpuset_count(const struct jf_cpuset *set);
+/* One past the highest member, 0 for an empty set. */
+unsigned jf_cpuset_end(const struct jf_cpuset *set);
+
+/* Parses a cpulist of LEN bytes (not NUL-terminated; a trailing newline is
+ * fine). Rejects anything malformed, reversed ranges and CPUs >=
+ * JF_MAX_CPUS. Returns false and leaves *out empty on error. */
+bool jf_cpulist_parse(const char *text, size_t len, struct jf_cpuset *out);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * The process-wide flush geometry and the once-only probe that fixes it.
+ * The geometry is one 64-bit word so that a flush reads it with a single
+ * acquire load: async-signal-safe and lock-free.
+ */
+#ifndef JITFLUSH_INTERNAL_STATE_H
+#define JITFLUSH_INTERNAL_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "view.h"
+
+struct jf_geometry {
+  unsigned iline;      /* bytes, power of two */
+  unsigned dline;
+  bool idc;
+  bool dic;
+  bool dc_civac;       /* use dc civac instead of dc cvau */
+  bool per_call_guard; /* also min() with this core's CTR_EL0 each call */
+};
+
+/* The geometry every flush may use before the probe has finished: the
+ * architectural floor, no fast paths. Always correct. */
+struct jf_geometry jf_geometry_floor(void);
+
+/* Geometry for a view's global values. */
+struct jf_geometry jf_geometry_from_view(const struct jf_view *view);
+
+/* Runs the probe once per process (thread-safe, exactly once); a caller
+ * that loses the race waits for the winner. Returns the probe's status. */
+int jf_state_init(void);
+
+/* The geometry to flush with now. Starts the probe if nobody has; never
+ * waits for a probe another thread is running (it returns the floor then),
+ * so a flush never blocks. */
+struct jf_geometry jf_state_geometry(void);
+
+/* The view, once the probe has finished; NULL before. */
+const struct jf_view *jf_state_view(void);
+
+/* Forgets everything, as in a fresh process. Used by the fork handler for
+ * a probe that was cut off by fork(), and by tests. Not thread-safe. */
+void jf_state_reset(void);
+
+#endif

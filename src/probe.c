@@ -1,0 +1,136 @@
+/*
+ * The per-core probe: gathers the raw facts about every possible CPU.
+ *
+ * CTR_EL0 and MIDR_EL1 describe only the core that executes the mrs, so the
+ * only way to learn another core's values is to run there. A helper thread
+ * pins itself to each CPU the process may use and reads both registers; the
+ * caller's own affinity is never touched, so a JIT thread the application
+ * pinned stays pinned. CPUs the helper cannot reach (offline, outside the
+ * cpuset, or pinning refused by seccomp) keep only what sysfs says about
+ * them; the policy decides what that is worth.
+ */
+#if defined(__linux__)
+#include <pthread.h>
+#include <string.h>
+
+#include "internal/ctr.h"
+#include "internal/os.h"
+#include "internal/regs.h"
+#include "internal/sysfs.h"
+#include "internal/view.h"
+
+struct probe_job {
+  struct jf_view *view;
+  struct jf_cpuset targets;
+};
+
+static struct jitflush_cpu_info *record_for(struct jf_view *view, unsigned cpu)
+{
+  for (unsigned i = 0; i < view->ncpus; i++)
+    if (view->cpus[i].cpu == (int)cpu)
+      return &view->cpus[i];
+  return NULL;
+}
+
+static void observe_here(struct jitflush_cpu_info *rec)
+{
+  rec->observed = true;
+  rec->online = true; /* it just ran code */
+  rec->ctr_el0 = jf_regs_read_ctr();
+  uint64_t midr;
+  if (jf_regs_read_midr(&midr)) {
+    rec->midr = midr;
+    rec->midr_source = JITFLUSH_SRC_CTR_EL0;
+  }
+}
+
+static void *probe_thread(void *arg)
+{
+  struct probe_job *job = arg;
+  unsigned end = jf_cpuset_end(&job->targets);
+  bool pinned_any = false;
+  for (unsigned cpu = 0; cpu < end; cpu++) {
+    if (!jf_cpuset_has(&job->targets, cpu) || !jf_os_pin_self(cpu))
+      continue;
+    /* Trust the pin only if the kernel agrees where we run: a read taken
+     * on another core would be filed under the wrong CPU. */
+    int here = jf_os_current_cpu();
+    if (here >= 0 && here != (int)cpu)
+      continue;
+    pinned_any = true;
+    struct jitflush_cpu_info *rec = record_for(job->view, cpu);
+    if (rec)
+      observe_here(rec);
+  }
+  if (!pinned_any) {
+    /* Pinning refused (seccomp, a frozen cpuset): the core we run on is
+     * still a fact worth having. */
+    int here = jf_os_current_cpu();
+    struct jitflush_cpu_info *rec = here >= 0 ? record_for(job->view, (unsigned)here) : NULL;
+    if (rec)
+      observe_here(rec);
+  }
+  return NULL;
+}
+
+/* Which CPUs exist. "possible" is the set the kernel may ever bring
+ * online (Documentation/admin-guide/cputopology.rst); older or sandboxed
+ * systems may lack it, then "present", then our own affinity mask. */
+static void find_possible(struct jf_view *view, const struct jf_cpuset *allowed,
+                          bool allowed_known, struct jf_cpuset *possible)
+{
+  view->possible_known = jf_sysfs_read_cpulist("possible", possible) ||
+                         jf_sysfs_read_cpulist("present", possible);
+  if (!view->possible_known) {
+    jf_cpuset_clear(possible);
+    if (allowed_known)
+      *possible = *allowed;
+    int here = jf_os_current_cpu();
+    if (here >= 0)
+      jf_cpuset_add(possible, (unsigned)here);
+  }
+}
+
+int jf_probe(struct jf_view *view)
+{
+  memset(view, 0, sizeof *view);
+
+  struct jf_cpuset allowed, possible, online;
+  bool allowed_known = jf_os_get_affinity(&allowed);
+  find_possible(view, &allowed, allowed_known, &possible);
+  bool online_known = jf_sysfs_read_cpulist("online", &online);
+
+  view->ncpus_possible = jf_cpuset_count(&possible);
+  unsigned end = jf_cpuset_end(&possible);
+  for (unsigned cpu = 0; cpu < end; cpu++) {
+    if (!jf_cpuset_has(&possible, cpu))
+      continue;
+    struct jitflush_cpu_info *rec = &view->cpus[view->ncpus++];
+    rec->cpu = (int)cpu;
+    rec->online = online_known && jf_cpuset_has(&online, cpu);
+    struct jf_sysfs_cpu sys;
+    jf_sysfs_read_cpu(cpu, &sys);
+    rec->sysfs_l1i_line = sys.l1i_line;
+    rec->sysfs_l1d_line = sys.l1d_line;
+    if (sys.has_midr) {
+      rec->midr = sys.midr;
+      rec->midr_source = JITFLUSH_SRC_SYSFS;
+    }
+  }
+
+  /* Try every possible CPU we may run on; online is not required because
+   * the online list may be missing or stale, and pinning an offline CPU
+   * simply fails. */
+  struct probe_job job = { .view = view, .targets = possible };
+  if (allowed_known)
+    for (unsigned i = 0; i < JF_MAX_CPUS / 64; i++)
+      job.targets.bits[i] &= allowed.bits[i];
+
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, probe_thread, &job) != 0)
+    return JITFLUSH_ERR_PROBE;
+  pthread_join(thread, NULL);
+  view->probe_ran = true;
+  return 0;
+}
+#endif

@@ -1,0 +1,137 @@
+/*
+ * Once-only initialisation and the published flush geometry.
+ *
+ * Not pthread_once: a flush must never block (it may run in a signal
+ * handler that interrupted the very thread that is probing), so the state is
+ * a three-valued atomic. One caller wins the compare-and-swap and probes;
+ * jitflush_init() callers that lose wait for it, flushes that lose use the
+ * floor geometry, which is correct on any core, and return at once.
+ */
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "internal/ctr.h"
+#include "internal/state.h"
+
+enum { STATE_UNINIT, STATE_RUNNING, STATE_DONE };
+
+static _Atomic int init_state = STATE_UNINIT;
+/* 0 until published; see pack_geometry. */
+static _Atomic uint64_t geometry_word;
+static struct jf_view the_view;
+static _Atomic bool atfork_registered;
+
+#define GEOMETRY_READY (UINT64_C(1) << 63)
+
+static uint64_t pack_geometry(struct jf_geometry g)
+{
+  return GEOMETRY_READY | jf_log2_line(g.iline) | ((uint64_t)jf_log2_line(g.dline) << 8) |
+         ((uint64_t)g.idc << 16) | ((uint64_t)g.dic << 17) | ((uint64_t)g.dc_civac << 18) |
+         ((uint64_t)g.per_call_guard << 19);
+}
+
+static struct jf_geometry unpack_geometry(uint64_t w)
+{
+  struct jf_geometry g;
+  g.iline = 1u << (w & 0x1f);
+  g.dline = 1u << ((w >> 8) & 0x1f);
+  g.idc = (w >> 16) & 1;
+  g.dic = (w >> 17) & 1;
+  g.dc_civac = (w >> 18) & 1;
+  g.per_call_guard = (w >> 19) & 1;
+  return g;
+}
+
+struct jf_geometry jf_geometry_floor(void)
+{
+  struct jf_geometry g = { JITFLUSH_FLOOR_LINE, JITFLUSH_FLOOR_LINE, false, false, false, false };
+  return g;
+}
+
+struct jf_geometry jf_geometry_from_view(const struct jf_view *view)
+{
+  struct jf_geometry g;
+  g.iline = view->global.iline;
+  g.dline = view->global.dline;
+  g.idc = view->global.idc;
+  g.dic = view->global.dic;
+  /* Without the kernel's A53 workaround an affected core may drop a
+   * cvau; civac is what the kernel substitutes (cpu_errata.c). */
+  g.dc_civac = view->global.use_dc_civac;
+  g.per_call_guard = view->global.per_call_guard;
+  return g;
+}
+
+/* A fork() while another thread probes leaves the child with a RUNNING
+ * state and no prober (only the forking thread survives, POSIX fork()):
+ * start over in the child. A finished view is simply inherited: the CPUs
+ * did not change, so the child never probes again. */
+static void forget_unfinished_probe_in_child(void)
+{
+  if (atomic_load_explicit(&init_state, memory_order_relaxed) == STATE_RUNNING)
+    jf_state_reset();
+}
+
+static void run_probe(void)
+{
+  if (!atomic_exchange(&atfork_registered, true))
+    pthread_atfork(NULL, NULL, forget_unfinished_probe_in_child);
+  int rc = jf_probe(&the_view);
+  jf_policy_apply(&the_view);
+  if (rc == JITFLUSH_ERR_PROBE)
+    the_view.global.status = JITFLUSH_ERR_PROBE;
+  atomic_store_explicit(&geometry_word, pack_geometry(jf_geometry_from_view(&the_view)),
+                        memory_order_release);
+  atomic_store_explicit(&init_state, STATE_DONE, memory_order_release);
+}
+
+static bool try_to_become_prober(void)
+{
+  int expected = STATE_UNINIT;
+  return atomic_compare_exchange_strong_explicit(&init_state, &expected, STATE_RUNNING,
+                                                 memory_order_acquire, memory_order_acquire);
+}
+
+int jf_state_init(void)
+{
+  for (;;) {
+    int state = atomic_load_explicit(&init_state, memory_order_acquire);
+    if (state == STATE_DONE)
+      return the_view.global.status;
+    if (state == STATE_UNINIT && try_to_become_prober()) {
+      run_probe();
+      return the_view.global.status;
+    }
+    sched_yield();
+  }
+}
+
+struct jf_geometry jf_state_geometry(void)
+{
+  uint64_t w = atomic_load_explicit(&geometry_word, memory_order_acquire);
+  if (w & GEOMETRY_READY)
+    return unpack_geometry(w);
+  if (try_to_become_prober()) {
+    run_probe();
+    return unpack_geometry(atomic_load_explicit(&geometry_word, memory_order_acquire));
+  }
+  return jf_geometry_floor();
+}
+
+const struct jf_view *jf_state_view(void)
+{
+  if (atomic_load_explicit(&init_state, memory_order_acquire) != STATE_DONE)
+    return NULL;
+  return &the_view;
+}
+
+void jf_state_reset(void)
+{
+  atomic_store(&geometry_word, 0);
+  memset(&the_view, 0, sizeof the_view);
+  atomic_store(&init_state, STATE_UNINIT);
+}
+#endif

@@ -1,0 +1,150 @@
+/*
+ * Reads /sys/devices/system/cpu through the fs seam. Never allocates: each
+ * file goes into a stack buffer (STYLE: cpu_features). Nothing here trusts a
+ * file: a missing or malformed one simply leaves its value unknown.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal/fs.h"
+#include "internal/sysfs.h"
+
+#define CPU_DIR "/sys/devices/system/cpu"
+
+/* A cpulist of 1024 CPUs written as "0,2,4,..." is under 4 KiB. */
+enum { FILE_BUFFER = 4096 };
+
+/* Reads a whole small file; returns its length or -1. A file that does not
+ * fit is treated as malformed rather than parsed in part. */
+static int read_small_file(const char *path, char *buf, size_t size)
+{
+  int fd = jf_fs_open(path);
+  if (fd < 0)
+    return -1;
+  size_t used = 0;
+  for (;;) {
+    long n = jf_fs_read(fd, buf + used, size - used);
+    if (n < 0) {
+      jf_fs_close(fd);
+      return -1;
+    }
+    if (n == 0)
+      break;
+    used += (size_t)n;
+    if (used == size) {
+      jf_fs_close(fd);
+      return -1;
+    }
+  }
+  jf_fs_close(fd);
+  return (int)used;
+}
+
+bool jf_parse_u64(const char *text, unsigned len, uint64_t *out)
+{
+  if (len > 0 && text[len - 1] == '\n')
+    len--;
+  unsigned pos = 0, base = 10;
+  if (len > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    pos = 2;
+    base = 16;
+  }
+  if (pos == len)
+    return false;
+  uint64_t value = 0;
+  for (; pos < len; pos++) {
+    char c = text[pos];
+    unsigned digit;
+    if (c >= '0' && c <= '9')
+      digit = (unsigned)(c - '0');
+    else if (base == 16 && c >= 'a' && c <= 'f')
+      digit = (unsigned)(c - 'a' + 10);
+    else if (base == 16 && c >= 'A' && c <= 'F')
+      digit = (unsigned)(c - 'A' + 10);
+    else
+      return false;
+    if (value > (UINT64_MAX - digit) / base)
+      return false;
+    value = value * base + digit;
+  }
+  *out = value;
+  return true;
+}
+
+bool jf_sysfs_read_cpulist(const char *name, struct jf_cpuset *out)
+{
+  char path[96], buf[FILE_BUFFER];
+  snprintf(path, sizeof path, CPU_DIR "/%s", name);
+  int len = read_small_file(path, buf, sizeof buf);
+  if (len < 0) {
+    jf_cpuset_clear(out);
+    return false;
+  }
+  return jf_cpulist_parse(buf, (size_t)len, out);
+}
+
+static bool read_number(const char *path, uint64_t *out)
+{
+  char buf[64];
+  int len = read_small_file(path, buf, sizeof buf);
+  return len > 0 && jf_parse_u64(buf, (unsigned)len, out);
+}
+
+/* A line size that could be real: a power of two the CTR encoding can
+ * express (4 B .. 128 KiB, Arm ARM CTR_EL0.IminLine is 4 bits). Anything else
+ * is garbage and ignored rather than used as a stride. */
+static bool plausible_line(uint64_t bytes)
+{
+  return bytes >= 4 && bytes <= (4u << 15) && (bytes & (bytes - 1)) == 0;
+}
+
+static bool type_is(const char *buf, int len, const char *word)
+{
+  size_t n = strlen(word);
+  if (len > 0 && buf[len - 1] == '\n')
+    len--;
+  return (size_t)len == n && memcmp(buf, word, n) == 0;
+}
+
+/* arm64 Linux lists the caches of a CPU as index0.. (drivers/base/cacheinfo.c);
+ * L1 is split into Data and Instruction, a Unified L1 serves both. */
+static void read_l1_lines(unsigned cpu, struct jf_sysfs_cpu *out)
+{
+  for (unsigned index = 0; index < 8; index++) {
+    char path[128], type[32];
+    uint64_t level, line;
+    snprintf(path, sizeof path, CPU_DIR "/cpu%u/cache/index%u/level", cpu, index);
+    if (!read_number(path, &level))
+      continue; /* absent or garbage: look at the next index anyway */
+    if (level != 1)
+      continue;
+    snprintf(path, sizeof path, CPU_DIR "/cpu%u/cache/index%u/coherency_line_size", cpu, index);
+    if (!read_number(path, &line) || !plausible_line(line))
+      continue;
+    snprintf(path, sizeof path, CPU_DIR "/cpu%u/cache/index%u/type", cpu, index);
+    int len = read_small_file(path, type, sizeof type);
+    if (len <= 0)
+      continue;
+    bool data = type_is(type, len, "Data"), instruction = type_is(type, len, "Instruction");
+    bool unified = type_is(type, len, "Unified");
+    if ((data || unified) && (out->l1d_line == 0 || line < out->l1d_line))
+      out->l1d_line = (unsigned)line;
+    if ((instruction || unified) && (out->l1i_line == 0 || line < out->l1i_line))
+      out->l1i_line = (unsigned)line;
+  }
+}
+
+void jf_sysfs_read_cpu(unsigned cpu, struct jf_sysfs_cpu *out)
+{
+  memset(out, 0, sizeof *out);
+  read_l1_lines(cpu, out);
+  char path[128];
+  snprintf(path, sizeof path, CPU_DIR "/cpu%u/regs/identification/midr_el1", cpu);
+  uint64_t midr;
+  /* The kernel prints the 64-bit register; the upper half is RES0, so a
+   * value above 32 bits is not a MIDR. */
+  if (read_number(path, &midr) && midr <= UINT32_MAX) {
+    out->has_midr = true;
+    out->midr = midr;
+  }
+}

@@ -1,0 +1,58 @@
+#include "fake_cpus.h"
+
+#include <mutex>
+
+extern "C" {
+#include "internal/os.h"
+#include "internal/regs.h"
+}
+
+namespace fakecpus {
+std::atomic<int> ctr_reads{0};
+std::atomic<int> probes{0};
+namespace {
+Machine machine;
+thread_local int pinned = -1;
+int Current() { return pinned >= 0 ? pinned : machine.start_cpu; }
+bool Allowed(unsigned cpu) {
+  return machine.allowed.empty() || (cpu < machine.allowed.size() && machine.allowed[cpu]);
+}
+}  // namespace
+void Install(const Machine& m) {
+  machine = m;
+  ctr_reads = 0;
+  probes = 0;
+}
+}  // namespace fakecpus
+
+using namespace fakecpus;
+
+extern "C" bool jf_os_get_affinity(struct jf_cpuset* out) {
+  probes++;
+  jf_cpuset_clear(out);
+  if (machine.affinity_refused) return false;
+  for (unsigned cpu = 0; cpu < machine.cpus.size(); cpu++)
+    if (Allowed(cpu) && machine.cpus[cpu].online) jf_cpuset_add(out, cpu);
+  return true;
+}
+
+extern "C" bool jf_os_pin_self(unsigned cpu) {
+  if (machine.pinning_refused || cpu >= machine.cpus.size() || !Allowed(cpu) ||
+      !machine.cpus[cpu].online)
+    return false;
+  pinned = static_cast<int>(cpu);
+  return true;
+}
+
+extern "C" int jf_os_current_cpu(void) { return Current(); }
+
+extern "C" uint64_t jf_regs_read_ctr(void) {
+  ctr_reads++;
+  return machine.cpus[Current()].ctr;
+}
+
+extern "C" bool jf_regs_read_midr(uint64_t* out) {
+  if (!machine.cpuid_hwcap) return false;
+  *out = machine.cpus[Current()].midr;
+  return true;
+}
