@@ -50,9 +50,13 @@ enum jitflush_status {
   JITFLUSH_OK = 0,          /* every possible CPU was observed */
   JITFLUSH_INCOMPLETE = 1,  /* some CPUs were not observed; the stride covers
                                them from sysfs, the MIDR table or the floor */
+  JITFLUSH_SYNC_GLOBAL = 2, /* jitflush_sync_cores used the slower
+                               MEMBARRIER_CMD_GLOBAL (Linux 4.3 - 4.15) */
   JITFLUSH_ERR_ARG = -1,    /* a NULL or otherwise invalid argument */
   JITFLUSH_ERR_PROBE = -2,  /* the probe could not run at all (no thread);
-                               flushes use JITFLUSH_FLOOR_LINE */
+                               flushes use what sysfs says, or the floor */
+  JITFLUSH_ERR_UNSUPPORTED = -3, /* no way to synchronise other cores here */
+  JITFLUSH_ERR_SYNC = -4,   /* the OS refused the synchronisation call */
 };
 
 /* Where a number came from, strongest first. */
@@ -148,13 +152,51 @@ int jitflush_init(void);
  * - The range must be mapped, as for __clear_cache: an unmapped line faults
  *   (SIGSEGV) exactly there; nothing is probed first.
  * - Other threads that may already be running the old code must still pass
- *   a context synchronisation event (see jitflush_sync_cores, planned).
+ *   a context synchronisation event: see jitflush_sync_cores().
  *
  * Thread-safe. Async-signal-safe once jitflush_init() (or any earlier
  * flush) has returned. If another thread is still probing, the call does
  * not wait: it flushes with JITFLUSH_FLOOR_LINE, which is always correct.
  */
 void jitflush_clear_cache(void *begin, void *end);
+
+/*
+ * Double-mapped (W^X) code: the same pages mapped twice, writable at RW and
+ * executable at RX. Cleans the D-cache through RW (where the new bytes were
+ * written) and invalidates the I-cache through RX (a VIPT I-cache is
+ * indexed by the address that fetches), each with the process-wide line,
+ * each view aligned to the line on its own, so RW and RX may sit at
+ * different offsets within a line. LEN == 0 does nothing. Same thread- and
+ * signal-safety as jitflush_clear_cache. Flushing double-mapped code with
+ * jitflush_clear_cache(rw, rw + len) leaves the RX alias stale on a VIPT
+ * I-cache (Cortex-A53, A55, Exynos M1).
+ */
+void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len);
+
+/*
+ * Makes every other thread of the process pass a context synchronisation
+ * event before it next executes an instruction, so threads that may be
+ * running the old code fetch the new code. Call it after the flush, before
+ * publishing the new code to the other threads (or use
+ * jitflush_clear_cache_all_threads).
+ *
+ * Linux (any architecture) >= 4.16: membarrier(
+ * MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE), registered once on first use
+ * (thread-safe); returns JITFLUSH_OK. Linux 4.3 - 4.15: MEMBARRIER_CMD_GLOBAL,
+ * returns JITFLUSH_SYNC_GLOBAL (slower: it waits for every CPU of the
+ * system). No membarrier at all (Linux < 4.3, or seccomp denying it):
+ * returns JITFLUSH_ERR_UNSUPPORTED and the caller must stop or signal the
+ * other threads itself (a signal handler's return is an exception return,
+ * hence context synchronising). Windows: FlushProcessWriteBuffers, returns
+ * JITFLUSH_OK. Other platforms: JITFLUSH_ERR_UNSUPPORTED.
+ *
+ * Thread-safe. Not async-signal-safe on its first call (it registers).
+ */
+int jitflush_sync_cores(void);
+
+/* jitflush_clear_cache(begin, end) then jitflush_sync_cores(); returns
+ * what jitflush_sync_cores returned. The common case in one call. */
+int jitflush_clear_cache_all_threads(void *begin, void *end);
 
 /*
  * Copies the process-wide view into *out (caller-owned; about 30 KiB with

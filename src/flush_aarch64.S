@@ -7,11 +7,17 @@
  * (Arm ARM B2.4.4 "Concurrent modification and execution of instructions"
  * and the "Instruction cache maintenance" example sequence.)
  *
- * void jf_flush_lines_aarch64(uintptr_t first, uintptr_t last,
+ * void jf_flush_lines_aarch64(uintptr_t d_first, uintptr_t d_last,
+ *                             uintptr_t i_first, uintptr_t i_last,
  *                             unsigned dline, unsigned iline, unsigned flags)
- *   x0 first byte, x1 LAST byte (inclusive, so a range that ends at the top
- *   of the address space needs no end pointer that wrapped to 0);
- *   w2, w3 line sizes in bytes (powers of two); w4 flags below.
+ *   x0..x1 the bytes to clean, x2..x3 the bytes to invalidate: the same
+ *   range for ordinary code, the RW and RX views of double-mapped code (the
+ *   clean goes through the writable alias that holds the dirty lines, the
+ *   invalidate through the executable one, since a VIPT I-cache is indexed
+ *   by the address that fetches). Each range is given by its LAST byte
+ *   (inclusive), so one that ends at the top of the address space needs no
+ *   end pointer that wrapped to 0. w4, w5 line sizes in bytes (powers of
+ *   two); w6 flags below.
  * The loops compare before they advance and use a plain add (no flags),
  * so the address never wraps past the last line.
  * DC and IC take the full 64-bit address in a 64-bit register.
@@ -29,36 +35,36 @@
         .type   jf_flush_lines_aarch64, %function
 jf_flush_lines_aarch64:
         .cfi_startproc
-        uxtw    x2, w2
-        uxtw    x3, w3
-        tbnz    w4, #FLAG_IDC, .Lclean_done
-        sub     x5, x2, #1
-        bic     x6, x0, x5                  // first D-line
-        bic     x7, x1, x5                  // last D-line
-        tbnz    w4, #FLAG_CIVAC, .Lcivac_loop
+        uxtw    x4, w4
+        uxtw    x5, w5
+        tbnz    w6, #FLAG_IDC, .Lclean_done
+        sub     x8, x4, #1
+        bic     x9, x0, x8                  // first D-line
+        bic     x10, x1, x8                 // last D-line
+        tbnz    w6, #FLAG_CIVAC, .Lcivac_loop
 .Lcvau_loop:
-        dc      cvau, x6
-        cmp     x6, x7
-        add     x6, x6, x2
+        dc      cvau, x9
+        cmp     x9, x10
+        add     x9, x9, x4
         b.ne    .Lcvau_loop
         b       .Lclean_done
 .Lcivac_loop:
-        dc      civac, x6
-        cmp     x6, x7
-        add     x6, x6, x2
+        dc      civac, x9
+        cmp     x9, x10
+        add     x9, x9, x4
         b.ne    .Lcivac_loop
 .Lclean_done:
         // Even with IDC a dsb is needed: it orders the stores that wrote
         // the code before the instruction fetches (CTR_EL0.IDC description).
         dsb     ish
-        tbnz    w4, #FLAG_DIC, .Lsync
-        sub     x5, x3, #1
-        bic     x6, x0, x5                  // first I-line
-        bic     x7, x1, x5                  // last I-line
+        tbnz    w6, #FLAG_DIC, .Lsync
+        sub     x8, x5, #1
+        bic     x9, x2, x8                  // first I-line
+        bic     x10, x3, x8                 // last I-line
 .Lic_loop:
-        ic      ivau, x6
-        cmp     x6, x7
-        add     x6, x6, x3
+        ic      ivau, x9
+        cmp     x9, x10
+        add     x9, x9, x5
         b.ne    .Lic_loop
         dsb     ish
 .Lsync:

@@ -11,17 +11,15 @@
 
 enum { FLAG_IDC = 1, FLAG_DIC = 2, FLAG_CIVAC = 4 };
 
-void jf_flush_lines_aarch64(uintptr_t first, uintptr_t last, unsigned dline, unsigned iline,
-                            unsigned flags);
+void jf_flush_lines_aarch64(uintptr_t d_first, uintptr_t d_last, uintptr_t i_first,
+                            uintptr_t i_last, unsigned dline, unsigned iline, unsigned flags);
 
 int jitflush_init(void) { return jf_state_init(); }
 
-void jitflush_clear_cache(void *begin, void *end)
+/* Cleans [d_first, d_first + span] and invalidates [i_first, i_first + span]
+ * with the process-wide geometry. */
+static void flush_views(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
 {
-  uintptr_t last;
-  if (!jf_range_last(begin, end, &last))
-    return;
-
   struct jf_geometry g = jf_state_geometry();
   unsigned dline = g.dline, iline = g.iline;
   if (g.per_call_guard) {
@@ -35,7 +33,24 @@ void jitflush_clear_cache(void *begin, void *end)
       dline = here.dline;
   }
   unsigned flags = (g.idc ? FLAG_IDC : 0) | (g.dic ? FLAG_DIC : 0) | (g.dc_civac ? FLAG_CIVAC : 0);
-  jf_flush_lines_aarch64((uintptr_t)begin, last, dline, iline, flags);
+  jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span, dline, iline, flags);
+}
+
+void jitflush_clear_cache(void *begin, void *end)
+{
+  uintptr_t last;
+  if (!jf_range_last(begin, end, &last))
+    return;
+  flush_views((uintptr_t)begin, (uintptr_t)begin, last - (uintptr_t)begin);
+}
+
+void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
+{
+  if (len == 0)
+    return;
+  /* Each view is aligned to the line on its own, so views whose offsets
+   * within a line differ still cover every line of both. */
+  flush_views((uintptr_t)rw, (uintptr_t)rx, len - 1);
 }
 
 int jitflush_get_info(struct jitflush_info *out)
@@ -45,9 +60,9 @@ int jitflush_get_info(struct jitflush_info *out)
   int status = jf_state_init();
   jf_view_export(jf_state_view(), out);
   out->platform = "aarch64-linux";
-  out->method = "dc cvau / dsb ish / ic ivau / dsb ish / isb with the all-cores minimum line";
-  if (out->use_dc_civac)
-    out->method = "dc civac / dsb ish / ic ivau / dsb ish / isb with the all-cores minimum line";
+  out->method = out->use_dc_civac
+                    ? "dc civac / dsb ish / ic ivau / dsb ish / isb, all-cores minimum line"
+                    : "dc cvau / dsb ish / ic ivau / dsb ish / isb, all-cores minimum line";
   return status;
 }
 #endif

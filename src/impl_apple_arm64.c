@@ -23,6 +23,15 @@ void jitflush_clear_cache(void *begin, void *end)
   sys_icache_invalidate(begin, (size_t)(last - (uintptr_t)begin) + 1);
 }
 
+void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
+{
+  if (len == 0)
+    return;
+  /* Clean where the bytes were written, invalidate where they execute. */
+  sys_dcache_flush((void *)rw, len);
+  sys_icache_invalidate((void *)rx, len);
+}
+
 int jitflush_get_info(struct jitflush_info *out)
 {
   if (!out)

@@ -22,6 +22,15 @@ void jitflush_clear_cache(void *begin, void *end)
   __builtin___clear_cache((char *)begin, (char *)end);
 }
 
+void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
+{
+  if (len == 0)
+    return;
+  /* The builtin takes one range for both sides; give it both views. */
+  __builtin___clear_cache((char *)rw, (char *)rw + len);
+  __builtin___clear_cache((char *)rx, (char *)rx + len);
+}
+
 int jitflush_get_info(struct jitflush_info *out)
 {
   if (!out)

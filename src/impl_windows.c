@@ -23,6 +23,14 @@ void jitflush_clear_cache(void *begin, void *end)
   FlushInstructionCache(GetCurrentProcess(), begin, (SIZE_T)(last - (uintptr_t)begin) + 1);
 }
 
+void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
+{
+  (void)rw; /* ARMv8 D-caches behave as PIPT: cleaning through RX reaches
+               the lines written through RW (Arm ARM D7.11.2) */
+  if (len != 0)
+    FlushInstructionCache(GetCurrentProcess(), rx, (SIZE_T)len);
+}
+
 int jitflush_get_info(struct jitflush_info *out)
 {
   if (!out)

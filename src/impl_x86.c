@@ -18,6 +18,14 @@ void jitflush_clear_cache(void *begin, void *end)
   __asm__ __volatile__("" ::: "memory");
 }
 
+void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
+{
+  (void)rw;
+  (void)rx;
+  (void)len;
+  __asm__ __volatile__("" ::: "memory");
+}
+
 int jitflush_get_info(struct jitflush_info *out)
 {
   if (!out)

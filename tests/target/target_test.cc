@@ -3,6 +3,7 @@
 // one run per CPU model, from QEMU's CTR_EL0 for that model.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -100,5 +101,43 @@ TEST(Target, OneByteUnalignedRangeCoversItsLine) {
   uint32_t* code = reinterpret_cast<uint32_t*>(buf.base + 4096 - 64);
   uint64_t expected = a64::WriteSum(code, 16, 11);
   jitflush_clear_cache(reinterpret_cast<char*>(code) + 3, reinterpret_cast<char*>(code) + 61);
+  EXPECT_EQ(reinterpret_cast<Fn>(code)(), expected);
+}
+
+// Double-mapped code: one memfd, a RW view and an RX view at different
+// offsets within a line. Written through RW, flushed with the dual call,
+// run through RX.
+TEST(Target, DualMappedCodeRunsThroughTheExecutableView) {
+  int fd = memfd_create("jitflush-dual", 0);
+  ASSERT_GE(fd, 0);
+  const size_t size = 64 * 1024;
+  ASSERT_EQ(ftruncate(fd, size), 0);
+  void* rw = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* rx = mmap(nullptr, size, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+  close(fd);
+  ASSERT_NE(rw, MAP_FAILED);
+  ASSERT_NE(rx, MAP_FAILED);
+  for (uint32_t round = 0; round < 100; round++) {
+    size_t words = 2 + (round * 53) % 2000;
+    size_t offset = ((round * 4099) % (size - words * 4)) & ~size_t{3};
+    auto* w = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(rw) + offset);
+    uint64_t expected = a64::WriteSum(w, words, round + 3);
+    void* x = static_cast<uint8_t*>(rx) + offset;
+    jitflush_clear_cache_dual(w, x, words * 4);
+    ASSERT_EQ(reinterpret_cast<Fn>(x)(), expected) << "round " << round;
+  }
+  munmap(rw, size);
+  munmap(rx, size);
+}
+
+TEST(Target, SyncCoresUsesMembarrierSyncCore) {
+  // QEMU passes membarrier through to the host kernel (>= 4.16 here).
+  EXPECT_EQ(jitflush_sync_cores(), JITFLUSH_OK);
+  EXPECT_EQ(jitflush_sync_cores(), JITFLUSH_OK);  // registered once, still fine
+  Buffer buf(4096);
+  ASSERT_NE(buf.base, nullptr);
+  auto* code = reinterpret_cast<uint32_t*>(buf.base);
+  uint64_t expected = a64::WriteSum(code, 12, 5);
+  EXPECT_EQ(jitflush_clear_cache_all_threads(code, code + 12), JITFLUSH_OK);
   EXPECT_EQ(reinterpret_cast<Fn>(code)(), expected);
 }
