@@ -1,5 +1,6 @@
 /* The production file seam: plain syscalls, so sysfs reads stay
  * async-signal-safe (POSIX.1-2017 2.4.3 lists open, read and close). */
+#define _GNU_SOURCE 1 /* O_CLOEXEC, syscall(), getauxval under -std=c11 */
 #if defined(__linux__)
 #include <errno.h>
 #include <fcntl.h>

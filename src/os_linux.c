@@ -4,6 +4,7 @@
  * kernel's pid 0 means "current task"), which is exactly what the probe's
  * helper thread needs, and getcpu has no wrapper before glibc 2.29.
  */
+#define _GNU_SOURCE 1 /* O_CLOEXEC, syscall(), getauxval under -std=c11 */
 #if defined(__linux__)
 #include <errno.h>
 #include <sys/syscall.h>

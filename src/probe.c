@@ -9,6 +9,7 @@
  * cpuset, or pinning refused by seccomp) keep only what sysfs says about
  * them; the policy decides what that is worth.
  */
+#define _GNU_SOURCE 1 /* O_CLOEXEC, syscall(), getauxval under -std=c11 */
 #if defined(__linux__)
 #include <pthread.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 /* The production register seam: EL0 reads of CTR_EL0 and MIDR_EL1. */
+#define _GNU_SOURCE 1 /* O_CLOEXEC, syscall(), getauxval under -std=c11 */
 #include "internal/platform.h"
 #if JF_PLATFORM_AARCH64_LINUX
 #include <sys/auxv.h>

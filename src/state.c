@@ -7,6 +7,7 @@
  * jitflush_init() callers that lose wait for it, flushes that lose use the
  * floor geometry, which is correct on any core, and return at once.
  */
+#define _GNU_SOURCE 1 /* O_CLOEXEC, syscall(), getauxval under -std=c11 */
 #if defined(__linux__)
 #include <pthread.h>
 #include <sched.h>

@@ -10,6 +10,7 @@
  * exception return (Documentation/scheduler/membarrier.rst). It needs a
  * one-time registration per process.
  */
+#define _GNU_SOURCE 1 /* O_CLOEXEC, syscall(), getauxval under -std=c11 */
 #if defined(__linux__)
 #include <errno.h>
 #include <stdatomic.h>

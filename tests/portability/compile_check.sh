@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Compiles every library source with a cross compiler, warnings as errors,
+# to prove the per-platform files build where we cannot run them.
+# Usage: compile_check.sh REPO_ROOT COMPILER EXPECTED_IMPL
+#   EXPECTED_IMPL: the src/impl_*.c whose body must be the one compiled in.
+set -euo pipefail
+root=$1 cc=$2 impl=$3
+if ! command -v "$cc" >/dev/null; then
+  echo "compile_check: $cc is not installed (ci/install-deps.sh installs it)" >&2
+  exit 2
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for src in "$root"/src/*.c; do
+  "$cc" -std=c11 -Wall -Wextra -Werror -O2 -I"$root/include" -I"$root/src" -c "$src" -o "$out/$(basename "$src").o"
+done
+# Exactly the expected platform file defines the public entry points.
+defs=$(for o in "$out"/*.o; do
+  nm "$o" 2>/dev/null | awk -v f="$(basename "$o")" '$2=="T" && $3 ~ /jitflush_clear_cache$/ {print f}'
+done)
+if [ "$defs" != "$impl.o" ]; then
+  echo "compile_check: jitflush_clear_cache defined in '$defs', expected $impl" >&2
+  exit 1
+fi
+echo "compile_check: $cc: every source compiles; $impl provides the API"
