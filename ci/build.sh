@@ -14,9 +14,11 @@ if [ "${1:-}" != "--no-rig" ]; then
 fi
 
 cmake -S "$root" -B "$root/build/aarch64" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" >/dev/null
+  -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
+  -DJITFLUSH_BUILD_CLI=ON -DJITFLUSH_BUILD_TESTS=ON >/dev/null
 cmake --build "$root/build/aarch64" -j "$jobs"
 
 cmake -S "$root" -B "$root/build/host" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DJITFLUSH_BUILD_CLI=ON -DJITFLUSH_BUILD_RIG=ON -DJITFLUSH_BUILD_TESTS=ON \
   -DJITFLUSH_AARCH64_BUILD_DIR="$root/build/aarch64" "${qemu_args[@]}" >/dev/null
 cmake --build "$root/build/host" -j "$jobs"

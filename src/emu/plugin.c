@@ -1,0 +1,284 @@
+/*
+ * jitflush's QEMU user-mode TCG plugin: the emulated big.LITTLE rig
+ * (DESIGN.md section 4). This file installs the plugin, parses its
+ * arguments and writes the report at exit; the other plugin*.c files hold
+ * the scheduler, the coherence model, the decoder and the instrumentation.
+ *
+ *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
+ *           [,summary=PATH][,migrate-every=N][,check=on|off]
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+GMutex jf_lock;
+struct emu_config *jf_config;
+struct jf_options jf_opts;
+struct qemu_plugin_scoreboard *jf_score;
+
+/* A forked child inherits the plugin's state; only the process QEMU
+ * started writes the report. */
+static pid_t install_pid;
+
+uint64_t jf_visible_ctr(unsigned cpu) {
+  if (jf_config->ctr_trap == EMU_CTR_TRAP_SANITIZE) {
+    return jf_config->sanitized_ctr;
+  }
+  return jf_config->clusters[jf_cluster_of(cpu)].ctr;
+}
+
+/* ---- report ---------------------------------------------------------------- */
+
+static void json_string(GString *out, const char *s) {
+  g_string_append_c(out, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') {
+      g_string_append_c(out, '\\');
+      g_string_append_c(out, (char)*p);
+    } else if (*p < 0x20) {
+      g_string_append_printf(out, "\\u%04x", *p);
+    } else {
+      g_string_append_c(out, (char)*p);
+    }
+  }
+  g_string_append_c(out, '"');
+}
+
+struct totals {
+  uint64_t stale_fetches, fetch_checks, migrations, ctr_reads, dc_ops, ic_ops,
+      isb;
+};
+
+#define SUM(field)                                                             \
+  qemu_plugin_u64_sum(qemu_plugin_scoreboard_u64_in_struct(                    \
+      jf_score, struct jf_vcpu_score, field))
+
+static struct totals collect_totals(void) {
+  struct totals t = {
+      .stale_fetches = SUM(stale_fetches),
+      .fetch_checks = SUM(fetch_checks),
+      .migrations = SUM(migrations),
+      .ctr_reads = SUM(ctr_reads),
+      .dc_ops = SUM(dc_ops),
+      .ic_ops = SUM(ic_ops),
+      .isb = SUM(isb),
+  };
+  return t;
+}
+
+static GString *build_report(const struct totals *t, uint64_t seed) {
+  GString *json = g_string_new("{\n  \"config\": ");
+  json_string(json, jf_config->path);
+  g_string_append(json, ",\n  \"soc\": ");
+  json_string(json, jf_config->soc_name ? jf_config->soc_name : "");
+  g_string_append_printf(
+      json,
+      ",\n  \"seed\": %" PRIu64 ",\n  \"check\": %s,\n"
+      "  \"stale_fetches\": %" PRIu64 ",\n  \"fetch_checks\": %" PRIu64 ",\n"
+      "  \"migrations\": %" PRIu64 ",\n  \"ctr_reads\": %" PRIu64 ",\n"
+      "  \"midr_reads\": %" PRIu64 ",\n"
+      "  \"dc_ops\": %" PRIu64 ",\n  \"ic_ops\": %" PRIu64 ",\n"
+      "  \"isb\": %" PRIu64 ",\n  \"threads\": %u,\n  \"cores\": [",
+      seed, jf_opts.check ? "true" : "false", t->stale_fetches,
+      t->fetch_checks, t->migrations, t->ctr_reads, SUM(midr_reads), t->dc_ops,
+      t->ic_ops, t->isb, jf_sched_nthreads());
+  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
+    const struct emu_cluster *cl = &jf_config->clusters[jf_cluster_of(cpu)];
+    g_string_append_printf(json, "%s\n    {\"cpu\": %u, \"cluster\": ",
+                           cpu ? "," : "", cpu);
+    json_string(json, cl->name);
+    g_string_append_printf(json,
+                           ", \"online\": %s, \"midr\": \"0x%" PRIx64
+                           "\", \"ctr\": \"0x%" PRIx64
+                           "\", \"instructions\": %" PRIu64 "}",
+                           jf_config->cpus[cpu].online ? "true" : "false",
+                           cl->midr, cl->ctr, jf_sched_cpu_insns(cpu));
+  }
+  g_string_append(json, "\n  ],\n  \"stale\": ");
+  jf_model_report_stale(json);
+  g_string_append(json, "\n}\n");
+  return json;
+}
+
+static void write_file(const char *path, const GString *text) {
+  GError *err = NULL;
+  if (!g_file_set_contents(path, text->str, (gssize)text->len, &err)) {
+    fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path,
+            err->message);
+    g_error_free(err);
+  }
+}
+
+/* ---- callbacks ---------------------------------------------------------------- */
+
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu) {
+  (void)id;
+  jf_instrument_vcpu_init(vcpu);
+  jf_sched_vcpu_init(vcpu);
+}
+
+static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu) {
+  (void)id;
+  jf_sched_vcpu_exit(vcpu);
+}
+
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
+                       uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
+                       uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8) {
+  (void)id;
+  (void)a7;
+  (void)a8;
+  const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
+  jf_alias_syscall(num, args);
+  jf_sched_syscall(vcpu, num, a1, a2, a3);
+}
+
+static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu,
+                           int64_t num, int64_t ret) {
+  (void)id;
+  jf_alias_syscall_ret(num, ret);
+  jf_sched_syscall_ret(vcpu, num, ret);
+}
+
+static void on_exit(qemu_plugin_id_t id, void *udata) {
+  (void)id;
+  (void)udata;
+  if (getpid() == install_pid) {
+    jf_sched_credit_all();
+    struct totals t = collect_totals();
+    uint64_t seed = jf_opts.have_seed ? jf_opts.seed : jf_config->seed;
+    if (jf_opts.report_path) {
+      GString *json = build_report(&t, seed);
+      write_file(jf_opts.report_path, json);
+      g_string_free(json, true);
+    }
+    if (jf_opts.summary_path) {
+      GString *line = g_string_new(NULL);
+      g_string_printf(line,
+                      "stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64
+                      " migrations=%" PRIu64 " ctr_reads=%" PRIu64
+                      " dc_ops=%" PRIu64 " ic_ops=%" PRIu64 " isb=%" PRIu64
+                      "\n",
+                      t.stale_fetches, t.fetch_checks, t.migrations,
+                      t.ctr_reads, t.dc_ops, t.ic_ops, t.isb);
+      write_file(jf_opts.summary_path, line);
+      g_string_free(line, true);
+    }
+  }
+  jf_instrument_free();
+  jf_model_free();
+  jf_alias_free();
+  jf_sched_free();
+  jf_decoder_close();
+  qemu_plugin_scoreboard_free(jf_score);
+  emu_config_free(jf_config);
+  jf_config = NULL;
+}
+
+/* ---- install ------------------------------------------------------------------- */
+
+/* Returns NULL when TEXT is a whole unsigned number, else the error. */
+static char *parse_u64(const char *key, const char *text, uint64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  if (*text == '\0' || *text == '-') {
+    return g_strdup_printf("%s: not a number: '%s'", key, text);
+  }
+  *out = g_ascii_strtoull(text, &end, 0);
+  if (errno != 0 || *end != '\0') {
+    return g_strdup_printf("%s: not a number: '%s'", key, text);
+  }
+  return NULL;
+}
+
+static char *parse_option(const char *opt) {
+  g_auto(GStrv) kv = g_strsplit(opt, "=", 2);
+  if (!kv[0] || !kv[1]) {
+    return g_strdup_printf("expected key=value, got '%s'", opt);
+  }
+  const char *key = kv[0];
+  const char *value = kv[1];
+  if (g_strcmp0(key, "config") == 0) {
+    jf_opts.config_path = g_strdup(value);
+  } else if (g_strcmp0(key, "report") == 0) {
+    jf_opts.report_path = g_strdup(value);
+  } else if (g_strcmp0(key, "summary") == 0) {
+    jf_opts.summary_path = g_strdup(value);
+  } else if (g_strcmp0(key, "seed") == 0) {
+    jf_opts.have_seed = true;
+    return parse_u64(key, value, &jf_opts.seed);
+  } else if (g_strcmp0(key, "migrate-every") == 0) {
+    jf_opts.have_migrate_every = true;
+    char *err = parse_u64(key, value, &jf_opts.migrate_every);
+    if (!err && jf_opts.migrate_every > (UINT64_C(1) << 40)) {
+      err = g_strdup_printf("%s: too large: '%s'", key, value);
+    }
+    return err;
+  } else if (g_strcmp0(key, "check") == 0) {
+    if (!qemu_plugin_bool_parse(key, value, &jf_opts.check)) {
+      return g_strdup_printf("check: expected on or off, got '%s'", value);
+    }
+  } else {
+    return g_strdup_printf("unknown option '%s'", key);
+  }
+  return NULL;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+                                           const qemu_info_t *info, int argc,
+                                           char **argv) {
+  memset(&jf_opts, 0, sizeof(jf_opts));
+  jf_opts.check = true;
+  for (int i = 0; i < argc; i++) {
+    char *err = parse_option(argv[i]);
+    if (err) {
+      fprintf(stderr, "jitflush plugin: option parsing failed: %s\n", err);
+      g_free(err);
+      return -1;
+    }
+  }
+  if (!jf_opts.config_path) {
+    fprintf(stderr, "jitflush plugin: option parsing failed: config=PATH is "
+                    "required\n");
+    return -1;
+  }
+  if (info->system_emulation || g_strcmp0(info->target_name, "aarch64") != 0) {
+    fprintf(stderr,
+            "jitflush plugin: needs qemu-aarch64 user mode, not %s%s\n",
+            info->target_name, info->system_emulation ? " system" : "");
+    return -1;
+  }
+
+  GError *gerr = NULL;
+  jf_config = emu_config_load(jf_opts.config_path, &gerr);
+  if (!jf_config) {
+    fprintf(stderr, "jitflush plugin: %s\n",
+            gerr ? gerr->message : jf_opts.config_path);
+    g_clear_error(&gerr);
+    return -1;
+  }
+  char *err = NULL;
+  if (!jf_decoder_open(&err) || !jf_sched_init(&err)) {
+    fprintf(stderr, "jitflush plugin: %s\n", err);
+    g_free(err);
+    return -1;
+  }
+  jf_model_init();
+  jf_alias_init();
+  jf_score = qemu_plugin_scoreboard_new(sizeof(struct jf_vcpu_score));
+  install_pid = getpid();
+
+  qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+  qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
+  qemu_plugin_register_vcpu_tb_trans_cb(id, jf_instrument_tb);
+  qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+  qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
+  qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+  return 0;
+}

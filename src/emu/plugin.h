@@ -1,0 +1,215 @@
+/*
+ * Private interfaces between the files of the jitflush TCG plugin.
+ *
+ *   plugin.c            install, arguments, exit report
+ *   plugin_instrument.c translation-time decisions and execution callbacks
+ *   plugin_sched.c      emulated topology, threads, affinity syscalls,
+ *                       seeded migration
+ *   plugin_model.c      the I-side/D-side coherence model
+ *   plugin_alias.c      double-mapped (RW + RX) views of one file
+ *   plugin_capstone.c   instruction decoding (the only file that knows
+ *                       Capstone's v4/v5 vs v6 AArch64 names)
+ *
+ * Locking: jf_lock (plugin.c) guards every piece of shared state in the
+ * scheduler and the model. Guest threads run in parallel host threads in
+ * linux-user, so every execution callback that touches shared state takes
+ * it; per-vCPU counters live in a QEMU scoreboard instead and need no lock.
+ */
+#ifndef JITFLUSH_EMU_PLUGIN_H
+#define JITFLUSH_EMU_PLUGIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+#include <qemu-plugin.h>
+
+#include "emu_config.h"
+
+#define JF_CPU_WORDS (EMU_MAX_CPUS / 64)
+
+/* A set of emulated CPUs (the kernel's cpumask, one bit per CPU). */
+struct jf_cpuset {
+  uint64_t bits[JF_CPU_WORDS];
+};
+
+static inline bool jf_cpuset_has(const struct jf_cpuset *s, unsigned cpu) {
+  return cpu < EMU_MAX_CPUS && (s->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+static inline void jf_cpuset_add(struct jf_cpuset *s, unsigned cpu) {
+  s->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+}
+
+/*
+ * Per-vCPU scoreboard entry. The inline operations QEMU emits update it
+ * without a callback; the conditional callbacks test it. Never keep a
+ * pointer to an entry across callbacks: QEMU reallocates scoreboards when
+ * a vCPU with a new index appears.
+ */
+struct jf_vcpu_score {
+  uint64_t insns;          /* guest instructions executed by this vCPU */
+  uint64_t migrate_clock;  /* counts up to JF_MIGRATE_DUE, see plugin_sched.c */
+  uint64_t reg_pending;    /* nonzero: write reg_value to x[reg_index] at
+                              the next TB start (the mrs ended its TB, or a
+                              syscall result must be overridden) */
+  uint64_t reg_index;
+  uint64_t reg_value;
+  uint64_t ctr_reads;      /* executed mrs xN, ctr_el0 */
+  uint64_t midr_reads;
+  uint64_t dc_ops;
+  uint64_t ic_ops;
+  uint64_t isb;
+  uint64_t fetch_checks;
+  uint64_t stale_fetches;
+  uint64_t migrations;
+};
+
+/* The migration clock reaches this value when a migration is due. */
+#define JF_MIGRATE_DUE (UINT64_C(1) << 62)
+
+/* A guest thread (one vCPU in linux-user) and the emulated CPU it runs on. */
+struct jf_thread {
+  unsigned serial;          /* creation order; 0 is the main thread */
+  int tid;                  /* guest (= host) thread id, 0 until known */
+  bool alive;
+  unsigned vcpu;            /* QEMU vCPU index while alive */
+  unsigned cpu;             /* emulated CPU it runs on now */
+  struct jf_cpuset mask;    /* its affinity, always within online and allowed */
+  uint64_t rng;             /* seeded per thread: migrations are repeatable */
+  uint64_t insns_credited;  /* scoreboard insns already credited to a CPU */
+  uint64_t sync_seq;        /* model time of its last context synchronisation */
+  GArray *pending_maint;    /* struct jf_maint_op issued, not yet completed by
+                               a DSB */
+  /* The syscall in flight (entry callback -> return callback). */
+  int64_t sc_num;
+  uint64_t sc_args[3];
+  GByteArray *sc_saved;     /* guest bytes the plugin replaced before the
+                               host call, restored after it */
+  bool sc_apply;            /* setaffinity: an emulated mask to apply */
+  struct jf_cpuset sc_mask;
+  struct jf_thread *sc_target;
+  struct jf_thread *sc_clone_child; /* clone: the record made for the child */
+};
+
+/* The options qemu_plugin_install parsed. */
+struct jf_options {
+  const char *config_path;
+  const char *report_path;
+  const char *summary_path;
+  bool have_seed;
+  uint64_t seed;
+  bool have_migrate_every;
+  uint64_t migrate_every;
+  bool check;
+};
+
+/* ---- plugin.c: shared state ------------------------------------------- */
+extern GMutex jf_lock;
+extern struct emu_config *jf_config;
+extern struct jf_options jf_opts;
+extern struct qemu_plugin_scoreboard *jf_score;
+
+static inline struct jf_vcpu_score *jf_vcpu_score(unsigned vcpu) {
+  return qemu_plugin_scoreboard_find(jf_score, vcpu);
+}
+
+static inline unsigned jf_cluster_of(unsigned cpu) {
+  return (unsigned)jf_config->cpus[cpu].cluster;
+}
+
+/* The CTR_EL0 a guest reads on CPU: its own, or the sanitised system value
+ * when the emulated kernel traps EL0 reads (Linux >= 4.9 on mismatched
+ * systems, arch/arm64/kernel/cpufeature.c). */
+uint64_t jf_visible_ctr(unsigned cpu);
+
+/* ---- plugin_capstone.c -------------------------------------------------- */
+enum jf_insn_kind {
+  JF_INSN_OTHER,
+  JF_INSN_MRS_CTR,     /* mrs xN, ctr_el0 */
+  JF_INSN_MRS_MIDR,    /* mrs xN, midr_el1 */
+  JF_INSN_DC_CLEAN,    /* dc cvau|cvac|civac|cvap|cvadp|ivac */
+  JF_INSN_DC_ZVA,      /* a store of a zero block to the model */
+  JF_INSN_IC_IVAU,
+  JF_INSN_IC_IALLU,    /* ic iallu / ic ialluis */
+  JF_INSN_ISB,
+  JF_INSN_DSB,
+};
+
+struct jf_decoded {
+  enum jf_insn_kind kind;
+  unsigned reg;           /* Xt (0..30, 31 = xzr) for mrs/dc/ic */
+  bool dsb_completes;     /* a DSB that waits for maintenance (not *LD) */
+  bool cmodx_safe;        /* B, BL, BRK, HVC, ISB, NOP, SMC, SVC */
+};
+
+bool jf_decoder_open(char **error);
+void jf_decoder_close(void);
+struct jf_decoded jf_decode(uint32_t insn);
+
+/* ---- plugin_sched.c ------------------------------------------------------ */
+bool jf_sched_init(char **error);
+void jf_sched_free(void);
+void jf_sched_vcpu_init(unsigned vcpu);
+void jf_sched_vcpu_exit(unsigned vcpu);
+/* The thread on VCPU (never NULL while the vCPU runs guest code). */
+struct jf_thread *jf_sched_thread(unsigned vcpu);
+/* Called from the TB callback once the migration clock is due. */
+void jf_sched_migration_due(unsigned vcpu);
+void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
+                      uint64_t a3);
+void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret);
+/* Credits every live thread's executed instructions to its CPU (at exit). */
+void jf_sched_credit_all(void);
+uint64_t jf_sched_cpu_insns(unsigned cpu);
+unsigned jf_sched_nthreads(void);
+
+/* ---- plugin_model.c ------------------------------------------------------ */
+struct jf_word; /* one 4-byte word's coherence record */
+
+/* A maintenance operation waiting for its issuing thread's next DSB. */
+struct jf_maint_op {
+  uint64_t addr;        /* the VA the guest passed */
+  uint64_t issue_seq;
+  unsigned cluster;     /* issuing CPU's cluster (its DminLine) */
+  bool is_clean;        /* dc clean, else ic ivau */
+};
+
+void jf_model_init(void);
+void jf_model_free(void);
+/* All of these run with jf_lock held. */
+void jf_model_store(struct jf_thread *t, uint64_t va, unsigned bytes);
+void jf_model_dc_clean(struct jf_thread *t, uint64_t va);
+void jf_model_ic_ivau(struct jf_thread *t, uint64_t va);
+void jf_model_dsb(struct jf_thread *t);
+void jf_model_sync(struct jf_thread *t);
+/* The record of the word at VA when its page was ever stored to (the only
+ * words that can be stale), else NULL. Called at translation time with the
+ * encoding QEMU translated and whether it is CMODX-safe. */
+struct jf_word *jf_model_word_for_fetch(uint64_t va, uint32_t insn,
+                                        bool cmodx_safe);
+/* NULL when the fetch is coherent, else why it is stale. */
+const char *jf_model_fetch_stale(const struct jf_thread *t,
+                                 const struct jf_word *w, bool cmodx_safe);
+/* Every stale fetch goes here (first 100 kept for the report). */
+void jf_model_record_stale(uint64_t va, const struct jf_thread *t,
+                           const char *reason);
+void jf_model_report_stale(GString *json);
+uint64_t jf_model_next_seq(void);
+
+/* ---- plugin_alias.c ------------------------------------------------------- */
+void jf_alias_init(void);
+void jf_alias_free(void);
+/* The address the model keys VA by (jf_lock held). */
+uint64_t jf_alias_canon(uint64_t va);
+void jf_alias_syscall(int64_t num, const uint64_t args[6]);
+void jf_alias_syscall_ret(int64_t num, int64_t ret);
+
+/* ---- plugin_instrument.c ------------------------------------------------- */
+void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+void jf_instrument_vcpu_init(unsigned vcpu);
+void jf_instrument_free(void);
+/* Registers the override of x[reg] := value at VCPU's next TB start. */
+void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
+                                   uint64_t value);
+
+#endif /* JITFLUSH_EMU_PLUGIN_H */

@@ -1,0 +1,192 @@
+/*
+ * Instruction decoding for the jitflush plugin, done once per instruction
+ * at translation time. This is the only file that names Capstone's AArch64
+ * identifiers: Capstone 4 and 5 spell them ARM64_*, Capstone 6 renamed the
+ * architecture to AArch64 (CS_ARCH_AARCH64, AARCH64_INS_*), so the mapping
+ * lives in the small block of macros below.
+ */
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "plugin.h"
+
+#if CS_API_MAJOR >= 6
+#define JF_CS_ARCH CS_ARCH_AARCH64
+#define JF_INS(x) AARCH64_INS_##x
+#define JF_OP(x) AARCH64_OP_##x
+#define JF_REG(x) AARCH64_REG_##x
+#define JF_DETAIL(d) ((d)->aarch64)
+#define JF_CC_UNCONDITIONAL(cc)                                                \
+  ((cc) == AArch64CC_Invalid || (cc) == AArch64CC_AL || (cc) == AArch64CC_NV)
+#define JF_BARRIER_LD_ONLY(b)                                                  \
+  ((b) == AARCH64_DB_OSHLD || (b) == AARCH64_DB_NSHLD ||                       \
+   (b) == AARCH64_DB_ISHLD || (b) == AARCH64_DB_LD)
+#else
+#define JF_CS_ARCH CS_ARCH_ARM64
+#define JF_INS(x) ARM64_INS_##x
+#define JF_OP(x) ARM64_OP_##x
+#define JF_REG(x) ARM64_REG_##x
+#define JF_DETAIL(d) ((d)->arm64)
+#define JF_CC_UNCONDITIONAL(cc)                                                \
+  ((cc) == ARM64_CC_INVALID || (cc) == ARM64_CC_AL || (cc) == ARM64_CC_NV)
+#define JF_BARRIER_LD_ONLY(b)                                                  \
+  ((b) == ARM64_BARRIER_OSHLD || (b) == ARM64_BARRIER_NSHLD ||                 \
+   (b) == ARM64_BARRIER_ISHLD || (b) == ARM64_BARRIER_LD)
+#endif
+
+/*
+ * The maintenance instructions are all SYS #op1, Cn, Cm, #op2, Xt
+ * (Arm ARM, "A64 system instructions for cache maintenance"). Capstone
+ * 4 knows the ARMv8.0 ones by name but prints dc cvap / dc cvadp (ARMv8.2)
+ * as plain "sys", and the naming of the operation operands differs between
+ * versions, so the operation is taken from the encoding fields, which every
+ * version reports the same way; Capstone still decides that the word is a
+ * valid DC/IC/SYS at all.
+ */
+#define SYS_ENC(op1, crn, crm, op2)                                            \
+  (((uint32_t)(op1) << 16) | ((uint32_t)(crn) << 12) | ((uint32_t)(crm) << 8) | \
+   ((uint32_t)(op2) << 5))
+#define SYS_FIELDS_MASK SYS_ENC(7, 15, 15, 7)
+
+static const struct {
+  uint32_t fields;
+  enum jf_insn_kind kind;
+} maintenance_ops[] = {
+    {SYS_ENC(3, 7, 11, 1), JF_INSN_DC_CLEAN},  /* dc cvau */
+    {SYS_ENC(3, 7, 10, 1), JF_INSN_DC_CLEAN},  /* dc cvac */
+    {SYS_ENC(3, 7, 14, 1), JF_INSN_DC_CLEAN},  /* dc civac */
+    {SYS_ENC(3, 7, 12, 1), JF_INSN_DC_CLEAN},  /* dc cvap (ARMv8.2) */
+    {SYS_ENC(3, 7, 13, 1), JF_INSN_DC_CLEAN},  /* dc cvadp (ARMv8.5) */
+    {SYS_ENC(0, 7, 6, 1), JF_INSN_DC_CLEAN},   /* dc ivac (EL1, kept: the
+                                                   model treats it as a clean
+                                                   plus invalidate of D) */
+    {SYS_ENC(3, 7, 4, 1), JF_INSN_DC_ZVA},     /* dc zva */
+    {SYS_ENC(3, 7, 5, 1), JF_INSN_IC_IVAU},    /* ic ivau */
+    {SYS_ENC(0, 7, 5, 0), JF_INSN_IC_IALLU},   /* ic iallu */
+    {SYS_ENC(0, 7, 1, 0), JF_INSN_IC_IALLU},   /* ic ialluis */
+};
+
+static csh handle;
+static cs_insn *scratch;
+/* Translation is serialised by QEMU's mmap_lock in linux-user, but the
+ * scratch cs_insn must never be shared, so it has its own lock. */
+static GMutex decode_lock;
+
+bool jf_decoder_open(char **error) {
+  if (cs_open(JF_CS_ARCH, CS_MODE_LITTLE_ENDIAN, &handle) != CS_ERR_OK) {
+    *error = g_strdup("capstone: cs_open(AArch64) failed");
+    return false;
+  }
+  if (cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+    *error = g_strdup("capstone: cannot enable instruction details");
+    cs_close(&handle);
+    return false;
+  }
+  scratch = cs_malloc(handle);
+  if (!scratch) {
+    *error = g_strdup("capstone: cs_malloc failed");
+    cs_close(&handle);
+    return false;
+  }
+  return true;
+}
+
+void jf_decoder_close(void) {
+  if (scratch) {
+    cs_free(scratch, 1);
+    scratch = NULL;
+    cs_close(&handle);
+  }
+}
+
+static bool barrier_is_ld_only(const cs_insn *insn) {
+  const cs_detail *d = insn->detail;
+  if (!d) {
+    return false;
+  }
+  for (unsigned i = 0; i < JF_DETAIL(d).op_count; i++) {
+    if (JF_DETAIL(d).operands[i].type == JF_OP(BARRIER)) {
+      return JF_BARRIER_LD_ONLY(JF_DETAIL(d).operands[i].barrier);
+    }
+  }
+  return false;
+}
+
+/* B, BL, BRK, HVC, ISB, NOP, SMC, SVC: the instructions the Arm ARM's
+ * "concurrent modification and execution of instructions" rule lets one
+ * thread execute while another rewrites them. Only the unconditional B. */
+static bool is_cmodx_safe(const cs_insn *insn) {
+  switch (insn->id) {
+  case JF_INS(B):
+    return insn->detail && JF_CC_UNCONDITIONAL(JF_DETAIL(insn->detail).cc);
+  case JF_INS(BL):
+  case JF_INS(BRK):
+  case JF_INS(HVC):
+  case JF_INS(ISB):
+  case JF_INS(NOP):
+  case JF_INS(SMC):
+  case JF_INS(SVC):
+    return true;
+  default:
+    return false;
+  }
+}
+
+struct jf_decoded jf_decode(uint32_t word) {
+  struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
+
+  /* The two ID registers are matched on the encoding, as the rig's
+   * contract states it: MRS Xt, CTR_EL0 is 0xd53b0020 | Rt and
+   * MRS Xt, MIDR_EL1 is 0xd5380000 | Rt (op0=3 op1=3/0 CRn=0 CRm=0). */
+  if ((word & ~UINT32_C(0x1f)) == 0xd53b0020) {
+    out.kind = JF_INSN_MRS_CTR;
+    return out;
+  }
+  if ((word & ~UINT32_C(0x1f)) == 0xd5380000) {
+    out.kind = JF_INSN_MRS_MIDR;
+    return out;
+  }
+
+  uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8),
+                      (uint8_t)(word >> 16), (uint8_t)(word >> 24)};
+  const uint8_t *code = bytes;
+  size_t size = sizeof(bytes);
+  uint64_t address = 0;
+
+  g_mutex_lock(&decode_lock);
+  if (!cs_disasm_iter(handle, &code, &size, &address, scratch)) {
+    g_mutex_unlock(&decode_lock);
+    return out;
+  }
+  switch (scratch->id) {
+  case JF_INS(DC):
+  case JF_INS(IC):
+  case JF_INS(SYS):
+    /* SYS (L=0) space: 1101 0101 0000 1 op1 CRn CRm op2 Rt */
+    if ((word & 0xfff80000) == 0xd5080000) {
+      uint32_t fields = word & SYS_FIELDS_MASK;
+      for (size_t i = 0; i < G_N_ELEMENTS(maintenance_ops); i++) {
+        if (maintenance_ops[i].fields == fields) {
+          out.kind = maintenance_ops[i].kind;
+          break;
+        }
+      }
+    }
+    break;
+  case JF_INS(ISB):
+    out.kind = JF_INSN_ISB;
+    break;
+  case JF_INS(DSB):
+    out.kind = JF_INSN_DSB;
+    /* The Arm ARM completes cache maintenance at a DSB whose required
+     * access types include stores; a DSB *LD only waits for loads. */
+    out.dsb_completes = !barrier_is_ld_only(scratch);
+    break;
+  default:
+    break;
+  }
+  out.cmodx_safe = is_cmodx_safe(scratch);
+  g_mutex_unlock(&decode_lock);
+  return out;
+}

@@ -1,0 +1,347 @@
+/*
+ * Translation-time instrumentation: every decision is taken once per
+ * translated instruction, and what the execution callbacks need is copied
+ * out of the qemu_plugin_insn (which QEMU reuses) into a small struct of
+ * our own. The execution callbacks then do constant work, or amortised
+ * constant work for the model's DSB.
+ *
+ * Per TB:
+ *   - inline: instruction count and migration clock (plugin_sched.c);
+ *     a conditional callback when a migration is due;
+ *   - a conditional register-writing callback on the first instruction,
+ *     armed when the previous TB ended with an mrs (or a syscall result must
+ *     be overridden): the value lands before that instruction runs.
+ * Per instruction:
+ *   - the fetch check, when the page was ever stored to;
+ *   - the store callback (QEMU calls it only for instructions that store);
+ *   - mrs ctr_el0 / midr_el1: the result is replaced from a callback on the
+ *     NEXT instruction registered with QEMU_PLUGIN_CB_RW_REGS, the only
+ *     point where the register holds the value QEMU computed;
+ *   - dc / ic / isb / dsb: counters inline, model callbacks that read Xt.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin.h"
+
+#define NUM_XREGS 31
+
+static struct qemu_plugin_register *xreg[NUM_XREGS];
+static bool xreg_ready;
+/* Callbacks of one vCPU run in its own host thread. */
+static _Thread_local GByteArray *reg_buf;
+/* The per-instruction records given to QEMU as userdata, freed at exit. */
+static GPtrArray *insn_records;
+static GMutex records_lock;
+
+struct insn_record {
+  uint64_t vaddr;
+  struct jf_word *word;  /* model record for the fetch check, or NULL */
+  uint8_t reg;           /* Xt */
+  bool cmodx_safe;
+  enum jf_insn_kind kind;
+};
+
+static struct insn_record *record_new(uint64_t vaddr) {
+  struct insn_record *r = g_new0(struct insn_record, 1);
+  r->vaddr = vaddr;
+  g_mutex_lock(&records_lock);
+  if (!insn_records) {
+    insn_records = g_ptr_array_new_with_free_func(g_free);
+  }
+  g_ptr_array_add(insn_records, r);
+  g_mutex_unlock(&records_lock);
+  return r;
+}
+
+void jf_instrument_vcpu_init(unsigned vcpu) {
+  (void)vcpu;
+  if (xreg_ready) {
+    return;
+  }
+  /* The handles are the same for every vCPU of a target. */
+  GArray *regs = qemu_plugin_get_registers();
+  for (guint i = 0; i < regs->len; i++) {
+    qemu_plugin_reg_descriptor *d =
+        &g_array_index(regs, qemu_plugin_reg_descriptor, i);
+    unsigned n;
+    char tail;
+    if (sscanf(d->name, "x%u%c", &n, &tail) == 1 && n < NUM_XREGS) {
+      xreg[n] = d->handle;
+    }
+  }
+  g_array_free(regs, true);
+  xreg_ready = true;
+}
+
+static GByteArray *buffer(void) {
+  if (!reg_buf) {
+    reg_buf = g_byte_array_sized_new(16);
+  }
+  return reg_buf;
+}
+
+static uint64_t read_xreg(unsigned reg) {
+  if (reg >= NUM_XREGS || !xreg[reg]) {
+    return 0; /* xzr */
+  }
+  GByteArray *buf = buffer();
+  g_byte_array_set_size(buf, 0);
+  if (qemu_plugin_read_register(xreg[reg], buf) < 8) {
+    return 0;
+  }
+  uint64_t value;
+  memcpy(&value, buf->data, sizeof(value)); /* target order: little-endian */
+  return GUINT64_FROM_LE(value);
+}
+
+static void write_xreg(unsigned reg, uint64_t value) {
+  if (reg >= NUM_XREGS || !xreg[reg]) {
+    return;
+  }
+  GByteArray *buf = buffer();
+  uint64_t le = GUINT64_TO_LE(value);
+  g_byte_array_set_size(buf, 0);
+  g_byte_array_append(buf, (const guint8 *)&le, sizeof(le));
+  qemu_plugin_write_register(xreg[reg], buf);
+}
+
+void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
+                                   uint64_t value) {
+  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
+  s->reg_index = reg;
+  s->reg_value = value;
+  s->reg_pending = 1;
+}
+
+static uint64_t id_register_value(unsigned vcpu, enum jf_insn_kind kind) {
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  unsigned cpu = t ? t->cpu : 0;
+  g_mutex_unlock(&jf_lock);
+  if (kind == JF_INSN_MRS_CTR) {
+    return jf_visible_ctr(cpu);
+  }
+  return jf_config->clusters[jf_cluster_of(cpu)].midr;
+}
+
+/* ---- execution callbacks ------------------------------------------------- */
+
+static void on_tb_pending_reg(unsigned vcpu, void *udata) {
+  (void)udata;
+  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
+  unsigned reg = (unsigned)s->reg_index;
+  uint64_t value = s->reg_value;
+  s->reg_pending = 0;
+  write_xreg(reg, value);
+}
+
+static void on_migration_due(unsigned vcpu, void *udata) {
+  (void)udata;
+  jf_sched_migration_due(vcpu);
+}
+
+/* On the instruction after the mrs: its result is in Xt now. */
+static void on_after_id_read(unsigned vcpu, void *udata) {
+  const struct insn_record *r = udata;
+  write_xreg(r->reg, id_register_value(vcpu, r->kind));
+}
+
+/* On an mrs that ends its TB: the next TB's first instruction writes. */
+static void on_id_read_at_tb_end(unsigned vcpu, void *udata) {
+  const struct insn_record *r = udata;
+  jf_instrument_defer_reg_write(vcpu, r->reg,
+                                id_register_value(vcpu, r->kind));
+}
+
+static void on_fetch(unsigned vcpu, void *udata) {
+  const struct insn_record *r = udata;
+  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
+  s->fetch_checks++;
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  const char *reason = t ? jf_model_fetch_stale(t, r->word, r->cmodx_safe)
+                         : NULL;
+  if (reason) {
+    jf_model_record_stale(r->vaddr, t, reason);
+  }
+  g_mutex_unlock(&jf_lock);
+  if (reason) {
+    s->stale_fetches++;
+  }
+}
+
+static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info,
+                     uint64_t vaddr, void *udata) {
+  (void)udata;
+  if (!qemu_plugin_mem_is_store(info)) {
+    return;
+  }
+  unsigned bytes = 1u << qemu_plugin_mem_size_shift(info);
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (t) {
+    jf_model_store(t, vaddr, bytes);
+  }
+  g_mutex_unlock(&jf_lock);
+}
+
+static void on_maintenance(unsigned vcpu, void *udata) {
+  const struct insn_record *r = udata;
+  uint64_t addr = read_xreg(r->reg);
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (t) {
+    switch (r->kind) {
+    case JF_INSN_DC_CLEAN:
+      jf_model_dc_clean(t, addr);
+      break;
+    case JF_INSN_IC_IVAU:
+      jf_model_ic_ivau(t, addr);
+      break;
+    case JF_INSN_DC_ZVA:
+      /* QEMU zeroes the block without a memory callback. DCZID_EL0 of
+       * QEMU's Arm cores gives 64-byte blocks. */
+      jf_model_store(t, addr & ~UINT64_C(63), 64);
+      break;
+    default:
+      break;
+    }
+  }
+  g_mutex_unlock(&jf_lock);
+}
+
+static void on_dsb(unsigned vcpu, void *udata) {
+  (void)udata;
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (t) {
+    jf_model_dsb(t);
+  }
+  g_mutex_unlock(&jf_lock);
+}
+
+static void on_isb(unsigned vcpu, void *udata) {
+  (void)udata;
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (t) {
+    jf_model_sync(t);
+  }
+  g_mutex_unlock(&jf_lock);
+}
+
+/* ---- translation --------------------------------------------------------- */
+
+#define SCORE_U64(field)                                                       \
+  qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, field)
+
+static void count_inline(struct qemu_plugin_insn *insn, qemu_plugin_u64 e) {
+  qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
+      insn, QEMU_PLUGIN_INLINE_ADD_U64, e, 1);
+}
+
+void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+  (void)id;
+  size_t n = qemu_plugin_tb_n_insns(tb);
+  if (n == 0) {
+    return;
+  }
+  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+      tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(insns), n);
+  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+      tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(migrate_clock), n);
+  qemu_plugin_register_vcpu_tb_exec_cond_cb(
+      tb, on_migration_due, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_GE,
+      SCORE_U64(migrate_clock), JF_MIGRATE_DUE, NULL);
+  qemu_plugin_register_vcpu_insn_exec_cond_cb(
+      qemu_plugin_tb_get_insn(tb, 0), on_tb_pending_reg,
+      QEMU_PLUGIN_CB_RW_REGS, QEMU_PLUGIN_COND_NE, SCORE_U64(reg_pending), 0,
+      NULL);
+
+  for (size_t i = 0; i < n; i++) {
+    struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+    uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
+    uint32_t word = 0;
+    if (qemu_plugin_insn_data(insn, &word, sizeof(word)) != sizeof(word)) {
+      continue;
+    }
+    word = GUINT32_FROM_LE(word);
+    struct jf_decoded dec = jf_decode(word);
+
+    if (jf_opts.check) {
+      g_mutex_lock(&jf_lock);
+      struct jf_word *w =
+          jf_model_word_for_fetch(vaddr, word, dec.cmodx_safe);
+      g_mutex_unlock(&jf_lock);
+      if (w) {
+        struct insn_record *r = record_new(vaddr);
+        r->word = w;
+        r->cmodx_safe = dec.cmodx_safe;
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_fetch,
+                                               QEMU_PLUGIN_CB_NO_REGS, r);
+      }
+      qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS,
+                                       QEMU_PLUGIN_MEM_W, NULL);
+    }
+
+    struct insn_record *r = NULL;
+    if (dec.kind != JF_INSN_OTHER) {
+      r = record_new(vaddr);
+      r->reg = (uint8_t)dec.reg;
+      r->kind = dec.kind;
+    }
+    switch (dec.kind) {
+    case JF_INSN_MRS_CTR:
+    case JF_INSN_MRS_MIDR:
+      count_inline(insn, dec.kind == JF_INSN_MRS_CTR ? SCORE_U64(ctr_reads)
+                                                     : SCORE_U64(midr_reads));
+      if (dec.reg == 31) {
+        break; /* xzr: nothing to rewrite */
+      }
+      if (i + 1 < n) {
+        qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i + 1),
+                                               on_after_id_read,
+                                               QEMU_PLUGIN_CB_RW_REGS, r);
+      } else {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_id_read_at_tb_end,
+                                               QEMU_PLUGIN_CB_NO_REGS, r);
+      }
+      break;
+    case JF_INSN_DC_CLEAN:
+    case JF_INSN_IC_IVAU:
+    case JF_INSN_IC_IALLU:
+    case JF_INSN_DC_ZVA:
+      if (dec.kind == JF_INSN_DC_CLEAN) {
+        count_inline(insn, SCORE_U64(dc_ops));
+      } else if (dec.kind != JF_INSN_DC_ZVA) {
+        count_inline(insn, SCORE_U64(ic_ops));
+      }
+      /* ic iallu[is] is EL1-only (UNDEFINED at EL0): counted, not modelled. */
+      if (jf_opts.check && dec.kind != JF_INSN_IC_IALLU) {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_maintenance,
+                                               QEMU_PLUGIN_CB_R_REGS, r);
+      }
+      break;
+    case JF_INSN_ISB:
+      count_inline(insn, SCORE_U64(isb));
+      if (jf_opts.check) {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_isb,
+                                               QEMU_PLUGIN_CB_NO_REGS, r);
+      }
+      break;
+    case JF_INSN_DSB:
+      if (jf_opts.check && dec.dsb_completes) {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dsb,
+                                               QEMU_PLUGIN_CB_NO_REGS, r);
+      }
+      break;
+    case JF_INSN_OTHER:
+      break;
+    }
+  }
+}
+
+void jf_instrument_free(void) {
+  g_clear_pointer(&insn_records, g_ptr_array_unref);
+}

@@ -1,0 +1,461 @@
+/*
+ * The emulated topology: which emulated CPU each guest thread runs on, the
+ * affinity syscalls answered on that topology, and seeded migrations.
+ *
+ * The host has only a couple of CPUs, so the guest's affinity syscalls
+ * cannot go to the host unchanged: a mask naming CPU 5 would fail there.
+ * QEMU runs the host syscall between the plugin's syscall entry and return
+ * callbacks, and the aarch64 cpu_loop writes the host result into x0 after
+ * the return callback (so a register write there is lost). The plugin
+ * therefore rewrites guest memory instead: the mask argument before the
+ * host call (restored afterwards) so that the host call succeeds or fails
+ * exactly when Linux would on the emulated system, and the outputs (the
+ * mask, the CPU number) after it.
+ *
+ * Migrations are drawn per thread from a PRNG seeded with the run's seed
+ * and the thread's creation order, at instruction counts uniform in
+ * [1, 2 * migrate-every - 1] (mean migrate-every). They are checked at
+ * every TB start, so one can land between two iterations of a flush loop.
+ */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_SET, syscall */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+/* Linux's generic syscall numbers, which aarch64 uses
+ * (include/uapi/asm-generic/unistd.h). */
+#define NR_CLONE 220
+#define NR_SCHED_SETAFFINITY 122
+#define NR_SCHED_GETAFFINITY 123
+#define NR_GETCPU 168
+#define NR_MEMBARRIER 283
+#define GUEST_CLONE_VM 0x00000100
+#define GUEST_CLONE_THREAD 0x00010000
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE 32
+#define MASK_BYTES_MAX (EMU_MAX_CPUS / 8)
+
+static struct jf_cpuset process_allowed; /* [process] allowed ∩ online */
+static unsigned process_allowed_count;
+static GPtrArray *threads;       /* every struct jf_thread, by serial */
+static GPtrArray *by_vcpu;       /* vCPU index -> live struct jf_thread */
+static GQueue children;          /* made at clone, waiting for their vCPU */
+static uint64_t *cpu_insns;      /* per emulated CPU */
+static uint64_t seed;
+static uint64_t migrate_every;
+static uint8_t host_mask[MASK_BYTES_MAX]; /* the host's own affinity */
+
+/* splitmix64: small, good enough, and the same on every host. */
+static uint64_t rng_next(uint64_t *state) {
+  uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+static unsigned cpuset_count(const struct jf_cpuset *s) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
+    n += (unsigned)__builtin_popcountll(s->bits[i]);
+  }
+  return n;
+}
+
+/* The INDEX-th CPU (from 0) of S, which must hold more than INDEX. */
+static unsigned cpuset_nth(const struct jf_cpuset *s, unsigned index) {
+  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++) {
+    if (jf_cpuset_has(s, cpu) && index-- == 0) {
+      return cpu;
+    }
+  }
+  g_assert_not_reached();
+}
+
+static void thread_free(gpointer data) {
+  struct jf_thread *t = data;
+  g_array_unref(t->pending_maint);
+  if (t->sc_saved) {
+    g_byte_array_unref(t->sc_saved);
+  }
+  g_free(t);
+}
+
+bool jf_sched_init(char **error) {
+  const struct emu_config *cfg = jf_config;
+  memset(&process_allowed, 0, sizeof(process_allowed));
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    if (cfg->allowed[cpu] && cfg->cpus[cpu].online) {
+      jf_cpuset_add(&process_allowed, cpu);
+    }
+  }
+  process_allowed_count = cpuset_count(&process_allowed);
+  if (process_allowed_count == 0) {
+    *error = g_strdup_printf("%s: [process] allowed has no online CPU",
+                             cfg->path);
+    return false;
+  }
+  seed = jf_opts.have_seed ? jf_opts.seed : cfg->seed;
+  migrate_every = jf_opts.have_migrate_every ? jf_opts.migrate_every
+                                             : cfg->migrate_every;
+  threads = g_ptr_array_new_with_free_func(thread_free);
+  by_vcpu = g_ptr_array_new();
+  g_queue_init(&children);
+  cpu_insns = g_new0(uint64_t, cfg->ncpus);
+
+  cpu_set_t host;
+  CPU_ZERO(&host);
+  if (sched_getaffinity(0, sizeof(host), &host) != 0) {
+    CPU_SET(0, &host);
+  }
+  memcpy(host_mask, &host, MIN(sizeof(host), sizeof(host_mask)));
+  return true;
+}
+
+void jf_sched_free(void) {
+  g_clear_pointer(&threads, g_ptr_array_unref);
+  g_clear_pointer(&by_vcpu, g_ptr_array_unref);
+  g_queue_clear(&children);
+  g_clear_pointer(&cpu_insns, g_free);
+}
+
+uint64_t jf_sched_cpu_insns(unsigned cpu) { return cpu_insns[cpu]; }
+unsigned jf_sched_nthreads(void) { return threads ? threads->len : 0; }
+
+static struct jf_thread *thread_new(const struct jf_cpuset *mask) {
+  struct jf_thread *t = g_new0(struct jf_thread, 1);
+  t->serial = threads->len;
+  t->mask = *mask;
+  t->rng = seed ^ (UINT64_C(0xd1b54a32d192ed03) * (t->serial + 1));
+  t->pending_maint = g_array_new(false, false, sizeof(struct jf_maint_op));
+  g_ptr_array_add(threads, t);
+  return t;
+}
+
+struct jf_thread *jf_sched_thread(unsigned vcpu) {
+  return vcpu < by_vcpu->len ? g_ptr_array_index(by_vcpu, vcpu) : NULL;
+}
+
+static struct jf_thread *thread_by_tid(int tid) {
+  for (guint i = 0; i < threads->len; i++) {
+    struct jf_thread *t = g_ptr_array_index(threads, i);
+    if (t->alive && t->tid == tid) {
+      return t;
+    }
+  }
+  return NULL;
+}
+
+static uint64_t draw_interval(struct jf_thread *t) {
+  return 1 + rng_next(&t->rng) % (2 * migrate_every - 1);
+}
+
+static void arm_migration_clock(struct jf_thread *t) {
+  /* The TB callback fires once the clock reaches JF_MIGRATE_DUE; the
+   * inline add of each TB's instruction count moves it forward. */
+  jf_vcpu_score(t->vcpu)->migrate_clock =
+      migrate_every ? JF_MIGRATE_DUE - draw_interval(t) : 0;
+}
+
+/* Moves the instructions T executed since the last call onto its CPU. */
+static void credit(struct jf_thread *t) {
+  uint64_t now = jf_vcpu_score(t->vcpu)->insns;
+  cpu_insns[t->cpu] += now - t->insns_credited;
+  t->insns_credited = now;
+}
+
+void jf_sched_credit_all(void) {
+  g_mutex_lock(&jf_lock);
+  for (guint i = 0; threads && i < threads->len; i++) {
+    struct jf_thread *t = g_ptr_array_index(threads, i);
+    if (t->alive) {
+      credit(t);
+    }
+  }
+  g_mutex_unlock(&jf_lock);
+}
+
+/*
+ * Runs T on NEW_CPU from now on. The kernel's context switch completes the
+ * task's outstanding cache maintenance (dsb(ish) in __switch_to) and the
+ * return to user space is an exception return, a context synchronisation.
+ * COUNTER_VCPU is the vCPU whose scoreboard counts the migration.
+ */
+static void migrate(struct jf_thread *t, unsigned new_cpu,
+                    unsigned counter_vcpu) {
+  credit(t);
+  jf_model_dsb(t);
+  t->cpu = new_cpu;
+  jf_model_sync(t);
+  jf_vcpu_score(counter_vcpu)->migrations++;
+}
+
+void jf_sched_vcpu_init(unsigned vcpu) {
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = g_queue_pop_head(&children);
+  bool is_main = threads->len == 0;
+  if (!t) {
+    t = thread_new(&process_allowed);
+  }
+  unsigned n = cpuset_count(&t->mask);
+  if (is_main) {
+    /* The first allowed CPU, as a process started by a shell on Linux
+     * usually is before the scheduler balances it. */
+    t->cpu = cpuset_nth(&t->mask, 0);
+    t->tid = getpid();
+  } else {
+    /* Round robin over the inherited mask from a seeded offset. */
+    t->cpu = cpuset_nth(&t->mask, (unsigned)((seed + t->serial) % n));
+  }
+  t->vcpu = vcpu;
+  t->alive = true;
+  if (by_vcpu->len <= vcpu) {
+    g_ptr_array_set_size(by_vcpu, (gint)vcpu + 1);
+  }
+  g_ptr_array_index(by_vcpu, vcpu) = t;
+  /* The scoreboard slot may have served an earlier thread. */
+  t->insns_credited = jf_vcpu_score(vcpu)->insns;
+  jf_model_sync(t);
+  arm_migration_clock(t);
+  g_mutex_unlock(&jf_lock);
+}
+
+void jf_sched_vcpu_exit(unsigned vcpu) {
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (t) {
+    credit(t);
+    jf_model_dsb(t);
+    t->alive = false;
+    g_ptr_array_index(by_vcpu, vcpu) = NULL;
+  }
+  g_mutex_unlock(&jf_lock);
+}
+
+void jf_sched_migration_due(unsigned vcpu) {
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (t) {
+    unsigned n = cpuset_count(&t->mask);
+    if (n > 1) {
+      /* Uniform over the other CPUs of the mask. */
+      unsigned pick = (unsigned)(rng_next(&t->rng) % (n - 1));
+      unsigned target = cpuset_nth(&t->mask, pick);
+      if (target == t->cpu) {
+        target = cpuset_nth(&t->mask, n - 1);
+      }
+      migrate(t, target, vcpu);
+    }
+    arm_migration_clock(t);
+  }
+  g_mutex_unlock(&jf_lock);
+}
+
+/* ---- affinity syscalls --------------------------------------------------- */
+
+static bool guest_read(uint64_t addr, GByteArray *buf, size_t len) {
+  return len > 0 && qemu_plugin_read_memory_vaddr(addr, buf, len);
+}
+
+static void guest_write(uint64_t addr, const void *bytes, size_t len) {
+  GByteArray *buf = g_byte_array_new();
+  g_byte_array_append(buf, bytes, (guint)len);
+  qemu_plugin_write_memory_vaddr(addr, buf);
+  g_byte_array_unref(buf);
+}
+
+static void cpuset_to_bytes(const struct jf_cpuset *s, uint8_t *out,
+                            size_t len) {
+  memset(out, 0, len);
+  for (size_t i = 0; i < len && i < MASK_BYTES_MAX; i++) {
+    out[i] = (uint8_t)(s->bits[i / 8] >> (8 * (i % 8)));
+  }
+}
+
+/* pid 0 and the caller's own tid mean the caller (sched_setaffinity(2));
+ * other tids must be one of the process's live threads. */
+static struct jf_thread *affinity_target(struct jf_thread *self, int64_t pid) {
+  if (pid == 0 || pid == self->tid) {
+    return self;
+  }
+  return thread_by_tid((int)pid);
+}
+
+static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t len,
+                              uint64_t addr) {
+  struct jf_thread *target = affinity_target(t, (int64_t)pid);
+  size_t n = MIN(len, (uint64_t)MASK_BYTES_MAX);
+  GByteArray *orig = g_byte_array_new();
+  if (!target || !guest_read(addr, orig, n)) {
+    g_byte_array_unref(orig);
+    return; /* let the host report ESRCH / EFAULT / EINVAL itself */
+  }
+  /* Linux: the new mask is the user's mask within the cpuset's CPUs and
+   * the active ones; nothing left is EINVAL (kernel/sched/core.c,
+   * __sched_setaffinity). Bytes past LEN count as zero. */
+  struct jf_cpuset wanted;
+  memset(&wanted, 0, sizeof(wanted));
+  for (size_t i = 0; i < n; i++) {
+    wanted.bits[i / 8] |= (uint64_t)orig->data[i] << (8 * (i % 8));
+  }
+  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
+    wanted.bits[i] &= process_allowed.bits[i];
+  }
+  bool empty = cpuset_count(&wanted) == 0;
+  uint8_t replacement[MASK_BYTES_MAX];
+  memset(replacement, 0, sizeof(replacement));
+  if (!empty) {
+    memcpy(replacement, host_mask, n);
+  }
+  /* An empty mask makes the host fail with EINVAL, as Linux would here. */
+  guest_write(addr, replacement, n);
+  t->sc_saved = orig;
+  t->sc_apply = !empty;
+  t->sc_mask = wanted;
+  t->sc_target = target;
+}
+
+static void setaffinity_return(struct jf_thread *t, int64_t ret,
+                               unsigned vcpu) {
+  if (!t->sc_saved) {
+    return;
+  }
+  guest_write(t->sc_args[2], t->sc_saved->data, t->sc_saved->len);
+  g_clear_pointer(&t->sc_saved, g_byte_array_unref);
+  struct jf_thread *target = t->sc_target;
+  if (ret == 0 && t->sc_apply && target->alive) {
+    target->mask = t->sc_mask;
+    if (!jf_cpuset_has(&target->mask, target->cpu)) {
+      /* Linux moves a task off a CPU its new mask excludes at once. */
+      migrate(target, cpuset_nth(&target->mask, 0), vcpu);
+    }
+  }
+}
+
+static void getaffinity_return(struct jf_thread *t, int64_t ret,
+                               unsigned vcpu) {
+  struct jf_thread *target = affinity_target(t, (int64_t)t->sc_args[0]);
+  if (ret <= 0 || !target) {
+    return;
+  }
+  /*
+   * Linux answers with cpumask_size() bytes, whole unsigned longs covering
+   * nr_cpu_ids, and fails with EINVAL when LEN is shorter than nr_cpu_ids
+   * bits or not a multiple of a long (kernel/sched/core.c,
+   * sys_sched_getaffinity). The host answered for its own couple of CPUs,
+   * so both the bytes and, for more than 64 emulated CPUs, the result in x0
+   * are the emulated system's. x0 is written by the cpu_loop after this
+   * callback, hence the override at the next TB start.
+   */
+  uint64_t len = t->sc_args[1];
+  uint64_t size = (jf_config->ncpus + 63) / 64 * 8;
+  if (len * 8 < jf_config->ncpus) {
+    jf_instrument_defer_reg_write(vcpu, 0, (uint64_t)-EINVAL);
+    return;
+  }
+  uint8_t bytes[MASK_BYTES_MAX];
+  size_t n = MIN(size, (uint64_t)MASK_BYTES_MAX);
+  cpuset_to_bytes(&target->mask, bytes, n);
+  guest_write(t->sc_args[2], bytes, n);
+  if ((uint64_t)ret != n) {
+    jf_instrument_defer_reg_write(vcpu, 0, n);
+  }
+}
+
+static void getcpu_return(struct jf_thread *t, int64_t ret) {
+  if (ret != 0) {
+    return;
+  }
+  uint32_t cpu = t->cpu;
+  uint32_t node = 0; /* the emulated SoCs have one NUMA node */
+  if (t->sc_args[0]) {
+    guest_write(t->sc_args[0], &cpu, sizeof(cpu));
+  }
+  if (t->sc_args[1]) {
+    guest_write(t->sc_args[1], &node, sizeof(node));
+  }
+}
+
+void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
+                      uint64_t a3) {
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (!t) {
+    g_mutex_unlock(&jf_lock);
+    return;
+  }
+  if (t->tid == 0) {
+    /* linux-user runs each guest thread in a host thread of the same id. */
+    t->tid = (int)syscall(SYS_gettid);
+  }
+  t->sc_num = num;
+  t->sc_args[0] = a1;
+  t->sc_args[1] = a2;
+  t->sc_args[2] = a3;
+  t->sc_clone_child = NULL;
+  switch (num) {
+  case NR_CLONE:
+    if ((a1 & GUEST_CLONE_VM) && (a1 & GUEST_CLONE_THREAD)) {
+      /* A new thread inherits its creator's affinity (sched_fork). */
+      t->sc_clone_child = thread_new(&t->mask);
+      g_queue_push_tail(&children, t->sc_clone_child);
+    }
+    break;
+  case NR_SCHED_SETAFFINITY:
+    setaffinity_enter(t, a1, a2, a3);
+    break;
+  default:
+    break;
+  }
+  g_mutex_unlock(&jf_lock);
+}
+
+void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (!t || t->sc_num != num) {
+    g_mutex_unlock(&jf_lock);
+    return;
+  }
+  switch (num) {
+  case NR_CLONE:
+    if (t->sc_clone_child) {
+      if (ret > 0) {
+        t->sc_clone_child->tid = (int)ret;
+      } else if (g_queue_remove(&children, t->sc_clone_child)) {
+        /* No thread was made: the record stays unused in THREADS. */
+      }
+    }
+    break;
+  case NR_SCHED_SETAFFINITY:
+    setaffinity_return(t, ret, vcpu);
+    break;
+  case NR_SCHED_GETAFFINITY:
+    getaffinity_return(t, ret, vcpu);
+    break;
+  case NR_GETCPU:
+    getcpu_return(t, ret);
+    break;
+  case NR_MEMBARRIER:
+    if (ret == 0 && t->sc_args[0] == MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) {
+      /* Every core running one of the process's threads gets an IPI and
+       * an exception return; the threads not running will pass one when
+       * they are scheduled in (kernel/sched/membarrier.c). */
+      for (guint i = 0; i < threads->len; i++) {
+        struct jf_thread *other = g_ptr_array_index(threads, i);
+        if (other->alive) {
+          jf_model_sync(other);
+        }
+      }
+    }
+    break;
+  default:
+    break;
+  }
+  /* The return to user space is an exception return. */
+  jf_model_sync(t);
+  t->sc_num = -1;
+  g_mutex_unlock(&jf_lock);
+}

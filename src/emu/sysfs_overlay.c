@@ -1,0 +1,163 @@
+/*
+ * Generates the emulated SoC's /sys/devices/system/cpu the way arm64 Linux
+ * lays it out (Documentation/ABI/testing/sysfs-devices-system-cpu):
+ *
+ *   possible, present, online, offline, kernel_max      cpulists / numbers
+ *   cpuN/online                                          "1"
+ *   cpuN/cache/index0/{level,type,coherency_line_size}   L1 Data
+ *   cpuN/cache/index1/{level,type,coherency_line_size}   L1 Instruction
+ *   cpuN/regs/identification/midr_el1                    "0x%016llx"
+ *
+ * Per-CPU folders exist only for online CPUs: the cache and regs folders of
+ * a CPU are created by its hotplug-online callbacks (cacheinfo_cpu_online()
+ * in drivers/base/cacheinfo.c, cpuid_cpu_online() in
+ * arch/arm64/kernel/cpuinfo.c), so a probe must not find any for an offline
+ * CPU. Cache sizes are not written: the configs do not give them and a
+ * guessed size would be a silent wrong answer.
+ */
+#include "sysfs_overlay.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EMU_OVERLAY_ERROR (g_quark_from_static_string("emu-overlay-error"))
+
+char *emu_format_cpulist(const bool *set, unsigned n) {
+  GString *s = g_string_new(NULL);
+  for (unsigned cpu = 0; cpu < n; cpu++) {
+    if (!set[cpu]) continue;
+    unsigned last = cpu;
+    while (last + 1 < n && set[last + 1]) last++;
+    if (s->len) g_string_append_c(s, ',');
+    if (last == cpu) g_string_append_printf(s, "%u", cpu);
+    else g_string_append_printf(s, "%u-%u", cpu, last);
+    cpu = last;
+  }
+  return g_string_free(s, FALSE);
+}
+
+static bool make_dir(const char *path, GError **error) {
+  if (g_mkdir_with_parents(path, 0755) == 0) return true;
+  int e = errno;
+  g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot create %s: %s", path, g_strerror(e));
+  return false;
+}
+
+/* Writes TEXT plus the newline every sysfs attribute ends with. */
+static bool write_attr(const char *dir, const char *name, const char *text, GError **error) {
+  char *path = g_build_filename(dir, name, NULL);
+  char *body = g_strconcat(text, "\n", NULL);
+  GError *io = NULL;
+  bool ok = g_file_set_contents(path, body, -1, &io);
+  if (!ok) {
+    g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot write %s: %s", path, io->message);
+    g_error_free(io);
+  }
+  g_free(body);
+  g_free(path);
+  return ok;
+}
+
+static bool write_attr_uint(const char *dir, const char *name, unsigned v, GError **error) {
+  char text[24];
+  g_snprintf(text, sizeof text, "%u", v);
+  return write_attr(dir, name, text, error);
+}
+
+static bool write_cache_index(const char *cpu_dir, unsigned index, const char *type,
+                              unsigned line, GError **error) {
+  char *dir = g_strdup_printf("%s/cache/index%u", cpu_dir, index);
+  bool ok = make_dir(dir, error) && write_attr_uint(dir, "level", 1, error) &&
+            write_attr(dir, "type", type, error) &&
+            write_attr_uint(dir, "coherency_line_size", line, error);
+  g_free(dir);
+  return ok;
+}
+
+static bool write_cpu(const struct emu_config *config, const char *cpu_root, unsigned cpu,
+                      GError **error) {
+  const struct emu_cluster *cl = &config->clusters[config->cpus[cpu].cluster];
+  char *dir = g_strdup_printf("%s/cpu%u", cpu_root, cpu);
+  bool ok = make_dir(dir, error) && write_attr(dir, "online", "1", error);
+  bool cache = config->sysfs == EMU_SYSFS_FULL || config->sysfs == EMU_SYSFS_NO_MIDR;
+  bool midr = config->sysfs == EMU_SYSFS_FULL || config->sysfs == EMU_SYSFS_NO_CACHE;
+  /* arm64 numbers the L1 leaves Data first, then Instruction
+   * (populate_cache_leaves() in arch/arm64/kernel/cacheinfo.c). */
+  if (ok && cache)
+    ok = write_cache_index(dir, 0, "Data", cl->l1d_line, error) &&
+         write_cache_index(dir, 1, "Instruction", cl->l1i_line, error);
+  if (ok && midr) {
+    char *id = g_strdup_printf("%s/regs/identification", dir);
+    char text[24];
+    /* The kernel prints it as "0x%016llx\n" (arch/arm64/kernel/cpuinfo.c). */
+    g_snprintf(text, sizeof text, "0x%016llx", (unsigned long long)cl->midr);
+    ok = make_dir(id, error) && write_attr(id, "midr_el1", text, error);
+    g_free(id);
+  }
+  g_free(dir);
+  return ok;
+}
+
+bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
+                             GError **error) {
+  if (config->sysfs == EMU_SYSFS_NONE) return true;
+  char *cpu_root = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
+  bool all[EMU_MAX_CPUS] = {false}, online[EMU_MAX_CPUS] = {false},
+       offline[EMU_MAX_CPUS] = {false};
+  for (unsigned cpu = 0; cpu < config->ncpus; cpu++) {
+    all[cpu] = true;
+    online[cpu] = config->cpus[cpu].online;
+    offline[cpu] = !config->cpus[cpu].online;
+  }
+  char *possible = emu_format_cpulist(all, config->ncpus);
+  char *on = emu_format_cpulist(online, config->ncpus);
+  char *off = emu_format_cpulist(offline, config->ncpus);
+  /* kernel_max is NR_CPUS - 1: 255 for the long-time arm64 default of 256,
+   * raised when the emulated system has more CPUs than that. */
+  unsigned kernel_max = config->ncpus <= 256 ? 255 : config->ncpus <= 512 ? 511 : EMU_MAX_CPUS - 1;
+  bool ok = make_dir(cpu_root, error) && write_attr(cpu_root, "possible", possible, error) &&
+            write_attr(cpu_root, "present", possible, error) &&
+            write_attr(cpu_root, "online", on, error) &&
+            write_attr(cpu_root, "offline", off, error) &&
+            write_attr_uint(cpu_root, "kernel_max", kernel_max, error);
+  for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++)
+    if (config->cpus[cpu].online) ok = write_cpu(config, cpu_root, cpu, error);
+  g_free(possible);
+  g_free(on);
+  g_free(off);
+  g_free(cpu_root);
+  return ok;
+}
+
+bool emu_overlay_link_sysroot(const char *root, const char *sysroot, GError **error) {
+  char *lib = g_build_filename(sysroot, "lib", NULL);
+  bool has_lib = g_file_test(lib, G_FILE_TEST_IS_DIR);
+  g_free(lib);
+  if (!has_lib) {
+    g_set_error(error, EMU_OVERLAY_ERROR, 1,
+                "sysroot %s has no lib/ folder (expected an aarch64 sysroot such as "
+                "/usr/aarch64-linux-gnu)", sysroot);
+    return false;
+  }
+  /* Only the library folders: a cross sysroot's bin/ holds host tools, and
+   * the guest must not find those under /bin. */
+  static const char *const dirs[] = {"lib", "lib64", "usr", NULL};
+  bool ok = true;
+  for (int i = 0; ok && dirs[i]; i++) {
+    char *target = g_build_filename(sysroot, dirs[i], NULL);
+    char *link = g_build_filename(root, dirs[i], NULL);
+    struct stat st;
+    if (g_file_test(target, G_FILE_TEST_IS_DIR) && lstat(link, &st) != 0 &&
+        symlink(target, link) != 0) {
+      int e = errno;
+      g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot link %s -> %s: %s", link, target,
+                  g_strerror(e));
+      ok = false;
+    }
+    g_free(target);
+    g_free(link);
+  }
+  return ok;
+}

@@ -1,0 +1,38 @@
+/*
+ * The file tree jitflush-emu hands to qemu-aarch64 with -L: the emulated
+ * SoC's /sys/devices/system/cpu and links that make the aarch64 sysroot
+ * (dynamic loader, libc) visible under the same prefix.
+ */
+#ifndef JITFLUSH_EMU_SYSFS_OVERLAY_H
+#define JITFLUSH_EMU_SYSFS_OVERLAY_H
+
+#include <stdbool.h>
+
+#include <glib.h>
+
+#include "emu_config.h"
+
+/* Relative to the overlay root, without a leading slash. */
+#define EMU_SYSFS_CPU_DIR "sys/devices/system/cpu"
+
+/*
+ * Writes ROOT/sys/devices/system/cpu/ for CONFIG as Linux lays it out,
+ * honouring config->sysfs (nothing at all for EMU_SYSFS_NONE). ROOT must
+ * exist. On failure sets *error naming the path that could not be written.
+ */
+bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
+                             GError **error);
+
+/*
+ * QEMU's -L prefix applies to every absolute path the guest opens, the
+ * ELF interpreter included, so the prefix must also show the sysroot:
+ * creates ROOT/lib -> SYSROOT/lib (and the other top-level folders of
+ * SYSROOT that exist: lib64, usr, etc). Existing entries in ROOT are left
+ * alone (for --sysfs-root trees). SYSROOT must hold lib/.
+ */
+bool emu_overlay_link_sysroot(const char *root, const char *sysroot, GError **error);
+
+/* Formats SET[0..n) as a Linux cpulist ("0-3,6"; "" when empty). */
+char *emu_format_cpulist(const bool *set, unsigned n);
+
+#endif /* JITFLUSH_EMU_SYSFS_OVERLAY_H */

@@ -1,0 +1,180 @@
+// The generated sysfs tree (src/emu/sysfs_overlay.c): file names and
+// contents as arm64 Linux writes them, per [kernel] sysfs= mode, and the
+// sysroot links that let a dynamically linked guest load.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <string>
+
+extern "C" {
+#include "emu_config.h"
+#include "sysfs_overlay.h"
+}
+
+#include "run_process.h"
+
+namespace {
+
+const char kExynos[] =
+    "[soc]\nname=Exynos-like\n"
+    "[cluster little]\ncpus=0-3\nmidr=0x410fd034\nctr=0x84448004\n"
+    "[cluster big]\ncpus=4-7\nmidr=0x531f0011\nctr=0x84448005\n"
+    "[kernel]\nsysfs=MODE\n";
+
+class OverlayTest : public ::testing::Test {
+ protected:
+  ~OverlayTest() override { emu_config_free(cfg_); }
+
+  // Loads kExynos with sysfs=MODE plus EXTRA in the big cluster, and writes
+  // the overlay into root().
+  void Generate(const std::string& mode, const std::string& big_extra = "") {
+    std::string text = kExynos;
+    text.replace(text.find("MODE"), 4, mode);
+    text.replace(text.find("cpus=4-7\n"), 9, "cpus=4-7\n" + big_extra);
+    GenerateText(text);
+  }
+  void GenerateText(const std::string& text) {
+    WriteFile(dir_ / "soc.conf", text);
+    GError* err = nullptr;
+    cfg_ = emu_config_load((dir_ / "soc.conf").c_str(), &err);
+    ASSERT_NE(cfg_, nullptr) << err->message;
+    ASSERT_EQ(mkdir(root().c_str(), 0755), 0);
+    ASSERT_TRUE(emu_overlay_write_sysfs(cfg_, root().c_str(), &err)) << err->message;
+  }
+  std::string root() const { return dir_ / "root"; }
+  std::string Cpu(const std::string& rel) const {
+    return root() + "/sys/devices/system/cpu/" + rel;
+  }
+  std::string Read(const std::string& rel) const { return ReadFileOrEmpty(Cpu(rel)); }
+
+  TempDir dir_;
+  emu_config* cfg_ = nullptr;
+};
+
+TEST_F(OverlayTest, FullTreeHasListsCachesAndMidr) {
+  Generate("full");
+  EXPECT_EQ(Read("possible"), "0-7\n");
+  EXPECT_EQ(Read("present"), "0-7\n");
+  EXPECT_EQ(Read("online"), "0-7\n");
+  EXPECT_EQ(Read("offline"), "\n");
+  EXPECT_EQ(Read("kernel_max"), "255\n");
+  for (int cpu = 0; cpu < 8; cpu++) {
+    std::string c = "cpu" + std::to_string(cpu) + "/";
+    EXPECT_EQ(Read(c + "online"), "1\n") << c;
+    EXPECT_EQ(Read(c + "cache/index0/level"), "1\n") << c;
+    EXPECT_EQ(Read(c + "cache/index0/type"), "Data\n") << c;
+    EXPECT_EQ(Read(c + "cache/index0/coherency_line_size"), "64\n") << c;
+    EXPECT_EQ(Read(c + "cache/index1/level"), "1\n") << c;
+    EXPECT_EQ(Read(c + "cache/index1/type"), "Instruction\n") << c;
+    EXPECT_EQ(Read(c + "cache/index1/coherency_line_size"), cpu < 4 ? "64\n" : "128\n") << c;
+    EXPECT_EQ(Read(c + "regs/identification/midr_el1"),
+              cpu < 4 ? "0x00000000410fd034\n" : "0x00000000531f0011\n")
+        << c;
+    // No size is invented: the config does not give one.
+    EXPECT_FALSE(PathExists(Cpu(c + "cache/index0/size"))) << c;
+  }
+  EXPECT_FALSE(PathExists(Cpu("cpu8")));
+}
+
+TEST_F(OverlayTest, SysfsLineSizesOverrideTheCtrDefaults) {
+  Generate("full", "l1i-line=64\nl1d-line=32\n");
+  EXPECT_EQ(Read("cpu4/cache/index1/coherency_line_size"), "64\n");
+  EXPECT_EQ(Read("cpu4/cache/index0/coherency_line_size"), "32\n");
+}
+
+TEST_F(OverlayTest, OfflineCpusHaveNoPerCpuFiles) {
+  Generate("full", "online=5\n");
+  EXPECT_EQ(Read("possible"), "0-7\n");
+  EXPECT_EQ(Read("online"), "0-3,5\n");
+  EXPECT_EQ(Read("offline"), "4,6-7\n");
+  for (int cpu : {4, 6, 7}) EXPECT_FALSE(PathExists(Cpu("cpu" + std::to_string(cpu)))) << cpu;
+  EXPECT_EQ(Read("cpu5/cache/index1/coherency_line_size"), "128\n");
+  EXPECT_EQ(Read("cpu5/online"), "1\n");
+}
+
+TEST_F(OverlayTest, NoCacheLeavesOutCacheFolders) {
+  Generate("no-cache");
+  EXPECT_EQ(Read("possible"), "0-7\n");
+  EXPECT_FALSE(PathExists(Cpu("cpu0/cache")));
+  EXPECT_FALSE(PathExists(Cpu("cpu7/cache")));
+  EXPECT_EQ(Read("cpu7/regs/identification/midr_el1"), "0x00000000531f0011\n");
+}
+
+TEST_F(OverlayTest, NoMidrLeavesOutRegs) {
+  Generate("no-midr");
+  EXPECT_FALSE(PathExists(Cpu("cpu0/regs")));
+  EXPECT_EQ(Read("cpu0/cache/index0/coherency_line_size"), "64\n");
+  EXPECT_EQ(Read("cpu7/cache/index1/coherency_line_size"), "128\n");
+}
+
+TEST_F(OverlayTest, NoneWritesNothing) {
+  Generate("none");
+  EXPECT_FALSE(PathExists(root() + "/sys"));
+}
+
+TEST_F(OverlayTest, ThreeHundredCpus) {
+  GenerateText(
+      "[cluster a]\ncpus=0-149\nmidr=0x410fd034\nctr=0x84448004\n"
+      "[cluster b]\ncpus=150-299\nmidr=0x411fd070\nctr=0x8444c004\n");
+  EXPECT_EQ(Read("possible"), "0-299\n");
+  EXPECT_EQ(Read("kernel_max"), "511\n");
+  EXPECT_EQ(Read("cpu299/regs/identification/midr_el1"), "0x00000000411fd070\n");
+  EXPECT_FALSE(PathExists(Cpu("cpu300")));
+}
+
+TEST(FormatCpulist, RangesAndSingles) {
+  bool set[10] = {true, true, true, true, false, false, true, false, true, true};
+  char* text = emu_format_cpulist(set, 10);
+  EXPECT_STREQ(text, "0-3,6,8-9");
+  g_free(text);
+  bool none[3] = {false, false, false};
+  text = emu_format_cpulist(none, 3);
+  EXPECT_STREQ(text, "");
+  g_free(text);
+}
+
+TEST(SysrootLinks, LinksLibraryFoldersOnly) {
+  TempDir dir;
+  std::string sysroot = dir / "sysroot", root = dir / "root";
+  for (const char* d : {"", "/lib", "/usr", "/bin"})
+    ASSERT_EQ(mkdir((sysroot + d).c_str(), 0755), 0) << d;
+  ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
+  GError* err = nullptr;
+  ASSERT_TRUE(emu_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
+  char buf[4096];
+  ssize_t n = readlink((root + "/lib").c_str(), buf, sizeof buf);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, n), sysroot + "/lib");
+  n = readlink((root + "/usr").c_str(), buf, sizeof buf);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, n), sysroot + "/usr");
+  EXPECT_FALSE(PathExists(root + "/lib64"));  // not in this sysroot
+  EXPECT_FALSE(PathExists(root + "/bin"));    // host tools in a cross sysroot
+}
+
+TEST(SysrootLinks, KeepsWhatTheRootAlreadyHas) {
+  TempDir dir;
+  std::string sysroot = dir / "sysroot", root = dir / "root";
+  ASSERT_EQ(mkdir(sysroot.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((sysroot + "/lib").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((root + "/lib").c_str(), 0755), 0);
+  GError* err = nullptr;
+  ASSERT_TRUE(emu_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
+  char buf[16];
+  EXPECT_LT(readlink((root + "/lib").c_str(), buf, sizeof buf), 0);  // still a folder
+}
+
+TEST(SysrootLinks, RejectsASysrootWithoutLib) {
+  TempDir dir;
+  GError* err = nullptr;
+  EXPECT_FALSE(emu_overlay_link_sysroot(dir.path().c_str(), "/nonexistent-sysroot", &err));
+  ASSERT_NE(err, nullptr);
+  EXPECT_NE(std::string(err->message).find("/nonexistent-sysroot has no lib/"),
+            std::string::npos)
+      << err->message;
+  g_error_free(err);
+}
+
+}  // namespace
