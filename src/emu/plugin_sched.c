@@ -259,11 +259,39 @@ static bool guest_read(uint64_t addr, GByteArray *buf, size_t len) {
   return len > 0 && qemu_plugin_read_memory_vaddr(addr, buf, len);
 }
 
+/*
+ * Guest memory is written only after jf_lock is released: QEMU's memory
+ * access takes its mmap_lock, and a thread that is translating holds
+ * mmap_lock while it waits for jf_lock in jf_instrument_tb, so writing
+ * under jf_lock deadlocks. The syscall callbacks queue their writes here
+ * (per host thread, at most three per syscall) and flush them on the way
+ * out.
+ */
+struct pending_write {
+  uint64_t addr;
+  size_t len;
+  uint8_t bytes[MASK_BYTES_MAX];
+};
+static __thread struct pending_write pending_writes[3];
+static __thread unsigned pending_count;
+
 static void guest_write(uint64_t addr, const void *bytes, size_t len) {
-  GByteArray *buf = g_byte_array_new();
-  g_byte_array_append(buf, bytes, (guint)len);
-  qemu_plugin_write_memory_vaddr(addr, buf);
-  g_byte_array_unref(buf);
+  g_assert(pending_count < G_N_ELEMENTS(pending_writes) && len <= MASK_BYTES_MAX);
+  struct pending_write *w = &pending_writes[pending_count++];
+  w->addr = addr;
+  w->len = len;
+  memcpy(w->bytes, bytes, len);
+}
+
+/* Call with jf_lock released. */
+static void flush_guest_writes(void) {
+  for (unsigned i = 0; i < pending_count; i++) {
+    GByteArray *buf = g_byte_array_new();
+    g_byte_array_append(buf, pending_writes[i].bytes, (guint)pending_writes[i].len);
+    qemu_plugin_write_memory_vaddr(pending_writes[i].addr, buf);
+    g_byte_array_unref(buf);
+  }
+  pending_count = 0;
 }
 
 static void cpuset_to_bytes(const struct jf_cpuset *s, uint8_t *out,
@@ -283,15 +311,18 @@ static struct jf_thread *affinity_target(struct jf_thread *self, int64_t pid) {
   return thread_by_tid((int)pid);
 }
 
-static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t len,
-                              uint64_t addr) {
+/* ORIG is the guest's mask, read before jf_lock was taken (see
+ * guest_write), or NULL when it could not be read. Takes ownership. */
+static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t addr,
+                              GByteArray *orig) {
   struct jf_thread *target = affinity_target(t, (int64_t)pid);
-  size_t n = MIN(len, (uint64_t)MASK_BYTES_MAX);
-  GByteArray *orig = g_byte_array_new();
-  if (!target || !guest_read(addr, orig, n)) {
-    g_byte_array_unref(orig);
+  if (!target || !orig) {
+    if (orig) {
+      g_byte_array_unref(orig);
+    }
     return; /* let the host report ESRCH / EFAULT / EINVAL itself */
   }
+  size_t n = orig->len;
   /* Linux: the new mask is the user's mask within the cpuset's CPUs and
    * the active ones; nothing left is EINVAL (kernel/sched/core.c,
    * __sched_setaffinity). Bytes past LEN count as zero. */
@@ -380,10 +411,21 @@ static void getcpu_return(struct jf_thread *t, int64_t ret) {
 
 void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
                       uint64_t a3) {
+  GByteArray *wanted_mask = NULL;
+  if (num == NR_SCHED_SETAFFINITY) {
+    /* Read before taking jf_lock, for the reason given at guest_write. */
+    wanted_mask = g_byte_array_new();
+    if (!guest_read(a3, wanted_mask, MIN(a2, (uint64_t)MASK_BYTES_MAX))) {
+      g_clear_pointer(&wanted_mask, g_byte_array_unref);
+    }
+  }
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (!t) {
     g_mutex_unlock(&jf_lock);
+    if (wanted_mask) {
+      g_byte_array_unref(wanted_mask);
+    }
     return;
   }
   if (t->tid == 0) {
@@ -404,12 +446,17 @@ void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
     }
     break;
   case NR_SCHED_SETAFFINITY:
-    setaffinity_enter(t, a1, a2, a3);
+    setaffinity_enter(t, a1, a3, wanted_mask);
+    wanted_mask = NULL;
     break;
   default:
     break;
   }
   g_mutex_unlock(&jf_lock);
+  if (wanted_mask) {
+    g_byte_array_unref(wanted_mask);
+  }
+  flush_guest_writes();
 }
 
 void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
@@ -458,4 +505,5 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
   jf_model_sync(t);
   t->sc_num = -1;
   g_mutex_unlock(&jf_lock);
+  flush_guest_writes();
 }

@@ -1,0 +1,59 @@
+#include "code_gen.h"
+
+uint64_t sc_rng_next(struct sc_rng *rng)
+{
+  uint64_t z = (rng->state += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+uint64_t sc_rng_below(struct sc_rng *rng, uint64_t bound)
+{
+  /* The modulo bias is irrelevant for picking lengths and offsets. */
+  return sc_rng_next(rng) % bound;
+}
+
+enum {
+  ADD_X0_X0 = 0x91000000u, /* sf=1 op=0 S=0 100010, Rn=x0, Rd=x0 */
+  SUB_X0_X0 = 0xd1000000u, /* sf=1 op=1 S=0 100010, Rn=x0, Rd=x0 */
+  OPCODE_MASK = 0xff800000u,
+  SHIFT_BIT = 1u << 22,
+  IMM12_SHIFT = 10,
+};
+
+uint32_t sc_encode_add_x0(unsigned imm12, bool lsl12)
+{
+  return ADD_X0_X0 | (lsl12 ? SHIFT_BIT : 0) | ((imm12 & 0xfffu) << IMM12_SHIFT);
+}
+
+uint32_t sc_encode_sub_x0(unsigned imm12, bool lsl12)
+{
+  return SUB_X0_X0 | (lsl12 ? SHIFT_BIT : 0) | ((imm12 & 0xfffu) << IMM12_SHIFT);
+}
+
+uint64_t sc_apply_insn(uint32_t insn, uint64_t x0)
+{
+  uint64_t imm = (insn >> IMM12_SHIFT) & 0xfffu;
+  if (insn & SHIFT_BIT)
+    imm <<= 12;
+  return (insn & OPCODE_MASK) == SUB_X0_X0 ? x0 - imm : x0 + imm;
+}
+
+uint64_t sc_emit_chain(uint32_t *code, size_t count, uint64_t input, struct sc_rng *rng)
+{
+  uint64_t x0 = input;
+  for (size_t i = 0; i + 1 < count; i++) {
+    const uint64_t r = sc_rng_next(rng);
+    /* Mostly small immediates; a shifted one now and then so the upper
+     * bits of the result depend on the code too. Immediate 0 is avoided so
+     * that every word changes the result. */
+    const unsigned imm12 = 1 + (unsigned)((r >> 8) % 0xfff);
+    const bool lsl12 = (r & 0xf) == 0;
+    const uint32_t insn = (r & 0x10) ? sc_encode_sub_x0(imm12, lsl12) : sc_encode_add_x0(imm12, lsl12);
+    code[i] = insn;
+    x0 = sc_apply_insn(insn, x0);
+  }
+  code[count - 1] = SC_INSN_RET;
+  return x0;
+}

@@ -1,0 +1,45 @@
+/*
+ * Generates the JIT-compiled functions the scenario programs run: a chain of
+ * "add/sub x0, x0, #imm" ending in "ret", so the result proves which words
+ * were executed. A word fetched from an old copy (or not at all) changes the
+ * sum; under the rig the plugin flags the fetch itself.
+ */
+#ifndef JITFLUSH_SCENARIO_CODE_GEN_H
+#define JITFLUSH_SCENARIO_CODE_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* splitmix64: tiny, seedable, and every seed (including 0) is usable. */
+struct sc_rng {
+  uint64_t state;
+};
+
+uint64_t sc_rng_next(struct sc_rng *rng);
+/* A value in [0, bound); bound must be > 0. */
+uint64_t sc_rng_below(struct sc_rng *rng, uint64_t bound);
+
+#define SC_INSN_RET 0xd65f03c0u /* ret (x30) */
+
+/* add x0, x0, #imm12 {, lsl #12} (Arm ARM C6.2 ADD (immediate), 64-bit). */
+uint32_t sc_encode_add_x0(unsigned imm12, bool lsl12);
+/* sub x0, x0, #imm12 {, lsl #12} (Arm ARM C6.2 SUB (immediate), 64-bit). */
+uint32_t sc_encode_sub_x0(unsigned imm12, bool lsl12);
+
+/* What one arithmetic word does to x0 (the inverse of the encoders). */
+uint64_t sc_apply_insn(uint32_t insn, uint64_t x0);
+
+/*
+ * Writes count words at code: count-1 random add/sub instructions and a
+ * final ret (count >= 1). Returns what the function returns for input.
+ */
+uint64_t sc_emit_chain(uint32_t *code, size_t count, uint64_t input, struct sc_rng *rng);
+
+typedef uint64_t (*sc_jit_fn)(uint64_t x0);
+
+/* Object-to-function pointer conversion is implementation-defined in C11;
+ * on AArch64 Linux both are plain addresses. */
+static inline sc_jit_fn sc_as_fn(const void *code) { return (sc_jit_fn)(uintptr_t)code; }
+
+#endif

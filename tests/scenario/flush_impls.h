@@ -1,0 +1,21 @@
+/*
+ * The flush routines jit_stress can run: jitflush itself and one model of
+ * each way other projects flush AArch64 code (DESIGN.md section 1 table).
+ * Each model lives in its own impl_*.c and says whom it models and how that
+ * one fails on a mismatched big.LITTLE system.
+ */
+#ifndef JITFLUSH_SCENARIO_FLUSH_IMPLS_H
+#define JITFLUSH_SCENARIO_FLUSH_IMPLS_H
+
+/* Same contract as __builtin___clear_cache: make [begin, end) fetchable. */
+typedef void (*sc_flush_fn)(void *begin, void *end);
+
+void sc_flush_jitflush(void *begin, void *end);
+void sc_flush_libgcc(void *begin, void *end);
+void sc_flush_cached_first(void *begin, void *end);
+void sc_flush_per_call(void *begin, void *end);
+void sc_flush_running_min(void *begin, void *end);
+void sc_flush_fixed_4(void *begin, void *end);
+void sc_flush_fixed_64_no_dc(void *begin, void *end);
+
+#endif
