@@ -213,6 +213,9 @@ static inline unsigned jitflush_midr_variant(uint64_t midr) { return (unsigned)(
 static inline unsigned jitflush_midr_part(uint64_t midr) { return (unsigned)(midr >> 4) & 0xfff; }
 static inline unsigned jitflush_midr_revision(uint64_t midr) { return (unsigned)midr & 0xf; }
 const char *jitflush_midr_name(uint64_t midr);
+/* The L1 lines (bytes) jitflush's table gives for MIDR's core; false, and
+ * nothing written, when the core is not in the table. */
+bool jitflush_midr_lines(uint64_t midr, unsigned *iline, unsigned *dline);
 
 #ifdef __cplusplus
 }

@@ -69,3 +69,13 @@ const char *jitflush_midr_name(uint64_t midr)
   const struct jf_core *core = jf_midr_lookup(midr);
   return core ? core->name : NULL;
 }
+
+bool jitflush_midr_lines(uint64_t midr, unsigned *iline, unsigned *dline)
+{
+  const struct jf_core *core = jf_midr_lookup(midr);
+  if (!core || !iline || !dline)
+    return false;
+  *iline = core->iline;
+  *dline = core->dline;
+  return true;
+}

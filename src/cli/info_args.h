@@ -1,0 +1,40 @@
+/*
+ * jitflush-info's command line. Parsing is a pure function of argv so that
+ * the tests can feed it argument lists without running the program.
+ */
+#ifndef JITFLUSH_INFO_ARGS_H
+#define JITFLUSH_INFO_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum jfi_color { JFI_COLOR_AUTO, JFI_COLOR_ALWAYS, JFI_COLOR_NEVER };
+
+enum jfi_action { JFI_ACTION_REPORT, JFI_ACTION_HELP, JFI_ACTION_VERSION };
+
+struct jfi_args {
+  enum jfi_action action;
+  bool json;
+  bool selftest;
+  double selftest_seconds; /* meaningful when selftest */
+  enum jfi_color color;
+};
+
+/* Default length of --selftest without =SECONDS: long enough for thousands
+ * of functions natively and a few hundred under the emulated rig. */
+#define JFI_SELFTEST_DEFAULT_SECONDS 2.0
+/* An upper bound so that a typo ("--selftest=36000") is caught as one. */
+#define JFI_SELFTEST_MAX_SECONDS 3600.0
+
+/*
+ * Parses argv[1..argc). Returns true on success. On a usage error returns
+ * false and writes one line (no trailing newline) naming the bad argument
+ * into error[0..error_size).
+ */
+bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *error,
+                    size_t error_size);
+
+/* The --help text. */
+extern const char jfi_usage_text[];
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * The verdict: what the per-CPU facts mean for someone who flushes JIT code
+ * on this machine. Pure: computed from struct jitflush_info alone, so the
+ * tests can hand it synthetic machines.
+ */
+#ifndef JITFLUSH_INFO_VERDICT_H
+#define JITFLUSH_INFO_VERDICT_H
+
+#include <stdbool.h>
+
+#include "jitflush.h"
+
+enum jfi_kind {
+  JFI_HOMOGENEOUS,   /* every possible CPU seen, all report the same geometry */
+  JFI_HETEROGENEOUS, /* every CPU seen, and the cores differ (visibly, or
+                        behind a kernel that sanitises CTR_EL0) */
+  JFI_INCOMPLETE,    /* some possible CPUs could not be seen */
+  JFI_PLATFORM,      /* the platform flushes by itself (x86, macOS, Windows) */
+};
+
+enum jfi_safety { JFI_SAFE, JFI_UNSAFE, JFI_UNKNOWN };
+
+/* One well-known way of choosing the stride, judged for this machine. */
+struct jfi_strategy {
+  const char *key;     /* stable JSON name */
+  const char *name;    /* who does it */
+  enum jfi_safety safety;
+  char why[512];
+};
+
+enum { JFI_STRATEGY_FIRST_CORE, JFI_STRATEGY_PER_CALL, JFI_STRATEGY_FIXED_64, JFI_NSTRATEGIES };
+
+struct jfi_verdict {
+  enum jfi_kind kind;
+  bool stride_safe;          /* false: exit status 1 */
+  bool lines_differ;         /* the cores' known lines or IDC/DIC disagree */
+  bool kernel_sanitises_ctr; /* identical CTR_EL0 reads hiding different cores */
+  char sanitise_why[512];    /* the evidence, either way */
+  char unseen[256];          /* cpulist of CPUs not observed, "" if none */
+  char unseen_offline[256];  /* ... of which offline */
+  char unseen_online[256];   /* ... of which online (cpuset, pin refused) */
+  bool possible_unknown;     /* the kernel's list of possible CPUs could not
+                                be read: the CPUs listed are only those this
+                                process may use, others may exist */
+  bool unlisted_incomplete;  /* more possible CPUs than struct jitflush_info
+                                holds (truncated) and the view is not
+                                complete: the unseen ones may be unlisted */
+  char problem[160];         /* why the stride is not safe, "" when it is */
+  struct jfi_strategy strategies[JFI_NSTRATEGIES];
+};
+
+void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *out);
+
+const char *jfi_kind_name(enum jfi_kind kind);
+const char *jfi_safety_name(enum jfi_safety safety);
+
+#endif

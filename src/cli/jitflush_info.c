@@ -1,0 +1,87 @@
+/*
+ * jitflush-info: what jitflush sees on this machine, and whether the usual
+ * ways of flushing JIT code are safe here. Built on the public API only
+ * (plus the MIDR table's line sizes, see info_facts.c).
+ *
+ * Exit status: 0 success, 1 the stride could not be established safely or
+ * the selftest saw a wrong result, 2 usage error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "jitflush.h"
+#include "info_args.h"
+#include "info_output.h"
+#include "info_selftest.h"
+#include "info_verdict.h"
+
+enum { EXIT_OK = 0, EXIT_UNSAFE = 1, EXIT_USAGE = 2 };
+
+/* https://no-color.org: a set, non-empty NO_COLOR turns colour off. */
+static bool want_color(enum jfi_color mode)
+{
+  if (mode != JFI_COLOR_AUTO)
+    return mode == JFI_COLOR_ALWAYS;
+  const char *no_color = getenv("NO_COLOR");
+  if (no_color && no_color[0])
+    return false;
+  return isatty(STDOUT_FILENO);
+}
+
+int main(int argc, char **argv)
+{
+  struct jfi_args args;
+  char error[256];
+  if (!jfi_parse_args(argc, argv, &args, error, sizeof error)) {
+    fprintf(stderr, "jitflush-info: %s (see --help)\n", error);
+    return EXIT_USAGE;
+  }
+  if (args.action == JFI_ACTION_HELP) {
+    fputs(jfi_usage_text, stdout);
+    return EXIT_OK;
+  }
+  if (args.action == JFI_ACTION_VERSION) {
+    printf("jitflush-info %s\n", JITFLUSH_VERSION_STRING);
+    return EXIT_OK;
+  }
+
+  /* ~30 KiB: keep it off the stack of small-stack environments. */
+  static struct jitflush_info info;
+  static struct jfi_verdict verdict;
+  static struct jfi_selftest_result selftest;
+  int status = jitflush_get_info(&info);
+  if (status == JITFLUSH_ERR_ARG) {
+    fprintf(stderr, "jitflush-info: jitflush_get_info refused its argument\n");
+    return EXIT_UNSAFE;
+  }
+  jfi_verdict_compute(&info, &verdict);
+
+  bool selftest_ok = true;
+  if (args.selftest)
+    selftest_ok = jfi_selftest_run(args.selftest_seconds, &selftest);
+
+  bool color = want_color(args.color);
+  if (args.json) {
+    jfi_print_json(stdout, &info, &verdict, args.selftest ? &selftest : NULL);
+  } else {
+    jfi_print_table(stdout, &info, &verdict, color);
+    if (args.selftest)
+      jfi_print_selftest(stdout, &selftest, color);
+  }
+  if (fflush(stdout) != 0) {
+    perror("jitflush-info: writing the report");
+    return EXIT_UNSAFE;
+  }
+  if (!verdict.stride_safe) {
+    fprintf(stderr, "jitflush-info: %s\n", verdict.problem);
+    return EXIT_UNSAFE;
+  }
+  if (!selftest_ok) {
+    fprintf(stderr, "jitflush-info: selftest failed: %s\n",
+            selftest.error[0] ? selftest.error
+            : selftest.first_wrong[0] ? selftest.first_wrong : "no function was verified");
+    return EXIT_UNSAFE;
+  }
+  return EXIT_OK;
+}
