@@ -172,6 +172,8 @@ struct jf_maint_op {
   uint64_t issue_seq;
   unsigned cluster;     /* issuing CPU's cluster (its DminLine) */
   bool is_clean;        /* dc clean, else ic ivau */
+  bool nonexec_view;    /* ic ivau through a non-executable alias
+                           (jf_alias_nonexec_view), when it was issued */
 };
 
 void jf_model_init(void);
@@ -201,6 +203,9 @@ void jf_alias_init(void);
 void jf_alias_free(void);
 /* The address the model keys VA by (jf_lock held). */
 uint64_t jf_alias_canon(uint64_t va);
+/* VA lies in a non-executable mapping of file pages that an executable
+ * mapping also shows: the RW view of double-mapped code (jf_lock held). */
+bool jf_alias_nonexec_view(uint64_t va);
 void jf_alias_syscall(int64_t num, const uint64_t args[6]);
 void jf_alias_syscall_ret(int64_t num, int64_t ret);
 

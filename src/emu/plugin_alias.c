@@ -10,6 +10,16 @@
  * The mappings are learnt from the guest's mmap/munmap syscalls (linux-user
  * passes guest fds through to the host, so fstat on the host names the
  * file). Offsets are page aligned, so cache lines stay aligned.
+ *
+ * Each mapping also remembers whether it is executable (mmap's prot, then
+ * every mprotect), because the I-side does not treat the two views alike:
+ * a VIPT instruction cache is indexed by the virtual address, so an
+ * `ic ivau` through the RW view may miss the lines the RX view filled
+ * (plugin_model.c, "VIPT"). jf_alias_nonexec_view says when an address is
+ * such a view: a non-executable mapping of file pages that some other,
+ * executable, mapping also shows. A file mapped once and flipped between
+ * RW and RX with mprotect has no second view, so maintenance through its
+ * one address always counts.
  */
 #define _GNU_SOURCE /* fstat on a host fd */
 #include <string.h>
@@ -19,6 +29,9 @@
 
 #define NR_MUNMAP 215
 #define NR_MMAP 222
+#define NR_MPROTECT 226
+#define GUEST_PROT_EXEC 0x4
+#define GUEST_PAGE UINT64_C(4096) /* mprotect rounds LEN up to pages */
 #define GUEST_MAP_SHARED 0x01
 #define GUEST_MAP_SHARED_VALIDATE 0x03
 #define CANON_FILE_BIT (UINT64_C(1) << 63)
@@ -27,7 +40,10 @@
 struct alias_map {
   uint64_t va;
   uint64_t len;
-  uint64_t canon; /* canonical address of VA */
+  uint64_t canon;      /* canonical address of VA */
+  bool exec;           /* mapped with PROT_EXEC (now) */
+  bool nonexec_view;   /* not exec, and an exec mapping shows some of the
+                          same file pages (recomputed at every change) */
 };
 
 static GArray *maps;        /* struct alias_map, sorted by va, disjoint */
@@ -45,9 +61,10 @@ void jf_alias_free(void) {
   g_clear_pointer(&file_ids, g_hash_table_destroy);
 }
 
-uint64_t jf_alias_canon(uint64_t va) {
+/* The mapping holding VA, or NULL when VA is in no shared file mapping. */
+static const struct alias_map *find(uint64_t va) {
   if (!maps || maps->len == 0) {
-    return va;
+    return NULL;
   }
   guint lo = 0, hi = maps->len;
   while (lo < hi) {
@@ -58,23 +75,59 @@ uint64_t jf_alias_canon(uint64_t va) {
     } else if (va - m->va >= m->len) {
       lo = mid + 1;
     } else {
-      return m->canon + (va - m->va);
+      return m;
     }
   }
-  return va;
+  return NULL;
+}
+
+uint64_t jf_alias_canon(uint64_t va) {
+  const struct alias_map *m = find(va);
+  return m ? m->canon + (va - m->va) : va;
+}
+
+bool jf_alias_nonexec_view(uint64_t va) {
+  const struct alias_map *m = find(va);
+  return m && m->nonexec_view;
+}
+
+/*
+ * Marks every non-executable mapping whose file range overlaps an
+ * executable mapping's. Per mapping, not per page: an RW view larger than
+ * its RX twin counts as a view over all of its range, which only matters
+ * for pages nothing fetches. Runs at mmap/mprotect/munmap, quadratic in
+ * the number of shared file mappings (a handful in a JIT), so that the
+ * ic ivau callback is a binary search.
+ */
+static void recompute_views(void) {
+  for (guint i = 0; i < maps->len; i++) {
+    struct alias_map *m = &g_array_index(maps, struct alias_map, i);
+    m->nonexec_view = false;
+    for (guint j = 0; !m->exec && j < maps->len; j++) {
+      const struct alias_map *x = &g_array_index(maps, struct alias_map, j);
+      if (j != i && x->exec && x->canon < m->canon + m->len &&
+          m->canon < x->canon + x->len) {
+        m->nonexec_view = true;
+      }
+    }
+  }
 }
 
 /* Forgets every mapping overlapping [va, va + len): replaced or unmapped.
- * A partial unmap drops the whole entry (the rest then counts by VA). */
-static void forget(uint64_t va, uint64_t len) {
+ * A partial unmap drops the whole entry (the rest then counts by VA).
+ * Returns whether any was dropped. */
+static bool forget(uint64_t va, uint64_t len) {
+  bool dropped = false;
   for (guint i = 0; i < maps->len;) {
     const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     if (m->va < va + len && va < m->va + m->len) {
       g_array_remove_index(maps, i);
+      dropped = true;
     } else {
       i++;
     }
   }
+  return dropped;
 }
 
 static gint by_va(gconstpointer a, gconstpointer b) {
@@ -82,10 +135,12 @@ static gint by_va(gconstpointer a, gconstpointer b) {
   return x->va < y->va ? -1 : x->va > y->va;
 }
 
-static void learn(uint64_t va, uint64_t len, int fd, uint64_t offset) {
+/* Returns whether the mapping was learnt (a file fstat could name). */
+static bool learn(uint64_t va, uint64_t len, int fd, uint64_t offset,
+                  bool exec) {
   struct stat st;
   if (fstat(fd, &st) != 0 || offset >= (UINT64_C(1) << CANON_ID_SHIFT)) {
-    return;
+    return false;
   }
   char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev,
                               (uintmax_t)st.st_ino);
@@ -96,13 +151,51 @@ static void learn(uint64_t va, uint64_t len, int fd, uint64_t offset) {
   } else {
     g_free(key);
   }
-  struct alias_map m = {va, len, CANON_FILE_BIT | (id << CANON_ID_SHIFT) | offset};
+  struct alias_map m = {.va = va,
+                        .len = len,
+                        .canon = CANON_FILE_BIT | (id << CANON_ID_SHIFT) | offset,
+                        .exec = exec};
   g_array_append_val(maps, m);
   g_array_sort(maps, by_va);
+  return true;
+}
+
+/*
+ * mprotect(VA, LEN, PROT) succeeded: the part of each mapping inside
+ * [va, va + len) takes the new permission, split off from the rest.
+ * Returns whether any mapping changed.
+ */
+static bool reprotect(uint64_t va, uint64_t len, bool exec) {
+  uint64_t end = va + ((len + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1));
+  bool changed = false;
+  GArray *pieces = g_array_new(false, false, sizeof(struct alias_map));
+  for (guint i = 0; i < maps->len; i++) {
+    const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
+    uint64_t m_end = m->va + m->len;
+    if (m_end <= va || end <= m->va || m->exec == exec) {
+      g_array_append_val(pieces, *m);
+      continue;
+    }
+    changed = true;
+    uint64_t cut[4] = {m->va, MAX(m->va, va), MIN(m_end, end), m_end};
+    for (int k = 0; k < 3; k++) {
+      if (cut[k] < cut[k + 1]) {
+        struct alias_map piece = *m;
+        piece.va = cut[k];
+        piece.len = cut[k + 1] - cut[k];
+        piece.canon = m->canon + (cut[k] - m->va);
+        piece.exec = k == 1 ? exec : m->exec;
+        g_array_append_val(pieces, piece);
+      }
+    }
+  }
+  g_array_unref(maps);
+  maps = pieces; /* still sorted: pieces replace their mapping in order */
+  return changed;
 }
 
 void jf_alias_syscall(int64_t num, const uint64_t args[6]) {
-  if (num == NR_MMAP || num == NR_MUNMAP) {
+  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MPROTECT) {
     memcpy(mmap_args, args, sizeof(mmap_args));
   }
 }
@@ -110,17 +203,30 @@ void jf_alias_syscall(int64_t num, const uint64_t args[6]) {
 void jf_alias_syscall_ret(int64_t num, int64_t ret) {
   if (num == NR_MUNMAP && ret == 0) {
     g_mutex_lock(&jf_lock);
-    forget(mmap_args[0], mmap_args[1]);
+    if (forget(mmap_args[0], mmap_args[1])) {
+      recompute_views();
+    }
+    g_mutex_unlock(&jf_lock);
+  } else if (num == NR_MPROTECT && ret == 0) {
+    g_mutex_lock(&jf_lock);
+    if (reprotect(mmap_args[0], mmap_args[1],
+                  (mmap_args[2] & GUEST_PROT_EXEC) != 0)) {
+      recompute_views();
+    }
     g_mutex_unlock(&jf_lock);
   } else if (num == NR_MMAP && ret >= 0) {
     uint64_t va = (uint64_t)ret, len = mmap_args[1];
     uint64_t flags = mmap_args[3] & GUEST_MAP_SHARED_VALIDATE;
     int fd = (int)mmap_args[4];
     g_mutex_lock(&jf_lock);
-    forget(va, len);
+    bool changed = forget(va, len);
     if ((flags == GUEST_MAP_SHARED || flags == GUEST_MAP_SHARED_VALIDATE) &&
         fd >= 0) {
-      learn(va, len, fd, mmap_args[5]);
+      changed |= learn(va, len, fd, mmap_args[5],
+                       (mmap_args[2] & GUEST_PROT_EXEC) != 0);
+    }
+    if (changed) {
+      recompute_views();
     }
     g_mutex_unlock(&jf_lock);
   }

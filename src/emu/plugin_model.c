@@ -30,7 +30,13 @@
  *               Synchronisation is tracked per thread, not per emulated
  *               core: linux-user runs several guest threads on one emulated
  *               core at the same time, while on hardware a thread switched
- *               onto a core passes an exception return first.
+ *               onto a core passes an exception return first. So "core k
+ *               is synchronised" reads "the thread now on k is": another
+ *               thread's isb or syscall on another core never counts, and
+ *               membarrier SYNC_CORE, which IPIs every core currently
+ *               running one of the process's threads (and lets the others
+ *               pass an exception return when they are scheduled in,
+ *               kernel/sched/membarrier.c), synchronises every live thread.
  *
  * A fetch of W by thread T on core k (cluster c) is STALE unless, after
  * W's last store:
@@ -59,6 +65,24 @@
  * Words are keyed by canonical address (plugin_alias.c), so a store and a
  * clean through a double-mapped RW view reach the word fetched, and
  * invalidated, through the RX view.
+ *
+ * VIPT. The D side behaves as physically indexed and tagged on AArch64, so
+ * a clean through either view reaches the word. The I side need not: CTR_EL0
+ * L1Ip [15:14] says how the L1 instruction cache is indexed (2 VIPT, 3
+ * PIPT; 0 VPIPT, 1 reserved). The Arm ARM (DDI 0487, "Caches in AArch64
+ * state", on VIPT instruction caches) lets a VIPT instruction cache index
+ * by the virtual address of the fetch, so one physical line can sit at a
+ * different index for each VA that maps it ("aliasing is permitted in the
+ * I-cache", arch/arm64/include/asm/cachetype.h), and an invalidate by VA
+ * looks the line up at the index of the VA it was given. Linux treats every
+ * VIPT or reserved L1Ip as aliasing (arch/arm64/kernel/cpuinfo.c, since
+ * 4.11, commit 3689c75af2a3) and invalidates the whole I-cache when it
+ * maintains code through its own linear alias (arch/arm64/mm/flush.c,
+ * sync_icache_aliases). Hence: an ic ivau whose address lies in a
+ * non-executable view of double-mapped pages (jf_alias_nonexec_view) does
+ * not invalidate W for clusters whose L1Ip is VIPT or reserved; for PIPT
+ * and VPIPT clusters it counts like any other. A fetch left stale by it
+ * gets the reason "invalidated through a non-executable alias".
  */
 #include <inttypes.h>
 #include <string.h>
@@ -69,6 +93,18 @@
 #define MODEL_PAGE_SIZE (UINT64_C(1) << MODEL_PAGE_SHIFT)
 #define MODEL_PAGE_WORDS (MODEL_PAGE_SIZE / 4)
 #define MODEL_STALE_KEEP 100
+#define INVAL_SLOTS 3
+#define INVAL_ISSUED(c) (INVAL_SLOTS * (c))
+#define INVAL_DONE(c) (INVAL_SLOTS * (c) + 1)
+#define INVAL_ALIAS(c) (INVAL_SLOTS * (c) + 2)
+/* CTR_EL0.L1Ip [15:14] (Arm ARM D19.2). */
+#define CTR_L1IP(ctr) (((ctr) >> 14) & 3)
+#define L1IP_VPIPT 0
+#define L1IP_PIPT 3
+
+/* The stale reason of a fetch whose only invalidate went through the RW
+ * view (scenario tests match this text). */
+#define REASON_NONEXEC_ALIAS "invalidated through a non-executable alias"
 
 struct jf_word {
   uint64_t store_seq;        /* last store, 0 = never stored */
@@ -79,8 +115,10 @@ struct jf_word {
   bool translated;
   bool insn_cmodx_safe;
   bool pair_cmodx_safe;      /* old and new encodings both CMODX-safe */
-  /* Per cluster c: inval[2c] = latest ic issued, inval[2c+1] = first
-   * completed ic that satisfies step 2. */
+  /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
+   * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2,
+   * inval[INVAL_ALIAS(c)] = latest ic issued through a non-executable alias
+   * that did not count for c (VIPT, see above). */
   uint64_t inval[];
 };
 
@@ -105,6 +143,7 @@ static bool all_idc;             /* every core has CTR_EL0.IDC */
 static unsigned *cluster_iline;  /* bytes, from each cluster's CTR */
 static unsigned *cluster_dline;
 static bool *cluster_dic;
+static bool *cluster_vipt;       /* I-cache indexed by VA (aliasing) */
 static GArray *stale_kept;       /* struct stale_entry, the first 100 */
 
 static unsigned ctr_line_bytes(uint64_t ctr, unsigned shift) {
@@ -119,11 +158,12 @@ static void free_page(gpointer data) {
 
 void jf_model_init(void) {
   unsigned n = jf_config->nclusters;
-  word_size = sizeof(struct jf_word) + 2 * n * sizeof(uint64_t);
+  word_size = sizeof(struct jf_word) + INVAL_SLOTS * n * sizeof(uint64_t);
   word_size = (word_size + 7) & ~(size_t)7;
   cluster_iline = g_new0(unsigned, n);
   cluster_dline = g_new0(unsigned, n);
   cluster_dic = g_new0(bool, n);
+  cluster_vipt = g_new0(bool, n);
   all_idc = true;
   for (unsigned c = 0; c < n; c++) {
     /* CTR_EL0: IminLine [3:0], DminLine [19:16], IDC [28], DIC [29]. */
@@ -131,6 +171,7 @@ void jf_model_init(void) {
     cluster_iline[c] = ctr_line_bytes(ctr, 0);
     cluster_dline[c] = ctr_line_bytes(ctr, 16);
     cluster_dic[c] = (ctr >> 29) & 1;
+    cluster_vipt[c] = CTR_L1IP(ctr) != L1IP_PIPT && CTR_L1IP(ctr) != L1IP_VPIPT;
     all_idc = all_idc && ((ctr >> 28) & 1);
   }
   pages = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
@@ -144,6 +185,7 @@ void jf_model_free(void) {
   g_clear_pointer(&cluster_iline, g_free);
   g_clear_pointer(&cluster_dline, g_free);
   g_clear_pointer(&cluster_dic, g_free);
+  g_clear_pointer(&cluster_vipt, g_free);
 }
 
 uint64_t jf_model_next_seq(void) { return ++model_seq; }
@@ -248,8 +290,14 @@ void jf_model_dc_clean(struct jf_thread *t, uint64_t va) {
   g_array_append_val(t->pending_maint, op);
 }
 
+/* Whether an ic ivau issued through a non-executable alias misses the
+ * lines that cluster C fetched through the executable view (VIPT). */
+static bool inval_misses(const struct jf_maint_op *op, unsigned c) {
+  return op->nonexec_view && cluster_vipt[c];
+}
+
 struct inval_issue {
-  unsigned cluster;
+  size_t slot;  /* INVAL_ISSUED(c) or INVAL_ALIAS(c) */
   uint64_t seq;
 };
 
@@ -257,16 +305,19 @@ static void mark_inval_issued(struct jf_word *w, uint64_t word_va,
                               void *ctx) {
   const struct inval_issue *issue = ctx;
   (void)word_va;
-  w->inval[2 * issue->cluster] = issue->seq;
+  w->inval[issue->slot] = issue->seq;
 }
 
 void jf_model_ic_ivau(struct jf_thread *t, uint64_t va) {
   struct jf_maint_op op = {.addr = va,
                            .issue_seq = ++model_seq,
                            .cluster = jf_cluster_of(t->cpu),
-                           .is_clean = false};
+                           .is_clean = false,
+                           .nonexec_view = jf_alias_nonexec_view(va)};
   for (unsigned c = 0; c < jf_config->nclusters; c++) {
-    struct inval_issue issue = {c, op.issue_seq};
+    struct inval_issue issue = {
+        inval_misses(&op, c) ? INVAL_ALIAS(c) : INVAL_ISSUED(c),
+        op.issue_seq};
     for_each_word_in_line(va, cluster_iline[c], mark_inval_issued, &issue);
   }
   g_array_append_val(t->pending_maint, op);
@@ -310,7 +361,7 @@ static void complete_inval(struct jf_word *w, uint64_t word_va, void *ctx) {
   if (w->store_seq == 0 || cleaned == 0 || c->op->issue_seq <= cleaned) {
     return; /* issued before the clean completed: may refill stale data */
   }
-  uint64_t *done = &w->inval[2 * c->cluster + 1];
+  uint64_t *done = &w->inval[INVAL_DONE(c->cluster)];
   if (*done <= cleaned) {
     *done = c->done_seq;
   }
@@ -330,6 +381,9 @@ void jf_model_dsb(struct jf_thread *t) {
                             complete_clean, &c);
     } else {
       for (unsigned k = 0; k < jf_config->nclusters; k++) {
+        if (inval_misses(op, k)) {
+          continue; /* completes, but never reached k's VA-indexed lines */
+        }
         c.cluster = k;
         for_each_word_in_line(op->addr, cluster_iline[k], complete_inval, &c);
       }
@@ -377,11 +431,13 @@ const char *jf_model_fetch_stale(const struct jf_thread *t,
     reason = w->clean_issue_seq > w->store_seq ? "clean not completed (no dsb)"
                                                : "not cleaned";
   } else if (!cluster_dic[cluster]) {
-    uint64_t inval_done = w->inval[2 * cluster + 1];
+    uint64_t inval_done = w->inval[INVAL_DONE(cluster)];
     if (inval_done <= ready) {
-      uint64_t inval_issued = w->inval[2 * cluster];
+      uint64_t inval_issued = w->inval[INVAL_ISSUED(cluster)];
       if (inval_issued > ready) {
         reason = "invalidate not completed (no dsb)";
+      } else if (w->inval[INVAL_ALIAS(cluster)] > w->store_seq) {
+        reason = REASON_NONEXEC_ALIAS;
       } else if (inval_issued > w->store_seq) {
         reason = "invalidated before the clean completed (no dsb between "
                  "dc and ic)";

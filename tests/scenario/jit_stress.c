@@ -49,6 +49,7 @@
 #include "code_gen.h"
 #include "cpu_pin.h"
 #include "flush_impls.h"
+#include "guest_args.h"
 
 enum {
   EXIT_WRONG_RESULT = 1,
@@ -132,30 +133,6 @@ static void usage(FILE *out)
           MAX_THREADS);
 }
 
-/* Parses an unsigned decimal or 0x number filling the whole text. */
-static bool parse_u64(const char *text, uint64_t *out)
-{
-  if (*text == '\0' || *text == '-' || *text == '+')
-    return false;
-  errno = 0;
-  char *end;
-  unsigned long long v = strtoull(text, &end, 0);
-  if (errno != 0 || *end != '\0')
-    return false;
-  *out = v;
-  return true;
-}
-
-static bool parse_ranged(const char *name, const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
-{
-  if (!parse_u64(text, out) || *out < lo || *out > hi) {
-    fprintf(stderr, "jit_stress: %s: expected a number from %" PRIu64 " to %" PRIu64 ", got '%s'\n", name, lo,
-            hi, text);
-    return false;
-  }
-  return true;
-}
-
 static const struct impl *find_impl(const char *name)
 {
   for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
@@ -197,23 +174,23 @@ static int parse_options(int argc, char **argv, struct options *opt)
         return EXIT_USAGE;
       }
     } else if (IS("--threads")) {
-      if (!parse_ranged("--threads", value, 1, MAX_THREADS, &v))
+      if (!sc_parse_number("jit_stress", "--threads", value, 1, MAX_THREADS, &v))
         return EXIT_USAGE;
       opt->threads = (unsigned)v;
     } else if (IS("--iterations")) {
-      if (!parse_ranged("--iterations", value, 1, 100000000, &v))
+      if (!sc_parse_number("jit_stress", "--iterations", value, 1, 100000000, &v))
         return EXIT_USAGE;
       opt->iterations = (unsigned long)v;
     } else if (IS("--seed")) {
-      if (!parse_ranged("--seed", value, 0, UINT64_MAX, &v))
+      if (!sc_parse_number("jit_stress", "--seed", value, 0, UINT64_MAX, &v))
         return EXIT_USAGE;
       opt->seed = v;
     } else if (IS("--max-bytes")) {
-      if (!parse_ranged("--max-bytes", value, 8, 65536, &v))
+      if (!sc_parse_number("jit_stress", "--max-bytes", value, 8, 65536, &v))
         return EXIT_USAGE;
       opt->max_bytes = (unsigned)v & ~3u;
     } else if (IS("--first-call-cpu")) {
-      if (!parse_ranged("--first-call-cpu", value, 0, CPU_SETSIZE - 1, &v))
+      if (!sc_parse_number("jit_stress", "--first-call-cpu", value, 0, CPU_SETSIZE - 1, &v))
         return EXIT_USAGE;
       opt->first_call_cpu = (int)v;
     } else {
