@@ -3,27 +3,36 @@
  *
  * Not pthread_once: a flush must never block (it may run in a signal
  * handler that interrupted the very thread that is probing), so the state is
- * a three-valued atomic. One caller wins the compare-and-swap and probes;
+ * one atomic word. One caller wins the compare-and-swap and probes;
  * jitflush_init() callers that lose wait for it, flushes that lose use the
  * floor geometry, which is correct on any core, and return at once.
+ *
+ * The "probing" state holds the prober's process ID. POSIX fork() copies
+ * only the calling thread, so a child forked while another thread probed
+ * inherits a probe that will never finish. Any caller that sees a probe
+ * owned by another process knows it is such an orphan and takes it over.
+ * This needs no fork handler: pthread_atfork cannot be registered before
+ * the first state change without a window in which a fork() finds the
+ * state changed and the handler missing.
  */
 #define _GNU_SOURCE 1 /* O_CLOEXEC, syscall(), getauxval under -std=c11 */
 #if defined(__linux__)
-#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal/ctr.h"
 #include "internal/state.h"
 
-enum { STATE_UNINIT, STATE_RUNNING, STATE_DONE };
+/* init_state: STATE_UNINIT, STATE_DONE, or the PID (> 0) of the process
+ * whose thread is probing. */
+enum { STATE_UNINIT = 0, STATE_DONE = -1 };
 
-static _Atomic int init_state = STATE_UNINIT;
+static _Atomic long init_state = STATE_UNINIT;
 /* 0 until published; see pack_geometry. */
 static _Atomic uint64_t geometry_word;
 static struct jf_view the_view;
-static _Atomic bool atfork_registered;
 
 #define GEOMETRY_READY (UINT64_C(1) << 63)
 
@@ -66,20 +75,10 @@ struct jf_geometry jf_geometry_from_view(const struct jf_view *view)
   return g;
 }
 
-/* A fork() while another thread probes leaves the child with a RUNNING
- * state and no prober (only the forking thread survives, POSIX fork()):
- * start over in the child. A finished view is simply inherited: the CPUs
- * did not change, so the child never probes again. */
-static void forget_unfinished_probe_in_child(void)
-{
-  if (atomic_load_explicit(&init_state, memory_order_relaxed) == STATE_RUNNING)
-    jf_state_reset();
-}
-
 static void run_probe(void)
 {
-  if (!atomic_exchange(&atfork_registered, true))
-    pthread_atfork(NULL, NULL, forget_unfinished_probe_in_child);
+  /* A probe orphaned by fork() may have written part of the view. */
+  memset(&the_view, 0, sizeof the_view);
   int rc = jf_probe(&the_view);
   jf_policy_apply(&the_view);
   if (rc == JITFLUSH_ERR_PROBE)
@@ -89,20 +88,34 @@ static void run_probe(void)
   atomic_store_explicit(&init_state, STATE_DONE, memory_order_release);
 }
 
-static bool try_to_become_prober(void)
+/* getpid() is a plain system call (glibc >= 2.25 caches nothing), hence
+ * async-signal-safe, and it is only reached while no probe has finished. */
+static long this_process(void)
 {
-  int expected = STATE_UNINIT;
-  return atomic_compare_exchange_strong_explicit(&init_state, &expected, STATE_RUNNING,
-                                                 memory_order_acquire, memory_order_acquire);
+  return (long)getpid();
+}
+
+/* Takes the probe over if SEEN (the state just read) is unclaimed or a
+ * probe orphaned by fork() in an ancestor process. */
+static bool try_to_become_prober(long seen)
+{
+  long me = this_process();
+  /* A thread of this process is probing. (A grandchild whose PID reuses
+   * that of a dead ancestor that was probing would wait here; that needs
+   * the ancestor to exit and its PID to be recycled within one probe.) */
+  if (seen != STATE_UNINIT && seen == me)
+    return false;
+  return atomic_compare_exchange_strong_explicit(&init_state, &seen, me, memory_order_acquire,
+                                                 memory_order_acquire);
 }
 
 int jf_state_init(void)
 {
   for (;;) {
-    int state = atomic_load_explicit(&init_state, memory_order_acquire);
+    long state = atomic_load_explicit(&init_state, memory_order_acquire);
     if (state == STATE_DONE)
       return the_view.global.status;
-    if (state == STATE_UNINIT && try_to_become_prober()) {
+    if (try_to_become_prober(state)) {
       run_probe();
       return the_view.global.status;
     }
@@ -115,7 +128,10 @@ struct jf_geometry jf_state_geometry(void)
   uint64_t w = atomic_load_explicit(&geometry_word, memory_order_acquire);
   if (w & GEOMETRY_READY)
     return unpack_geometry(w);
-  if (try_to_become_prober()) {
+  long state = atomic_load_explicit(&init_state, memory_order_acquire);
+  if (state == STATE_DONE) /* finished since the first load */
+    return unpack_geometry(atomic_load_explicit(&geometry_word, memory_order_acquire));
+  if (try_to_become_prober(state)) {
     run_probe();
     return unpack_geometry(atomic_load_explicit(&geometry_word, memory_order_acquire));
   }

@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "fakes/exynos_machine.h"
 #include "fakes/fake_cpus.h"
 #include "fakes/fake_fs.h"
 
@@ -12,18 +13,7 @@ extern "C" {
 #include "internal/state.h"
 }
 
-namespace {
-void InstallExynos() {
-  fakecpus::Machine m;
-  for (int i = 0; i < 4; i++) m.cpus.push_back({0x84448004, 0x410fd034});
-  for (int i = 0; i < 4; i++) m.cpus.push_back({0x84448005, 0x531f0011});
-  m.start_cpu = 6;
-  fakecpus::Install(m);
-  fakefs::Reset();
-  fakefs::CreateFile("/sys/devices/system/cpu/possible", "0-7\n");
-  jf_state_reset();
-}
-}  // namespace
+using fakeexynos::InstallExynos;
 
 TEST(State, SixtyFourConcurrentFirstCallsProbeExactlyOnce) {
   InstallExynos();
