@@ -16,6 +16,8 @@ pkgs+=(gcc-mingw-w64-x86-64-posix gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
 pkgs+=(nlohmann-json3-dev)
 # Fuzzing and sanitizers.
 pkgs+=(clang libclang-rt-14-dev)
+# Static check of the users' CI recipe (ci/github-actions.yml).
+pkgs+=(yamllint)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 version_at_least() { dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo 0)" ge "$2"; }

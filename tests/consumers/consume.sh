@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# One consumer test: obtains jitflush one way, cross-builds examples/minimal_jit
+# for aarch64 from a fresh build directory, and runs it under stock
+# qemu-aarch64. Each step below is what the README's quick start for that
+# way says, so the quick starts are tested as written.
+#
+#   consume.sh add_subdirectory|fetchcontent|copy-in          SRC WORK
+#   consume.sh install relative|absolute                       SRC WORK
+#   consume.sh find_package|pkg-config relative|absolute       SRC WORK
+#
+# install is the fixture of find_package and pkg-config: a fresh aarch64
+# build of the library (and CLI) installed into WORK/install-<kind>/prefix,
+# with CMAKE_INSTALL_LIBDIR relative (lib) or absolute and outside the
+# prefix (the Nix layout, where ${prefix}/${libdir} would be wrong).
+#
+# Environment: QEMU (default qemu-aarch64), AARCH64_CC (aarch64-linux-gnu-gcc),
+# SYSROOT (/usr/aarch64-linux-gnu).
+# Exit status: 0 pass, 1 an expectation failed, 2 usage.
+set -euo pipefail
+
+mode=${1:-}
+if [ "$mode" = install ] || [ "$mode" = find_package ] || [ "$mode" = pkg-config ]; then
+  kind=${2:-}
+  shift 2 || true
+  case "$kind" in relative|absolute) ;; *) echo "consume.sh: $mode needs relative|absolute" >&2; exit 2 ;; esac
+else
+  shift || true
+fi
+[ $# -eq 2 ] || { echo "usage: consume.sh MODE [KIND] SRC WORK" >&2; exit 2; }
+src=$(cd "$1" && pwd)
+work=$2
+qemu=${QEMU:-qemu-aarch64}
+cc=${AARCH64_CC:-aarch64-linux-gnu-gcc}
+sysroot=${SYSROOT:-/usr/aarch64-linux-gnu}
+toolchain=$src/cmake/aarch64-linux-gnu.cmake
+version=$(sed -n 's/^#define JITFLUSH_VERSION_STRING "\(.*\)"/\1/p' "$src/include/jitflush.h")
+
+fail() { echo "consume.sh $mode: FAIL: $*" >&2; exit 1; }
+run() { echo "+ $*" >&2; "$@"; }
+
+# The example must run on the emulated aarch64 and say that every one of
+# its rounds of rewritten code computed the right result.
+run_example() {
+  local exe=$1 out rc=0
+  aarch64-linux-gnu-readelf -h "$exe" | grep -q 'Machine:.*AArch64' || fail "$exe is not an aarch64 executable"
+  out=$("$qemu" -L "$sysroot" "$exe" 2>&1) || rc=$?
+  echo "$out"
+  [ "$rc" -eq 0 ] || fail "$exe exited with $rc"
+  printf '%s\n' "$out" | grep -q "^minimal_jit: ok: 8 rounds of 300 instructions on aarch64 (jitflush $version, aarch64-linux," ||
+    fail "$exe did not report 8 correct rounds on aarch64-linux with jitflush $version"
+}
+
+# A project that vendors jitflush must get the library and nothing else: no
+# tests, CLI or rig built, and nothing of jitflush's installed.
+check_not_top_level() {
+  local build=$1
+  for opt in JITFLUSH_BUILD_TESTS JITFLUSH_BUILD_CLI JITFLUSH_BUILD_RIG JITFLUSH_INSTALL; do
+    grep -q "^$opt:BOOL=OFF$" "$build/CMakeCache.txt" || fail "$opt is not OFF inside another project"
+  done
+  [ ! -e "$build/jitflush/src/cli/jitflush-info" ] || fail "the CLI was built inside another project"
+  run cmake --install "$build" --prefix "$build/install-check" >/dev/null
+  if [ -d "$build/install-check" ] && [ -n "$(find "$build/install-check" -type f)" ]; then
+    fail "cmake --install of the consumer installed jitflush files: $(find "$build/install-check" -type f | head -3)"
+  fi
+}
+
+prefix_of() { echo "$work/install-$1/prefix"; }
+libdir_of() {
+  if [ "$1" = relative ]; then echo "$(prefix_of "$1")/lib"; else echo "$work/install-$1/nix-style-libdir"; fi
+}
+
+case "$mode" in
+add_subdirectory)
+  b=$work/add_subdirectory
+  rm -rf "$b"
+  run cmake -S "$src/examples" -B "$b" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+    -DJITFLUSH_FROM=add_subdirectory -DJITFLUSH_CHECKOUT="$src" >/dev/null
+  run cmake --build "$b"
+  check_not_top_level "$b"
+  run_example "$b/minimal_jit"
+  ;;
+
+fetchcontent)
+  b=$work/fetchcontent
+  rm -rf "$b"
+  mkdir -p "$b"
+  # A release tarball of this tree (what a FetchContent user downloads),
+  # without build trees, caches and git metadata.
+  tarball=$b/jitflush-$version.tar.gz
+  run tar -czf "$tarball" --exclude=./build --exclude=./.cache --exclude=./.git \
+    --transform "s,^\\./,jitflush-$version/," -C "$src" .
+  run cmake -S "$src/examples" -B "$b/build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+    -DJITFLUSH_FROM=FetchContent -DJITFLUSH_URL="file://$tarball" >/dev/null
+  run cmake --build "$b/build"
+  [ -f "$b/build/_deps/jitflush-src/include/jitflush.h" ] || fail "FetchContent did not unpack the tarball into _deps/jitflush-src"
+  check_not_top_level "$b/build"
+  run_example "$b/build/minimal_jit"
+  ;;
+
+install)
+  b=$work/install-$kind
+  rm -rf "$b"
+  libdir_args=()
+  [ "$kind" = absolute ] && libdir_args=(-DCMAKE_INSTALL_LIBDIR="$(libdir_of absolute)")
+  run cmake -S "$src" -B "$b/build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release \
+    -DJITFLUSH_BUILD_TESTS=OFF -DJITFLUSH_BUILD_RIG=OFF -DJITFLUSH_BUILD_CLI=ON \
+    -DCMAKE_INSTALL_PREFIX="$(prefix_of "$kind")" "${libdir_args[@]}" >/dev/null
+  run cmake --build "$b/build"
+  run cmake --install "$b/build"
+  libdir=$(libdir_of "$kind")
+  prefix=$(prefix_of "$kind")
+  for f in "$libdir/libjitflush.a" "$prefix/include/jitflush.h" "$prefix/bin/jitflush-info" \
+           "$libdir/cmake/jitflush/jitflush-config.cmake" "$libdir/cmake/jitflush/jitflush-config-version.cmake" \
+           "$libdir/cmake/jitflush/jitflush-targets.cmake" "$libdir/pkgconfig/jitflush.pc"; do
+    [ -f "$f" ] || fail "not installed: $f"
+  done
+  ;;
+
+find_package)
+  libdir=$(libdir_of "$kind")
+  cmakedir=$libdir/cmake/jitflush
+  [ -f "$cmakedir/jitflush-config.cmake" ] || fail "no installed package at $cmakedir (the install fixture failed?)"
+  b=$work/find_package-$kind
+  rm -rf "$b"
+  # The cross toolchain searches packages only under its sysroot
+  # (CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY), so name the package directory.
+  run cmake -S "$src/examples" -B "$b" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
+    -DJITFLUSH_FROM=find_package -Djitflush_DIR="$cmakedir" >/dev/null
+  run cmake --build "$b"
+  grep -qF "$libdir/libjitflush.a" "$b/build.ninja" || fail "minimal_jit is not linked with the installed $libdir/libjitflush.a"
+  grep -q 'add_executable(jitflush::info IMPORTED)' "$cmakedir"/jitflush-targets*.cmake ||
+    fail "the package does not export jitflush::info"
+  # Version requests, semantic versioning before 1.0: same minor only.
+  run cmake -DDIR="$cmakedir" -DVERSION="$version" -P "$src/tests/consumers/check_version.cmake"
+  run_example "$b/minimal_jit"
+  ;;
+
+pkg-config)
+  libdir=$(libdir_of "$kind")
+  [ -f "$libdir/pkgconfig/jitflush.pc" ] || fail "no installed jitflush.pc under $libdir (the install fixture failed?)"
+  b=$work/pkg-config-$kind
+  rm -rf "$b"
+  mkdir -p "$b"
+  # Only the installed package: not the machine's own .pc directories.
+  export PKG_CONFIG_LIBDIR=$libdir/pkgconfig PKG_CONFIG_PATH=
+  got=$(pkg-config --modversion jitflush) || fail "pkg-config cannot read jitflush.pc"
+  [ "$got" = "$version" ] || fail "pkg-config --modversion says $got, the header $version"
+  pc_libdir=$(pkg-config --variable=libdir jitflush)
+  pc_includedir=$(pkg-config --variable=includedir jitflush)
+  [ "$pc_libdir" = "$libdir" ] || fail "jitflush.pc libdir is '$pc_libdir', want '$libdir'"
+  [ -f "$pc_includedir/jitflush.h" ] || fail "jitflush.pc includedir '$pc_includedir' has no jitflush.h"
+  run make -C "$src/examples" pkg-config CC="$cc" CFLAGS="-O2 -Werror" O="$b"
+  run_example "$b/minimal_jit"
+  ;;
+
+copy-in)
+  b=$work/copy-in
+  rm -rf "$b"
+  run "$src/ci/amalgamate.sh" "$b/third_party/jitflush" >/dev/null
+  [ "$(ls "$b/third_party/jitflush")" = "$(printf 'jitflush.c\njitflush.h')" ] ||
+    fail "ci/amalgamate.sh should write exactly jitflush.c and jitflush.h"
+  # Compiles alone, with no build system and no include path but its own
+  # folder, warning-free, for x86_64 and aarch64; the AArch64 flush loop is
+  # in the aarch64 object only (the platform guards survived).
+  for c in cc "$cc"; do
+    obj=$b/jitflush-$(basename "$c").o
+    (cd "$b/third_party/jitflush" && run "$c" -std=c11 -O2 -Wall -Wextra -Werror -c jitflush.c -o "$obj")
+  done
+  if command -v clang >/dev/null; then
+    (cd "$b/third_party/jitflush" && run clang -std=c11 -O2 -Wall -Wextra -Werror -c jitflush.c -o "$b/jitflush-clang.o")
+  fi
+  aarch64-linux-gnu-objdump -d "$b/jitflush-$(basename "$cc").o" > "$b/aarch64.dis"
+  for insn in 'dc[[:space:]]+cvau' 'dc[[:space:]]+civac' 'ic[[:space:]]+ivau' 'dsb[[:space:]]+ish' 'isb' 'mrs[[:space:]]+x[0-9]+, ctr_el0'; do
+    grep -Eq "$insn" "$b/aarch64.dis" || fail "the aarch64 object has no '$insn'"
+  done
+  ! nm "$b/jitflush-cc.o" | grep -q jf_flush_lines_aarch64 || fail "the x86_64 object contains the AArch64 flush loop"
+  # The same example, the Makefile way: natively (x86 code path) and for aarch64.
+  mkdir -p "$b/native"
+  run make -C "$src/examples" copy-in CC=cc CFLAGS="-O2 -Werror" JITFLUSH="$b/third_party/jitflush" O="$b/native"
+  native_out=$("$b/native/minimal_jit") || fail "the native copy-in build failed to run"
+  echo "$native_out"
+  printf '%s\n' "$native_out" | grep -q '^minimal_jit: ok: 8 rounds' || fail "native minimal_jit did not report 8 correct rounds"
+  run make -C "$src/examples" copy-in CC="$cc" CFLAGS="-O2 -Werror" JITFLUSH="$b/third_party/jitflush" O="$b"
+  run_example "$b/minimal_jit"
+  ;;
+
+*)
+  echo "consume.sh: unknown mode '$mode'" >&2
+  exit 2
+  ;;
+esac
+echo "consume.sh $mode${kind:+ $kind}: PASS"
