@@ -15,7 +15,7 @@ kinds=("$@")
 [ "${#kinds[@]}" -gt 0 ] || kinds=(asan tsan)
 
 targets=(host_tests host_api_tests
-         hardening_state_tests hardening_fork_window_tests hardening_seccomp_tests
+         hardening_state_tests hardening_seccomp_tests
          hardening_range_tests)
 
 # halt_on_error: a report is a failure, not a log line. die_after_fork=0:

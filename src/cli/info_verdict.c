@@ -6,7 +6,10 @@
  *   once and kept in a static, so the first caller's core sets the stride;
  * - per-call reads, V8 / Valgrind / the clear-cache crate: CTR_EL0 read on
  *   every call, wrong when the thread migrates in mid-flush;
- * - a fixed 64-byte stride (Wasmtime): wrong on any core with smaller lines.
+ * - a fixed 64-byte stride with no dc cvau, then membarrier (Wasmtime): wrong
+ *   on any core with smaller lines, and on any core without IDC, which needs
+ *   the clean to the Point of Unification that it leaves out (Arm ARM
+ *   B2.4.4, "Concurrent modification and execution of instructions").
  *
  * Both read-based strategies are unsafe exactly when two cores the process
  * may run on disagree: on a larger line (the stride skips lines of the
@@ -70,6 +73,7 @@ struct extremes {
   const struct jitflush_cpu_info *max_i, *min_i, *max_d, *min_d;
   const struct jitflush_cpu_info *idc_yes, *idc_no, *dic_yes, *dic_no;
   unsigned nknown_lines;   /* CPUs with both lines known */
+  unsigned nknown_idc_dic; /* CPUs with IDC/DIC known */
   unsigned nobserved;
 };
 
@@ -95,6 +99,7 @@ static void find_extremes(const struct jitflush_info *info, struct extremes *x)
     if (c->observed)
       x->nobserved++;
     if (jfi_idc_dic_known(c)) {
+      x->nknown_idc_dic++;
       if (c->idc && !x->idc_yes)
         x->idc_yes = c;
       if (!c->idc && !x->idc_no)
@@ -247,8 +252,8 @@ static void judge_read_strategy(const struct jitflush_info *info, const struct e
   }
 }
 
-static void judge_fixed_64(const struct jitflush_info *info, const struct extremes *x,
-                           const struct jfi_verdict *v, struct jfi_strategy *s)
+static void judge_fixed_64_no_clean(const struct jitflush_info *info, const struct extremes *x,
+                                    const struct jfi_verdict *v, struct jfi_strategy *s)
 {
   char label[64];
   const struct jitflush_cpu_info *small = NULL;
@@ -264,17 +269,23 @@ static void judge_fixed_64(const struct jitflush_info *info, const struct extrem
     s->safety = JFI_UNSAFE;
     snprintf(s->why, sizeof s->why, "%s has %u-byte %c lines; a 64-byte stride skips %s",
              cpu_label(small, label, sizeof label), line, which, skip);
-  } else if (x->nknown_lines < info->ncpus) {
+  } else if (x->idc_no) {
+    /* The stride is fine, but without IDC the new instructions may still
+     * sit dirty in the D-cache when the I-cache refills from L2. */
+    s->safety = JFI_UNSAFE;
+    snprintf(s->why, sizeof s->why, "the 64-byte stride covers every line, but %s has IDC=0 and needs "
+             "the dc cvau this strategy leaves out", cpu_label(x->idc_no, label, sizeof label));
+  } else if (x->nknown_lines < info->ncpus || x->nknown_idc_dic < info->ncpus) {
     s->safety = JFI_UNKNOWN;
-    snprintf(s->why, sizeof s->why, "no known line is below 64 bytes, but nothing is known about "
-             "the lines of CPUs %.200s", v->unseen);
+    snprintf(s->why, sizeof s->why, "no known line is below 64 bytes and no known core lacks IDC, but "
+             "nothing is known about CPUs %.200s", v->unseen);
   } else if (!x->min_i || !x->min_d) {
     s->safety = JFI_UNKNOWN;
     snprintf(s->why, sizeof s->why, "no line size is known");
   } else {
     s->safety = JFI_SAFE;
-    snprintf(s->why, sizeof s->why, "no core has lines below 64 bytes (smallest: I %u, D %u)",
-             x->min_i->iline, x->min_d->dline);
+    snprintf(s->why, sizeof s->why, "no core has lines below 64 bytes (smallest: I %u, D %u) and every "
+             "core has IDC", x->min_i->iline, x->min_d->dline);
   }
 }
 
@@ -326,7 +337,7 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
   s[JFI_STRATEGY_PER_CALL].key = "per_call_read";
   s[JFI_STRATEGY_PER_CALL].name = "CTR_EL0 read on every call (V8, Valgrind, clear-cache crate)";
   s[JFI_STRATEGY_FIXED_64].key = "fixed_64";
-  s[JFI_STRATEGY_FIXED_64].name = "fixed 64-byte stride (Wasmtime)";
+  s[JFI_STRATEGY_FIXED_64].name = "fixed 64-byte stride, no dc cvau (Wasmtime)";
 
   bool platform = info->ncpus == 0 && info->iline_source == JITFLUSH_SRC_PLATFORM;
   if (platform) {
@@ -341,7 +352,7 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
   }
   judge_read_strategy(info, &x, v, false, &s[JFI_STRATEGY_FIRST_CORE]);
   judge_read_strategy(info, &x, v, true, &s[JFI_STRATEGY_PER_CALL]);
-  judge_fixed_64(info, &x, v, &s[JFI_STRATEGY_FIXED_64]);
+  judge_fixed_64_no_clean(info, &x, v, &s[JFI_STRATEGY_FIXED_64]);
 
   if (!info->complete || info->ncpus == 0) {
     v->kind = JFI_INCOMPLETE;

@@ -141,8 +141,12 @@ TEST(Verdict, Exynos8890IsHeterogeneousAndBothReadStrategiesAreUnsafe)
   EXPECT_FALSE(v.kernel_sanitises_ctr);
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_UNSAFE);
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_PER_CALL).safety, JFI_UNSAFE);
-  // 64-byte lines everywhere on the D side and >= 64 on the I side.
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_SAFE);
+  // 64-byte lines everywhere on the D side and >= 64 on the I side, but no
+  // core has IDC: Wasmtime's missing dc cvau is what breaks it here.
+  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
+  std::string fixed_why = Strategy(v, JFI_STRATEGY_FIXED_64).why;
+  EXPECT_NE(fixed_why.find("IDC=0"), std::string::npos) << fixed_why;
+  EXPECT_NE(fixed_why.find("dc cvau"), std::string::npos) << fixed_why;
   std::string why = Strategy(v, JFI_STRATEGY_FIRST_CORE).why;
   EXPECT_NE(why.find("CPU 4 (Exynos M1, I-line 128)"), std::string::npos) << why;
   EXPECT_NE(why.find("CPU 0 (Cortex-A53, I-line 64)"), std::string::npos) << why;
@@ -192,8 +196,23 @@ TEST(Verdict, SameCoreEverywhereIsNotSanitising)
   jfi_verdict_compute(info.get(), &v);
   EXPECT_EQ(v.kind, JFI_HOMOGENEOUS);
   EXPECT_FALSE(v.kernel_sanitises_ctr);
+  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_SAFE);
+  EXPECT_EQ(Strategy(v, JFI_STRATEGY_PER_CALL).safety, JFI_SAFE);
+  // A53 has IDC=0: the clean Wasmtime leaves out is needed even here.
+  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
+}
+
+TEST(Verdict, HomogeneousIdcDicSystemIsSafeForEveryStrategy)
+{
+  std::vector<CpuFacts> cpus;
+  for (int i = 0; i < 4; i++)
+    cpus.push_back(CpuFacts{i, true, true, kN2Ctr, kN2Midr, false, 64, 64});
+  auto info = Build(cpus);
+  jfi_verdict v;
+  jfi_verdict_compute(info.get(), &v);
+  EXPECT_EQ(v.kind, JFI_HOMOGENEOUS);
   for (int s = 0; s < JFI_NSTRATEGIES; s++)
-    EXPECT_EQ(Strategy(v, s).safety, JFI_SAFE) << Strategy(v, s).key;
+    EXPECT_EQ(Strategy(v, s).safety, JFI_SAFE) << Strategy(v, s).key << ": " << Strategy(v, s).why;
 }
 
 TEST(Verdict, OfflineBigClusterIsIncompleteAndNamesTheFloor)
@@ -213,7 +232,13 @@ TEST(Verdict, OfflineBigClusterIsIncompleteAndNamesTheFloor)
   EXPECT_EQ(info->iline, (unsigned)JITFLUSH_FLOOR_LINE);
   // The seen CPUs already disagree: unsafe whatever 6-7 are.
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_UNSAFE);
-  // Nothing is known about 6-7's lines.
+  // Nothing is known about 6-7's lines, but the A53s seen lack IDC.
+  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
+  // All seen CPUs have IDC: only then does the unknown rest matter.
+  for (int i = 0; i < 6; i++)
+    cpus[i].ctr = kN2Ctr;
+  info = Build(cpus);
+  jfi_verdict_compute(info.get(), &v);
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNKNOWN);
 }
 
