@@ -18,6 +18,8 @@ pkgs+=(nlohmann-json3-dev)
 pkgs+=(clang libclang-rt-14-dev)
 # Static check of the users' CI recipe (ci/github-actions.yml).
 pkgs+=(yamllint)
+# Validation of jitflush-info --json against docs/jitflush-info.schema.json.
+pkgs+=(python3-jsonschema)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 version_at_least() { dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo 0)" ge "$2"; }
