@@ -5,6 +5,10 @@
 # way says, so the quick starts are tested as written.
 #
 #   consume.sh add_subdirectory|fetchcontent|copy-in          SRC WORK
+#   consume.sh host-add_subdirectory                           SRC WORK
+#
+# host-add_subdirectory builds the same example for the machine itself
+# (x86_64 here) with -Werror, and runs it natively.
 #   consume.sh install relative|absolute                       SRC WORK
 #   consume.sh find_package|pkg-config relative|absolute       SRC WORK
 #
@@ -78,6 +82,23 @@ add_subdirectory)
   run cmake --build "$b"
   check_not_top_level "$b"
   run_example "$b/minimal_jit"
+  ;;
+
+host-add_subdirectory)
+  # The same consumer project for the build machine, warnings as errors:
+  # a program that only links jitflush::jitflush builds cleanly there too.
+  b=$work/host-add_subdirectory
+  rm -rf "$b"
+  run cmake -S "$src/examples" -B "$b" -G Ninja -DJITFLUSH_FROM=add_subdirectory -DJITFLUSH_CHECKOUT="$src" \
+    -DCMAKE_C_FLAGS="-Wall -Wextra -Werror" >/dev/null
+  log=$(cmake --build "$b" 2>&1) || { echo "$log"; fail "the host build failed"; }
+  printf '%s\n' "$log" | grep -qi 'warning' && { echo "$log"; fail "the host build printed warnings"; }
+  check_not_top_level "$b"
+  arch=$(uname -m)
+  out=$("$b/minimal_jit") || fail "$b/minimal_jit exited with $?"
+  echo "$out"
+  printf '%s\n' "$out" | grep -q "^minimal_jit: ok: 8 rounds of 300 instructions on $arch (jitflush $version," ||
+    fail "minimal_jit did not report 8 correct rounds on $arch with jitflush $version"
   ;;
 
 fetchcontent)
