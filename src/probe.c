@@ -3,7 +3,7 @@
  *
  * CTR_EL0 and MIDR_EL1 describe only the core that executes the mrs, so the
  * only way to learn another core's values is to run there. A helper thread
- * pins itself to each CPU the process may use and reads both registers; the
+ * pins itself to each possible CPU in turn and reads both registers; the
  * caller's own affinity is never touched, so a JIT thread the application
  * pinned stays pinned. CPUs the helper cannot reach (offline, outside the
  * cpuset, or pinning refused by seccomp) keep only what sysfs says about
@@ -119,13 +119,15 @@ int jf_probe(struct jf_view *view)
     }
   }
 
-  /* Try every possible CPU we may run on; online is not required because
-   * the online list may be missing or stale, and pinning an offline CPU
-   * simply fails. */
+  /* Try every possible CPU, not only those in the caller's mask: a JIT
+   * thread the application pinned to one core would otherwise leave the
+   * view incomplete and every flush paying the per-call guard. The kernel
+   * lets a thread move to any online CPU of its cpuset whatever its current
+   * mask, and refuses the others with EINVAL (sched_setaffinity(2),
+   * kernel/sched/core.c: the new mask is intersected with the cpuset's), so
+   * an offline CPU, one outside the cpuset or a stale online list costs one
+   * failed system call and nothing else. */
   struct probe_job job = { .view = view, .targets = possible };
-  if (allowed_known)
-    for (unsigned i = 0; i < JF_MAX_CPUS / 64; i++)
-      job.targets.bits[i] &= allowed.bits[i];
 
   pthread_t thread;
   if (pthread_create(&thread, NULL, probe_thread, &job) != 0)

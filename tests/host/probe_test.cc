@@ -89,6 +89,24 @@ TEST(Probe, CpusetHidingTheLittleCoresStillFindsTheirLine) {
   EXPECT_EQ(v->global.status, JITFLUSH_INCOMPLETE);
 }
 
+// The first flush comes from a thread the application pinned to one LITTLE
+// core, in a process whose cpuset allows every core: the helper still
+// reaches all eight (the kernel only refuses CPUs outside the cpuset), so
+// the view is complete and no flush pays the per-call CTR_EL0 read.
+TEST(Probe, CallerPinnedToOneCoreStillObservesTheWholeCpuset) {
+  fakecpus::Machine m = Exynos();
+  m.caller_mask = {true, false, false, false, false, false, false, false};
+  m.start_cpu = 0;
+  fakecpus::Install(m);
+  ExynosSysfs(m);
+  auto v = Probe();
+  for (int cpu = 0; cpu < 8; cpu++) EXPECT_TRUE(v->cpus[cpu].observed) << "cpu " << cpu;
+  EXPECT_TRUE(v->global.complete);
+  EXPECT_FALSE(v->global.per_call_guard);
+  EXPECT_EQ(v->global.iline, 64u);
+  EXPECT_EQ(v->global.status, JITFLUSH_OK);
+}
+
 TEST(Probe, OfflineCpusWithoutSysfsFallToTheFloor) {
   fakecpus::Machine m = Exynos();
   for (int i = 4; i < 8; i++) m.cpus[i].online = false;

@@ -17,6 +17,9 @@ int Current() { return pinned >= 0 ? pinned : machine.start_cpu; }
 bool Allowed(unsigned cpu) {
   return machine.allowed.empty() || (cpu < machine.allowed.size() && machine.allowed[cpu]);
 }
+bool InCallerMask(unsigned cpu) {
+  return machine.caller_mask.empty() || (cpu < machine.caller_mask.size() && machine.caller_mask[cpu]);
+}
 }  // namespace
 void Install(const Machine& m) {
   machine = m;
@@ -32,7 +35,7 @@ extern "C" bool jf_os_get_affinity(struct jf_cpuset* out) {
   jf_cpuset_clear(out);
   if (machine.affinity_refused) return false;
   for (unsigned cpu = 0; cpu < machine.cpus.size(); cpu++)
-    if (Allowed(cpu) && machine.cpus[cpu].online) jf_cpuset_add(out, cpu);
+    if (Allowed(cpu) && InCallerMask(cpu) && machine.cpus[cpu].online) jf_cpuset_add(out, cpu);
   return true;
 }
 

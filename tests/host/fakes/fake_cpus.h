@@ -15,7 +15,9 @@ struct Cpu {
 };
 struct Machine {
   std::vector<Cpu> cpus;
-  std::vector<bool> allowed;  // empty: every CPU
+  std::vector<bool> allowed;  // the cpuset; empty: every CPU
+  std::vector<bool> caller_mask;  // the calling thread's own affinity,
+                                  // within allowed; empty: all of allowed
   bool pinning_refused = false;  // seccomp denying sched_setaffinity
   bool affinity_refused = false;
   bool cpuid_hwcap = true;       // MIDR_EL1 readable at EL0
