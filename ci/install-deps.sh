@@ -18,6 +18,8 @@ pkgs+=(nlohmann-json3-dev)
 pkgs+=(clang libclang-rt-14-dev)
 # Static check of the users' CI recipe (ci/github-actions.yml).
 pkgs+=(yamllint)
+# ci/bench.sh: the host micro-benchmark (Google Benchmark) and its plot.
+pkgs+=(libbenchmark-dev gnuplot-nox)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 version_at_least() { dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo 0)" ge "$2"; }
