@@ -20,6 +20,8 @@ pkgs+=(clang libclang-rt-14-dev)
 pkgs+=(yamllint)
 # Validation of jitflush-info --json against docs/jitflush-info.schema.json.
 pkgs+=(python3-jsonschema)
+# ci/bench.sh: the host micro-benchmark (Google Benchmark) and its plot.
+pkgs+=(libbenchmark-dev gnuplot-nox)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 version_at_least() { dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo 0)" ge "$2"; }

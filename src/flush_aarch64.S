@@ -9,15 +9,16 @@
  *
  * void jf_flush_lines_aarch64(uintptr_t d_first, uintptr_t d_last,
  *                             uintptr_t i_first, uintptr_t i_last,
- *                             unsigned dline, unsigned iline, unsigned flags)
+ *                             uintptr_t dline, uintptr_t iline, unsigned flags)
  *   x0..x1 the bytes to clean, x2..x3 the bytes to invalidate: the same
  *   range for ordinary code, the RW and RX views of double-mapped code (the
  *   clean goes through the writable alias that holds the dirty lines, the
  *   invalidate through the executable one, since a VIPT I-cache is indexed
  *   by the address that fetches). Each range is given by its LAST byte
  *   (inclusive), so one that ends at the top of the address space needs no
- *   end pointer that wrapped to 0. w4, w5 line sizes in bytes (powers of
- *   two); w6 flags below.
+ *   end pointer that wrapped to 0. x4, x5 line sizes in bytes (powers of
+ *   two, full 64-bit registers so that no extension is needed); w6 flags
+ *   below, in the bit order of internal/state.h's geometry word.
  * The loops compare before they advance and use a plain add (no flags),
  * so the address never wraps past the last line.
  * DC and IC take the full 64-bit address in a 64-bit register.
@@ -35,24 +36,23 @@
         .type   jf_flush_lines_aarch64, %function
 jf_flush_lines_aarch64:
         .cfi_startproc
-        uxtw    x4, w4
-        uxtw    x5, w5
         tbnz    w6, #FLAG_IDC, .Lclean_done
         sub     x8, x4, #1
         bic     x9, x0, x8                  // first D-line
         bic     x10, x1, x8                 // last D-line
-        tbnz    w6, #FLAG_CIVAC, .Lcivac_loop
-.Lcvau_loop:
-        dc      cvau, x9
-        cmp     x9, x10
-        add     x9, x9, x4
-        b.ne    .Lcvau_loop
-        b       .Lclean_done
+        tbz     w6, #FLAG_CIVAC, .Lcvau_loop
+        // The errata path jumps back, so the common cvau path falls through.
 .Lcivac_loop:
         dc      civac, x9
         cmp     x9, x10
         add     x9, x9, x4
         b.ne    .Lcivac_loop
+        b       .Lclean_done
+.Lcvau_loop:
+        dc      cvau, x9
+        cmp     x9, x10
+        add     x9, x9, x4
+        b.ne    .Lcvau_loop
 .Lclean_done:
         // Even with IDC a dsb is needed: it orders the stores that wrote
         // the code before the instruction fetches (CTR_EL0.IDC description).
@@ -73,6 +73,26 @@ jf_flush_lines_aarch64:
         ret
         .cfi_endproc
         .size   jf_flush_lines_aarch64, . - jf_flush_lines_aarch64
+
+/*
+ * void jf_flush_sync_aarch64(void)
+ *   Every core has IDC and DIC: no line needs maintenance, only the
+ *   barriers. The dsb orders the stores that wrote the code before the
+ *   fetches (CTR_EL0.IDC description); the isb resynchronises this core's
+ *   pipeline. The flush path branches here before decoding any line size,
+ *   so its cost does not depend on N (DESIGN.md section 6).
+ */
+        .p2align 4
+        .globl  jf_flush_sync_aarch64
+        .hidden jf_flush_sync_aarch64
+        .type   jf_flush_sync_aarch64, %function
+jf_flush_sync_aarch64:
+        .cfi_startproc
+        dsb     ish
+        isb
+        ret
+        .cfi_endproc
+        .size   jf_flush_sync_aarch64, . - jf_flush_sync_aarch64
 
         .section .note.GNU-stack, "", %progbits
 #endif

@@ -1,6 +1,7 @@
 /* AArch64 Linux and Android: probe every core, flush with the minimum. */
 #include "internal/platform.h"
 #if JF_PLATFORM_AARCH64_LINUX
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "jitflush.h"
@@ -12,13 +13,15 @@
 enum { FLAG_IDC = 1, FLAG_DIC = 2, FLAG_CIVAC = 4 };
 
 void jf_flush_lines_aarch64(uintptr_t d_first, uintptr_t d_last, uintptr_t i_first,
-                            uintptr_t i_last, unsigned dline, unsigned iline, unsigned flags);
+                            uintptr_t i_last, uintptr_t dline, uintptr_t iline, unsigned flags);
+void jf_flush_sync_aarch64(void);
+
 
 int jitflush_init(void) { return jf_state_init(); }
 
-/* Cleans [d_first, d_first + span] and invalidates [i_first, i_first + span]
- * with the process-wide geometry. */
-static void flush_views(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
+/* flush_views before the probe has published, or with the per-call guard:
+ * out of line, so the common path below stays short. */
+__attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
 {
   struct jf_geometry g = jf_state_geometry();
   unsigned dline = g.dline, iline = g.iline;
@@ -34,6 +37,28 @@ static void flush_views(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
   }
   unsigned flags = (g.idc ? FLAG_IDC : 0) | (g.dic ? FLAG_DIC : 0) | (g.dc_civac ? FLAG_CIVAC : 0);
   jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span, dline, iline, flags);
+}
+
+/* Cleans [d_first, d_first + span] and invalidates [i_first, i_first + span]
+ * with the process-wide geometry. The common case, a published geometry
+ * without the per-call guard, is one acquire load and a few shifts of the
+ * geometry word (internal/state.h): that is what ci/bench.sh measures as
+ * jitflush's fixed cost per flush, and what keeps it at or below libgcc's. */
+static inline void flush_views(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
+{
+  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
+  if (!(w & JF_GW_FAST)) {
+    flush_views_slow(d_first, i_first, span);
+    return;
+  }
+  if (w & JF_GW_SYNC_ONLY) {
+    jf_flush_sync_aarch64();
+    return;
+  }
+  jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span,
+                         (uintptr_t)1 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),
+                         (uintptr_t)1 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),
+                         (unsigned)(w >> JF_GW_FLAGS_SHIFT) & (FLAG_IDC | FLAG_DIC | FLAG_CIVAC));
 }
 
 void jitflush_clear_cache(void *begin, void *end)

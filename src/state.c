@@ -30,28 +30,31 @@
 enum { STATE_UNINIT = 0, STATE_DONE = -1 };
 
 static _Atomic long init_state = STATE_UNINIT;
-/* 0 until published; see pack_geometry. */
-static _Atomic uint64_t geometry_word;
+/* 0 until published; layout in internal/state.h. Not static: the flush's
+ * fast path (impl_aarch64_linux.c) loads it directly. */
+_Atomic uint64_t jf_geometry_word;
 static struct jf_view the_view;
 
-#define GEOMETRY_READY (UINT64_C(1) << 63)
+#define GEOMETRY_READY JF_GW_READY
 
 static uint64_t pack_geometry(struct jf_geometry g)
 {
-  return GEOMETRY_READY | jf_log2_line(g.iline) | ((uint64_t)jf_log2_line(g.dline) << 8) |
-         ((uint64_t)g.idc << 16) | ((uint64_t)g.dic << 17) | ((uint64_t)g.dc_civac << 18) |
-         ((uint64_t)g.per_call_guard << 19);
+  return GEOMETRY_READY | ((uint64_t)jf_log2_line(g.iline) << JF_GW_ILOG2_SHIFT) |
+         ((uint64_t)jf_log2_line(g.dline) << JF_GW_DLOG2_SHIFT) | ((uint64_t)g.idc << JF_GW_FLAGS_SHIFT) |
+         ((uint64_t)g.dic << (JF_GW_FLAGS_SHIFT + 1)) | ((uint64_t)g.dc_civac << (JF_GW_FLAGS_SHIFT + 2)) |
+         (g.per_call_guard ? JF_GW_GUARD : JF_GW_FAST) |
+         (!g.per_call_guard && g.idc && g.dic ? JF_GW_SYNC_ONLY : 0);
 }
 
 static struct jf_geometry unpack_geometry(uint64_t w)
 {
   struct jf_geometry g;
-  g.iline = 1u << (w & 0x1f);
-  g.dline = 1u << ((w >> 8) & 0x1f);
-  g.idc = (w >> 16) & 1;
-  g.dic = (w >> 17) & 1;
-  g.dc_civac = (w >> 18) & 1;
-  g.per_call_guard = (w >> 19) & 1;
+  g.iline = 1u << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f);
+  g.dline = 1u << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f);
+  g.idc = (w >> JF_GW_FLAGS_SHIFT) & 1;
+  g.dic = (w >> (JF_GW_FLAGS_SHIFT + 1)) & 1;
+  g.dc_civac = (w >> (JF_GW_FLAGS_SHIFT + 2)) & 1;
+  g.per_call_guard = (w & JF_GW_GUARD) != 0;
   return g;
 }
 
@@ -83,7 +86,7 @@ static void run_probe(void)
   jf_policy_apply(&the_view);
   if (rc == JITFLUSH_ERR_PROBE)
     the_view.global.status = JITFLUSH_ERR_PROBE;
-  atomic_store_explicit(&geometry_word, pack_geometry(jf_geometry_from_view(&the_view)),
+  atomic_store_explicit(&jf_geometry_word, pack_geometry(jf_geometry_from_view(&the_view)),
                         memory_order_release);
   atomic_store_explicit(&init_state, STATE_DONE, memory_order_release);
 }
@@ -125,15 +128,15 @@ int jf_state_init(void)
 
 struct jf_geometry jf_state_geometry(void)
 {
-  uint64_t w = atomic_load_explicit(&geometry_word, memory_order_acquire);
+  uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
   if (w & GEOMETRY_READY)
     return unpack_geometry(w);
   long state = atomic_load_explicit(&init_state, memory_order_acquire);
   if (state == STATE_DONE) /* finished since the first load */
-    return unpack_geometry(atomic_load_explicit(&geometry_word, memory_order_acquire));
+    return unpack_geometry(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
   if (try_to_become_prober(state)) {
     run_probe();
-    return unpack_geometry(atomic_load_explicit(&geometry_word, memory_order_acquire));
+    return unpack_geometry(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
   }
   return jf_geometry_floor();
 }
@@ -147,7 +150,7 @@ const struct jf_view *jf_state_view(void)
 
 void jf_state_reset(void)
 {
-  atomic_store(&geometry_word, 0);
+  atomic_store(&jf_geometry_word, 0);
   memset(&the_view, 0, sizeof the_view);
   atomic_store(&init_state, STATE_UNINIT);
 }

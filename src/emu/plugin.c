@@ -102,6 +102,9 @@ static GString *build_report(const struct totals *t, uint64_t seed) {
   }
   g_string_append(json, "\n  ],\n  \"stale\": ");
   jf_model_report_stale(json);
+  g_string_append_printf(json, ",\n  \"syscalls\": %" PRIu64, SUM(syscalls));
+  g_string_append(json, ",\n  \"regions\": ");
+  jf_region_report(json);
   g_string_append(json, "\n}\n");
   return json;
 }
@@ -135,6 +138,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
   (void)a7;
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
+  jf_vcpu_score(vcpu)->syscalls++;
   jf_alias_syscall(num, args);
   jf_sched_syscall(vcpu, num, a1, a2, a3);
 }
@@ -172,6 +176,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
     }
   }
   jf_instrument_free();
+  jf_region_free();
   jf_model_free();
   jf_alias_free();
   jf_sched_free();
@@ -271,6 +276,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
   }
   jf_model_init();
   jf_alias_init();
+  jf_region_init();
   jf_score = qemu_plugin_scoreboard_new(sizeof(struct jf_vcpu_score));
   install_pid = getpid();
 

@@ -9,6 +9,8 @@
  *   plugin_alias.c      double-mapped (RW + RX) views of one file
  *   plugin_capstone.c   instruction decoding (the only file that knows
  *                       Capstone's v4/v5 vs v6 AArch64 names)
+ *   plugin_region.c     measured regions: per-flush counts between the
+ *                       bench's marker instructions (DESIGN.md section 6)
  *
  * Locking: jf_lock (plugin.c) guards every piece of shared state in the
  * scheduler and the model. Guest threads run in parallel host threads in
@@ -40,6 +42,9 @@ static inline void jf_cpuset_add(struct jf_cpuset *s, unsigned cpu) {
   s->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
 }
 
+/* The counters a measured region snapshots (plugin_region.c). */
+#define JF_REGION_NCOUNTERS 10
+
 /*
  * Per-vCPU scoreboard entry. The inline operations QEMU emits update it
  * without a callback; the conditional callbacks test it. Never keep a
@@ -62,6 +67,13 @@ struct jf_vcpu_score {
   uint64_t fetch_checks;
   uint64_t stale_fetches;
   uint64_t migrations;
+  uint64_t syscalls;       /* system calls entered */
+  uint64_t loop_insns;     /* instructions executed inside maintenance loops
+                              (plugin_region.c) */
+  /* The measured region this vCPU has open (plugin_region.c). */
+  uint64_t region_open;
+  uint64_t region_tag;
+  uint64_t region_start[JF_REGION_NCOUNTERS];
 };
 
 /* The migration clock reaches this value when a migration is due. */
@@ -133,6 +145,8 @@ enum jf_insn_kind {
   JF_INSN_IC_IALLU,    /* ic iallu / ic ialluis */
   JF_INSN_ISB,
   JF_INSN_DSB,
+  JF_INSN_MARK_BEGIN,  /* hint #0x7c: a measured region begins after it */
+  JF_INSN_MARK_END,    /* hint #0x7d: the open region ends before it */
 };
 
 struct jf_decoded {
@@ -216,5 +230,17 @@ void jf_instrument_free(void);
 /* Registers the override of x[reg] := value at VCPU's next TB start. */
 void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
                                    uint64_t value);
+/* X[reg] of the calling vCPU (from a callback registered with R_REGS). */
+uint64_t jf_instrument_read_xreg(unsigned reg);
+
+/* ---- plugin_region.c ------------------------------------------------------ */
+void jf_region_init(void);
+void jf_region_free(void);
+/* At translation: WORDS/KINDS are the TB's N instructions. Counts the
+ * instructions of maintenance loops and arms the marker callbacks. */
+void jf_region_instrument_tb(struct qemu_plugin_tb *tb, const uint32_t *words,
+                             const enum jf_insn_kind *kinds, size_t n);
+/* Appends the "regions" array of the JSON report. */
+void jf_region_report(GString *json);
 
 #endif /* JITFLUSH_EMU_PLUGIN_H */

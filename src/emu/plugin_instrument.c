@@ -95,6 +95,8 @@ static uint64_t read_xreg(unsigned reg) {
   return GUINT64_FROM_LE(value);
 }
 
+uint64_t jf_instrument_read_xreg(unsigned reg) { return read_xreg(reg); }
+
 static void write_xreg(unsigned reg, uint64_t value) {
   if (reg >= NUM_XREGS || !xreg[reg]) {
     return;
@@ -259,6 +261,10 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
       QEMU_PLUGIN_CB_RW_REGS, QEMU_PLUGIN_COND_NE, SCORE_U64(reg_pending), 0,
       NULL);
 
+  /* What plugin_region.c needs to find the maintenance loops and markers. */
+  uint32_t *words = g_new0(uint32_t, n);
+  enum jf_insn_kind *kinds = g_new0(enum jf_insn_kind, n);
+
   for (size_t i = 0; i < n; i++) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
     uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
@@ -268,6 +274,8 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     }
     word = GUINT32_FROM_LE(word);
     struct jf_decoded dec = jf_decode(word);
+    words[i] = word;
+    kinds[i] = dec.kind;
 
     if (jf_opts.check) {
       g_mutex_lock(&jf_lock);
@@ -336,10 +344,15 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
                                                QEMU_PLUGIN_CB_NO_REGS, r);
       }
       break;
+    case JF_INSN_MARK_BEGIN:
+    case JF_INSN_MARK_END:
     case JF_INSN_OTHER:
       break;
     }
   }
+  jf_region_instrument_tb(tb, words, kinds, n);
+  g_free(words);
+  g_free(kinds);
 }
 
 void jf_instrument_free(void) {

@@ -4,7 +4,7 @@
  *
  *   jitflush-emu --config FILE [--seed N] [--report FILE.json]
  *                [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]
- *                -- PROGRAM [ARGS...]
+ *                [--check on|off] -- PROGRAM [ARGS...]
  *
  * It validates the config, builds the SoC's sysfs overlay in a temporary
  * folder, runs qemu-aarch64 with the jitflush plugin, and ends stderr with
@@ -45,7 +45,7 @@
 static const char usage_text[] =
     "usage: jitflush-emu --config FILE [--seed N] [--report FILE.json]\n"
     "                    [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]\n"
-    "                    -- PROGRAM [ARGS...]\n";
+    "                    [--check on|off] -- PROGRAM [ARGS...]\n";
 
 static const char help_text[] =
     "Runs an aarch64 Linux PROGRAM under qemu-aarch64 on the emulated SoC that\n"
@@ -61,6 +61,9 @@ static const char help_text[] =
     "                     (default " DEFAULT_SYSROOT ")\n"
     "  --qemu PATH        plugin-enabled qemu-aarch64 (default: $JITFLUSH_QEMU,\n"
     "                     else the one found at build time)\n"
+    "  --check on|off     the coherence checker (default on); off keeps the\n"
+    "                     topology, migrations and counters but checks no\n"
+    "                     fetch (ci/bench.sh measures what the checker costs)\n"
     "  -h, --help         this text\n"
     "\n"
     "Environment: JITFLUSH_QEMU (QEMU), JITFLUSH_PLUGIN (the plugin .so).\n"
@@ -84,6 +87,7 @@ struct options {
   const char *qemu;
   const char *seed_text;
   uint64_t seed;
+  const char *check; /* "on", "off" or NULL (the plugin's default: on) */
   char **program; /* NULL-terminated, from after "--" */
 };
 
@@ -139,6 +143,7 @@ static int parse_args(int argc, char **argv, struct options *o) {
       {"--sysfs-root", offsetof(struct options, sysfs_root)},
       {"--sysroot", offsetof(struct options, sysroot)},
       {"--qemu", offsetof(struct options, qemu)},
+      {"--check", offsetof(struct options, check)},
   };
   int i = 1;
   for (; i < argc; i++) {
@@ -179,6 +184,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
   if (!o->config) return usage_error("--config FILE is required");
   if (o->seed_text && !parse_seed(o->seed_text, &o->seed))
     return usage_error("--seed: not an unsigned number: '%s'", o->seed_text);
+  if (o->check && strcmp(o->check, "on") != 0 && strcmp(o->check, "off") != 0)
+    return usage_error("--check: expected on or off, got '%s'", o->check);
   return 0;
 }
 
@@ -402,6 +409,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   append_plugin_arg(plugin_opt, "config", config_abs);
   append_plugin_arg(plugin_opt, "seed", seed_text);
   if (report_abs) append_plugin_arg(plugin_opt, "report", report_abs);
+  if (o->check) append_plugin_arg(plugin_opt, "check", o->check);
   append_plugin_arg(plugin_opt, "summary", summary);
 
   GPtrArray *argv = g_ptr_array_new();

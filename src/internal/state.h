@@ -20,6 +20,28 @@ struct jf_geometry {
   bool per_call_guard; /* also min() with this core's CTR_EL0 each call */
 };
 
+/*
+ * The published geometry as one word (0 until the probe has finished), so
+ * that the flush's fast path is one acquire load and a few shifts, with no
+ * call and no struct (ci/bench.sh counts those instructions per flush):
+ *   [4:0] log2 I-line  [12:8] log2 D-line
+ *   [16] IDC  [17] DIC  [18] dc civac  (the order of flush_aarch64.S's flags)
+ *   [19] per-call guard  [61] sync only: fast, IDC and DIC (one tbnz)
+ *   [62] fast: ready and no guard (one tbz tests it)
+ *   [63] ready
+ */
+#define JF_GW_ILOG2_SHIFT 0
+#define JF_GW_DLOG2_SHIFT 8
+#define JF_GW_FLAGS_SHIFT 16
+#define JF_GW_GUARD (UINT64_C(1) << 19)
+#define JF_GW_SYNC_ONLY (UINT64_C(1) << 61)
+#define JF_GW_FAST (UINT64_C(1) << 62)
+#define JF_GW_READY (UINT64_C(1) << 63)
+#ifndef __cplusplus /* C11 atomics; the C++ tests use the functions below */
+#include <stdatomic.h>
+extern _Atomic uint64_t jf_geometry_word __attribute__((visibility("hidden")));
+#endif
+
 /* The geometry every flush may use before the probe has finished: the
  * architectural floor, no fast paths. Always correct. */
 struct jf_geometry jf_geometry_floor(void);

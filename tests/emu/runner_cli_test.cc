@@ -122,6 +122,14 @@ TEST_F(RunnerTest, PassesSeedAndReport) {
   EXPECT_NE(opt.find(",report=" + report + ","), std::string::npos) << opt;
 }
 
+// Without --check the plugin option has no check= at all (the exact
+// option string is asserted in BuildsTheQemuCommandLine).
+TEST_F(RunnerTest, PassesTheCheckerSwitch) {
+  ProcessResult r = Run({"--check", "off", "--config", kExynos, "--", "/bin/true"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(PluginOption().find(",check=off"), std::string::npos) << PluginOption();
+}
+
 TEST_F(RunnerTest, OptionValuesMayFollowAnEqualsSign) {
   ProcessResult r = Run({"--config=" + kExynos, "--seed=99", "--", "/bin/true"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -261,6 +269,8 @@ TEST_F(RunnerTest, UsageErrorsExit2) {
       {{"--config", kExynos, "--seed", "99999999999999999999", "--", "/bin/true"},
        "--seed: not an unsigned number"},
       {{"--config", kExynos, "--frobnicate", "--", "/bin/true"}, "unknown option '--frobnicate'"},
+      {{"--config", kExynos, "--check", "maybe", "--", "/bin/true"},
+       "--check: expected on or off, got 'maybe'"},
       {{"--config", kExynos, "--", "/nonexistent/prog"}, "program not found: /nonexistent/prog"},
       {{"--config", kExynos, "--sysfs-root", "/nonexistent", "--", "/bin/true"},
        "--sysfs-root /nonexistent has no sys/ folder"},
