@@ -18,6 +18,7 @@ import difflib
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -67,10 +68,19 @@ def big_core(clusters):
 def run_one(args, repo, config, impl, out):
     report = os.path.join(out, f"{config[:-5]}.{impl}.json")
     clusters, _ = load_config(os.path.join(repo, "qemu-configs", config))
-    cmd = [args.runner, "--config", os.path.join(repo, "qemu-configs", config), "--seed", str(args.seed),
-           "--report", report, "--", args.guest, f"--impl={impl}", f"--calls={CALLS}",
-           "--sizes=" + ",".join(map(str, SIZES)), f"--first-call-cpu={big_core(clusters)}"]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The counts are exact for a given seed only if the guest starts from
+    # the same bytes: QEMU copies the host environment and argv onto the
+    # guest's stack, and their lengths shift every instruction count of libc
+    # and so every seeded migration point. So the guest gets an empty
+    # environment and the same argv[0] from any clone: "./flush_bench", run
+    # from its own folder. (The runner needs no environment: its QEMU path
+    # is built in.)
+    guest_dir, guest_name = os.path.split(os.path.abspath(args.guest))
+    cmd = [os.path.abspath(args.runner), "--config", os.path.join(repo, "qemu-configs", config),
+           "--seed", str(args.seed), "--report", os.path.abspath(report), "--", "./" + guest_name,
+           f"--impl={impl}", f"--calls={CALLS}", "--sizes=" + ",".join(map(str, SIZES)),
+           f"--first-call-cpu={big_core(clusters)}"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=guest_dir, env={})
     if p.returncode not in (0, STALE_STATUS):
         sys.stderr.write(f"bench: {' '.join(cmd)}\n  exited {p.returncode}:\n{p.stdout}{p.stderr[-2000:]}\n")
         sys.exit(3)
@@ -204,6 +214,10 @@ def main():
         else:
             with open(doc, "w") as f:
                 f.write(text[:start] + table + text[end:])
+            # The plot the doc shows, beside it, from the same run.
+            png = os.path.join(args.out, "ops-per-flush.png")
+            if not args.no_plot and os.path.exists(png):
+                shutil.copyfile(png, os.path.join(os.path.dirname(os.path.abspath(doc)), "bench-ops-per-flush.png"))
     return status
 
 
