@@ -235,6 +235,7 @@ def draw_plot(out, rows):
     script = (f'set terminal pngcairo size 800,500\nset output "{png}"\n'
               'set title "DC + IC operations per flush, exynos8890.conf (rig counts)"\n'
               'set logscale xy 2\nset xlabel "bytes flushed"\nset ylabel "operations per flush"\n'
+              'set xtics ("64 B" 64, "1 KiB" 1024, "16 KiB" 16384, "1 MiB" 1048576)\nset offsets graph 0.03, graph 0.03, 0, 0\n'
               'set key top left\nset grid\n'
               f'plot for [i=0:{len(IMPLS) - 1}] "{data}" index i using 1:2 with linespoints title columnheader(1)\n')
     p = subprocess.run(["gnuplot"], input=script, text=True, stderr=subprocess.PIPE)
