@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 CONFIGS = ["exynos8890.conf", "tri-cluster.conf", "n1-idc-dic.conf", "exynos8890-sanitized.conf"]
 IMPLS = ["jitflush", "libgcc", "cached-first", "per-call", "running-min", "fixed-4", "fixed-64-no-dc"]
@@ -69,18 +70,21 @@ def run_one(args, repo, config, impl, out):
     report = os.path.join(out, f"{config[:-5]}.{impl}.json")
     clusters, _ = load_config(os.path.join(repo, "qemu-configs", config))
     # The counts are exact for a given seed only if the guest starts from
-    # the same bytes: QEMU copies the host environment and argv onto the
-    # guest's stack, and their lengths shift every instruction count of libc
-    # and so every seeded migration point. So the guest gets an empty
-    # environment and the same argv[0] from any clone: "./flush_bench", run
-    # from its own folder. (The runner needs no environment: its QEMU path
-    # is built in.)
-    guest_dir, guest_name = os.path.split(os.path.abspath(args.guest))
+    # the same bytes: QEMU copies the host environment, argv and the
+    # executable's full path onto the guest's stack, and their lengths shift
+    # every instruction count of libc and so every seeded migration point
+    # (measured: the same binary gave 1 to 5 stale fetches of running-min on
+    # tri-cluster.conf as its folder's name grew from /tmp/a to
+    # /tmp/abcdefgh). So the guest gets an empty environment and runs as
+    # ./flush_bench from a copy in a folder whose path has the same length
+    # on every machine (run_dir). The runner needs no environment: its QEMU
+    # path is built in.
+    guest_name = "flush_bench"
     cmd = [os.path.abspath(args.runner), "--config", os.path.join(repo, "qemu-configs", config),
            "--seed", str(args.seed), "--report", os.path.abspath(report), "--", "./" + guest_name,
            f"--impl={impl}", f"--calls={CALLS}", "--sizes=" + ",".join(map(str, SIZES)),
            f"--first-call-cpu={big_core(clusters)}"]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=guest_dir, env={})
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=args.run_dir, env={})
     if p.returncode not in (0, STALE_STATUS):
         sys.stderr.write(f"bench: {' '.join(cmd)}\n  exited {p.returncode}:\n{p.stdout}{p.stderr[-2000:]}\n")
         sys.exit(3)
@@ -119,6 +123,17 @@ def main():
         sys.exit(2 if e.code else 0)
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.makedirs(args.out, exist_ok=True)
+    # A fixed-length home for the guest (see run_one): /tmp itself, not
+    # $TMPDIR, and mkdtemp's fixed-length random suffix.
+    args.run_dir = tempfile.mkdtemp(prefix="jitflush-bench.", dir="/tmp")
+    try:
+        shutil.copy2(args.guest, os.path.join(args.run_dir, "flush_bench"))
+        return measure(args, repo)
+    finally:
+        shutil.rmtree(args.run_dir, ignore_errors=True)
+
+
+def measure(args, repo):
 
     lines = [BEGIN, ""]
     failures = []
