@@ -12,7 +12,8 @@
 # tests of build/fuzz, two at a time: the seed replays, then each target's
 # bounded run (fuzz.<target>.run) of SECONDS (default 30) each.
 # JITFLUSH_FUZZ_ARGS adds libFuzzer flags to every run (e.g. -jobs=2, or
-# -detect_leaks=0 to look past a known leak); not used with --ctest.
+# -detect_leaks=0 to look past a leak while it is being fixed); not used
+# with --ctest.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JITFLUSH_JOBS:-2}
