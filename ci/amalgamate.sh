@@ -139,7 +139,8 @@ asm_block() {
   local pre
   pre=$($cpp_cmd -P -undef -x assembler-with-cpp -D__aarch64__=1 -D__linux__=1 "$root/$asm_file") ||
     die "cannot preprocess $asm_file with: $cpp_cmd"
-  printf '%s\n' "$pre" | grep -q 'jf_flush_lines_aarch64:' ||
+  # A here-string, not a pipe: see the note on the source-list check.
+  grep -q 'jf_flush_lines_aarch64:' <<<"$pre" ||
     die "$asm_file preprocessed to nothing (is its guard still __aarch64__ && __linux__?)"
   echo "__asm__("
   echo "    \".pushsection .text\\n\""
