@@ -2,9 +2,11 @@
 # The README's test command: installs what is missing, builds QEMU with
 # plugins (cached in .cache/), builds both trees and runs every test; then
 # the host and hardening tests again under ASan+UBSan and under TSan
-# (ci/sanitizers.sh, about 5 minutes on 2 cores), and every libFuzzer target
-# for a bounded time (ci/fuzz.sh --ctest: JITFLUSH_FUZZ_SECONDS each,
-# default 60, two at a time, about 3.5 minutes).
+# (ci/sanitizers.sh: 4.7 to 6.5 minutes measured on 2 busy cores), and every
+# libFuzzer target for a bounded time (ci/fuzz.sh --ctest:
+# JITFLUSH_FUZZ_SECONDS each, default 60, two at a time: about 3.5 minutes
+# with the build). All of it: about 16 minutes from an empty build/ once
+# QEMU is cached.
 # JITFLUSH_QUICK=1 skips the sanitizer and fuzzing stages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
