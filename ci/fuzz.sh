@@ -2,18 +2,32 @@
 # Builds the libFuzzer targets of tests/fuzz with clang in build/fuzz and
 # runs each for SECONDS (default 60), one after the other. Seeds come from
 # tests/fuzz/corpus/<target>/ (never written to); what the fuzzer learns
-# goes to build/fuzz/corpus/<target>/, a crashing input to
-# build/fuzz/artifacts/<target>/. Exit status 1 if any target crashed or
+# goes to build/fuzz/tests/fuzz/corpus/<target>/, a crashing input to
+# build/fuzz/tests/fuzz/artifacts/<target>/ (the same folders the CTest
+# runs use, so each run starts from what the earlier ones found). Exit status 1 if any target crashed or
 # failed an invariant, 2 on a usage error.
 # Usage: ci/fuzz.sh [SECONDS] [TARGET...]
+#        ci/fuzz.sh --ctest [SECONDS]
+# --ctest: what ci/test.sh runs. Builds every target and runs the CTest
+# tests of build/fuzz, two at a time: the seed replays, then each target's
+# bounded run (fuzz.<target>.run) of SECONDS (default 30) each.
 # JITFLUSH_FUZZ_ARGS adds libFuzzer flags to every run (e.g. -jobs=2, or
-# -detect_leaks=0 to look past a known leak).
+# -detect_leaks=0 to look past a leak while it is being fixed); not used
+# with --ctest.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JITFLUSH_JOBS:-2}
-seconds=${1:-60}
+ctest_mode=0
+if [ "${1:-}" = "--ctest" ]; then
+  ctest_mode=1
+  shift
+  seconds=${1:-30}
+  [ "$#" -le 1 ] || { echo "ci/fuzz.sh: --ctest takes only SECONDS" >&2; exit 2; }
+else
+  seconds=${1:-60}
+fi
 case "$seconds" in
-  ''|*[!0-9]*) echo "ci/fuzz.sh: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;;
+  ''|*[!0-9]*|0) echo "ci/fuzz.sh: SECONDS must be a positive whole number, not '$seconds'" >&2; exit 2 ;;
 esac
 shift || true
 
@@ -26,7 +40,7 @@ fi
 
 dir="$root/build/fuzz"
 CC="$cc" CXX="$cxx" cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DJITFLUSH_BUILD_FUZZERS=ON -DJITFLUSH_BUILD_TESTS=ON \
+  -DJITFLUSH_BUILD_FUZZERS=ON -DJITFLUSH_BUILD_TESTS=ON -DJITFLUSH_FUZZ_SECONDS="$seconds" \
   -DJITFLUSH_BUILD_RIG=OFF -DJITFLUSH_BUILD_CLI=OFF >/dev/null
 
 targets=("$@")
@@ -39,12 +53,24 @@ if [ "${#targets[@]}" -eq 0 ]; then
 fi
 cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
 
+if [ "$ctest_mode" -eq 1 ]; then
+  start=$(date +%s)
+  rc=0
+  ctest --test-dir "$dir" -L '^fuzz$' --output-on-failure -j "$jobs" || rc=$?
+  # libFuzzer's final stats, per target, from the log CTest keeps.
+  sed -n -e 's/^[0-9]*\/[0-9]* Test: fuzz\.\(.*\)\.run$/\1/p' \
+         -e 's/^stat::number_of_executed_units: *\(.*\)/  \1 execs/p' \
+         "$dir/Testing/Temporary/LastTest.log" | paste -d' ' - - || true
+  echo "ci/fuzz.sh: fuzz tests took $(( $(date +%s) - start )) s"
+  exit $(( rc == 0 ? 0 : 1 ))
+fi
+
 status=0
 summary=()
 for t in "${targets[@]}"; do
   seeds="$root/tests/fuzz/corpus/$t"
-  work="$dir/corpus/$t"
-  artifacts="$dir/artifacts/$t/"
+  work="$dir/tests/fuzz/corpus/$t"
+  artifacts="$dir/tests/fuzz/artifacts/$t/"
   mkdir -p "$work" "$artifacts"
   log="$dir/$t.log"
   start=$(date +%s)

@@ -30,7 +30,8 @@ const char jfi_usage_text[] =
     "s = sysfs, t = jitflush's MIDR table, f = the conservative floor, - = not known.\n"
     "\n"
     "Exit status: 0 success; 1 the flush stride could not be established safely\n"
-    "(the probe failed) or the selftest saw a wrong result; 2 usage error.\n";
+    "(the probe failed), the selftest saw a wrong result or the report could not\n"
+    "be written; 2 usage error.\n";
 
 static void set_error(char *error, size_t size, const char *fmt, const char *arg)
 {

@@ -3,8 +3,9 @@
  * ways of flushing JIT code are safe here. Built on the public API only
  * (plus the MIDR table's line sizes, see info_facts.c).
  *
- * Exit status: 0 success, 1 the stride could not be established safely or
- * the selftest saw a wrong result, 2 usage error.
+ * Exit status: 0 success, 1 the stride could not be established safely,
+ * the selftest saw a wrong result or the output could not be written,
+ * 2 usage error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,15 @@
 #include "info_verdict.h"
 
 enum { EXIT_OK = 0, EXIT_UNSAFE = 1, EXIT_USAGE = 2 };
+
+/* Whether everything printed reached stdout. fflush alone misses an error
+ * on a write that stdio made earlier, when its buffer filled up: the
+ * stream's error flag keeps that one. A report cut short (a full disk,
+ * /dev/full, a closed pipe) must not exit 0. */
+static bool output_written(void)
+{
+  return fflush(stdout) == 0 && !ferror(stdout);
+}
 
 /* https://no-color.org: a set, non-empty NO_COLOR turns colour off. */
 static bool want_color(enum jfi_color mode)
@@ -37,12 +47,15 @@ int main(int argc, char **argv)
     fprintf(stderr, "jitflush-info: %s (see --help)\n", error);
     return EXIT_USAGE;
   }
-  if (args.action == JFI_ACTION_HELP) {
-    fputs(jfi_usage_text, stdout);
-    return EXIT_OK;
-  }
-  if (args.action == JFI_ACTION_VERSION) {
-    printf("jitflush-info %s\n", JITFLUSH_VERSION_STRING);
+  if (args.action == JFI_ACTION_HELP || args.action == JFI_ACTION_VERSION) {
+    if (args.action == JFI_ACTION_HELP)
+      fputs(jfi_usage_text, stdout);
+    else
+      printf("jitflush-info %s\n", JITFLUSH_VERSION_STRING);
+    if (!output_written()) {
+      perror("jitflush-info: writing to stdout");
+      return EXIT_UNSAFE;
+    }
     return EXIT_OK;
   }
 
@@ -69,7 +82,7 @@ int main(int argc, char **argv)
     if (args.selftest)
       jfi_print_selftest(stdout, &selftest, color);
   }
-  if (fflush(stdout) != 0) {
+  if (!output_written()) {
     perror("jitflush-info: writing the report");
     return EXIT_UNSAFE;
   }

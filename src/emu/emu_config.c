@@ -438,8 +438,16 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
       if (ok && has_key(c, g, "qemu-cpu")) cfg->qemu_cpu = get_value(c, g, "qemu-cpu");
     } else if (g_str_has_prefix(g, "cluster ") || strcmp(g, "cluster") == 0) {
       char *name = g_strstrip(g_strdup(g + strlen("cluster")));
-      if (!*name) ok = fail_group(c, g, "a cluster needs a name: [cluster NAME]");
-      else ok = load_cluster(c, cfg, g, name, online, online_given);
+      if (!*name) {
+        ok = fail_group(c, g, "a cluster needs a name: [cluster NAME]");
+      } else if (!(ok = load_cluster(c, cfg, g, name, online, online_given))) {
+        /* A cluster that failed half-way is not counted in nclusters, so
+         * emu_config_free would never see the strings it already holds
+         * (found by tests/fuzz/fuzz_emu_config: a leak per bad cluster). */
+        struct emu_cluster *partial = &cfg->clusters[cfg->nclusters];
+        g_clear_pointer(&partial->name, g_free);
+        g_clear_pointer(&partial->core, g_free);
+      }
       g_free(name);
     } else if (strcmp(g, "kernel") == 0) {
       static const char *const traps[] = {"none", "sanitize", NULL};

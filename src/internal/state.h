@@ -61,8 +61,9 @@ struct jf_geometry jf_state_geometry(void);
 /* The view, once the probe has finished; NULL before. */
 const struct jf_view *jf_state_view(void);
 
-/* Forgets everything, as in a fresh process. Used by the fork handler for
- * a probe that was cut off by fork(), and by tests. Not thread-safe. */
+/* Forgets everything, as in a fresh process. For tests only: a child of
+ * fork() needs no reset, it takes an orphaned probe over by itself (see the
+ * comment at the top of state.c). Not thread-safe. */
 void jf_state_reset(void);
 
 #endif

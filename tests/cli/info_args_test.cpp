@@ -3,7 +3,10 @@
 // binary (JFI_INFO_EXE), so it needs no emulator.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <string>
+#include <vector>
 
 #include "run_process.h"
 
@@ -86,6 +89,30 @@ TEST(InfoArgs, ColorAlwaysOverridesThePipe)
   ProcessResult forced = Info({"--color=always"});
   ASSERT_EQ(forced.status, 0) << forced.Describe();
   EXPECT_NE(forced.out.find('\033'), std::string::npos);
+}
+
+// stdout on a full device (/dev/full: every write fails with ENOSPC): a
+// report that was not delivered must not exit 0, whatever the action.
+ProcessResult InfoToDevFull(const std::vector<std::string> &args)
+{
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/full", JFI_INFO_EXE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunProcess(argv, 60);
+}
+
+TEST(InfoArgs, UnwritableStdoutExitsOneNamingTheError)
+{
+  if (access("/dev/full", W_OK) != 0)
+    GTEST_SKIP() << "no writable /dev/full here";
+  for (const std::vector<std::string> &args :
+       {std::vector<std::string>{}, {"--json"}, {"--help"}, {"--version"}}) {
+    std::string shown = args.empty() ? "(no options)" : args[0];
+    ProcessResult r = InfoToDevFull(args);
+    EXPECT_EQ(r.status, 1) << shown << "\n" << r.Describe();
+    EXPECT_EQ(Lines(r.err), 1u) << shown << "\n" << r.err;
+    EXPECT_NE(r.err.find("jitflush-info: writing"), std::string::npos) << shown << "\n" << r.err;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << shown << "\n" << r.err;
+  }
 }
 
 #if defined(__x86_64__) && defined(__linux__)

@@ -46,11 +46,13 @@ run() { echo "+ $*" >&2; "$@"; }
 # its rounds of rewritten code computed the right result.
 run_example() {
   local exe=$1 out rc=0
-  aarch64-linux-gnu-readelf -h "$exe" | grep -q 'Machine:.*AArch64' || fail "$exe is not an aarch64 executable"
+  # Here-strings, not pipes, into grep -q: under pipefail a writer still
+  # writing when grep -q exits at its match dies of SIGPIPE and fails the check.
+  grep -q 'Machine:.*AArch64' <<<"$(aarch64-linux-gnu-readelf -h "$exe")" || fail "$exe is not an aarch64 executable"
   out=$("$qemu" -L "$sysroot" "$exe" 2>&1) || rc=$?
   echo "$out"
   [ "$rc" -eq 0 ] || fail "$exe exited with $rc"
-  printf '%s\n' "$out" | grep -q "^minimal_jit: ok: 8 rounds of 300 instructions on aarch64 (jitflush $version, aarch64-linux," ||
+  grep -q "^minimal_jit: ok: 8 rounds of 300 instructions on aarch64 (jitflush $version, aarch64-linux," <<<"$out" ||
     fail "$exe did not report 8 correct rounds on aarch64-linux with jitflush $version"
 }
 
@@ -200,7 +202,7 @@ copy-in)
   run make -C "$src/examples" copy-in CC=cc CFLAGS="-O2 -Werror" JITFLUSH="$b/third_party/jitflush" O="$b/native"
   native_out=$("$b/native/minimal_jit") || fail "the native copy-in build failed to run"
   echo "$native_out"
-  printf '%s\n' "$native_out" | grep -q '^minimal_jit: ok: 8 rounds' || fail "native minimal_jit did not report 8 correct rounds"
+  grep -q '^minimal_jit: ok: 8 rounds' <<<"$native_out" || fail "native minimal_jit did not report 8 correct rounds"
   run make -C "$src/examples" copy-in CC="$cc" CFLAGS="-O2 -Werror" JITFLUSH="$b/third_party/jitflush" O="$b"
   run_example "$b/minimal_jit"
   ;;

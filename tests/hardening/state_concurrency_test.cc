@@ -101,8 +101,8 @@ TEST(StateConcurrency, SixtyFourThreadsMeetAHeldProbeAndAgree) {
 }
 
 TEST(StateConcurrency, RepeatedResetsProbeExactlyOncePerLifetime) {
-  // jf_state_reset is what the fork handler does to a process whose probe
-  // was cut off; each "lifetime" after it must again probe exactly once.
+  // Each round starts a fresh "lifetime" with jf_state_reset, as a new
+  // process would; each lifetime must again probe exactly once.
   constexpr int kRounds = 25;
   for (int round = 0; round < kRounds; round++) {
     RoundResult r = RaceOnce(/*hold=*/round % 2 == 0);

@@ -1,0 +1,103 @@
+// CPUs that come online after the probe. The geometry is fixed once per
+// process (a flush never re-probes), so it is only safe if the probe already
+// covered the CPUs that were offline: Linux removes an offline CPU's
+// cache/ and regs/ folders and refuses to pin a thread there, so nothing is
+// known about them and the floor must cover them.
+//
+// The machine is chosen so that ignoring the offline CPUs would be caught:
+// the online cluster has the larger lines (Exynos M1, 128/64), the
+// hotplugged one the smaller (32/32, QEMU's -cpu max), unlike the rig's
+// exynos8890-hotplug.conf where the big cluster is the one offline.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fakes/fake_cpus.h"
+#include "fakes/fake_fs.h"
+#include "probe_gate.h"
+
+extern "C" {
+#include "internal/state.h"
+}
+
+namespace {
+constexpr uint64_t kM1Ctr = 0x84448005, kM1Midr = 0x531f0011;       // 128 / 64
+constexpr uint64_t kSmallCtr = 0x80038003, kSmallMidr = 0x410fd034;  // 32 / 32
+
+fakecpus::Machine BigOnlineSmallOffline(bool small_online) {
+  fakecpus::Machine m;
+  for (int i = 0; i < 4; i++) m.cpus.push_back({kM1Ctr, kM1Midr});
+  for (int i = 0; i < 4; i++) m.cpus.push_back({kSmallCtr, kSmallMidr, small_online});
+  m.start_cpu = 1;
+  return m;
+}
+
+// What Linux shows: per-CPU files only for online CPUs.
+void Sysfs(const fakecpus::Machine& m) {
+  fakefs::Reset();
+  fakefs::CreateFile("/sys/devices/system/cpu/possible", "0-7\n");
+  std::string online;
+  for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
+    if (!m.cpus[cpu].online) continue;
+    online += (online.empty() ? "" : ",") + std::to_string(cpu);
+    fakefs::CreateL1(cpu, cpu < 4 ? 128 : 32, cpu < 4 ? 64 : 32);
+    fakefs::CreateMidr(cpu, m.cpus[cpu].midr);
+  }
+  fakefs::CreateFile("/sys/devices/system/cpu/online", online + "\n");
+}
+
+unsigned ILine(uint64_t ctr) { return 4u << (ctr & 0xf); }
+unsigned DLine(uint64_t ctr) { return 4u << ((ctr >> 16) & 0xf); }
+}  // namespace
+
+TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe) {
+  probegate::Reset();
+  fakecpus::Machine at_init = BigOnlineSmallOffline(/*small_online=*/false);
+  fakecpus::Install(at_init);
+  Sysfs(at_init);
+  jf_state_reset();
+  ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);  // CPUs 4-7 were not seen
+  ASSERT_EQ(fakecpus::probes.load(), 1);
+  const jf_geometry at_probe = jf_state_geometry();
+  // Nothing is known about 4-7: the floor, not the online cores' 128/64.
+  EXPECT_EQ(at_probe.iline, static_cast<unsigned>(JITFLUSH_FLOOR_LINE));
+  EXPECT_EQ(at_probe.dline, static_cast<unsigned>(JITFLUSH_FLOOR_LINE));
+
+  // The small cluster comes online (Install also zeroes the counters).
+  fakecpus::Machine later = BigOnlineSmallOffline(/*small_online=*/true);
+  fakecpus::Install(later);
+  Sysfs(later);
+  for (int call = 0; call < 3; call++) {
+    EXPECT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);  // the same answer, cached
+    const jf_geometry g = jf_state_geometry();
+    EXPECT_EQ(g.iline, at_probe.iline);
+    EXPECT_EQ(g.dline, at_probe.dline);
+    // Safe on every CPU that exists now, the newly online ones included.
+    for (unsigned cpu = 0; cpu < later.cpus.size(); cpu++) {
+      EXPECT_LE(g.iline, ILine(later.cpus[cpu].ctr)) << "CPU " << cpu;
+      EXPECT_LE(g.dline, DLine(later.cpus[cpu].ctr)) << "CPU " << cpu;
+    }
+  }
+  EXPECT_EQ(fakecpus::probes.load(), 0) << "a flush or init probed again after the first probe";
+  EXPECT_EQ(fakecpus::ctr_reads.load(), 0);
+  // The view still says what was true at the probe.
+  const jf_view* view = jf_state_view();
+  ASSERT_NE(view, nullptr);
+  EXPECT_FALSE(view->cpus[5].online);
+  EXPECT_FALSE(view->cpus[5].observed);
+  EXPECT_EQ(view->cpus[5].iline_source, JITFLUSH_SRC_FLOOR);
+  EXPECT_FALSE(view->global.complete);
+}
+
+TEST(StateHotplug, ControlEverythingOnlineTakesTheSmallCoresLine) {
+  // The same machine fully online: the probe sees 32/32 on CPUs 4-7. Shows
+  // that the floor above is due to the offline CPUs, not to this fixture.
+  probegate::Reset();
+  fakecpus::Machine m = BigOnlineSmallOffline(/*small_online=*/true);
+  fakecpus::Install(m);
+  Sysfs(m);
+  jf_state_reset();
+  ASSERT_EQ(jf_state_init(), JITFLUSH_OK);
+  EXPECT_EQ(jf_state_geometry().iline, 32u);
+  EXPECT_EQ(jf_state_geometry().dline, 32u);
+}
