@@ -89,7 +89,7 @@ fi
 qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCache.txt")
 [ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
 config=$root/qemu-configs/exynos8890.conf
-stress_args=(--impl=jitflush --threads=4 --iterations=300 --seed=1)
+stress_args=(--impl=jitflush --threads=4 --iterations=1500 --seed=1)
 
 # Median wall-clock seconds of REPEAT runs of the command.
 median_seconds() {
