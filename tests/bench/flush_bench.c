@@ -67,23 +67,8 @@ static inline void region_begin(enum tag_kind kind, uint64_t bytes)
 
 static inline void region_end(void) { __asm__ volatile("hint #0x7d" : : : "memory"); }
 
-struct impl {
-  const char *name;
-  sc_flush_fn flush;
-};
-
-static const struct impl impls[] = {
-    {"jitflush", sc_flush_jitflush},
-    {"libgcc", sc_flush_libgcc},
-    {"cached-first", sc_flush_cached_first},
-    {"per-call", sc_flush_per_call},
-    {"running-min", sc_flush_running_min},
-    {"fixed-4", sc_flush_fixed_4},
-    {"fixed-64-no-dc", sc_flush_fixed_64_no_dc},
-};
-
 struct options {
-  const struct impl *impl;
+  const struct sc_impl *impl;
   uint64_t sizes[MAX_SIZES];
   unsigned nsizes;
   unsigned calls;
@@ -97,8 +82,8 @@ static void usage(FILE *out)
           "usage: flush_bench [--impl=NAME] [--sizes=N,N,...] [--calls=N] [--seed=N]\n"
           "                   [--first-call-cpu=N]\n"
           "  --impl=NAME         flush routine (default jitflush):");
-  for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
-    fprintf(out, " %s", impls[i].name);
+  for (unsigned i = 0; i < sc_nimpls; i++)
+    fprintf(out, " %s", sc_impls[i].name);
   fprintf(out,
           "\n"
           "  --sizes=LIST        bytes per flush, multiples of 64 up to %d\n"
@@ -142,7 +127,7 @@ static bool parse_sizes(const char *text, struct options *opt)
 /* Returns 0 on success, EXIT_USAGE after printing why, or -1 for --help. */
 static int parse_options(int argc, char **argv, struct options *opt)
 {
-  *opt = (struct options){.impl = &impls[0], .sizes = {64, 1024, 16384, 1048576}, .nsizes = 4, .calls = 4,
+  *opt = (struct options){.impl = &sc_impls[0], .sizes = {64, 1024, 16384, 1048576}, .nsizes = 4, .calls = 4,
                           .seed = 1, .first_call_cpu = -1};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -161,10 +146,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
       return EXIT_USAGE;
     }
     if (IS("--impl")) {
-      opt->impl = NULL;
-      for (size_t k = 0; k < sizeof impls / sizeof impls[0]; k++)
-        if (strcmp(impls[k].name, value) == 0)
-          opt->impl = &impls[k];
+      opt->impl = sc_find_impl(value);
       if (!opt->impl) {
         fprintf(stderr, "flush_bench: --impl: unknown routine '%s'\n", value);
         usage(stderr);

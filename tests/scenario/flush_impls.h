@@ -18,4 +18,16 @@ void sc_flush_running_min(void *begin, void *end);
 void sc_flush_fixed_4(void *begin, void *end);
 void sc_flush_fixed_64_no_dc(void *begin, void *end);
 
+/* The routines by the names --impl takes (jit_stress, flush_bench); the
+ * first is jitflush, the default. */
+struct sc_impl {
+  const char *name;
+  sc_flush_fn flush;
+};
+extern const struct sc_impl sc_impls[];
+extern const unsigned sc_nimpls;
+
+/* The routine called NAME, or NULL. */
+const struct sc_impl *sc_find_impl(const char *name);
+
 #endif

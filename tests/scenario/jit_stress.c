@@ -60,23 +60,8 @@ enum {
   MAX_REPORTED_ERRORS = 20,
 };
 
-struct impl {
-  const char *name;
-  sc_flush_fn flush;
-};
-
-static const struct impl impls[] = {
-    {"jitflush", sc_flush_jitflush},
-    {"libgcc", sc_flush_libgcc},
-    {"cached-first", sc_flush_cached_first},
-    {"per-call", sc_flush_per_call},
-    {"running-min", sc_flush_running_min},
-    {"fixed-4", sc_flush_fixed_4},
-    {"fixed-64-no-dc", sc_flush_fixed_64_no_dc},
-};
-
 struct options {
-  const struct impl *impl;
+  const struct sc_impl *impl;
   unsigned threads;
   unsigned long iterations;
   uint64_t seed;
@@ -120,8 +105,8 @@ static void usage(FILE *out)
           "usage: jit_stress [--impl=NAME] [--threads=N] [--iterations=N] [--seed=N]\n"
           "                  [--max-bytes=N] [--first-call-cpu=N] [--watch-ctr]\n"
           "  --impl=NAME         flush routine (default jitflush):");
-  for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
-    fprintf(out, " %s", impls[i].name);
+  for (unsigned i = 0; i < sc_nimpls; i++)
+    fprintf(out, " %s", sc_impls[i].name);
   fprintf(out,
           "\n"
           "  --threads=N         worker threads, 1-%d (default 4)\n"
@@ -133,18 +118,10 @@ static void usage(FILE *out)
           MAX_THREADS);
 }
 
-static const struct impl *find_impl(const char *name)
-{
-  for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
-    if (strcmp(impls[i].name, name) == 0)
-      return &impls[i];
-  return NULL;
-}
-
 /* Returns 0 on success, EXIT_USAGE after printing why, or -1 for --help. */
 static int parse_options(int argc, char **argv, struct options *opt)
 {
-  *opt = (struct options){.impl = &impls[0], .threads = 4, .iterations = 100, .seed = 1, .max_bytes = 4096,
+  *opt = (struct options){.impl = &sc_impls[0], .threads = 4, .iterations = 100, .seed = 1, .max_bytes = 4096,
                           .first_call_cpu = -1};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -167,7 +144,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
       return EXIT_USAGE;
     }
     if (IS("--impl")) {
-      opt->impl = find_impl(value);
+      opt->impl = sc_find_impl(value);
       if (!opt->impl) {
         fprintf(stderr, "jit_stress: --impl: unknown routine '%s'\n", value);
         usage(stderr);
