@@ -10,6 +10,8 @@ pkgs=(cmake ninja-build g++ gcc pkg-config googletest libgtest-dev libcapstone-d
 pkgs+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross)
 # The rig: the plugin's deps and what QEMU's own build needs.
 pkgs+=(libglib2.0-dev device-tree-compiler dpkg-dev python3-venv flex bison)
+# The rig's findings name guest code with elfutils' libdwfl.
+pkgs+=(libdw-dev libelf-dev)
 # Compile checks of the Windows and generic platform files.
 pkgs+=(gcc-mingw-w64-x86-64-posix gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
 # JSON in the C++ tests (scenario tests read the runner's report).

@@ -277,7 +277,9 @@ static const char *const cluster_keys[] = {"cpus", "core", "midr", "ctr",
                                            "l1i-line", "l1d-line", "online", NULL};
 static const char *const kernel_keys[] = {"ctr-trap", "sysfs", NULL};
 static const char *const process_keys[] = {"allowed", NULL};
-static const char *const sched_keys[] = {"seed", "migrate-every", NULL};
+static const char *const sched_keys[] = {"seed", "migrate-every", "policy", NULL};
+/* enum emu_sched_policy, in order. */
+const char *const emu_sched_policy_names[] = {"adversarial", "random", NULL};
 
 static bool check_keys(struct ctx *c, const char *group, const char *const *known) {
   for (guint i = 0; i < c->lay.keys->len; i++) {
@@ -512,6 +514,9 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
     ok = get_u64(c, "sched", "migrate-every", UINT_MAX, &every);
     cfg->migrate_every = (unsigned)every;
   }
+  int policy = EMU_SCHED_ADVERSARIAL;
+  if (ok) ok = load_enum(c, "sched", "policy", emu_sched_policy_names, &policy);
+  cfg->policy = (enum emu_sched_policy)policy;
 
   if (ok && !cfg->soc_name) cfg->soc_name = g_path_get_basename(c->path);
   if (ok) cfg->sanitized_ctr = sanitize_ctr(cfg);

@@ -27,6 +27,15 @@ enum emu_sysfs_mode {
   EMU_SYSFS_NONE,     /* no /sys/devices/system/cpu at all */
 };
 
+/* [sched] policy. */
+enum emu_sched_policy {
+  EMU_SCHED_ADVERSARIAL, /* default: CTR_EL0 read on the largest-line CPU of
+                            the thread's mask, maintenance on the smallest */
+  EMU_SCHED_RANDOM,      /* seeded random migrations only */
+};
+/* "adversarial", "random", NULL: the names the config and --policy take. */
+extern const char *const emu_sched_policy_names[];
+
 struct emu_cluster {
   char *name;         /* text after "cluster " in the group name */
   char *core;         /* core= (a human name, e.g. "Cortex-A53") */
@@ -54,6 +63,7 @@ struct emu_config {
   bool allowed[EMU_MAX_CPUS];  /* initial affinity; default: online CPUs */
   uint64_t seed;               /* [sched] seed, default 1 */
   unsigned migrate_every;      /* [sched] mean instructions; 0 = never */
+  enum emu_sched_policy policy; /* [sched] policy, default adversarial */
   uint64_t sanitized_ctr;      /* the system-wide safe CTR_EL0 (min lines,
                                   AND of IDC/DIC) computed at load time */
 };

@@ -6,6 +6,7 @@
  *
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
  *           [,summary=PATH][,migrate-every=N][,check=on|off]
+ *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emu_json.h"
 #include "plugin.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -21,6 +23,7 @@ GMutex jf_lock;
 struct emu_config *jf_config;
 struct jf_options jf_opts;
 struct qemu_plugin_scoreboard *jf_score;
+struct jf_model *jf_model;
 
 /* A forked child inherits the plugin's state; only the process QEMU
  * started writes the report. */
@@ -35,24 +38,9 @@ uint64_t jf_visible_ctr(unsigned cpu) {
 
 /* ---- report ---------------------------------------------------------------- */
 
-static void json_string(GString *out, const char *s) {
-  g_string_append_c(out, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      g_string_append_c(out, '\\');
-      g_string_append_c(out, (char)*p);
-    } else if (*p < 0x20) {
-      g_string_append_printf(out, "\\u%04x", *p);
-    } else {
-      g_string_append_c(out, (char)*p);
-    }
-  }
-  g_string_append_c(out, '"');
-}
-
 struct totals {
   uint64_t stale_fetches, fetch_checks, migrations, ctr_reads, dc_ops, ic_ops,
-      isb;
+      isb, insns;
 };
 
 #define SUM(field)                                                             \
@@ -68,31 +56,37 @@ static struct totals collect_totals(void) {
       .dc_ops = SUM(dc_ops),
       .ic_ops = SUM(ic_ops),
       .isb = SUM(isb),
+      .insns = SUM(insns),
   };
   return t;
 }
 
-static GString *build_report(const struct totals *t, uint64_t seed) {
+/* FINDINGS: the "stale", "findings" and "ctr_read_sites" members. */
+static GString *build_report(const struct totals *t, uint64_t seed,
+                             const char *findings) {
   GString *json = g_string_new("{\n  \"config\": ");
-  json_string(json, jf_config->path);
+  emu_json_string(json, jf_config->path);
   g_string_append(json, ",\n  \"soc\": ");
-  json_string(json, jf_config->soc_name ? jf_config->soc_name : "");
+  emu_json_string(json, jf_config->soc_name ? jf_config->soc_name : "");
   g_string_append_printf(
       json,
-      ",\n  \"seed\": %" PRIu64 ",\n  \"check\": %s,\n"
+      ",\n  \"seed\": %" PRIu64 ",\n  \"check\": %s,\n  \"policy\": \"%s\",\n"
       "  \"stale_fetches\": %" PRIu64 ",\n  \"fetch_checks\": %" PRIu64 ",\n"
       "  \"migrations\": %" PRIu64 ",\n  \"ctr_reads\": %" PRIu64 ",\n"
       "  \"midr_reads\": %" PRIu64 ",\n"
       "  \"dc_ops\": %" PRIu64 ",\n  \"ic_ops\": %" PRIu64 ",\n"
       "  \"isb\": %" PRIu64 ",\n  \"threads\": %u,\n  \"cores\": [",
-      seed, jf_opts.check ? "true" : "false", t->stale_fetches,
+      seed, jf_opts.check ? "true" : "false",
+      emu_sched_policy_names[jf_opts.have_policy ? jf_opts.policy
+                                                 : jf_config->policy],
+      t->stale_fetches,
       t->fetch_checks, t->migrations, t->ctr_reads, SUM(midr_reads), t->dc_ops,
       t->ic_ops, t->isb, jf_sched_nthreads());
   for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
     const struct emu_cluster *cl = &jf_config->clusters[jf_cluster_of(cpu)];
     g_string_append_printf(json, "%s\n    {\"cpu\": %u, \"cluster\": ",
                            cpu ? "," : "", cpu);
-    json_string(json, cl->name);
+    emu_json_string(json, cl->name);
     g_string_append_printf(json,
                            ", \"online\": %s, \"midr\": \"0x%" PRIx64
                            "\", \"ctr\": \"0x%" PRIx64
@@ -100,8 +94,8 @@ static GString *build_report(const struct totals *t, uint64_t seed) {
                            jf_config->cpus[cpu].online ? "true" : "false",
                            cl->midr, cl->ctr, jf_sched_cpu_insns(cpu));
   }
-  g_string_append(json, "\n  ],\n  \"stale\": ");
-  jf_model_report_stale(json);
+  g_string_append(json, "\n  ]");
+  g_string_append(json, findings);
   g_string_append_printf(json, ",\n  \"syscalls\": %" PRIu64, SUM(syscalls));
   g_string_append(json, ",\n  \"regions\": ");
   jf_region_report(json);
@@ -157,8 +151,11 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
     jf_sched_credit_all();
     struct totals t = collect_totals();
     uint64_t seed = jf_opts.have_seed ? jf_opts.seed : jf_config->seed;
+    /* Symbolises the guest's code once for the three forms. */
+    GString *members = g_string_new(NULL);
+    jf_findings_report(members, jf_opts.findings_path, jf_opts.sarif_path);
     if (jf_opts.report_path) {
-      GString *json = build_report(&t, seed);
+      GString *json = build_report(&t, seed, members->str);
       write_file(jf_opts.report_path, json);
       g_string_free(json, true);
     }
@@ -168,16 +165,19 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
                       "stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64
                       " migrations=%" PRIu64 " ctr_reads=%" PRIu64
                       " dc_ops=%" PRIu64 " ic_ops=%" PRIu64 " isb=%" PRIu64
-                      "\n",
+                      " insns=%" PRIu64 " findings=%u\n",
                       t.stale_fetches, t.fetch_checks, t.migrations,
-                      t.ctr_reads, t.dc_ops, t.ic_ops, t.isb);
+                      t.ctr_reads, t.dc_ops, t.ic_ops, t.isb, t.insns,
+                      jf_findings_count());
       write_file(jf_opts.summary_path, line);
       g_string_free(line, true);
     }
+    g_string_free(members, true);
   }
   jf_instrument_free();
   jf_region_free();
-  jf_model_free();
+  jf_findings_free();
+  g_clear_pointer(&jf_model, jf_model_free);
   jf_alias_free();
   jf_sched_free();
   jf_decoder_close();
@@ -187,6 +187,30 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
 }
 
 /* ---- install ------------------------------------------------------------------- */
+
+static uint64_t view_canon(uint64_t va, void *ctx) {
+  (void)ctx;
+  return jf_alias_canon(va);
+}
+
+static bool view_nonexec(uint64_t va, void *ctx) {
+  (void)ctx;
+  return jf_alias_nonexec_view(va);
+}
+
+/* The coherence model of this config's clusters, over plugin_alias.c's
+ * view of double-mapped code. */
+static struct jf_model *new_model(void) {
+  unsigned n = jf_config->nclusters;
+  struct jf_model_geometry *geo = g_new0(struct jf_model_geometry, n);
+  for (unsigned c = 0; c < n; c++) {
+    jf_model_geometry_from_ctr(jf_config->clusters[c].ctr, &geo[c]);
+  }
+  const struct jf_model_views views = {view_canon, view_nonexec, NULL};
+  struct jf_model *m = jf_model_new(geo, n, &views);
+  g_free(geo);
+  return m;
+}
 
 /* Returns NULL when TEXT is a whole unsigned number, else the error. */
 static char *parse_u64(const char *key, const char *text, uint64_t *out) {
@@ -225,6 +249,21 @@ static char *parse_option(const char *opt) {
       err = g_strdup_printf("%s: too large: '%s'", key, value);
     }
     return err;
+  } else if (g_strcmp0(key, "findings") == 0) {
+    jf_opts.findings_path = g_strdup(value);
+  } else if (g_strcmp0(key, "sarif") == 0) {
+    jf_opts.sarif_path = g_strdup(value);
+  } else if (g_strcmp0(key, "policy") == 0) {
+    for (int i = 0; emu_sched_policy_names[i]; i++) {
+      if (g_strcmp0(value, emu_sched_policy_names[i]) == 0) {
+        jf_opts.policy = (enum emu_sched_policy)i;
+        jf_opts.have_policy = true;
+      }
+    }
+    if (!jf_opts.have_policy) {
+      return g_strdup_printf("policy: expected adversarial or random, got '%s'",
+                             value);
+    }
   } else if (g_strcmp0(key, "check") == 0) {
     if (!qemu_plugin_bool_parse(key, value, &jf_opts.check)) {
       return g_strdup_printf("check: expected on or off, got '%s'", value);
@@ -274,8 +313,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     g_free(err);
     return -1;
   }
-  jf_model_init();
+  jf_model = new_model();
   jf_alias_init();
+  jf_findings_init();
   jf_region_init();
   jf_score = qemu_plugin_scoreboard_new(sizeof(struct jf_vcpu_score));
   install_pid = getpid();

@@ -5,7 +5,9 @@
  *   plugin_instrument.c translation-time decisions and execution callbacks
  *   plugin_sched.c      emulated topology, threads, affinity syscalls,
  *                       seeded migration
- *   plugin_model.c      the I-side/D-side coherence model
+ *   coherence.c         the I-side/D-side coherence model (QEMU-free)
+ *   plugin_findings.c   stale fetches grouped by root cause, maintenance
+ *                       sites, CTR_EL0 read sites, the findings report
  *   plugin_alias.c      double-mapped (RW + RX) views of one file
  *   plugin_capstone.c   instruction decoding (the only file that knows
  *                       Capstone's v4/v5 vs v6 AArch64 names)
@@ -26,6 +28,7 @@
 #include <glib.h>
 #include <qemu-plugin.h>
 
+#include "coherence.h"
 #include "emu_config.h"
 
 #define JF_CPU_WORDS (EMU_MAX_CPUS / 64)
@@ -81,17 +84,17 @@ struct jf_vcpu_score {
 
 /* A guest thread (one vCPU in linux-user) and the emulated CPU it runs on. */
 struct jf_thread {
-  unsigned serial;          /* creation order; 0 is the main thread */
+  struct jf_model_thread mt; /* serial, the emulated CPU it runs on now and
+                                its cluster, the model's per-thread state */
   int tid;                  /* guest (= host) thread id, 0 until known */
   bool alive;
   unsigned vcpu;            /* QEMU vCPU index while alive */
-  unsigned cpu;             /* emulated CPU it runs on now */
   struct jf_cpuset mask;    /* its affinity, always within online and allowed */
   uint64_t rng;             /* seeded per thread: migrations are repeatable */
   uint64_t insns_credited;  /* scoreboard insns already credited to a CPU */
-  uint64_t sync_seq;        /* model time of its last context synchronisation */
-  GArray *pending_maint;    /* struct jf_maint_op issued, not yet completed by
-                               a DSB */
+  bool adversary_armed;     /* read CTR_EL0 on its largest-line CPU; moves to
+                               its smallest-line CPU at the next maintenance
+                               (plugin_sched.c, policy=adversarial) */
   /* The syscall in flight (entry callback -> return callback). */
   int64_t sc_num;
   uint64_t sc_args[3];
@@ -113,6 +116,10 @@ struct jf_options {
   bool have_migrate_every;
   uint64_t migrate_every;
   bool check;
+  bool have_policy;
+  enum emu_sched_policy policy;
+  const char *sarif_path;
+  const char *findings_path; /* the stderr blocks, for the runner to print */
 };
 
 /* ---- plugin.c: shared state ------------------------------------------- */
@@ -120,6 +127,7 @@ extern GMutex jf_lock;
 extern struct emu_config *jf_config;
 extern struct jf_options jf_opts;
 extern struct qemu_plugin_scoreboard *jf_score;
+extern struct jf_model *jf_model; /* guarded by jf_lock */
 
 static inline struct jf_vcpu_score *jf_vcpu_score(unsigned vcpu) {
   return qemu_plugin_scoreboard_find(jf_score, vcpu);
@@ -172,45 +180,32 @@ void jf_sched_migration_due(unsigned vcpu);
 void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
                       uint64_t a3);
 void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret);
+/* policy=adversarial: called under jf_lock before T's mrs ctr_el0 result
+ * is computed, and before each of its maintenance operations. */
+void jf_sched_adversary_ctr_read(struct jf_thread *t);
+void jf_sched_adversary_maintenance(struct jf_thread *t);
 /* Credits every live thread's executed instructions to its CPU (at exit). */
 void jf_sched_credit_all(void);
 uint64_t jf_sched_cpu_insns(unsigned cpu);
 unsigned jf_sched_nthreads(void);
 
-/* ---- plugin_model.c ------------------------------------------------------ */
-struct jf_word; /* one 4-byte word's coherence record */
-
-/* A maintenance operation waiting for its issuing thread's next DSB. */
-struct jf_maint_op {
-  uint64_t addr;        /* the VA the guest passed */
-  uint64_t issue_seq;
-  unsigned cluster;     /* issuing CPU's cluster (its DminLine) */
-  bool is_clean;        /* dc clean, else ic ivau */
-  bool nonexec_view;    /* ic ivau through a non-executable alias
-                           (jf_alias_nonexec_view), when it was issued */
-};
-
-void jf_model_init(void);
-void jf_model_free(void);
-/* All of these run with jf_lock held. */
-void jf_model_store(struct jf_thread *t, uint64_t va, unsigned bytes);
-void jf_model_dc_clean(struct jf_thread *t, uint64_t va);
-void jf_model_ic_ivau(struct jf_thread *t, uint64_t va);
-void jf_model_dsb(struct jf_thread *t);
-void jf_model_sync(struct jf_thread *t);
-/* The record of the word at VA when its page was ever stored to (the only
- * words that can be stale), else NULL. Called at translation time with the
- * encoding QEMU translated and whether it is CMODX-safe. */
-struct jf_word *jf_model_word_for_fetch(uint64_t va, uint32_t insn,
-                                        bool cmodx_safe);
-/* NULL when the fetch is coherent, else why it is stale. */
-const char *jf_model_fetch_stale(const struct jf_thread *t,
-                                 const struct jf_word *w, bool cmodx_safe);
-/* Every stale fetch goes here (first 100 kept for the report). */
-void jf_model_record_stale(uint64_t va, const struct jf_thread *t,
-                           const char *reason);
-void jf_model_report_stale(GString *json);
-uint64_t jf_model_next_seq(void);
+/* ---- plugin_findings.c (jf_lock held unless said) ------------------------ */
+void jf_findings_init(void);
+void jf_findings_free(void);
+/* The model's site number for maintenance at PC called from CALLER (x30). */
+uint32_t jf_findings_site(uint64_t pc, uint64_t caller);
+/* A stale fetch at VA by T: counted into its finding, kept in the first
+ * 100 of the report's "stale" list. */
+void jf_findings_record(uint64_t va, const struct jf_thread *t,
+                        const struct jf_verdict *v);
+/* An executed mrs xN, ctr_el0 at PC on CPU that returned VALUE. */
+void jf_findings_ctr_read(uint64_t pc, unsigned cpu, uint64_t value);
+unsigned jf_findings_count(void);
+/* At exit, without jf_lock: appends the report's "stale", "findings" and
+ * "ctr_read_sites" members (with their leading ",\n  "), writes the
+ * sanitizer-style text to TEXT_PATH and SARIF to SARIF_PATH when set. */
+void jf_findings_report(GString *json, const char *text_path,
+                        const char *sarif_path);
 
 /* ---- plugin_alias.c ------------------------------------------------------- */
 void jf_alias_init(void);

@@ -116,15 +116,26 @@ void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
   s->reg_pending = 1;
 }
 
-static uint64_t id_register_value(unsigned vcpu, enum jf_insn_kind kind) {
+/* The value of the ID register an mrs at R reads on VCPU's emulated CPU.
+ * For CTR_EL0 the adversarial scheduler may first move the thread, and the
+ * read is recorded as a CTR_EL0 read site. */
+static uint64_t id_register_value(unsigned vcpu,
+                                  const struct insn_record *r) {
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
-  unsigned cpu = t ? t->cpu : 0;
-  g_mutex_unlock(&jf_lock);
-  if (kind == JF_INSN_MRS_CTR) {
-    return jf_visible_ctr(cpu);
+  uint64_t value;
+  if (r->kind == JF_INSN_MRS_CTR) {
+    if (t) {
+      jf_sched_adversary_ctr_read(t);
+    }
+    unsigned cpu = t ? t->mt.cpu : 0;
+    value = jf_visible_ctr(cpu);
+    jf_findings_ctr_read(r->vaddr, cpu, value);
+  } else {
+    value = jf_config->clusters[jf_cluster_of(t ? t->mt.cpu : 0)].midr;
   }
-  return jf_config->clusters[jf_cluster_of(cpu)].midr;
+  g_mutex_unlock(&jf_lock);
+  return value;
 }
 
 /* ---- execution callbacks ------------------------------------------------- */
@@ -146,14 +157,13 @@ static void on_migration_due(unsigned vcpu, void *udata) {
 /* On the instruction after the mrs: its result is in Xt now. */
 static void on_after_id_read(unsigned vcpu, void *udata) {
   const struct insn_record *r = udata;
-  write_xreg(r->reg, id_register_value(vcpu, r->kind));
+  write_xreg(r->reg, id_register_value(vcpu, r));
 }
 
 /* On an mrs that ends its TB: the next TB's first instruction writes. */
 static void on_id_read_at_tb_end(unsigned vcpu, void *udata) {
   const struct insn_record *r = udata;
-  jf_instrument_defer_reg_write(vcpu, r->reg,
-                                id_register_value(vcpu, r->kind));
+  jf_instrument_defer_reg_write(vcpu, r->reg, id_register_value(vcpu, r));
 }
 
 static void on_fetch(unsigned vcpu, void *udata) {
@@ -162,20 +172,22 @@ static void on_fetch(unsigned vcpu, void *udata) {
   s->fetch_checks++;
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
-  const char *reason = t ? jf_model_fetch_stale(t, r->word, r->cmodx_safe)
-                         : NULL;
-  if (reason) {
-    jf_model_record_stale(r->vaddr, t, reason);
+  struct jf_verdict v = {.kind = JF_FRESH};
+  if (t) {
+    v = jf_model_fetch(jf_model, &t->mt, r->word, r->cmodx_safe);
+    if (v.kind != JF_FRESH) {
+      jf_findings_record(r->vaddr, t, &v);
+    }
   }
   g_mutex_unlock(&jf_lock);
-  if (reason) {
+  if (v.kind != JF_FRESH) {
     s->stale_fetches++;
   }
 }
 
+/* UDATA is the storing instruction's address (the finding's writer). */
 static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info,
                      uint64_t vaddr, void *udata) {
-  (void)udata;
   if (!qemu_plugin_mem_is_store(info)) {
     return;
   }
@@ -183,28 +195,38 @@ static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info,
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
-    jf_model_store(t, vaddr, bytes);
+    jf_model_store(jf_model, &t->mt, vaddr, bytes,
+                   (uint64_t)(uintptr_t)udata);
   }
   g_mutex_unlock(&jf_lock);
 }
 
+/* The link register: in a leaf flush routine, the return address into
+ * whoever called it (the finding's "caller"). */
+#define XREG_LR 30
+
 static void on_maintenance(unsigned vcpu, void *udata) {
   const struct insn_record *r = udata;
   uint64_t addr = read_xreg(r->reg);
+  uint64_t lr = r->kind == JF_INSN_DC_ZVA ? 0 : read_xreg(XREG_LR);
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
     switch (r->kind) {
     case JF_INSN_DC_CLEAN:
-      jf_model_dc_clean(t, addr);
+      jf_sched_adversary_maintenance(t);
+      jf_model_dc_clean(jf_model, &t->mt, addr,
+                        jf_findings_site(r->vaddr, lr));
       break;
     case JF_INSN_IC_IVAU:
-      jf_model_ic_ivau(t, addr);
+      jf_sched_adversary_maintenance(t);
+      jf_model_ic_ivau(jf_model, &t->mt, addr,
+                       jf_findings_site(r->vaddr, lr));
       break;
     case JF_INSN_DC_ZVA:
       /* QEMU zeroes the block without a memory callback. DCZID_EL0 of
        * QEMU's Arm cores gives 64-byte blocks. */
-      jf_model_store(t, addr & ~UINT64_C(63), 64);
+      jf_model_store(jf_model, &t->mt, addr & ~UINT64_C(63), 64, r->vaddr);
       break;
     default:
       break;
@@ -218,7 +240,7 @@ static void on_dsb(unsigned vcpu, void *udata) {
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
-    jf_model_dsb(t);
+    jf_model_dsb(jf_model, &t->mt);
   }
   g_mutex_unlock(&jf_lock);
 }
@@ -228,7 +250,7 @@ static void on_isb(unsigned vcpu, void *udata) {
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
-    jf_model_sync(t);
+    jf_model_sync(jf_model, &t->mt);
   }
   g_mutex_unlock(&jf_lock);
 }
@@ -280,7 +302,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     if (jf_opts.check) {
       g_mutex_lock(&jf_lock);
       struct jf_word *w =
-          jf_model_word_for_fetch(vaddr, word, dec.cmodx_safe);
+          jf_model_word_for_fetch(jf_model, vaddr, word, dec.cmodx_safe);
       g_mutex_unlock(&jf_lock);
       if (w) {
         struct insn_record *r = record_new(vaddr);
@@ -290,7 +312,8 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
                                                QEMU_PLUGIN_CB_NO_REGS, r);
       }
       qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS,
-                                       QEMU_PLUGIN_MEM_W, NULL);
+                                       QEMU_PLUGIN_MEM_W,
+                                       (void *)(uintptr_t)vaddr);
     }
 
     struct insn_record *r = NULL;

@@ -16,6 +16,20 @@
  * and the thread's creation order, at instruction counts uniform in
  * [1, 2 * migrate-every - 1] (mean migrate-every). They are checked at
  * every TB start, so one can land between two iterations of a flush loop.
+ *
+ * policy=adversarial (the default) adds two moves on top of those, aimed at
+ * the bug this field actually has: a stride read from CTR_EL0 on one core
+ * and used on another. When a thread whose mask allows CPUs that show
+ * different CTR_EL0 geometries executes `mrs ctr_el0`, it is first moved to
+ * the most permissive of them (DIC, then IDC, then the largest I and D
+ * lines), so the value it latches is the largest; at its next maintenance
+ * instruction it is moved to the least permissive one, so the loop that
+ * uses that value runs, and the code it flushed is then fetched, where the
+ * lines are smallest. Each move is one the kernel could make at that point
+ * (any CPU of the mask, at any instruction), and each passes through
+ * migrate() with its DSB and context synchronisation like every other: the
+ * policy only chooses the worst legal schedule, it never relaxes a rule.
+ * A thread pinned to one CPU, or whose CPUs all agree, is never moved by it.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_SET, syscall */
 #include <errno.h>
@@ -76,7 +90,7 @@ static unsigned cpuset_nth(const struct jf_cpuset *s, unsigned index) {
 
 static void thread_free(gpointer data) {
   struct jf_thread *t = data;
-  g_array_unref(t->pending_maint);
+  jf_model_thread_clear(&t->mt);
   if (t->sc_saved) {
     g_byte_array_unref(t->sc_saved);
   }
@@ -126,10 +140,9 @@ unsigned jf_sched_nthreads(void) { return threads ? threads->len : 0; }
 
 static struct jf_thread *thread_new(const struct jf_cpuset *mask) {
   struct jf_thread *t = g_new0(struct jf_thread, 1);
-  t->serial = threads->len;
+  jf_model_thread_init(&t->mt, threads->len, 0, 0);
   t->mask = *mask;
-  t->rng = seed ^ (UINT64_C(0xd1b54a32d192ed03) * (t->serial + 1));
-  t->pending_maint = g_array_new(false, false, sizeof(struct jf_maint_op));
+  t->rng = seed ^ (UINT64_C(0xd1b54a32d192ed03) * (t->mt.serial + 1));
   g_ptr_array_add(threads, t);
   return t;
 }
@@ -162,7 +175,7 @@ static void arm_migration_clock(struct jf_thread *t) {
 /* Moves the instructions T executed since the last call onto its CPU. */
 static void credit(struct jf_thread *t) {
   uint64_t now = jf_vcpu_score(t->vcpu)->insns;
-  cpu_insns[t->cpu] += now - t->insns_credited;
+  cpu_insns[t->mt.cpu] += now - t->insns_credited;
   t->insns_credited = now;
 }
 
@@ -183,12 +196,18 @@ void jf_sched_credit_all(void) {
  * return to user space is an exception return, a context synchronisation.
  * COUNTER_VCPU is the vCPU whose scoreboard counts the migration.
  */
+/* Puts T on CPU (the model tracks the CPU's cluster with it). */
+static void place(struct jf_thread *t, unsigned cpu) {
+  t->mt.cpu = cpu;
+  t->mt.cluster = jf_cluster_of(cpu);
+}
+
 static void migrate(struct jf_thread *t, unsigned new_cpu,
                     unsigned counter_vcpu) {
   credit(t);
-  jf_model_dsb(t);
-  t->cpu = new_cpu;
-  jf_model_sync(t);
+  jf_model_dsb(jf_model, &t->mt);
+  place(t, new_cpu);
+  jf_model_sync(jf_model, &t->mt);
   jf_vcpu_score(counter_vcpu)->migrations++;
 }
 
@@ -203,11 +222,11 @@ void jf_sched_vcpu_init(unsigned vcpu) {
   if (is_main) {
     /* The first allowed CPU, as a process started by a shell on Linux
      * usually is before the scheduler balances it. */
-    t->cpu = cpuset_nth(&t->mask, 0);
+    place(t, cpuset_nth(&t->mask, 0));
     t->tid = getpid();
   } else {
     /* Round robin over the inherited mask from a seeded offset. */
-    t->cpu = cpuset_nth(&t->mask, (unsigned)((seed + t->serial) % n));
+    place(t, cpuset_nth(&t->mask, (unsigned)((seed + t->mt.serial) % n)));
   }
   t->vcpu = vcpu;
   t->alive = true;
@@ -217,7 +236,7 @@ void jf_sched_vcpu_init(unsigned vcpu) {
   g_ptr_array_index(by_vcpu, vcpu) = t;
   /* The scoreboard slot may have served an earlier thread. */
   t->insns_credited = jf_vcpu_score(vcpu)->insns;
-  jf_model_sync(t);
+  jf_model_sync(jf_model, &t->mt);
   arm_migration_clock(t);
   g_mutex_unlock(&jf_lock);
 }
@@ -227,7 +246,7 @@ void jf_sched_vcpu_exit(unsigned vcpu) {
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
     credit(t);
-    jf_model_dsb(t);
+    jf_model_dsb(jf_model, &t->mt);
     t->alive = false;
     g_ptr_array_index(by_vcpu, vcpu) = NULL;
   }
@@ -243,7 +262,7 @@ void jf_sched_migration_due(unsigned vcpu) {
       /* Uniform over the other CPUs of the mask. */
       unsigned pick = (unsigned)(rng_next(&t->rng) % (n - 1));
       unsigned target = cpuset_nth(&t->mask, pick);
-      if (target == t->cpu) {
+      if (target == t->mt.cpu) {
         target = cpuset_nth(&t->mask, n - 1);
       }
       migrate(t, target, vcpu);
@@ -251,6 +270,70 @@ void jf_sched_migration_due(unsigned vcpu) {
     arm_migration_clock(t);
   }
   g_mutex_unlock(&jf_lock);
+}
+
+/* ---- policy=adversarial -------------------------------------------------- */
+
+/* How much a flush routine that trusts CPU's CTR_EL0 may skip: DIC, then
+ * IDC, then the I line, then the D line (larger skips more). */
+static uint64_t laxness(unsigned cpu) {
+  struct jf_model_geometry g;
+  jf_model_geometry_from_ctr(jf_visible_ctr(cpu), &g);
+  return ((uint64_t)g.dic << 63) | ((uint64_t)g.idc << 62) |
+         ((uint64_t)g.iline << 31) | g.dline;
+}
+
+/* The most and least lax CPUs of T's mask (the first of equals); false when
+ * every CPU of the mask shows the same geometry. */
+static bool mask_extremes(const struct jf_thread *t, unsigned *laxest,
+                          unsigned *strictest) {
+  bool any = false;
+  uint64_t hi = 0, lo = 0;
+  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
+    if (!jf_cpuset_has(&t->mask, cpu)) {
+      continue;
+    }
+    uint64_t l = laxness(cpu);
+    if (!any || l > hi) {
+      hi = l;
+      *laxest = cpu;
+    }
+    if (!any || l < lo) {
+      lo = l;
+      *strictest = cpu;
+    }
+    any = true;
+  }
+  return any && hi != lo;
+}
+
+static bool adversarial(void) {
+  enum emu_sched_policy p =
+      jf_opts.have_policy ? jf_opts.policy : jf_config->policy;
+  return p == EMU_SCHED_ADVERSARIAL;
+}
+
+void jf_sched_adversary_ctr_read(struct jf_thread *t) {
+  unsigned laxest, strictest;
+  if (!adversarial() || !mask_extremes(t, &laxest, &strictest)) {
+    return;
+  }
+  if (laxness(t->mt.cpu) != laxness(laxest)) {
+    migrate(t, laxest, t->vcpu);
+  }
+  t->adversary_armed = true;
+}
+
+void jf_sched_adversary_maintenance(struct jf_thread *t) {
+  unsigned laxest, strictest;
+  if (!t->adversary_armed) {
+    return;
+  }
+  t->adversary_armed = false;
+  if (mask_extremes(t, &laxest, &strictest) &&
+      laxness(t->mt.cpu) != laxness(strictest)) {
+    migrate(t, strictest, t->vcpu);
+  }
 }
 
 /* ---- affinity syscalls --------------------------------------------------- */
@@ -358,7 +441,7 @@ static void setaffinity_return(struct jf_thread *t, int64_t ret,
   struct jf_thread *target = t->sc_target;
   if (ret == 0 && t->sc_apply && target->alive) {
     target->mask = t->sc_mask;
-    if (!jf_cpuset_has(&target->mask, target->cpu)) {
+    if (!jf_cpuset_has(&target->mask, target->mt.cpu)) {
       /* Linux moves a task off a CPU its new mask excludes at once. */
       migrate(target, cpuset_nth(&target->mask, 0), vcpu);
     }
@@ -399,7 +482,7 @@ static void getcpu_return(struct jf_thread *t, int64_t ret) {
   if (ret != 0) {
     return;
   }
-  uint32_t cpu = t->cpu;
+  uint32_t cpu = t->mt.cpu;
   uint32_t node = 0; /* the emulated SoCs have one NUMA node */
   if (t->sc_args[0]) {
     guest_write(t->sc_args[0], &cpu, sizeof(cpu));
@@ -493,7 +576,7 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
       for (guint i = 0; i < threads->len; i++) {
         struct jf_thread *other = g_ptr_array_index(threads, i);
         if (other->alive) {
-          jf_model_sync(other);
+          jf_model_sync(jf_model, &other->mt);
         }
       }
     }
@@ -502,7 +585,7 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
     break;
   }
   /* The return to user space is an exception return. */
-  jf_model_sync(t);
+  jf_model_sync(jf_model, &t->mt);
   t->sc_num = -1;
   g_mutex_unlock(&jf_lock);
   flush_guest_writes();

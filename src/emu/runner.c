@@ -4,12 +4,16 @@
  *
  *   jitflush-emu --config FILE [--seed N] [--report FILE.json]
  *                [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]
- *                [--check on|off] -- PROGRAM [ARGS...]
+ *                [--check on|off] [--policy adversarial|random]
+ *                [--sarif FILE] -- PROGRAM [ARGS...]
  *
  * It validates the config, builds the SoC's sysfs overlay in a temporary
  * folder, runs qemu-aarch64 with the jitflush plugin, and ends stderr with
  *
- *   jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N
+ *   jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N findings=N
+ *
+ * preceded, when a fetch was stale, by one block per finding (the stale
+ * fetches grouped by root cause, docs/FINDINGS.md).
  *
  * Exit status: 86 when the plugin saw a stale instruction fetch, otherwise
  * the program's own (128+N when signal N killed it). The runner's own
@@ -45,7 +49,8 @@
 static const char usage_text[] =
     "usage: jitflush-emu --config FILE [--seed N] [--report FILE.json]\n"
     "                    [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]\n"
-    "                    [--check on|off] -- PROGRAM [ARGS...]\n";
+    "                    [--check on|off] [--policy adversarial|random]\n"
+    "                    [--sarif FILE] -- PROGRAM [ARGS...]\n";
 
 static const char help_text[] =
     "Runs an aarch64 Linux PROGRAM under qemu-aarch64 on the emulated SoC that\n"
@@ -64,12 +69,20 @@ static const char help_text[] =
     "  --check on|off     the coherence checker (default on); off keeps the\n"
     "                     topology, migrations and counters but checks no\n"
     "                     fetch (ci/bench.sh measures what the checker costs)\n"
+    "  --policy P         scheduling: adversarial (default: CTR_EL0 read on the\n"
+    "                     largest-line CPU a thread may use, its next cache\n"
+    "                     maintenance on the smallest) or random (seeded\n"
+    "                     migrations only); overrides the config's [sched] policy\n"
+    "  --sarif FILE       also write the findings as SARIF 2.1.0 (for code\n"
+    "                     scanning)\n"
     "  -h, --help         this text\n"
     "\n"
     "Environment: JITFLUSH_QEMU (QEMU), JITFLUSH_PLUGIN (the plugin .so).\n"
     "\n"
     "The last line on stderr is\n"
-    "  jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N\n"
+    "  jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N findings=N\n"
+    "preceded, when a fetch was stale, by one block per finding: its kind, the\n"
+    "flush routine and its caller, the store that wrote the code, the advice.\n"
     "\n"
     "Exit status:\n"
     "  86   at least one stale instruction fetch\n"
@@ -88,6 +101,8 @@ struct options {
   const char *seed_text;
   uint64_t seed;
   const char *check; /* "on", "off" or NULL (the plugin's default: on) */
+  const char *policy; /* "adversarial", "random" or NULL (the config's) */
+  const char *sarif;
   char **program; /* NULL-terminated, from after "--" */
 };
 
@@ -144,6 +159,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
       {"--sysroot", offsetof(struct options, sysroot)},
       {"--qemu", offsetof(struct options, qemu)},
       {"--check", offsetof(struct options, check)},
+      {"--policy", offsetof(struct options, policy)},
+      {"--sarif", offsetof(struct options, sarif)},
   };
   int i = 1;
   for (; i < argc; i++) {
@@ -186,6 +203,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
     return usage_error("--seed: not an unsigned number: '%s'", o->seed_text);
   if (o->check && strcmp(o->check, "on") != 0 && strcmp(o->check, "off") != 0)
     return usage_error("--check: expected on or off, got '%s'", o->check);
+  if (o->policy && strcmp(o->policy, "adversarial") != 0 && strcmp(o->policy, "random") != 0)
+    return usage_error("--policy: expected adversarial or random, got '%s'", o->policy);
   return 0;
 }
 
@@ -397,6 +416,8 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   char *config_abs = absolute(o->config);
   char *report_abs = o->report ? absolute(o->report) : NULL;
   char *summary = g_build_filename(tmp, "summary", NULL);
+  char *findings = g_build_filename(tmp, "findings", NULL);
+  char *sarif_abs = o->sarif ? absolute(o->sarif) : NULL;
   uint64_t seed = o->seed_text ? o->seed : cfg->seed;
   char seed_text[24];
   g_snprintf(seed_text, sizeof seed_text, "%" PRIu64, seed);
@@ -410,6 +431,9 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   append_plugin_arg(plugin_opt, "seed", seed_text);
   if (report_abs) append_plugin_arg(plugin_opt, "report", report_abs);
   if (o->check) append_plugin_arg(plugin_opt, "check", o->check);
+  if (o->policy) append_plugin_arg(plugin_opt, "policy", o->policy);
+  if (sarif_abs) append_plugin_arg(plugin_opt, "sarif", sarif_abs);
+  append_plugin_arg(plugin_opt, "findings", findings);
   append_plugin_arg(plugin_opt, "summary", summary);
 
   GPtrArray *argv = g_ptr_array_new();
@@ -465,12 +489,15 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
       status = fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)",
                     problem, how);
     } else {
+      char *blocks = NULL;
+      if (g_file_get_contents(findings, &blocks, NULL, NULL)) fputs(blocks, stderr);
+      g_free(blocks);
       fprintf(stderr,
               "jitflush-emu: stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64
               " migrations=%" PRIu64 " ctr_reads=%" PRIu64 " dc_ops=%" PRIu64
-              " ic_ops=%" PRIu64 "\n",
+              " ic_ops=%" PRIu64 " findings=%" PRIu64 "\n",
               sum.stale_fetches, sum.fetch_checks, sum.migrations, sum.ctr_reads, sum.dc_ops,
-              sum.ic_ops);
+              sum.ic_ops, sum.findings);
       status = sum.stale_fetches > 0 ? EMU_EXIT_STALE : exit_status_of(wstatus);
     }
     g_free(text);
@@ -479,6 +506,8 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   g_ptr_array_free(argv, TRUE);
   g_string_free(plugin_opt, TRUE);
   g_free(summary);
+  g_free(findings);
+  g_free(sarif_abs);
   g_free(report_abs);
   g_free(config_abs);
   g_free(seal);

@@ -32,6 +32,7 @@ struct emu_summary {
   uint64_t dc_ops;
   uint64_t ic_ops;
   uint64_t isb;
+  uint64_t findings; /* stale fetches grouped by root cause */
 };
 
 /* Parses "stale_fetches=N fetch_checks=N ..." (order free, unknown keys

@@ -25,6 +25,7 @@ static const struct field fields[] = {
     {"dc_ops", offsetof(struct emu_summary, dc_ops), true},
     {"ic_ops", offsetof(struct emu_summary, ic_ops), true},
     {"isb", offsetof(struct emu_summary, isb), false},
+    {"findings", offsetof(struct emu_summary, findings), false},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

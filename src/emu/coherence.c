@@ -1,0 +1,698 @@
+/*
+ * The coherence model of the jitflush rig: does a fetch of a 4-byte
+ * instruction word W on emulated CPU k see what the program last stored to
+ * W, according to the architecture rather than according to QEMU (which
+ * keeps its instruction side coherent by re-translating)?
+ *
+ * Model (docs/COHERENCE-MODEL.md), one record per word W, one global clock
+ * (model_seq, bumped by every event, so "after" is a comparison):
+ *
+ *   store       a guest store (or dc zva) makes W dirty in the writer's
+ *               D-cache: W.store = now, W.writer = the writer's cluster.
+ *   clean       dc cvau|cvac|civac|cvap|cvadp|ivac A on CPU i cleans W when
+ *               W lies in i's DminLine-aligned line holding A, and also in
+ *               the writer's DminLine-aligned line holding A: the dirty copy
+ *               sits in the writer's cache in the writer's geometry, and the
+ *               issuer clears only the line its own CTR describes. A clean
+ *               stepped with another core's line size therefore misses words.
+ *   invalidate  ic ivau A (broadcast to the Inner Shareable domain) drops,
+ *               in every core k, the IminLine_k-aligned line holding A; W is
+ *               tracked per cluster (cores of a cluster share a geometry).
+ *   completion  maintenance completes at the issuing thread's next DSB
+ *               (except DSB *LD). Each operation waits in its thread's
+ *               pending list; a migration completes it too, because Linux's
+ *               __switch_to issues dsb(ish) so that maintenance a task
+ *               started finishes before it runs elsewhere
+ *               (arch/arm64/kernel/process.c).
+ *   sync        a thread's pipeline is synchronised by its own isb, by every
+ *               exception return (syscall return, migration) and by
+ *               membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE).
+ *               Synchronisation is tracked per thread, not per emulated
+ *               core: linux-user runs several guest threads on one emulated
+ *               core at the same time, while on hardware a thread switched
+ *               onto a core passes an exception return first. So "core k
+ *               is synchronised" reads "the thread now on k is": another
+ *               thread's isb or syscall on another core never counts, and
+ *               membarrier SYNC_CORE, which IPIs every core currently
+ *               running one of the process's threads (and lets the others
+ *               pass an exception return when they are scheduled in,
+ *               kernel/sched/membarrier.c), synchronises every live thread.
+ *
+ * A fetch of W by thread T on core k (cluster c) is STALE unless, after
+ * W's last store:
+ *   1. a clean of W issued after the store completed (skipped when every
+ *      core has CTR.IDC: the D side is then coherent to PoU);
+ *   2. then an invalidate of W in c's geometry, ISSUED after that clean
+ *      COMPLETED, completed (skipped when c has CTR.DIC). An ic issued
+ *      before the dsb that completes the clean does not count: it may refill
+ *      the line from the PoU before the clean lands;
+ *   3. then T was synchronised.
+ * The record keeps the FIRST completion that satisfies each step, so that a
+ * redundant later clean does not undo a finished sequence. Words that were
+ * never stored (the loader's code) are never stale. When both the old and
+ * the new encoding of W are B, BL, BRK, HVC, ISB, NOP, SMC or SVC, the Arm
+ * ARM lets a concurrent fetch see either, so the fetch is not stale.
+ *
+ * Cost: a store costs a hash lookup of its page. Pages start "store-only":
+ * a bitmap of the words ever stored and the last store's time. Only when a
+ * page is fetched from (translated) or maintained does it get dense
+ * per-word records; words stored before that take the page's last store
+ * time, which can only make the model stricter, never miss a stale fetch.
+ * QEMU re-translates a page's TBs when the page is written, so a word on a
+ * page never stored at translation time cannot become stale without a new
+ * translation, and such code gets no fetch check at all.
+ *
+ * Words are keyed by canonical address (plugin_alias.c), so a store and a
+ * clean through a double-mapped RW view reach the word fetched, and
+ * invalidated, through the RX view.
+ *
+ * VIPT. The D side behaves as physically indexed and tagged on AArch64, so
+ * a clean through either view reaches the word. The I side need not: CTR_EL0
+ * L1Ip [15:14] says how the L1 instruction cache is indexed (2 VIPT, 3
+ * PIPT; 0 VPIPT, 1 reserved). The Arm ARM (DDI 0487, "Caches in AArch64
+ * state", on VIPT instruction caches) lets a VIPT instruction cache index
+ * by the virtual address of the fetch, so one physical line can sit at a
+ * different index for each VA that maps it ("aliasing is permitted in the
+ * I-cache", arch/arm64/include/asm/cachetype.h), and an invalidate by VA
+ * looks the line up at the index of the VA it was given. Linux treats every
+ * VIPT or reserved L1Ip as aliasing (arch/arm64/kernel/cpuinfo.c, since
+ * 4.11, commit 3689c75af2a3) and invalidates the whole I-cache when it
+ * maintains code through its own linear alias (arch/arm64/mm/flush.c,
+ * sync_icache_aliases). Hence: an ic ivau whose address lies in a
+ * non-executable view of double-mapped pages (jf_alias_nonexec_view) does
+ * not invalidate W for clusters whose L1Ip is VIPT or reserved; for PIPT
+ * and VPIPT clusters it counts like any other. A fetch left stale by it
+ * gets the reason "invalidated through a non-executable alias".
+ *
+ * Provenance. Each word also remembers the PC of the store that last wrote
+ * it, and the latest clean and invalidate SITE that reached it, in any
+ * cluster's geometry or within the stride of the loop that issued it. A
+ * loop is recognised as consecutive operations of one thread from one site:
+ * when an operation follows the previous one of its site by S bytes (0 < S
+ * <= one page), S is that loop's stride and the words between the two
+ * addresses are claimed by the site. So a word that a loop stepped over
+ * (the Exynos 8890 bug: a 128-byte stride on a 64-byte-line core) names the
+ * loop that skipped it, not nothing.
+ *
+ * Hotplug. A CPU that the kernel brings online turns its MMU on with the
+ * set_sctlr macro (arch/arm64/include/asm/assembler.h, through
+ * set_sctlr_el1), which follows the SCTLR write with a local `ic iallu;
+ * dsb nsh; isb` "so that any instructions fetched speculatively from the
+ * PoC are discarded", before the CPU runs any user code. So when a cluster whose CPUs were all offline gets one
+ * back, its I-cache holds nothing from before: every word whose clean had
+ * completed by then counts as invalidated in that cluster's geometry at
+ * that moment (jf_model_cluster_online). When other CPUs of the cluster
+ * stayed online the model cannot tell their caches from the new one's
+ * (it tracks clusters, not cores) and assumes nothing, the worst case.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "coherence.h"
+#include "internal/ctr.h"
+
+#define MODEL_PAGE_SHIFT 12
+#define MODEL_PAGE_SIZE (UINT64_C(1) << MODEL_PAGE_SHIFT)
+#define MODEL_PAGE_WORDS (MODEL_PAGE_SIZE / 4)
+#define INVAL_SLOTS 3
+#define INVAL_ISSUED(c) (INVAL_SLOTS * (c))
+#define INVAL_DONE(c) (INVAL_SLOTS * (c) + 1)
+#define INVAL_ALIAS(c) (INVAL_SLOTS * (c) + 2)
+/* The longest step between two operations of one loop (a page). */
+#define MAX_STRIDE MODEL_PAGE_SIZE
+
+/* One maintenance operation waiting for its issuing thread's next DSB. */
+struct maint_op {
+  uint64_t addr;        /* the VA the guest passed */
+  uint64_t issue_seq;
+  unsigned cluster;     /* issuing CPU's cluster (its DminLine) */
+  bool is_clean;        /* dc clean, else ic ivau */
+  bool nonexec_view;    /* ic ivau through a non-executable alias, when it
+                           was issued */
+};
+
+struct jf_word {
+  uint64_t store_seq;        /* last store, 0 = never stored */
+  uint64_t writer_pc;        /* the instruction that made that store */
+  uint64_t clean_issue_seq;  /* latest clean issued (for the reason text) */
+  uint64_t clean_done_seq;   /* first completed clean issued after the store */
+  uint64_t clean_site_seq;   /* when CLEAN_SITE last reached the word */
+  uint64_t inval_site_seq;   /* when INVAL_SITE last reached the word */
+  uint32_t clean_site;
+  uint32_t inval_site;
+  uint32_t writer_cluster;
+  uint32_t insn;             /* encoding QEMU last translated here */
+  bool translated;
+  bool insn_cmodx_safe;
+  bool pair_cmodx_safe;      /* old and new encodings both CMODX-safe */
+  /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
+   * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2,
+   * inval[INVAL_ALIAS(c)] = latest ic issued through a non-executable alias
+   * that did not count for c (VIPT, see above). */
+  uint64_t inval[];
+};
+
+struct model_page {
+  uint64_t written[MODEL_PAGE_WORDS / 64]; /* store-only mode */
+  uint64_t last_store_seq;
+  uint64_t last_writer_pc;
+  unsigned last_writer_cluster;
+  char *words;                             /* dense records, or NULL */
+};
+
+struct jf_model {
+  uint64_t seq;                 /* the model's clock */
+  GHashTable *pages;            /* canonical page number -> model_page */
+  size_t word_size;             /* sizeof(struct jf_word) + per cluster */
+  unsigned nclusters;
+  struct jf_model_geometry *geo;
+  uint64_t *online_seq;         /* per cluster: when it came back online */
+  bool all_idc;                 /* every core has CTR_EL0.IDC */
+  struct jf_model_views views;
+  GArray *site_stride;          /* unsigned, indexed by site */
+};
+
+static const struct {
+  const char *name;
+  const char *reason;
+} kind_text[JF_STALE_KIND_COUNT] = {
+    [JF_FRESH] = {"fresh", ""},
+    [JF_STALE_NOT_CLEANED] = {"not-cleaned", "not cleaned"},
+    [JF_STALE_CLEAN_NOT_COMPLETED] = {"clean-not-completed",
+                                      "clean not completed (no dsb)"},
+    [JF_STALE_INVALIDATED_BEFORE_CLEAN] =
+        {"invalidated-before-clean",
+         "invalidated before the clean completed (no dsb between dc and ic)"},
+    [JF_STALE_INVALIDATE_NOT_COMPLETED] = {"invalidate-not-completed",
+                                           "invalidate not completed (no dsb)"},
+    [JF_STALE_NOT_INVALIDATED_IN_GEOMETRY] =
+        {"not-invalidated-in-geometry",
+         "not invalidated in this core's geometry"},
+    [JF_STALE_NONEXEC_ALIAS] = {"invalidated-via-nonexec-alias",
+                                "invalidated through a non-executable alias"},
+    [JF_STALE_NOT_SYNCHRONISED] = {"not-synchronised",
+                                   "pipeline not synchronised (no isb)"},
+};
+
+const char *jf_stale_kind_name(enum jf_stale_kind kind) {
+  return kind < JF_STALE_KIND_COUNT ? kind_text[kind].name : "unknown";
+}
+
+const char *jf_stale_kind_reason(enum jf_stale_kind kind) {
+  return kind < JF_STALE_KIND_COUNT ? kind_text[kind].reason : "unknown";
+}
+
+void jf_model_geometry_from_ctr(uint64_t ctr, struct jf_model_geometry *g) {
+  struct jf_ctr d = jf_ctr_decode(ctr);
+  g->iline = d.iline;
+  g->dline = d.dline;
+  g->idc = d.idc;
+  g->dic = d.dic;
+  /* L1Ip: 0 VPIPT and 3 PIPT are physically indexed; 2 VIPT and the
+   * reserved 1 may alias (arch/arm64/kernel/cpuinfo.c). */
+  g->vipt = d.l1ip != 0 && d.l1ip != 3;
+}
+
+void jf_model_thread_init(struct jf_model_thread *t, unsigned serial,
+                          unsigned cpu, unsigned cluster) {
+  memset(t, 0, sizeof(*t));
+  t->serial = serial;
+  t->cpu = cpu;
+  t->cluster = cluster;
+  t->pending = g_array_new(false, false, sizeof(struct maint_op));
+}
+
+void jf_model_thread_clear(struct jf_model_thread *t) {
+  g_clear_pointer(&t->pending, g_array_unref);
+}
+
+static void free_page(gpointer data) {
+  struct model_page *page = data;
+  g_free(page->words);
+  g_free(page);
+}
+
+struct jf_model *jf_model_new(const struct jf_model_geometry *clusters,
+                              unsigned nclusters,
+                              const struct jf_model_views *views) {
+  struct jf_model *m = g_new0(struct jf_model, 1);
+  m->nclusters = nclusters;
+  m->word_size =
+      sizeof(struct jf_word) + INVAL_SLOTS * nclusters * sizeof(uint64_t);
+  m->word_size = (m->word_size + 7) & ~(size_t)7;
+  m->geo = g_memdup2(clusters, nclusters * sizeof(*clusters));
+  m->online_seq = g_new0(uint64_t, nclusters);
+  m->all_idc = true;
+  for (unsigned c = 0; c < nclusters; c++) {
+    m->all_idc = m->all_idc && clusters[c].idc;
+  }
+  if (views) {
+    m->views = *views;
+  }
+  m->pages =
+      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_page);
+  m->site_stride = g_array_new(false, true, sizeof(unsigned));
+  return m;
+}
+
+void jf_model_free(struct jf_model *m) {
+  if (!m) {
+    return;
+  }
+  g_hash_table_destroy(m->pages);
+  g_array_unref(m->site_stride);
+  g_free(m->geo);
+  g_free(m->online_seq);
+  g_free(m);
+}
+
+static uint64_t canon(const struct jf_model *m, uint64_t va) {
+  return m->views.canon ? m->views.canon(va, m->views.ctx) : va;
+}
+
+static bool nonexec_view(const struct jf_model *m, uint64_t va) {
+  return m->views.nonexec_view && m->views.nonexec_view(va, m->views.ctx);
+}
+
+/* The record of the page holding VA, through its canonical address (the
+ * same for the RW and RX views of double-mapped code, plugin_alias.c). */
+static struct model_page *page_find(const struct jf_model *m, uint64_t va) {
+  return g_hash_table_lookup(
+      m->pages, GSIZE_TO_POINTER(canon(m, va) >> MODEL_PAGE_SHIFT));
+}
+
+static struct jf_word *page_word(const struct jf_model *m,
+                                 struct model_page *page, uint64_t va) {
+  size_t index = (va & (MODEL_PAGE_SIZE - 1)) / 4;
+  return (struct jf_word *)(page->words + index * m->word_size);
+}
+
+/* Gives PAGE per-word records, seeded from its store-only summary. */
+static void page_make_dense(const struct jf_model *m,
+                            struct model_page *page) {
+  if (page->words) {
+    return;
+  }
+  page->words = g_malloc0(m->word_size * MODEL_PAGE_WORDS);
+  for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
+    if ((page->written[i / 64] >> (i % 64)) & 1) {
+      struct jf_word *w = (struct jf_word *)(page->words + i * m->word_size);
+      w->store_seq = page->last_store_seq;
+      w->writer_pc = page->last_writer_pc;
+      w->writer_cluster = page->last_writer_cluster;
+    }
+  }
+}
+
+/* ---- stores ------------------------------------------------------------ */
+
+void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va,
+                    unsigned bytes, uint64_t writer_pc) {
+  uint64_t seq = ++m->seq;
+  uint64_t first = va & ~UINT64_C(3);
+  uint64_t end = va + (bytes ? bytes : 1);
+  struct model_page *page = NULL;
+  uint64_t va_page = UINT64_MAX;
+
+  for (uint64_t a = first; a < end; a += 4) {
+    if ((a >> MODEL_PAGE_SHIFT) != va_page) {
+      va_page = a >> MODEL_PAGE_SHIFT;
+      gpointer key = GSIZE_TO_POINTER(canon(m, a) >> MODEL_PAGE_SHIFT);
+      page = g_hash_table_lookup(m->pages, key);
+      if (!page) {
+        page = g_new0(struct model_page, 1);
+        g_hash_table_insert(m->pages, key, page);
+      }
+    }
+    if (page->words) {
+      struct jf_word *w = page_word(m, page, a);
+      w->store_seq = seq;
+      w->writer_pc = writer_pc;
+      w->writer_cluster = t->cluster;
+    } else {
+      size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
+      page->written[index / 64] |= UINT64_C(1) << (index % 64);
+      page->last_store_seq = seq;
+      page->last_writer_pc = writer_pc;
+      page->last_writer_cluster = t->cluster;
+    }
+  }
+}
+
+/*
+ * Calls FN on every word of [START, END) whose page was ever stored to
+ * (other words cannot be stale).
+ */
+typedef void (*word_fn)(const struct jf_model *m, struct jf_word *w,
+                        uint64_t word_va, void *ctx);
+
+static void for_each_word(const struct jf_model *m, uint64_t start,
+                          uint64_t end, word_fn fn, void *ctx) {
+  for (uint64_t p = start & ~UINT64_C(3); p < end;) {
+    uint64_t page_end = (p | (MODEL_PAGE_SIZE - 1)) + 1;
+    uint64_t stop = MIN(end, page_end);
+    struct model_page *page = page_find(m, p);
+    if (page) {
+      page_make_dense(m, page);
+      for (uint64_t a = p; a < stop; a += 4) {
+        fn(m, page_word(m, page, a), a, ctx);
+      }
+    }
+    p = stop;
+  }
+}
+
+/* The LINE-byte aligned block holding VA. Lines are powers of two; one
+ * larger than a page (Neoverse N1's 4 KiB "IminLine") spans several. */
+static void for_each_word_in_line(const struct jf_model *m, uint64_t va,
+                                  unsigned line, word_fn fn, void *ctx) {
+  uint64_t start = va & ~((uint64_t)line - 1);
+  for_each_word(m, start, start + line, fn, ctx);
+}
+
+/* ---- sites and loops ------------------------------------------------------ */
+
+struct site_mark {
+  uint32_t site;
+  uint64_t seq;
+};
+
+static void mark_clean_site(const struct jf_model *m, struct jf_word *w,
+                            uint64_t word_va, void *ctx) {
+  (void)m;
+  (void)word_va;
+  const struct site_mark *s = ctx;
+  w->clean_site = s->site;
+  w->clean_site_seq = s->seq;
+}
+
+static void mark_inval_site(const struct jf_model *m, struct jf_word *w,
+                            uint64_t word_va, void *ctx) {
+  (void)m;
+  (void)word_va;
+  const struct site_mark *s = ctx;
+  w->inval_site = s->site;
+  w->inval_site_seq = s->seq;
+}
+
+unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site) {
+  return site < m->site_stride->len
+             ? g_array_index(m->site_stride, unsigned, site)
+             : 0;
+}
+
+/*
+ * Loop recognition. A step is the distance from the thread's previous
+ * operation of the same kind when that came from the same site and lies
+ * less than a page below; two equal steps in a row make it the site's
+ * stride (one step alone may be the gap between two calls). Every
+ * operation of a site with a known stride claims the words up to its next
+ * step, and the step that confirms a stride claims the two before it, so
+ * the words a loop stepped over name that loop.
+ */
+static void follow_loop(struct jf_model *m, uint32_t site, uint64_t va,
+                        struct jf_model_loop *loop, word_fn mark,
+                        uint64_t seq) {
+  uint64_t step = 0;
+  if (site != JF_MODEL_NO_SITE && site == loop->site && va > loop->addr &&
+      va - loop->addr <= MAX_STRIDE) {
+    step = va - loop->addr;
+  }
+  struct site_mark s = {site, seq};
+  if (step && step == loop->step) {
+    if (m->site_stride->len <= site) {
+      g_array_set_size(m->site_stride, site + 1);
+    }
+    g_array_index(m->site_stride, unsigned, site) = (unsigned)step;
+    for_each_word(m, va - 2 * step, va, mark, &s);
+  }
+  unsigned stride = jf_model_site_stride(m, site);
+  if (stride) {
+    for_each_word(m, va, va + stride, mark, &s);
+  }
+  loop->site = site;
+  loop->addr = va;
+  loop->step = step;
+}
+
+/* ---- maintenance ---------------------------------------------------------- */
+
+/* Whether a clean of ADDR reaches W, whose dirty copy sits in the
+ * writer's cache in the writer's DminLine geometry. */
+static bool in_writer_line(const struct jf_model *m, const struct jf_word *w,
+                           uint64_t word_va, uint64_t addr) {
+  uint64_t mask = ~((uint64_t)m->geo[w->writer_cluster].dline - 1);
+  return (word_va & mask) == (addr & mask);
+}
+
+struct clean_issue {
+  struct site_mark mark;
+  uint64_t addr;
+};
+
+static void mark_clean_issued(const struct jf_model *m, struct jf_word *w,
+                              uint64_t word_va, void *ctx) {
+  const struct clean_issue *c = ctx;
+  mark_clean_site(m, w, word_va, (void *)&c->mark);
+  if (in_writer_line(m, w, word_va, c->addr)) {
+    w->clean_issue_seq = c->mark.seq;
+  }
+}
+
+void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t,
+                       uint64_t va, uint32_t site) {
+  struct maint_op op = {.addr = va,
+                        .issue_seq = ++m->seq,
+                        .cluster = t->cluster,
+                        .is_clean = true};
+  struct clean_issue issue = {{site, op.issue_seq}, va};
+  follow_loop(m, site, va, &t->clean_loop, mark_clean_site, op.issue_seq);
+  for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued,
+                        &issue);
+  g_array_append_val(t->pending, op);
+}
+
+/* Whether an ic ivau issued through a non-executable alias misses the
+ * lines that cluster C fetched through the executable view (VIPT). */
+static bool inval_misses(const struct jf_model *m, const struct maint_op *op,
+                         unsigned c) {
+  return op->nonexec_view && m->geo[c].vipt;
+}
+
+struct inval_issue {
+  size_t slot; /* INVAL_ISSUED(c) or INVAL_ALIAS(c) */
+  struct site_mark mark;
+};
+
+static void mark_inval_issued(const struct jf_model *m, struct jf_word *w,
+                              uint64_t word_va, void *ctx) {
+  const struct inval_issue *issue = ctx;
+  w->inval[issue->slot] = issue->mark.seq;
+  mark_inval_site(m, w, word_va, (void *)&issue->mark);
+}
+
+void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t,
+                      uint64_t va, uint32_t site) {
+  struct maint_op op = {.addr = va,
+                        .issue_seq = ++m->seq,
+                        .cluster = t->cluster,
+                        .is_clean = false,
+                        .nonexec_view = nonexec_view(m, va)};
+  follow_loop(m, site, va, &t->inval_loop, mark_inval_site, op.issue_seq);
+  /* Broadcast: every cluster drops its own line holding VA. */
+  for (unsigned c = 0; c < m->nclusters; c++) {
+    struct inval_issue issue = {
+        inval_misses(m, &op, c) ? INVAL_ALIAS(c) : INVAL_ISSUED(c),
+        {site, op.issue_seq}};
+    for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
+  }
+  g_array_append_val(t->pending, op);
+}
+
+/* The time W's D side became coherent with its last store, or 0 if not. */
+static uint64_t clean_point(const struct jf_model *m, const struct jf_word *w) {
+  if (m->all_idc) {
+    return w->store_seq;
+  }
+  return w->clean_done_seq > w->store_seq ? w->clean_done_seq : 0;
+}
+
+struct completion {
+  const struct maint_op *op;
+  unsigned cluster; /* the geometry being invalidated (ic) */
+  uint64_t done_seq;
+};
+
+static void complete_clean(const struct jf_model *m, struct jf_word *w,
+                           uint64_t word_va, void *ctx) {
+  const struct completion *c = ctx;
+  if (!in_writer_line(m, w, word_va, c->op->addr)) {
+    return;
+  }
+  if (w->store_seq == 0 || c->op->issue_seq < w->store_seq) {
+    return; /* nothing dirty yet, or stored again after the clean issued */
+  }
+  if (w->clean_done_seq <= w->store_seq) {
+    w->clean_done_seq = c->done_seq;
+  }
+}
+
+static void complete_inval(const struct jf_model *m, struct jf_word *w,
+                           uint64_t word_va, void *ctx) {
+  const struct completion *c = ctx;
+  (void)word_va;
+  uint64_t cleaned = clean_point(m, w);
+  if (w->store_seq == 0 || cleaned == 0 || c->op->issue_seq <= cleaned) {
+    return; /* issued before the clean completed: may refill stale data */
+  }
+  uint64_t *done = &w->inval[INVAL_DONE(c->cluster)];
+  if (*done <= cleaned) {
+    *done = c->done_seq;
+  }
+}
+
+void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t) {
+  GArray *ops = t->pending;
+  if (ops->len == 0) {
+    return;
+  }
+  uint64_t done = ++m->seq;
+  for (guint i = 0; i < ops->len; i++) {
+    const struct maint_op *op = &g_array_index(ops, struct maint_op, i);
+    struct completion c = {.op = op, .cluster = op->cluster, .done_seq = done};
+    if (op->is_clean) {
+      for_each_word_in_line(m, op->addr, m->geo[op->cluster].dline,
+                            complete_clean, &c);
+    } else {
+      for (unsigned k = 0; k < m->nclusters; k++) {
+        if (inval_misses(m, op, k)) {
+          continue; /* completes, but never reached k's VA-indexed lines */
+        }
+        c.cluster = k;
+        for_each_word_in_line(m, op->addr, m->geo[k].iline, complete_inval,
+                              &c);
+      }
+    }
+  }
+  g_array_set_size(ops, 0);
+}
+
+void jf_model_sync(struct jf_model *m, struct jf_model_thread *t) {
+  t->sync_seq = ++m->seq;
+}
+
+void jf_model_cluster_online(struct jf_model *m, unsigned cluster) {
+  if (cluster < m->nclusters) {
+    m->online_seq[cluster] = ++m->seq;
+  }
+}
+
+/* ---- fetches ----------------------------------------------------------------- */
+
+struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va,
+                                        uint32_t insn, bool cmodx_safe) {
+  struct model_page *page = page_find(m, va);
+  if (!page) {
+    uint64_t c = canon(m, va);
+    if (c == va) {
+      return NULL;
+    }
+    /* QEMU does not re-translate the RX view when the RW view is written,
+     * so a double-mapped page is checked even before its first store. */
+    page = g_new0(struct model_page, 1);
+    g_hash_table_insert(m->pages, GSIZE_TO_POINTER(c >> MODEL_PAGE_SHIFT),
+                        page);
+  }
+  page_make_dense(m, page);
+  struct jf_word *w = page_word(m, page, va);
+  if (!w->translated || w->insn != insn) {
+    w->pair_cmodx_safe = w->translated && w->insn_cmodx_safe && cmodx_safe;
+    w->insn = insn;
+    w->insn_cmodx_safe = cmodx_safe;
+    w->translated = true;
+  }
+  return w;
+}
+
+/* Step 2 for cluster C: the first completed invalidate that counts, or the
+ * moment C came back online when W's clean had completed before that. */
+static uint64_t inval_point(const struct jf_model *m, const struct jf_word *w,
+                            unsigned c, uint64_t cleaned) {
+  uint64_t done = w->inval[INVAL_DONE(c)];
+  uint64_t online = m->online_seq[c];
+  if (online > cleaned && (done <= cleaned || online < done)) {
+    return online;
+  }
+  return done;
+}
+
+/* Which step is missing, without provenance. */
+static enum jf_stale_kind missing_step(const struct jf_model *m,
+                                       const struct jf_model_thread *t,
+                                       const struct jf_word *w) {
+  uint64_t ready = clean_point(m, w);
+  unsigned c = t->cluster;
+  if (ready == 0) {
+    return w->clean_issue_seq > w->store_seq ? JF_STALE_CLEAN_NOT_COMPLETED
+                                             : JF_STALE_NOT_CLEANED;
+  }
+  if (!m->geo[c].dic) {
+    uint64_t inval_done = inval_point(m, w, c, ready);
+    if (inval_done <= ready) {
+      uint64_t inval_issued = w->inval[INVAL_ISSUED(c)];
+      if (inval_issued > ready) {
+        return JF_STALE_INVALIDATE_NOT_COMPLETED;
+      }
+      if (w->inval[INVAL_ALIAS(c)] > w->store_seq) {
+        return JF_STALE_NONEXEC_ALIAS;
+      }
+      if (inval_issued > w->store_seq) {
+        return JF_STALE_INVALIDATED_BEFORE_CLEAN;
+      }
+      return JF_STALE_NOT_INVALIDATED_IN_GEOMETRY;
+    }
+    ready = inval_done;
+  }
+  return t->sync_seq <= ready ? JF_STALE_NOT_SYNCHRONISED : JF_FRESH;
+}
+
+/* The site whose maintenance should have made W coherent for KIND: the
+ * clean or invalidate loop that reached W after its last store. */
+static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind) {
+  bool clean_after = w->clean_site_seq > w->store_seq;
+  bool inval_after = w->inval_site_seq > w->store_seq;
+  switch (kind) {
+  case JF_STALE_NOT_CLEANED:
+  case JF_STALE_CLEAN_NOT_COMPLETED:
+    return clean_after ? w->clean_site : JF_MODEL_NO_SITE;
+  case JF_STALE_NOT_SYNCHRONISED:
+    if (inval_after) {
+      return w->inval_site;
+    }
+    return clean_after ? w->clean_site : JF_MODEL_NO_SITE;
+  default:
+    return inval_after ? w->inval_site : JF_MODEL_NO_SITE;
+  }
+}
+
+struct jf_verdict jf_model_fetch(const struct jf_model *m,
+                                 const struct jf_model_thread *t,
+                                 const struct jf_word *w, bool cmodx_safe) {
+  struct jf_verdict v = {.kind = JF_FRESH};
+  if (w->store_seq == 0) {
+    return v;
+  }
+  enum jf_stale_kind kind = missing_step(m, t, w);
+  if (kind == JF_FRESH || (cmodx_safe && w->pair_cmodx_safe)) {
+    return v; /* either encoding is architecturally acceptable */
+  }
+  v.kind = kind;
+  v.writer_pc = w->writer_pc;
+  v.flush_site = blamed_site(w, kind);
+  v.stride = jf_model_site_stride(m, v.flush_site);
+  bool clean_step =
+      kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED;
+  v.line = clean_step ? m->geo[w->writer_cluster].dline
+                      : m->geo[t->cluster].iline;
+  return v;
+}

@@ -1,0 +1,146 @@
+/*
+ * The rig's coherence model, on its own: no QEMU, no configuration file,
+ * no global state. The plugin feeds it events (stores, maintenance,
+ * barriers, context synchronisation) and asks it, per instruction fetch,
+ * whether the fetch sees what the program last stored
+ * (docs/COHERENCE-MODEL.md states the rules; coherence.c implements them,
+ * one rule per function; tests/emu/coherence_test.cc checks each one).
+ *
+ * Besides the verdict the model keeps the provenance a JIT author needs to
+ * act on it: the PC of the store that last wrote the word, and the
+ * maintenance site (an opaque number the caller interns, for example one
+ * per PC and caller) whose loop should have covered it, with that loop's
+ * stride.
+ */
+#ifndef JITFLUSH_EMU_COHERENCE_H
+#define JITFLUSH_EMU_COHERENCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A cluster's cache geometry, as its CTR_EL0 reports it (src/ctr.c). */
+struct jf_model_geometry {
+  unsigned iline; /* bytes */
+  unsigned dline; /* bytes */
+  bool idc;
+  bool dic;
+  bool vipt; /* L1Ip says the I-cache may be indexed by VA (aliasing) */
+};
+
+/* Fills G from a raw CTR_EL0 value. */
+void jf_model_geometry_from_ctr(uint64_t ctr, struct jf_model_geometry *g);
+
+/* What the model needs to know about double-mapped code (plugin_alias.c).
+ * Either hook may be NULL: every address is then its own canonical one and
+ * no view is a non-executable alias. */
+struct jf_model_views {
+  uint64_t (*canon)(uint64_t va, void *ctx);
+  bool (*nonexec_view)(uint64_t va, void *ctx);
+  void *ctx;
+};
+
+/* "No maintenance site": sites are numbered from 1. */
+#define JF_MODEL_NO_SITE 0u
+
+/* Why a fetch is stale, one value per missing step of the sequence
+ * dc -> dsb -> ic -> dsb -> isb. The order is the order of the steps. */
+enum jf_stale_kind {
+  JF_FRESH = 0,
+  JF_STALE_NOT_CLEANED,
+  JF_STALE_CLEAN_NOT_COMPLETED,
+  JF_STALE_INVALIDATED_BEFORE_CLEAN,
+  JF_STALE_INVALIDATE_NOT_COMPLETED,
+  JF_STALE_NOT_INVALIDATED_IN_GEOMETRY,
+  JF_STALE_NONEXEC_ALIAS,
+  JF_STALE_NOT_SYNCHRONISED,
+  JF_STALE_KIND_COUNT
+};
+
+/* The finding kind of the report ("not-cleaned", ...). */
+const char *jf_stale_kind_name(enum jf_stale_kind kind);
+/* The per-word reason of the report's "stale" list (unchanged wording). */
+const char *jf_stale_kind_reason(enum jf_stale_kind kind);
+
+/* A guest thread as the model sees it. The caller owns it and keeps CPU
+ * and CLUSTER current; the model owns PENDING and the stride trackers. */
+struct jf_model_thread {
+  unsigned serial;      /* creation order, for the report */
+  unsigned cpu;         /* emulated CPU it runs on now */
+  unsigned cluster;     /* that CPU's cluster */
+  uint64_t sync_seq;    /* model time of its last context synchronisation */
+  GArray *pending;      /* maintenance issued, waiting for its next DSB */
+  /* The previous clean and invalidate, to measure a loop's stride. */
+  struct jf_model_loop {
+    uint32_t site;
+    uint64_t addr;
+    uint64_t step; /* from the operation before, 0 = none */
+  } clean_loop, inval_loop;
+};
+
+void jf_model_thread_init(struct jf_model_thread *t, unsigned serial,
+                          unsigned cpu, unsigned cluster);
+void jf_model_thread_clear(struct jf_model_thread *t);
+
+struct jf_model;
+struct jf_word;
+
+struct jf_model *jf_model_new(const struct jf_model_geometry *clusters,
+                              unsigned nclusters,
+                              const struct jf_model_views *views);
+void jf_model_free(struct jf_model *m);
+
+/* ---- events -------------------------------------------------------------- */
+/* A store of BYTES at VA by the instruction at WRITER_PC. */
+void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va,
+                    unsigned bytes, uint64_t writer_pc);
+/* dc cvau|cvac|civac|cvap|cvadp|ivac VA, issued at SITE. */
+void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t,
+                       uint64_t va, uint32_t site);
+/* ic ivau VA, issued at SITE. */
+void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t,
+                      uint64_t va, uint32_t site);
+/* A DSB that waits for maintenance: completes T's pending operations. */
+void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t);
+/* A context synchronisation of T (isb, exception return, SYNC_CORE). */
+void jf_model_sync(struct jf_model *m, struct jf_model_thread *t);
+/* Every CPU of CLUSTER was offline and one comes online: its I-cache was
+ * invalidated while it booted (see coherence.c for the source). */
+void jf_model_cluster_online(struct jf_model *m, unsigned cluster);
+
+/* ---- fetches ------------------------------------------------------------- */
+/* The record of the word at VA when its page was ever stored to (the only
+ * words that can be stale), else NULL. Called when the fetch is translated,
+ * with the encoding translated and whether it is CMODX-safe (B, BL, BRK,
+ * HVC, ISB, NOP, SMC, SVC). */
+struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va,
+                                        uint32_t insn, bool cmodx_safe);
+
+struct jf_verdict {
+  enum jf_stale_kind kind;  /* JF_FRESH when the fetch is coherent */
+  uint64_t writer_pc;       /* the store that last wrote the word */
+  uint32_t flush_site;      /* the maintenance that should have covered it,
+                               or JF_MODEL_NO_SITE */
+  unsigned stride;          /* that site's loop stride in bytes, 0 unknown */
+  unsigned line;            /* the fetching cluster's line for this step */
+};
+
+/* Whether T, fetching W now (with the encoding's CMODX safety), sees the
+ * last store; and if not, which step is missing. */
+struct jf_verdict jf_model_fetch(const struct jf_model *m,
+                                 const struct jf_model_thread *t,
+                                 const struct jf_word *w, bool cmodx_safe);
+
+/* The stride last measured for SITE's loop, 0 when it never repeated. */
+unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_EMU_COHERENCE_H */

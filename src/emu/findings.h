@@ -1,0 +1,70 @@
+/*
+ * Findings: the rig's stale fetches grouped by root cause, the way a
+ * sanitizer reports a bug once with a count rather than once per
+ * occurrence (docs/FINDINGS.md). One finding per missing step (kind), per
+ * maintenance site that should have covered the words (or, without one,
+ * per writing store), per line size of the geometry missed. No QEMU here: the plugin feeds
+ * it verdicts of the coherence model, tests feed it fixtures.
+ *
+ * The same records produce the three forms: members of the JSON report,
+ * the sanitizer-style blocks printed on stderr, and SARIF 2.1.0.
+ */
+#ifndef JITFLUSH_EMU_FINDINGS_H
+#define JITFLUSH_EMU_FINDINGS_H
+
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "coherence.h"
+#include "emu_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct emu_findings;
+
+/* CFG names the clusters' cores; it must outlive the object. */
+struct emu_findings *emu_findings_new(const struct emu_config *cfg);
+void emu_findings_free(struct emu_findings *f);
+
+/* The site number (from 1) of maintenance at PC whose link register held
+ * LR: the flush routine's caller is the call before LR (0: unknown). */
+uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr);
+
+/* One stale fetch of the word at VA by thread THREAD on CPU. */
+void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu,
+                         unsigned thread, const struct jf_verdict *v);
+
+/* One executed mrs xN, ctr_el0 at PC on CPU, which returned VALUE. */
+void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu,
+                           uint64_t value);
+
+unsigned emu_findings_count(const struct emu_findings *f);
+uint64_t emu_findings_stale_total(const struct emu_findings *f);
+
+/* Names PC: SYMBOL "function+0xoffset" and LOCATION "file:line", each set
+ * to a g_malloc'ed string or left NULL when unknown. */
+typedef void (*emu_symbolize_fn)(uint64_t pc, char **symbol, char **location,
+                                 void *ctx);
+
+/* Names every PC the findings mention (call once, before rendering; FN may
+ * be NULL: then nothing has a name). */
+void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn,
+                          void *ctx);
+
+/* Appends the report's members ",\n  \"stale\": [...]",
+ * ",\n  \"findings\": [...]" and ",\n  \"ctr_read_sites\": [...]". */
+void emu_findings_json(const struct emu_findings *f, GString *json);
+/* The stderr blocks, most stale fetches first, and a SUMMARY line; empty
+ * when there is no finding. */
+GString *emu_findings_text(const struct emu_findings *f);
+/* A SARIF 2.1.0 log with one result per finding. */
+GString *emu_findings_sarif(const struct emu_findings *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_EMU_FINDINGS_H */
