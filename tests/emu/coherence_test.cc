@@ -1,0 +1,355 @@
+// The coherence model on its own (src/emu/coherence.c), with no QEMU: one
+// test per rule and per finding kind, fixture in, exact verdict out. The
+// rig's scenario, patching and checker self-tests exercise the same rules
+// end to end; these say which rule a change broke.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "coherence.h"
+
+namespace {
+
+// Exynos 8890: LITTLE Cortex-A53 (64-byte lines, VIPT) and big Exynos M1
+// (128-byte I lines). CTR_EL0 values as in qemu-configs/exynos8890.conf.
+constexpr uint64_t kLittleCtr = 0x84448004;
+constexpr uint64_t kBigCtr = 0x84448005;
+constexpr unsigned kLittle = 0, kBig = 1;
+
+constexpr uint64_t kCode = 0x10000;  // page-aligned JIT buffer
+constexpr uint64_t kWriterPc = 0x4001f0;
+constexpr uint32_t kMovInsn = 0xd2800000;  // mov x0, #0: not CMODX-safe
+constexpr uint32_t kNop = 0xd503201f;
+constexpr uint32_t kBranch = 0x14000001;   // b .+4
+
+struct Model {
+  explicit Model(std::vector<uint64_t> ctrs, const jf_model_views* views = nullptr) {
+    for (uint64_t ctr : ctrs) {
+      jf_model_geometry g;
+      jf_model_geometry_from_ctr(ctr, &g);
+      geo.push_back(g);
+    }
+    m = jf_model_new(geo.data(), static_cast<unsigned>(geo.size()), views);
+  }
+  ~Model() { jf_model_free(m); }
+  std::vector<jf_model_geometry> geo;
+  jf_model* m;
+};
+
+struct Thread {
+  Thread(unsigned serial, unsigned cluster) { jf_model_thread_init(&t, serial, serial, cluster); }
+  ~Thread() { jf_model_thread_clear(&t); }
+  jf_model_thread t;
+};
+
+class Coherence : public ::testing::Test {
+ protected:
+  Coherence() : model({kLittleCtr, kBigCtr}), little(0, kLittle), big(1, kBig) {}
+
+  void Store(Thread& t, uint64_t va, unsigned bytes = 4) {
+    jf_model_store(model.m, &t.t, va, bytes, kWriterPc);
+  }
+  void Clean(Thread& t, uint64_t va, uint32_t site = 1) { jf_model_dc_clean(model.m, &t.t, va, site); }
+  void Invalidate(Thread& t, uint64_t va, uint32_t site = 2) { jf_model_ic_ivau(model.m, &t.t, va, site); }
+  void Dsb(Thread& t) { jf_model_dsb(model.m, &t.t); }
+  void Isb(Thread& t) { jf_model_sync(model.m, &t.t); }
+
+  // The whole correct sequence over [va, va + len) with the given strides.
+  void Flush(Thread& t, uint64_t va, unsigned len, unsigned dstride = 64, unsigned istride = 64) {
+    for (uint64_t a = va; a < va + len; a += dstride) Clean(t, a);
+    Dsb(t);
+    for (uint64_t a = va; a < va + len; a += istride) Invalidate(t, a);
+    Dsb(t);
+    Isb(t);
+  }
+
+  jf_verdict Fetch(Thread& t, uint64_t va, uint32_t insn = kMovInsn, bool cmodx_safe = false) {
+    jf_word* w = jf_model_word_for_fetch(model.m, va, insn, cmodx_safe);
+    if (!w) return jf_verdict{JF_FRESH, 0, 0, 0, 0};
+    return jf_model_fetch(model.m, &t.t, w, cmodx_safe);
+  }
+
+  Model model;
+  Thread little, big;
+};
+
+// ---- the rules -------------------------------------------------------------
+
+TEST_F(Coherence, CodeThatWasNeverStoredIsNeverStale) {
+  EXPECT_EQ(jf_model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
+  EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
+}
+
+TEST_F(Coherence, TheFullSequenceMakesAStoreVisibleOnEveryCluster) {
+  Store(little, kCode);
+  Flush(little, kCode, 4);
+  Isb(big);
+  EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
+}
+
+TEST_F(Coherence, AStoreAfterTheFlushIsStaleAgain) {
+  Store(little, kCode);
+  Flush(little, kCode, 4);
+  Store(little, kCode);
+  EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_CLEANED);
+}
+
+TEST_F(Coherence, ALaterRedundantCleanDoesNotUndoAFinishedSequence) {
+  Store(little, kCode);
+  Flush(little, kCode, 4);
+  Clean(little, kCode);  // issued, never completed
+  EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
+}
+
+TEST_F(Coherence, AnotherThreadsIsbDoesNotSynchroniseThisOne) {
+  Store(little, kCode);
+  Clean(little, kCode);
+  Dsb(little);
+  Invalidate(little, kCode);
+  Dsb(little);
+  Isb(big);  // big synchronises, little never does
+  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
+}
+
+TEST_F(Coherence, IdcOnEveryCoreMakesTheCleanUnnecessary) {
+  Model idc({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)});
+  Thread t(0, kLittle);
+  jf_model_store(idc.m, &t.t, kCode, 4, kWriterPc);
+  jf_model_ic_ivau(idc.m, &t.t, kCode, 2);
+  jf_model_dsb(idc.m, &t.t);
+  jf_model_sync(idc.m, &t.t);
+  jf_word* w = jf_model_word_for_fetch(idc.m, kCode, kMovInsn, false);
+  EXPECT_EQ(jf_model_fetch(idc.m, &t.t, w, false).kind, JF_FRESH);
+}
+
+TEST_F(Coherence, IdcOnOnlySomeCoresStillNeedsTheClean) {
+  Model mixed({kLittleCtr | (1u << 28), kBigCtr});
+  Thread t(0, kLittle);
+  jf_model_store(mixed.m, &t.t, kCode, 4, kWriterPc);
+  jf_model_ic_ivau(mixed.m, &t.t, kCode, 2);
+  jf_model_dsb(mixed.m, &t.t);
+  jf_model_sync(mixed.m, &t.t);
+  jf_word* w = jf_model_word_for_fetch(mixed.m, kCode, kMovInsn, false);
+  EXPECT_EQ(jf_model_fetch(mixed.m, &t.t, w, false).kind, JF_STALE_NOT_CLEANED);
+}
+
+TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary) {
+  Model dic({kLittleCtr | (1u << 29), kBigCtr});
+  Thread on_dic(0, 0), on_big(1, 1);
+  jf_model_store(dic.m, &on_dic.t, kCode, 4, kWriterPc);
+  jf_model_dc_clean(dic.m, &on_dic.t, kCode, 1);
+  jf_model_dsb(dic.m, &on_dic.t);
+  jf_model_sync(dic.m, &on_dic.t);
+  jf_model_sync(dic.m, &on_big.t);
+  jf_word* w = jf_model_word_for_fetch(dic.m, kCode, kMovInsn, false);
+  EXPECT_EQ(jf_model_fetch(dic.m, &on_dic.t, w, false).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_fetch(dic.m, &on_big.t, w, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+}
+
+TEST_F(Coherence, EitherEncodingIsAcceptableWhenBothAreCmodxSafe) {
+  ASSERT_EQ(jf_model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
+  Store(little, kCode);  // the page now has records
+  jf_model_word_for_fetch(model.m, kCode, kNop, true);
+  Store(little, kCode);  // rewrites the NOP as a branch, no maintenance
+  EXPECT_EQ(Fetch(little, kCode, kBranch, true).kind, JF_FRESH);
+  // A branch rewritten into a non-CMODX instruction is stale.
+  Store(little, kCode);
+  EXPECT_EQ(Fetch(little, kCode, kMovInsn, false).kind, JF_STALE_NOT_CLEANED);
+}
+
+TEST_F(Coherence, ACleanReachesOnlyTheWritersLineHoldingItsAddress) {
+  // Writer on a 32-byte-D core, cleaner on a 64-byte one: a clean of the
+  // first 32 bytes never reaches the writer's second line.
+  Model m({0x80038003 /* 32-byte lines */, kLittleCtr});
+  Thread tiny(0, 0), mid(1, 1);
+  jf_model_store(m.m, &tiny.t, kCode + 32, 4, kWriterPc);
+  jf_model_dc_clean(m.m, &mid.t, kCode, 1);
+  jf_model_dsb(m.m, &mid.t);
+  jf_word* w = jf_model_word_for_fetch(m.m, kCode + 32, kMovInsn, false);
+  EXPECT_EQ(jf_model_fetch(m.m, &tiny.t, w, false).kind, JF_STALE_NOT_CLEANED);
+}
+
+TEST_F(Coherence, AClusterThatComesBackOnlineHoldsNoStaleLine) {
+  Store(little, kCode);
+  Clean(little, kCode);
+  Dsb(little);
+  // Never invalidated: stale on big, until big's cluster boots again
+  // (its kernel entry runs ic iallu) after the clean completed.
+  Isb(big);
+  EXPECT_EQ(Fetch(big, kCode).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  jf_model_cluster_online(model.m, kBig);
+  Isb(big);
+  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+}
+
+TEST_F(Coherence, ComingOnlineBeforeTheCleanCompletedDoesNotCount) {
+  Store(little, kCode);
+  jf_model_cluster_online(model.m, kBig);  // booted while the data was dirty
+  Clean(little, kCode);
+  Dsb(little);
+  Isb(big);
+  EXPECT_EQ(Fetch(big, kCode).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+}
+
+// ---- one test per finding kind ---------------------------------------------
+
+TEST_F(Coherence, KindNotCleaned) {
+  Store(little, kCode);
+  Invalidate(little, kCode);
+  Dsb(little);
+  Isb(little);
+  const jf_verdict v = Fetch(little, kCode);
+  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+  EXPECT_STREQ(jf_stale_kind_name(v.kind), "not-cleaned");
+  EXPECT_EQ(v.writer_pc, kWriterPc);
+  EXPECT_EQ(v.flush_site, JF_MODEL_NO_SITE) << "no clean reached the word";
+  EXPECT_EQ(v.line, 64u);
+}
+
+TEST_F(Coherence, KindCleanNotCompleted) {
+  Store(little, kCode);
+  Clean(little, kCode, 5);
+  Invalidate(little, kCode);
+  Isb(little);
+  const jf_verdict v = Fetch(little, kCode);
+  EXPECT_EQ(v.kind, JF_STALE_CLEAN_NOT_COMPLETED);
+  EXPECT_STREQ(jf_stale_kind_name(v.kind), "clean-not-completed");
+  EXPECT_EQ(v.flush_site, 5u);
+}
+
+TEST_F(Coherence, KindInvalidatedBeforeClean) {
+  Store(little, kCode);
+  Clean(little, kCode);
+  Invalidate(little, kCode, 6);  // no dsb between the two
+  Dsb(little);
+  Isb(little);
+  const jf_verdict v = Fetch(little, kCode);
+  EXPECT_EQ(v.kind, JF_STALE_INVALIDATED_BEFORE_CLEAN);
+  EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidated-before-clean");
+  EXPECT_EQ(v.flush_site, 6u);
+}
+
+TEST_F(Coherence, KindInvalidateNotCompleted) {
+  Store(little, kCode);
+  Clean(little, kCode);
+  Dsb(little);
+  Invalidate(little, kCode, 7);
+  Isb(little);
+  const jf_verdict v = Fetch(little, kCode);
+  EXPECT_EQ(v.kind, JF_STALE_INVALIDATE_NOT_COMPLETED);
+  EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidate-not-completed");
+  EXPECT_EQ(v.flush_site, 7u);
+}
+
+TEST_F(Coherence, KindNotInvalidatedInGeometryNamesTheLoopAndItsStride) {
+  // The Galaxy S7 bug: 512 bytes of code, cleaned by 64, invalidated by the
+  // big core's 128 from one site: every second 64-byte line is skipped on
+  // the LITTLE cores, and only there.
+  Store(little, kCode, 512);
+  Flush(little, kCode, 512, 64, 128);
+  Isb(big);
+  for (uint64_t off = 0; off < 512; off += 4) {
+    const jf_verdict v = Fetch(little, kCode + off);
+    if (off % 128 < 64) {
+      EXPECT_EQ(v.kind, JF_FRESH) << off;
+      continue;
+    }
+    EXPECT_EQ(v.kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY) << off;
+    EXPECT_EQ(v.flush_site, 2u) << off;
+    EXPECT_EQ(v.stride, 128u) << off;
+    EXPECT_EQ(v.line, 64u) << off;
+    EXPECT_EQ(v.writer_pc, kWriterPc) << off;
+    EXPECT_EQ(Fetch(big, kCode + off).kind, JF_FRESH) << off;
+  }
+}
+
+TEST_F(Coherence, AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped) {
+  // A doubled stride (256 on 128/64-byte cores): no core's geometry
+  // reaches the skipped words; the loop's own stride claims them.
+  Store(little, kCode, 1024);
+  Flush(little, kCode, 1024, 64, 256);
+  Isb(big);
+  for (uint64_t off : {uint64_t{136}, uint64_t{640}, uint64_t{1020}}) {
+    const jf_verdict v = Fetch(big, kCode + off);
+    EXPECT_EQ(v.kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY) << off;
+    EXPECT_EQ(v.flush_site, 2u) << off;
+    EXPECT_EQ(v.stride, 256u) << off;
+    EXPECT_EQ(v.line, 128u) << off;
+  }
+}
+
+TEST_F(Coherence, OneStepAloneIsNotAStride) {
+  Store(little, kCode, 4096);
+  Invalidate(little, kCode, 9);
+  Invalidate(little, kCode + 0x500, 9);  // two calls, not a loop
+  EXPECT_EQ(jf_model_site_stride(model.m, 9), 0u);
+  Invalidate(little, kCode + 0x540, 9);
+  Invalidate(little, kCode + 0x580, 9);
+  EXPECT_EQ(jf_model_site_stride(model.m, 9), 64u);
+}
+
+TEST_F(Coherence, KindNotSynchronised) {
+  Store(little, kCode);
+  Clean(little, kCode);
+  Dsb(little);
+  Invalidate(little, kCode, 3);
+  Dsb(little);
+  const jf_verdict v = Fetch(little, kCode);
+  EXPECT_EQ(v.kind, JF_STALE_NOT_SYNCHRONISED);
+  EXPECT_STREQ(jf_stale_kind_name(v.kind), "not-synchronised");
+  EXPECT_EQ(v.flush_site, 3u);
+}
+
+// Double-mapped code: kRw is the writable view, kRx the executable one, of
+// the same file page.
+constexpr uint64_t kRx = 0x40000, kRw = 0x80000;
+uint64_t CanonOf(uint64_t va, void*) { return va >= kRw && va < kRw + 4096 ? va - kRw + kRx : va; }
+bool NonexecView(uint64_t va, void*) { return va >= kRw && va < kRw + 4096; }
+
+TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt) {
+  const jf_model_views views = {CanonOf, NonexecView, nullptr};
+  // Cluster 0 VIPT (L1Ip 2), cluster 1 PIPT (L1Ip 3).
+  Model m({kLittleCtr, 0x8444c004}, &views);
+  Thread vipt(0, 0), pipt(1, 1);
+  jf_model_store(m.m, &vipt.t, kRw, 4, kWriterPc);
+  jf_model_dc_clean(m.m, &vipt.t, kRw, 1);
+  jf_model_dsb(m.m, &vipt.t);
+  jf_model_ic_ivau(m.m, &vipt.t, kRw, 4);  // through the RW view
+  jf_model_dsb(m.m, &vipt.t);
+  jf_model_sync(m.m, &vipt.t);
+  jf_model_sync(m.m, &pipt.t);
+  jf_word* w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
+  ASSERT_NE(w, nullptr);
+  const jf_verdict v = jf_model_fetch(m.m, &vipt.t, w, false);
+  EXPECT_EQ(v.kind, JF_STALE_NONEXEC_ALIAS);
+  EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidated-via-nonexec-alias");
+  EXPECT_EQ(v.flush_site, 4u);
+  EXPECT_EQ(jf_model_fetch(m.m, &pipt.t, w, false).kind, JF_FRESH);
+}
+
+TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts) {
+  const jf_model_views views = {CanonOf, NonexecView, nullptr};
+  Model m({kLittleCtr}, &views);
+  Thread t(0, 0);
+  jf_model_store(m.m, &t.t, kRw, 4, kWriterPc);
+  jf_model_dc_clean(m.m, &t.t, kRw, 1);
+  jf_model_dsb(m.m, &t.t);
+  jf_model_ic_ivau(m.m, &t.t, kRx, 4);
+  jf_model_dsb(m.m, &t.t);
+  jf_model_sync(m.m, &t.t);
+  jf_word* w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
+  EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, false).kind, JF_FRESH);
+}
+
+TEST(CoherenceKinds, ReasonsKeepTheReportWording) {
+  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NOT_INVALIDATED_IN_GEOMETRY),
+               "not invalidated in this core's geometry");
+  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NONEXEC_ALIAS), "invalidated through a non-executable alias");
+  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NOT_SYNCHRONISED), "pipeline not synchronised (no isb)");
+}
+
+}  // namespace
