@@ -52,7 +52,7 @@ static void json_string(GString *out, const char *s) {
 
 struct totals {
   uint64_t stale_fetches, fetch_checks, migrations, ctr_reads, dc_ops, ic_ops,
-      isb;
+      isb, insns;
 };
 
 #define SUM(field)                                                             \
@@ -68,6 +68,7 @@ static struct totals collect_totals(void) {
       .dc_ops = SUM(dc_ops),
       .ic_ops = SUM(ic_ops),
       .isb = SUM(isb),
+      .insns = SUM(insns),
   };
   return t;
 }
@@ -163,14 +164,18 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
       g_string_free(json, true);
     }
     if (jf_opts.summary_path) {
+      /* insns tells the runner whether the guest ran at all: QEMU also
+       * calls this when it gives up before the first guest instruction
+       * (no loader, a bad -cpu), and all-zero counters must not pass for
+       * a clean run. */
       GString *line = g_string_new(NULL);
       g_string_printf(line,
                       "stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64
                       " migrations=%" PRIu64 " ctr_reads=%" PRIu64
                       " dc_ops=%" PRIu64 " ic_ops=%" PRIu64 " isb=%" PRIu64
-                      "\n",
+                      " insns=%" PRIu64 "\n",
                       t.stale_fetches, t.fetch_checks, t.migrations,
-                      t.ctr_reads, t.dc_ops, t.ic_ops, t.isb);
+                      t.ctr_reads, t.dc_ops, t.ic_ops, t.isb, t.insns);
       write_file(jf_opts.summary_path, line);
       g_string_free(line, true);
     }
