@@ -407,15 +407,15 @@ static void describe_end(int wstatus, char *how, size_t size) {
     g_snprintf(how, size, "exited with status %d", exit_status_of(wstatus));
 }
 
-/* QEMU's own words: the last non-empty lines it wrote (at most three),
- * joined into one line. Before the guest's first instruction everything
- * on QEMU's stderr is QEMU's (and the plugin's). */
-static char *qemu_message(const GString *tail) {
+/* The last non-empty lines of QEMU's stderr (at most MAX), joined into
+ * one line. Before the guest's first instruction everything there is
+ * QEMU's own (and the plugin's). */
+static char *last_lines(const GString *tail, guint max) {
   char **lines = g_strsplit(tail->str, "\n", -1);
   GPtrArray *kept = g_ptr_array_new();
   for (char **l = lines; *l; l++)
     if (*g_strstrip(*l)) g_ptr_array_add(kept, *l);
-  guint first = kept->len > 3 ? kept->len - 3 : 0;
+  guint first = kept->len > max ? kept->len - max : 0;
   GString *msg = g_string_new(NULL);
   for (guint i = first; i < kept->len; i++)
     g_string_append_printf(msg, "%s%s", i > first ? "; " : "", (char *)kept->pdata[i]);
@@ -491,13 +491,20 @@ static int outcome(const char *summary, int wstatus, const GString *tail) {
   g_free(text);
   char how[48];
   describe_end(wstatus, how, sizeof how);
-  if (!have)
-    return fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)", problem,
-                how);
+  if (!have) {
+    /* Mostly a plugin QEMU could not load or install (then QEMU's last
+     * line says why); but the guest may have run, so the line is quoted
+     * as what it is, not as QEMU's words. */
+    char *said = last_lines(tail, 1);
+    int status = fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)%s%s",
+                      problem, how, *said ? "; stderr ended with: " : "", said);
+    g_free(said);
+    return status;
+  }
   if (sum.insns == 0) {
     /* QEMU calls the plugin's exit callback even when it gives up before
      * the guest's first instruction; all-zero counters then mean nothing. */
-    char *said = qemu_message(tail);
+    char *said = last_lines(tail, 3);
     int status = fail(EMU_EXIT_NOT_STARTED, "QEMU %s before the program's first instruction%s%s",
                       how, *said ? ": " : " (QEMU printed nothing)", said);
     g_free(said);

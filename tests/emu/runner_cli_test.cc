@@ -66,6 +66,9 @@ case "$FAKE_MODE" in
     printf 'jitflush plugin: a note\n\nqemu-aarch64: first\nqemu-aarch64: second\nqemu-aarch64: third\n' >&2
     exit 1;;
   noguestkill) echo "$never" > "$summary"; kill -KILL $$;;
+  noplugin)
+    echo "qemu-aarch64: Could not load plugin $opt: undefined symbol: qemu_plugin_foo" >&2
+    exit 1;;
   *) echo "$ran" > "$summary";;
 esac
 exit 0
@@ -252,6 +255,18 @@ TEST_F(RunnerTest, MissingSummaryIsAnInternalFailure) {
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: the plugin wrote no usable summary (the file is missing; QEMU "
             "exited with status 0)");
+}
+
+// QEMU that could not load the plugin writes no summary: the plugin's
+// failure (5), whether or not the guest ran, with QEMU's last line.
+TEST_F(RunnerTest, PluginQemuCannotLoadIsAnInternalFailureQuotingQemu) {
+  env_["FAKE_MODE"] = "noplugin";
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 5);
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: the plugin wrote no usable summary (the file is missing; QEMU exited "
+            "with status 1); stderr ended with: qemu-aarch64: Could not load plugin " +
+                PluginOption() + ": undefined symbol: qemu_plugin_foo");
 }
 
 // A plugin that does not say how many instructions ran cannot tell a clean
