@@ -93,7 +93,8 @@ static char *header_problem(const unsigned char *id, size_t len) {
 }
 
 /* Finds PT_INTERP. Returns NULL with *interp set (NULL for a static
- * program), or the problem. */
+ * program), or the problem. The header is little-endian by now and read
+ * as it lies: the rig's hosts (x86-64) are little-endian too. */
 static char *find_interp(int fd, const Elf64_Ehdr *eh, char **interp) {
   *interp = NULL;
   if (eh->e_phnum == 0) return NULL;
