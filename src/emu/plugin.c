@@ -160,6 +160,10 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
       g_string_free(json, true);
     }
     if (jf_opts.summary_path) {
+      /* insns tells the runner whether the guest ran at all: QEMU also
+       * calls this when it gives up before the first guest instruction
+       * (no loader, a bad -cpu), and all-zero counters must not pass for
+       * a clean run. */
       GString *line = g_string_new(NULL);
       g_string_printf(line,
                       "stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64

@@ -58,11 +58,26 @@ static void write_text(const char *path, const GString *text) {
   }
 }
 
+/* Reads the mappings only when a PC needs a name: when QEMU gave up before
+ * the guest ran, it has no executable to ask about. */
+struct lazy_symbols {
+  struct emu_symbols *symbols;
+};
+
+static void lookup_lazily(uint64_t pc, char **symbol, char **location,
+                          void *ctx) {
+  struct lazy_symbols *lazy = ctx;
+  if (!lazy->symbols) {
+    lazy->symbols = guest_symbols();
+  }
+  emu_symbols_lookup(pc, symbol, location, lazy->symbols);
+}
+
 void jf_findings_report(GString *json, const char *text_path,
                         const char *sarif_path) {
-  struct emu_symbols *symbols = guest_symbols();
-  emu_findings_resolve(findings, emu_symbols_lookup, symbols);
-  emu_symbols_free(symbols);
+  struct lazy_symbols lazy = {NULL};
+  emu_findings_resolve(findings, lookup_lazily, &lazy);
+  emu_symbols_free(lazy.symbols);
   if (json) {
     emu_findings_json(findings, json);
   }

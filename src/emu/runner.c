@@ -1,6 +1,6 @@
 /*
  * jitflush-emu: runs an aarch64 Linux program on an emulated big.LITTLE SoC
- * (DESIGN.md section 4).
+ * (docs/RIG.md).
  *
  *   jitflush-emu --config FILE [--seed N] [--report FILE.json]
  *                [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]
@@ -18,9 +18,15 @@
  * Exit status: 86 when the plugin saw a stale instruction fetch, otherwise
  * the program's own (128+N when signal N killed it). The runner's own
  * failures use 2 (usage or config), 3 (QEMU missing or without -plugin),
- * 4 (--report not writable, checked before the run) and 5 (plugin missing,
- * or it wrote no summary). The checks run cheapest first: command line,
- * config, program, report, QEMU, plugin.
+ * 4 (--report not writable, checked before the run), 5 (plugin missing,
+ * or it wrote no summary), 6 (the program cannot run on the rig: not an
+ * AArch64 ELF, not executable, or its loader is not in the sysroot) and 7
+ * (QEMU ended before the guest's first instruction: the plugin counted
+ * none; the line repeats QEMU's message and status). Only a run whose
+ * guest executed ends with the summary line, so a failure never looks
+ * clean. The checks run cheapest first: command line, config, sysroot,
+ * program, report, QEMU, plugin. Every path may be relative to the
+ * current folder.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,24 +71,27 @@ static const char help_text[] =
     "  --sysroot DIR      aarch64 sysroot for dynamically linked programs\n"
     "                     (default " DEFAULT_SYSROOT ")\n"
     "  --qemu PATH        plugin-enabled qemu-aarch64 (default: $JITFLUSH_QEMU,\n"
-    "                     else the one found at build time)\n"
+    "                     else the one found at build time); a name without\n"
+    "                     '/' that is no file here is looked up in $PATH\n"
     "  --check on|off     the coherence checker (default on); off keeps the\n"
     "                     topology, migrations and counters but checks no\n"
     "                     fetch (ci/bench.sh measures what the checker costs)\n"
-    "  --policy P         scheduling: adversarial (default: CTR_EL0 read on the\n"
-    "                     largest-line CPU a thread may use, its next cache\n"
-    "                     maintenance on the smallest) or random (seeded\n"
+    "  --policy P         scheduling: adversarial (default: a thread's CTR_EL0\n"
+    "                     reads run on the largest-line CPU it may use, its next\n"
+    "                     cache maintenance on the smallest) or random (seeded\n"
     "                     migrations only); overrides the config's [sched] policy\n"
-    "  --sarif FILE       also write the findings as SARIF 2.1.0 (for code\n"
-    "                     scanning)\n"
+    "  --sarif FILE       also write the findings as SARIF 2.1.0 (code scanning)\n"
     "  -h, --help         this text\n"
+    "\n"
+    "Paths may be relative to the current folder.\n"
     "\n"
     "Environment: JITFLUSH_QEMU (QEMU), JITFLUSH_PLUGIN (the plugin .so).\n"
     "\n"
-    "The last line on stderr is\n"
+    "When the program ran, the last line on stderr is\n"
     "  jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N findings=N\n"
-    "preceded, when a fetch was stale, by one block per finding: its kind, the\n"
-    "flush routine and its caller, the store that wrote the code, the advice.\n"
+    "after one block per finding (stale fetches grouped by root cause: the kind,\n"
+    "the flush routine and its caller, the store that wrote the code, advice);\n"
+    "otherwise it is one line naming the cause.\n"
     "\n"
     "Exit status:\n"
     "  86   at least one stale instruction fetch\n"
@@ -90,7 +99,12 @@ static const char help_text[] =
     "  2    usage or config error\n"
     "  3    QEMU not found, not executable, or built without plugin support\n"
     "  4    the --report file cannot be written\n"
-    "  5    the plugin is missing or wrote no summary (internal failure)\n";
+    "  5    the plugin is missing or wrote no summary (internal failure)\n"
+    "  6    PROGRAM cannot run on the rig: not an AArch64 ELF program, not\n"
+    "       executable, or its loader is not in the sysroot (found before\n"
+    "       QEMU starts)\n"
+    "  7    QEMU ended before the program's first instruction (the line\n"
+    "       repeats QEMU's message and status)\n";
 
 struct options {
   const char *config;
@@ -275,7 +289,12 @@ static char *find_qemu(const struct options *o, int *status) {
                    "(ci/build-qemu.sh builds one)");
     return NULL;
   }
-  char *path = strchr(want, '/') ? g_strdup(want) : g_find_program_in_path(want);
+  /* A name with a '/', or a file in the current folder, is a path (made
+   * absolute: QEMU's own -h check and exec must agree); any other name is
+   * looked up in $PATH, as a shell would. */
+  char *path = strchr(want, '/') || g_file_test(want, G_FILE_TEST_IS_REGULAR)
+                   ? absolute(want)
+                   : g_find_program_in_path(want);
   struct stat st;
   if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
     *status = fail(EMU_EXIT_QEMU, "QEMU not found: %s (from %s)", want, from);
@@ -337,11 +356,13 @@ static void forward_signal(int sig) {
   if (child_pid > 0) kill((pid_t)child_pid, sig);
 }
 
-/* Builds the tree QEMU gets with -L under TMP/root. Returns the folder to
- * bind over the host's /sys/devices/system/cpu, or NULL with a message
- * printed and *status set. */
+/* Builds the tree QEMU gets with -L under TMP/root, with SYSROOT (checked
+ * by main; NULL when there is none) linked in. Returns the folder to bind
+ * over the host's /sys/devices/system/cpu, or NULL with a message printed
+ * and *status set. */
 static char *build_overlay(const struct options *o, const struct emu_config *cfg,
-                           const char *tmp, char **root_out, int *status) {
+                           const char *sysroot, const char *tmp, char **root_out,
+                           int *status) {
   char *root = g_build_filename(tmp, "root", NULL);
   *root_out = root;
   GError *err = NULL;
@@ -371,17 +392,10 @@ static char *build_overlay(const struct options *o, const struct emu_config *cfg
     return NULL;
   }
 
-  const char *sysroot = o->sysroot ? o->sysroot : DEFAULT_SYSROOT;
-  if (!emu_overlay_link_sysroot(root, sysroot, &err)) {
-    if (o->sysroot) {
-      *status = usage_error("--sysroot: %s", err->message);
-      g_error_free(err);
-      return NULL;
-    }
-    /* Static programs need no sysroot; a dynamic one will say what is missing. */
-    fprintf(stderr, "jitflush-emu: warning: %s; dynamically linked programs will not load\n",
-            err->message);
-    g_clear_error(&err);
+  if (sysroot && !emu_overlay_link_sysroot(root, sysroot, &err)) {
+    *status = fail(EMU_EXIT_INTERNAL, "sysroot: %s", err->message);
+    g_error_free(err);
+    return NULL;
   }
 
   char *cpu_dir = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
@@ -404,37 +418,152 @@ static int exit_status_of(int wstatus) {
   return EMU_EXIT_INTERNAL;
 }
 
-static int run(const struct options *o, const struct emu_config *cfg, const char *qemu,
-               const char *plugin, const char *tmp) {
+static void describe_end(int wstatus, char *how, size_t size) {
+  if (WIFSIGNALED(wstatus))
+    g_snprintf(how, size, "was killed by signal %d", WTERMSIG(wstatus));
+  else
+    g_snprintf(how, size, "exited with status %d", exit_status_of(wstatus));
+}
+
+/* The last non-empty lines of QEMU's stderr (at most MAX), joined into
+ * one line. Before the guest's first instruction everything there is
+ * QEMU's own (and the plugin's). */
+static char *last_lines(const GString *tail, guint max) {
+  char **lines = g_strsplit(tail->str, "\n", -1);
+  GPtrArray *kept = g_ptr_array_new();
+  for (char **l = lines; *l; l++)
+    if (*g_strstrip(*l)) g_ptr_array_add(kept, *l);
+  guint first = kept->len > max ? kept->len - max : 0;
+  GString *msg = g_string_new(NULL);
+  for (guint i = first; i < kept->len; i++)
+    g_string_append_printf(msg, "%s%s", i > first ? "; " : "", (char *)kept->pdata[i]);
+  g_ptr_array_free(kept, TRUE);
+  g_strfreev(lines);
+  return g_string_free(msg, FALSE);
+}
+
+/* The plugin option: PLUGIN,config=...,seed=...[,report=...][,check=...],summary=... */
+static GString *plugin_option(const struct options *o, const struct emu_config *cfg,
+                              const char *plugin, const char *summary,
+                              const char *findings) {
+  GString *opt = g_string_new(NULL);
+  for (const char *p = plugin; *p; p++) {
+    if (*p == ',') g_string_append_c(opt, ',');
+    g_string_append_c(opt, *p);
+  }
+  char *config_abs = absolute(o->config);
+  uint64_t seed = o->seed_text ? o->seed : cfg->seed;
+  char seed_text[24];
+  g_snprintf(seed_text, sizeof seed_text, "%" PRIu64, seed);
+  append_plugin_arg(opt, "config", config_abs);
+  append_plugin_arg(opt, "seed", seed_text);
+  if (o->report) {
+    char *report_abs = absolute(o->report);
+    append_plugin_arg(opt, "report", report_abs);
+    g_free(report_abs);
+  }
+  if (o->check) append_plugin_arg(opt, "check", o->check);
+  if (o->policy) append_plugin_arg(opt, "policy", o->policy);
+  if (o->sarif) {
+    char *sarif_abs = absolute(o->sarif);
+    append_plugin_arg(opt, "sarif", sarif_abs);
+    g_free(sarif_abs);
+  }
+  append_plugin_arg(opt, "findings", findings);
+  append_plugin_arg(opt, "summary", summary);
+  g_free(config_abs);
+  return opt;
+}
+
+/* Runs ARGV with the overlay sealed in, passing signals as system(3)
+ * does, and returns QEMU's wait status; its stderr's tail goes to TAIL.
+ * Returns -1 after printing the problem when QEMU could not start. */
+static int spawn_and_wait(char *const argv[], const char *seal, GString *tail) {
+  /* Like system(3): ^C reaches QEMU through the terminal's process group;
+   * the runner waits for it and still reports. A TERM or HUP sent to the
+   * runner alone is passed on. */
+  struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward_signal};
+  struct sigaction old_int, old_quit, old_term, old_hup;
+  sigaction(SIGINT, &ign, &old_int);
+  sigaction(SIGQUIT, &ign, &old_quit);
+  sigaction(SIGTERM, &fwd, &old_term);
+  sigaction(SIGHUP, &fwd, &old_hup);
+
+  int stderr_fd = -1;
+  int wstatus = -1;
+  pid_t pid = emu_spawn_qemu(argv, seal, &stderr_fd);
+  if (pid < 0) {
+    fail(EMU_EXIT_QEMU, "cannot run %s: %s", argv[0], g_strerror(errno));
+  } else {
+    child_pid = pid;
+    wstatus = emu_wait_qemu(pid, stderr_fd, tail);
+    child_pid = 0;
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGQUIT, &old_quit, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGHUP, &old_hup, NULL);
+  return wstatus;
+}
+
+/* After QEMU ended: the summary line and the program's status, or why
+ * there is neither. */
+static int outcome(const char *summary, int wstatus, const GString *tail) {
+  char *text = NULL;
+  struct emu_summary sum;
+  const char *problem = "the file is missing";
+  bool have = g_file_get_contents(summary, &text, NULL, NULL) &&
+              emu_summary_parse(text, &sum, &problem);
+  g_free(text);
+  char how[48];
+  describe_end(wstatus, how, sizeof how);
+  if (!have) {
+    /* Mostly a plugin QEMU could not load or install (then QEMU's last
+     * line says why); but the guest may have run, so the line is quoted
+     * as what it is, not as QEMU's words. */
+    char *said = last_lines(tail, 1);
+    int status = fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)%s%s",
+                      problem, how, *said ? "; stderr ended with: " : "", said);
+    g_free(said);
+    return status;
+  }
+  if (sum.insns == 0) {
+    /* QEMU calls the plugin's exit callback even when it gives up before
+     * the guest's first instruction; all-zero counters then mean nothing. */
+    char *said = last_lines(tail, 3);
+    int status = fail(EMU_EXIT_NOT_STARTED, "QEMU %s before the program's first instruction%s%s",
+                      how, *said ? ": " : " (QEMU printed nothing)", said);
+    g_free(said);
+    return status;
+  }
+  /* The plugin's finding blocks (next to the summary), then the summary. */
+  char *dir = g_path_get_dirname(summary);
+  char *findings = g_build_filename(dir, "findings", NULL);
+  char *blocks = NULL;
+  if (g_file_get_contents(findings, &blocks, NULL, NULL)) fputs(blocks, stderr);
+  g_free(blocks);
+  g_free(findings);
+  g_free(dir);
+  fprintf(stderr,
+          "jitflush-emu: stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64 " migrations=%" PRIu64
+          " ctr_reads=%" PRIu64 " dc_ops=%" PRIu64 " ic_ops=%" PRIu64 " findings=%" PRIu64 "\n",
+          sum.stale_fetches, sum.fetch_checks, sum.migrations, sum.ctr_reads, sum.dc_ops,
+          sum.ic_ops, sum.findings);
+  return sum.stale_fetches > 0 ? EMU_EXIT_STALE : exit_status_of(wstatus);
+}
+
+static int run(const struct options *o, const struct emu_config *cfg, const char *sysroot,
+               const char *qemu, const char *plugin, const char *tmp) {
   int status = 0;
   char *root = NULL;
-  char *seal = build_overlay(o, cfg, tmp, &root, &status);
+  char *seal = build_overlay(o, cfg, sysroot, tmp, &root, &status);
   if (!seal) {
     g_free(root);
     return status;
   }
-  char *config_abs = absolute(o->config);
-  char *report_abs = o->report ? absolute(o->report) : NULL;
   char *summary = g_build_filename(tmp, "summary", NULL);
   char *findings = g_build_filename(tmp, "findings", NULL);
-  char *sarif_abs = o->sarif ? absolute(o->sarif) : NULL;
-  uint64_t seed = o->seed_text ? o->seed : cfg->seed;
-  char seed_text[24];
-  g_snprintf(seed_text, sizeof seed_text, "%" PRIu64, seed);
-
-  GString *plugin_opt = g_string_new(NULL);
-  for (const char *p = plugin; *p; p++) {
-    if (*p == ',') g_string_append_c(plugin_opt, ',');
-    g_string_append_c(plugin_opt, *p);
-  }
-  append_plugin_arg(plugin_opt, "config", config_abs);
-  append_plugin_arg(plugin_opt, "seed", seed_text);
-  if (report_abs) append_plugin_arg(plugin_opt, "report", report_abs);
-  if (o->check) append_plugin_arg(plugin_opt, "check", o->check);
-  if (o->policy) append_plugin_arg(plugin_opt, "policy", o->policy);
-  if (sarif_abs) append_plugin_arg(plugin_opt, "sarif", sarif_abs);
-  append_plugin_arg(plugin_opt, "findings", findings);
-  append_plugin_arg(plugin_opt, "summary", summary);
+  GString *plugin_opt = plugin_option(o, cfg, plugin, summary, findings);
 
   GPtrArray *argv = g_ptr_array_new();
   g_ptr_array_add(argv, (char *)qemu);
@@ -449,69 +578,67 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   for (char **a = o->program; *a; a++) g_ptr_array_add(argv, *a);
   g_ptr_array_add(argv, NULL);
 
-  /* Like system(3): ^C reaches QEMU through the terminal's process group;
-   * the runner waits for it and still reports. A TERM or HUP sent to the
-   * runner alone is passed on. */
-  struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward_signal};
-  struct sigaction old_int, old_quit, old_term, old_hup;
-  sigaction(SIGINT, &ign, &old_int);
-  sigaction(SIGQUIT, &ign, &old_quit);
-  sigaction(SIGTERM, &fwd, &old_term);
-  sigaction(SIGHUP, &fwd, &old_hup);
+  GString *tail = g_string_new(NULL);
+  int wstatus = spawn_and_wait((char *const *)argv->pdata, seal, tail);
+  status = wstatus == -1 ? EMU_EXIT_QEMU : outcome(summary, wstatus, tail);
 
-  pid_t pid = emu_spawn_qemu((char *const *)argv->pdata, seal);
-  int wstatus = 0;
-  if (pid < 0) {
-    status = fail(EMU_EXIT_QEMU, "cannot run %s: %s", qemu, g_strerror(errno));
-  } else {
-    child_pid = pid;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-    }
-    child_pid = 0;
-  }
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGQUIT, &old_quit, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  sigaction(SIGHUP, &old_hup, NULL);
-
-  if (pid >= 0) {
-    char *text = NULL;
-    struct emu_summary sum;
-    const char *problem = "the file is missing";
-    bool have = g_file_get_contents(summary, &text, NULL, NULL) &&
-                emu_summary_parse(text, &sum, &problem);
-    if (!have) {
-      char how[48];
-      if (WIFSIGNALED(wstatus))
-        g_snprintf(how, sizeof how, "was killed by signal %d", WTERMSIG(wstatus));
-      else
-        g_snprintf(how, sizeof how, "exited with status %d", exit_status_of(wstatus));
-      status = fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)",
-                    problem, how);
-    } else {
-      char *blocks = NULL;
-      if (g_file_get_contents(findings, &blocks, NULL, NULL)) fputs(blocks, stderr);
-      g_free(blocks);
-      fprintf(stderr,
-              "jitflush-emu: stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64
-              " migrations=%" PRIu64 " ctr_reads=%" PRIu64 " dc_ops=%" PRIu64
-              " ic_ops=%" PRIu64 " findings=%" PRIu64 "\n",
-              sum.stale_fetches, sum.fetch_checks, sum.migrations, sum.ctr_reads, sum.dc_ops,
-              sum.ic_ops, sum.findings);
-      status = sum.stale_fetches > 0 ? EMU_EXIT_STALE : exit_status_of(wstatus);
-    }
-    g_free(text);
-  }
-
+  g_string_free(tail, TRUE);
   g_ptr_array_free(argv, TRUE);
   g_string_free(plugin_opt, TRUE);
   g_free(summary);
   g_free(findings);
-  g_free(sarif_abs);
-  g_free(report_abs);
-  g_free(config_abs);
   g_free(seal);
   g_free(root);
+  return status;
+}
+
+/* The sysroot the overlay will show, absolute, in *out (NULL when the
+ * default one does not exist: static programs need none). A --sysroot
+ * without lib/ is a usage error. */
+static int find_sysroot(const struct options *o, char **out) {
+  *out = NULL;
+  char *abs = g_canonicalize_filename(o->sysroot ? o->sysroot : DEFAULT_SYSROOT, NULL);
+  char *lib = g_build_filename(abs, "lib", NULL);
+  bool has_lib = g_file_test(lib, G_FILE_TEST_IS_DIR);
+  g_free(lib);
+  if (has_lib) {
+    *out = abs;
+    return 0;
+  }
+  g_free(abs);
+  if (!o->sysroot) return 0;
+  return usage_error("--sysroot: sysroot %s has no lib/ folder (expected an aarch64 sysroot "
+                     "such as " DEFAULT_SYSROOT ")",
+                     o->sysroot);
+}
+
+/* Whether qemu-aarch64 can run the program, from its ELF header and its
+ * loader, so that nothing fails later in a way that looks like a run. */
+static int check_program(const struct options *o, const char *sysroot) {
+  const char *prog = o->program[0];
+  struct stat st;
+  if (stat(prog, &st) != 0 || !S_ISREG(st.st_mode))
+    /* QEMU runs the path as given (no PATH search). */
+    return usage_error("program not found: %s", prog);
+  char *interp = NULL;
+  char *problem = emu_program_problem(prog, &interp);
+  int status = 0;
+  if (problem) {
+    status = fail(EMU_EXIT_PROGRAM, "cannot run %s on the rig: %s", prog, problem);
+  } else if (interp) {
+    /* QEMU opens the loader under -L, where the overlay shows the sysroot. */
+    const char *where = sysroot ? sysroot : DEFAULT_SYSROOT;
+    char *loader = g_build_filename(where, interp, NULL);
+    if (!sysroot || !g_file_test(loader, G_FILE_TEST_IS_REGULAR))
+      status = fail(EMU_EXIT_PROGRAM,
+                    "cannot run %s on the rig: its loader %s is not in the %ssysroot %s "
+                    "(no %s)%s",
+                    prog, interp, o->sysroot ? "" : "default ", where, loader,
+                    o->sysroot ? "" : "; give one with --sysroot DIR");
+    g_free(loader);
+  }
+  g_free(problem);
+  g_free(interp);
   return status;
 }
 
@@ -529,12 +656,10 @@ int main(int argc, char **argv) {
     return status;
   }
 
-  char *qemu = NULL, *plugin = NULL, *tmp = NULL;
-  struct stat st;
+  char *sysroot = NULL, *qemu = NULL, *plugin = NULL, *tmp = NULL;
   int report_err = 0;
-  if (stat(o.program[0], &st) != 0 || !S_ISREG(st.st_mode)) {
-    /* QEMU runs the path as given (no PATH search). */
-    status = usage_error("program not found: %s", o.program[0]);
+  if ((status = find_sysroot(&o, &sysroot)) != 0 || (status = check_program(&o, sysroot)) != 0) {
+    /* printed */
   } else if (o.report && !report_writable(o.report, &report_err)) {
     status = fail(EMU_EXIT_REPORT, "cannot write the report %s: %s", o.report,
                   g_strerror(report_err));
@@ -544,13 +669,14 @@ int main(int argc, char **argv) {
       status = fail(EMU_EXIT_INTERNAL, "cannot create a temporary folder: %s", err->message);
       g_error_free(err);
     } else {
-      status = run(&o, cfg, qemu, plugin, tmp);
+      status = run(&o, cfg, sysroot, qemu, plugin, tmp);
       remove_tree(tmp);
     }
   }
   g_free(tmp);
   g_free(plugin);
   g_free(qemu);
+  g_free(sysroot);
   emu_config_free(cfg);
   return status;
 }

@@ -12,22 +12,37 @@
  * anyone else through a user namespace (user_namespaces(7): the creator
  * holds every capability in the new namespace until it execs a program as
  * a non-root user). If neither is allowed, the run goes on with a warning.
+ *
+ * Why a pipe on QEMU's stderr: when QEMU gives up before the guest's first
+ * instruction, its own message ("qemu-aarch64: Could not open ...") is the
+ * cause, and the runner's last line must repeat it (status 7). The runner
+ * copies the pipe to its own stderr as it comes, so the output is what it
+ * was, and keeps the tail. The guest shares QEMU's fd 2 (linux-user passes
+ * file descriptors through), so its stderr is that pipe too: isatty(2) is
+ * false in the guest, and a guest process that outlives QEMU and writes to
+ * stderr afterwards gets EPIPE, as it would from a closed terminal.
  */
 #define _GNU_SOURCE
 #include "runner.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define HOST_CPU_DIR "/sys/devices/system/cpu"
+
+/* How much of QEMU's stderr the runner keeps: its messages before the
+ * guest starts are a line or two. */
+#define TAIL_KEEP 4096
 
 static bool write_text(const char *path, const char *text) {
   int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -69,16 +84,25 @@ fail:
           HOST_CPU_DIR, step, strerror(errno));
 }
 
-pid_t emu_spawn_qemu(char *const argv[], const char *seal_source) {
+pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd) {
   /* The child reports a failed exec through this pipe; a successful exec
    * closes it (O_CLOEXEC) and the parent reads nothing. */
-  int pipefd[2];
+  int pipefd[2], errfd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) return -1;
+  if (pipe2(errfd, O_CLOEXEC) != 0) {
+    int e = errno;
+    close(pipefd[0]);
+    close(pipefd[1]);
+    errno = e;
+    return -1;
+  }
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
     close(pipefd[0]);
     close(pipefd[1]);
+    close(errfd[0]);
+    close(errfd[1]);
     errno = e;
     return -1;
   }
@@ -90,13 +114,21 @@ pid_t emu_spawn_qemu(char *const argv[], const char *seal_source) {
      * into the working folder; the rig's SIGILL runs must not litter. */
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
+    /* The warning below goes straight to the runner's stderr. */
     if (seal_source) seal_host_cpu_dir(seal_source);
+    /* dup2 clears O_CLOEXEC on fd 2; both pipe ends close at exec. */
+    if (dup2(errfd[1], STDERR_FILENO) < 0) {
+      int e = errno;
+      if (write(pipefd[1], &e, sizeof e) < 0) _exit(127);
+      _exit(127);
+    }
     execv(argv[0], argv);
     int e = errno;
     if (write(pipefd[1], &e, sizeof e) < 0) _exit(127);
     _exit(127);
   }
   close(pipefd[1]);
+  close(errfd[1]);
   int child_errno = 0;
   ssize_t n;
   do {
@@ -104,10 +136,77 @@ pid_t emu_spawn_qemu(char *const argv[], const char *seal_source) {
   } while (n < 0 && errno == EINTR);
   close(pipefd[0]);
   if (n == (ssize_t)sizeof child_errno) {
+    close(errfd[0]);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
     }
     errno = child_errno;
     return -1;
   }
+  *stderr_fd = errfd[0];
   return pid;
+}
+
+enum relay_result { RELAY_MORE, RELAY_EMPTY, RELAY_DONE };
+
+/* Copies what is readable now from FD to stderr and TAIL. RELAY_DONE: end
+ * of file, or the runner's own stderr refused the copy (the caller then
+ * closes the pipe, so the writers get EPIPE as they would have from the
+ * runner's stderr itself). */
+static enum relay_result relay(int fd, GString *tail) {
+  char buf[4096];
+  ssize_t n;
+  do {
+    n = read(fd, buf, sizeof buf);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return errno == EAGAIN ? RELAY_EMPTY : RELAY_DONE;
+  if (n == 0) return RELAY_DONE;
+  g_string_append_len(tail, buf, n);
+  if (tail->len > TAIL_KEEP) g_string_erase(tail, 0, (gssize)(tail->len - TAIL_KEEP));
+  for (ssize_t off = 0; off < n;) {
+    ssize_t w = write(STDERR_FILENO, buf + off, (size_t)(n - off));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return RELAY_DONE;
+    off += w;
+  }
+  return RELAY_MORE;
+}
+
+int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail) {
+  /* A pidfd wakes poll() when the child exits; without one (Linux < 5.3,
+   * or a seccomp filter) waitpid is polled every 50 ms. Waiting for end of
+   * file instead would hang on a guest's background process that keeps
+   * stderr open. */
+  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  int fd = stderr_fd;
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  /* EPIPE is the relay's to handle, not a reason for the runner to die. */
+  void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+  int wstatus = 0;
+  for (;;) {
+    pid_t done;
+    do {
+      done = waitpid(pid, &wstatus, WNOHANG);
+    } while (done < 0 && errno == EINTR);
+    if (done != 0) break;
+    struct pollfd fds[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+    int ready = poll(fds, 2, pidfd >= 0 ? -1 : 50);
+    if (ready < 0 && errno != EINTR) {
+      /* Only with bad fds; rather than spin, just wait for the child. */
+      while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    if (fd >= 0 && ready > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
+        relay(fd, tail) == RELAY_DONE) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  /* QEMU's last words are in the pipe before its exit status is ready. */
+  while (fd >= 0 && relay(fd, tail) == RELAY_MORE) {
+  }
+  signal(SIGPIPE, old_pipe);
+  if (fd >= 0) close(fd);
+  if (pidfd >= 0) close(pidfd);
+  return wstatus;
 }

@@ -1,8 +1,9 @@
 /*
  * The plugin's exit summary: one line of "key=N" pairs separated by spaces,
  * e.g. "stale_fetches=0 fetch_checks=1200 migrations=3 ctr_reads=1
- * dc_ops=4 ic_ops=4 isb=1". Agreed with the plugin (src/emu/plugin.c);
- * the runner copies six of the fields to its last stderr line.
+ * dc_ops=4 ic_ops=4 isb=1 insns=52000". Agreed with the plugin
+ * (src/emu/plugin.c); the runner copies six of the fields to its last
+ * stderr line, and insns=0 tells it that the guest never ran.
  */
 #include "runner.h"
 
@@ -25,6 +26,7 @@ static const struct field fields[] = {
     {"dc_ops", offsetof(struct emu_summary, dc_ops), true},
     {"ic_ops", offsetof(struct emu_summary, ic_ops), true},
     {"isb", offsetof(struct emu_summary, isb), false},
+    {"insns", offsetof(struct emu_summary, insns), true},
     {"findings", offsetof(struct emu_summary, findings), false},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])

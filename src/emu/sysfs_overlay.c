@@ -131,14 +131,19 @@ bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
   return ok;
 }
 
-bool emu_overlay_link_sysroot(const char *root, const char *sysroot, GError **error) {
+bool emu_overlay_link_sysroot(const char *root, const char *given, GError **error) {
+  /* A symlink's relative target is resolved from the link's own folder,
+   * not from where the runner was started: "--sysroot sysroot" made
+   * ROOT/lib point at ROOT/sysroot/lib, and QEMU found no loader. */
+  char *sysroot = g_canonicalize_filename(given, NULL);
   char *lib = g_build_filename(sysroot, "lib", NULL);
   bool has_lib = g_file_test(lib, G_FILE_TEST_IS_DIR);
   g_free(lib);
   if (!has_lib) {
     g_set_error(error, EMU_OVERLAY_ERROR, 1,
                 "sysroot %s has no lib/ folder (expected an aarch64 sysroot such as "
-                "/usr/aarch64-linux-gnu)", sysroot);
+                "/usr/aarch64-linux-gnu)", given);
+    g_free(sysroot);
     return false;
   }
   /* Only the library folders: a cross sysroot's bin/ holds host tools, and
@@ -159,5 +164,6 @@ bool emu_overlay_link_sysroot(const char *root, const char *sysroot, GError **er
     g_free(target);
     g_free(link);
   }
+  g_free(sysroot);
   return ok;
 }

@@ -28,7 +28,8 @@ bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
  * ELF interpreter included, so the prefix must also show the sysroot:
  * creates ROOT/lib -> SYSROOT/lib (and the other top-level folders of
  * SYSROOT that exist: lib64, usr, etc). Existing entries in ROOT are left
- * alone (for --sysfs-root trees). SYSROOT must hold lib/.
+ * alone (for --sysfs-root trees). SYSROOT must hold lib/; a relative
+ * SYSROOT is taken from the current folder (the links are absolute).
  */
 bool emu_overlay_link_sysroot(const char *root, const char *sysroot, GError **error);
 

@@ -15,9 +15,11 @@ struct ProcessResult {
   std::string LastErrLine() const;
 };
 
-// env: variables to set (a value of "\x01unset" removes the variable).
+// env: variables to set (a value of "\x01unset" removes the variable);
+// cwd: the folder to run it in (empty: this process's own).
 ProcessResult RunProcess(const std::vector<std::string>& argv,
-                         const std::map<std::string, std::string>& env = {});
+                         const std::map<std::string, std::string>& env = {},
+                         const std::string& cwd = "");
 
 std::string ReadFileOrEmpty(const std::string& path);
 void WriteFile(const std::string& path, const std::string& text);

@@ -1,13 +1,20 @@
 // jitflush-emu's own behaviour (src/emu/runner*.c), checked against a fake
 // qemu-aarch64: the command line it builds, the overlay it hands over, the
 // summary line and exit statuses, and every input error's status and text.
+// The program is a minimal ELF header written by the test: the runner reads
+// only the header and the loader's name before QEMU starts.
 #include <gtest/gtest.h>
 
+#include <elf.h>
 #include <sys/stat.h>
+
+#include <cstddef>
+#include <cstring>
 
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,17 +46,78 @@ cat "$root/sys/devices/system/cpu/possible" > "$FAKE_DIR/overlay_possible" 2>/de
 cat /sys/devices/system/cpu/possible > "$FAKE_DIR/host_possible" 2>/dev/null
 readlink "$root/lib" > "$FAKE_DIR/lib_link"
 summary=${opt##*,summary=}
-zeros="stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0"
+ran="stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0 insns=5120"
+# What QEMU 10.2 does when it gives up before the guest's first instruction:
+# it prints its reason, and the plugin's exit callback still runs.
+never="stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0 insns=0"
 case "$FAKE_MODE" in
-  stale) echo "stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 ic_ops=5 isb=6" > "$summary";;
-  exit7) echo "$zeros" > "$summary"; echo "guest output" >&2; exit 7;;
-  signal) echo "$zeros" > "$summary"; kill -SEGV $$;;
+  stale) echo "stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 ic_ops=5 isb=6 insns=77" > "$summary";;
+  findings)
+    findings=${opt##*,findings=}; findings=${findings%%,*}
+    printf '==jitflush-emu== STALE FETCH #1 not-cleaned: 3 stale fetches\nSUMMARY: jitflush-emu: 1 finding, 3 stale fetches\n' > "$findings"
+    echo "stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 ic_ops=5 isb=6 insns=77 findings=1" > "$summary";;
+  exit7) echo "$ran" > "$summary"; echo "guest output" >&2; exit 7;;
+  signal) echo "$ran" > "$summary"; kill -SEGV $$;;
   nosummary) exit 0;;
   garbage) echo "stale_fetches=x" > "$summary";;
-  *) echo "$zeros" > "$summary";;
+  noinsns) echo "stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0" > "$summary";;
+  noguest)
+    echo "$never" > "$summary"
+    echo "qemu-aarch64: Could not open '/lib/ld-linux-aarch64.so.1': No such file or directory" >&2
+    exit 255;;
+  noguest2)
+    echo "$never" > "$summary"
+    printf 'jitflush plugin: a note\n\nqemu-aarch64: first\nqemu-aarch64: second\nqemu-aarch64: third\n' >&2
+    exit 1;;
+  noguestkill) echo "$never" > "$summary"; kill -KILL $$;;
+  noplugin)
+    echo "qemu-aarch64: Could not load plugin $opt: undefined symbol: qemu_plugin_foo" >&2
+    exit 1;;
+  *) echo "$ran" > "$summary";;
 esac
 exit 0
 )";
+
+// A program as far as the runner looks: an ELF header, and a PT_INTERP
+// naming INTERP when it is not empty.
+struct ElfSpec {
+  unsigned char elf_class = ELFCLASS64;
+  unsigned char data = ELFDATA2LSB;
+  uint16_t type = ET_DYN;
+  uint16_t machine = EM_AARCH64;
+  std::string interp;
+};
+
+void WriteElf(const std::string& path, const ElfSpec& spec, mode_t mode = 0755) {
+  Elf64_Ehdr eh{};
+  memcpy(eh.e_ident, ELFMAG, SELFMAG);
+  eh.e_ident[EI_CLASS] = spec.elf_class;
+  eh.e_ident[EI_DATA] = spec.data;
+  eh.e_ident[EI_VERSION] = EV_CURRENT;
+  bool big = spec.data == ELFDATA2MSB;
+  auto order = [big](uint16_t v) { return big ? static_cast<uint16_t>(v >> 8 | v << 8) : v; };
+  eh.e_type = order(spec.type);
+  eh.e_machine = order(spec.machine);
+  eh.e_version = EV_CURRENT;
+  eh.e_ehsize = sizeof eh;
+  std::string bytes;
+  if (!spec.interp.empty()) {
+    eh.e_phoff = sizeof eh;
+    eh.e_phentsize = sizeof(Elf64_Phdr);
+    eh.e_phnum = 1;
+    Elf64_Phdr ph{};
+    ph.p_type = PT_INTERP;
+    ph.p_offset = sizeof eh + sizeof ph;
+    ph.p_filesz = ph.p_memsz = spec.interp.size() + 1;
+    bytes.append(reinterpret_cast<const char*>(&eh), sizeof eh);
+    bytes.append(reinterpret_cast<const char*>(&ph), sizeof ph);
+    bytes.append(spec.interp.c_str(), spec.interp.size() + 1);
+  } else {
+    bytes.append(reinterpret_cast<const char*>(&eh), sizeof eh);
+  }
+  WriteFile(path, bytes);
+  if (chmod(path.c_str(), mode) != 0) throw std::runtime_error("chmod " + path);
+}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
@@ -66,6 +134,8 @@ class RunnerTest : public ::testing::Test {
     ASSERT_EQ(chmod(qemu_.c_str(), 0755), 0);
     plugin_ = fake_ / "jitflush_plugin.so";
     WriteFile(plugin_, "not really a plugin; the fake QEMU never loads it\n");
+    prog_ = work_ / "prog";
+    WriteElf(prog_, ElfSpec{});  // a static AArch64 program
     env_ = {{"JITFLUSH_QEMU", qemu_},
             {"JITFLUSH_PLUGIN", plugin_},
             {"FAKE_DIR", fake_.path()},
@@ -87,7 +157,7 @@ class RunnerTest : public ::testing::Test {
 
   TempDir fake_;
   TempDir work_;
-  std::string qemu_, plugin_;
+  std::string qemu_, plugin_, prog_;
   std::map<std::string, std::string> env_;
 };
 
@@ -95,7 +165,7 @@ class RunnerTest : public ::testing::Test {
 // The run itself.
 
 TEST_F(RunnerTest, BuildsTheQemuCommandLine) {
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true", "x y", "--not-an-option"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_, "x y", "--not-an-option"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
   ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args");  // argv[1..]
@@ -103,9 +173,10 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine) {
   EXPECT_EQ(a[1], "cortex-a53");  // [soc] qemu-cpu
   EXPECT_EQ(a[2], "-L");
   EXPECT_EQ(a[4], "-plugin");
-  std::string summary = a[3].substr(0, a[3].rfind('/')) + "/summary";
-  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,summary=" + summary);
-  EXPECT_EQ(a[6], "/bin/true");
+  const std::string tmp = a[3].substr(0, a[3].rfind('/'));
+  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,findings=" + tmp + "/findings,summary=" + tmp +
+                      "/summary");
+  EXPECT_EQ(a[6], prog_);
   EXPECT_EQ(a[7], "x y");
   EXPECT_EQ(a[8], "--not-an-option");
   // The temporary overlay is gone after the run.
@@ -115,7 +186,7 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine) {
 TEST_F(RunnerTest, PassesSeedAndReport) {
   std::string report = work_ / "r.json";
   ProcessResult r = Run({"--seed", "0x10", "--report", report, "--config", kExynos, "--",
-                         "/bin/true"});
+                         prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string opt = PluginOption();
   EXPECT_NE(opt.find(",seed=16,"), std::string::npos) << opt;
@@ -125,13 +196,38 @@ TEST_F(RunnerTest, PassesSeedAndReport) {
 // Without --check the plugin option has no check= at all (the exact
 // option string is asserted in BuildsTheQemuCommandLine).
 TEST_F(RunnerTest, PassesTheCheckerSwitch) {
-  ProcessResult r = Run({"--check", "off", "--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--check", "off", "--config", kExynos, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(PluginOption().find(",check=off"), std::string::npos) << PluginOption();
 }
 
+TEST_F(RunnerTest, PassesThePolicyAndTheSarifPath) {
+  ProcessResult r = Run({"--policy", "random", "--sarif", "out.sarif", "--config", kExynos, "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(PluginOption().find(",policy=random,"), std::string::npos) << PluginOption();
+  EXPECT_NE(PluginOption().find(",sarif=/"), std::string::npos) << "made absolute: " << PluginOption();
+  EXPECT_NE(PluginOption().find("/out.sarif,"), std::string::npos) << PluginOption();
+}
+
+TEST_F(RunnerTest, RejectsAnUnknownPolicy) {
+  ProcessResult r = Run({"--policy", "nice", "--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.LastErrLine(), "jitflush-emu: --policy: expected adversarial or random, got 'nice'");
+}
+
+TEST_F(RunnerTest, PrintsTheFindingBlocksBeforeTheSummaryLine) {
+  env_["FAKE_MODE"] = "findings";
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 86);
+  const std::string block = "==jitflush-emu== STALE FETCH #1 not-cleaned: 3 stale fetches\n"
+                            "SUMMARY: jitflush-emu: 1 finding, 3 stale fetches\n"
+                            "jitflush-emu: stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 "
+                            "ic_ops=5 findings=1\n";
+  EXPECT_NE(r.err.find(block), std::string::npos) << r.err;
+}
+
 TEST_F(RunnerTest, OptionValuesMayFollowAnEqualsSign) {
-  ProcessResult r = Run({"--config=" + kExynos, "--seed=99", "--", "/bin/true"});
+  ProcessResult r = Run({"--config=" + kExynos, "--seed=99", "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(PluginOption().find(",seed=99,"), std::string::npos) << PluginOption();
 }
@@ -140,7 +236,7 @@ TEST_F(RunnerTest, DoublesCommasInPluginArguments) {
   // QEMU's -plugin option is a QemuOpts list: "," separates, ",," is a comma.
   std::string config = work_ / "odd,name.conf";
   WriteFile(config, ReadFileOrEmpty(kExynos));
-  ProcessResult r = Run({"--config", config, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", config, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(PluginOption().find(",config=" + work_.path() + "/odd,,name.conf,seed="),
             std::string::npos)
@@ -150,7 +246,7 @@ TEST_F(RunnerTest, DoublesCommasInPluginArguments) {
 TEST_F(RunnerTest, OmitsCpuWhenTheConfigGivesNone) {
   std::string config = work_ / "plain.conf";
   WriteFile(config, "[cluster a]\ncpus=0-1\nmidr=0x410fd034\nctr=0x84448004\n");
-  ProcessResult r = Run({"--config", config, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", config, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_FALSE(QemuArgs().empty());
   EXPECT_EQ(QemuArgs()[0], "-L");
@@ -158,56 +254,279 @@ TEST_F(RunnerTest, OmitsCpuWhenTheConfigGivesNone) {
 
 TEST_F(RunnerTest, StaleFetchesExit86WithTheSummaryLast) {
   env_["FAKE_MODE"] = "stale";
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 86) << r.err;
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 "
-            "ic_ops=5");
+            "ic_ops=5 findings=0");
 }
 
 TEST_F(RunnerTest, ProgramStatusPassesThrough) {
   env_["FAKE_MODE"] = "exit7";
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 7);
   EXPECT_NE(r.err.find("guest output\n"), std::string::npos);
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 "
-            "ic_ops=0");
+            "ic_ops=0 findings=0");
 }
 
 TEST_F(RunnerTest, SignalDeathIs128PlusTheSignal) {
   env_["FAKE_MODE"] = "signal";
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 128 + 11) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
 TEST_F(RunnerTest, MissingSummaryIsAnInternalFailure) {
   env_["FAKE_MODE"] = "nosummary";
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 5);
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: the plugin wrote no usable summary (the file is missing; QEMU "
             "exited with status 0)");
 }
 
+// QEMU that could not load the plugin writes no summary: the plugin's
+// failure (5), whether or not the guest ran, with QEMU's last line.
+TEST_F(RunnerTest, PluginQemuCannotLoadIsAnInternalFailureQuotingQemu) {
+  env_["FAKE_MODE"] = "noplugin";
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 5);
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: the plugin wrote no usable summary (the file is missing; QEMU exited "
+            "with status 1); stderr ended with: qemu-aarch64: Could not load plugin " +
+                PluginOption() + ": undefined symbol: qemu_plugin_foo");
+}
+
+// A plugin that does not say how many instructions ran cannot tell a clean
+// run from one that never started.
+TEST_F(RunnerTest, SummaryWithoutInsnsIsAnInternalFailure) {
+  env_["FAKE_MODE"] = "noinsns";
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 5);
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: the plugin wrote no usable summary (a required field is missing; "
+            "QEMU exited with status 0)");
+}
+
+// ---------------------------------------------------------------------------
+// A guest that never ran: status 7 with QEMU's words, never a summary.
+
+TEST_F(RunnerTest, QemuEndingBeforeTheGuestExit7WithItsMessage) {
+  env_["FAKE_MODE"] = "noguest";
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 7);
+  const std::string said =
+      "qemu-aarch64: Could not open '/lib/ld-linux-aarch64.so.1': No such file or directory";
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: QEMU exited with status 255 before the program's first instruction: " +
+                said);
+  // QEMU's own line still reaches the user as it came, just above.
+  EXPECT_NE(r.err.find(said + "\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("stale_fetches="), std::string::npos) << r.err;
+}
+
+TEST_F(RunnerTest, Exit7KeepsQemusLastThreeLines) {
+  env_["FAKE_MODE"] = "noguest2";
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 7);
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: QEMU exited with status 1 before the program's first instruction: "
+            "qemu-aarch64: first; qemu-aarch64: second; qemu-aarch64: third");
+}
+
+TEST_F(RunnerTest, Exit7WhenQemuIsKilledBeforeTheGuest) {
+  env_["FAKE_MODE"] = "noguestkill";
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 7);
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: QEMU was killed by signal 9 before the program's first instruction "
+            "(QEMU printed nothing)");
+}
+
+// Passing QEMU's stderr through a pipe must not cut a long output short.
+TEST_F(RunnerTest, LongStderrPassesThroughWhole) {
+  std::string fake = ReadFileOrEmpty(qemu_);
+  fake.replace(fake.find("  exit7)"), 0,
+               "  long) echo \"$ran\" > \"$summary\"; seq 1 100000 >&2; exit 3;;\n");
+  WriteFile(qemu_, fake);
+  env_["FAKE_MODE"] = "long";
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 3);
+  std::string want;
+  for (int i = 1; i <= 100000; i++) want += std::to_string(i) + "\n";
+  EXPECT_EQ(r.err.substr(0, want.size()), want);
+  EXPECT_EQ(r.err.substr(want.size()),
+            "jitflush-emu: stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 "
+            "ic_ops=0 findings=0\n");
+}
+
+// ---------------------------------------------------------------------------
+// A program QEMU cannot run: status 6 before QEMU starts.
+
+struct ProgramCase {
+  const char* name;
+  ElfSpec spec;
+  std::string why;
+};
+
+TEST_F(RunnerTest, ProgramsTheRigCannotRunExit6) {
+  const ProgramCase cases[] = {
+      {"x86-64", {ELFCLASS64, ELFDATA2LSB, ET_DYN, EM_X86_64, "/lib64/ld-linux-x86-64.so.2"},
+       "an ELF program for x86-64, not AArch64"},
+      {"i386", {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_386, ""},
+       "an ELF program for x86 (i386), not AArch64"},
+      {"arm32", {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_ARM, ""},
+       "an ELF program for 32-bit Arm, not AArch64"},
+      {"riscv", {ELFCLASS64, ELFDATA2LSB, ET_EXEC, EM_RISCV, ""},
+       "an ELF program for RISC-V, not AArch64"},
+      {"m4711", {ELFCLASS64, ELFDATA2LSB, ET_EXEC, 4711, ""},
+       "an ELF program for machine 4711, not AArch64"},
+      {"ilp32", {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_AARCH64, ""},
+       "a 32-bit (ILP32) AArch64 ELF; qemu-aarch64 runs 64-bit programs"},
+      {"be", {ELFCLASS64, ELFDATA2MSB, ET_EXEC, EM_AARCH64, ""},
+       "a big-endian AArch64 ELF; qemu-aarch64 runs little-endian programs"},
+      {"object.o", {ELFCLASS64, ELFDATA2LSB, ET_REL, EM_AARCH64, ""},
+       "an ELF object file (.o), not a program"},
+      {"core", {ELFCLASS64, ELFDATA2LSB, ET_CORE, EM_AARCH64, ""},
+       "an ELF core dump, not a program"},
+  };
+  for (const ProgramCase& c : cases) {
+    std::string prog = work_ / c.name;
+    WriteElf(prog, c.spec);
+    ProcessResult r = Run({"--config", kExynos, "--", prog});
+    EXPECT_EQ(r.status, 6) << c.name << "\n" << r.err;
+    EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + prog + " on the rig: " + c.why);
+    EXPECT_TRUE(QemuArgs().empty()) << c.name << ": QEMU must not run";
+  }
+}
+
+TEST_F(RunnerTest, NonElfFilesExit6) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"#!/bin/sh\nexit 0\n", "a script (#!), not an ELF program; QEMU runs ELF programs only"},
+      {"just text\n", "not an ELF program"},
+      {"", "not an ELF program"},
+      {"\x7f" "ELF\x02\x01", "a truncated ELF file"},
+  };
+  for (const auto& [text, why] : cases) {
+    std::string prog = work_ / "file";
+    WriteFile(prog, text);
+    ASSERT_EQ(chmod(prog.c_str(), 0755), 0);
+    ProcessResult r = Run({"--config", kExynos, "--", prog});
+    EXPECT_EQ(r.status, 6) << why << "\n" << r.err;
+    EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + prog + " on the rig: " + why);
+    EXPECT_TRUE(QemuArgs().empty()) << why << ": QEMU must not run";
+  }
+}
+
+TEST_F(RunnerTest, NonExecutableProgramExit6) {
+  std::string prog = work_ / "noexec";
+  WriteElf(prog, ElfSpec{}, 0644);
+  ProcessResult r = Run({"--config", kExynos, "--", prog});
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: cannot run " + prog + " on the rig: not executable (no x permission)");
+  EXPECT_TRUE(QemuArgs().empty());
+}
+
+TEST_F(RunnerTest, LoaderMissingFromTheGivenSysrootExit6) {
+  std::string sysroot = work_ / "sysroot";
+  ASSERT_EQ(mkdir(sysroot.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((sysroot + "/lib").c_str(), 0755), 0);
+  std::string prog = work_ / "dynamic";
+  ElfSpec spec;
+  spec.interp = "/lib/ld-linux-aarch64.so.1";
+  WriteElf(prog, spec);
+  ProcessResult r = Run({"--config", kExynos, "--sysroot", sysroot, "--", prog});
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + prog +
+                                 " on the rig: its loader /lib/ld-linux-aarch64.so.1 is not in "
+                                 "the sysroot " + sysroot + " (no " + sysroot +
+                                 "/lib/ld-linux-aarch64.so.1)");
+  EXPECT_TRUE(QemuArgs().empty());
+
+  // With the loader there, the same program starts.
+  WriteFile(sysroot + "/lib/ld-linux-aarch64.so.1", "the fake QEMU never reads it\n");
+  r = Run({"--config", kExynos, "--sysroot", sysroot, "--", prog});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), sysroot + "/lib\n");
+}
+
+TEST_F(RunnerTest, LoaderMissingFromTheDefaultSysrootExit6) {
+  std::string prog = work_ / "dynamic";
+  ElfSpec spec;
+  spec.interp = "/lib/ld-jitflush-nonexistent.so.1";
+  WriteElf(prog, spec);
+  ProcessResult r = Run({"--config", kExynos, "--", prog});
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: cannot run " + prog +
+                " on the rig: its loader /lib/ld-jitflush-nonexistent.so.1 is not in the default "
+                "sysroot /usr/aarch64-linux-gnu (no "
+                "/usr/aarch64-linux-gnu/lib/ld-jitflush-nonexistent.so.1); give one with "
+                "--sysroot DIR");
+  EXPECT_TRUE(QemuArgs().empty());
+}
+
+// ---------------------------------------------------------------------------
+// Every path may be relative to the current folder.
+
+TEST_F(RunnerTest, RelativePathsInEveryOption) {
+  const std::string& dir = work_.path();
+  ASSERT_EQ(system(("mkdir -p " + dir + "/phone/sys/devices/system/cpu " + dir +
+                    "/sysroot/lib " + dir + "/bin")
+                       .c_str()),
+            0);
+  WriteFile(dir + "/phone/sys/devices/system/cpu/possible", "0-5\n");
+  WriteFile(dir + "/sysroot/lib/ld-linux-aarch64.so.1", "the fake QEMU never reads it\n");
+  WriteFile(dir + "/soc.conf", ReadFileOrEmpty(kExynos));
+  WriteFile(dir + "/bin/qemu", ReadFileOrEmpty(qemu_));
+  ASSERT_EQ(chmod((dir + "/bin/qemu").c_str(), 0755), 0);
+  ElfSpec spec;
+  spec.interp = "/lib/ld-linux-aarch64.so.1";
+  WriteElf(dir + "/bin/jit", spec);
+  env_["JITFLUSH_QEMU"] = "/nonexistent/qemu-aarch64";  // only --qemu can make it run
+
+  ProcessResult r = RunProcess({kRunner, "--config", "soc.conf", "--report", "r.json",
+                                "--sysfs-root", "phone", "--sysroot", "sysroot", "--qemu",
+                                "bin/qemu", "--", "bin/jit"},
+                               env_, dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> a = QemuArgs();
+  ASSERT_EQ(a.size(), 7u) << ReadFileOrEmpty(fake_ / "args");
+  const std::string tmp = a[3].substr(0, a[3].rfind('/'));
+  EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
+                      "/r.json,findings=" + tmp + "/findings,summary=" + tmp + "/summary");
+  EXPECT_EQ(a[6], "bin/jit");  // QEMU runs in the same folder
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
+
+  // A bare name that is a file in the current folder is that file.
+  r = RunProcess({kRunner, "--config", "../soc.conf", "--sysroot", "../sysroot", "--qemu",
+                  "qemu", "--", "jit"},
+                 env_, dir + "/bin");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
+}
+
 TEST_F(RunnerTest, MalformedSummaryIsAnInternalFailure) {
   env_["FAKE_MODE"] = "garbage";
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 5);
   EXPECT_NE(r.LastErrLine().find("not an unsigned decimal number"), std::string::npos) << r.err;
 }
 
 TEST_F(RunnerTest, GeneratedOverlayAndSysrootLink) {
   ProcessResult r = Run({"--config", kConfigs + "/exynos8890-hotplug.conf", "--sysroot",
-                         "/usr/aarch64-linux-gnu", "--", "/bin/true"});
+                         "/usr/aarch64-linux-gnu", "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-7\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), "/usr/aarch64-linux-gnu/lib\n");
 }
 
 TEST_F(RunnerTest, HidesTheHostCpuFolder) {
-  ProcessResult r = Run({"--config", kConfigs + "/many-cpus-300.conf", "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kConfigs + "/many-cpus-300.conf", "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   if (r.err.find("cannot hide the host's") != std::string::npos)
     GTEST_SKIP() << "this machine allows neither mount nor user namespaces: " << r.err;
@@ -220,7 +539,7 @@ TEST_F(RunnerTest, ServesAGivenSysfsRoot) {
   std::string dump = work_ / "phone";
   ASSERT_EQ(system(("mkdir -p " + dump + "/sys/devices/system/cpu").c_str()), 0);
   WriteFile(dump + "/sys/devices/system/cpu/possible", "0-5\n");
-  ProcessResult r = Run({"--config", kExynos, "--sysfs-root", dump, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--sysfs-root", dump, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   // The dump itself is untouched by the cleanup.
@@ -229,7 +548,7 @@ TEST_F(RunnerTest, ServesAGivenSysfsRoot) {
 
 TEST_F(RunnerTest, QemuComesFromTheOptionBeforeTheEnvironment) {
   env_["JITFLUSH_QEMU"] = "/nonexistent/qemu";
-  ProcessResult r = Run({"--qemu", qemu_, "--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--qemu", qemu_, "--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_FALSE(QemuArgs().empty());
 }
@@ -242,7 +561,8 @@ TEST_F(RunnerTest, HelpListsTheExitStatuses) {
   EXPECT_EQ(r.status, 0);
   for (const char* line : {"  86   at least one stale", "  2    usage or config error",
                            "  3    QEMU not found", "  4    the --report file",
-                           "  5    the plugin is missing"})
+                           "  5    the plugin is missing", "  6    PROGRAM cannot run on the rig",
+                           "  7    QEMU ended before the program's first instruction"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line;
 }
 
@@ -257,26 +577,26 @@ TEST_F(RunnerTest, UsageErrorsExit2) {
       {{"--config", kExynos}, "missing '--' and the program to run"},
       {{"--config", kExynos, "/bin/true"}, "'/bin/true': put '--' before the program"},
       {{"--config", kExynos, "--"}, "missing the program after '--'"},
-      {{"--", "/bin/true"}, "--config FILE is required"},
+      {{"--", prog_}, "--config FILE is required"},
       {{"--config"}, "--config needs a value"},
-      {{"--config", "--", "/bin/true"}, "--config needs a value"},
-      {{"--config=", "--", "/bin/true"}, "--config needs a value"},
-      {{"--config", kExynos, "--config", kExynos, "--", "/bin/true"}, "--config given twice"},
-      {{"--config", kExynos, "--seed", "abc", "--", "/bin/true"},
+      {{"--config", "--", prog_}, "--config needs a value"},
+      {{"--config=", "--", prog_}, "--config needs a value"},
+      {{"--config", kExynos, "--config", kExynos, "--", prog_}, "--config given twice"},
+      {{"--config", kExynos, "--seed", "abc", "--", prog_},
        "--seed: not an unsigned number: 'abc'"},
-      {{"--config", kExynos, "--seed", "-1", "--", "/bin/true"},
+      {{"--config", kExynos, "--seed", "-1", "--", prog_},
        "--seed: not an unsigned number: '-1'"},
-      {{"--config", kExynos, "--seed", "99999999999999999999", "--", "/bin/true"},
+      {{"--config", kExynos, "--seed", "99999999999999999999", "--", prog_},
        "--seed: not an unsigned number"},
-      {{"--config", kExynos, "--frobnicate", "--", "/bin/true"}, "unknown option '--frobnicate'"},
-      {{"--config", kExynos, "--check", "maybe", "--", "/bin/true"},
+      {{"--config", kExynos, "--frobnicate", "--", prog_}, "unknown option '--frobnicate'"},
+      {{"--config", kExynos, "--check", "maybe", "--", prog_},
        "--check: expected on or off, got 'maybe'"},
       {{"--config", kExynos, "--", "/nonexistent/prog"}, "program not found: /nonexistent/prog"},
-      {{"--config", kExynos, "--sysfs-root", "/nonexistent", "--", "/bin/true"},
+      {{"--config", kExynos, "--sysfs-root", "/nonexistent", "--", prog_},
        "--sysfs-root /nonexistent has no sys/ folder"},
-      {{"--config", kExynos, "--sysroot", "/nonexistent", "--", "/bin/true"},
+      {{"--config", kExynos, "--sysroot", "/nonexistent", "--", prog_},
        "--sysroot: sysroot /nonexistent has no lib/ folder"},
-      {{"--config", "/nonexistent.conf", "--", "/bin/true"},
+      {{"--config", "/nonexistent.conf", "--", prog_},
        "/nonexistent.conf: cannot read: "},
   };
   for (const UsageCase& c : cases) {
@@ -293,7 +613,7 @@ TEST_F(RunnerTest, UsageErrorsExit2) {
 TEST_F(RunnerTest, BadConfigExit2NamingFileLineAndKey) {
   std::string config = work_ / "bad.conf";
   WriteFile(config, "[soc]\nname=x\n[cluster a]\ncpus=0-1\nmidr=0x410fd034\nctr=0x8444800z\n");
-  ProcessResult r = Run({"--config", config, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", config, "--", prog_});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.LastErrLine(), "jitflush-emu: " + config +
                                  ":6: [cluster a] ctr: not a number: '0x8444800z' (decimal or "
@@ -302,7 +622,7 @@ TEST_F(RunnerTest, BadConfigExit2NamingFileLineAndKey) {
 
 TEST_F(RunnerTest, MissingQemuExit3) {
   env_["JITFLUSH_QEMU"] = "/nonexistent/qemu-aarch64";
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 3);
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: QEMU not found: /nonexistent/qemu-aarch64 (from JITFLUSH_QEMU)");
@@ -311,7 +631,7 @@ TEST_F(RunnerTest, MissingQemuExit3) {
 TEST_F(RunnerTest, NonExecutableQemuExit3) {
   ASSERT_EQ(chmod(qemu_.c_str(), 0644), 0);
   // With no x bit at all, access(X_OK) fails for root too.
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.LastErrLine().find("QEMU is not executable: " + qemu_), std::string::npos)
       << r.err;
@@ -319,7 +639,7 @@ TEST_F(RunnerTest, NonExecutableQemuExit3) {
 
 TEST_F(RunnerTest, QemuWithoutPluginSupportExit3) {
   env_["FAKE_NO_PLUGIN"] = "1";
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.LastErrLine().find("has no TCG plugin support (-plugin)"), std::string::npos)
       << r.err;
@@ -328,13 +648,13 @@ TEST_F(RunnerTest, QemuWithoutPluginSupportExit3) {
 
 TEST_F(RunnerTest, UnwritableReportExit4BeforeRunning) {
   ProcessResult r = Run({"--config", kExynos, "--report", "/nonexistent/dir/r.json", "--",
-                         "/bin/true"});
+                         prog_});
   EXPECT_EQ(r.status, 4);
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: cannot write the report /nonexistent/dir/r.json: No such file or "
             "directory");
   EXPECT_TRUE(QemuArgs().empty());
-  r = Run({"--config", kExynos, "--report", work_.path(), "--", "/bin/true"});
+  r = Run({"--config", kExynos, "--report", work_.path(), "--", prog_});
   EXPECT_EQ(r.status, 4);
   EXPECT_NE(r.LastErrLine().find("Is a directory"), std::string::npos) << r.err;
 }
@@ -342,14 +662,14 @@ TEST_F(RunnerTest, UnwritableReportExit4BeforeRunning) {
 TEST_F(RunnerTest, ReportCheckLeavesNoFileBehind) {
   env_["FAKE_MODE"] = "nosummary";  // the "plugin" writes no report either
   std::string report = work_ / "r.json";
-  ProcessResult r = Run({"--config", kExynos, "--report", report, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--report", report, "--", prog_});
   EXPECT_EQ(r.status, 5);
   EXPECT_FALSE(PathExists(report));
 }
 
 TEST_F(RunnerTest, MissingPluginExit5) {
   env_["JITFLUSH_PLUGIN"] = "/nonexistent/jitflush_plugin.so";
-  ProcessResult r = Run({"--config", kExynos, "--", "/bin/true"});
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 5);
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: plugin not found: /nonexistent/jitflush_plugin.so (from "

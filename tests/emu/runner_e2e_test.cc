@@ -3,6 +3,9 @@
 // guest reads is what a library probing the emulated SoC would read.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
@@ -14,6 +17,8 @@ const std::string kRunner = JITFLUSH_EMU_RUNNER;
 const std::string kGuest = JITFLUSH_EMU_GUEST;
 const std::string kConfigs = JITFLUSH_QEMU_CONFIGS_DIR;
 const std::string kCpu = "/sys/devices/system/cpu/";
+// The runner's default sysroot, where the guest's loader is.
+const std::string kSysroot = "/usr/aarch64-linux-gnu";
 
 ProcessResult Emu(const std::string& config, std::vector<std::string> guest_args,
                   std::vector<std::string> runner_args = {}) {
@@ -73,6 +78,8 @@ TEST(RunnerEndToEnd, SysfsNoneShowsNoCpuFiles) {
 TEST(RunnerEndToEnd, ExitStatusAndSignalPassThrough) {
   ProcessResult r = Emu("apple-m1.conf", {"exit", "42"});
   EXPECT_EQ(r.status, 42) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
+      << r.err;
   r = Emu("apple-m1.conf", {"segv"});
   EXPECT_EQ(r.status, 128 + 11) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
@@ -91,6 +98,91 @@ TEST(RunnerEndToEnd, FlushedCodeRunsClean) {
   ProcessResult r = Emu("apple-m1.conf", {"jit-flush"});
   EXPECT_EQ(r.status, 42) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+}
+
+// Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
+// "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
+// summary. The guest is dynamically linked.
+TEST(RunnerEndToEnd, RelativeSysrootRunsADynamicProgram) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir / "sysroot").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((kSysroot + "/lib").c_str(), (dir / "sysroot/lib").c_str()), 0);
+  ProcessResult r = RunProcess({kRunner, "--config", kConfigs + "/apple-m1.conf", "--sysroot",
+                                "sysroot", "--", kGuest, "exit", "42"},
+                               {}, dir.path());
+  EXPECT_EQ(r.status, 42) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
+      << r.err;
+}
+
+// The same, with every path relative: config, program, sysroot, report.
+TEST(RunnerEndToEnd, RelativePathsEverywhere) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir / "sysroot").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((kSysroot + "/lib").c_str(), (dir / "sysroot/lib").c_str()), 0);
+  WriteFile(dir / "m1.conf", ReadFileOrEmpty(kConfigs + "/apple-m1.conf"));
+  WriteFile(dir / "guest", ReadFileOrEmpty(kGuest));
+  ASSERT_EQ(chmod((dir / "guest").c_str(), 0755), 0);
+  ProcessResult r = RunProcess({kRunner, "--config", "m1.conf", "--sysroot", "sysroot",
+                                "--report", "r.json", "--", "guest", "exit", "3"},
+                               {}, dir.path());
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
+      << r.err;
+  EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"config\": \"" + dir.path() + "/m1.conf\""),
+            std::string::npos)
+      << ReadFileOrEmpty(dir / "r.json");
+}
+
+TEST(RunnerEndToEnd, LoaderMissingFromTheSysrootExit6) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir / "lib").c_str(), 0755), 0);
+  ProcessResult r = Emu("apple-m1.conf", {"exit", "0"}, {"--sysroot", dir.path()});
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + kGuest +
+                                 " on the rig: its loader /lib/ld-linux-aarch64.so.1 is not in "
+                                 "the sysroot " + dir.path() + " (no " + dir.path() +
+                                 "/lib/ld-linux-aarch64.so.1)");
+}
+
+#if defined(__x86_64__)
+// "The same happens with an x86 binary": the runner itself is one.
+TEST(RunnerEndToEnd, AnX86ProgramExit6) {
+  ProcessResult r =
+      RunProcess({kRunner, "--config", kConfigs + "/apple-m1.conf", "--", kRunner});
+  EXPECT_EQ(r.status, 6) << r.err;
+  EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + kRunner +
+                                 " on the rig: an ELF program for x86-64, not AArch64");
+}
+#endif
+
+// A real way to make QEMU give up before the guest's first instruction:
+// an ISA model it does not know. Its plugin exit callback still runs.
+TEST(RunnerEndToEnd, QemuThatCannotStartTheGuestExit7) {
+  TempDir dir;
+  std::string conf = ReadFileOrEmpty(kConfigs + "/exynos8890.conf");
+  conf.replace(conf.find("qemu-cpu=cortex-a53"), 19, "qemu-cpu=no-such-cpu");
+  WriteFile(dir / "bad-cpu.conf", conf);
+  ProcessResult r =
+      RunProcess({kRunner, "--config", dir / "bad-cpu.conf", "--", kGuest, "exit", "0"});
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: QEMU exited with status 1 before the program's first instruction: "
+            "qemu-aarch64: unable to find CPU model 'no-such-cpu'");
+  EXPECT_EQ(r.err.find("stale_fetches="), std::string::npos) << r.err;
+}
+
+// The loader is there but is not one: QEMU fails loading it (status 255,
+// the failure the issue saw), and the runner says so.
+TEST(RunnerEndToEnd, BrokenLoaderExit7) {
+  TempDir dir;
+  ASSERT_EQ(mkdir((dir / "lib").c_str(), 0755), 0);
+  WriteFile(dir / "lib/ld-linux-aarch64.so.1", "");
+  ProcessResult r = Emu("apple-m1.conf", {"exit", "0"}, {"--sysroot", dir.path()});
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: QEMU exited with status 255 before the program's first instruction: "
+            "qemu-aarch64: /lib/ld-linux-aarch64.so.1: Incomplete read of file header");
 }
 
 }  // namespace

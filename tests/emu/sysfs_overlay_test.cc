@@ -166,6 +166,27 @@ TEST(SysrootLinks, KeepsWhatTheRootAlreadyHas) {
   EXPECT_LT(readlink((root + "/lib").c_str(), buf, sizeof buf), 0);  // still a folder
 }
 
+// "--sysroot sysroot": a relative symlink target would be read from the
+// overlay's folder, where QEMU then finds no loader.
+TEST(SysrootLinks, ARelativeSysrootIsLinkedByItsAbsolutePath) {
+  TempDir dir;
+  std::string root = dir / "root";
+  ASSERT_EQ(mkdir((dir / "sysroot").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((dir / "sysroot/lib").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
+  char here[4096];
+  ASSERT_NE(getcwd(here, sizeof here), nullptr);
+  ASSERT_EQ(chdir(dir.path().c_str()), 0);
+  GError* err = nullptr;
+  bool ok = emu_overlay_link_sysroot(root.c_str(), "sysroot", &err);
+  ASSERT_EQ(chdir(here), 0);
+  ASSERT_TRUE(ok) << err->message;
+  char buf[4096];
+  ssize_t n = readlink((root + "/lib").c_str(), buf, sizeof buf);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, n), dir / "sysroot/lib");
+}
+
 TEST(SysrootLinks, RejectsASysrootWithoutLib) {
   TempDir dir;
   GError* err = nullptr;
