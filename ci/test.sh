@@ -12,6 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 "$root/ci/install-deps.sh"
+"$root/ci/install-sarif-tools.sh"
 "$root/ci/build.sh"
 
 status=0
