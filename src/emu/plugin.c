@@ -103,7 +103,7 @@ static GString *build_report(const struct totals *t, uint64_t seed,
   return json;
 }
 
-static void write_file(const char *path, const GString *text) {
+void jf_write_file(const char *path, const GString *text) {
   GError *err = NULL;
   if (!g_file_set_contents(path, text->str, (gssize)text->len, &err)) {
     fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path,
@@ -156,7 +156,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
     jf_findings_report(members, jf_opts.findings_path, jf_opts.sarif_path);
     if (jf_opts.report_path) {
       GString *json = build_report(&t, seed, members->str);
-      write_file(jf_opts.report_path, json);
+      jf_write_file(jf_opts.report_path, json);
       g_string_free(json, true);
     }
     if (jf_opts.summary_path) {
@@ -173,7 +173,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
                       t.stale_fetches, t.fetch_checks, t.migrations,
                       t.ctr_reads, t.dc_ops, t.ic_ops, t.isb, t.insns,
                       jf_findings_count());
-      write_file(jf_opts.summary_path, line);
+      jf_write_file(jf_opts.summary_path, line);
       g_string_free(line, true);
     }
     g_string_free(members, true);

@@ -129,6 +129,9 @@ extern struct jf_options jf_opts;
 extern struct qemu_plugin_scoreboard *jf_score;
 extern struct jf_model *jf_model; /* guarded by jf_lock */
 
+/* Writes TEXT to PATH, or says on stderr why it could not. */
+void jf_write_file(const char *path, const GString *text);
+
 static inline struct jf_vcpu_score *jf_vcpu_score(unsigned vcpu) {
   return qemu_plugin_scoreboard_find(jf_score, vcpu);
 }

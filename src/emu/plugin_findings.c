@@ -49,15 +49,6 @@ static struct emu_symbols *guest_symbols(void) {
   return s;
 }
 
-static void write_text(const char *path, const GString *text) {
-  GError *err = NULL;
-  if (!g_file_set_contents(path, text->str, (gssize)text->len, &err)) {
-    fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path,
-            err->message);
-    g_error_free(err);
-  }
-}
-
 /* Reads the mappings only when a PC needs a name: when QEMU gave up before
  * the guest ran, it has no executable to ask about. */
 struct lazy_symbols {
@@ -83,12 +74,12 @@ void jf_findings_report(GString *json, const char *text_path,
   }
   if (text_path) {
     GString *text = emu_findings_text(findings);
-    write_text(text_path, text);
+    jf_write_file(text_path, text);
     g_string_free(text, true);
   }
   if (sarif_path) {
     GString *sarif = emu_findings_sarif(findings);
-    write_text(sarif_path, sarif);
+    jf_write_file(sarif_path, sarif);
     g_string_free(sarif, true);
   }
 }

@@ -114,26 +114,25 @@ TEST_F(Coherence, AnotherThreadsIsbDoesNotSynchroniseThisOne) {
   EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
 }
 
+// Store, invalidate, dsb, isb (no clean) on a model of CTRS; the verdict
+// of the fetch.
+jf_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs) {
+  Model m(ctrs);
+  Thread t(0, 0);
+  jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
+  jf_model_ic_ivau(m.m, &t.t, kCode, 2);
+  jf_model_dsb(m.m, &t.t);
+  jf_model_sync(m.m, &t.t);
+  jf_word* w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
+  return jf_model_fetch(m.m, &t.t, w, false).kind;
+}
+
 TEST_F(Coherence, IdcOnEveryCoreMakesTheCleanUnnecessary) {
-  Model idc({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)});
-  Thread t(0, kLittle);
-  jf_model_store(idc.m, &t.t, kCode, 4, kWriterPc);
-  jf_model_ic_ivau(idc.m, &t.t, kCode, 2);
-  jf_model_dsb(idc.m, &t.t);
-  jf_model_sync(idc.m, &t.t);
-  jf_word* w = jf_model_word_for_fetch(idc.m, kCode, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(idc.m, &t.t, w, false).kind, JF_FRESH);
+  EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)}), JF_FRESH);
 }
 
 TEST_F(Coherence, IdcOnOnlySomeCoresStillNeedsTheClean) {
-  Model mixed({kLittleCtr | (1u << 28), kBigCtr});
-  Thread t(0, kLittle);
-  jf_model_store(mixed.m, &t.t, kCode, 4, kWriterPc);
-  jf_model_ic_ivau(mixed.m, &t.t, kCode, 2);
-  jf_model_dsb(mixed.m, &t.t);
-  jf_model_sync(mixed.m, &t.t);
-  jf_word* w = jf_model_word_for_fetch(mixed.m, kCode, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(mixed.m, &t.t, w, false).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr}), JF_STALE_NOT_CLEANED);
 }
 
 TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary) {
