@@ -256,14 +256,13 @@ struct jf_model *jf_model_new(const struct jf_model_geometry *clusters,
 }
 
 void jf_model_free(struct jf_model *m) {
-  if (!m) {
-    return;
+  if (m) {
+    g_clear_pointer(&m->pages, g_hash_table_destroy);
+    g_clear_pointer(&m->site_stride, g_array_unref);
+    g_free(m->geo);
+    g_free(m->online_seq);
+    g_free(m);
   }
-  g_hash_table_destroy(m->pages);
-  g_array_unref(m->site_stride);
-  g_free(m->geo);
-  g_free(m->online_seq);
-  g_free(m);
 }
 
 static uint64_t canon(const struct jf_model *m, uint64_t va) {
@@ -375,24 +374,21 @@ static void for_each_word_in_line(const struct jf_model *m, uint64_t va,
 struct site_mark {
   uint32_t site;
   uint64_t seq;
+  bool inval; /* an ic ivau site, else a clean */
 };
 
-static void mark_clean_site(const struct jf_model *m, struct jf_word *w,
-                            uint64_t word_va, void *ctx) {
+static void mark_site(const struct jf_model *m, struct jf_word *w,
+                      uint64_t word_va, void *ctx) {
   (void)m;
   (void)word_va;
   const struct site_mark *s = ctx;
-  w->clean_site = s->site;
-  w->clean_site_seq = s->seq;
-}
-
-static void mark_inval_site(const struct jf_model *m, struct jf_word *w,
-                            uint64_t word_va, void *ctx) {
-  (void)m;
-  (void)word_va;
-  const struct site_mark *s = ctx;
-  w->inval_site = s->site;
-  w->inval_site_seq = s->seq;
+  if (s->inval) {
+    w->inval_site = s->site;
+    w->inval_site_seq = s->seq;
+  } else {
+    w->clean_site = s->site;
+    w->clean_site_seq = s->seq;
+  }
 }
 
 unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site) {
@@ -411,24 +407,23 @@ unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site) {
  * the words a loop stepped over name that loop.
  */
 static void follow_loop(struct jf_model *m, uint32_t site, uint64_t va,
-                        struct jf_model_loop *loop, word_fn mark,
-                        uint64_t seq) {
+                        struct jf_model_loop *loop, bool inval, uint64_t seq) {
   uint64_t step = 0;
   if (site != JF_MODEL_NO_SITE && site == loop->site && va > loop->addr &&
       va - loop->addr <= MAX_STRIDE) {
     step = va - loop->addr;
   }
-  struct site_mark s = {site, seq};
+  struct site_mark s = {site, seq, inval};
   if (step && step == loop->step) {
     if (m->site_stride->len <= site) {
       g_array_set_size(m->site_stride, site + 1);
     }
     g_array_index(m->site_stride, unsigned, site) = (unsigned)step;
-    for_each_word(m, va - 2 * step, va, mark, &s);
+    for_each_word(m, va - 2 * step, va, mark_site, &s);
   }
   unsigned stride = jf_model_site_stride(m, site);
   if (stride) {
-    for_each_word(m, va, va + stride, mark, &s);
+    for_each_word(m, va, va + stride, mark_site, &s);
   }
   loop->site = site;
   loop->addr = va;
@@ -453,7 +448,7 @@ struct clean_issue {
 static void mark_clean_issued(const struct jf_model *m, struct jf_word *w,
                               uint64_t word_va, void *ctx) {
   const struct clean_issue *c = ctx;
-  mark_clean_site(m, w, word_va, (void *)&c->mark);
+  mark_site(m, w, word_va, (void *)&c->mark);
   if (in_writer_line(m, w, word_va, c->addr)) {
     w->clean_issue_seq = c->mark.seq;
   }
@@ -465,8 +460,8 @@ void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t,
                         .issue_seq = ++m->seq,
                         .cluster = t->cluster,
                         .is_clean = true};
-  struct clean_issue issue = {{site, op.issue_seq}, va};
-  follow_loop(m, site, va, &t->clean_loop, mark_clean_site, op.issue_seq);
+  struct clean_issue issue = {{site, op.issue_seq, false}, va};
+  follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq);
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued,
                         &issue);
   g_array_append_val(t->pending, op);
@@ -488,7 +483,7 @@ static void mark_inval_issued(const struct jf_model *m, struct jf_word *w,
                               uint64_t word_va, void *ctx) {
   const struct inval_issue *issue = ctx;
   w->inval[issue->slot] = issue->mark.seq;
-  mark_inval_site(m, w, word_va, (void *)&issue->mark);
+  mark_site(m, w, word_va, (void *)&issue->mark);
 }
 
 void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t,
@@ -498,12 +493,12 @@ void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t,
                         .cluster = t->cluster,
                         .is_clean = false,
                         .nonexec_view = nonexec_view(m, va)};
-  follow_loop(m, site, va, &t->inval_loop, mark_inval_site, op.issue_seq);
+  follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
   /* Broadcast: every cluster drops its own line holding VA. */
   for (unsigned c = 0; c < m->nclusters; c++) {
     struct inval_issue issue = {
         inval_misses(m, &op, c) ? INVAL_ALIAS(c) : INVAL_ISSUED(c),
-        {site, op.issue_seq}};
+        {site, op.issue_seq, true}};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
   }
   g_array_append_val(t->pending, op);

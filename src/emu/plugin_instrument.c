@@ -235,24 +235,26 @@ static void on_maintenance(unsigned vcpu, void *udata) {
   g_mutex_unlock(&jf_lock);
 }
 
-static void on_dsb(unsigned vcpu, void *udata) {
-  (void)udata;
+/* Applies a model event to the thread on VCPU. */
+static void thread_event(unsigned vcpu,
+                         void (*event)(struct jf_model *,
+                                       struct jf_model_thread *)) {
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
-    jf_model_dsb(jf_model, &t->mt);
+    event(jf_model, &t->mt);
   }
   g_mutex_unlock(&jf_lock);
 }
 
+static void on_dsb(unsigned vcpu, void *udata) {
+  (void)udata;
+  thread_event(vcpu, jf_model_dsb);
+}
+
 static void on_isb(unsigned vcpu, void *udata) {
   (void)udata;
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
-  if (t) {
-    jf_model_sync(jf_model, &t->mt);
-  }
-  g_mutex_unlock(&jf_lock);
+  thread_event(vcpu, jf_model_sync);
 }
 
 /* ---- translation --------------------------------------------------------- */

@@ -121,25 +121,30 @@ struct options {
 };
 
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* The runner's one way to say what went wrong: "jitflush-emu: PROBLEM" on
+ * one line of stderr, and the status it exits with. */
+static int vfail(int status, const char *fmt, va_list ap) {
+  fputs("jitflush-emu: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  return status;
+}
+
 static int usage_error(const char *fmt, ...) {
   /* The usage first and the problem last, where the eye lands. */
   fputs(usage_text, stderr);
   va_list ap;
   va_start(ap, fmt);
-  fputs("jitflush-emu: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  int status = vfail(EMU_EXIT_USAGE, fmt, ap);
   va_end(ap);
-  return EMU_EXIT_USAGE;
+  return status;
 }
 
 static int fail(int status, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static int fail(int status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("jitflush-emu: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vfail(status, fmt, ap);
   va_end(ap);
   return status;
 }
