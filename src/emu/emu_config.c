@@ -10,6 +10,7 @@
  * file:line, the group, the key and the problem.
  */
 #include "emu_config.h"
+#include "internal/ctr.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,13 +20,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* CTR_EL0 fields (Arm ARM D19.2.34, "CTR_EL0, Cache Type Register"). */
-#define CTR_IMINLINE_SHIFT 0
-#define CTR_DMINLINE_SHIFT 16
-#define CTR_LINE_MASK 0xfull
-#define CTR_IDC_BIT 28
-#define CTR_DIC_BIT 29
-#define CTR_RES1_BIT 31
+/* CTR_EL0's layout is the library's (src/internal/ctr.h): one definition. */
+#define CTR_IMINLINE_SHIFT JF_CTR_IMINLINE_SHIFT
+#define CTR_DMINLINE_SHIFT JF_CTR_DMINLINE_SHIFT
+#define CTR_LINE_MASK JF_CTR_LINE_MASK
+#define CTR_IDC_BIT JF_CTR_IDC_BIT
+#define CTR_DIC_BIT JF_CTR_DIC_BIT
 
 #define EMU_CONFIG_ERROR (g_quark_from_static_string("emu-config-error"))
 
@@ -343,11 +343,12 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
   /* MIDR_EL1 bits [63:32] are RES0 (Arm ARM D19.2.100). */
   if (!get_u64(c, group, "midr", 0xffffffffull, &cl->midr)) return false;
   if (!get_u64(c, group, "ctr", G_MAXUINT64, &cl->ctr)) return false;
-  if (!(cl->ctr & (1ull << CTR_RES1_BIT)))
+  if (!(cl->ctr & (1ull << JF_CTR_RES1_BIT)))
     return fail_key(c, group, "ctr", "0x%" PRIx64 " has bit 31 clear, which is RES1 in CTR_EL0",
                     cl->ctr);
-  unsigned iline = 4u << ((cl->ctr >> CTR_IMINLINE_SHIFT) & CTR_LINE_MASK);
-  unsigned dline = 4u << ((cl->ctr >> CTR_DMINLINE_SHIFT) & CTR_LINE_MASK);
+  const struct jf_ctr decoded = jf_ctr_decode(cl->ctr);
+  unsigned iline = decoded.iline;
+  unsigned dline = decoded.dline;
   if (!load_line_size(c, group, "l1i-line", iline, &cl->l1i_line)) return false;
   if (!load_line_size(c, group, "l1d-line", dline, &cl->l1d_line)) return false;
 

@@ -16,6 +16,8 @@
 #define JF_CTR_IDC_BIT 28
 #define JF_CTR_DIC_BIT 29
 #define JF_CTR_TMINLINE_SHIFT 32
+#define JF_CTR_LINE_MASK UINT64_C(0xf) /* IminLine, DminLine, CWG, ERG */
+#define JF_CTR_RES1_BIT 31
 
 struct jf_ctr {
   unsigned iline;     /* bytes: 4 << IminLine */
