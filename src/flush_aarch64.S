@@ -80,7 +80,7 @@ jf_flush_lines_aarch64:
  *   barriers. The dsb orders the stores that wrote the code before the
  *   fetches (CTR_EL0.IDC description); the isb resynchronises this core's
  *   pipeline. The flush path branches here before decoding any line size,
- *   so its cost does not depend on N (DESIGN.md section 6).
+ *   so its cost does not depend on N (docs/BENCHMARKS.md#what-is-measured).
  */
         .p2align 4
         .globl  jf_flush_sync_aarch64

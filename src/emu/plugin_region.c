@@ -1,5 +1,5 @@
 /*
- * Measured regions: the exact per-flush counts of DESIGN.md section 6.
+ * Measured regions: the exact per-flush counts of docs/BENCHMARKS.md#what-is-measured.
  *
  * A guest program (tests/bench/flush_bench.c) brackets each call it wants
  * measured with two marker instructions, unallocated HINT encodings that

@@ -379,7 +379,7 @@ TEST(Json, ContractKeysAndValuesForAnObservedCpu)
   json doc = json::parse(Capture(RenderJson, info.get()));
   ASSERT_EQ(doc["cpus"].size(), 8u);
   const json &cpu4 = doc["cpus"][4];
-  // Every key of DESIGN.md section 5, with the S7's big-core values.
+  // Every key of docs/CLI.md, with the S7's big-core values.
   EXPECT_EQ(cpu4["cpu"], 4);
   EXPECT_EQ(cpu4["online"], true);
   EXPECT_EQ(cpu4["midr"], "0x531f0011");

@@ -57,7 +57,7 @@ inline std::unique_ptr<jitflush_info> Build(const std::vector<CpuFacts> &cpus,
   return info;
 }
 
-// Known cores (DESIGN.md section 2 table).
+// Known cores (docs/BACKGROUND.md#known-cores).
 constexpr uint64_t kA53Midr = 0x410fd034, kA53Ctr = 0x84448004;
 constexpr uint64_t kM1Midr = 0x531f0011, kM1Ctr = 0x84448005;  // IminLine 5: 128 bytes
 constexpr uint64_t kA57Midr = 0x411fd070, kA57Ctr = 0x8444c004;

@@ -1,6 +1,6 @@
 // The rig's config parser, emu_config_load (src/emu/emu_config.c), on any
 // text: written to a temporary file because the parser takes a path.
-// Invariants (DESIGN.md section 4, "Unknown keys, bad numbers and
+// Invariants (docs/RIG.md, "Unknown keys, bad numbers and
 // overlapping clusters are errors with the file and line named"):
 // - it returns a config or an error, never both and never neither;
 // - an error message starts with the file's path;

@@ -1,4 +1,4 @@
-// CTR_EL0 and MIDR_EL1 decoding against the values of DESIGN.md section 2.
+// CTR_EL0 and MIDR_EL1 decoding against the values of docs/BACKGROUND.md#architecture-facts.
 #include <gtest/gtest.h>
 
 extern "C" {

@@ -1,7 +1,7 @@
 /*
  * patch_sync: one thread patches a function that another thread, on
  * another core, keeps calling. Run under the emulated big.LITTLE rig
- * (DESIGN.md section 4) it shows that a flush alone leaves the running
+ * (docs/COHERENCE-MODEL.md) it shows that a flush alone leaves the running
  * core's pipeline stale, and that jitflush_sync_cores() fixes it.
  *
  *   patch_sync --mode=flush-only|sync [--rounds=N] [--seed=N]

@@ -2,7 +2,7 @@
 // aarch64 programs of tests/patching (and tests/scenario's jit_stress) run
 // under jitflush-emu, and each test states what the rig must observe.
 // Exit status 86 means the plugin saw at least one stale instruction fetch
-// (DESIGN.md section 4).
+// (docs/COHERENCE-MODEL.md).
 #include <gtest/gtest.h>
 
 #include <cctype>

@@ -2,7 +2,7 @@
  * jit_stress: several threads JIT-compile functions into one shared RWX
  * region, flush them with a selectable routine, and run them: their own
  * right away, and a neighbour's after it was published. Run under the
- * emulated big.LITTLE rig (DESIGN.md section 4) it shows which routines let
+ * emulated big.LITTLE rig (docs/RIG.md) it shows which routines let
  * a core fetch stale instructions; on plain QEMU or hardware it checks that
  * every routine computes the right results.
  *

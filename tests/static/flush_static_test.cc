@@ -1,5 +1,5 @@
 // A static check of the cross-compiled flush routine with Capstone: the
-// barrier order of DESIGN.md 1 and no CTR_EL0 read inside the loops.
+// barrier order of docs/BACKGROUND.md#the-problem and no CTR_EL0 read inside the loops.
 #include <gtest/gtest.h>
 
 #include <cstring>
