@@ -1,5 +1,7 @@
 #include "fake_fs.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -13,8 +15,40 @@ extern "C" {
 namespace {
 std::mutex mu;
 std::map<std::string, std::string> files;
-struct Open { std::string content; size_t pos; };
+// A descriptor is an index into this table and is never reused, so a read
+// or close through a stale descriptor is noticed instead of reaching a
+// file opened later.
+struct Open {
+  std::string path;
+  std::string content;
+  size_t pos;
+  bool closed;
+};
 std::vector<Open> open_files;
+
+// Paths whose descriptors are still open, in the order they were opened.
+std::vector<std::string> StillOpen() {
+  std::lock_guard<std::mutex> lock(mu);
+  std::vector<std::string> left;
+  for (const Open& f : open_files)
+    if (!f.closed) left.push_back(f.path);
+  return left;
+}
+
+// Fails the test that leaked a descriptor, after its TearDown and before the
+// result printer reports it (so the leak shows under the test's own name).
+class LeakCheck : public ::testing::EmptyTestEventListener {
+  void OnTestEnd(const ::testing::TestInfo&) override { fakefs::ExpectAllClosed(); }
+};
+
+// Runs before main(): our listener goes in front of the default printer.
+const bool installed = [] {
+  ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  ::testing::TestEventListener* printer = listeners.Release(listeners.default_result_printer());
+  listeners.Append(new LeakCheck);
+  if (printer) listeners.Append(printer);
+  return true;
+}();
 }  // namespace
 
 namespace fakefs {
@@ -44,24 +78,50 @@ void CreateMidr(unsigned cpu, unsigned long long midr) {
   std::snprintf(text, sizeof text, "0x%016llx\n", midr);
   CreateFile("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/regs/identification/midr_el1", text);
 }
+void ExpectAllClosed() {
+  for (const std::string& path : StillOpen())
+    ADD_FAILURE() << "fake fs: " << path << " was opened and never closed (jf_fs_close)";
+  // Reported once: the next test starts from a clean table.
+  std::lock_guard<std::mutex> lock(mu);
+  for (Open& f : open_files) f.closed = true;
+}
 }  // namespace fakefs
 
 extern "C" int jf_fs_open(const char* path) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = files.find(path);
   if (it == files.end()) return -1;
-  open_files.push_back(Open{it->second, 0});
+  open_files.push_back(Open{path, it->second, 0, false});
   return static_cast<int>(open_files.size() - 1);
 }
 
 extern "C" long jf_fs_read(int fd, void* buf, size_t len) {
   std::lock_guard<std::mutex> lock(mu);
-  if (fd < 0 || static_cast<size_t>(fd) >= open_files.size()) return -1;
+  if (fd < 0 || static_cast<size_t>(fd) >= open_files.size()) {
+    ADD_FAILURE() << "fake fs: read from descriptor " << fd << ", which was never opened";
+    return -1;
+  }
   Open& f = open_files[fd];
+  if (f.closed) {
+    ADD_FAILURE() << "fake fs: read from " << f.path << " after jf_fs_close";
+    return -1;
+  }
   size_t n = std::min(len, f.content.size() - f.pos);
   std::memcpy(buf, f.content.data() + f.pos, n);
   f.pos += n;
   return static_cast<long>(n);
 }
 
-extern "C" void jf_fs_close(int) {}
+extern "C" void jf_fs_close(int fd) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (fd < 0 || static_cast<size_t>(fd) >= open_files.size()) {
+    ADD_FAILURE() << "fake fs: jf_fs_close(" << fd << "), a descriptor that was never opened";
+    return;
+  }
+  Open& f = open_files[fd];
+  if (f.closed) {
+    ADD_FAILURE() << "fake fs: " << f.path << " closed twice";
+    return;
+  }
+  f.closed = true;
+}
