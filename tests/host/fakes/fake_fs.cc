@@ -1,11 +1,10 @@
 #include "fake_fs.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 extern "C" {
@@ -26,29 +25,9 @@ struct Open {
 };
 std::vector<Open> open_files;
 
-// Paths whose descriptors are still open, in the order they were opened.
-std::vector<std::string> StillOpen() {
-  std::lock_guard<std::mutex> lock(mu);
-  std::vector<std::string> left;
-  for (const Open& f : open_files)
-    if (!f.closed) left.push_back(f.path);
-  return left;
-}
-
-// Fails the test that leaked a descriptor, after its TearDown and before the
-// result printer reports it (so the leak shows under the test's own name).
-class LeakCheck : public ::testing::EmptyTestEventListener {
-  void OnTestEnd(const ::testing::TestInfo&) override { fakefs::ExpectAllClosed(); }
-};
-
-// Runs before main(): our listener goes in front of the default printer.
-const bool installed = [] {
-  ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
-  ::testing::TestEventListener* printer = listeners.Release(listeners.default_result_printer());
-  listeners.Append(new LeakCheck);
-  if (printer) listeners.Append(printer);
-  return true;
-}();
+// Misuse seen since the last TakeProblems(); reported there, not here, so
+// that the fake needs no test framework (the fuzzers link it too).
+std::vector<std::string> problems;
 }  // namespace
 
 namespace fakefs {
@@ -56,6 +35,7 @@ void Reset() {
   std::lock_guard<std::mutex> lock(mu);
   files.clear();
   open_files.clear();
+  problems.clear();
 }
 void CreateFile(const std::string& path, const std::string& content) {
   std::lock_guard<std::mutex> lock(mu);
@@ -78,12 +58,16 @@ void CreateMidr(unsigned cpu, unsigned long long midr) {
   std::snprintf(text, sizeof text, "0x%016llx\n", midr);
   CreateFile("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/regs/identification/midr_el1", text);
 }
-void ExpectAllClosed() {
-  for (const std::string& path : StillOpen())
-    ADD_FAILURE() << "fake fs: " << path << " was opened and never closed (jf_fs_close)";
-  // Reported once: the next test starts from a clean table.
+std::vector<std::string> TakeProblems() {
   std::lock_guard<std::mutex> lock(mu);
-  for (Open& f : open_files) f.closed = true;
+  std::vector<std::string> out;
+  out.swap(problems);
+  for (Open& f : open_files) {
+    if (f.closed) continue;
+    out.push_back("fake fs: " + f.path + " was opened and never closed (jf_fs_close)");
+    f.closed = true;  // reported once
+  }
+  return out;
 }
 }  // namespace fakefs
 
@@ -98,12 +82,12 @@ extern "C" int jf_fs_open(const char* path) {
 extern "C" long jf_fs_read(int fd, void* buf, size_t len) {
   std::lock_guard<std::mutex> lock(mu);
   if (fd < 0 || static_cast<size_t>(fd) >= open_files.size()) {
-    ADD_FAILURE() << "fake fs: read from descriptor " << fd << ", which was never opened";
+    problems.push_back("fake fs: read from descriptor " + std::to_string(fd) + ", which was never opened");
     return -1;
   }
   Open& f = open_files[fd];
   if (f.closed) {
-    ADD_FAILURE() << "fake fs: read from " << f.path << " after jf_fs_close";
+    problems.push_back("fake fs: read from " + f.path + " after jf_fs_close");
     return -1;
   }
   size_t n = std::min(len, f.content.size() - f.pos);
@@ -115,12 +99,12 @@ extern "C" long jf_fs_read(int fd, void* buf, size_t len) {
 extern "C" void jf_fs_close(int fd) {
   std::lock_guard<std::mutex> lock(mu);
   if (fd < 0 || static_cast<size_t>(fd) >= open_files.size()) {
-    ADD_FAILURE() << "fake fs: jf_fs_close(" << fd << "), a descriptor that was never opened";
+    problems.push_back("fake fs: jf_fs_close(" + std::to_string(fd) + "), a descriptor that was never opened");
     return;
   }
   Open& f = open_files[fd];
   if (f.closed) {
-    ADD_FAILURE() << "fake fs: " << f.path << " closed twice";
+    problems.push_back("fake fs: " + f.path + " closed twice");
     return;
   }
   f.closed = true;
