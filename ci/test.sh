@@ -16,8 +16,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/ci/build.sh"
 
 status=0
-ctest --test-dir "$root/build/aarch64" --output-on-failure -j 2 || status=1
-ctest --test-dir "$root/build/host" --output-on-failure -j 2 || status=1
+cd "$root"
+ctest --preset aarch64 || status=1
+ctest --preset host || status=1
 if [ "${JITFLUSH_QUICK:-0}" != 1 ]; then
   "$root/ci/sanitizers.sh" || status=1
   "$root/ci/fuzz.sh" --ctest "${JITFLUSH_FUZZ_SECONDS:-60}" || status=1
