@@ -16,7 +16,7 @@ pkgs+=(gcc-mingw-w64-x86-64-posix gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
 pkgs+=(nlohmann-json3-dev)
 # Fuzzing and sanitizers.
 pkgs+=(clang libclang-rt-14-dev)
-# Static check of the users' CI recipe (ci/github-actions.yml).
+# Static check of the users' CI recipe (examples/github-actions.yml).
 pkgs+=(yamllint)
 # Validation of jitflush-info --json against docs/jitflush-info.schema.json.
 pkgs+=(python3-jsonschema)
