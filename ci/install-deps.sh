@@ -19,6 +19,8 @@ pkgs+=(gcc-mingw-w64-x86-64-posix gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
 pkgs+=(nlohmann-json3-dev)
 # Fuzzing and sanitizers.
 pkgs+=(clang libclang-rt-14-dev)
+# The formatting check (ci/format.sh, CTest label format).
+pkgs+=(clang-format-14)
 # Static check of the users' CI recipe (examples/github-actions.yml).
 pkgs+=(yamllint)
 # Validation of jitflush-info --json against docs/jitflush-info.schema.json.
