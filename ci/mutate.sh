@@ -52,6 +52,10 @@ if [ "${1:-}" = "--list" ]; then
   exit 0
 fi
 want=("$@")
+for w in "${want[@]}"; do
+  printf '%s\n' "${mutants[@]}" | grep -q "^$w\^" ||
+    { echo "ci/mutate.sh: no mutant '$w' (ci/mutate.sh --list)" >&2; exit 2; }
+done
 
 for f in "$runner" "$gtest_lib/libgtest.a" "$gtest_lib/libgtest_main.a"; do
   [ -e "$f" ] || { echo "ci/mutate.sh: $f is missing: run ci/build.sh first" >&2; exit 2; }
@@ -59,7 +63,7 @@ done
 
 # The scratch project: a pristine copy of the library, and the target test
 # binary linked against it. Only the library is rebuilt per mutant.
-rm -rf "$work/lib"
+rm -rf "$work/lib" "$work/pristine"
 mkdir -p "$work/lib" "$work/pristine"
 cp -r "$root/CMakeLists.txt" "$root/cmake" "$root/include" "$root/src" "$work/pristine/"
 cp -r "$work/pristine/." "$work/lib/"
