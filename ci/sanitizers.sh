@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the host unit tests (tests/host) and the hardening tests
 # (tests/hardening) twice more, each in its own tree, and runs them (the
-# tests labelled "sanitize"), with the asan and tsan presets:
+# tests labelled host or hardening, but not target), with the asan and tsan
+# presets:
 #   build/asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery
 #   build/tsan  ThreadSanitizer (the concurrency, fork and signal tests are
 #               what it is for)
