@@ -14,8 +14,8 @@
 # with the flags their project already uses; one file with no include path
 # and no assembler step is the least they can get wrong.
 #
-# The file lists come from the top-level CMakeLists.txt (the one source of
-# truth): JITFLUSH_PORTABLE_SOURCES, JITFLUSH_IMPL_SOURCES and
+# The file lists come from cmake/JitflushSources.cmake (the one source of
+# truth, which CMakeLists.txt includes; CMake evaluates it here too): JITFLUSH_PORTABLE_SOURCES, JITFLUSH_IMPL_SOURCES and
 # JITFLUSH_SYNC_SOURCES go in as they are (each file guards itself by
 # platform), JITFLUSH_PROBE_SOURCES, JITFLUSH_SEAM_SOURCES and
 # src/flush_aarch64.S go inside the AArch64 Linux guard, as CMake adds them
@@ -39,18 +39,12 @@ cpp_cmd=${CPP:-cc -E}
 
 die() { echo "ci/amalgamate.sh: $*" >&2; exit 3; }
 
-# Prints the files of one set(NAME ...) list of the top-level CMakeLists.txt.
+# Prints the files of one list of cmake/JitflushSources.cmake, as CMake
+# itself evaluates it.
 cmake_list() {
-  local name=$1 files
-  files=$(awk -v name="$1" '
-    $0 ~ "^[ \t]*set\\(" name "([ \t]|$)" { on = 1; sub("^[ \t]*set\\(" name, "") }
-    on {
-      line = $0; done = sub(/\).*$/, "", line)
-      n = split(line, w, /[ \t]+/)
-      for (i = 1; i <= n; i++) if (w[i] != "") print w[i]
-      if (done) exit
-    }' "$root/CMakeLists.txt")
-  [ -n "$files" ] || die "CMakeLists.txt has no set($name ...) list"
+  local files
+  files=$(cmake -DNAMES="$1" -P "$root/cmake/print-sources.cmake") || die "cannot read the list $1"
+  [ -n "$files" ] || die "cmake/JitflushSources.cmake has an empty $1"
   echo "$files"
 }
 
@@ -77,7 +71,7 @@ asm_file=src/flush_aarch64.S
 [ -f "$root/$asm_file" ] || die "$asm_file not found"
 
 for f in $unguarded $aarch64_only; do
-  [ -f "$root/$f" ] || die "CMakeLists.txt lists $f, which does not exist"
+  [ -f "$root/$f" ] || die "cmake/JitflushSources.cmake lists $f, which does not exist"
 done
 # Matched in the shell, not with "printf ... | grep -q": grep -q exits at
 # the first match, and under pipefail the printf that then writes into a

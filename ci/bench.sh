@@ -54,7 +54,8 @@ fi
 runner=$root/build/host/src/emu/jitflush-emu
 guest=$root/build/aarch64/tests/bench/flush_bench
 stress=$root/build/aarch64/tests/scenario/jit_stress
-for f in "$runner" "$guest" "$stress"; do
+conf_facts=$root/build/host/tests/bench/conf_facts
+for f in "$runner" "$guest" "$stress" "$conf_facts"; do
   [ -x "$f" ] || { echo "ci/bench.sh: $f is not built (run ci/build.sh)" >&2; exit 3; }
 done
 mkdir -p "$out"
@@ -67,7 +68,8 @@ case "$mode" in
   write) doc_args=(--write-doc "$root/docs/BENCHMARKS.md") ;;
 esac
 status=0
-python3 "$root/ci/bench_counts.py" --runner "$runner" --guest "$guest" --out "$out" --seed "$seed" \
+python3 "$root/ci/bench_counts.py" --runner "$runner" --guest "$guest" --conf-facts "$conf_facts" \
+  --out "$out" --seed "$seed" \
   ${doc_args[@]+"${doc_args[@]}"} || status=$?
 if [ "$mode" != all ]; then
   echo "ci/bench.sh: took $(( $(date +%s) - start )) s"

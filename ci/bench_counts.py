@@ -7,13 +7,13 @@ Counts under the rig are exact and, for a given seed, the same on every run
 and host, so the tables are written in exactly docs/BENCHMARKS.md's format
 and --check compares them with the doc.
 
-Usage: ci/bench_counts.py --runner R --guest G --out DIR [--seed N]
+Usage: ci/bench_counts.py --runner R --guest G --conf-facts C --out DIR [--seed N]
                           [--write-doc DOC | --check DOC] [--no-plot]
 Exit status: 0 all targets met (and the doc matches with --check),
 1 a target was missed, 2 usage, 3 a run failed, 4 --check found a difference.
 """
 import argparse
-import configparser
+import re
 import difflib
 import json
 import math
@@ -24,7 +24,9 @@ import sys
 import tempfile
 
 CONFIGS = ["exynos8890.conf", "tri-cluster.conf", "n1-idc-dic.conf", "exynos8890-sanitized.conf"]
-IMPLS = ["jitflush", "libgcc", "cached-first", "per-call", "running-min", "fixed-4", "fixed-64-no-dc"]
+# The routines, in the order of tests/scenario/flush_impls.def (the one list).
+IMPLS = re.findall(r'^SC_IMPL\("([^"]+)"', open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                                           "scenario", "flush_impls.def")).read(), re.M)
 SIZES = [64, 1024, 16384, 1048576]
 CALLS = 4
 STALE_STATUS = 86
@@ -37,17 +39,23 @@ def size_name(n):
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB" if n >= 1024 else f"{n} B"
 
 
+CONF_FACTS = None  # build/host/tests/bench/conf_facts, from --conf-facts
+
+
 def load_config(path):
-    """Clusters of a qemu-configs/*.conf: (first cpu, ctr) each, and the kernel's ctr-trap."""
-    cp = configparser.ConfigParser(inline_comment_prefixes=("#",), strict=False)
-    with open(path) as f:
-        cp.read_file(f)
-    clusters = []
-    for sec in cp.sections():
-        if sec.startswith("cluster "):
-            first = int(cp[sec]["cpus"].replace("-", ",").split(",")[0])
-            clusters.append((first, int(cp[sec]["ctr"], 0)))
-    trap = cp.get("kernel", "ctr-trap", fallback="none")
+    """Clusters of a qemu-configs/*.conf: (first cpu, ctr) each, and the
+    kernel's ctr-trap, as the rig's own loader reads them (conf_facts)."""
+    p = subprocess.run([CONF_FACTS, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        sys.exit(3)
+    clusters, trap = [], "none"
+    for line in p.stdout.splitlines():
+        words = line.split()
+        if words[0] == "cluster":
+            clusters.append((int(words[1]), int(words[2], 0)))
+        elif words[0] == "ctr-trap":
+            trap = words[1]
     return clusters, trap
 
 
@@ -112,6 +120,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runner", required=True)
     ap.add_argument("--guest", required=True)
+    ap.add_argument("--conf-facts", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--write-doc")
@@ -121,6 +130,8 @@ def main():
         args = ap.parse_args()
     except SystemExit as e:
         sys.exit(2 if e.code else 0)
+    global CONF_FACTS
+    CONF_FACTS = os.path.abspath(args.conf_facts)
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.makedirs(args.out, exist_ok=True)
     # A fixed-length home for the guest (see run_one): /tmp itself, not

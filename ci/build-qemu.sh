@@ -14,6 +14,9 @@
 # other scripts can do   prefix=$(ci/build-qemu.sh | tail -1)
 # Progress goes to stderr. A second run with a complete cache does no work.
 #
+# ci/build-qemu.sh --cached: build nothing and ask apt nothing; print the
+# prefix and exit 0 when a complete build is cached, exit 1 otherwise.
+#
 # Environment:
 #   JITFLUSH_QEMU_VERSION  try only this Debian version (e.g. 1:10.2.2+ds-1 or 10.2.2)
 #   JITFLUSH_QEMU_JOBS     parallel build jobs (default 2: the CI machine has 2 cores)
@@ -146,7 +149,31 @@ build_one() {
   echo "$prefix"
 }
 
+# A complete cached build usable without asking apt: the preferred release
+# (or JITFLUSH_QEMU_VERSION's), else any complete one >= min_upstream.
+cached_prefix() {
+  local want=${JITFLUSH_QEMU_VERSION:+$(upstream_of "$JITFLUSH_QEMU_VERSION")}
+  if is_complete "$cache_root/${want:-$preferred_upstream}"; then
+    echo "$cache_root/${want:-$preferred_upstream}"
+    return 0
+  fi
+  [ -z "$want" ] || return 1
+  local d
+  for d in "$cache_root"/*/; do
+    d=${d%/}
+    if is_complete "$d" && version_ge "$(basename "$d")" "$min_upstream"; then
+      echo "$d"
+      return 0
+    fi
+  done
+  return 1
+}
+
 main() {
+  if [ "${1:-}" = "--cached" ]; then
+    cached_prefix
+    return
+  fi
   mkdir -p "$cache_root"
   # Several helpers and CI steps may run this at once: one builder at a time.
   exec 9>"$cache_root/.lock"

@@ -10,12 +10,15 @@
 #   ci/info.sh [...] -- --json          arguments after -- go to jitflush-info
 #                                       (--json, --selftest[=SECONDS], --help)
 #
-# Steps, each idempotent and silent when there is nothing to do:
+# Steps (ci/setup-steps.sh), each announced on one line with its first-run
+# time when it has work to do, and silent when everything is cached:
 #   1. ci/install-deps.sh  Debian packages (needs root only when some are missing)
 #   2. ci/build-qemu.sh    plugin-enabled qemu-aarch64, cached in .cache/qemu
-#   3. ci/build.sh         build/aarch64, then build/host
-#   4. build/host/src/emu/jitflush-emu --config FILE -- build/aarch64/src/cli/jitflush-info ARGS
-# Build output goes to build/info.log and is shown only when a step fails.
+#   3. build/aarch64       jitflush-info only (the aarch64 preset)
+#   4. build/host          the rig's runner and plugin only (the host preset)
+#   5. build/host/src/emu/jitflush-emu --config FILE -- build/aarch64/src/cli/jitflush-info ARGS
+# ci/build.sh builds the rest of both trees (tests); ci/info.sh does not
+# wait for it. Build output goes to build/info.log, shown only on failure.
 #
 # Exit status: jitflush-info's own (0 ok, 1 stride not established safely or
 # selftest failure, 2 its usage error), 86 when the rig saw a stale fetch,
@@ -59,50 +62,29 @@ if [ "$native" -eq 0 ] && [ ! -f "$config" ]; then
 fi
 
 mkdir -p "$repo/build"
-log="$repo/build/info.log"
-: > "$log"
+jf_me=ci/info.sh
+jf_repo=$repo
+jf_log="$repo/build/info.log"
+: > "$jf_log"
+# shellcheck source=setup-steps.sh
+. "$here/setup-steps.sh"
 
-# Runs a setup step with its output in the log; on failure shows the log's
-# tail and stops with the step's status.
-step() {
-  local name=$1
-  shift
-  local rc=0
-  "$@" >>"$log" 2>&1 || rc=$?
-  if [ "$rc" -ne 0 ]; then
-    echo "ci/info.sh: $name failed (status $rc); the last lines of $log:" >&2
-    tail -n 40 "$log" >&2
-    exit "$rc"
-  fi
-}
-
-# Does nothing when every package is there; names what is missing otherwise.
-step "ci/install-deps.sh" "$repo/ci/install-deps.sh"
-
-if [ "$native" -eq 0 ]; then
-  # The last stdout line of build-qemu.sh is the cached prefix.
-  qemu_out=$(mktemp)
-  trap 'rm -f "$qemu_out"' EXIT
-  step "ci/build-qemu.sh" bash -c '"$1" > "$2"' _ "$repo/ci/build-qemu.sh" "$qemu_out"
-  qemu_prefix=$(tail -n 1 "$qemu_out")
-  if [ ! -x "$qemu_prefix/bin/qemu-aarch64" ]; then
-    echo "ci/info.sh: ci/build-qemu.sh did not name a prefix with bin/qemu-aarch64 (got '$qemu_prefix')" >&2
-    exit 1
-  fi
-  export JITFLUSH_QEMU_AARCH64="$qemu_prefix/bin/qemu-aarch64"
-fi
-
-step "ci/build.sh" "$repo/ci/build.sh"
-
+jf_step_deps
 if [ "$native" -eq 1 ]; then
-  exe="$repo/build/host/src/cli/jitflush-info"
-  [ -x "$exe" ] || { echo "ci/info.sh: $exe was not built" >&2; exit 1; }
-  exec "$exe" ${info_args[@]+"${info_args[@]}"}
+  jf_step_build "jitflush-info for this machine" "$jf_time_info" "$repo/build/host" jitflush-info \
+    src/cli/jitflush-info cmake -S "$repo" --preset host
+  exec "$repo/build/host/src/cli/jitflush-info" ${info_args[@]+"${info_args[@]}"}
 fi
+
+jf_step_qemu
+jf_step_build "jitflush-info for aarch64" "$jf_time_info" "$repo/build/aarch64" jitflush-info \
+  src/cli/jitflush-info cmake -S "$repo" --preset aarch64
+jf_step_build "the rig's runner and QEMU plugin" "$jf_time_rig" "$repo/build/host" jitflush-emu \
+  src/emu/jitflush-emu cmake -S "$repo" --preset host -DJITFLUSH_QEMU_AARCH64="$jf_qemu"
 
 runner="$repo/build/host/src/emu/jitflush-emu"
 exe="$repo/build/aarch64/src/cli/jitflush-info"
 for f in "$runner" "$exe"; do
-  [ -x "$f" ] || { echo "ci/info.sh: $f was not built (see $log)" >&2; exit 1; }
+  [ -x "$f" ] || { echo "ci/info.sh: $f was not built (see $jf_log)" >&2; exit 1; }
 done
-exec "$runner" --qemu "$JITFLUSH_QEMU_AARCH64" --config "$config" -- "$exe" ${info_args[@]+"${info_args[@]}"}
+exec "$runner" --qemu "$jf_qemu" --config "$config" -- "$exe" ${info_args[@]+"${info_args[@]}"}

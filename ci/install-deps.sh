@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian package jitflush's build, tests and rig need.
 # Idempotent: apt-get skips what is already there. Needs root (CI runs as root).
+# Usage: ci/install-deps.sh [--check]
+#   --check: install nothing; exit 0 when every package is there, 1 when some
+#   are missing (ci/info.sh uses it to say whether this step has work to do).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -18,7 +21,9 @@ pkgs+=(gcc-mingw-w64-x86-64-posix gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
 pkgs+=(nlohmann-json3-dev)
 # Fuzzing and sanitizers.
 pkgs+=(clang libclang-rt-14-dev)
-# Static check of the users' CI recipe (ci/github-actions.yml).
+# The formatting check (ci/format.sh, CTest label format).
+pkgs+=(clang-format-14)
+# Static check of the users' CI recipe (examples/github-actions.yml).
 pkgs+=(yamllint)
 # Validation of jitflush-info --json against docs/jitflush-info.schema.json.
 pkgs+=(python3-jsonschema)
@@ -42,6 +47,7 @@ version_at_least meson 1.5 || backports+=(meson)
 if [ "${#missing[@]}" -eq 0 ] && [ "${#backports[@]}" -eq 0 ]; then
   exit 0
 fi
+[ "${1:-}" != "--check" ] || exit 1
 if [ "$(id -u)" -ne 0 ]; then
   echo "ci/install-deps.sh: these Debian packages are missing and only root can install them: ${missing[*]} ${backports[*]}" >&2
   exit 3

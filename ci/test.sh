@@ -5,9 +5,10 @@
 # (ci/sanitizers.sh: 4.7 to 6.5 minutes measured on 2 busy cores), and every
 # libFuzzer target for a bounded time (ci/fuzz.sh --ctest:
 # JITFLUSH_FUZZ_SECONDS each, default 60, two at a time: about 3.5 minutes
-# with the build). All of it: about 16 minutes from an empty build/ once
-# QEMU is cached.
-# JITFLUSH_QUICK=1 skips the sanitizer and fuzzing stages.
+# with the build), and the mutation check (ci/mutate.sh: every mutant of the
+# flush path must fail a target test under the rig; about 1 minute). All of
+# it: about 17 minutes from an empty build/ once QEMU is cached.
+# JITFLUSH_QUICK=1 skips the sanitizer, fuzzing and mutation stages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -16,10 +17,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/ci/build.sh"
 
 status=0
-ctest --test-dir "$root/build/aarch64" --output-on-failure -j 2 || status=1
-ctest --test-dir "$root/build/host" --output-on-failure -j 2 || status=1
+cd "$root"
+ctest --preset aarch64 || status=1
+ctest --preset host || status=1
 if [ "${JITFLUSH_QUICK:-0}" != 1 ]; then
   "$root/ci/sanitizers.sh" || status=1
   "$root/ci/fuzz.sh" --ctest "${JITFLUSH_FUZZ_SECONDS:-60}" || status=1
+  "$root/ci/mutate.sh" || status=1
 fi
 exit $status

@@ -14,10 +14,12 @@
 # linked program: default /usr/aarch64-linux-gnu). The program may use any
 # flush routine: jitflush, __builtin___clear_cache, its own asm.
 #
-# The first run sets the rig up (Debian packages, QEMU with plugins from
-# Debian's source package, about 90 s on 2 cores, cached in .cache/; then the
-# runner and plugin in build/rig). Later runs start at once. Set JITFLUSH_EMU
-# to use a runner built elsewhere (e.g. build/host/src/emu/jitflush-emu).
+# The first run sets the rig up, one line per step as it starts, with what
+# it took the first time on 2 cores (ci/setup-steps.sh): Debian packages,
+# QEMU with plugins from Debian's source package (about 2 min, cached in
+# .cache/qemu), then the runner and plugin in build/rig (about 10 s). Later
+# runs print nothing of their own. Set JITFLUSH_EMU to use a runner built
+# elsewhere (e.g. build/host/src/emu/jitflush-emu).
 #
 # Exit status: your program's own status when every fetch was coherent;
 # 86 when it ran at least one stale instruction (a missing or too-short
@@ -54,34 +56,22 @@ fi
 
 if [ -z "$runner" ]; then
   mkdir -p "$repo/build"
-  log="$repo/build/rig-setup.log"
-  : > "$log"
-  echo "examples/run-under-rig.sh: first run: setting up the rig (log: $log)" >&2
-  failed() {
-    echo "examples/run-under-rig.sh: $1 failed (status $2); the end of $log:" >&2
-    tail -n 30 "$log" >&2
-    exit "$2"
-  }
-  # Each setup step's output goes to the log.
-  step() {
-    local rc=0
-    "$@" >>"$log" 2>&1 || rc=$?
-    [ "$rc" -eq 0 ] || failed "'$*'" "$rc"
-  }
-  step "$repo/ci/install-deps.sh"
-  # ci/build-qemu.sh's last stdout line is the cached QEMU prefix.
-  rc=0
-  qemu_prefix=$("$repo/ci/build-qemu.sh" 2>>"$log" | tail -n 1) || rc=$?
-  [ "$rc" -eq 0 ] || failed ci/build-qemu.sh "$rc"
-  qemu="$qemu_prefix/bin/qemu-aarch64"
-  [ -x "$qemu" ] || { echo "examples/run-under-rig.sh: ci/build-qemu.sh gave no qemu-aarch64 ($qemu)" >&2; exit 1; }
+  jf_me=examples/run-under-rig.sh
+  jf_repo=$repo
+  jf_log="$repo/build/rig-setup.log"
+  : > "$jf_log"
+  # shellcheck source=../ci/setup-steps.sh
+  . "$repo/ci/setup-steps.sh"
+  jf_step_deps
+  jf_step_qemu
   # Only the rig: no tests, no CLI.
-  step cmake -S "$repo" -B "$repo/build/rig" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DJITFLUSH_BUILD_TESTS=OFF -DJITFLUSH_BUILD_CLI=OFF -DJITFLUSH_BUILD_RIG=ON \
-    -DJITFLUSH_QEMU_AARCH64="$qemu"
-  step cmake --build "$repo/build/rig" -j 2
+  jf_step_build "the rig's runner and QEMU plugin" "about 10 s on 2 cores" "$repo/build/rig" \
+    jitflush-emu src/emu/jitflush-emu \
+    cmake -S "$repo" -B "$repo/build/rig" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DJITFLUSH_BUILD_TESTS=OFF -DJITFLUSH_BUILD_CLI=OFF -DJITFLUSH_BUILD_RIG=ON \
+      -DJITFLUSH_QEMU_AARCH64="$jf_qemu"
   runner="$repo/build/rig/src/emu/jitflush-emu"
-  [ -x "$runner" ] || { echo "examples/run-under-rig.sh: $runner was not built (see $log)" >&2; exit 1; }
+  [ -x "$runner" ] || { echo "examples/run-under-rig.sh: $runner was not built (see $jf_log)" >&2; exit 1; }
 fi
 
 exec "$runner" "${runner_args[@]}" -- "$@"

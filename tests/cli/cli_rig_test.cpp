@@ -25,8 +25,6 @@
 
 namespace fs = std::filesystem;
 using jfi_test::CompareWithExpectation;
-using jfi_test::ProcessResult;
-using jfi_test::RunProcess;
 using nlohmann::json;
 
 namespace {
@@ -69,7 +67,7 @@ RigRun RunUnderRig(const fs::path &config, const std::vector<std::string> &info_
   argv.push_back(JFI_INFO_AARCH64);
   argv.insert(argv.end(), info_args.begin(), info_args.end());
   RigRun run;
-  run.process = RunProcess(argv, kRunTimeout);
+  run.process = RunProcess(argv, {}, kRunTimeout);
   if (fs::exists(report))
     run.report = LoadJson(report);
   return run;

@@ -10,8 +10,6 @@
 
 #include "run_process.h"
 
-using jfi_test::ProcessResult;
-using jfi_test::RunProcess;
 
 namespace {
 
@@ -19,7 +17,7 @@ ProcessResult Info(const std::vector<std::string> &args)
 {
   std::vector<std::string> argv = {JFI_INFO_EXE};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, 60);
+  return RunProcess(argv, {}, 60);
 }
 
 size_t Lines(const std::string &s)
@@ -97,7 +95,7 @@ ProcessResult InfoToDevFull(const std::vector<std::string> &args)
 {
   std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$0\" \"$@\" >/dev/full", JFI_INFO_EXE};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunProcess(argv, 60);
+  return RunProcess(argv, {}, 60);
 }
 
 TEST(InfoArgs, UnwritableStdoutExitsOneNamingTheError)

@@ -7,7 +7,7 @@
 #     renamed script or config breaks this test, not a user's CI;
 #   - every action is pinned to a major version (@vN).
 #
-#   check_workflow.sh ci/github-actions.yml REPO
+#   check_workflow.sh examples/github-actions.yml REPO
 # Exit status: 0 ok, 1 a check failed, 2 usage or no YAML parser.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: check_workflow.sh WORKFLOW.yml REPO" >&2; exit 2; }

@@ -491,7 +491,7 @@ TEST_F(RunnerTest, RelativePathsInEveryOption) {
   ProcessResult r = RunProcess({kRunner, "--config", "soc.conf", "--report", "r.json",
                                 "--sysfs-root", "phone", "--sysroot", "sysroot", "--qemu",
                                 "bin/qemu", "--", "bin/jit"},
-                               env_, dir);
+                               env_, 600, dir);
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
   ASSERT_EQ(a.size(), 7u) << ReadFileOrEmpty(fake_ / "args");
@@ -505,7 +505,7 @@ TEST_F(RunnerTest, RelativePathsInEveryOption) {
   // A bare name that is a file in the current folder is that file.
   r = RunProcess({kRunner, "--config", "../soc.conf", "--sysroot", "../sysroot", "--qemu",
                   "qemu", "--", "jit"},
-                 env_, dir + "/bin");
+                 env_, 600, dir + "/bin");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
 }

@@ -109,7 +109,7 @@ TEST(RunnerEndToEnd, RelativeSysrootRunsADynamicProgram) {
   ASSERT_EQ(symlink((kSysroot + "/lib").c_str(), (dir / "sysroot/lib").c_str()), 0);
   ProcessResult r = RunProcess({kRunner, "--config", kConfigs + "/apple-m1.conf", "--sysroot",
                                 "sysroot", "--", kGuest, "exit", "42"},
-                               {}, dir.path());
+                               {}, 600, dir.path());
   EXPECT_EQ(r.status, 42) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
       << r.err;
@@ -125,7 +125,7 @@ TEST(RunnerEndToEnd, RelativePathsEverywhere) {
   ASSERT_EQ(chmod((dir / "guest").c_str(), 0755), 0);
   ProcessResult r = RunProcess({kRunner, "--config", "m1.conf", "--sysroot", "sysroot",
                                 "--report", "r.json", "--", "guest", "exit", "3"},
-                               {}, dir.path());
+                               {}, 600, dir.path());
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
       << r.err;

@@ -1,9 +1,11 @@
 // The sysfs reader over fixture trees in the fake filesystem.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include "fakes/fake_fs.h"
 
 extern "C" {
+#include "internal/fs.h"
 #include "internal/sysfs.h"
 }
 
@@ -105,4 +107,25 @@ TEST(ParseU64, DecimalHexAndOverflow) {
   EXPECT_EQ(v, UINT64_MAX);
   EXPECT_FALSE(jf_parse_u64("", 0, &v));
   EXPECT_FALSE(jf_parse_u64("0xg", 3, &v));
+}
+
+// The fake itself must be able to fail: a descriptor left open is reported
+// with its path, and each misuse of the seam is a failure of its own.
+TEST_F(Sysfs, FakeFsReportsALeakedDescriptor) {
+  fakefs::CreateFile("/sys/devices/system/cpu/possible", "0-3\n");
+  int fd = jf_fs_open("/sys/devices/system/cpu/possible");
+  ASSERT_GE(fd, 0);
+  EXPECT_NONFATAL_FAILURE(fakefs::ExpectNoMisuse(), "/sys/devices/system/cpu/possible was opened and never closed");
+}
+
+TEST_F(Sysfs, FakeFsReportsReadAfterCloseAndDoubleClose) {
+  fakefs::CreateFile("/sys/devices/system/cpu/online", "0\n");
+  int fd = jf_fs_open("/sys/devices/system/cpu/online");
+  ASSERT_GE(fd, 0);
+  jf_fs_close(fd);
+  char buf[8];
+  EXPECT_EQ(jf_fs_read(fd, buf, sizeof buf), -1);
+  EXPECT_NONFATAL_FAILURE(fakefs::ExpectNoMisuse(), "read from /sys/devices/system/cpu/online after jf_fs_close");
+  jf_fs_close(fd);
+  EXPECT_NONFATAL_FAILURE(fakefs::ExpectNoMisuse(), "/sys/devices/system/cpu/online closed twice");
 }

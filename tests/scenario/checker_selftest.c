@@ -42,6 +42,7 @@
 #include <sys/mman.h>
 
 #include "arm64_cache_ops.h"
+#include "a64_encode.h"
 #include "code_gen.h"
 #include "cpu_pin.h"
 
@@ -287,8 +288,8 @@ int main(int argc, char **argv)
   }
   if (which == CASE_STORE_AFTER_FLUSH) {
     /* A different immediate, so the result tells the two versions apart. */
-    code[REWRITTEN_WORD] = sc_apply_insn(code[REWRITTEN_WORD], 0) == 1 ? sc_encode_add_x0(2, false)
-                                                                        : sc_encode_add_x0(1, false);
+    code[REWRITTEN_WORD] = sc_apply_insn(code[REWRITTEN_WORD], 0) == 1 ? a64_add_x0(2, 0)
+                                                                        : a64_add_x0(1, 0);
     expected = interpret(code, CODE_WORDS, input);
   }
 

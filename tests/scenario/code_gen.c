@@ -1,5 +1,7 @@
 #include "code_gen.h"
 
+#include "a64_encode.h"
+
 uint64_t sc_rng_next(struct sc_rng *rng)
 {
   uint64_t z = (rng->state += 0x9e3779b97f4a7c15u);
@@ -14,30 +16,12 @@ uint64_t sc_rng_below(struct sc_rng *rng, uint64_t bound)
   return sc_rng_next(rng) % bound;
 }
 
-enum {
-  ADD_X0_X0 = 0x91000000u, /* sf=1 op=0 S=0 100010, Rn=x0, Rd=x0 */
-  SUB_X0_X0 = 0xd1000000u, /* sf=1 op=1 S=0 100010, Rn=x0, Rd=x0 */
-  OPCODE_MASK = 0xff800000u,
-  SHIFT_BIT = 1u << 22,
-  IMM12_SHIFT = 10,
-};
-
-uint32_t sc_encode_add_x0(unsigned imm12, bool lsl12)
-{
-  return ADD_X0_X0 | (lsl12 ? SHIFT_BIT : 0) | ((imm12 & 0xfffu) << IMM12_SHIFT);
-}
-
-uint32_t sc_encode_sub_x0(unsigned imm12, bool lsl12)
-{
-  return SUB_X0_X0 | (lsl12 ? SHIFT_BIT : 0) | ((imm12 & 0xfffu) << IMM12_SHIFT);
-}
-
 uint64_t sc_apply_insn(uint32_t insn, uint64_t x0)
 {
-  uint64_t imm = (insn >> IMM12_SHIFT) & 0xfffu;
-  if (insn & SHIFT_BIT)
+  uint64_t imm = (insn >> A64_IMM12_SHIFT) & 0xfffu;
+  if (insn & A64_ADDSUB_LSL12)
     imm <<= 12;
-  return (insn & OPCODE_MASK) == SUB_X0_X0 ? x0 - imm : x0 + imm;
+  return (insn & A64_ADDSUB_MASK) == A64_SUB_X0_X0 ? x0 - imm : x0 + imm;
 }
 
 uint64_t sc_emit_chain(uint32_t *code, size_t count, uint64_t input, struct sc_rng *rng)
@@ -50,10 +34,10 @@ uint64_t sc_emit_chain(uint32_t *code, size_t count, uint64_t input, struct sc_r
      * that every word changes the result. */
     const unsigned imm12 = 1 + (unsigned)((r >> 8) % 0xfff);
     const bool lsl12 = (r & 0xf) == 0;
-    const uint32_t insn = (r & 0x10) ? sc_encode_sub_x0(imm12, lsl12) : sc_encode_add_x0(imm12, lsl12);
+    const uint32_t insn = (r & 0x10) ? a64_sub_x0(imm12, lsl12) : a64_add_x0(imm12, lsl12);
     code[i] = insn;
     x0 = sc_apply_insn(insn, x0);
   }
-  code[count - 1] = SC_INSN_RET;
+  code[count - 1] = A64_RET;
   return x0;
 }

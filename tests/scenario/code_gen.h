@@ -20,14 +20,8 @@ uint64_t sc_rng_next(struct sc_rng *rng);
 /* A value in [0, bound); bound must be > 0. */
 uint64_t sc_rng_below(struct sc_rng *rng, uint64_t bound);
 
-#define SC_INSN_RET 0xd65f03c0u /* ret (x30) */
-
-/* add x0, x0, #imm12 {, lsl #12} (Arm ARM C6.2 ADD (immediate), 64-bit). */
-uint32_t sc_encode_add_x0(unsigned imm12, bool lsl12);
-/* sub x0, x0, #imm12 {, lsl #12} (Arm ARM C6.2 SUB (immediate), 64-bit). */
-uint32_t sc_encode_sub_x0(unsigned imm12, bool lsl12);
-
-/* What one arithmetic word does to x0 (the inverse of the encoders). */
+/* What one arithmetic word does to x0 (the inverse of the encoders of
+ * tests/common/a64_encode.h, which the chain is made of). */
 uint64_t sc_apply_insn(uint32_t insn, uint64_t x0);
 
 /*

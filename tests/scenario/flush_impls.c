@@ -3,13 +3,9 @@
 #include <string.h>
 
 const struct sc_impl sc_impls[] = {
-    {"jitflush", sc_flush_jitflush},
-    {"libgcc", sc_flush_libgcc},
-    {"cached-first", sc_flush_cached_first},
-    {"per-call", sc_flush_per_call},
-    {"running-min", sc_flush_running_min},
-    {"fixed-4", sc_flush_fixed_4},
-    {"fixed-64-no-dc", sc_flush_fixed_64_no_dc},
+#define SC_IMPL(name, function, safe) {name, function},
+#include "flush_impls.def"
+#undef SC_IMPL
 };
 const unsigned sc_nimpls = sizeof sc_impls / sizeof sc_impls[0];
 

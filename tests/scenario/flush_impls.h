@@ -10,13 +10,10 @@
 /* Same contract as __builtin___clear_cache: make [begin, end) fetchable. */
 typedef void (*sc_flush_fn)(void *begin, void *end);
 
-void sc_flush_jitflush(void *begin, void *end);
-void sc_flush_libgcc(void *begin, void *end);
-void sc_flush_cached_first(void *begin, void *end);
-void sc_flush_per_call(void *begin, void *end);
-void sc_flush_running_min(void *begin, void *end);
-void sc_flush_fixed_4(void *begin, void *end);
-void sc_flush_fixed_64_no_dc(void *begin, void *end);
+/* The routines of flush_impls.def. */
+#define SC_IMPL(name, function, safe) void function(void *begin, void *end);
+#include "flush_impls.def"
+#undef SC_IMPL
 
 /* The routines by the names --impl takes (jit_stress, flush_bench); the
  * first is jitflush, the default. */

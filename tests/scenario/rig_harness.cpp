@@ -1,82 +1,27 @@
 #include "rig_harness.h"
 
-#include <fcntl.h>
-#include <signal.h>
+#include "run_process.h"
+
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 namespace fs = std::filesystem;
 
 namespace scenario {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string LastLine(const std::string& text) {
-  size_t end = text.find_last_not_of('\n');
-  if (end == std::string::npos) return "";
-  size_t begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
-}
+std::string ReadFile(const std::string& path) { return ReadFileOrEmpty(path); }
 
 std::string Quote(const std::string& s) {
   if (s.find_first_of(" \t'\"") == std::string::npos) return s;
   return "'" + s + "'";
-}
-
-// Runs argv with stdout/stderr to files, in its own process group so that a
-// timeout can stop QEMU and its threads together.
-int Spawn(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
-          int timeout_seconds, bool* timed_out) {
-  std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    setpgid(0, 0);
-    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0) _exit(125);
-    dup2(out, 1);
-    dup2(err, 2);
-    execv(cargv[0], cargv.data());
-    dprintf(2, "exec %s: %s\n", cargv[0], std::strerror(errno));
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also from here, so the group exists before any kill
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
-  int status = 0;
-  *timed_out = false;
-  for (;;) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    if (std::chrono::steady_clock::now() > deadline && !*timed_out) {
-      *timed_out = true;
-      kill(-pid, SIGKILL);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
 }
 
 }  // namespace
@@ -144,10 +89,15 @@ RigRun RunUnderRig(const std::string& config_path, uint64_t seed, const std::str
 
   RigRun run;
   for (const auto& a : argv) run.command += (run.command.empty() ? "" : " ") + Quote(a);
-  run.exit_status = Spawn(argv, base + ".out", base + ".err", timeout_seconds, &run.timed_out);
-  run.out = ReadFile(base + ".out");
-  run.err = ReadFile(base + ".err");
-  run.last_err_line = LastLine(run.err);
+  const ProcessResult p = RunProcess(argv, {}, timeout_seconds);
+  run.exit_status = p.status;
+  run.timed_out = p.timed_out;
+  run.out = p.out;
+  run.err = p.err;
+  // Kept beside the report for whoever debugs a failure.
+  WriteFile(base + ".out", run.out);
+  WriteFile(base + ".err", run.err);
+  run.last_err_line = p.LastErrLine();
   const std::string report_text = ReadFile(report_path);
   if (!report_text.empty()) run.report = nlohmann::json::parse(report_text, nullptr, /*allow_exceptions=*/false);
   return run;

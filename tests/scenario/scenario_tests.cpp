@@ -28,8 +28,11 @@ constexpr int kThreads = 4;
 constexpr int kIterations = 300;
 constexpr uint64_t kSeed = 20160301;
 
-const char* const kAllImpls[] = {"jitflush", "per-call", "running-min", "cached-first",
-                                 "libgcc", "fixed-4", "fixed-64-no-dc"};
+const char* const kAllImpls[] = {
+#define SC_IMPL(name, function, safe) name,
+#include "flush_impls.def"
+#undef SC_IMPL
+};
 
 // The plugin's stale reasons (src/emu/plugin_model.c), one per missing
 // step of the sequence; a record's reason must contain the phrase.

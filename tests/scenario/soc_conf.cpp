@@ -1,98 +1,47 @@
 #include "soc_conf.h"
 
 #include <algorithm>
-#include <fstream>
+#include <memory>
 #include <stdexcept>
+
+extern "C" {
+#include "emu_config.h"
+}
 
 namespace scenario {
 namespace {
-
-std::string Trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
 
 bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 }  // namespace
 
-std::vector<int> ParseCpuList(const std::string& text) {
-  std::vector<int> out;
-  if (Trim(text).empty()) return out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    const size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = Trim(text.substr(pos, comma - pos));
-    size_t used = 0;
-    const int lo = std::stoi(item, &used);
-    int hi = lo;
-    if (used < item.size()) {
-      if (item[used] != '-') throw std::runtime_error("bad cpulist '" + text + "'");
-      const std::string rest = item.substr(used + 1);
-      size_t used_hi = 0;
-      hi = std::stoi(rest, &used_hi);
-      if (used_hi != rest.size() || hi < lo) throw std::runtime_error("bad cpulist '" + text + "'");
-    }
-    for (int c = lo; c <= hi; c++) out.push_back(c);
-    pos = comma + 1;
-  }
-  return out;
-}
-
+// The rig's own loader reads the file, so the tests accept exactly the
+// files the rig runs, with its error messages (file, line and key).
 SocConf LoadSocConf(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open");
+  GError* error = nullptr;
+  std::unique_ptr<emu_config, void (*)(emu_config*)> cfg(emu_config_load(path.c_str(), &error), emu_config_free);
+  if (!cfg) {
+    std::string message = error ? error->message : path + ": cannot load";
+    if (error) g_error_free(error);
+    throw std::runtime_error(message);
+  }
   SocConf conf;
   conf.path = path;
-  std::string group, line;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    lineno++;
-    line = Trim(line);
-    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
-    if (line.front() == '[') {
-      group = Trim(line.substr(1, line.find(']') - 1));
-      if (group.rfind("cluster ", 0) == 0) {
-        conf.clusters.emplace_back();
-        conf.clusters.back().name = Trim(group.substr(8));
-      }
-      continue;
+  for (unsigned k = 0; k < cfg->nclusters; k++) {
+    SocCluster c;
+    c.name = cfg->clusters[k].name;
+    c.ctr = cfg->clusters[k].ctr;
+    for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+      if (cfg->cpus[cpu].cluster != static_cast<int>(k)) continue;
+      c.cpus.push_back(static_cast<int>(cpu));
+      if (cfg->cpus[cpu].online) c.online.push_back(static_cast<int>(cpu));
     }
-    const auto eq = line.find('=');
-    if (eq == std::string::npos) throw std::runtime_error(path + ":" + std::to_string(lineno) + ": not key=value");
-    const std::string key = Trim(line.substr(0, eq));
-    std::string value = Trim(line.substr(eq + 1));
-    // Tolerate a trailing "# comment" (value empty when it starts with one).
-    const auto hash = value.find('#');
-    if (hash != std::string::npos && (hash == 0 || value[hash - 1] == ' ' || value[hash - 1] == '\t'))
-      value = Trim(value.substr(0, hash));
-    try {
-      if (group.rfind("cluster ", 0) == 0) {
-        SocCluster& c = conf.clusters.back();
-        if (key == "cpus") c.cpus = ParseCpuList(value);
-        if (key == "online") {
-          c.online = ParseCpuList(value);
-          c.online_given = true;
-        }
-        if (key == "ctr") c.ctr = std::stoull(value, nullptr, 0);
-      } else if (group == "kernel" && key == "ctr-trap") {
-        conf.ctr_trap = value;
-      } else if (group == "process" && key == "allowed") {
-        conf.allowed = ParseCpuList(value);
-      } else if (group == "sched" && key == "migrate-every") {
-        conf.migrate_every = std::stol(value, nullptr, 0);
-      }
-    } catch (const std::exception& e) {
-      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + key + ": " + e.what());
-    }
+    conf.clusters.push_back(c);
   }
-  for (SocCluster& c : conf.clusters) {
-    if (c.cpus.empty() || c.ctr == 0)
-      throw std::runtime_error(path + ": [cluster " + c.name + "] needs cpus= and ctr=");
-    if (!c.online_given) c.online = c.cpus;
-  }
+  conf.ctr_trap = cfg->ctr_trap == EMU_CTR_TRAP_SANITIZE ? "sanitize" : "none";
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++)
+    if (cfg->allowed[cpu]) conf.allowed.push_back(static_cast<int>(cpu));
+  conf.migrate_every = static_cast<long>(cfg->migrate_every);
   return conf;
 }
 

@@ -1,8 +1,8 @@
-// Just enough of a qemu-configs/*.conf reader (DESIGN.md section 4) for the
-// scenario tests to pick CPUs and expectations from the same file the rig
-// runs: which core is big, whether every core has IDC, whether D lines
-// differ. The rig's own loader (src/emu/emu_config.c) validates the file;
-// this one only throws when something it needs is missing.
+// What the scenario tests need to know of a qemu-configs/*.conf (DESIGN.md
+// section 4) to pick CPUs and expectations from the same file the rig runs:
+// which core is big, whether every core has IDC, whether D lines differ.
+// The file is read by the rig's own loader (src/emu/emu_config.c), so a
+// file the rig rejects is rejected here too, with the same message.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +14,7 @@ namespace scenario {
 struct SocCluster {
   std::string name;
   std::vector<int> cpus;
-  std::vector<int> online;  // CPUs online at start (all of cpus by default)
-  bool online_given = false;
+  std::vector<int> online;  // CPUs online at start
   uint64_t ctr = 0;
 
   unsigned ILine() const { return 4u << (ctr & 0xf); }
@@ -28,8 +27,8 @@ struct SocConf {
   std::string path;
   std::vector<SocCluster> clusters;
   std::string ctr_trap = "none";
-  std::vector<int> allowed;  // empty: every online CPU
-  long migrate_every = -1;   // [sched] migrate-every; -1 when not given
+  std::vector<int> allowed;  // [process] allowed (default: the online CPUs)
+  long migrate_every = 0;    // [sched] migrate-every; 0: never
 
   // The CPUs a process may start on: online and in [process] allowed.
   std::vector<int> UsableCpus(const SocCluster& cluster) const;
@@ -47,11 +46,8 @@ struct SocConf {
   bool DLinesDiffer() const;
 };
 
-// Throws std::runtime_error naming the file and line on text it cannot use.
+// Throws std::runtime_error with the loader's message (file, line, key)
+// when the rig would reject the file.
 SocConf LoadSocConf(const std::string& path);
-
-// Parses "0-3,6" (a cpulist; "" is the empty set); throws
-// std::runtime_error when malformed.
-std::vector<int> ParseCpuList(const std::string& text);
 
 }  // namespace scenario

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "a64_encode.h"
+
 static int by_name(const struct dirent **a, const struct dirent **b) {
   return strcmp((*a)->d_name, (*b)->d_name);
 }
@@ -50,8 +52,8 @@ static int jit(int flush) {
   uint32_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED) return 100;
-  code[0] = 0xd2800540; /* mov x0, #42 */
-  code[1] = 0xd65f03c0; /* ret */
+  code[0] = a64_movz_x0(42);
+  code[1] = A64_RET;
   if (flush) __builtin___clear_cache((char *)code, (char *)(code + 2));
   int (*fn)(void) = (int (*)(void))(uintptr_t)code;
   return fn();

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Checks (or fixes) the formatting of the C and C++ sources with
+# clang-format-14 and the repository's .clang-format.
+#
+#   ci/format.sh                 check the files ci/format-files.txt lists
+#   ci/format.sh --check FILE... check these files instead
+#   ci/format.sh --fix           reformat the listed files in place
+#   ci/format.sh --fix --all     reformat every C and C++ file of src/,
+#                                include/, tests/ and examples/, and make
+#                                ci/format-files.txt list them all (by glob)
+#
+# The CTest test format.check (label format) runs the first form.
+# Exit status: 0 formatted, 1 some file is not (each is named, with a diff),
+# 2 usage or clang-format-14 missing.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+list="$root/ci/format-files.txt"
+clang_format=${CLANG_FORMAT:-clang-format-14}
+all_globs=('src/**/*.c' 'src/**/*.h' 'include/**/*.h' 'tests/**/*.c' 'tests/**/*.h'
+           'tests/**/*.cc' 'tests/**/*.cpp' 'examples/**/*.c')
+
+mode=check
+all=0
+files=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --check) mode=check ;;
+    --fix) mode=fix ;;
+    --all) all=1 ;;
+    -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    -*) echo "ci/format.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) files+=("$1") ;;
+  esac
+  shift
+done
+command -v "$clang_format" >/dev/null ||
+  { echo "ci/format.sh: $clang_format not found (ci/install-deps.sh installs clang-format-14)" >&2; exit 2; }
+
+cd "$root"
+shopt -s globstar nullglob
+if [ "${#files[@]}" -eq 0 ]; then
+  if [ "$all" -eq 1 ]; then
+    globs=("${all_globs[@]}")
+  else
+    mapfile -t globs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list")
+  fi
+  for g in "${globs[@]}"; do
+    # Unquoted on purpose: the line is a glob. A glob that matches nothing
+    # is a stale list entry.
+    matched=($g)
+    [ "${#matched[@]}" -gt 0 ] || { echo "ci/format.sh: $list: '$g' matches no file" >&2; exit 1; }
+    files+=("${matched[@]}")
+  done
+fi
+
+status=0
+for f in "${files[@]}"; do
+  if [ "$mode" = fix ]; then
+    "$clang_format" --style="file:$root/.clang-format" -i "$f"
+  elif ! "$clang_format" --style="file:$root/.clang-format" "$f" | diff -u --label "$f" --label "$f (formatted)" "$f" -; then
+    status=1
+  fi
+done
+if [ "$mode" = fix ] && [ "$all" -eq 1 ]; then
+  { sed -n '/^#/p' "$list"; printf '%s\n' "${all_globs[@]}"; } > "$list.new"
+  mv "$list.new" "$list"
+fi
+if [ "$status" -ne 0 ]; then
+  echo "ci/format.sh: the files above are not formatted; bash ci/format.sh --fix formats them" >&2
+fi
+exit $status

@@ -1,0 +1,40 @@
+/*
+ * conf_facts FILE: what ci/bench_counts.py needs of a qemu-configs .conf file,
+ * read by the rig's own loader (src/emu/emu_config.c) so that the bench
+ * accepts exactly the files the rig runs. One line per cluster,
+ *
+ *   cluster FIRST_CPU CTR_EL0
+ *
+ * then "ctr-trap none|sanitize". Exit status: 0, or 2 with the loader's
+ * message (file, line, key) on stderr.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "emu_config.h"
+
+int main(int argc, char **argv)
+{
+  if (argc != 2) {
+    fputs("usage: conf_facts FILE.conf\n", stderr);
+    return 2;
+  }
+  GError *error = NULL;
+  struct emu_config *cfg = emu_config_load(argv[1], &error);
+  if (!cfg) {
+    fprintf(stderr, "conf_facts: %s\n", error ? error->message : argv[1]);
+    g_clear_error(&error);
+    return 2;
+  }
+  for (unsigned k = 0; k < cfg->nclusters; k++) {
+    for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+      if (cfg->cpus[cpu].cluster == (int)k) {
+        printf("cluster %u 0x%" PRIx64 "\n", cpu, cfg->clusters[k].ctr);
+        break;
+      }
+    }
+  }
+  printf("ctr-trap %s\n", cfg->ctr_trap == EMU_CTR_TRAP_SANITIZE ? "sanitize" : "none");
+  emu_config_free(cfg);
+  return 0;
+}
