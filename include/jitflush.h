@@ -67,10 +67,14 @@ enum jitflush_source {
   JITFLUSH_SRC_MIDR_TABLE,  /* jitflush's table of known cores, by MIDR */
   JITFLUSH_SRC_FLOOR,       /* JITFLUSH_FLOOR_LINE: nothing was known */
   JITFLUSH_SRC_PLATFORM,    /* fixed by the platform (e.g. coherent x86) */
+  JITFLUSH_SRC_CLUSTER,     /* an offline CPU's lines, taken from the observed
+                               CPUs of one core type that the kernel lists in
+                               its cpufreq policy and topology cluster (see
+                               "Offline CPUs" below); checked on every flush */
 };
 
 /* Returns a short lower-case name ("ctr_el0", "sysfs", "midr_table",
- * "floor", "platform", "none") for a source. Never NULL. */
+ * "floor", "platform", "cluster", "none") for a source. Never NULL. */
 const char *jitflush_source_name(enum jitflush_source source);
 
 /* One possible CPU. Line sizes are in bytes; 0 means not known. */
@@ -92,6 +96,9 @@ struct jitflush_cpu_info {
                                    0 when not observed */
   unsigned sysfs_l1i_line;      /* sysfs L1 Instruction coherency_line_size */
   unsigned sysfs_l1d_line;      /* sysfs L1 Data coherency_line_size */
+  int inferred_from;            /* lines from JITFLUSH_SRC_CLUSTER: the lowest
+                                   observed CPU they were taken from; -1
+                                   otherwise */
 };
 
 /* The process-wide view. Filled by jitflush_get_info() into caller memory. */
@@ -109,6 +116,11 @@ struct jitflush_info {
   bool complete;        /* every possible CPU was observed by CTR_EL0 */
   bool heterogeneous;   /* observed CPUs disagree on a line, IDC or DIC */
   bool per_call_guard;  /* each flush also reads this core's CTR_EL0 */
+  bool online_check;    /* some CPU's lines are inferred (JITFLUSH_SRC_CLUSTER):
+                           each flush reads the online CPU list after its
+                           maintenance and, when a CPU that was offline at
+                           the probe is online, probes again and repeats
+                           the maintenance with the new lines */
   bool use_dc_civac;    /* a Cortex-A53 r0p0-r0p2 is present (errata
                            819472/826319/827319/824069): dc civac, not cvau */
   int status;           /* what jitflush_init() returned */
