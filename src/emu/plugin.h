@@ -97,6 +97,9 @@ struct jf_thread {
   uint64_t sc_args[3];
   GByteArray *sc_saved;     /* guest bytes the plugin replaced before the
                                host call, restored after it */
+  struct jf_cpuset wanted;  /* the mask it asked for, within [process]
+                               allowed, offline CPUs kept (hotplug: Linux
+                               gives a task its CPUs back when they return) */
   bool sc_apply;            /* setaffinity: an emulated mask to apply */
   struct jf_cpuset sc_mask;
   struct jf_thread *sc_target;
@@ -113,6 +116,9 @@ struct jf_options {
   bool have_migrate_every;
   uint64_t migrate_every;
   bool check;
+  const char *overlay_path;  /* the generated ROOT/sys/devices/system/cpu
+                                that hotplug events rewrite; NULL for a
+                                --sysfs-root tree, which is never changed */
 };
 
 /* ---- plugin.c: shared state ------------------------------------------- */
@@ -211,6 +217,24 @@ void jf_model_record_stale(uint64_t va, const struct jf_thread *t,
                            const char *reason);
 void jf_model_report_stale(GString *json);
 uint64_t jf_model_next_seq(void);
+/* CLUSTER came online with every CPU of it offline before: the kernel's
+ * boot-time I-cache invalidation (see the comment at its definition). */
+void jf_model_cluster_online(unsigned cluster);
+
+/* ---- plugin_hotplug.c ------------------------------------------------------ */
+bool jf_hotplug_init(char **error);
+void jf_hotplug_free(void);
+bool jf_hotplug_online(unsigned cpu);
+/* Applies the [hotplug] events that are due. Called WITHOUT jf_lock, from
+ * the scheduler's migration and syscall callbacks of VCPU. */
+void jf_hotplug_poll(unsigned vcpu);
+
+/* ---- plugin_sched.c: hotplug ------------------------------------------------ */
+/* The online CPUs changed (jf_lock held): the process's CPUs become
+ * [process] allowed within ONLINE, each thread's mask what it asked for
+ * within those, and threads on a CPU that went offline move off it
+ * (counted on VCPU's scoreboard). */
+void jf_sched_set_online(const struct jf_cpuset *online, unsigned vcpu);
 
 /* ---- plugin_alias.c ------------------------------------------------------- */
 void jf_alias_init(void);

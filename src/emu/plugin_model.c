@@ -478,3 +478,58 @@ void jf_model_report_stale(GString *json) {
   }
   g_string_append(json, stale_kept && stale_kept->len ? "\n  ]" : "]");
 }
+
+/*
+ * A cluster comes online (a hotplug event brought up its first CPU; the
+ * others were all offline). What the kernel and firmware guarantee about
+ * its caches at that point:
+ *
+ *  - I side: Linux invalidates the booting CPU's whole I-cache when it
+ *    turns the MMU on: "ic iallu; dsb nsh; isb" in set_sctlr_el1
+ *    (arch/arm64/include/asm/assembler.h, macro set_sctlr, used by
+ *    __enable_mmu in arch/arm64/kernel/head.S on the secondary_startup
+ *    path), with the comment that instructions fetched speculatively from
+ *    the PoC "may have been dynamically patched at the PoU". The Galaxy S7's
+ *    own 3.18 kernel has the same three instructions inline in __enable_mmu
+ *    (Samsung's universal8890 tree, arch/arm64/kernel/head.S). It is a local
+ *    invalidate, completed by its dsb, so afterwards the cluster's I-cache
+ *    holds nothing older than the PoU. Only a word whose clean to the PoU had
+ *    completed by then is therefore fresh for the cluster; a word not yet
+ *    cleaned still needs an invalidate in this cluster's geometry after its
+ *    clean, as usual (the CPU may refill its line from the PoU before that).
+ *  - D side: nothing is credited. PSCI CPU_ON starts the core from reset,
+ *    and whether its caches come up invalid depends on the core and the
+ *    firmware; the new CPU has written nothing, so what matters is the
+ *    writers' caches, which the model keeps as they were (worst case).
+ *
+ * Only a whole cluster coming back is credited, because the model keeps one
+ * I-side record per cluster: a CPU joining cluster-mates that stayed online
+ * gets no credit (theirs were not invalidated), which is stricter than the
+ * hardware, never more lenient.
+ */
+struct online_credit {
+  unsigned cluster;
+  uint64_t seq;
+};
+
+static void credit_boot_invalidate(gpointer key, gpointer value, gpointer ctx) {
+  (void)key;
+  struct model_page *page = value;
+  const struct online_credit *credit = ctx;
+  if (!page->words) {
+    return; /* store-only: nothing on it was cleaned yet */
+  }
+  for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
+    struct jf_word *w = (struct jf_word *)(page->words + i * word_size);
+    uint64_t cleaned = w->store_seq ? clean_point(w) : 0;
+    uint64_t *done = &w->inval[INVAL_DONE(credit->cluster)];
+    if (cleaned != 0 && *done <= cleaned) {
+      *done = credit->seq;
+    }
+  }
+}
+
+void jf_model_cluster_online(unsigned cluster) {
+  struct online_credit credit = {cluster, ++model_seq};
+  g_hash_table_foreach(pages, credit_boot_invalidate, &credit);
+}

@@ -410,6 +410,11 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   append_plugin_arg(plugin_opt, "seed", seed_text);
   if (report_abs) append_plugin_arg(plugin_opt, "report", report_abs);
   if (o->check) append_plugin_arg(plugin_opt, "check", o->check);
+  /* Hotplug events rewrite the generated tree; a --sysfs-root dump is the
+   * user's and stays as it is. */
+  char *overlay_cpu = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
+  if (!o->sysfs_root && cfg->sysfs != EMU_SYSFS_NONE)
+    append_plugin_arg(plugin_opt, "overlay", overlay_cpu);
   append_plugin_arg(plugin_opt, "summary", summary);
 
   GPtrArray *argv = g_ptr_array_new();
@@ -479,6 +484,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   g_ptr_array_free(argv, TRUE);
   g_string_free(plugin_opt, TRUE);
   g_free(summary);
+  g_free(overlay_cpu);
   g_free(report_abs);
   g_free(config_abs);
   g_free(seal);

@@ -104,7 +104,8 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine) {
   EXPECT_EQ(a[2], "-L");
   EXPECT_EQ(a[4], "-plugin");
   std::string summary = a[3].substr(0, a[3].rfind('/')) + "/summary";
-  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,summary=" + summary);
+  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,overlay=" + a[3] +
+                      "/sys/devices/system/cpu,summary=" + summary);
   EXPECT_EQ(a[6], "/bin/true");
   EXPECT_EQ(a[7], "x y");
   EXPECT_EQ(a[8], "--not-an-option");

@@ -131,12 +131,15 @@ std::string WriteConfigVariant(const std::string& base_name, const std::string& 
 }
 
 RigRun RunUnderRig(const std::string& config_path, uint64_t seed, const std::string& tag,
-                   const std::vector<std::string>& program_and_args, int timeout_seconds) {
+                   const std::vector<std::string>& program_and_args, int timeout_seconds,
+                   const std::vector<std::string>& runner_args) {
   const std::string base = WorkDir() + "/" + tag;
   const std::string report_path = base + ".json";
   std::remove(report_path.c_str());
   std::vector<std::string> argv = {RunnerPath(), "--config", config_path, "--seed", std::to_string(seed),
-                                   "--report", report_path, "--"};
+                                   "--report", report_path};
+  argv.insert(argv.end(), runner_args.begin(), runner_args.end());
+  argv.push_back("--");
   argv.insert(argv.end(), program_and_args.begin(), program_and_args.end());
 
   RigRun run;

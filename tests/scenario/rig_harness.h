@@ -41,9 +41,10 @@ std::vector<std::string> AllConfigNames();
 std::string WriteConfigVariant(const std::string& base_name, const std::string& section, const std::string& key,
                                const std::string& value, const std::string& variant_name);
 
-// jitflush-emu --config CONFIG --seed SEED --report WORK/TAG.json -- PROGRAM...
+// jitflush-emu --config CONFIG --seed SEED --report WORK/TAG.json [RUNNER_ARGS] -- PROGRAM...
 RigRun RunUnderRig(const std::string& config_path, uint64_t seed, const std::string& tag,
-                   const std::vector<std::string>& program_and_args, int timeout_seconds = 90);
+                   const std::vector<std::string>& program_and_args, int timeout_seconds = 90,
+                   const std::vector<std::string>& runner_args = {});
 
 // The address of a stale record ("addr": number or "0x..." string).
 uint64_t StaleAddr(const nlohmann::json& record);
