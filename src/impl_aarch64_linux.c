@@ -45,7 +45,10 @@ enum { MAX_REPROBES_PER_FLUSH = 2 };
 
 __attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
 {
-  struct jf_geometry g = jf_state_geometry();
+  struct jf_geometry g = jf_state_geometry(); /* probes first if nobody has */
+  uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
+  if (w & JF_GW_READY)
+    g = jf_geometry_unpack(w); /* the very word the checks below compare with */
   for (unsigned round = 0;; round++) {
     flush_with(g, d_first, i_first, span);
     if (!g.online_check)
@@ -58,12 +61,23 @@ __attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintpt
      * A CPU that came online before this point may have fetched the old
      * code, so the maintenance is repeated with its own lines. */
     enum jf_online_change change = jf_state_online_changed();
-    if (change == JF_ONLINE_SAME)
+    /* A re-probe published since this flush loaded its geometry: the CPU
+     * list just compared may be the new view's, which says nothing about
+     * maintenance done in the old geometry. Repeat it in the new one. */
+    uint64_t now = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
+    if (now != w && round < MAX_REPROBES_PER_FLUSH) {
+      w = now;
+      g = jf_geometry_unpack(w);
+      continue;
+    }
+    if (change == JF_ONLINE_SAME && now == w)
       return;
-    if (change == JF_ONLINE_NEW_CPU && round < MAX_REPROBES_PER_FLUSH && jf_state_reprobe())
-      g = jf_state_geometry();
-    else
+    if (change == JF_ONLINE_NEW_CPU && round < MAX_REPROBES_PER_FLUSH && jf_state_reprobe()) {
+      w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
+      g = jf_geometry_unpack(w);
+    } else {
       g = jf_geometry_floor(); /* correct on any core, checks nothing */
+    }
   }
 }
 

@@ -57,7 +57,7 @@ static uint64_t pack_geometry(struct jf_geometry g)
          (!g.per_call_guard && !g.online_check && g.idc && g.dic ? JF_GW_SYNC_ONLY : 0);
 }
 
-static struct jf_geometry unpack_geometry(uint64_t w)
+struct jf_geometry jf_geometry_unpack(uint64_t w)
 {
   struct jf_geometry g;
   g.iline = 1u << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f);
@@ -108,9 +108,13 @@ static void probe_and_publish(bool again)
   for (unsigned i = 0; i < view->ncpus; i++)
     if (view->cpus[i].online || view->cpus[i].observed)
       jf_cpuset_add(&known_online[next], (unsigned)view->cpus[i].cpu);
-  atomic_store_explicit(&current_view, next, memory_order_release);
+  /* The word before the index: a flush that finds the new index (and its
+   * known_online) then also finds the new word, so it cannot pair the new
+   * CPU list with maintenance done in the old geometry (see
+   * flush_views_slow in impl_aarch64_linux.c). */
   atomic_store_explicit(&jf_geometry_word, pack_geometry(jf_geometry_from_view(view)),
                         memory_order_release);
+  atomic_store_explicit(&current_view, next, memory_order_release);
 }
 
 static void run_probe(void)
@@ -183,13 +187,13 @@ struct jf_geometry jf_state_geometry(void)
 {
   uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
   if (w & GEOMETRY_READY)
-    return unpack_geometry(w);
+    return jf_geometry_unpack(w);
   long state = atomic_load_explicit(&init_state, memory_order_acquire);
   if (state == STATE_DONE) /* finished since the first load */
-    return unpack_geometry(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
+    return jf_geometry_unpack(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
   if (try_to_become_prober(state)) {
     run_probe();
-    return unpack_geometry(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
+    return jf_geometry_unpack(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
   }
   return jf_geometry_floor();
 }

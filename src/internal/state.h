@@ -49,6 +49,9 @@ extern _Atomic uint64_t jf_geometry_word __attribute__((visibility("hidden")));
  * architectural floor, no fast paths. Always correct. */
 struct jf_geometry jf_geometry_floor(void);
 
+/* The geometry a published word (READY set) describes. */
+struct jf_geometry jf_geometry_unpack(uint64_t word);
+
 /* Geometry for a view's global values. */
 struct jf_geometry jf_geometry_from_view(const struct jf_view *view);
 
