@@ -74,7 +74,16 @@ bool jf_parse_u64(const char *text, unsigned len, uint64_t *out)
 bool jf_sysfs_read_cpulist(const char *name, struct jf_cpuset *out)
 {
   char path[96], buf[FILE_BUFFER];
-  snprintf(path, sizeof path, CPU_DIR "/%s", name);
+  /* No snprintf: a flush with inferred lines reads "online" every time
+   * (state.c), and formatting cost it more than the read itself. */
+  static const char dir[] = CPU_DIR "/";
+  size_t n = strlen(name);
+  if (n + sizeof dir > sizeof path) {
+    jf_cpuset_clear(out);
+    return false;
+  }
+  memcpy(path, dir, sizeof dir - 1);
+  memcpy(path + sizeof dir - 1, name, n + 1);
   int len = read_small_file(path, buf, sizeof buf);
   if (len < 0) {
     jf_cpuset_clear(out);
