@@ -108,7 +108,8 @@ enum jitflush_source {
   JITFLUSH_SRC_CLUSTER,     /* an offline CPU's lines, taken from the observed
                                CPUs of one core type that the kernel lists in
                                its cpufreq policy and topology cluster (see
-                               "Offline CPUs" below); checked on every flush */
+                               "Offline CPUs" at the top); checked on every
+                               flush */
 };
 
 /* Returns a short lower-case name ("ctr_el0", "sysfs", "midr_table",
