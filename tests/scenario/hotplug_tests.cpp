@@ -10,7 +10,11 @@
 //   - 32-byte cores offline at start, grouped by the kernel with observed
 //     64-byte cores (domain=), come online mid-run and run JIT code: no
 //     stale fetch, while a routine that keeps the stride it saw first goes
-//     stale on the same run.
+//     stale on the same run;
+//   - code flushed while those 32-byte cores were offline, run on them
+//     afterwards with no new flush: fresh (the kernel invalidated their
+//     I-caches when it booted them), while the same code flushed with a
+//     64-byte stride after they came online is stale.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -100,4 +104,26 @@ TEST(Hotplug, DynamIQControlAStrideKeptFromBeforeTheEventGoesStale) {
   RigRun run = Stress("dynamiq-hidden-32.conf", "cached-first", "hotplug-dynamiq-control");
   EXPECT_EQ(run.exit_status, scenario::kStaleExitStatus) << run.Describe();
   EXPECT_GT(run.Count("stale_fetches"), 0u) << run.Describe();
+}
+
+TEST(Hotplug, CodeFlushedBeforeTheCpusCameOnlineIsFreshOnThem) {
+  // 64 functions in the second 32-byte half of 64-byte lines, flushed by
+  // jitflush with the 64-byte line it inferred for the offline 32-byte
+  // CPU 4, run on CPU 4 once it is online with no flush in between: only
+  // the kernel's boot-time I-cache invalidation makes them fresh there.
+  RigRun run = scenario::RunUnderRig(scenario::ConfigPath("dynamiq-hidden-32.conf"), 1, "hotplug-reuse",
+                                     {scenario::GuestProgram("hotplug_reuse"), "--cpu=4"});
+  ASSERT_EQ(run.exit_status, 0) << run.Describe();
+  EXPECT_NE(run.out.find("cpu=4 "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("wrong=0"), std::string::npos) << run.out;
+  EXPECT_EQ(run.Count("fetch_checks"), 128u) << run.Describe();  // every word of every function
+  EXPECT_EQ(run.Count("stale_fetches"), 0u) << run.Describe();
+  EXPECT_EQ(run.Count("ctr_reads"), 4u) << run.Describe();  // one probe, before CPU 4 came online
+}
+
+TEST(Hotplug, ControlTheSameCodeFlushedWithA64ByteStrideAfterwardsIsStale) {
+  RigRun run = scenario::RunUnderRig(scenario::ConfigPath("dynamiq-hidden-32.conf"), 1, "hotplug-reuse-late",
+                                     {scenario::GuestProgram("hotplug_reuse"), "--cpu=4", "--late"});
+  EXPECT_EQ(run.exit_status, scenario::kStaleExitStatus) << run.Describe();
+  EXPECT_EQ(run.Count("stale_fetches"), 128u) << run.Describe();  // the second halves, both words
 }
