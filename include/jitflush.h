@@ -10,6 +10,44 @@
  * 64 on the LITTLE ones). A stride read once on one core, or even on every
  * call, skips lines on the smaller cores. jitflush measures every core it
  * can reach up front and flushes with the minimum over all of them.
+ *
+ * Offline CPUs (issue 14). Linux removes an offline CPU's cache/ and regs/
+ * sysfs folders and refuses to pin a thread there, so the probe learns
+ * nothing about it directly; the floor (JITFLUSH_FLOOR_LINE) covers it, at
+ * 16 times the maintenance of a 64-byte line. The design, its assumptions
+ * and the facts behind each:
+ *  1. An offline CPU with no facts of its own takes the lines of the
+ *     observed CPUs the kernel groups it with (source JITFLUSH_SRC_CLUSTER):
+ *     those whose cpufreq policy (cpuN/cpufreq/related_cpus, which keeps a
+ *     policy's offline CPUs) and topology cluster (cpuN/topology/
+ *     cluster_cpus_list, else core_siblings_list) both list it, provided
+ *     they are one core type (equal CTR_EL0, equal MIDR where known). Only
+ *     the kernel's own files are read. Assumption: none; it is a guess, and
+ *     2 makes a wrong guess harmless. (DynamIQ clusters and their cpufreq
+ *     policies may span core types; a CPU never seen may have smaller lines
+ *     than its cluster-mates.) IDC and DIC are never inferred.
+ *  2. While any line is inferred (jitflush_info.online_check), every flush,
+ *     after its maintenance has completed, reads
+ *     /sys/devices/system/cpu/online; if a CPU that was neither online nor
+ *     observed at the probe is online now, it probes again and repeats the
+ *     maintenance with the new lines (with the floor if another thread is
+ *     re-probing). Facts: an offline CPU runs nothing, and the kernel marks
+ *     a CPU online before the scheduler may place a task on it; so a CPU not
+ *     in the list after the maintenance can only fetch the code after
+ *     booting later.
+ *  3. Code flushed before a CPU came online cannot be stale on it: the
+ *     kernel invalidates the booting CPU's whole I-cache when it turns the
+ *     MMU on ("ic iallu; dsb nsh; isb" in set_sctlr_el1,
+ *     arch/arm64/include/asm/assembler.h, used by __enable_mmu in
+ *     arch/arm64/kernel/head.S; the Galaxy S7's 3.18 kernel has the same
+ *     instructions inline there), after which it fetches from the PoU the
+ *     maintenance already cleaned to. Assumption: the kernel boots
+ *     secondary CPUs through that path (every arm64 Linux does).
+ * Cost while something is inferred: no CTR_EL0 read and 4 system calls
+ * (open, read, read, close) per flush, and one re-probe per CPU that comes
+ * online; with every CPU observed the flush is unchanged (docs/BENCHMARKS.md).
+ * Not async-signal-safe in one case: the flush that finds a new CPU online
+ * re-probes (it creates a helper thread).
  */
 #ifndef JITFLUSH_H
 #define JITFLUSH_H
@@ -67,10 +105,15 @@ enum jitflush_source {
   JITFLUSH_SRC_MIDR_TABLE,  /* jitflush's table of known cores, by MIDR */
   JITFLUSH_SRC_FLOOR,       /* JITFLUSH_FLOOR_LINE: nothing was known */
   JITFLUSH_SRC_PLATFORM,    /* fixed by the platform (e.g. coherent x86) */
+  JITFLUSH_SRC_CLUSTER,     /* an offline CPU's lines, taken from the observed
+                               CPUs of one core type that the kernel lists in
+                               its cpufreq policy and topology cluster (see
+                               "Offline CPUs" at the top); checked on every
+                               flush */
 };
 
 /* Returns a short lower-case name ("ctr_el0", "sysfs", "midr_table",
- * "floor", "platform", "none") for a source. Never NULL. */
+ * "floor", "platform", "cluster", "none") for a source. Never NULL. */
 const char *jitflush_source_name(enum jitflush_source source);
 
 /* One possible CPU. Line sizes are in bytes; 0 means not known. */
@@ -92,6 +135,9 @@ struct jitflush_cpu_info {
                                    0 when not observed */
   unsigned sysfs_l1i_line;      /* sysfs L1 Instruction coherency_line_size */
   unsigned sysfs_l1d_line;      /* sysfs L1 Data coherency_line_size */
+  int inferred_from;            /* lines from JITFLUSH_SRC_CLUSTER: the lowest
+                                   observed CPU they were taken from; -1
+                                   otherwise */
 };
 
 /* The process-wide view. Filled by jitflush_get_info() into caller memory. */
@@ -109,6 +155,11 @@ struct jitflush_info {
   bool complete;        /* every possible CPU was observed by CTR_EL0 */
   bool heterogeneous;   /* observed CPUs disagree on a line, IDC or DIC */
   bool per_call_guard;  /* each flush also reads this core's CTR_EL0 */
+  bool online_check;    /* some CPU's lines are inferred (JITFLUSH_SRC_CLUSTER):
+                           each flush reads the online CPU list after its
+                           maintenance and, when a CPU that was offline at
+                           the probe is online, probes again and repeats
+                           the maintenance with the new lines */
   bool use_dc_civac;    /* a Cortex-A53 r0p0-r0p2 is present (errata
                            819472/826319/827319/824069): dc civac, not cvau */
   int status;           /* what jitflush_init() returned */
@@ -155,8 +206,10 @@ int jitflush_init(void);
  *   a context synchronisation event: see jitflush_sync_cores().
  *
  * Thread-safe. Async-signal-safe once jitflush_init() (or any earlier
- * flush) has returned. If another thread is still probing, the call does
- * not wait: it flushes with JITFLUSH_FLOOR_LINE, which is always correct.
+ * flush) has returned, except for the one flush that finds a CPU online
+ * whose lines were inferred (jitflush_info.online_check): it re-probes. If
+ * another thread is still probing, the call does not wait: it flushes with
+ * JITFLUSH_FLOOR_LINE, which is always correct.
  */
 void jitflush_clear_cache(void *begin, void *end);
 

@@ -78,3 +78,87 @@ malformed:
   jf_cpuset_clear(out);
   return false;
 }
+
+bool jf_cpuwords_parse(const char *text, size_t len, struct jf_cpuset *out)
+{
+  jf_cpuset_clear(out);
+  if (len > 0 && text[len - 1] == '\n')
+    len--;
+  if (len > 0 && text[len - 1] == ' ')
+    len--;
+  if (len == 0)
+    return false;
+  size_t pos = 0;
+  for (;;) {
+    unsigned cpu;
+    if (!read_cpu_number(text, len, &pos, &cpu))
+      goto malformed;
+    jf_cpuset_add(out, cpu);
+    if (pos == len)
+      return true;
+    if (text[pos] != ' ')
+      goto malformed;
+    pos++;
+  }
+malformed:
+  jf_cpuset_clear(out);
+  return false;
+}
+
+/* Appends TEXT at *used; false when it does not fit (NUL included). */
+static bool append(char *buf, size_t size, size_t *used, const char *text)
+{
+  size_t n = strlen(text);
+  if (*used + n + 1 > size)
+    return false;
+  memcpy(buf + *used, text, n + 1);
+  *used += n;
+  return true;
+}
+
+static void decimal(unsigned v, char out[12])
+{
+  char tmp[12];
+  unsigned n = 0;
+  do
+    tmp[n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  for (unsigned i = 0; i < n; i++)
+    out[i] = tmp[n - 1 - i];
+  out[n] = '\0';
+}
+
+bool jf_cpulist_format(const struct jf_cpuset *set, char *buf, size_t size)
+{
+  if (size == 0)
+    return false;
+  buf[0] = '\0';
+  size_t used = 0;
+  unsigned end = jf_cpuset_end(set);
+  for (unsigned cpu = 0; cpu < end; cpu++) {
+    if (!jf_cpuset_has(set, cpu))
+      continue;
+    unsigned last = cpu;
+    while (last + 1 < end && jf_cpuset_has(set, last + 1))
+      last++;
+    char num[12];
+    if (used > 0 && !append(buf, size, &used, ","))
+      return false;
+    decimal(cpu, num);
+    if (!append(buf, size, &used, num))
+      return false;
+    if (last != cpu) {
+      decimal(last, num);
+      if (!append(buf, size, &used, "-") || !append(buf, size, &used, num))
+        return false;
+    }
+    cpu = last;
+  }
+  return true;
+}
+
+void jf_cpuset_and(const struct jf_cpuset *a, const struct jf_cpuset *b, struct jf_cpuset *out)
+{
+  for (unsigned i = 0; i < JF_MAX_CPUS / 64; i++)
+    out->bits[i] = a->bits[i] & b->bits[i];
+}

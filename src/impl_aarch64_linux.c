@@ -9,6 +9,7 @@
 #include "internal/range.h"
 #include "internal/regs.h"
 #include "internal/state.h"
+#include "internal/sysfs.h"
 
 enum { FLAG_IDC = 1, FLAG_DIC = 2, FLAG_CIVAC = 4 };
 
@@ -21,9 +22,8 @@ int jitflush_init(void) { return jf_state_init(); }
 
 /* flush_views before the probe has published, or with the per-call guard:
  * out of line, so the common path below stays short. */
-__attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
+static void flush_with(struct jf_geometry g, uintptr_t d_first, uintptr_t i_first, uintptr_t span)
 {
-  struct jf_geometry g = jf_state_geometry();
   unsigned dline = g.dline, iline = g.iline;
   if (g.per_call_guard) {
     /* Some core's lines are estimates (sysfs, MIDR table): also honour
@@ -37,6 +37,48 @@ __attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintpt
   }
   unsigned flags = (g.idc ? FLAG_IDC : 0) | (g.dic ? FLAG_DIC : 0) | (g.dc_civac ? FLAG_CIVAC : 0);
   jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span, dline, iline, flags);
+}
+
+/* Re-probes at most this many times in one flush before settling for the
+ * floor (CPUs coming online one after another faster than a probe runs). */
+enum { MAX_REPROBES_PER_FLUSH = 2 };
+
+__attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
+{
+  struct jf_geometry g = jf_state_geometry(); /* probes first if nobody has */
+  uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
+  if (w & JF_GW_READY)
+    g = jf_geometry_unpack(w); /* the very word the checks below compare with */
+  for (unsigned round = 0;; round++) {
+    flush_with(g, d_first, i_first, span);
+    if (!g.online_check)
+      return;
+    /* Some offline CPU's lines are inferred from its cluster (policy.c).
+     * Checked AFTER the maintenance completed (the dsb/isb above): a CPU
+     * that is not online yet at this point boots later, and the kernel's
+     * ic iallu at boot (arch/arm64/kernel/head.S __enable_mmu) then drops
+     * anything its I-cache could hold, while PoU already has the new code.
+     * A CPU that came online before this point may have fetched the old
+     * code, so the maintenance is repeated with its own lines. */
+    enum jf_online_change change = jf_state_online_changed();
+    /* A re-probe published since this flush loaded its geometry: the CPU
+     * list just compared may be the new view's, which says nothing about
+     * maintenance done in the old geometry. Repeat it in the new one. */
+    uint64_t now = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
+    if (now != w && round < MAX_REPROBES_PER_FLUSH) {
+      w = now;
+      g = jf_geometry_unpack(w);
+      continue;
+    }
+    if (change == JF_ONLINE_SAME && now == w)
+      return;
+    if (change == JF_ONLINE_NEW_CPU && round < MAX_REPROBES_PER_FLUSH && jf_state_reprobe()) {
+      w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
+      g = jf_geometry_unpack(w);
+    } else {
+      g = jf_geometry_floor(); /* correct on any core, checks nothing */
+    }
+  }
 }
 
 /* Cleans [d_first, d_first + span] and invalidates [i_first, i_first + span]
@@ -84,6 +126,16 @@ int jitflush_get_info(struct jitflush_info *out)
     return JITFLUSH_ERR_ARG;
   int status = jf_state_init();
   jf_view_export(jf_state_view(), out);
+  /* The probe reads no sysfs line for a CPU whose CTR_EL0 it read (the
+   * policy has no use for it); the report shows it anyway. */
+  for (unsigned i = 0; i < out->ncpus; i++) {
+    if (!out->cpus[i].observed)
+      continue;
+    struct jf_sysfs_cpu sys;
+    jf_sysfs_read_l1((unsigned)out->cpus[i].cpu, &sys);
+    out->cpus[i].sysfs_l1i_line = sys.l1i_line;
+    out->cpus[i].sysfs_l1d_line = sys.l1d_line;
+  }
   out->platform = "aarch64-linux";
   out->method = out->use_dc_civac
                     ? "dc civac / dsb ish / ic ivau / dsb ish / isb, all-cores minimum line"

@@ -64,6 +64,73 @@ static void choose_cpu_lines(struct jitflush_cpu_info *rec)
   rec->l1ip = 0;
 }
 
+void jf_view_set_domain(struct jf_view *view, unsigned index, const struct jf_cpuset *group)
+{
+  if (index >= JF_MAX_CPUS)
+    return;
+  for (unsigned d = 0; d < view->ndomains; d++) {
+    if (memcmp(&view->domains[d], group, sizeof *group) == 0) {
+      view->domain_of[index] = (unsigned char)(d + 1);
+      return;
+    }
+  }
+  if (view->ndomains == JF_MAX_DOMAINS) {
+    view->domains_overflow = true;
+    return;
+  }
+  view->domains[view->ndomains] = *group;
+  view->domain_of[index] = (unsigned char)(++view->ndomains);
+}
+
+/*
+ * An offline CPU nobody could observe, with no sysfs or table facts of its
+ * own (Linux removes an offline CPU's cache/ and regs/ folders), takes the
+ * lines of the observed CPUs the kernel groups it with: those whose cpufreq
+ * policy and topology cluster list it (jf_sysfs_read_domain), provided they
+ * are all one core type (the same CTR_EL0, and the same MIDR where known).
+ * On the Galaxy S7 with CPUs 6-7 out, CPU 4's related_cpus is "4 5 6 7" and
+ * its core_siblings_list "4-7": 6 and 7 are Exynos M1s like 4 and 5.
+ *
+ * This is an inference, and the kernel's groupings can mislead (a DynamIQ
+ * cluster and its cpufreq policy may span core types; a core never seen may
+ * have smaller lines than its cluster-mates). It is safe anyway because of
+ * what a flush does while any line is inferred (online_check, state.c and
+ * impl_aarch64_linux.c): an offline CPU runs nothing, and the kernel
+ * invalidates a CPU's whole I-cache when it boots it (ic iallu when the MMU
+ * is turned on: __enable_mmu, arch/arm64/kernel/head.S, through set_sctlr_el1
+ * in arch/arm64/include/asm/assembler.h), so code flushed before it came
+ * online cannot be stale on it; a flush that overlaps its coming online
+ * sees it in the online list after its maintenance and repeats the
+ * maintenance with the CPU's own lines. IDC and DIC are never inferred.
+ */
+static void infer_offline(struct jf_view *view, struct jitflush_cpu_info *rec)
+{
+  if (rec->observed || rec->online || view->domains_overflow ||
+      rec->iline_source != JITFLUSH_SRC_FLOOR || rec->dline_source != JITFLUSH_SRC_FLOOR)
+    return;
+  const struct jitflush_cpu_info *model = NULL;
+  for (unsigned i = 0; i < view->ncpus && i < JF_MAX_CPUS; i++) {
+    const struct jitflush_cpu_info *c = &view->cpus[i];
+    unsigned d = view->domain_of[i];
+    if (!c->observed || d == 0 || d > view->ndomains || !jf_cpuset_has(&view->domains[d - 1], (unsigned)rec->cpu))
+      continue;
+    if (!model) {
+      model = c;
+      continue;
+    }
+    /* Two core types claim this CPU: nothing can be said of it. */
+    if (c->ctr_el0 != model->ctr_el0 ||
+        (c->midr_source != JITFLUSH_SRC_NONE && model->midr_source != JITFLUSH_SRC_NONE && c->midr != model->midr))
+      return;
+  }
+  if (!model)
+    return;
+  rec->iline = model->iline;
+  rec->dline = model->dline;
+  rec->iline_source = rec->dline_source = JITFLUSH_SRC_CLUSTER;
+  rec->inferred_from = model->cpu;
+}
+
 /* On a tie, name the strongest source: the value is what it is, and a CTR
  * read says more than a table. */
 static void take_min(unsigned line, enum jitflush_source source, unsigned *global,
@@ -75,6 +142,11 @@ static void take_min(unsigned line, enum jitflush_source source, unsigned *globa
   }
 }
 
+static bool is_estimate(enum jitflush_source source)
+{
+  return source == JITFLUSH_SRC_SYSFS || source == JITFLUSH_SRC_MIDR_TABLE;
+}
+
 void jf_policy_apply(struct jf_view *view)
 {
   struct jf_global *g = &view->global;
@@ -84,20 +156,30 @@ void jf_policy_apply(struct jf_view *view)
   g->idc = g->dic = view->ncpus > 0;
   g->complete = view->possible_known && view->probe_ran && view->ncpus > 0;
 
+  for (unsigned i = 0; i < view->ncpus; i++) {
+    view->cpus[i].inferred_from = -1;
+    choose_cpu_lines(&view->cpus[i]);
+  }
+  for (unsigned i = 0; i < view->ncpus; i++)
+    infer_offline(view, &view->cpus[i]);
+
+  bool estimated = false;
   const struct jitflush_cpu_info *first_known = NULL;
   for (unsigned i = 0; i < view->ncpus; i++) {
     struct jitflush_cpu_info *rec = &view->cpus[i];
-    choose_cpu_lines(rec);
     take_min(rec->iline, rec->iline_source, &g->iline, &g->iline_source);
     take_min(rec->dline, rec->dline_source, &g->dline, &g->dline_source);
     g->idc = g->idc && rec->idc;
     g->dic = g->dic && rec->dic;
     g->complete = g->complete && rec->observed;
+    g->online_check = g->online_check || rec->iline_source == JITFLUSH_SRC_CLUSTER;
+    estimated = estimated || is_estimate(rec->iline_source) || is_estimate(rec->dline_source);
     if (rec->midr_source != JITFLUSH_SRC_NONE && jf_midr_needs_dc_civac(rec->midr))
       g->use_dc_civac = true;
-    /* Heterogeneous: two cores that both told us their lines (no floor)
-     * disagree, or two observed cores disagree on IDC/DIC. */
-    if (rec->iline_source == JITFLUSH_SRC_FLOOR || rec->dline_source == JITFLUSH_SRC_FLOOR)
+    /* Heterogeneous: two cores that both told us their lines (no floor,
+     * no inference) disagree, or two observed cores disagree on IDC/DIC. */
+    if (rec->iline_source == JITFLUSH_SRC_FLOOR || rec->dline_source == JITFLUSH_SRC_FLOOR ||
+        rec->iline_source == JITFLUSH_SRC_CLUSTER)
       continue;
     if (!first_known) {
       first_known = rec;
@@ -113,11 +195,17 @@ void jf_policy_apply(struct jf_view *view)
     g->iline = g->dline = JITFLUSH_FLOOR_LINE;
     g->iline_source = g->dline_source = JITFLUSH_SRC_FLOOR;
   }
+  bool above_floor = g->iline > JITFLUSH_FLOOR_LINE || g->dline > JITFLUSH_FLOOR_LINE;
   /* The per-call guard, min(global, this core's CTR_EL0), is worth its cost
    * (a kernel entry per flush where Linux traps CTR_EL0 reads) only when
-   * some line came from sysfs or the MIDR table: those are good estimates
-   * but not the core's own word. At the floor nothing can be smaller, and a
-   * complete view has every core's own word already. */
-  g->per_call_guard = !g->complete && (g->iline > JITFLUSH_FLOOR_LINE || g->dline > JITFLUSH_FLOOR_LINE);
+   * some line came from sysfs or the MIDR table, or the CPUs themselves are
+   * not all known: those are good estimates but not the core's own word. At
+   * the floor nothing can be smaller; a complete view has every core's own
+   * word already; an inferred line is covered by the online check instead
+   * (its CPU is offline, so no flush runs there). */
+  g->per_call_guard = !g->complete && above_floor &&
+                      (estimated || !view->possible_known || !view->probe_ran);
+  /* At the floor an online check buys nothing: no CPU can need less. */
+  g->online_check = g->online_check && above_floor;
   g->status = g->complete ? JITFLUSH_OK : JITFLUSH_INCOMPLETE;
 }

@@ -92,6 +92,46 @@ static void find_possible(struct jf_view *view, const struct jf_cpuset *allowed,
   }
 }
 
+/* What the policy needs from sysfs, read after the helper thread so that
+ * an observed CPU costs no file at all (its CTR_EL0 beats any sysfs line):
+ * an unobserved CPU's L1 lines and MIDR; an observed CPU's MIDR only when
+ * mrs could not give it (no HWCAP_CPUID), for the A53 errata check. */
+static void read_sysfs_facts(struct jf_view *view)
+{
+  for (unsigned i = 0; i < view->ncpus; i++) {
+    struct jitflush_cpu_info *rec = &view->cpus[i];
+    if (!rec->observed) {
+      struct jf_sysfs_cpu sys;
+      jf_sysfs_read_cpu((unsigned)rec->cpu, &sys);
+      rec->sysfs_l1i_line = sys.l1i_line;
+      rec->sysfs_l1d_line = sys.l1d_line;
+      if (sys.has_midr) {
+        rec->midr = sys.midr;
+        rec->midr_source = JITFLUSH_SRC_SYSFS;
+      }
+    } else if (rec->midr_source == JITFLUSH_SRC_NONE &&
+               jf_sysfs_read_midr((unsigned)rec->cpu, &rec->midr)) {
+      rec->midr_source = JITFLUSH_SRC_SYSFS;
+    }
+  }
+}
+
+/* The kernel's groupings of the observed CPUs, which the policy uses to
+ * infer the lines of offline ones; read only when there is one. */
+static void read_domains(struct jf_view *view)
+{
+  bool any_offline = false;
+  for (unsigned i = 0; i < view->ncpus; i++)
+    any_offline = any_offline || (!view->cpus[i].observed && !view->cpus[i].online);
+  if (!any_offline)
+    return;
+  for (unsigned i = 0; i < view->ncpus && !view->domains_overflow; i++) {
+    struct jf_cpuset group;
+    if (view->cpus[i].observed && jf_sysfs_read_domain((unsigned)view->cpus[i].cpu, &group))
+      jf_view_set_domain(view, i, &group);
+  }
+}
+
 int jf_probe(struct jf_view *view)
 {
   memset(view, 0, sizeof *view);
@@ -109,14 +149,6 @@ int jf_probe(struct jf_view *view)
     struct jitflush_cpu_info *rec = &view->cpus[view->ncpus++];
     rec->cpu = (int)cpu;
     rec->online = online_known && jf_cpuset_has(&online, cpu);
-    struct jf_sysfs_cpu sys;
-    jf_sysfs_read_cpu(cpu, &sys);
-    rec->sysfs_l1i_line = sys.l1i_line;
-    rec->sysfs_l1d_line = sys.l1d_line;
-    if (sys.has_midr) {
-      rec->midr = sys.midr;
-      rec->midr_source = JITFLUSH_SRC_SYSFS;
-    }
   }
 
   /* Try every possible CPU, not only those in the caller's mask: a JIT
@@ -130,10 +162,15 @@ int jf_probe(struct jf_view *view)
   struct probe_job job = { .view = view, .targets = possible };
 
   pthread_t thread;
-  if (pthread_create(&thread, NULL, probe_thread, &job) != 0)
-    return JITFLUSH_ERR_PROBE;
-  pthread_join(thread, NULL);
-  view->probe_ran = true;
-  return 0;
+  int rc = 0;
+  if (pthread_create(&thread, NULL, probe_thread, &job) != 0) {
+    rc = JITFLUSH_ERR_PROBE;
+  } else {
+    pthread_join(thread, NULL);
+    view->probe_ran = true;
+  }
+  read_sysfs_facts(view);
+  read_domains(view);
+  return rc;
 }
 #endif

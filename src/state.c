@@ -24,6 +24,7 @@
 
 #include "internal/ctr.h"
 #include "internal/state.h"
+#include "internal/sysfs.h"
 
 /* init_state: STATE_UNINIT, STATE_DONE, or the PID (> 0) of the process
  * whose thread is probing. */
@@ -33,7 +34,16 @@ static _Atomic long init_state = STATE_UNINIT;
 /* 0 until published; layout in internal/state.h. Not static: the flush's
  * fast path (impl_aarch64_linux.c) loads it directly. */
 _Atomic uint64_t jf_geometry_word;
-static struct jf_view the_view;
+/* Two views: a re-probe (jf_state_reprobe) fills the one not published,
+ * then publishes it, so a jitflush_get_info() copying the current one is
+ * not written under its feet. */
+static struct jf_view views[2];
+static _Atomic unsigned current_view;
+#define the_view (views[atomic_load_explicit(&current_view, memory_order_acquire)])
+/* CPUs online or observed at the published probe: a CPU outside it that
+ * is online now came online since (jf_state_online_changed). */
+static struct jf_cpuset known_online[2];
+static _Atomic int reprobing;
 
 #define GEOMETRY_READY JF_GW_READY
 
@@ -42,11 +52,12 @@ static uint64_t pack_geometry(struct jf_geometry g)
   return GEOMETRY_READY | ((uint64_t)jf_log2_line(g.iline) << JF_GW_ILOG2_SHIFT) |
          ((uint64_t)jf_log2_line(g.dline) << JF_GW_DLOG2_SHIFT) | ((uint64_t)g.idc << JF_GW_FLAGS_SHIFT) |
          ((uint64_t)g.dic << (JF_GW_FLAGS_SHIFT + 1)) | ((uint64_t)g.dc_civac << (JF_GW_FLAGS_SHIFT + 2)) |
-         (g.per_call_guard ? JF_GW_GUARD : JF_GW_FAST) |
-         (!g.per_call_guard && g.idc && g.dic ? JF_GW_SYNC_ONLY : 0);
+         (g.per_call_guard ? JF_GW_GUARD : 0) | (g.online_check ? JF_GW_ONLINE_CHECK : 0) |
+         (g.per_call_guard || g.online_check ? 0 : JF_GW_FAST) |
+         (!g.per_call_guard && !g.online_check && g.idc && g.dic ? JF_GW_SYNC_ONLY : 0);
 }
 
-static struct jf_geometry unpack_geometry(uint64_t w)
+struct jf_geometry jf_geometry_unpack(uint64_t w)
 {
   struct jf_geometry g;
   g.iline = 1u << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f);
@@ -55,12 +66,13 @@ static struct jf_geometry unpack_geometry(uint64_t w)
   g.dic = (w >> (JF_GW_FLAGS_SHIFT + 1)) & 1;
   g.dc_civac = (w >> (JF_GW_FLAGS_SHIFT + 2)) & 1;
   g.per_call_guard = (w & JF_GW_GUARD) != 0;
+  g.online_check = (w & JF_GW_ONLINE_CHECK) != 0;
   return g;
 }
 
 struct jf_geometry jf_geometry_floor(void)
 {
-  struct jf_geometry g = { JITFLUSH_FLOOR_LINE, JITFLUSH_FLOOR_LINE, false, false, false, false };
+  struct jf_geometry g = { JITFLUSH_FLOOR_LINE, JITFLUSH_FLOOR_LINE, false, false, false, false, false };
   return g;
 }
 
@@ -75,20 +87,65 @@ struct jf_geometry jf_geometry_from_view(const struct jf_view *view)
    * cvau; civac is what the kernel substitutes (cpu_errata.c). */
   g.dc_civac = view->global.use_dc_civac;
   g.per_call_guard = view->global.per_call_guard;
+  g.online_check = view->global.online_check;
   return g;
+}
+
+/* Probes into the view that is not published, then publishes it. */
+static void probe_and_publish(bool again)
+{
+  unsigned now = atomic_load_explicit(&current_view, memory_order_acquire);
+  unsigned next = again ? 1u - now : now;
+  struct jf_view *view = &views[next];
+  /* A probe orphaned by fork() may have written part of the view. */
+  memset(view, 0, sizeof *view);
+  int rc = jf_probe(view);
+  jf_policy_apply(view);
+  /* A re-probe keeps the status jitflush_init() returned. */
+  if (rc == JITFLUSH_ERR_PROBE || (again && views[now].global.status == JITFLUSH_ERR_PROBE))
+    view->global.status = JITFLUSH_ERR_PROBE;
+  jf_cpuset_clear(&known_online[next]);
+  for (unsigned i = 0; i < view->ncpus; i++)
+    if (view->cpus[i].online || view->cpus[i].observed)
+      jf_cpuset_add(&known_online[next], (unsigned)view->cpus[i].cpu);
+  /* The word before the index: a flush that finds the new index (and its
+   * known_online) then also finds the new word, so it cannot pair the new
+   * CPU list with maintenance done in the old geometry (see
+   * flush_views_slow in impl_aarch64_linux.c). */
+  atomic_store_explicit(&jf_geometry_word, pack_geometry(jf_geometry_from_view(view)),
+                        memory_order_release);
+  atomic_store_explicit(&current_view, next, memory_order_release);
 }
 
 static void run_probe(void)
 {
-  /* A probe orphaned by fork() may have written part of the view. */
-  memset(&the_view, 0, sizeof the_view);
-  int rc = jf_probe(&the_view);
-  jf_policy_apply(&the_view);
-  if (rc == JITFLUSH_ERR_PROBE)
-    the_view.global.status = JITFLUSH_ERR_PROBE;
-  atomic_store_explicit(&jf_geometry_word, pack_geometry(jf_geometry_from_view(&the_view)),
-                        memory_order_release);
+  probe_and_publish(false);
   atomic_store_explicit(&init_state, STATE_DONE, memory_order_release);
+}
+
+enum jf_online_change jf_state_online_changed(void)
+{
+  struct jf_cpuset online;
+  if (!jf_sysfs_read_cpulist("online", &online))
+    return JF_ONLINE_UNKNOWN;
+  const struct jf_cpuset *known = &known_online[atomic_load_explicit(&current_view, memory_order_acquire)];
+  unsigned end = jf_cpuset_end(&online);
+  for (unsigned cpu = 0; cpu < end; cpu++)
+    if (jf_cpuset_has(&online, cpu) && !jf_cpuset_has(known, cpu))
+      return JF_ONLINE_NEW_CPU;
+  return JF_ONLINE_SAME;
+}
+
+bool jf_state_reprobe(void)
+{
+  int expected = 0;
+  if (atomic_load_explicit(&init_state, memory_order_acquire) != STATE_DONE ||
+      !atomic_compare_exchange_strong_explicit(&reprobing, &expected, 1, memory_order_acquire,
+                                               memory_order_relaxed))
+    return false;
+  probe_and_publish(true);
+  atomic_store_explicit(&reprobing, 0, memory_order_release);
+  return true;
 }
 
 /* getpid() is a plain system call (glibc >= 2.25 caches nothing), hence
@@ -130,13 +187,13 @@ struct jf_geometry jf_state_geometry(void)
 {
   uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
   if (w & GEOMETRY_READY)
-    return unpack_geometry(w);
+    return jf_geometry_unpack(w);
   long state = atomic_load_explicit(&init_state, memory_order_acquire);
   if (state == STATE_DONE) /* finished since the first load */
-    return unpack_geometry(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
+    return jf_geometry_unpack(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
   if (try_to_become_prober(state)) {
     run_probe();
-    return unpack_geometry(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
+    return jf_geometry_unpack(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
   }
   return jf_geometry_floor();
 }
@@ -151,7 +208,10 @@ const struct jf_view *jf_state_view(void)
 void jf_state_reset(void)
 {
   atomic_store(&jf_geometry_word, 0);
-  memset(&the_view, 0, sizeof the_view);
+  memset(views, 0, sizeof views);
+  atomic_store(&current_view, 0);
+  memset(known_online, 0, sizeof known_online);
+  atomic_store(&reprobing, 0);
   atomic_store(&init_state, STATE_UNINIT);
 }
 #endif

@@ -74,7 +74,16 @@ bool jf_parse_u64(const char *text, unsigned len, uint64_t *out)
 bool jf_sysfs_read_cpulist(const char *name, struct jf_cpuset *out)
 {
   char path[96], buf[FILE_BUFFER];
-  snprintf(path, sizeof path, CPU_DIR "/%s", name);
+  /* No snprintf: a flush with inferred lines reads "online" every time
+   * (state.c), and formatting cost it more than the read itself. */
+  static const char dir[] = CPU_DIR "/";
+  size_t n = strlen(name);
+  if (n + sizeof dir > sizeof path) {
+    jf_cpuset_clear(out);
+    return false;
+  }
+  memcpy(path, dir, sizeof dir - 1);
+  memcpy(path + sizeof dir - 1, name, n + 1);
   int len = read_small_file(path, buf, sizeof buf);
   if (len < 0) {
     jf_cpuset_clear(out);
@@ -134,17 +143,69 @@ static void read_l1_lines(unsigned cpu, struct jf_sysfs_cpu *out)
   }
 }
 
+bool jf_sysfs_read_midr(unsigned cpu, uint64_t *midr)
+{
+  char path[128];
+  snprintf(path, sizeof path, CPU_DIR "/cpu%u/regs/identification/midr_el1", cpu);
+  uint64_t value;
+  /* The kernel prints the 64-bit register; the upper half is RES0, so a
+   * value above 32 bits is not a MIDR. */
+  if (!read_number(path, &value) || value > UINT32_MAX)
+    return false;
+  *midr = value;
+  return true;
+}
+
+void jf_sysfs_read_l1(unsigned cpu, struct jf_sysfs_cpu *out)
+{
+  out->l1i_line = out->l1d_line = 0;
+  read_l1_lines(cpu, out);
+}
+
 void jf_sysfs_read_cpu(unsigned cpu, struct jf_sysfs_cpu *out)
 {
   memset(out, 0, sizeof *out);
   read_l1_lines(cpu, out);
-  char path[128];
-  snprintf(path, sizeof path, CPU_DIR "/cpu%u/regs/identification/midr_el1", cpu);
-  uint64_t midr;
-  /* The kernel prints the 64-bit register; the upper half is RES0, so a
-   * value above 32 bits is not a MIDR. */
-  if (read_number(path, &midr) && midr <= UINT32_MAX) {
-    out->has_midr = true;
-    out->midr = midr;
+  out->has_midr = jf_sysfs_read_midr(cpu, &out->midr);
+}
+
+/* A cpulist (or, with WORDS, cpufreq's space-separated list) file. */
+static bool read_cpu_file(const char *path, bool words, struct jf_cpuset *out)
+{
+  char buf[FILE_BUFFER];
+  int len = read_small_file(path, buf, sizeof buf);
+  if (len < 0) {
+    jf_cpuset_clear(out);
+    return false;
   }
+  return words ? jf_cpuwords_parse(buf, (size_t)len, out) : jf_cpulist_parse(buf, (size_t)len, out);
+}
+
+bool jf_sysfs_read_domain(unsigned cpu, struct jf_cpuset *out)
+{
+  char path[128];
+  struct jf_cpuset policy, cluster;
+  snprintf(path, sizeof path, CPU_DIR "/cpu%u/cpufreq/related_cpus", cpu);
+  bool has_policy = read_cpu_file(path, true, &policy);
+  snprintf(path, sizeof path, CPU_DIR "/cpu%u/topology/cluster_cpus_list", cpu);
+  bool has_cluster = read_cpu_file(path, false, &cluster);
+  if (!has_cluster) {
+    snprintf(path, sizeof path, CPU_DIR "/cpu%u/topology/core_siblings_list", cpu);
+    has_cluster = read_cpu_file(path, false, &cluster);
+  }
+  if (has_policy && has_cluster)
+    jf_cpuset_and(&policy, &cluster, out);
+  else if (has_policy)
+    *out = policy;
+  else if (has_cluster)
+    *out = cluster;
+  else
+    jf_cpuset_clear(out);
+  /* A list that leaves out its own CPU is not the kernel's (each of these
+   * always includes it), so none of it is trusted. */
+  if (!jf_cpuset_has(out, cpu)) {
+    jf_cpuset_clear(out);
+    return false;
+  }
+  return true;
 }

@@ -15,6 +15,7 @@ void jf_view_export(const struct jf_view *view, struct jitflush_info *out)
   out->complete = g->complete;
   out->heterogeneous = g->heterogeneous;
   out->per_call_guard = g->per_call_guard;
+  out->online_check = g->online_check;
   out->use_dc_civac = g->use_dc_civac;
   out->status = g->status;
   out->ncpus_possible = view->ncpus_possible;
@@ -31,6 +32,7 @@ const char *jitflush_source_name(enum jitflush_source source)
   case JITFLUSH_SRC_MIDR_TABLE: return "midr_table";
   case JITFLUSH_SRC_FLOOR: return "floor";
   case JITFLUSH_SRC_PLATFORM: return "platform";
+  case JITFLUSH_SRC_CLUSTER: return "cluster";
   case JITFLUSH_SRC_NONE: break;
   }
   return "none";

@@ -14,7 +14,7 @@ bool jfi_ctr_known(const struct jitflush_cpu_info *cpu) { return cpu->observed; 
 bool jfi_line_known(enum jitflush_source source)
 {
   return source == JITFLUSH_SRC_CTR_EL0 || source == JITFLUSH_SRC_SYSFS ||
-         source == JITFLUSH_SRC_MIDR_TABLE;
+         source == JITFLUSH_SRC_MIDR_TABLE || source == JITFLUSH_SRC_CLUSTER;
 }
 
 bool jfi_idc_dic_known(const struct jitflush_cpu_info *cpu)
@@ -40,6 +40,7 @@ const char *jfi_source_tag(enum jitflush_source source)
   case JITFLUSH_SRC_MIDR_TABLE: return "t";
   case JITFLUSH_SRC_FLOOR: return "f";
   case JITFLUSH_SRC_PLATFORM: return "p";
+  case JITFLUSH_SRC_CLUSTER: return "i";
   case JITFLUSH_SRC_NONE: break;
   }
   return "-";

@@ -15,8 +15,9 @@
 
 bool jfi_midr_known(const struct jitflush_cpu_info *cpu);
 bool jfi_ctr_known(const struct jitflush_cpu_info *cpu);
-/* A line is a fact when it came from CTR_EL0, sysfs or the MIDR table;
- * the floor is the library's safe assumption, not knowledge. */
+/* A line is shown when it came from CTR_EL0, sysfs, the MIDR table or the
+ * kernel's cluster facts (an inference, tagged as such); the floor is the
+ * library's safe assumption, not knowledge. */
 bool jfi_line_known(enum jitflush_source source);
 bool jfi_idc_dic_known(const struct jitflush_cpu_info *cpu);
 
@@ -28,7 +29,7 @@ const char *jfi_core_name(const struct jitflush_cpu_info *cpu);
  * of the two (the enum runs strongest first). */
 enum jitflush_source jfi_lines_source(const struct jitflush_cpu_info *cpu);
 
-/* One-letter tag for the table legend: c s t f p, "-" for none. */
+/* One-letter tag for the table legend: c s t f p i, "-" for none. */
 const char *jfi_source_tag(enum jitflush_source source);
 
 /* The implementer's name for MIDR_EL1[31:24] (Arm ARM D19.2.100; codes from

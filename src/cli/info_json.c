@@ -81,6 +81,11 @@ static void print_cpu(FILE *out, const struct jitflush_cpu_info *c)
   json_string(out, jitflush_source_name(c->dline_source));
   fputs(",\"idc_dic_source\":", out);
   json_string(out, jitflush_source_name(c->idc_dic_source));
+  fputs(",\"inferred_from\":", out);
+  if (c->iline_source == JITFLUSH_SRC_CLUSTER)
+    fprintf(out, "%d", c->inferred_from);
+  else
+    fputs("null", out);
   fputs(",\"l1ip\":", out);
   json_string(out, c->observed ? jfi_l1ip_name(c->l1ip) : NULL);
   fputs(",\"implementer\":", out);
@@ -107,9 +112,9 @@ static void print_global(FILE *out, const struct jitflush_info *info)
   json_string(out, jitflush_source_name(info->iline_source));
   fputs(",\"dline_source\":", out);
   json_string(out, jitflush_source_name(info->dline_source));
-  fprintf(out, ",\"per_call_guard\":%s,\"use_dc_civac\":%s,\"status\":%d}",
-          info->per_call_guard ? "true" : "false", info->use_dc_civac ? "true" : "false",
-          info->status);
+  fprintf(out, ",\"per_call_guard\":%s,\"online_check\":%s,\"use_dc_civac\":%s,\"status\":%d}",
+          info->per_call_guard ? "true" : "false", info->online_check ? "true" : "false",
+          info->use_dc_civac ? "true" : "false", info->status);
 }
 
 static void print_verdict(FILE *out, const struct jfi_verdict *v)
@@ -129,6 +134,10 @@ static void print_verdict(FILE *out, const struct jfi_verdict *v)
   json_string(out, v->unseen_offline);
   fputs(",\"unseen_online\":", out);
   json_string(out, v->unseen_online);
+  fputs(",\"inferred\":", out);
+  json_string(out, v->inferred);
+  fputs(",\"inferred_why\":", out);
+  json_string(out, v->inferred_why[0] ? v->inferred_why : NULL);
   fputs(",\"strategies\":{", out);
   for (int i = 0; i < JFI_NSTRATEGIES; i++) {
     const struct jfi_strategy *s = &v->strategies[i];

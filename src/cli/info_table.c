@@ -178,10 +178,18 @@ static void print_verdict(FILE *out, const struct jitflush_info *info, const str
     if (v->possible_unknown)
       fprintf(out, "  the kernel's list of possible CPUs could not be read (sysfs possible/present\n"
               "  missing or malformed): only the CPUs this process may run on are listed\n");
-    fprintf(out, "  floor used for what was not seen: I-line %u (%s), D-line %u (%s)%s\n", info->iline,
-            jitflush_source_name(info->iline_source), info->dline,
-            jitflush_source_name(info->dline_source),
-            info->per_call_guard ? ", and each flush also honours the current core's CTR_EL0" : "");
+    if (v->inferred[0]) {
+      fprintf(out, "  inferred from the kernel's cluster facts: %s\n", v->inferred_why);
+      fprintf(out, "  lines used: I-line %u (%s), D-line %u (%s); each flush then checks the online\n"
+              "  CPUs and re-probes if one it never saw came online\n", info->iline,
+              jitflush_source_name(info->iline_source), info->dline,
+              jitflush_source_name(info->dline_source));
+    } else {
+      fprintf(out, "  floor used for what was not seen: I-line %u (%s), D-line %u (%s)%s\n", info->iline,
+              jitflush_source_name(info->iline_source), info->dline,
+              jitflush_source_name(info->dline_source),
+              info->per_call_guard ? ", and each flush also honours the current core's CTR_EL0" : "");
+    }
     if (v->lines_differ)
       fprintf(out, "  the CPUs that were seen are heterogeneous\n");
   }
@@ -212,7 +220,7 @@ void jfi_print_table(FILE *out, const struct jitflush_info *info, const struct j
   fputc('\n', out);
   print_rows(out, info, &p);
   fprintf(out, "%ssources: c = read on that CPU (CTR_EL0, MIDR_EL1)  s = sysfs  t = MIDR table  "
-          "f = floor  - = not known%s\n", p.dim, p.reset);
+          "f = floor  i = inferred from the kernel's cluster facts  - = not known%s\n", p.dim, p.reset);
   print_global(out, info, &p);
   print_verdict(out, info, verdict, &p);
 }

@@ -291,6 +291,47 @@ static void judge_fixed_64_no_clean(const struct jitflush_info *info, const stru
 
 static bool cpu_online_unseen(const struct jitflush_cpu_info *c) { return !c->observed && c->online; }
 static bool cpu_offline_unseen(const struct jitflush_cpu_info *c) { return !c->observed && !c->online; }
+static bool cpu_inferred(const struct jitflush_cpu_info *c) { return c->iline_source == JITFLUSH_SRC_CLUSTER; }
+
+/* The CPU whose lines explain_inferred is listing the inferences of (the
+ * predicate below needs it; the CLI is single-threaded). */
+static int listing_inferred_from;
+static bool cpu_inferred_from_listed(const struct jitflush_cpu_info *c)
+{
+  return cpu_inferred(c) && c->inferred_from == listing_inferred_from;
+}
+
+/* "CPUs 6-7: I-line 128, D-line 64, as CPU 4 (Exynos M1), ..." for each
+ * CPU they were inferred from. */
+static void explain_inferred(const struct jitflush_info *info, struct jfi_verdict *v)
+{
+  size_t used = 0;
+  for (unsigned i = 0; i < info->ncpus; i++) {
+    const struct jitflush_cpu_info *c = &info->cpus[i];
+    bool first_of_source = cpu_inferred(c);
+    for (unsigned j = 0; first_of_source && j < i; j++)
+      if (cpu_inferred(&info->cpus[j]) && info->cpus[j].inferred_from == c->inferred_from)
+        first_of_source = false;
+    if (!first_of_source)
+      continue;
+    char cpus[128];
+    listing_inferred_from = c->inferred_from;
+    jfi_cpulist(info, cpu_inferred_from_listed, cpus, sizeof cpus);
+    const struct jitflush_cpu_info *from = NULL;
+    for (unsigned j = 0; j < info->ncpus; j++)
+      if (info->cpus[j].cpu == c->inferred_from)
+        from = &info->cpus[j];
+    const char *name = from ? jfi_core_name(from) : NULL;
+    int w = snprintf(v->inferred_why + used, sizeof v->inferred_why - used,
+                     "%sCPUs %s: I-line %u, D-line %u, as CPU %d%s%s%s, which the kernel's cpufreq "
+                     "policy and topology cluster group with them",
+                     used ? "; " : "", cpus, c->iline, c->dline, c->inferred_from, name ? " (" : "",
+                     name ? name : "", name ? ")" : "");
+    if (w < 0 || (size_t)w >= sizeof v->inferred_why - used)
+      return;
+    used += (size_t)w;
+  }
+}
 
 /* A cross-check of the library: the global values must cover every CPU it
  * knows about. A failure here is a bug, and the stride not safe. */
@@ -319,6 +360,8 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
   jfi_cpulist(info, jfi_cpu_not_observed, v->unseen, sizeof v->unseen);
   jfi_cpulist(info, cpu_offline_unseen, v->unseen_offline, sizeof v->unseen_offline);
   jfi_cpulist(info, cpu_online_unseen, v->unseen_online, sizeof v->unseen_online);
+  jfi_cpulist(info, cpu_inferred, v->inferred, sizeof v->inferred);
+  explain_inferred(info, v);
 
   if (info->status < 0)
     snprintf(v->problem, sizeof v->problem, "the probe could not run (status %d); flushes fall "

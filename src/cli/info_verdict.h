@@ -39,6 +39,9 @@ struct jfi_verdict {
   char unseen[256];          /* cpulist of CPUs not observed, "" if none */
   char unseen_offline[256];  /* ... of which offline */
   char unseen_online[256];   /* ... of which online (cpuset, pin refused) */
+  char inferred[256];        /* cpulist of CPUs whose lines were inferred from
+                                the kernel's cluster facts, "" if none */
+  char inferred_why[512];    /* which CPUs, which lines, from which CPU */
   bool possible_unknown;     /* the kernel's list of possible CPUs could not
                                 be read: the CPUs listed are only those this
                                 process may use, others may exist */

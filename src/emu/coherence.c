@@ -96,14 +96,23 @@
  *
  * Hotplug. A CPU that the kernel brings online turns its MMU on with the
  * set_sctlr macro (arch/arm64/include/asm/assembler.h, through
- * set_sctlr_el1), which follows the SCTLR write with a local `ic iallu;
- * dsb nsh; isb` "so that any instructions fetched speculatively from the
- * PoC are discarded", before the CPU runs any user code. So when a cluster whose CPUs were all offline gets one
- * back, its I-cache holds nothing from before: every word whose clean had
- * completed by then counts as invalidated in that cluster's geometry at
- * that moment (jf_model_cluster_online). When other CPUs of the cluster
- * stayed online the model cannot tell their caches from the new one's
- * (it tracks clusters, not cores) and assumes nothing, the worst case.
+ * set_sctlr_el1, used by __enable_mmu in arch/arm64/kernel/head.S on the
+ * secondary_startup path), which follows the SCTLR write with a local
+ * `ic iallu; dsb nsh; isb` "so that any instructions fetched speculatively
+ * from the PoC are discarded", before the CPU runs any user code; the
+ * Galaxy S7's own 3.18 kernel (Samsung's universal8890 tree) has the same
+ * three instructions inline in __enable_mmu. So when a cluster whose CPUs
+ * were all offline gets one back, its I-cache holds nothing older than the
+ * PoU: every word whose clean had completed by then counts as invalidated
+ * in that cluster's geometry at that moment (jf_model_cluster_online); a
+ * word cleaned later still needs an invalidate in this geometry after its
+ * clean, as usual. Nothing is credited on the D side: PSCI CPU_ON starts
+ * the core from reset, and whether its caches come up invalid depends on
+ * the core and the firmware; the new CPU has written nothing, and the
+ * writers' caches stay as they were (the worst case). When other CPUs of
+ * the cluster stayed online the model cannot tell their caches from the
+ * new one's (it tracks clusters, not cores) and credits nothing, which is
+ * stricter than hardware, never more lenient.
  */
 #include <inttypes.h>
 #include <string.h>

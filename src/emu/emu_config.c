@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "internal/cpuset.h" /* the library's cpulist parser (src/cpuset.c) */
+
 /* CTR_EL0's layout is the library's (src/internal/ctr.h): one definition. */
 #define CTR_IMINLINE_SHIFT JF_CTR_IMINLINE_SHIFT
 #define CTR_DMINLINE_SHIFT JF_CTR_DMINLINE_SHIFT
@@ -273,13 +275,14 @@ static bool get_cpulist(struct ctx *c, const char *group, const char *key,
 /* Groups. */
 
 static const char *const soc_keys[] = {"name", "qemu-cpu", NULL};
-static const char *const cluster_keys[] = {"cpus", "core", "midr", "ctr",
-                                           "l1i-line", "l1d-line", "online", NULL};
+static const char *const cluster_keys[] = {"cpus", "core", "midr", "ctr", "l1i-line",
+                                           "l1d-line", "online", "domain", NULL};
 static const char *const kernel_keys[] = {"ctr-trap", "sysfs", NULL};
 static const char *const process_keys[] = {"allowed", NULL};
 static const char *const sched_keys[] = {"seed", "migrate-every", "policy", NULL};
 /* enum emu_sched_policy, in order. */
 const char *const emu_sched_policy_names[] = {"adversarial", "random", NULL};
+static const char *const hotplug_keys[] = {"events", NULL};
 
 static bool check_keys(struct ctx *c, const char *group, const char *const *known) {
   for (guint i = 0; i < c->lay.keys->len; i++) {
@@ -339,6 +342,13 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
   struct emu_cluster *cl = &cfg->clusters[idx];
   cl->name = g_strdup(name);
   cl->core = has_key(c, group, "core") ? get_value(c, group, "core") : g_strdup(name);
+  cl->domain = has_key(c, group, "domain") ? get_value(c, group, "domain") : g_strdup(name);
+  cl->domain_id = (unsigned)idx;
+  for (int other = 0; other < idx; other++)
+    if (strcmp(cfg->clusters[other].domain, cl->domain) == 0) {
+      cl->domain_id = (unsigned)other;
+      break;
+    }
 
   /* MIDR_EL1 bits [63:32] are RES0 (Arm ARM D19.2.100). */
   if (!get_u64(c, group, "midr", 0xffffffffull, &cl->midr)) return false;
@@ -421,6 +431,97 @@ static uint64_t sanitize_ctr(const struct emu_config *cfg) {
          (idc << CTR_IDC_BIT) | (dic << CTR_DIC_BIT);
 }
 
+static int event_order(gconstpointer a, gconstpointer b) {
+  const struct emu_hotplug_event *x = a, *y = b;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **events,
+                                     unsigned *n) {
+  *events = NULL;
+  *n = 0;
+  if (!text || !*text) return "empty list of events";
+  GArray *list = g_array_new(false, true, sizeof(struct emu_hotplug_event));
+  const char *p = text, *problem = NULL;
+  while (!problem) {
+    struct emu_hotplug_event e;
+    memset(&e, 0, sizeof e);
+    if (*p != '+' && *p != '-') {
+      problem = "each event starts with + (online) or - (offline)";
+      break;
+    }
+    e.online = *p++ == '+';
+    const char *at = strchr(p, '@');
+    if (!at) {
+      problem = "an event needs @N (guest instructions)";
+      break;
+    }
+    struct jf_cpuset set;
+    if (!jf_cpulist_parse(p, (size_t)(at - p), &set)) {
+      problem = "malformed CPU list in an event";
+      break;
+    }
+    memcpy(e.cpus, set.bits, sizeof e.cpus);
+    const char *num = at + 1, *end = num;
+    while (g_ascii_isdigit(*end)) end++;
+    char *digits = g_strndup(num, (gsize)(end - num));
+    bool good = parse_u64(digits, &e.at);
+    g_free(digits);
+    if (!good) {
+      problem = "@ must be followed by a decimal instruction count";
+      break;
+    }
+    g_array_append_val(list, e);
+    if (*end == '\0') break;
+    if (*end != ',') {
+      problem = "events are separated by commas";
+      break;
+    }
+    p = end + 1;
+  }
+  if (problem) {
+    g_array_free(list, true);
+    return problem;
+  }
+  g_array_sort(list, event_order); /* stable (GLib >= 2.32): ties keep file order */
+  *n = list->len;
+  *events = (struct emu_hotplug_event *)(void *)g_array_free(list, false);
+  return NULL;
+}
+
+/* Plays the events on the initial online set: each must change something
+ * real, and some CPU the process may use must stay online throughout. */
+static bool load_events(struct ctx *c, struct emu_config *cfg) {
+  char *v = get_value(c, "hotplug", "events");
+  const char *problem = emu_parse_hotplug_events(v, &cfg->events, &cfg->nevents);
+  bool ok = problem == NULL;
+  if (!ok) fail_key(c, "hotplug", "events", "%s: '%s'", problem, v ? v : "");
+  g_free(v);
+  bool online[EMU_MAX_CPUS];
+  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++)
+    online[cpu] = cpu < cfg->ncpus && cfg->cpus[cpu].online;
+  for (unsigned i = 0; ok && i < cfg->nevents; i++) {
+    const struct emu_hotplug_event *e = &cfg->events[i];
+    for (unsigned cpu = 0; ok && cpu < EMU_MAX_CPUS; cpu++) {
+      if (!emu_event_has(e, cpu)) continue;
+      if (cpu >= cfg->ncpus)
+        ok = fail_key(c, "hotplug", "events", "cpu %u does not exist (CPUs are 0..%u)", cpu,
+                      cfg->ncpus - 1);
+      else if (online[cpu] == e->online)
+        ok = fail_key(c, "hotplug", "events", "cpu %u is already %s at %" PRIu64, cpu,
+                      e->online ? "online" : "offline", e->at);
+      online[cpu] = e->online;
+    }
+    bool runnable = false;
+    for (unsigned cpu = 0; ok && cpu < cfg->ncpus; cpu++)
+      runnable = runnable || (online[cpu] && cfg->allowed[cpu]);
+    if (ok && !runnable)
+      ok = fail_key(c, "hotplug", "events",
+                    "at %" PRIu64 " no CPU the process may use would be online", e->at);
+  }
+  return ok;
+}
+
 static bool load_all(struct ctx *c, struct emu_config *cfg) {
   gsize ngroups = 0;
   char **groups = g_key_file_get_groups(c->kf, &ngroups);
@@ -450,6 +551,7 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
         struct emu_cluster *partial = &cfg->clusters[cfg->nclusters];
         g_clear_pointer(&partial->name, g_free);
         g_clear_pointer(&partial->core, g_free);
+        g_clear_pointer(&partial->domain, g_free);
       }
       g_free(name);
     } else if (strcmp(g, "kernel") == 0) {
@@ -460,11 +562,14 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
            load_enum(c, g, "sysfs", modes, &mode);
       cfg->ctr_trap = (enum emu_ctr_trap)trap;
       cfg->sysfs = (enum emu_sysfs_mode)mode;
+    } else if (strcmp(g, "hotplug") == 0) {
+      ok = check_keys(c, g, hotplug_keys); /* read after the clusters */
     } else if (strcmp(g, "process") == 0 || strcmp(g, "sched") == 0) {
       /* Read after the clusters: [process] allowed refers to their CPUs. */
       ok = check_keys(c, g, strcmp(g, "process") == 0 ? process_keys : sched_keys);
     } else {
-      ok = fail_group(c, g, "unknown group (known: soc, cluster NAME, kernel, process, sched)");
+      ok = fail_group(c, g,
+                      "unknown group (known: soc, cluster NAME, kernel, process, sched, hotplug)");
     }
   }
   if (ok && cfg->nclusters == 0)
@@ -506,7 +611,10 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
     if (ok && !runnable)
       ok = fail_key(c, "process", "allowed", "none of these CPUs is online");
   } else if (ok) {
-    for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) cfg->allowed[cpu] = cfg->cpus[cpu].online;
+    /* Linux's root cpuset follows hotplug: with events, CPUs that come
+     * online later are the process's too. */
+    bool later = has_key(c, "hotplug", "events");
+    for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) cfg->allowed[cpu] = later || cfg->cpus[cpu].online;
   }
 
   if (ok && has_key(c, "sched", "seed")) ok = get_u64(c, "sched", "seed", G_MAXUINT64, &cfg->seed);
@@ -518,6 +626,8 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
   int policy = EMU_SCHED_ADVERSARIAL;
   if (ok) ok = load_enum(c, "sched", "policy", emu_sched_policy_names, &policy);
   cfg->policy = (enum emu_sched_policy)policy;
+
+  if (ok && has_key(c, "hotplug", "events")) ok = load_events(c, cfg);
 
   if (ok && !cfg->soc_name) cfg->soc_name = g_path_get_basename(c->path);
   if (ok) cfg->sanitized_ctr = sanitize_ctr(cfg);
@@ -579,7 +689,9 @@ void emu_config_free(struct emu_config *config) {
   for (unsigned i = 0; config->clusters && i < config->nclusters; i++) {
     g_free(config->clusters[i].name);
     g_free(config->clusters[i].core);
+    g_free(config->clusters[i].domain);
   }
+  g_free(config->events);
   g_free(config->clusters);
   g_free(config->path);
   g_free(config->soc_name);

@@ -43,6 +43,18 @@ struct emu_cluster {
   uint64_t ctr;
   unsigned l1i_line;  /* bytes; defaults to 4 << CTR.IminLine */
   unsigned l1d_line;  /* bytes; defaults to 4 << CTR.DminLine */
+  char *domain;       /* domain= (default: the cluster's own name) */
+  unsigned domain_id; /* index of the first cluster with the same domain:
+                         clusters with equal ids share one cpufreq policy
+                         and one topology cluster in the overlay */
+};
+
+/* [hotplug] events: at AT guest instructions (all threads together) the
+ * CPUs in CPUS come online (ONLINE) or go offline. */
+struct emu_hotplug_event {
+  uint64_t at;
+  bool online;
+  uint64_t cpus[EMU_MAX_CPUS / 64];
 };
 
 struct emu_cpu {
@@ -66,7 +78,20 @@ struct emu_config {
   enum emu_sched_policy policy; /* [sched] policy, default adversarial */
   uint64_t sanitized_ctr;      /* the system-wide safe CTR_EL0 (min lines,
                                   AND of IDC/DIC) computed at load time */
+  struct emu_hotplug_event *events; /* sorted by at (stable) */
+  unsigned nevents;
 };
+
+static inline bool emu_event_has(const struct emu_hotplug_event *e, unsigned cpu) {
+  return cpu < EMU_MAX_CPUS && (e->cpus[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+/* Parses a [hotplug] events value: items "+CPULIST@N" or "-CPULIST@N"
+ * separated by commas (a CPULIST may hold commas itself: "+4,6@100"), in
+ * the kernel's cpulist format. Returns NULL and fills *events / *n (the
+ * caller frees *events with g_free), or the problem. Exposed for tests. */
+const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **events,
+                                     unsigned *n);
 
 /*
  * Loads and validates PATH. On error returns NULL and sets *error to a

@@ -7,6 +7,10 @@
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
  *           [,summary=PATH][,migrate-every=N][,check=on|off]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
+ *           [,overlay=DIR]
+ *
+ * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
+ * events rewrite (plugin_hotplug.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -183,6 +187,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
   jf_findings_free();
   g_clear_pointer(&jf_model, jf_model_free);
   jf_alias_free();
+  jf_hotplug_free();
   jf_sched_free();
   jf_decoder_close();
   qemu_plugin_scoreboard_free(jf_score);
@@ -241,6 +246,8 @@ static char *parse_option(const char *opt) {
     jf_opts.config_path = g_strdup(value);
   } else if (g_strcmp0(key, "report") == 0) {
     jf_opts.report_path = g_strdup(value);
+  } else if (g_strcmp0(key, "overlay") == 0) {
+    jf_opts.overlay_path = g_strdup(value);
   } else if (g_strcmp0(key, "summary") == 0) {
     jf_opts.summary_path = g_strdup(value);
   } else if (g_strcmp0(key, "seed") == 0) {
@@ -312,7 +319,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     return -1;
   }
   char *err = NULL;
-  if (!jf_decoder_open(&err) || !jf_sched_init(&err)) {
+  if (!jf_decoder_open(&err) || !jf_sched_init(&err) || !jf_hotplug_init(&err)) {
     fprintf(stderr, "jitflush plugin: %s\n", err);
     g_free(err);
     return -1;

@@ -100,6 +100,9 @@ struct jf_thread {
   uint64_t sc_args[3];
   GByteArray *sc_saved;     /* guest bytes the plugin replaced before the
                                host call, restored after it */
+  struct jf_cpuset wanted;  /* the mask it asked for, within [process]
+                               allowed, offline CPUs kept (hotplug: Linux
+                               gives a task its CPUs back when they return) */
   bool sc_apply;            /* setaffinity: an emulated mask to apply */
   struct jf_cpuset sc_mask;
   struct jf_thread *sc_target;
@@ -120,6 +123,9 @@ struct jf_options {
   enum emu_sched_policy policy;
   const char *sarif_path;
   const char *findings_path; /* the stderr blocks, for the runner to print */
+  const char *overlay_path;  /* the generated ROOT/sys/devices/system/cpu
+                                that hotplug events rewrite; NULL for a
+                                --sysfs-root tree, which is never changed */
 };
 
 /* ---- plugin.c: shared state ------------------------------------------- */
@@ -209,6 +215,21 @@ unsigned jf_findings_count(void);
  * sanitizer-style text to TEXT_PATH and SARIF to SARIF_PATH when set. */
 void jf_findings_report(GString *json, const char *text_path,
                         const char *sarif_path);
+
+/* ---- plugin_hotplug.c ------------------------------------------------------ */
+bool jf_hotplug_init(char **error);
+void jf_hotplug_free(void);
+bool jf_hotplug_online(unsigned cpu);
+/* Applies the [hotplug] events that are due. Called WITHOUT jf_lock, from
+ * the scheduler's migration and syscall callbacks of VCPU. */
+void jf_hotplug_poll(unsigned vcpu);
+
+/* ---- plugin_sched.c: hotplug ------------------------------------------------ */
+/* The online CPUs changed (jf_lock held): the process's CPUs become
+ * [process] allowed within ONLINE, each thread's mask what it asked for
+ * within those, and threads on a CPU that went offline move off it
+ * (counted on VCPU's scoreboard). */
+void jf_sched_set_online(const struct jf_cpuset *online, unsigned vcpu);
 
 /* ---- plugin_alias.c ------------------------------------------------------- */
 void jf_alias_init(void);

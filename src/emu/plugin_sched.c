@@ -53,6 +53,7 @@
 #define MASK_BYTES_MAX (EMU_MAX_CPUS / 8)
 
 static struct jf_cpuset process_allowed; /* [process] allowed ∩ online */
+static struct jf_cpuset allowed_all;     /* [process] allowed, offline CPUs too */
 static unsigned process_allowed_count;
 static GPtrArray *threads;       /* every struct jf_thread, by serial */
 static GPtrArray *by_vcpu;       /* vCPU index -> live struct jf_thread */
@@ -100,7 +101,11 @@ static void thread_free(gpointer data) {
 bool jf_sched_init(char **error) {
   const struct emu_config *cfg = jf_config;
   memset(&process_allowed, 0, sizeof(process_allowed));
+  memset(&allowed_all, 0, sizeof(allowed_all));
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    if (cfg->allowed[cpu]) {
+      jf_cpuset_add(&allowed_all, cpu);
+    }
     if (cfg->allowed[cpu] && cfg->cpus[cpu].online) {
       jf_cpuset_add(&process_allowed, cpu);
     }
@@ -142,6 +147,7 @@ static struct jf_thread *thread_new(const struct jf_cpuset *mask) {
   struct jf_thread *t = g_new0(struct jf_thread, 1);
   jf_model_thread_init(&t->mt, threads->len, 0, 0);
   t->mask = *mask;
+  t->wanted = *mask;
   t->rng = seed ^ (UINT64_C(0xd1b54a32d192ed03) * (t->mt.serial + 1));
   g_ptr_array_add(threads, t);
   return t;
@@ -217,6 +223,7 @@ void jf_sched_vcpu_init(unsigned vcpu) {
   bool is_main = threads->len == 0;
   if (!t) {
     t = thread_new(&process_allowed);
+    t->wanted = allowed_all; /* Linux's default: every CPU, as they come */
   }
   unsigned n = cpuset_count(&t->mask);
   if (is_main) {
@@ -254,6 +261,7 @@ void jf_sched_vcpu_exit(unsigned vcpu) {
 }
 
 void jf_sched_migration_due(unsigned vcpu) {
+  jf_hotplug_poll(vcpu);
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
@@ -336,6 +344,39 @@ void jf_sched_adversary_maintenance(struct jf_thread *t) {
   }
 }
 
+/* ---- hotplug (plugin_hotplug.c) ------------------------------------------- */
+
+/* T's mask: what it asked for within the process's online CPUs; when none
+ * of those is online, all of them (the kernel's fallback for a task whose
+ * CPUs all went offline, select_fallback_rq in kernel/sched/core.c). */
+static void effective_mask(struct jf_thread *t) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
+    t->mask.bits[i] = t->wanted.bits[i] & process_allowed.bits[i];
+    n += (unsigned)__builtin_popcountll(t->mask.bits[i]);
+  }
+  if (n == 0) {
+    t->mask = process_allowed;
+  }
+}
+
+void jf_sched_set_online(const struct jf_cpuset *online, unsigned vcpu) {
+  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
+    process_allowed.bits[i] = allowed_all.bits[i] & online->bits[i];
+  }
+  process_allowed_count = cpuset_count(&process_allowed);
+  for (guint i = 0; i < threads->len; i++) {
+    struct jf_thread *t = g_ptr_array_index(threads, i);
+    effective_mask(t);
+    if (t->alive && !jf_cpuset_has(&t->mask, t->mt.cpu)) {
+      /* Its CPU went offline: the kernel migrates it away before the CPU
+       * dies (migrate_tasks, kernel/sched/core.c). */
+      migrate(t, cpuset_nth(&t->mask, (unsigned)(rng_next(&t->rng) % cpuset_count(&t->mask))),
+              vcpu);
+    }
+  }
+}
+
 /* ---- affinity syscalls --------------------------------------------------- */
 
 static bool guest_read(uint64_t addr, GByteArray *buf, size_t len) {
@@ -414,10 +455,12 @@ static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t addr,
   for (size_t i = 0; i < n; i++) {
     wanted.bits[i / 8] |= (uint64_t)orig->data[i] << (8 * (i % 8));
   }
+  struct jf_cpuset online_part;
   for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
-    wanted.bits[i] &= process_allowed.bits[i];
+    wanted.bits[i] &= allowed_all.bits[i]; /* kept for hotplug */
+    online_part.bits[i] = wanted.bits[i] & process_allowed.bits[i];
   }
-  bool empty = cpuset_count(&wanted) == 0;
+  bool empty = cpuset_count(&online_part) == 0;
   uint8_t replacement[MASK_BYTES_MAX];
   memset(replacement, 0, sizeof(replacement));
   if (!empty) {
@@ -440,7 +483,8 @@ static void setaffinity_return(struct jf_thread *t, int64_t ret,
   g_clear_pointer(&t->sc_saved, g_byte_array_unref);
   struct jf_thread *target = t->sc_target;
   if (ret == 0 && t->sc_apply && target->alive) {
-    target->mask = t->sc_mask;
+    target->wanted = t->sc_mask;
+    effective_mask(target);
     if (!jf_cpuset_has(&target->mask, target->mt.cpu)) {
       /* Linux moves a task off a CPU its new mask excludes at once. */
       migrate(target, cpuset_nth(&target->mask, 0), vcpu);
@@ -495,6 +539,7 @@ static void getcpu_return(struct jf_thread *t, int64_t ret) {
 void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
                       uint64_t a3) {
   GByteArray *wanted_mask = NULL;
+  jf_hotplug_poll(vcpu);
   if (num == NR_SCHED_SETAFFINITY) {
     /* Read before taking jf_lock, for the reason given at guest_write. */
     wanted_mask = g_byte_array_new();
@@ -525,6 +570,7 @@ void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
     if ((a1 & GUEST_CLONE_VM) && (a1 & GUEST_CLONE_THREAD)) {
       /* A new thread inherits its creator's affinity (sched_fork). */
       t->sc_clone_child = thread_new(&t->mask);
+      t->sc_clone_child->wanted = t->wanted;
       g_queue_push_tail(&children, t->sc_clone_child);
     }
     break;

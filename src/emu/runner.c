@@ -449,7 +449,7 @@ static char *last_lines(const GString *tail, guint max) {
 
 /* The plugin option: PLUGIN,config=...,seed=...[,report=...][,check=...],summary=... */
 static GString *plugin_option(const struct options *o, const struct emu_config *cfg,
-                              const char *plugin, const char *summary,
+                              const char *plugin, const char *root, const char *summary,
                               const char *findings) {
   GString *opt = g_string_new(NULL);
   for (const char *p = plugin; *p; p++) {
@@ -473,6 +473,13 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     char *sarif_abs = absolute(o->sarif);
     append_plugin_arg(opt, "sarif", sarif_abs);
     g_free(sarif_abs);
+  }
+  /* Hotplug events rewrite the generated tree; a --sysfs-root dump is the
+   * user's and stays as it is. */
+  if (!o->sysfs_root && cfg->sysfs != EMU_SYSFS_NONE) {
+    char *overlay_cpu = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
+    append_plugin_arg(opt, "overlay", overlay_cpu);
+    g_free(overlay_cpu);
   }
   append_plugin_arg(opt, "findings", findings);
   append_plugin_arg(opt, "summary", summary);
@@ -568,7 +575,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   }
   char *summary = g_build_filename(tmp, "summary", NULL);
   char *findings = g_build_filename(tmp, "findings", NULL);
-  GString *plugin_opt = plugin_option(o, cfg, plugin, summary, findings);
+  GString *plugin_opt = plugin_option(o, cfg, plugin, root, summary, findings);
 
   GPtrArray *argv = g_ptr_array_new();
   g_ptr_array_add(argv, (char *)qemu);

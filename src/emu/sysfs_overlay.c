@@ -7,6 +7,16 @@
  *   cpuN/cache/index0/{level,type,coherency_line_size}   L1 Data
  *   cpuN/cache/index1/{level,type,coherency_line_size}   L1 Instruction
  *   cpuN/regs/identification/midr_el1                    "0x%016llx"
+ *   cpuN/topology/{core_siblings_list,package_cpus_list,cluster_cpus_list}
+ *   cpuN/cpufreq/related_cpus                            "4 5 6 7 "
+ *
+ * The topology lists and related_cpus name every CPU of the CPU's domain
+ * (its cluster, or every cluster sharing its domain=), offline ones
+ * included, as Linux does: a cpufreq policy's related_cpus keeps the CPUs
+ * that went offline (drivers/cpufreq/cpufreq.c, show_cpus(), one "%u " per
+ * CPU), and the topology masks are built from the firmware's description
+ * of every possible CPU (drivers/base/arch_topology.c). A Galaxy S7 with
+ * CPUs 6-7 out shows "4 5 6 7" in CPU 4's related_cpus.
  *
  * Per-CPU folders exist only for online CPUs: the cache and regs folders of
  * a CPU are created by its hotplug-online callbacks (cacheinfo_cpu_online()
@@ -19,23 +29,33 @@
 
 #include <errno.h>
 #include <string.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "internal/cpuset.h" /* the library's cpulist formatter (src/cpuset.c) */
 
 #define EMU_OVERLAY_ERROR (g_quark_from_static_string("emu-overlay-error"))
 
 char *emu_format_cpulist(const bool *set, unsigned n) {
-  GString *s = g_string_new(NULL);
-  for (unsigned cpu = 0; cpu < n; cpu++) {
-    if (!set[cpu]) continue;
-    unsigned last = cpu;
-    while (last + 1 < n && set[last + 1]) last++;
-    if (s->len) g_string_append_c(s, ',');
-    if (last == cpu) g_string_append_printf(s, "%u", cpu);
-    else g_string_append_printf(s, "%u-%u", cpu, last);
-    cpu = last;
-  }
-  return g_string_free(s, FALSE);
+  struct jf_cpuset cpus;
+  jf_cpuset_clear(&cpus);
+  for (unsigned cpu = 0; cpu < n && cpu < JF_MAX_CPUS; cpu++)
+    if (set[cpu]) jf_cpuset_add(&cpus, cpu);
+  /* "0,2,4,...,1022", the longest list of 1024 CPUs, is under 4.5 KiB. */
+  char buf[8192];
+  bool fits = jf_cpulist_format(&cpus, buf, sizeof buf);
+  g_assert(fits);
+  return g_strdup(buf);
+}
+
+/* The CPUs of CPU's domain, offline ones included. */
+static void domain_members(const struct emu_config *config, unsigned cpu, bool members[EMU_MAX_CPUS]) {
+  unsigned domain = config->clusters[config->cpus[cpu].cluster].domain_id;
+  for (unsigned other = 0; other < EMU_MAX_CPUS; other++)
+    members[other] = other < config->ncpus &&
+                     config->clusters[config->cpus[other].cluster].domain_id == domain;
 }
 
 static bool make_dir(const char *path, GError **error) {
@@ -76,6 +96,27 @@ static bool write_cache_index(const char *cpu_dir, unsigned index, const char *t
   return ok;
 }
 
+static bool write_grouping(const struct emu_config *config, const char *dir, unsigned cpu,
+                           GError **error) {
+  bool members[EMU_MAX_CPUS];
+  domain_members(config, cpu, members);
+  char *list = emu_format_cpulist(members, config->ncpus);
+  GString *words = g_string_new(NULL);
+  for (unsigned other = 0; other < config->ncpus; other++)
+    if (members[other]) g_string_append_printf(words, "%u ", other);
+  char *topology = g_strdup_printf("%s/topology", dir);
+  char *cpufreq = g_strdup_printf("%s/cpufreq", dir);
+  bool ok = make_dir(topology, error) && write_attr(topology, "core_siblings_list", list, error) &&
+            write_attr(topology, "package_cpus_list", list, error) &&
+            write_attr(topology, "cluster_cpus_list", list, error) && make_dir(cpufreq, error) &&
+            write_attr(cpufreq, "related_cpus", words->str, error);
+  g_free(topology);
+  g_free(cpufreq);
+  g_string_free(words, TRUE);
+  g_free(list);
+  return ok;
+}
+
 static bool write_cpu(const struct emu_config *config, const char *cpu_root, unsigned cpu,
                       GError **error) {
   const struct emu_cluster *cl = &config->clusters[config->cpus[cpu].cluster];
@@ -96,20 +137,19 @@ static bool write_cpu(const struct emu_config *config, const char *cpu_root, uns
     ok = make_dir(id, error) && write_attr(id, "midr_el1", text, error);
     g_free(id);
   }
+  if (ok) ok = write_grouping(config, dir, cpu, error);
   g_free(dir);
   return ok;
 }
 
-bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
-                             GError **error) {
-  if (config->sysfs == EMU_SYSFS_NONE) return true;
-  char *cpu_root = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
+static bool write_lists(const struct emu_config *config, const char *cpu_root,
+                        const bool *online_now, GError **error) {
   bool all[EMU_MAX_CPUS] = {false}, online[EMU_MAX_CPUS] = {false},
        offline[EMU_MAX_CPUS] = {false};
   for (unsigned cpu = 0; cpu < config->ncpus; cpu++) {
     all[cpu] = true;
-    online[cpu] = config->cpus[cpu].online;
-    offline[cpu] = !config->cpus[cpu].online;
+    online[cpu] = online_now[cpu];
+    offline[cpu] = !online_now[cpu];
   }
   char *possible = emu_format_cpulist(all, config->ncpus);
   char *on = emu_format_cpulist(online, config->ncpus);
@@ -122,13 +162,53 @@ bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
             write_attr(cpu_root, "online", on, error) &&
             write_attr(cpu_root, "offline", off, error) &&
             write_attr_uint(cpu_root, "kernel_max", kernel_max, error);
-  for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++)
-    if (config->cpus[cpu].online) ok = write_cpu(config, cpu_root, cpu, error);
   g_free(possible);
   g_free(on);
   g_free(off);
+  return ok;
+}
+
+bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
+                             GError **error) {
+  if (config->sysfs == EMU_SYSFS_NONE) return true;
+  char *cpu_root = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
+  bool online[EMU_MAX_CPUS] = {false};
+  for (unsigned cpu = 0; cpu < config->ncpus; cpu++) online[cpu] = config->cpus[cpu].online;
+  bool ok = write_lists(config, cpu_root, online, error);
+  for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++)
+    if (online[cpu]) ok = write_cpu(config, cpu_root, cpu, error);
   g_free(cpu_root);
   return ok;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+  (void)st;
+  (void)type;
+  (void)ftw;
+  return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_root,
+                            const bool *online, GError **error) {
+  if (config->sysfs == EMU_SYSFS_NONE) return true;
+  /* Per-CPU folders first, the lists last: a guest that reads "online"
+   * and then a CPU's files finds them (the kernel, too, creates them in
+   * the CPU's online callbacks before the CPU counts as online). */
+  bool ok = true;
+  for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++) {
+    char *dir = g_strdup_printf("%s/cpu%u", cpu_root, cpu);
+    bool exists = g_file_test(dir, G_FILE_TEST_IS_DIR);
+    if (online[cpu] && !exists) {
+      ok = write_cpu(config, cpu_root, cpu, error);
+    } else if (!online[cpu] && exists &&
+               nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+      int e = errno;
+      g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot remove %s: %s", dir, g_strerror(e));
+      ok = false;
+    }
+    g_free(dir);
+  }
+  return ok && write_lists(config, cpu_root, online, error);
 }
 
 bool emu_overlay_link_sysroot(const char *root, const char *given, GError **error) {

@@ -24,6 +24,15 @@ bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
                              GError **error);
 
 /*
+ * Applies a hotplug event to a tree emu_overlay_write_sysfs wrote: CPU_ROOT
+ * (ROOT/sys/devices/system/cpu) gets ONLINE[0..ncpus) as its online and
+ * offline lists, the per-CPU folders of CPUs that came online, and loses
+ * those of CPUs that went offline. Each file is replaced atomically.
+ */
+bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_root,
+                            const bool *online, GError **error);
+
+/*
  * QEMU's -L prefix applies to every absolute path the guest opens, the
  * ELF interpreter included, so the prefix must also show the sysroot:
  * creates ROOT/lib -> SYSROOT/lib (and the other top-level folders of

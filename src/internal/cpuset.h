@@ -26,4 +26,17 @@ unsigned jf_cpuset_end(const struct jf_cpuset *set);
  * JF_MAX_CPUS. Returns false and leaves *out empty on error. */
 bool jf_cpulist_parse(const char *text, size_t len, struct jf_cpuset *out);
 
+/* Parses cpufreq's related_cpus/affected_cpus format: CPU numbers each
+ * followed by one space ("4 5 6 7 \n", show_cpus() in
+ * drivers/cpufreq/cpufreq.c); the last space and the newline are optional.
+ * Same rejections as jf_cpulist_parse. */
+bool jf_cpuwords_parse(const char *text, size_t len, struct jf_cpuset *out);
+
+/* Formats SET as a cpulist ("0-3,6"; "" for an empty set) into BUF of SIZE
+ * bytes, always NUL-terminated. Returns false when it did not fit. */
+bool jf_cpulist_format(const struct jf_cpuset *set, char *buf, size_t size);
+
+/* A & B into OUT (which may alias either). */
+void jf_cpuset_and(const struct jf_cpuset *a, const struct jf_cpuset *b, struct jf_cpuset *out);
+
 #endif

@@ -23,6 +23,20 @@ struct jf_sysfs_cpu {
 };
 
 void jf_sysfs_read_cpu(unsigned cpu, struct jf_sysfs_cpu *out);
+/* Only the L1 lines, or only the MIDR, of jf_sysfs_read_cpu. */
+void jf_sysfs_read_l1(unsigned cpu, struct jf_sysfs_cpu *out);
+bool jf_sysfs_read_midr(unsigned cpu, uint64_t *midr);
+
+/*
+ * The CPUs the kernel groups with online CPU CPU: its cpufreq policy
+ * (cpuN/cpufreq/related_cpus, every CPU of the policy, offline ones
+ * included) intersected with its topology cluster
+ * (cpuN/topology/cluster_cpus_list, Linux >= 5.16, else
+ * core_siblings_list). Either alone when the other is absent; false, and
+ * OUT empty, when neither can be read or what is read does not list CPU
+ * itself (then it is not a fact about CPU).
+ */
+bool jf_sysfs_read_domain(unsigned cpu, struct jf_cpuset *out);
 
 /* Parses an unsigned decimal or 0x-hex number that fills the text (one
  * trailing newline allowed). Exposed for the fuzzers and tests. */

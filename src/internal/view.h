@@ -23,9 +23,13 @@ struct jf_global {
   bool complete;
   bool heterogeneous;
   bool per_call_guard;
+  bool online_check;   /* some CPU's lines are JITFLUSH_SRC_CLUSTER */
   bool use_dc_civac;
   int status;
 };
+
+/* Distinct kernel groupings (jf_sysfs_read_domain) the probe recorded. */
+#define JF_MAX_DOMAINS 64
 
 struct jf_view {
   bool possible_known;     /* the kernel told us which CPUs are possible */
@@ -33,12 +37,25 @@ struct jf_view {
   unsigned ncpus_possible; /* may exceed JF_MAX_CPUS only in theory */
   unsigned ncpus;          /* records in cpus[], ascending by cpu number */
   struct jitflush_cpu_info cpus[JF_MAX_CPUS];
+  /* Raw grouping facts, read only when some possible CPU is offline and
+   * unobserved: domain_of[i] is 1 + the index in domains[] of the grouping
+   * the kernel gives for record i (an observed CPU), 0 when none. When more
+   * than JF_MAX_DOMAINS distinct groupings appear, domains_overflow is set
+   * and nothing is inferred (a missing grouping could hide a core of
+   * another type). */
+  unsigned ndomains;
+  bool domains_overflow;
+  struct jf_cpuset domains[JF_MAX_DOMAINS];
+  unsigned char domain_of[JF_MAX_CPUS];
   struct jf_global global;
 };
 
 /* Raw facts: fills every record except the chosen lines. Returns
  * JITFLUSH_ERR_PROBE when the helper thread could not run, else 0. */
 int jf_probe(struct jf_view *view);
+
+/* Records GROUP as the grouping of record INDEX (see domain_of). */
+void jf_view_set_domain(struct jf_view *view, unsigned index, const struct jf_cpuset *group);
 
 /* Chooses each CPU's lines and the global values from the raw facts. */
 void jf_policy_apply(struct jf_view *view);

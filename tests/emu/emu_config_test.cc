@@ -234,13 +234,13 @@ TEST(CpuList, ParsesLinuxCpulists) {
 TEST_F(ConfigFixture, UnknownKey) {
   EXPECT_EQ(Error(Replace(kBase, "cpus=4-7\n", "cpus=4-7\ncolour=blue\n")),
             "DIR/fixture.conf:11: [cluster big] colour: unknown key (known: cpus, core, midr, "
-            "ctr, l1i-line, l1d-line, online)");
+            "ctr, l1i-line, l1d-line, online, domain)");
 }
 
 TEST_F(ConfigFixture, UnknownGroup) {
   EXPECT_EQ(Error(std::string(kBase) + "[schedule]\nseed=1\n"),
             "DIR/fixture.conf:16: [schedule]: unknown group (known: soc, cluster NAME, kernel, "
-            "process, sched)");
+            "process, sched, hotplug)");
 }
 
 TEST_F(ConfigFixture, BadHexNumber) {
@@ -376,3 +376,70 @@ TEST(ConfigErrors, UnreadableFileIsNamed) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// Issue 14: domain= and [hotplug] events.
+
+TEST_F(ConfigFixture, DomainsDefaultToTheClusterAndCanBeShared) {
+  Loaded l;
+  LoadText(dir_, kBase, &l);
+  ASSERT_NE(l.cfg, nullptr) << l.error;
+  EXPECT_EQ(l.cfg->clusters[0].domain_id, 0u);
+  EXPECT_EQ(l.cfg->clusters[1].domain_id, 1u);
+  Loaded shared;
+  LoadText(dir_, Replace(kBase, "cpus=4-7\n", "cpus=4-7\ndomain=little\n"), &shared);
+  ASSERT_NE(shared.cfg, nullptr) << shared.error;
+  EXPECT_EQ(shared.cfg->clusters[1].domain_id, 0u);
+  EXPECT_STREQ(shared.cfg->clusters[1].domain, "little");
+}
+
+TEST_F(ConfigFixture, HotplugEventsAreSortedAndTheCpusetFollowsThem) {
+  Loaded l;
+  LoadText(dir_,
+           Replace(kBase, "cpus=4-7\n", "cpus=4-7\nonline=4-5\n") +
+               "[hotplug]\nevents=-5@9000000,+6-7@2000000   # out of order on purpose\n",
+           &l);
+  ASSERT_NE(l.cfg, nullptr) << l.error;
+  ASSERT_EQ(l.cfg->nevents, 2u);
+  EXPECT_EQ(l.cfg->events[0].at, 2000000u);
+  EXPECT_TRUE(l.cfg->events[0].online);
+  EXPECT_TRUE(emu_event_has(&l.cfg->events[0], 6));
+  EXPECT_TRUE(emu_event_has(&l.cfg->events[0], 7));
+  EXPECT_FALSE(emu_event_has(&l.cfg->events[0], 5));
+  EXPECT_EQ(l.cfg->events[1].at, 9000000u);
+  EXPECT_FALSE(l.cfg->events[1].online);
+  // With events, [process] allowed defaults to every CPU (Linux's root
+  // cpuset takes CPUs as they come online).
+  EXPECT_TRUE(l.cfg->allowed[7]);
+}
+
+TEST(HotplugEvents, CpulistsMayHoldCommas) {
+  emu_hotplug_event* events = nullptr;
+  unsigned n = 0;
+  ASSERT_EQ(emu_parse_hotplug_events("+4,6@100,-4@200", &events, &n), nullptr);
+  ASSERT_EQ(n, 2u);
+  EXPECT_TRUE(emu_event_has(&events[0], 4));
+  EXPECT_TRUE(emu_event_has(&events[0], 6));
+  EXPECT_FALSE(emu_event_has(&events[0], 5));
+  g_free(events);
+  for (const char* bad : {"", "6@100", "+6", "+6@", "+6@x", "+@100", "+6@100;-6@200", "+6@100,",
+                          "+6-@1", "+1024@1", "+6@-1", "+6@100 ,-6@200"}) {
+    EXPECT_NE(emu_parse_hotplug_events(bad, &events, &n), nullptr) << bad;
+    EXPECT_EQ(events, nullptr) << bad;
+  }
+}
+
+TEST_F(ConfigFixture, HotplugEventErrorsNameFileLineAndKey) {
+  const std::string base = Replace(kBase, "cpus=4-7\n", "cpus=4-7\nonline=4-5\n");
+  EXPECT_EQ(Error(base + "[hotplug]\nevents=+6-7@2e6\n"),
+            "DIR/fixture.conf:18: [hotplug] events: events are separated by commas: '+6-7@2e6'");
+  EXPECT_EQ(Error(base + "[hotplug]\nevents=+5@100\n"),
+            "DIR/fixture.conf:18: [hotplug] events: cpu 5 is already online at 100");
+  EXPECT_EQ(Error(base + "[hotplug]\nevents=+8@100\n"),
+            "DIR/fixture.conf:18: [hotplug] events: cpu 8 does not exist (CPUs are 0..7)");
+  EXPECT_EQ(Error(base + "[hotplug]\nevents=-0-5@100\n"),
+            "DIR/fixture.conf:18: [hotplug] events: at 100 no CPU the process may use would be "
+            "online");
+  EXPECT_EQ(Error(base + "[hotplug]\nwhen=now\n"),
+            "DIR/fixture.conf:18: [hotplug] when: unknown key (known: events)");
+}

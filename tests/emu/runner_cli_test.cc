@@ -174,8 +174,8 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine) {
   EXPECT_EQ(a[2], "-L");
   EXPECT_EQ(a[4], "-plugin");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
-  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,findings=" + tmp + "/findings,summary=" + tmp +
-                      "/summary");
+  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,overlay=" + a[3] + "/sys/devices/system/cpu,findings=" +
+                      tmp + "/findings,summary=" + tmp + "/summary");
   EXPECT_EQ(a[6], prog_);
   EXPECT_EQ(a[7], "x y");
   EXPECT_EQ(a[8], "--not-an-option");

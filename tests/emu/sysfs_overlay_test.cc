@@ -123,6 +123,38 @@ TEST_F(OverlayTest, ThreeHundredCpus) {
   EXPECT_FALSE(PathExists(Cpu("cpu300")));
 }
 
+// Issue 14: each online CPU's grouping lists every CPU of its domain,
+// offline ones included, as the Galaxy S7's kernel shows CPUs 6-7.
+TEST_F(OverlayTest, GroupingListsNameOfflineMembersOfTheDomain) {
+  Generate("full", "online=4-5\n");
+  EXPECT_EQ(Read("cpu4/cpufreq/related_cpus"), "4 5 6 7 \n");
+  EXPECT_EQ(Read("cpu4/topology/core_siblings_list"), "4-7\n");
+  EXPECT_EQ(Read("cpu5/topology/package_cpus_list"), "4-7\n");
+  EXPECT_EQ(Read("cpu5/topology/cluster_cpus_list"), "4-7\n");
+  EXPECT_EQ(Read("cpu0/cpufreq/related_cpus"), "0 1 2 3 \n");
+  EXPECT_FALSE(PathExists(Cpu("cpu6")));
+}
+
+TEST_F(OverlayTest, ClustersSharingADomainShareTheirLists) {
+  Generate("full", "domain=little\nonline=\n");
+  EXPECT_EQ(Read("cpu0/cpufreq/related_cpus"), "0 1 2 3 4 5 6 7 \n");
+  EXPECT_EQ(Read("cpu3/topology/cluster_cpus_list"), "0-7\n");
+}
+
+TEST_F(OverlayTest, HotplugEventsRewriteListsAndPerCpuFolders) {
+  Generate("full", "online=4-5\n");
+  bool online[EMU_MAX_CPUS] = {false};
+  for (unsigned cpu = 0; cpu < 8; cpu++) online[cpu] = cpu != 5;  // +6-7, -5
+  GError* err = nullptr;
+  const std::string cpu_root = root() + "/sys/devices/system/cpu";
+  ASSERT_TRUE(emu_overlay_set_online(cfg_, cpu_root.c_str(), online, &err)) << err->message;
+  EXPECT_EQ(Read("online"), "0-4,6-7\n");
+  EXPECT_EQ(Read("offline"), "5\n");
+  EXPECT_EQ(Read("cpu7/cache/index1/coherency_line_size"), "128\n");
+  EXPECT_EQ(Read("cpu6/cpufreq/related_cpus"), "4 5 6 7 \n");
+  EXPECT_FALSE(PathExists(Cpu("cpu5")));
+}
+
 TEST(FormatCpulist, RangesAndSingles) {
   bool set[10] = {true, true, true, true, false, false, true, false, true, true};
   char* text = emu_format_cpulist(set, 10);

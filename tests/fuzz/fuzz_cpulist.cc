@@ -3,7 +3,11 @@
 //   list := item (',' item)*  [one trailing '\n']
 //   item := cpu | cpu '-' cpu   (first <= last, every cpu < JF_MAX_CPUS)
 // Both must accept the same texts and produce the same set; an accepted set
-// printed back in canonical form must parse to itself.
+// printed back in canonical form must parse to itself, and
+// jf_cpulist_format must print exactly that canonical form.
+// Also jf_cpuwords_parse (cpufreq's related_cpus, "4 5 6 7 \n") against its
+// own reference grammar:
+//   words := cpu (' ' cpu)* [' '] [one trailing '\n']
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -45,6 +49,28 @@ bool ReferenceParse(const char* text, size_t len, bool out[JF_MAX_CPUS]) {
   }
 }
 
+bool ReferenceWords(const char* text, size_t len, bool out[JF_MAX_CPUS]) {
+  for (unsigned i = 0; i < JF_MAX_CPUS; i++) out[i] = false;
+  std::string t(text, len);
+  if (!t.empty() && t.back() == '\n') t.pop_back();
+  if (!t.empty() && t.back() == ' ') t.pop_back();
+  if (t.empty()) return false;
+  size_t pos = 0;
+  for (;;) {
+    size_t start = pos;
+    uint64_t value = 0;
+    while (pos < t.size() && t[pos] >= '0' && t[pos] <= '9') {
+      value = value * 10 + static_cast<unsigned>(t[pos] - '0');
+      if (value >= JF_MAX_CPUS) return false;
+      pos++;
+    }
+    if (pos == start) return false;
+    out[value] = true;
+    if (pos == t.size()) return true;
+    if (t[pos++] != ' ') return false;
+  }
+}
+
 std::string Canonical(const jf_cpuset& set) {
   std::string s;
   for (unsigned c = 0; c < JF_MAX_CPUS;) {
@@ -65,6 +91,13 @@ std::string Canonical(const jf_cpuset& set) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* text = reinterpret_cast<const char*>(data);
+  {
+    jf_cpuset words;
+    static bool want[JF_MAX_CPUS];
+    bool words_ok = jf_cpuwords_parse(text, size, &words);
+    FUZZ_CHECK(words_ok == ReferenceWords(text, size, want));
+    for (unsigned c = 0; c < JF_MAX_CPUS; c++) FUZZ_CHECK(jf_cpuset_has(&words, c) == (words_ok && want[c]));
+  }
   jf_cpuset set;
   bool ok = jf_cpulist_parse(text, size, &set);
   static bool expected[JF_MAX_CPUS];
@@ -85,6 +118,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(jf_cpuset_end(&set) >= 1 && jf_cpuset_end(&set) <= JF_MAX_CPUS);
   FUZZ_CHECK(jf_cpuset_has(&set, jf_cpuset_end(&set) - 1));
   std::string again = Canonical(set);
+  static char formatted[8192];
+  FUZZ_CHECK(jf_cpulist_format(&set, formatted, sizeof formatted));
+  FUZZ_CHECK(again == std::string(formatted) + "\n");
   jf_cpuset round;
   FUZZ_CHECK(jf_cpulist_parse(again.data(), again.size(), &round));
   for (unsigned i = 0; i < JF_MAX_CPUS / 64; i++) FUZZ_CHECK(round.bits[i] == set.bits[i]);

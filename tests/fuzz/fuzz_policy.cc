@@ -9,7 +9,11 @@
 // - an unobserved CPU's line is no larger than what sysfs or the MIDR table
 //   said about it;
 // - IDC/DIC only if every CPU was observed with them;
-// - complete, status and the per-call guard follow their definitions;
+// - complete, status, the per-call guard and the online check follow their
+//   definitions;
+// - an inferred line (JITFLUSH_SRC_CLUSTER, issue 14) belongs to an offline,
+//   unobserved CPU, equals the lines of the observed CPU it names, and every
+//   observed CPU whose recorded grouping holds it has that CPU's CTR_EL0;
 // - the export agrees with the view and truncates at JITFLUSH_MAX_CPUS.
 #include <cstddef>
 #include <cstdint>
@@ -76,8 +80,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     c.sysfs_l1d_line = SysfsLine(in.Byte());
   }
 
+  // The kernel's groupings (issue 14): a few sets over the first 16 CPUs,
+  // each recorded for some of the CPUs.
+  unsigned ngroups = in.Byte() % 4;
+  for (unsigned k = 0; k < ngroups; k++) {
+    jf_cpuset group;
+    jf_cpuset_clear(&group);
+    uint64_t bits = in.Bytes(2);
+    for (unsigned c = 0; c < 16; c++)
+      if ((bits >> c) & 1) jf_cpuset_add(&group, c);
+    uint64_t members = in.Bytes(2);
+    for (unsigned i = 0; i < n && i < 16; i++)
+      if ((members >> i) & 1) jf_view_set_domain(view.get(), i, &group);
+  }
   jf_policy_apply(view.get());
   const jf_global& g = view->global;
+  bool estimated = false, inferred = false;
 
   FUZZ_CHECK(fuzz::EncodableLine(g.iline) && fuzz::EncodableLine(g.dline));
   bool all_observed = n > 0, all_idc = n > 0, all_dic = n > 0;
@@ -88,6 +106,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(g.iline <= c.iline && g.dline <= c.dline);
     min_i = (min_i == 0 || c.iline < min_i) ? c.iline : min_i;
     min_d = (min_d == 0 || c.dline < min_d) ? c.dline : min_d;
+    estimated = estimated || c.iline_source == JITFLUSH_SRC_SYSFS || c.iline_source == JITFLUSH_SRC_MIDR_TABLE ||
+                c.dline_source == JITFLUSH_SRC_SYSFS || c.dline_source == JITFLUSH_SRC_MIDR_TABLE;
+    if (c.iline_source == JITFLUSH_SRC_CLUSTER) {
+      inferred = true;
+      FUZZ_CHECK(c.dline_source == JITFLUSH_SRC_CLUSTER);
+      FUZZ_CHECK(!c.observed && !c.online && !c.idc && !c.dic);
+      FUZZ_CHECK(!c.sysfs_l1i_line && !c.sysfs_l1d_line);
+      FUZZ_CHECK(c.inferred_from >= 0 && static_cast<unsigned>(c.inferred_from) < n);
+      const jitflush_cpu_info& from = view->cpus[c.inferred_from];
+      FUZZ_CHECK(from.observed && from.iline == c.iline && from.dline == c.dline);
+      for (unsigned j = 0; j < n && j < JF_MAX_CPUS; j++) {
+        unsigned d = view->domain_of[j];
+        if (!view->cpus[j].observed || d == 0 || !jf_cpuset_has(&view->domains[d - 1], i)) continue;
+        FUZZ_CHECK(view->cpus[j].ctr_el0 == from.ctr_el0);
+      }
+      all_observed = all_idc = all_dic = false;
+      continue;
+    }
+    FUZZ_CHECK(c.inferred_from == -1);
     if (c.observed) {
       jf_ctr d = jf_ctr_decode(c.ctr_el0);
       FUZZ_CHECK(c.iline == d.iline && c.dline == d.dline);
@@ -112,8 +149,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(!g.idc || all_observed);
   FUZZ_CHECK(g.complete == (view->possible_known && view->probe_ran && all_observed));
   FUZZ_CHECK(g.status == (g.complete ? JITFLUSH_OK : JITFLUSH_INCOMPLETE));
+  bool above_floor = g.iline > JITFLUSH_FLOOR_LINE || g.dline > JITFLUSH_FLOOR_LINE;
   FUZZ_CHECK(g.per_call_guard ==
-             (!g.complete && (g.iline > JITFLUSH_FLOOR_LINE || g.dline > JITFLUSH_FLOOR_LINE)));
+             (!g.complete && above_floor && (estimated || !view->possible_known || !view->probe_ran)));
+  FUZZ_CHECK(g.online_check == (inferred && above_floor));
 
   jf_view_export(view.get(), info.get());
   FUZZ_CHECK(info->iline == g.iline && info->dline == g.dline);

@@ -6,7 +6,9 @@
 //
 // Invariants: a line is 0 (unknown) or a stride CTR_EL0 could encode; a
 // MIDR fits 32 bits; a cpulist read from a file equals parsing its text; a
-// line that is reported was written in one of the coherency_line_size files.
+// line that is reported was written in one of the coherency_line_size files;
+// a grouping (jf_sysfs_read_domain) always holds its own CPU, lies within
+// every grouping file that parsed, and is empty when none did.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,7 +30,10 @@ const std::vector<std::string> kFiles = {
     "cpu0/cache/index2/level", "cpu0/cache/index2/type", "cpu0/cache/index2/coherency_line_size",
     "cpu0/cache/index3/level", "cpu0/cache/index3/type", "cpu0/cache/index3/coherency_line_size",
     "cpu0/regs/identification/midr_el1",
+    // Issue 14: the kernel's groupings (appended, so older seeds keep their meaning).
+    "cpu0/cpufreq/related_cpus", "cpu0/topology/cluster_cpus_list", "cpu0/topology/core_siblings_list",
 };
+constexpr size_t kRelated = 15, kCluster = 16, kSiblings = 17;
 
 // Unsigned decimal, or 0x/0X hex with at least one digit; one trailing
 // newline; no sign, no spaces, no overflow.
@@ -98,6 +103,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   jf_sysfs_cpu absent;
   jf_sysfs_read_cpu(7, &absent);
   FUZZ_CHECK(absent.l1i_line == 0 && absent.l1d_line == 0 && !absent.has_midr);
+
+  {
+    auto text_of = [&](size_t i, bool words, jf_cpuset* out) {
+      bool present = i < pieces.size() && pieces[i] != "-" && pieces[i].size() < 4096;
+      if (!present) return false;
+      return words ? jf_cpuwords_parse(pieces[i].data(), pieces[i].size(), out)
+                   : jf_cpulist_parse(pieces[i].data(), pieces[i].size(), out);
+    };
+    jf_cpuset related, cluster, siblings, domain;
+    bool has_related = text_of(kRelated, true, &related);
+    bool has_cluster = text_of(kCluster, false, &cluster);
+    bool has_siblings = !has_cluster && text_of(kSiblings, false, &siblings);
+    bool got = jf_sysfs_read_domain(0, &domain);
+    if (!got) {
+      FUZZ_CHECK(jf_cpuset_count(&domain) == 0);
+    } else {
+      FUZZ_CHECK(jf_cpuset_has(&domain, 0));
+      FUZZ_CHECK(has_related || has_cluster || has_siblings);
+      for (unsigned c = 0; c < JF_MAX_CPUS; c++) {
+        if (!jf_cpuset_has(&domain, c)) continue;
+        if (has_related) FUZZ_CHECK(jf_cpuset_has(&related, c));
+        if (has_cluster) FUZZ_CHECK(jf_cpuset_has(&cluster, c));
+        if (has_siblings) FUZZ_CHECK(jf_cpuset_has(&siblings, c));
+      }
+    }
+    jf_cpuset none;
+    FUZZ_CHECK(!jf_sysfs_read_domain(7, &none) && jf_cpuset_count(&none) == 0);
+  }
 
   for (size_t i = 0; i < 2; i++) {
     jf_cpuset from_file, from_text;

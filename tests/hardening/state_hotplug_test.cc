@@ -1,8 +1,11 @@
-// CPUs that come online after the probe. The geometry is fixed once per
-// process (a flush never re-probes), so it is only safe if the probe already
-// covered the CPUs that were offline: Linux removes an offline CPU's
-// cache/ and regs/ folders and refuses to pin a thread there, so nothing is
-// known about them and the floor must cover them.
+// CPUs that come online after the probe. Without grouping facts (no
+// cpufreq/related_cpus, no topology lists) the geometry is fixed once per
+// process, so it is only safe if the probe already covered the CPUs that
+// were offline: Linux removes an offline CPU's cache/ and regs/ folders and
+// refuses to pin a thread there, so nothing is known about them and the
+// floor must cover them. With grouping facts that name them (issue 14) the
+// lines are inferred and the state re-probes when one comes online (the
+// tests at the end).
 //
 // The machine is chosen so that ignoring the offline CPUs would be caught:
 // the online cluster has the larger lines (Exynos M1, 128/64), the
@@ -100,4 +103,62 @@ TEST(StateHotplug, ControlEverythingOnlineTakesTheSmallCoresLine) {
   ASSERT_EQ(jf_state_init(), JITFLUSH_OK);
   EXPECT_EQ(jf_state_geometry().iline, 32u);
   EXPECT_EQ(jf_state_geometry().dline, 32u);
+}
+
+// ---- Issue 14: inferred lines, the online check and the re-probe -----------
+
+namespace {
+// The machine above with a kernel whose grouping misleads, DynamIQ-style:
+// the offline 4-7 share the cpufreq policy and topology cluster of the
+// observed M1s 0-3, but have 32-byte lines.
+void GroupedSysfs(const fakecpus::Machine& m) {
+  Sysfs(m);
+  for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
+    if (!m.cpus[cpu].online) continue;
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu);
+    fakefs::CreateFile(dir + "/cpufreq/related_cpus", "0 1 2 3 4 5 6 7 \n");
+    fakefs::CreateFile(dir + "/topology/core_siblings_list", "0-7\n");
+  }
+}
+}  // namespace
+
+TEST(StateHotplug, InferredLinesAreCheckedAndReprobedWhenTheCpusComeOnline) {
+  probegate::Reset();
+  fakecpus::Machine at_init = BigOnlineSmallOffline(/*small_online=*/false);
+  fakecpus::Install(at_init);
+  GroupedSysfs(at_init);
+  jf_state_reset();
+  ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);
+  jf_geometry g = jf_state_geometry();
+  EXPECT_EQ(g.iline, 128u);  // 4-7 inferred as M1s: 128/64, wrongly
+  EXPECT_EQ(g.dline, 64u);
+  EXPECT_TRUE(g.online_check);
+  EXPECT_EQ(jf_state_view()->cpus[5].iline_source, JITFLUSH_SRC_CLUSTER);
+  EXPECT_EQ(jf_state_online_changed(), JF_ONLINE_SAME);
+
+  // 4-7 come online: the check sees a CPU it never saw, and the re-probe
+  // reads their real 32-byte lines.
+  fakecpus::Machine later = BigOnlineSmallOffline(/*small_online=*/true);
+  fakecpus::Install(later);
+  GroupedSysfs(later);
+  EXPECT_EQ(jf_state_online_changed(), JF_ONLINE_NEW_CPU);
+  ASSERT_TRUE(jf_state_reprobe());
+  g = jf_state_geometry();
+  EXPECT_EQ(g.iline, 32u);
+  EXPECT_EQ(g.dline, 32u);
+  EXPECT_FALSE(g.online_check);  // every CPU observed now
+  EXPECT_EQ(jf_state_online_changed(), JF_ONLINE_SAME);
+  // The view is complete now, and says so.
+  EXPECT_EQ(jf_state_init(), JITFLUSH_OK);
+}
+
+TEST(StateHotplug, UnreadableOnlineListIsNotTakenForNoChange) {
+  probegate::Reset();
+  fakecpus::Machine m = BigOnlineSmallOffline(/*small_online=*/false);
+  fakecpus::Install(m);
+  GroupedSysfs(m);
+  jf_state_reset();
+  ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);
+  fakefs::CreateFile("/sys/devices/system/cpu/online", "0-3,\n");
+  EXPECT_EQ(jf_state_online_changed(), JF_ONLINE_UNKNOWN);
 }

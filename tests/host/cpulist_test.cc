@@ -42,3 +42,27 @@ TEST(Cpulist, NotNulTerminatedInput) {
   ASSERT_TRUE(jf_cpulist_parse(text, 3, &s));
   EXPECT_EQ(jf_cpuset_count(&s), 3u);
 }
+
+TEST(CpuWords, CpufreqFormat) {
+  jf_cpuset s;
+  ASSERT_TRUE(jf_cpuwords_parse("4 5 6 7 \n", 9, &s));
+  EXPECT_EQ(jf_cpuset_count(&s), 4u);
+  ASSERT_TRUE(jf_cpuwords_parse("0", 1, &s));
+  EXPECT_TRUE(jf_cpuset_has(&s, 0));
+  EXPECT_FALSE(jf_cpuwords_parse("4-7\n", 4, &s));
+  EXPECT_FALSE(jf_cpuwords_parse("1024\n", 5, &s));
+  EXPECT_EQ(jf_cpuset_count(&s), 0u);
+}
+
+TEST(CpuList, FormatIsTheKernelsFormatAndRoundTrips) {
+  jf_cpuset s;
+  ASSERT_TRUE(jf_cpulist_parse("0-3,6,8-9", 9, &s));
+  char buf[32];
+  ASSERT_TRUE(jf_cpulist_format(&s, buf, sizeof buf));
+  EXPECT_STREQ(buf, "0-3,6,8-9");
+  char tiny[4];
+  EXPECT_FALSE(jf_cpulist_format(&s, tiny, sizeof tiny));
+  jf_cpuset_clear(&s);
+  ASSERT_TRUE(jf_cpulist_format(&s, buf, sizeof buf));
+  EXPECT_STREQ(buf, "");
+}

@@ -185,3 +185,99 @@ TEST(Policy, NoCpusAtAllIsTheFloor) {
   EXPECT_FALSE(g.idc);
   EXPECT_FALSE(g.complete);
 }
+
+// ---- Offline CPUs inferred from the kernel's groupings (issue 14) ----------
+namespace {
+jf_cpuset Set(std::initializer_list<unsigned> cpus) {
+  jf_cpuset s;
+  jf_cpuset_clear(&s);
+  for (unsigned c : cpus) jf_cpuset_add(&s, c);
+  return s;
+}
+
+// The Galaxy S7 dump: 0-3 A53, 4-5 M1 observed, 6-7 offline; CPU 4's
+// related_cpus "4 5 6 7" and core_siblings_list "4-7".
+ViewBuilder GalaxyS7(bool with_domains) {
+  ViewBuilder b;
+  for (int i = 0; i < 4; i++) b.Observed(kA53Ctr, kA53Midr);
+  for (int i = 0; i < 2; i++) b.Observed(kM1Ctr, kM1Midr);
+  b.Unobserved(0, 0, 0, false).Unobserved(0, 0, 0, false);
+  if (with_domains) {
+    jf_cpuset little = Set({0, 1, 2, 3}), big = Set({4, 5, 6, 7});
+    for (unsigned i = 0; i < 4; i++) jf_view_set_domain(b.v.get(), i, &little);
+    for (unsigned i = 4; i < 6; i++) jf_view_set_domain(b.v.get(), i, &big);
+  }
+  return b;
+}
+}  // namespace
+
+TEST(PolicyInference, GalaxyS7OfflineBigCoresTakeTheirClusterMatesLines) {
+  ViewBuilder b = GalaxyS7(true);
+  const jf_global& g = b.Apply();
+  EXPECT_EQ(g.iline, 64u);
+  EXPECT_EQ(g.dline, 64u);
+  EXPECT_EQ(g.iline_source, JITFLUSH_SRC_CTR_EL0);  // the A53s set it
+  EXPECT_FALSE(g.complete);
+  EXPECT_EQ(g.status, JITFLUSH_INCOMPLETE);
+  EXPECT_TRUE(g.online_check);
+  EXPECT_FALSE(g.per_call_guard);  // no estimate: the online check covers 6-7
+  for (unsigned cpu : {6u, 7u}) {
+    EXPECT_EQ(b.v->cpus[cpu].iline, 128u) << cpu;
+    EXPECT_EQ(b.v->cpus[cpu].dline, 64u) << cpu;
+    EXPECT_EQ(b.v->cpus[cpu].iline_source, JITFLUSH_SRC_CLUSTER) << cpu;
+    EXPECT_EQ(b.v->cpus[cpu].inferred_from, 4) << cpu;
+    EXPECT_FALSE(b.v->cpus[cpu].idc || b.v->cpus[cpu].dic) << cpu;  // never inferred
+  }
+  EXPECT_EQ(b.v->cpus[0].inferred_from, -1);
+}
+
+TEST(PolicyInference, WithoutGroupingFactsTheFloorStays) {
+  ViewBuilder b = GalaxyS7(false);
+  const jf_global& g = b.Apply();
+  EXPECT_EQ(g.iline, static_cast<unsigned>(JITFLUSH_FLOOR_LINE));
+  EXPECT_EQ(b.v->cpus[6].iline_source, JITFLUSH_SRC_FLOOR);
+  EXPECT_FALSE(g.online_check);  // nothing inferred, nothing to check
+}
+
+TEST(PolicyInference, AGroupSpanningTwoCoreTypesInfersNothing) {
+  // A kernel whose package list holds every CPU (no cluster in sysfs).
+  ViewBuilder b = GalaxyS7(false);
+  jf_cpuset all = Set({0, 1, 2, 3, 4, 5, 6, 7});
+  for (unsigned i = 0; i < 6; i++) jf_view_set_domain(b.v.get(), i, &all);
+  const jf_global& g = b.Apply();
+  EXPECT_EQ(b.v->cpus[6].iline_source, JITFLUSH_SRC_FLOOR);
+  EXPECT_EQ(g.iline, static_cast<unsigned>(JITFLUSH_FLOOR_LINE));
+}
+
+TEST(PolicyInference, SameCtrButDifferentMidrInfersNothing) {
+  ViewBuilder b;
+  b.Observed(kA53Ctr, kA53Midr).Observed(kA53Ctr, 0x412fd050 /* A55 */).Unobserved(0, 0, 0, false);
+  jf_cpuset g3 = Set({0, 1, 2});
+  jf_view_set_domain(b.v.get(), 0, &g3);
+  jf_view_set_domain(b.v.get(), 1, &g3);
+  b.Apply();
+  EXPECT_EQ(b.v->cpus[2].iline_source, JITFLUSH_SRC_FLOOR);
+}
+
+TEST(PolicyInference, OnlineUnobservedCpusAreNeverInferred) {
+  // Online but out of reach (a cpuset): no boot-time I-cache invalidation
+  // protects it, so only its own sysfs facts or the floor count.
+  ViewBuilder b;
+  b.Observed(kM1Ctr, kM1Midr).Unobserved(0, 0, 0, true);
+  jf_cpuset g2 = Set({0, 1});
+  jf_view_set_domain(b.v.get(), 0, &g2);
+  const jf_global& g = b.Apply();
+  EXPECT_EQ(b.v->cpus[1].iline_source, JITFLUSH_SRC_FLOOR);
+  EXPECT_FALSE(g.online_check);
+}
+
+TEST(PolicyInference, TooManyGroupingsInfersNothing) {
+  ViewBuilder b = GalaxyS7(true);
+  for (unsigned i = 0; i < JF_MAX_DOMAINS + 1; i++) {
+    jf_cpuset s = Set({i + 100});
+    jf_view_set_domain(b.v.get(), 0, &s);
+  }
+  EXPECT_TRUE(b.v->domains_overflow);
+  b.Apply();
+  EXPECT_EQ(b.v->cpus[6].iline_source, JITFLUSH_SRC_FLOOR);
+}

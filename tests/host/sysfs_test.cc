@@ -129,3 +129,47 @@ TEST_F(Sysfs, FakeFsReportsReadAfterCloseAndDoubleClose) {
   jf_fs_close(fd);
   EXPECT_NONFATAL_FAILURE(fakefs::ExpectNoMisuse(), "/sys/devices/system/cpu/online closed twice");
 }
+
+// The kernel's groupings (issue 14): cpufreq's related_cpus is a list of
+// numbers each followed by a space (show_cpus, drivers/cpufreq/cpufreq.c).
+TEST_F(Sysfs, DomainIsThePolicyWithinTheTopologyCluster) {
+  fakefs::CreateFile("/sys/devices/system/cpu/cpu4/cpufreq/related_cpus", "4 5 6 7 \n");
+  fakefs::CreateFile("/sys/devices/system/cpu/cpu4/topology/core_siblings_list", "4-7\n");
+  jf_cpuset s;
+  ASSERT_TRUE(jf_sysfs_read_domain(4, &s));
+  EXPECT_EQ(jf_cpuset_count(&s), 4u);
+  EXPECT_TRUE(jf_cpuset_has(&s, 7));
+  // cluster_cpus_list (Linux >= 5.16) wins over core_siblings_list.
+  fakefs::CreateFile("/sys/devices/system/cpu/cpu4/topology/cluster_cpus_list", "4-5\n");
+  ASSERT_TRUE(jf_sysfs_read_domain(4, &s));
+  EXPECT_EQ(jf_cpuset_count(&s), 2u);
+  EXPECT_FALSE(jf_cpuset_has(&s, 6));
+}
+
+TEST_F(Sysfs, DomainFromOneFactAlone) {
+  fakefs::CreateFile("/sys/devices/system/cpu/cpu4/topology/core_siblings_list", "4-7\n");
+  jf_cpuset s;
+  ASSERT_TRUE(jf_sysfs_read_domain(4, &s));
+  EXPECT_EQ(jf_cpuset_count(&s), 4u);
+  EXPECT_FALSE(jf_sysfs_read_domain(5, &s));  // nothing for CPU 5
+  EXPECT_EQ(jf_cpuset_count(&s), 0u);
+}
+
+TEST_F(Sysfs, GarbageGroupingsAreNotFacts) {
+  jf_cpuset s;
+  for (const char* bad : {"4 5 six 7\n", "4,5\n", "4  5\n", "\n", "4-", "99999999 4\n", " 4 5\n"}) {
+    fakefs::Reset();
+    fakefs::CreateFile("/sys/devices/system/cpu/cpu4/cpufreq/related_cpus", bad);
+    EXPECT_FALSE(jf_sysfs_read_domain(4, &s)) << bad;
+    EXPECT_EQ(jf_cpuset_count(&s), 0u) << bad;
+  }
+  // A list that does not name its own CPU is not the kernel's.
+  fakefs::Reset();
+  fakefs::CreateFile("/sys/devices/system/cpu/cpu4/topology/core_siblings_list", "0-3\n");
+  EXPECT_FALSE(jf_sysfs_read_domain(4, &s));
+  // Policy and cluster that share nothing but the CPU itself elsewhere.
+  fakefs::Reset();
+  fakefs::CreateFile("/sys/devices/system/cpu/cpu4/cpufreq/related_cpus", "0 1\n");
+  fakefs::CreateFile("/sys/devices/system/cpu/cpu4/topology/core_siblings_list", "4-7\n");
+  EXPECT_FALSE(jf_sysfs_read_domain(4, &s));
+}
