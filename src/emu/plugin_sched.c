@@ -202,12 +202,20 @@ static void place(struct jf_thread *t, unsigned cpu) {
   t->mt.cluster = jf_cluster_of(cpu);
 }
 
+void jf_sched_sync(struct jf_thread *t) {
+  jf_model_sync(jf_model, &t->mt);
+  if (t->alive) {
+    /* Only grows; a vCPU reading an older value only takes the slow path. */
+    jf_vcpu_score(t->vcpu)->sync_seq = t->mt.sync_seq;
+  }
+}
+
 static void migrate(struct jf_thread *t, unsigned new_cpu,
                     unsigned counter_vcpu) {
   credit(t);
   jf_model_dsb(jf_model, &t->mt);
   place(t, new_cpu);
-  jf_model_sync(jf_model, &t->mt);
+  jf_sched_sync(t);
   jf_vcpu_score(counter_vcpu)->migrations++;
 }
 
@@ -236,7 +244,7 @@ void jf_sched_vcpu_init(unsigned vcpu) {
   g_ptr_array_index(by_vcpu, vcpu) = t;
   /* The scoreboard slot may have served an earlier thread. */
   t->insns_credited = jf_vcpu_score(vcpu)->insns;
-  jf_model_sync(jf_model, &t->mt);
+  jf_sched_sync(t);
   arm_migration_clock(t);
   g_mutex_unlock(&jf_lock);
 }
@@ -249,6 +257,7 @@ void jf_sched_vcpu_exit(unsigned vcpu) {
     jf_model_dsb(jf_model, &t->mt);
     t->alive = false;
     g_ptr_array_index(by_vcpu, vcpu) = NULL;
+    jf_vcpu_score(vcpu)->sync_seq = 0; /* the slot's next thread starts over */
   }
   g_mutex_unlock(&jf_lock);
 }
@@ -576,7 +585,7 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
       for (guint i = 0; i < threads->len; i++) {
         struct jf_thread *other = g_ptr_array_index(threads, i);
         if (other->alive) {
-          jf_model_sync(jf_model, &other->mt);
+          jf_sched_sync(other);
         }
       }
     }
@@ -585,7 +594,7 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
     break;
   }
   /* The return to user space is an exception return. */
-  jf_model_sync(jf_model, &t->mt);
+  jf_sched_sync(t);
   t->sc_num = -1;
   g_mutex_unlock(&jf_lock);
   flush_guest_writes();
