@@ -59,7 +59,10 @@ struct jf_vcpu_score {
   uint64_t migrate_clock;  /* counts up to JF_MIGRATE_DUE, see plugin_sched.c */
   uint64_t reg_pending;    /* nonzero: write reg_value to x[reg_index] at
                               the next TB start (the mrs ended its TB, or a
-                              syscall result must be overridden) */
+                              syscall result must be overridden); the
+                              migration clock is parked at JF_MIGRATE_DUE
+                              meanwhile, its value kept in clock_parked */
+  uint64_t clock_parked;
   uint64_t reg_index;
   uint64_t reg_value;
   uint64_t ctr_reads;      /* executed mrs xN, ctr_el0 */

@@ -7,10 +7,10 @@
  *
  * Per TB:
  *   - inline: instruction count and migration clock (plugin_sched.c);
- *     a conditional callback when a migration is due;
- *   - a conditional register-writing callback on the first instruction,
- *     armed when the previous TB ended with an mrs (or a syscall result must
- *     be overridden): the value lands before that instruction runs;
+ *   - one conditional callback (on_tb_due) when the clock is due: for a
+ *     migration, or for a register write armed when the previous TB ended
+ *     with an mrs (or a syscall result must be overridden), which lands
+ *     before the TB's first instruction runs;
  *   - the fetch check of a plain TB (plan_fetch, register_fetch_checks).
  * Per instruction:
  *   - the fetch check, when the page was ever stored to;
@@ -120,7 +120,13 @@ void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
   struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
   s->reg_index = reg;
   s->reg_value = value;
-  s->reg_pending = 1;
+  if (!s->reg_pending) {
+    /* Park the migration clock where the next TB's add makes on_tb_due
+     * fire; on_tb_due puts it back. */
+    s->clock_parked = s->migrate_clock;
+    s->migrate_clock = JF_MIGRATE_DUE;
+    s->reg_pending = 1;
+  }
 }
 
 /* The value of the ID register an mrs at R reads on VCPU's emulated CPU.
@@ -147,17 +153,27 @@ static uint64_t id_register_value(unsigned vcpu,
 
 /* ---- execution callbacks ------------------------------------------------- */
 
-static void on_tb_pending_reg(unsigned vcpu, void *udata) {
+/*
+ * At a TB start whose migration clock reached JF_MIGRATE_DUE: a register
+ * write is pending (the previous TB ended with an mrs, or a syscall result
+ * must be overridden), a migration is due, or both. One conditional
+ * callback per TB serves both, so a TB with nothing to do pays one inline
+ * comparison.
+ */
+static void on_tb_due(unsigned vcpu, void *udata) {
   (void)udata;
   struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
-  unsigned reg = (unsigned)s->reg_index;
-  uint64_t value = s->reg_value;
-  s->reg_pending = 0;
-  write_xreg(reg, value);
-}
-
-static void on_migration_due(unsigned vcpu, void *udata) {
-  (void)udata;
+  if (s->reg_pending) {
+    unsigned reg = (unsigned)s->reg_index;
+    uint64_t value = s->reg_value;
+    /* The clock counted this TB from the parked JF_MIGRATE_DUE. */
+    s->migrate_clock = s->clock_parked + (s->migrate_clock - JF_MIGRATE_DUE);
+    s->reg_pending = 0;
+    write_xreg(reg, value);
+    if (s->migrate_clock < JF_MIGRATE_DUE) {
+      return;
+    }
+  }
   jf_sched_migration_due(vcpu);
 }
 
@@ -411,12 +427,8 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
       tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(migrate_clock), n);
   qemu_plugin_register_vcpu_tb_exec_cond_cb(
-      tb, on_migration_due, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_GE,
+      tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS, QEMU_PLUGIN_COND_GE,
       SCORE_U64(migrate_clock), JF_MIGRATE_DUE, NULL);
-  qemu_plugin_register_vcpu_insn_exec_cond_cb(
-      qemu_plugin_tb_get_insn(tb, 0), on_tb_pending_reg,
-      QEMU_PLUGIN_CB_RW_REGS, QEMU_PLUGIN_COND_NE, SCORE_U64(reg_pending), 0,
-      NULL);
 
   struct fetch_plan plan = {
       .slow = g_new(struct insn_record *, n),

@@ -70,9 +70,14 @@ static uint64_t rng_next(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
+/* Sets only ever hold CPUs of the config: the words past its last CPU are
+ * zero, and the migration callback (every few hundred guest instructions)
+ * need not look at them. */
+static unsigned cpu_words(void) { return (jf_config->ncpus + 63) / 64; }
+
 static unsigned cpuset_count(const struct jf_cpuset *s) {
   unsigned n = 0;
-  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
+  for (unsigned i = 0; i < cpu_words(); i++) {
     n += (unsigned)__builtin_popcountll(s->bits[i]);
   }
   return n;
@@ -80,7 +85,7 @@ static unsigned cpuset_count(const struct jf_cpuset *s) {
 
 /* The INDEX-th CPU (from 0) of S, which must hold more than INDEX. */
 static unsigned cpuset_nth(const struct jf_cpuset *s, unsigned index) {
-  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++) {
+  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
     if (jf_cpuset_has(s, cpu) && index-- == 0) {
       return cpu;
     }
@@ -244,6 +249,7 @@ void jf_sched_vcpu_init(unsigned vcpu) {
   g_ptr_array_index(by_vcpu, vcpu) = t;
   /* The scoreboard slot may have served an earlier thread. */
   t->insns_credited = jf_vcpu_score(vcpu)->insns;
+  jf_vcpu_score(vcpu)->reg_pending = 0; /* not for this thread */
   jf_sched_sync(t);
   arm_migration_clock(t);
   g_mutex_unlock(&jf_lock);
