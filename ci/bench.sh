@@ -102,8 +102,10 @@ fi
 # Ratios are over plain QEMU, CPU time first. Rows:
 #   jit_loop     tests/bench/jit_loop: a JIT-written 3-instruction counting
 #                loop, nearly every executed instruction JIT code (worst case)
-#   jit_stress   tests/scenario/jit_stress: 4 threads JIT-writing, flushing
-#                and running each other's functions
+#   jit_stress   tests/scenario/jit_stress: 6000 functions JIT-written,
+#                flushed and run by one thread (with several threads the
+#                readers spin while they wait, and their CPU time measures
+#                the host's scheduler more than the rig)
 #   ...          every workload the hook file declares (below)
 # Hook for real JITs (tests/realjit/, built elsewhere and cached under
 # .cache/realjit*): JITFLUSH_BENCH_WORKLOADS names a bash file, by default
@@ -159,7 +161,7 @@ workload() {
 echo
 echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat; seconds as CPU / wall)"
 workload jit_loop - "$loop" --iterations=100000000
-workload jit_stress - "$stress" --impl=jitflush --threads=4 --iterations=1500 --seed=1
+workload jit_stress - "$stress" --impl=jitflush --threads=1 --iterations=6000 --seed=1
 hook=${JITFLUSH_BENCH_WORKLOADS:-$root/tests/realjit/bench-workloads.sh}
 if [ -f "$hook" ]; then
   # shellcheck source=/dev/null
