@@ -8,6 +8,7 @@
 #   ci/bench.sh --check         counts only, and fail unless they equal the
 #                               tables in docs/BENCHMARKS.md byte for byte
 #   ci/bench.sh --write-doc     counts only, and rewrite those tables
+#   ci/bench.sh --speed-only    only part 3, the rig's speed
 #   ci/bench.sh --no-build      skip ci/build.sh (with any of the above)
 #
 # Parts:
@@ -20,9 +21,11 @@
 #               build/bench/ops-per-flush.png; checks jitflush's targets.
 #   2. host     build/host's Google Benchmark of the x86_64 path (skipped,
 #               with a note, when libbenchmark-dev was not found).
-#   3. rig      wall clock of tests/scenario/jit_stress on plain QEMU, under
+#   3. rig      the rig's speed: CPU time and wall clock of jit_loop,
+#               jit_stress and the real-JIT workloads of the hook file
+#               (JITFLUSH_BENCH_WORKLOADS, see part 3) on plain QEMU, under
 #               the rig with the checker off, and with it on (median of
-#               JITFLUSH_BENCH_REPEAT runs, default 3).
+#               JITFLUSH_BENCH_REPEAT runs, default 3), ratios side by side.
 #
 # Exit status: 0 ok; 1 a jitflush target was missed; 2 usage; 3 a run
 # failed; 4 --check found the counts differ from docs/BENCHMARKS.md; or the
@@ -39,6 +42,7 @@ usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
 for arg in "$@"; do
   case "$arg" in
     --counts-only) mode=counts ;;
+    --speed-only) mode=speed ;;
     --check) mode=check ;;
     --write-doc) mode=write ;;
     --no-build) build=0 ;;
@@ -68,6 +72,7 @@ case "$mode" in
   write) doc_args=(--write-doc "$root/docs/BENCHMARKS.md") ;;
 esac
 status=0
+if [ "$mode" != speed ]; then
 python3 "$root/ci/bench_counts.py" --runner "$runner" --guest "$guest" --conf-facts "$conf_facts" \
   --out "$out" --seed "$seed" \
   ${doc_args[@]+"${doc_args[@]}"} || status=$?
@@ -75,10 +80,13 @@ if [ "$mode" != all ]; then
   echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
   exit $status
 fi
+fi
 
 # ---- 2. host micro-benchmark -------------------------------------------------
 host_bench=$root/build/host/tests/bench/host_bench
-if [ -x "$host_bench" ]; then
+if [ "$mode" = speed ]; then
+  :
+elif [ -x "$host_bench" ]; then
   echo
   echo "## Host path (Google Benchmark, $(uname -m))"
   "$host_bench" --benchmark_min_time=0.2 --benchmark_out="$out/host_bench.json" \
@@ -87,35 +95,88 @@ else
   echo "ci/bench.sh: host_bench not built (install libbenchmark-dev and rebuild); part 2 skipped" >&2
 fi
 
-# ---- 3. the rig's own speed --------------------------------------------------
+# ---- 3. the rig's own speed -------------------------------------------------
+# Each workload three ways: plain qemu-aarch64 (the same binary, without
+# -plugin), the rig with --check off, and the rig with the checker on. Per
+# way the median of REPEAT runs of wall clock and of CPU time (user + sys of
+# QEMU and everything it ran, from wait4's rusage through GNU time): the
+# machine is shared, and CPU time is what a busy neighbour disturbs least.
+# Ratios are over plain QEMU, CPU time first. Rows:
+#   jit_loop     tests/bench/jit_loop: a JIT-written 3-instruction counting
+#                loop, nearly every executed instruction JIT code (worst case)
+#   jit_stress   tests/scenario/jit_stress: 6000 functions JIT-written,
+#                flushed and run by one thread (with several threads the
+#                readers spin while they wait, and their CPU time measures
+#                the host's scheduler more than the rig)
+#   ...          every workload the hook file declares (below)
+# Hook for real JITs (tests/realjit/, built elsewhere and cached under
+# .cache/realjit*): JITFLUSH_BENCH_WORKLOADS names a bash file, by default
+# tests/realjit/bench-workloads.sh when it exists, which ci/bench.sh sources
+# after defining
+#     workload NAME SYSROOT PROGRAM [ARGS...]
+# one call per row. SYSROOT is passed to plain QEMU as -L and to the rig as
+# --sysroot ("-" for a static program). A PROGRAM that is not an executable
+# file gives a "not built" row instead of a failure.
 qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCache.txt")
 [ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
 config=$root/qemu-configs/exynos8890.conf
-stress_args=(--impl=jitflush --threads=4 --iterations=1500 --seed=1)
+loop=$root/build/aarch64/tests/bench/jit_loop
+[ -x "$loop" ] || { echo "ci/bench.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
 
-# Median wall-clock seconds of REPEAT runs of the command.
-median_seconds() {
-  local times=() t0 t1
+# Prints "WALL CPU", the medians of REPEAT runs of the command, in seconds.
+median_times() {
+  local walls=() cpus=() line
   for _ in $(seq "$repeat"); do
-    t0=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || { echo "ci/bench.sh: failed: $*" >&2; exit 3; }
-    t1=$(date +%s.%N)
-    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
+    line=$(/usr/bin/time -f 'jfbench %e %U %S' "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1) ||
+      { echo "ci/bench.sh: failed: $*" >&2; exit 3; }
+    walls+=("$(echo "$line" | awk '{ print $2 }')")
+    cpus+=("$(echo "$line" | awk '{ printf "%.2f", $3 + $4 }')")
   done
-  printf '%s\n' "${times[@]}" | sort -g | sed -n "$(( (repeat + 1) / 2 ))p"
+  local mid=$(( (repeat + 1) / 2 ))
+  echo "$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "${mid}p") $(printf '%s\n' "${cpus[@]}" | sort -g | sed -n "${mid}p")"
 }
+
+rows=()
+workload() {
+  local name=$1 sysroot=$2; shift 2
+  if [ ! -x "$1" ] || [ ! -f "$1" ]; then
+    rows+=("| $name | not built ($1) | | | | |")
+    return
+  fi
+  local plain_l=() rig_s=()
+  if [ "$sysroot" != - ]; then plain_l=(-L "$sysroot"); rig_s=(--sysroot "$sysroot"); fi
+  local p o n
+  p=$(median_times "$qemu" -cpu cortex-a53 "${plain_l[@]+"${plain_l[@]}"}" "$@")
+  # The rig's status is the program's, or 86 when a fetch was stale: a
+  # workload with findings is still a speed measurement.
+  o=$(median_times sh -c '"$@"; s=$?; [ $s -eq 0 ] || [ $s -eq 86 ]' sh "$runner" --config "$config" --check off \
+        "${rig_s[@]+"${rig_s[@]}"}" -- "$@")
+  n=$(median_times sh -c '"$@"; s=$?; [ $s -eq 0 ] || [ $s -eq 86 ]' sh "$runner" --config "$config" \
+        "${rig_s[@]+"${rig_s[@]}"}" -- "$@")
+  rows+=("$(awk -v name="$name" -v p="$p" -v o="$o" -v n="$n" 'BEGIN {
+    split(p, P, " "); split(o, O, " "); split(n, N, " ")
+    printf "| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.1fx / %.1fx | %.1fx / %.1fx |",
+      name, P[2], P[1], O[2], O[1], N[2], N[1],
+      O[2] / (P[2] > 0 ? P[2] : 0.01), O[1] / P[1], N[2] / (P[2] > 0 ? P[2] : 0.01), N[1] / P[1] }')")
+}
+
 echo
-echo "## Rig speed: jit_stress ${stress_args[*]} ($(nproc) CPUs, $(uname -m), median of $repeat)"
-plain=$(median_seconds "$qemu" -cpu cortex-a53 "$stress" "${stress_args[@]}")
-off=$(median_seconds "$runner" --config "$config" --check off -- "$stress" "${stress_args[@]}")
-on=$(median_seconds "$runner" --config "$config" -- "$stress" "${stress_args[@]}")
+echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat; seconds as CPU / wall)"
+workload jit_loop - "$loop" --iterations=100000000
+workload jit_stress - "$stress" --impl=jitflush --threads=1 --iterations=6000 --seed=1
+hook=${JITFLUSH_BENCH_WORKLOADS:-$root/tests/realjit/bench-workloads.sh}
+if [ -f "$hook" ]; then
+  # shellcheck source=/dev/null
+  . "$hook"
+elif [ -n "${JITFLUSH_BENCH_WORKLOADS:-}" ]; then
+  echo "ci/bench.sh: JITFLUSH_BENCH_WORKLOADS=$hook is not a file" >&2; exit 2
+else
+  echo "ci/bench.sh: no real-JIT workloads ($hook absent; see JITFLUSH_BENCH_WORKLOADS)" >&2
+fi
 {
-  echo "| run | seconds | slowdown |"
-  echo "|---|---:|---:|"
-  printf '| plain qemu-aarch64 (no plugin) | %.2f | 1.0x |\n' "$plain"
-  awk -v p="$plain" -v off="$off" -v on="$on" 'BEGIN {
-    printf "| rig, checker off | %.2f | %.1fx |\n", off, off / p
-    printf "| rig, checker on | %.2f | %.1fx |\n", on, on / p }'
+  echo "| workload | plain QEMU | rig, checker off | rig, checker on | off / plain | on / plain |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${rows[@]}"
 } | tee "$out/rig_speed.md"
 echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
 exit $status

@@ -660,6 +660,32 @@ static enum jf_stale_kind missing_step(const struct jf_model *m,
   return t->sync_seq <= ready ? JF_STALE_NOT_SYNCHRONISED : JF_FRESH;
 }
 
+uint64_t jf_model_fresh_after(const struct jf_model *m,
+                              const struct jf_word *w) {
+  if (w->store_seq == 0) {
+    return 0;
+  }
+  uint64_t cleaned = clean_point(m, w);
+  if (cleaned == 0) {
+    return UINT64_MAX;
+  }
+  uint64_t bound = cleaned;
+  for (unsigned c = 0; c < m->nclusters; c++) {
+    if (m->online_seq[c] != 0) {
+      return UINT64_MAX; /* hotplug: keep checking every fetch */
+    }
+    if (m->geo[c].dic) {
+      continue;
+    }
+    uint64_t done = w->inval[INVAL_DONE(c)];
+    if (done <= cleaned) {
+      return UINT64_MAX; /* cluster c still misses the invalidate */
+    }
+    bound = MAX(bound, done);
+  }
+  return bound;
+}
+
 /* The site whose maintenance should have made W coherent for KIND: the
  * clean or invalidate loop that reached W after its last store. */
 static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind) {

@@ -136,6 +136,19 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m,
                                  const struct jf_model_thread *t,
                                  const struct jf_word *w, bool cmodx_safe);
 
+/*
+ * The fast path's bound: a model time F such that every fetch of W by a
+ * thread synchronised after F (sync_seq > F), on any cluster, is fresh, and
+ * stays fresh until W is stored again. 0 when W was never stored (always
+ * fresh); UINT64_MAX when some cluster still lacks a step, or when a
+ * cluster ever came back online (its inval_point may move, see coherence.c),
+ * so no such bound is known now. F never decreases while W is not stored:
+ * every step keeps its FIRST completion. So a fetch with sync_seq > F may
+ * skip jf_model_fetch and get exactly the verdict it would have returned.
+ */
+uint64_t jf_model_fresh_after(const struct jf_model *m,
+                              const struct jf_word *w);
+
 /* The stride last measured for SITE's loop, 0 when it never repeated. */
 unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site);
 

@@ -5,7 +5,7 @@
  * the scheduler, the coherence model, the decoder and the instrumentation.
  *
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
- *           [,summary=PATH][,migrate-every=N][,check=on|off]
+ *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
  *           [,overlay=DIR]
  *
@@ -276,8 +276,13 @@ static char *parse_option(const char *opt) {
                              value);
     }
   } else if (g_strcmp0(key, "check") == 0) {
-    if (!qemu_plugin_bool_parse(key, value, &jf_opts.check)) {
-      return g_strdup_printf("check: expected on or off, got '%s'", value);
+    /* full: the model on every fetch of a checked word, no fast path */
+    jf_opts.check_full = g_strcmp0(value, "full") == 0;
+    if (jf_opts.check_full) {
+      jf_opts.check = true;
+    } else if (!qemu_plugin_bool_parse(key, value, &jf_opts.check)) {
+      return g_strdup_printf("check: expected on, off or full, got '%s'",
+                             value);
     }
   } else {
     return g_strdup_printf("unknown option '%s'", key);

@@ -59,7 +59,10 @@ struct jf_vcpu_score {
   uint64_t migrate_clock;  /* counts up to JF_MIGRATE_DUE, see plugin_sched.c */
   uint64_t reg_pending;    /* nonzero: write reg_value to x[reg_index] at
                               the next TB start (the mrs ended its TB, or a
-                              syscall result must be overridden) */
+                              syscall result must be overridden); the
+                              migration clock is parked at JF_MIGRATE_DUE
+                              meanwhile, its value kept in clock_parked */
+  uint64_t clock_parked;
   uint64_t reg_index;
   uint64_t reg_value;
   uint64_t ctr_reads;      /* executed mrs xN, ctr_el0 */
@@ -69,6 +72,9 @@ struct jf_vcpu_score {
   uint64_t isb;
   uint64_t fetch_checks;
   uint64_t stale_fetches;
+  uint64_t sync_seq;       /* the model's sync_seq of the thread on this
+                              vCPU (0 none): the fetch fast path compares
+                              it inline with each word's fresh_after bound */
   uint64_t migrations;
   uint64_t syscalls;       /* system calls entered */
   uint64_t loop_insns;     /* instructions executed inside maintenance loops
@@ -119,6 +125,8 @@ struct jf_options {
   bool have_migrate_every;
   uint64_t migrate_every;
   bool check;
+  bool check_full;          /* check=full: every fetch of a checked word
+                               calls the model (the fast path's reference) */
   bool have_policy;
   enum emu_sched_policy policy;
   const char *sarif_path;
@@ -193,6 +201,9 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret);
  * is computed, and before each of its maintenance operations. */
 void jf_sched_adversary_ctr_read(struct jf_thread *t);
 void jf_sched_adversary_maintenance(struct jf_thread *t);
+/* A context synchronisation of T (jf_model_sync), published to the
+ * scoreboard that the fetch fast path reads (jf_lock held). */
+void jf_sched_sync(struct jf_thread *t);
 /* Credits every live thread's executed instructions to its CPU (at exit). */
 void jf_sched_credit_all(void);
 uint64_t jf_sched_cpu_insns(unsigned cpu);

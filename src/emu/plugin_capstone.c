@@ -159,6 +159,16 @@ struct jf_decoded jf_decode(uint32_t word) {
     return out;
   }
 
+  /* Everything decided below (DC, IC, SYS, ISB, DSB and the CMODX-safe
+   * B, BL, BRK, HVC, NOP, SMC, SVC) is in the "branches, exception
+   * generating and system instructions" group, op0 = 101x in bits 28:26
+   * = 101 (Arm ARM C4.1, the A64 top-level encoding table). Most code is
+   * data processing, loads and stores: those skip Capstone, whose detailed
+   * decode was a large part of the plugin's translation time. */
+  if (((word >> 26) & 0x7) != 0x5) {
+    return out;
+  }
+
   uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8),
                       (uint8_t)(word >> 16), (uint8_t)(word >> 24)};
   const uint8_t *code = bytes;

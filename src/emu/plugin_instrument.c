@@ -7,10 +7,11 @@
  *
  * Per TB:
  *   - inline: instruction count and migration clock (plugin_sched.c);
- *     a conditional callback when a migration is due;
- *   - a conditional register-writing callback on the first instruction,
- *     armed when the previous TB ended with an mrs (or a syscall result must
- *     be overridden): the value lands before that instruction runs.
+ *   - one conditional callback (on_tb_due) when the clock is due: for a
+ *     migration, or for a register write armed when the previous TB ended
+ *     with an mrs (or a syscall result must be overridden), which lands
+ *     before the TB's first instruction runs;
+ *   - the fetch check of a plain TB (plan_fetch, register_fetch_checks).
  * Per instruction:
  *   - the fetch check, when the page was ever stored to;
  *   - the store callback (QEMU calls it only for instructions that store);
@@ -40,6 +41,12 @@ struct insn_record {
   uint8_t reg;           /* Xt */
   bool cmodx_safe;
   enum jf_insn_kind kind;
+};
+
+/* A TB's fetch records, for the TB-level slow path. */
+struct tb_record {
+  size_t n;
+  struct insn_record *words[];
 };
 
 static struct insn_record *record_new(uint64_t vaddr) {
@@ -113,7 +120,13 @@ void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
   struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
   s->reg_index = reg;
   s->reg_value = value;
-  s->reg_pending = 1;
+  if (!s->reg_pending) {
+    /* Park the migration clock where the next TB's add makes on_tb_due
+     * fire; on_tb_due puts it back. */
+    s->clock_parked = s->migrate_clock;
+    s->migrate_clock = JF_MIGRATE_DUE;
+    s->reg_pending = 1;
+  }
 }
 
 /* The value of the ID register an mrs at R reads on VCPU's emulated CPU.
@@ -140,17 +153,27 @@ static uint64_t id_register_value(unsigned vcpu,
 
 /* ---- execution callbacks ------------------------------------------------- */
 
-static void on_tb_pending_reg(unsigned vcpu, void *udata) {
+/*
+ * At a TB start whose migration clock reached JF_MIGRATE_DUE: a register
+ * write is pending (the previous TB ended with an mrs, or a syscall result
+ * must be overridden), a migration is due, or both. One conditional
+ * callback per TB serves both, so a TB with nothing to do pays one inline
+ * comparison.
+ */
+static void on_tb_due(unsigned vcpu, void *udata) {
   (void)udata;
   struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
-  unsigned reg = (unsigned)s->reg_index;
-  uint64_t value = s->reg_value;
-  s->reg_pending = 0;
-  write_xreg(reg, value);
-}
-
-static void on_migration_due(unsigned vcpu, void *udata) {
-  (void)udata;
+  if (s->reg_pending) {
+    unsigned reg = (unsigned)s->reg_index;
+    uint64_t value = s->reg_value;
+    /* The clock counted this TB from the parked JF_MIGRATE_DUE. */
+    s->migrate_clock = s->clock_parked + (s->migrate_clock - JF_MIGRATE_DUE);
+    s->reg_pending = 0;
+    write_xreg(reg, value);
+    if (s->migrate_clock < JF_MIGRATE_DUE) {
+      return;
+    }
+  }
   jf_sched_migration_due(vcpu);
 }
 
@@ -166,23 +189,42 @@ static void on_id_read_at_tb_end(unsigned vcpu, void *udata) {
   jf_instrument_defer_reg_write(vcpu, r->reg, id_register_value(vcpu, r));
 }
 
+/* One fetch of R's word by T (jf_lock held); whether it was stale. */
+static bool check_fetch(struct jf_thread *t, const struct insn_record *r) {
+  struct jf_verdict v =
+      jf_model_fetch(jf_model, &t->mt, r->word, r->cmodx_safe);
+  if (v.kind == JF_FRESH) {
+    return false;
+  }
+  jf_findings_record(r->vaddr, t, &v);
+  return true;
+}
+
+/* The slow path of the per-word fetch check (every fetch, with
+ * check=full): the word may be stale for this thread. */
 static void on_fetch(unsigned vcpu, void *udata) {
   const struct insn_record *r = udata;
-  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
-  s->fetch_checks++;
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
-  struct jf_verdict v = {.kind = JF_FRESH};
-  if (t) {
-    v = jf_model_fetch(jf_model, &t->mt, r->word, r->cmodx_safe);
-    if (v.kind != JF_FRESH) {
-      jf_findings_record(r->vaddr, t, &v);
-    }
+  bool stale = t && check_fetch(t, r);
+  g_mutex_unlock(&jf_lock);
+  if (stale) {
+    jf_vcpu_score(vcpu)->stale_fetches++;
+  }
+}
+
+/* The slow path of a plain TB: its words in order, as on_fetch would
+ * judge them one by one (nothing in a plain TB changes a verdict). */
+static void on_tb_fetch(unsigned vcpu, void *udata) {
+  const struct tb_record *tr = udata;
+  uint64_t stale = 0;
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  for (size_t i = 0; t && i < tr->n; i++) {
+    stale += check_fetch(t, tr->words[i]);
   }
   g_mutex_unlock(&jf_lock);
-  if (v.kind != JF_FRESH) {
-    s->stale_fetches++;
-  }
+  jf_vcpu_score(vcpu)->stale_fetches += stale;
 }
 
 /* UDATA is the storing instruction's address (the finding's writer). */
@@ -254,13 +296,127 @@ static void on_dsb(unsigned vcpu, void *udata) {
 
 static void on_isb(unsigned vcpu, void *udata) {
   (void)udata;
-  thread_event(vcpu, jf_model_sync);
+  g_mutex_lock(&jf_lock);
+  struct jf_thread *t = jf_sched_thread(vcpu);
+  if (t) {
+    jf_sched_sync(t);
+  }
+  g_mutex_unlock(&jf_lock);
 }
 
 /* ---- translation --------------------------------------------------------- */
 
 #define SCORE_U64(field)                                                       \
   qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, field)
+
+/*
+ * The fetch check, decided at translation. Only words on pages the guest
+ * ever stored to have a record (jf_model_word_for_fetch). For each, the
+ * model gives fresh_after, F: any thread synchronised after F fetches the
+ * word fresh on every cluster, and F cannot change until the word is stored
+ * again (coherence.h). A store to a page holding translated code makes
+ * linux-user QEMU invalidate that page's TBs, so the next execution is a
+ * new translation with a new F. The check is therefore an inline comparison
+ * of the vCPU's published sync_seq with F (a conditional callback), and the
+ * model is called only when sync_seq <= F: the same verdict, the same
+ * findings, for a fraction of the callbacks.
+ *
+ * Granularity. In a "plain" TB (below) nothing between its first and last
+ * instruction can change a verdict or stop the TB, so one comparison with
+ * the largest F of its words decides for the whole TB, and the slow path
+ * judges its words in order at TB entry. Any other TB compares per word.
+ *
+ * Exceptions, which call the model on every fetch: check=full (the
+ * reference the fast path is tested against), and the RX view of
+ * double-mapped code, which QEMU does not re-translate when the RW view is
+ * written (plugin_alias.c).
+ */
+struct fetch_plan {
+  size_t checked;         /* instructions whose fetch is checked */
+  size_t nslow;
+  struct insn_record **slow;            /* words that may be stale */
+  struct qemu_plugin_insn **slow_insn;
+  uint64_t *fresh_after;
+  uint64_t tb_fresh_after; /* the largest F of the TB's words */
+  bool every_fetch;        /* check=full or a double-mapped word */
+};
+
+/* Whether W can neither fault nor change the model when it is not the
+ * last instruction of its TB: data processing (immediate or register) and
+ * branches (Arm ARM C4.1, the top-level encoding table, op0 = 100x, x101,
+ * 101x). Loads and stores may fault, system instructions may trap or be
+ * maintenance, FP may trap; all of these are left to per-word checks. */
+static bool insn_is_plain(uint32_t w) {
+  uint32_t op0 = (w >> 25) & 0xf;
+  if ((op0 & 0xe) == 0x8 || (op0 & 0x7) == 0x5) {
+    return true;
+  }
+  return (w & 0x7c000000) == 0x14000000 ||  /* B, BL */
+         (w & 0xff000010) == 0x54000000 ||  /* B.cond */
+         (w & 0x7e000000) == 0x34000000 ||  /* CBZ, CBNZ */
+         (w & 0x7e000000) == 0x36000000;    /* TBZ, TBNZ */
+}
+
+static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn,
+                       uint64_t vaddr, uint32_t word, bool cmodx_safe) {
+  g_mutex_lock(&jf_lock);
+  struct jf_word *w =
+      jf_model_word_for_fetch(jf_model, vaddr, word, cmodx_safe);
+  uint64_t fresh_after = w ? jf_model_fresh_after(jf_model, w) : 0;
+  bool every_fetch = w && (jf_opts.check_full || jf_alias_canon(vaddr) != vaddr);
+  g_mutex_unlock(&jf_lock);
+  if (!w) {
+    return;
+  }
+  p->checked++;
+  if (fresh_after == 0 && !every_fetch) {
+    return; /* never stored: fresh until a store re-translates it */
+  }
+  struct insn_record *r = record_new(vaddr);
+  r->word = w;
+  r->cmodx_safe = cmodx_safe;
+  p->slow[p->nslow] = r;
+  p->slow_insn[p->nslow] = insn;
+  p->fresh_after[p->nslow] = every_fetch ? UINT64_MAX : fresh_after;
+  p->nslow++;
+  p->tb_fresh_after = MAX(p->tb_fresh_after, fresh_after);
+  p->every_fetch |= every_fetch;
+}
+
+static void register_fetch_checks(struct qemu_plugin_tb *tb,
+                                  const struct fetch_plan *p, bool plain) {
+  if (p->nslow == 0) {
+    return;
+  }
+  if (plain && !p->every_fetch) {
+    struct tb_record *t = g_malloc(sizeof(*t) + p->nslow * sizeof(t->words[0]));
+    t->n = p->nslow;
+    memcpy(t->words, p->slow, p->nslow * sizeof(t->words[0]));
+    g_mutex_lock(&records_lock);
+    g_ptr_array_add(insn_records, t);
+    g_mutex_unlock(&records_lock);
+    if (p->tb_fresh_after == UINT64_MAX) {
+      qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_fetch,
+                                           QEMU_PLUGIN_CB_NO_REGS, t);
+    } else {
+      qemu_plugin_register_vcpu_tb_exec_cond_cb(
+          tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_LE,
+          SCORE_U64(sync_seq), p->tb_fresh_after, t);
+    }
+    return;
+  }
+  for (size_t i = 0; i < p->nslow; i++) {
+    if (p->fresh_after[i] == UINT64_MAX) {
+      qemu_plugin_register_vcpu_insn_exec_cb(p->slow_insn[i], on_fetch,
+                                             QEMU_PLUGIN_CB_NO_REGS, p->slow[i]);
+    } else {
+      qemu_plugin_register_vcpu_insn_exec_cond_cb(
+          p->slow_insn[i], on_fetch, QEMU_PLUGIN_CB_NO_REGS,
+          QEMU_PLUGIN_COND_LE, SCORE_U64(sync_seq), p->fresh_after[i],
+          p->slow[i]);
+    }
+  }
+}
 
 static void count_inline(struct qemu_plugin_insn *insn, qemu_plugin_u64 e) {
   qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
@@ -278,13 +434,15 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
       tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(migrate_clock), n);
   qemu_plugin_register_vcpu_tb_exec_cond_cb(
-      tb, on_migration_due, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_GE,
+      tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS, QEMU_PLUGIN_COND_GE,
       SCORE_U64(migrate_clock), JF_MIGRATE_DUE, NULL);
-  qemu_plugin_register_vcpu_insn_exec_cond_cb(
-      qemu_plugin_tb_get_insn(tb, 0), on_tb_pending_reg,
-      QEMU_PLUGIN_CB_RW_REGS, QEMU_PLUGIN_COND_NE, SCORE_U64(reg_pending), 0,
-      NULL);
 
+  struct fetch_plan plan = {
+      .slow = g_new(struct insn_record *, n),
+      .slow_insn = g_new(struct qemu_plugin_insn *, n),
+      .fresh_after = g_new(uint64_t, n),
+  };
+  bool plain = true; /* see register_fetch_checks */
   /* What plugin_region.c needs to find the maintenance loops and markers. */
   uint32_t *words = g_new0(uint32_t, n);
   enum jf_insn_kind *kinds = g_new0(enum jf_insn_kind, n);
@@ -294,25 +452,18 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
     uint32_t word = 0;
     if (qemu_plugin_insn_data(insn, &word, sizeof(word)) != sizeof(word)) {
+      plain = false;
       continue;
     }
     word = GUINT32_FROM_LE(word);
     struct jf_decoded dec = jf_decode(word);
     words[i] = word;
     kinds[i] = dec.kind;
+    plain = plain && dec.kind == JF_INSN_OTHER &&
+            (i + 1 == n || insn_is_plain(word));
 
     if (jf_opts.check) {
-      g_mutex_lock(&jf_lock);
-      struct jf_word *w =
-          jf_model_word_for_fetch(jf_model, vaddr, word, dec.cmodx_safe);
-      g_mutex_unlock(&jf_lock);
-      if (w) {
-        struct insn_record *r = record_new(vaddr);
-        r->word = w;
-        r->cmodx_safe = dec.cmodx_safe;
-        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_fetch,
-                                               QEMU_PLUGIN_CB_NO_REGS, r);
-      }
+      plan_fetch(&plan, insn, vaddr, word, dec.cmodx_safe);
       qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS,
                                        QEMU_PLUGIN_MEM_W,
                                        (void *)(uintptr_t)vaddr);
@@ -375,6 +526,15 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
       break;
     }
   }
+  if (plan.checked) {
+    /* Counted per TB entry, like insns: exact unless the TB faults. */
+    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+        tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(fetch_checks), plan.checked);
+  }
+  register_fetch_checks(tb, &plan, plain);
+  g_free(plan.slow);
+  g_free(plan.slow_insn);
+  g_free(plan.fresh_after);
   jf_region_instrument_tb(tb, words, kinds, n);
   g_free(words);
   g_free(kinds);

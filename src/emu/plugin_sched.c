@@ -71,9 +71,14 @@ static uint64_t rng_next(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
+/* Sets only ever hold CPUs of the config: the words past its last CPU are
+ * zero, and the migration callback (every few hundred guest instructions)
+ * need not look at them. */
+static unsigned cpu_words(void) { return (jf_config->ncpus + 63) / 64; }
+
 static unsigned cpuset_count(const struct jf_cpuset *s) {
   unsigned n = 0;
-  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
+  for (unsigned i = 0; i < cpu_words(); i++) {
     n += (unsigned)__builtin_popcountll(s->bits[i]);
   }
   return n;
@@ -81,7 +86,7 @@ static unsigned cpuset_count(const struct jf_cpuset *s) {
 
 /* The INDEX-th CPU (from 0) of S, which must hold more than INDEX. */
 static unsigned cpuset_nth(const struct jf_cpuset *s, unsigned index) {
-  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++) {
+  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
     if (jf_cpuset_has(s, cpu) && index-- == 0) {
       return cpu;
     }
@@ -208,12 +213,20 @@ static void place(struct jf_thread *t, unsigned cpu) {
   t->mt.cluster = jf_cluster_of(cpu);
 }
 
+void jf_sched_sync(struct jf_thread *t) {
+  jf_model_sync(jf_model, &t->mt);
+  if (t->alive) {
+    /* Only grows; a vCPU reading an older value only takes the slow path. */
+    jf_vcpu_score(t->vcpu)->sync_seq = t->mt.sync_seq;
+  }
+}
+
 static void migrate(struct jf_thread *t, unsigned new_cpu,
                     unsigned counter_vcpu) {
   credit(t);
   jf_model_dsb(jf_model, &t->mt);
   place(t, new_cpu);
-  jf_model_sync(jf_model, &t->mt);
+  jf_sched_sync(t);
   jf_vcpu_score(counter_vcpu)->migrations++;
 }
 
@@ -243,7 +256,8 @@ void jf_sched_vcpu_init(unsigned vcpu) {
   g_ptr_array_index(by_vcpu, vcpu) = t;
   /* The scoreboard slot may have served an earlier thread. */
   t->insns_credited = jf_vcpu_score(vcpu)->insns;
-  jf_model_sync(jf_model, &t->mt);
+  jf_vcpu_score(vcpu)->reg_pending = 0; /* not for this thread */
+  jf_sched_sync(t);
   arm_migration_clock(t);
   g_mutex_unlock(&jf_lock);
 }
@@ -256,6 +270,7 @@ void jf_sched_vcpu_exit(unsigned vcpu) {
     jf_model_dsb(jf_model, &t->mt);
     t->alive = false;
     g_ptr_array_index(by_vcpu, vcpu) = NULL;
+    jf_vcpu_score(vcpu)->sync_seq = 0; /* the slot's next thread starts over */
   }
   g_mutex_unlock(&jf_lock);
 }
@@ -622,7 +637,7 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
       for (guint i = 0; i < threads->len; i++) {
         struct jf_thread *other = g_ptr_array_index(threads, i);
         if (other->alive) {
-          jf_model_sync(jf_model, &other->mt);
+          jf_sched_sync(other);
         }
       }
     }
@@ -631,7 +646,7 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
     break;
   }
   /* The return to user space is an exception return. */
-  jf_model_sync(jf_model, &t->mt);
+  jf_sched_sync(t);
   t->sc_num = -1;
   g_mutex_unlock(&jf_lock);
   flush_guest_writes();

@@ -4,7 +4,7 @@
  *
  *   jitflush-emu --config FILE [--seed N] [--report FILE.json]
  *                [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]
- *                [--check on|off] [--policy adversarial|random]
+ *                [--check on|off|full] [--policy adversarial|random]
  *                [--sarif FILE] -- PROGRAM [ARGS...]
  *
  * It validates the config, builds the SoC's sysfs overlay in a temporary
@@ -55,7 +55,7 @@
 static const char usage_text[] =
     "usage: jitflush-emu --config FILE [--seed N] [--report FILE.json]\n"
     "                    [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]\n"
-    "                    [--check on|off] [--policy adversarial|random]\n"
+    "                    [--check on|off|full] [--policy adversarial|random]\n"
     "                    [--sarif FILE] -- PROGRAM [ARGS...]\n";
 
 static const char help_text[] =
@@ -73,9 +73,12 @@ static const char help_text[] =
     "  --qemu PATH        plugin-enabled qemu-aarch64 (default: $JITFLUSH_QEMU,\n"
     "                     else the one found at build time); a name without\n"
     "                     '/' that is no file here is looked up in $PATH\n"
-    "  --check on|off     the coherence checker (default on); off keeps the\n"
+    "  --check on|off|full  the coherence checker (default on); off keeps the\n"
     "                     topology, migrations and counters but checks no\n"
-    "                     fetch (ci/bench.sh measures what the checker costs)\n"
+    "                     fetch (ci/bench.sh measures what the checker costs);\n"
+    "                     full calls the model on every checked fetch instead\n"
+    "                     of only when the word may be stale (same verdicts,\n"
+    "                     slower: the reference for the fast path)\n"
     "  --policy P         scheduling: adversarial (default: a thread's CTR_EL0\n"
     "                     reads run on the largest-line CPU it may use, its next\n"
     "                     cache maintenance on the smallest) or random (seeded\n"
@@ -220,8 +223,9 @@ static int parse_args(int argc, char **argv, struct options *o) {
   if (!o->config) return usage_error("--config FILE is required");
   if (o->seed_text && !parse_seed(o->seed_text, &o->seed))
     return usage_error("--seed: not an unsigned number: '%s'", o->seed_text);
-  if (o->check && strcmp(o->check, "on") != 0 && strcmp(o->check, "off") != 0)
-    return usage_error("--check: expected on or off, got '%s'", o->check);
+  if (o->check && strcmp(o->check, "on") != 0 && strcmp(o->check, "off") != 0 &&
+      strcmp(o->check, "full") != 0)
+    return usage_error("--check: expected on, off or full, got '%s'", o->check);
   if (o->policy && strcmp(o->policy, "adversarial") != 0 && strcmp(o->policy, "random") != 0)
     return usage_error("--policy: expected adversarial or random, got '%s'", o->policy);
   return 0;

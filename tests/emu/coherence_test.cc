@@ -194,6 +194,75 @@ TEST_F(Coherence, ComingOnlineBeforeTheCleanCompletedDoesNotCount) {
   EXPECT_EQ(Fetch(big, kCode).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
+// ---- the fast path's bound (jf_model_fresh_after) ---------------------------
+
+uint64_t FreshAfter(jf_model* m, uint64_t va) {
+  return jf_model_fresh_after(m, jf_model_word_for_fetch(m, va, kMovInsn, false));
+}
+
+TEST_F(Coherence, FreshAfterIsZeroForAWordNeverStoredOnAStoredPage) {
+  Store(little, kCode + 64);
+  EXPECT_EQ(FreshAfter(model.m, kCode), 0u);
+}
+
+TEST_F(Coherence, FreshAfterIsUnknownUntilEveryClusterIsInvalidated) {
+  Store(little, kCode);
+  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);  // not cleaned
+  Clean(little, kCode);
+  Dsb(little);
+  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);  // not invalidated
+  Invalidate(little, kCode);
+  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);  // not completed
+  Dsb(little);
+  EXPECT_NE(FreshAfter(model.m, kCode), UINT64_MAX);
+}
+
+TEST_F(Coherence, AThreadSynchronisedAfterFreshAfterFetchesFreshOnEveryCluster) {
+  Store(little, kCode);
+  Clean(little, kCode);
+  Dsb(little);
+  Invalidate(little, kCode);
+  Dsb(little);
+  const uint64_t bound = FreshAfter(model.m, kCode);
+  ASSERT_NE(bound, UINT64_MAX);
+  // Not synchronised since: stale, and the bound says the model must be asked.
+  EXPECT_LE(little.t.sync_seq, bound);
+  EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
+  Isb(little);
+  Isb(big);
+  EXPECT_GT(little.t.sync_seq, bound);
+  EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
+  // A redundant clean and invalidate later do not move the bound.
+  Clean(big, kCode);
+  Invalidate(big, kCode);
+  Dsb(big);
+  EXPECT_EQ(FreshAfter(model.m, kCode), bound);
+}
+
+TEST_F(Coherence, FreshAfterIsUnknownAgainAfterAStore) {
+  Store(little, kCode);
+  Flush(little, kCode, 64);
+  ASSERT_NE(FreshAfter(model.m, kCode), UINT64_MAX);
+  Store(little, kCode);
+  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);
+}
+
+TEST_F(Coherence, FreshAfterIsUnknownForAnInvalidateStrideThatSkipsALittleLine) {
+  Store(little, kCode, 128);
+  Flush(little, kCode, 128, 64, 128);  // the big core's I line
+  EXPECT_NE(FreshAfter(model.m, kCode), UINT64_MAX);
+  EXPECT_EQ(FreshAfter(model.m, kCode + 64), UINT64_MAX);
+  EXPECT_EQ(Fetch(little, kCode + 64).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+}
+
+TEST_F(Coherence, FreshAfterIsUnknownOnceAClusterCameBackOnline) {
+  Store(little, kCode);
+  Flush(little, kCode, 64);
+  jf_model_cluster_online(model.m, kBig);
+  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);
+}
+
 // ---- one test per finding kind ---------------------------------------------
 
 TEST_F(Coherence, KindNotCleaned) {

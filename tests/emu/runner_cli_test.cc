@@ -590,7 +590,7 @@ TEST_F(RunnerTest, UsageErrorsExit2) {
        "--seed: not an unsigned number"},
       {{"--config", kExynos, "--frobnicate", "--", prog_}, "unknown option '--frobnicate'"},
       {{"--config", kExynos, "--check", "maybe", "--", prog_},
-       "--check: expected on or off, got 'maybe'"},
+       "--check: expected on, off or full, got 'maybe'"},
       {{"--config", kExynos, "--", "/nonexistent/prog"}, "program not found: /nonexistent/prog"},
       {{"--config", kExynos, "--sysfs-root", "/nonexistent", "--", prog_},
        "--sysfs-root /nonexistent has no sys/ folder"},

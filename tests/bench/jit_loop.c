@@ -1,0 +1,151 @@
+/*
+ * jit_loop: the rig's worst case for speed, a fetch-heavy JIT workload in
+ * which nearly every executed instruction is JIT-written code. It writes a
+ * counting loop into RWX memory, flushes it with jitflush_clear_cache, and
+ * calls it; each call runs ITERATIONS iterations of
+ *
+ *     loop: add  x0, x0, #imm      (BODY times, BODY >= 1)
+ *           subs x1, x1, #1
+ *           b.ne loop
+ *           ret
+ *
+ * so with the default BODY of 1 every translation block QEMU executes is
+ * three JIT-written instructions: per-block costs of the plugin (inline
+ * counters, conditional callbacks, fetch checks) are as visible as they can
+ * be. ci/bench.sh times it on plain QEMU, under the rig with the checker
+ * off and with it on (docs/BENCHMARKS.md, "The rig's own speed").
+ *
+ *   jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N]
+ *
+ * Each call rewrites the immediates (the seed picks them) and flushes again,
+ * so a run with several calls also exercises store -> flush -> retranslate.
+ *
+ * Exit status: 0 every call returned the expected sum, 1 one did not, 2 usage
+ * error, 3 the environment refused (mmap).
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "code_gen.h"
+#include "guest_args.h"
+#include "jitflush.h"
+
+enum {
+  EXIT_WRONG_RESULT = 1,
+  EXIT_USAGE = 2,
+  EXIT_ENVIRONMENT = 3,
+  MAX_BODY = 256,
+  REGION_BYTES = 4096,
+};
+
+/* subs x1, x1, #1 (Arm ARM C6.2 SUBS (immediate), 64-bit: sf=1 op=1 S=1). */
+#define INSN_SUBS_X1_1 0xf1000421u
+/* b.ne back by WORDS instructions (B.cond, imm19 in words, cond NE = 1). */
+static uint32_t encode_bne_back(unsigned words)
+{
+  return 0x54000000u | ((-(uint32_t)words & 0x7ffffu) << 5) | 0x1u;
+}
+
+typedef uint64_t (*loop_fn)(uint64_t x0, uint64_t x1);
+
+struct options {
+  uint64_t iterations;
+  uint64_t body;
+  uint64_t calls;
+  uint64_t seed;
+};
+
+static void usage(FILE *out)
+{
+  fprintf(out, "usage: jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N]\n");
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+  static const struct {
+    const char *name;
+    uint64_t lo, hi;
+    size_t offset;
+  } keys[] = {
+      {"--iterations=", 1, UINT64_C(1) << 40, offsetof(struct options, iterations)},
+      {"--body=", 1, MAX_BODY, offsetof(struct options, body)},
+      {"--calls=", 1, 1000000, offsetof(struct options, calls)},
+      {"--seed=", 0, UINT64_MAX, offsetof(struct options, seed)},
+  };
+  for (int i = 1; i < argc; i++) {
+    size_t k = 0;
+    for (; k < sizeof keys / sizeof keys[0]; k++) {
+      size_t len = strlen(keys[k].name);
+      if (strncmp(argv[i], keys[k].name, len) == 0) {
+        uint64_t *field = (uint64_t *)((char *)o + keys[k].offset);
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)(len - 1), keys[k].name);
+        if (!sc_parse_number("jit_loop", name, argv[i] + len, keys[k].lo, keys[k].hi, field)) {
+          return EXIT_USAGE;
+        }
+        break;
+      }
+    }
+    if (k == sizeof keys / sizeof keys[0]) {
+      if (strcmp(argv[i], "--help") == 0) {
+        usage(stdout);
+        return -1;
+      }
+      fprintf(stderr, "jit_loop: unknown argument '%s'\n", argv[i]);
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+/* Writes the loop at CODE; returns what one iteration adds to x0. */
+static uint64_t emit_loop(uint32_t *code, unsigned body, struct sc_rng *rng)
+{
+  uint64_t step = 0;
+  for (unsigned i = 0; i < body; i++) {
+    unsigned imm = 1 + (unsigned)sc_rng_below(rng, 4095);
+    code[i] = sc_encode_add_x0(imm, false);
+    step += imm;
+  }
+  code[body] = INSN_SUBS_X1_1;
+  code[body + 1] = encode_bne_back(body + 1);
+  code[body + 2] = SC_INSN_RET;
+  return step;
+}
+
+int main(int argc, char **argv)
+{
+  struct options o = {.iterations = 10000000, .body = 1, .calls = 1, .seed = 1};
+  int rc = parse(argc, argv, &o);
+  if (rc != 0) {
+    return rc < 0 ? 0 : rc;
+  }
+  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) {
+    perror("jit_loop: mmap");
+    return EXIT_ENVIRONMENT;
+  }
+  uint32_t *code = region;
+  struct sc_rng rng = {o.seed};
+  unsigned wrong = 0;
+  for (uint64_t call = 0; call < o.calls; call++) {
+    uint64_t step = emit_loop(code, (unsigned)o.body, &rng);
+    jitflush_clear_cache(code, code + o.body + 3);
+    uint64_t got = ((loop_fn)(uintptr_t)code)(0, o.iterations);
+    if (got != step * o.iterations) {
+      fprintf(stderr, "jit_loop: call %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64 "\n", call, got,
+              step * o.iterations);
+      wrong++;
+    }
+  }
+  printf("jit_loop: iterations=%" PRIu64 " body=%" PRIu64 " calls=%" PRIu64 " seed=%" PRIu64 " wrong=%u\n",
+         o.iterations, o.body, o.calls, o.seed, wrong);
+  return wrong ? EXIT_WRONG_RESULT : 0;
+}
