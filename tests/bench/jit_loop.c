@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "a64_encode.h"
 #include "code_gen.h"
 #include "guest_args.h"
 #include "jitflush.h"
@@ -110,12 +111,12 @@ static uint64_t emit_loop(uint32_t *code, unsigned body, struct sc_rng *rng)
   uint64_t step = 0;
   for (unsigned i = 0; i < body; i++) {
     unsigned imm = 1 + (unsigned)sc_rng_below(rng, 4095);
-    code[i] = sc_encode_add_x0(imm, false);
+    code[i] = a64_add_x0(imm, 0);
     step += imm;
   }
   code[body] = INSN_SUBS_X1_1;
   code[body + 1] = encode_bne_back(body + 1);
-  code[body + 2] = SC_INSN_RET;
+  code[body + 2] = A64_RET;
   return step;
 }
 
