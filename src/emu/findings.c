@@ -156,14 +156,15 @@ void emu_findings_free(struct emu_findings *f) {
   if (!f) {
     return;
   }
-  g_array_unref(f->sites);
-  g_hash_table_destroy(f->site_ids);
-  g_hash_table_destroy(f->by_key);
-  g_ptr_array_unref(f->findings);
-  g_array_unref(f->stale_kept);
-  g_hash_table_destroy(f->ctr_by_key);
-  g_ptr_array_unref(f->ctr_sites);
-  g_hash_table_destroy(f->frames);
+  /* The indexes first: they point into the arrays. */
+  g_clear_pointer(&f->site_ids, g_hash_table_destroy);
+  g_clear_pointer(&f->by_key, g_hash_table_destroy);
+  g_clear_pointer(&f->ctr_by_key, g_hash_table_destroy);
+  g_clear_pointer(&f->frames, g_hash_table_destroy);
+  g_clear_pointer(&f->sites, g_array_unref);
+  g_clear_pointer(&f->findings, g_ptr_array_unref);
+  g_clear_pointer(&f->stale_kept, g_array_unref);
+  g_clear_pointer(&f->ctr_sites, g_ptr_array_unref);
   g_free(f);
 }
 

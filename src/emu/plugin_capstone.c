@@ -11,29 +11,30 @@
 
 #include "plugin.h"
 
+/* Only the prefixes differ between the versions; the names are built from
+ * them once, below. */
 #if CS_API_MAJOR >= 6
 #define JF_CS_ARCH CS_ARCH_AARCH64
-#define JF_INS(x) AARCH64_INS_##x
-#define JF_OP(x) AARCH64_OP_##x
-#define JF_REG(x) AARCH64_REG_##x
+#define JF_NAME(kind, x) AARCH64_##kind##_##x
 #define JF_DETAIL(d) ((d)->aarch64)
-#define JF_CC_UNCONDITIONAL(cc)                                                \
-  ((cc) == AArch64CC_Invalid || (cc) == AArch64CC_AL || (cc) == AArch64CC_NV)
-#define JF_BARRIER_LD_ONLY(b)                                                  \
-  ((b) == AARCH64_DB_OSHLD || (b) == AARCH64_DB_NSHLD ||                       \
-   (b) == AARCH64_DB_ISHLD || (b) == AARCH64_DB_LD)
+#define JF_CC(v6_name, v4_name) AArch64CC_##v6_name
+#define JF_BARRIER(x) AARCH64_DB_##x
 #else
 #define JF_CS_ARCH CS_ARCH_ARM64
-#define JF_INS(x) ARM64_INS_##x
-#define JF_OP(x) ARM64_OP_##x
-#define JF_REG(x) ARM64_REG_##x
+#define JF_NAME(kind, x) ARM64_##kind##_##x
 #define JF_DETAIL(d) ((d)->arm64)
-#define JF_CC_UNCONDITIONAL(cc)                                                \
-  ((cc) == ARM64_CC_INVALID || (cc) == ARM64_CC_AL || (cc) == ARM64_CC_NV)
-#define JF_BARRIER_LD_ONLY(b)                                                  \
-  ((b) == ARM64_BARRIER_OSHLD || (b) == ARM64_BARRIER_NSHLD ||                 \
-   (b) == ARM64_BARRIER_ISHLD || (b) == ARM64_BARRIER_LD)
+#define JF_CC(v6_name, v4_name) ARM64_CC_##v4_name
+#define JF_BARRIER(x) ARM64_BARRIER_##x
 #endif
+#define JF_INS(x) JF_NAME(INS, x)
+#define JF_OP(x) JF_NAME(OP, x)
+#define JF_REG(x) JF_NAME(REG, x)
+#define JF_CC_UNCONDITIONAL(cc)                                                \
+  ((cc) == JF_CC(Invalid, INVALID) || (cc) == JF_CC(AL, AL) ||                 \
+   (cc) == JF_CC(NV, NV))
+#define JF_BARRIER_LD_ONLY(b)                                                  \
+  ((b) == JF_BARRIER(OSHLD) || (b) == JF_BARRIER(NSHLD) ||                     \
+   (b) == JF_BARRIER(ISHLD) || (b) == JF_BARRIER(LD))
 
 /*
  * The maintenance instructions are all SYS #op1, Cn, Cm, #op2, Xt

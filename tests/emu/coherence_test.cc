@@ -265,6 +265,13 @@ TEST_F(Coherence, FreshAfterIsUnknownOnceAClusterCameBackOnline) {
 
 // ---- one test per finding kind ---------------------------------------------
 
+// The verdict names KIND, under its report name, and blames SITE.
+void ExpectKind(const jf_verdict& v, jf_stale_kind kind, const char* name, uint32_t site) {
+  EXPECT_EQ(v.kind, kind);
+  EXPECT_STREQ(jf_stale_kind_name(v.kind), name);
+  EXPECT_EQ(v.flush_site, site);
+}
+
 TEST_F(Coherence, KindNotCleaned) {
   Store(little, kCode);
   Invalidate(little, kCode);
@@ -283,10 +290,7 @@ TEST_F(Coherence, KindCleanNotCompleted) {
   Clean(little, kCode, 5);
   Invalidate(little, kCode);
   Isb(little);
-  const jf_verdict v = Fetch(little, kCode);
-  EXPECT_EQ(v.kind, JF_STALE_CLEAN_NOT_COMPLETED);
-  EXPECT_STREQ(jf_stale_kind_name(v.kind), "clean-not-completed");
-  EXPECT_EQ(v.flush_site, 5u);
+  ExpectKind(Fetch(little, kCode), JF_STALE_CLEAN_NOT_COMPLETED, "clean-not-completed", 5u);
 }
 
 TEST_F(Coherence, KindInvalidatedBeforeClean) {
@@ -295,10 +299,7 @@ TEST_F(Coherence, KindInvalidatedBeforeClean) {
   Invalidate(little, kCode, 6);  // no dsb between the two
   Dsb(little);
   Isb(little);
-  const jf_verdict v = Fetch(little, kCode);
-  EXPECT_EQ(v.kind, JF_STALE_INVALIDATED_BEFORE_CLEAN);
-  EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidated-before-clean");
-  EXPECT_EQ(v.flush_site, 6u);
+  ExpectKind(Fetch(little, kCode), JF_STALE_INVALIDATED_BEFORE_CLEAN, "invalidated-before-clean", 6u);
 }
 
 TEST_F(Coherence, KindInvalidateNotCompleted) {
@@ -307,10 +308,7 @@ TEST_F(Coherence, KindInvalidateNotCompleted) {
   Dsb(little);
   Invalidate(little, kCode, 7);
   Isb(little);
-  const jf_verdict v = Fetch(little, kCode);
-  EXPECT_EQ(v.kind, JF_STALE_INVALIDATE_NOT_COMPLETED);
-  EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidate-not-completed");
-  EXPECT_EQ(v.flush_site, 7u);
+  ExpectKind(Fetch(little, kCode), JF_STALE_INVALIDATE_NOT_COMPLETED, "invalidate-not-completed", 7u);
 }
 
 TEST_F(Coherence, KindNotInvalidatedInGeometryNamesTheLoopAndItsStride) {
@@ -366,10 +364,7 @@ TEST_F(Coherence, KindNotSynchronised) {
   Dsb(little);
   Invalidate(little, kCode, 3);
   Dsb(little);
-  const jf_verdict v = Fetch(little, kCode);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_SYNCHRONISED);
-  EXPECT_STREQ(jf_stale_kind_name(v.kind), "not-synchronised");
-  EXPECT_EQ(v.flush_site, 3u);
+  ExpectKind(Fetch(little, kCode), JF_STALE_NOT_SYNCHRONISED, "not-synchronised", 3u);
 }
 
 // Double-mapped code: kRw is the writable view, kRx the executable one, of

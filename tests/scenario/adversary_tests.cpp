@@ -155,12 +155,7 @@ class JitflushUnderTheAdversary : public ::testing::TestWithParam<Case> {};
 TEST_P(JitflushUnderTheAdversary, NoStaleFetchOnAnySeed) {
   const Case& c = GetParam();
   const RigRun run = RunUnderRig(ConfigPath(c.config), c.seed, "adv-" + CaseName({c, 0}), Stress("jitflush"));
-  ASSERT_FALSE(run.timed_out) << run.Describe();
-  ASSERT_TRUE(run.report.is_object()) << run.Describe();
-  EXPECT_EQ(run.exit_status, 0) << run.Describe();
-  EXPECT_EQ(run.Count("stale_fetches"), 0u) << run.Describe();
-  EXPECT_TRUE(run.report["findings"].empty()) << run.Describe();
-  EXPECT_GT(run.Count("fetch_checks"), 0u) << run.Describe();
+  ExpectClean(run);
   EXPECT_NE(run.last_err_line.find(" findings=0"), std::string::npos) << run.Describe();
 }
 

@@ -1,5 +1,7 @@
 #include "rig_harness.h"
 
+#include <gtest/gtest.h>
+
 #include "run_process.h"
 
 #include <sys/stat.h>
@@ -106,6 +108,24 @@ RigRun RunUnderRig(const std::string& config_path, uint64_t seed, const std::str
 uint64_t RigRun::Count(const char* key) const {
   if (!report.is_object() || !report.contains(key) || !report[key].is_number_unsigned()) return 0;
   return report[key].get<uint64_t>();
+}
+
+void ExpectClean(const RigRun& run) {
+  ASSERT_FALSE(run.timed_out) << run.Describe();
+  ASSERT_TRUE(run.report.is_object()) << run.Describe();
+  EXPECT_EQ(run.exit_status, 0) << run.Describe();
+  EXPECT_EQ(run.Count("stale_fetches"), 0u) << run.Describe();
+  EXPECT_TRUE(run.report["stale"].empty()) << run.Describe();
+  EXPECT_TRUE(!run.report.contains("findings") || run.report["findings"].empty()) << run.Describe();
+  EXPECT_GT(run.Count("fetch_checks"), 0u) << run.Describe();
+  EXPECT_NE(run.last_err_line.find("jitflush-emu: stale_fetches=0 "), std::string::npos) << run.Describe();
+}
+
+uint64_t CpuInstructions(const RigRun& run, int cpu) {
+  if (!run.report.is_object() || !run.report.contains("cores")) return 0;
+  for (const auto& core : run.report["cores"])
+    if (core.at("cpu").get<int>() == cpu) return core.at("instructions").get<uint64_t>();
+  return 0;
 }
 
 uint64_t StaleAddr(const nlohmann::json& record) {

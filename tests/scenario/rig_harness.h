@@ -47,6 +47,13 @@ RigRun RunUnderRig(const std::string& config_path, uint64_t seed, const std::str
                    const std::vector<std::string>& program_and_args, int timeout_seconds = 90,
                    const std::vector<std::string>& runner_options = {});
 
+// The run finished, the checker ran (fetch_checks > 0) and saw no stale
+// fetch: status 0, empty "stale" (and "findings"), summary stale_fetches=0.
+void ExpectClean(const RigRun& run);
+
+// The instructions the report credits to emulated CPU (0 if not listed).
+uint64_t CpuInstructions(const RigRun& run, int cpu);
+
 // The address of a stale record ("addr": number or "0x..." string).
 uint64_t StaleAddr(const nlohmann::json& record);
 
