@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmarks of DESIGN.md section 6 (docs/BENCHMARKS.md explains every
+# The benchmarks (docs/BENCHMARKS.md explains every
 # number). Separate from ci/test.sh: it takes a few minutes and its timing
 # parts depend on the machine.
 #

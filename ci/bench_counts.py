@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The count half of ci/bench.sh (DESIGN.md section 6): runs flush_bench
+"""The count half of ci/bench.sh (docs/BENCHMARKS.md#what-is-measured): runs flush_bench
 under the rig for every routine on every config, turns the plugin's region
 sums into per-flush tables, checks jitflush's targets, and draws the plot.
 

@@ -29,7 +29,7 @@ repo=$(cd "$here/.." && pwd)
 cache_root="$repo/.cache/qemu"
 jobs=${JITFLUSH_QEMU_JOBS:-2}
 min_upstream=10.1         # qemu_plugin_write_register
-preferred_upstream=10.2.2 # the version the findings in DESIGN.md were verified with
+preferred_upstream=10.2.2 # the version the findings in docs/RIG.md were verified with
 
 log() { echo "build-qemu: $*" >&2; }
 die() { local rc=$1; shift; echo "build-qemu: error: $*" >&2; exit "$rc"; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mutation check: proves that the flush tests can fail. Each mutant below is
-# one plausible bug in the flush path (the ones DESIGN.md section 1 lists
+# one plausible bug in the flush path (the ones docs/BACKGROUND.md#the-problem lists
 # and a few more); the script applies it to a scratch copy of the library
 # (build/mutate/lib, never the tree), rebuilds only the library and the
 # target test binary for aarch64, runs the killing tests under the rig

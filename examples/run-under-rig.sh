@@ -8,7 +8,7 @@
 #   examples/run-under-rig.sh --config qemu-configs/tegra186.conf --seed 7 \
 #       --report rig.json -- ./my-jit --bench
 #
-# Options before -- go to the runner, jitflush-emu (DESIGN.md section 4):
+# Options before -- go to the runner, jitflush-emu (docs/RIG.md):
 # --config FILE (default: qemu-configs/exynos8890.conf), --seed N,
 # --report FILE.json, --sysfs-root DIR, --sysroot DIR (for a dynamically
 # linked program: default /usr/aarch64-linux-gnu). The program may use any

@@ -1,5 +1,5 @@
 /*
- * --json: exactly the keys of DESIGN.md section 5, plus extra keys that
+ * --json: exactly the keys of docs/CLI.md, plus extra keys that
  * never rename them. Facts that are not known are null, never a guess.
  */
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /*
  * The verdict. Each common flush strategy is judged against the facts the
- * library gathered (DESIGN.md section 1 lists them with their sources):
+ * library gathered (docs/BACKGROUND.md#the-problem lists them with their sources):
  *
  * - first-core caching, libgcc and compiler-rt __clear_cache: CTR_EL0 read
  *   once and kept in a static, so the first caller's core sets the stride;

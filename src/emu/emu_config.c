@@ -1,5 +1,5 @@
 /*
- * Loads a qemu-configs/NAME.conf file (format: DESIGN.md section 4) into a
+ * Loads a qemu-configs/NAME.conf file (format: docs/RIG.md) into a
  * struct emu_config and validates all of it.
  *
  * GKeyFile stores the values, but it neither reports line numbers nor

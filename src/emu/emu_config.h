@@ -1,6 +1,6 @@
 /*
  * The emulated SoC described by a qemu-configs/NAME.conf file (format in
- * DESIGN.md section 4). Shared by the runner (jitflush-emu, which builds the
+ * docs/RIG.md). Shared by the runner (jitflush-emu, which builds the
  * sysfs overlay from it) and the TCG plugin (which gives each guest thread
  * one of these CPUs).
  */

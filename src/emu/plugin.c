@@ -1,6 +1,6 @@
 /*
  * jitflush's QEMU user-mode TCG plugin: the emulated big.LITTLE rig
- * (DESIGN.md section 4). This file installs the plugin, parses its
+ * (docs/RIG.md). This file installs the plugin, parses its
  * arguments and writes the report at exit; the other plugin*.c files hold
  * the scheduler, the coherence model, the decoder and the instrumentation.
  *

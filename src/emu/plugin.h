@@ -12,7 +12,7 @@
  *   plugin_capstone.c   instruction decoding (the only file that knows
  *                       Capstone's v4/v5 vs v6 AArch64 names)
  *   plugin_region.c     measured regions: per-flush counts between the
- *                       bench's marker instructions (DESIGN.md section 6)
+ *                       bench's marker instructions (docs/BENCHMARKS.md#what-is-measured)
  *
  * Locking: jf_lock (plugin.c) guards every piece of shared state in the
  * scheduler and the model. Guest threads run in parallel host threads in

@@ -1,5 +1,5 @@
 /*
- * CPU hotplug during a run: the [hotplug] events of the config (DESIGN.md
+ * CPU hotplug during a run: the [hotplug] events of the config (docs/RIG.md
  * section 4), "+6-7@2000000,-5@9000000": once the guest has executed N
  * instructions (all threads together), the CPUs listed come online (+) or
  * go offline (-).

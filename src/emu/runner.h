@@ -16,7 +16,7 @@
 
 #include <glib.h>
 
-/* Exit statuses of the runner's own failures (DESIGN.md section 4; --help).
+/* Exit statuses of the runner's own failures (docs/RIG.md; --help).
  * A program's own status can coincide with these; the last stderr line then
  * tells them apart (only a completed run prints the summary). */
 enum {

@@ -135,7 +135,7 @@ TEST_P(Golden, JsonMatchesTheConfigsFacts)
   fs::path config = fs::path(JFI_CONFIG_DIR) / (stem + ".conf");
   fs::path golden = fs::path(JFI_GOLDEN_DIR) / (stem + ".json");
   ASSERT_TRUE(fs::exists(golden)) << "no expectation for " << config
-                                  << ": write " << golden << " from the config's facts (DESIGN.md section 2)";
+                                  << ": write " << golden << " from the config's facts (docs/BACKGROUND.md#architecture-facts)";
   json expected = LoadJson(golden);
   RigRun run = RunUnderRig(config, {"--json"});
   CheckRun(run, expected, stem);

@@ -1,5 +1,5 @@
 // The qemu-configs parser (src/emu/emu_config.c): every shipped config
-// loads with the values DESIGN.md section 2 gives, and each malformed
+// loads with the values docs/BACKGROUND.md#architecture-facts gives, and each malformed
 // fixture fails with the file, line, group, key and problem named.
 #include <gtest/gtest.h>
 

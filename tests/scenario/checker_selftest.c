@@ -1,6 +1,6 @@
 /*
  * checker_selftest: one hand-written code-publication sequence per rule of
- * the rig's coherence model (DESIGN.md section 4), so the scenario tests can
+ * the rig's coherence model (docs/COHERENCE-MODEL.md), so the scenario tests can
  * check that the plugin flags each broken sequence and accepts the correct
  * one. Each case writes a 2 KiB add/sub chain into fresh RWX memory, runs
  * the sequence named on the command line, then calls the code once.

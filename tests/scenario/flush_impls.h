@@ -1,6 +1,6 @@
 /*
  * The flush routines jit_stress can run: jitflush itself and one model of
- * each way other projects flush AArch64 code (DESIGN.md section 1 table).
+ * each way other projects flush AArch64 code (docs/BACKGROUND.md#the-problem).
  * Each model lives in its own impl_*.c and says whom it models and how that
  * one fails on a mismatched big.LITTLE system.
  */

@@ -1,4 +1,4 @@
-// Runs an aarch64 guest program under the rig (jitflush-emu, DESIGN.md
+// Runs an aarch64 guest program under the rig (jitflush-emu, docs/RIG.md
 // section 4) and collects what the scenario tests assert on: the exit
 // status, the output, and the parsed JSON report.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace scenario {
 
-// The runner's status when at least one fetch was stale (DESIGN.md 4).
+// The runner's status when at least one fetch was stale (docs/RIG.md).
 constexpr int kStaleExitStatus = 86;
 
 struct RigRun {

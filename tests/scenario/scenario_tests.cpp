@@ -1,7 +1,7 @@
 // The emulated big.LITTLE scenarios: jit_stress and checker_selftest (built
 // in the aarch64 build) run under jitflush-emu, and each test states what
 // the rig must observe. Exit 86 means the plugin saw at least one stale
-// instruction fetch (DESIGN.md section 4).
+// instruction fetch (docs/COHERENCE-MODEL.md).
 #include <gtest/gtest.h>
 
 #include <unistd.h>

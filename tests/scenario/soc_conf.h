@@ -1,4 +1,4 @@
-// What the scenario tests need to know of a qemu-configs/*.conf (DESIGN.md
+// What the scenario tests need to know of a qemu-configs/*.conf (docs/RIG.md
 // section 4) to pick CPUs and expectations from the same file the rig runs:
 // which core is big, whether every core has IDC, whether D lines differ.
 // The file is read by the rig's own loader (src/emu/emu_config.c), so a
