@@ -8,9 +8,10 @@
 #   build_jit.sh pcre2|luajit CACHE JITFLUSH_AARCH64_BUILD OUT
 #
 # CACHE   the repository's .cache folder; the build goes to
-#         CACHE/realjit-<recipe>/<jit>/, where <recipe> is a hash of this
-#         script and the pinned versions in it, so a changed recipe builds
-#         anew and an unchanged one never rebuilds (.complete stamp).
+#         CACHE/realjit-<recipe>/<jit>/, where <recipe> is a hash of the
+#         version asked for, the JIT's build function below and our sources
+#         built into it, so a changed recipe builds anew and an unchanged one
+#         never rebuilds (.complete stamp).
 # JITFLUSH_AARCH64_BUILD  build/aarch64: libjitflush.a and
 #         libjitflush_clear_cache_dropin.a.
 # OUT     where the linked programs go (the host build tree). A program is
@@ -52,9 +53,6 @@ for f in libjitflush.a libjitflush_clear_cache_dropin.a; do
   [ -f "$jf/$f" ] || die 1 "$jf/$f is missing: build the aarch64 tree first (ci/build.sh)"
 done
 
-recipe=$(cat "$0" "$here/pcre2_jit_slice.c" | sha256sum | cut -c1-12)
-dir=$cache/realjit-$recipe/$jit
-mkdir -p "$dir"
 
 # ---- Source -----------------------------------------------------------------
 
@@ -98,11 +96,22 @@ get_source() {
     [ -n "$(apt-cache showsrc "$pkg" 2>/dev/null)" ] ||
       die 3 "apt still knows no source package '$pkg' after ci/apt-sources.sh and apt-get update"
   fi
-  local fetch=$dir/fetch v how tried=()
+  local fetch=$dir/fetch
   rm -rf "$fetch"
   mkdir -p "$fetch"
+  fetch_any "$fetch" && return 0
+  # The index may name files the mirror no longer has: refresh it once.
+  if [ "$(id -u)" -eq 0 ]; then
+    log "no version could be fetched; running apt-get update and trying again"
+    apt-get update -qq && fetch_any "$fetch" && return 0
+  fi
+  die 3 "cannot fetch the source of $pkg: tried $(candidates | tr '\n' ' ')each as a source package and as --tar-only; the last attempt said: $(grep -E '^(E|W):' "$fetch/fetch.log" | tail -n 2 | tr '\n' ' ')"
+}
+
+# Tries every candidate version into FETCH; unpacks the first that came.
+fetch_any() {
+  local fetch=$1 v how
   for v in $(candidates); do
-    tried+=("$v")
     rm -f "$fetch"/*
     if how=$(cd "$fetch" && fetch_version "$v"); then
       [ "$v" = "$pinned" ] || log "the pinned version $pinned could not be fetched; using $v"
@@ -114,7 +123,7 @@ get_source() {
       return 0
     fi
   done
-  die 3 "cannot fetch the source of $pkg: tried ${tried[*]}, each as a source package and as --tar-only; the last attempt said: $(grep -E '^(E|W):' "$fetch/fetch.log" | tail -n 2 | tr '\n' ' ')"
+  return 1
 }
 
 # ---- Build (cached) ---------------------------------------------------------
@@ -156,6 +165,13 @@ build_luajit() {
   mkdir -p "$o"
   cp "$b/src/libluajit.a" "$b/src/luajit.o" "$o/"
 }
+
+# The recipe: the version asked for, the build function and the sources of
+# ours that go into the JIT's programs. Comments elsewhere do not rebuild.
+recipe=$({ echo "$pkg $pinned"; declare -f "build_$jit"; [ "$jit" != pcre2 ] || cat "$here/pcre2_jit_slice.c"; } |
+  sha256sum | cut -c1-12)
+dir=$cache/realjit-$recipe/$jit
+mkdir -p "$dir"
 
 # One builder at a time per recipe: the cache may be shared by worktrees.
 exec 9>"$dir.lock"
