@@ -7,8 +7,8 @@
 # JITFLUSH_FUZZ_SECONDS each, default 60, two at a time: about 3.5 minutes
 # with the build). All of it: about 16 minutes from an empty build/ once
 # QEMU is cached, measured before tests/realjit existed; the realjit label
-# (in the host tree's ctest) adds about 4 minutes warm, plus about 1 minute
-# the first time, when it builds PCRE2 and LuaJIT into .cache/realjit-*/
+# (in the host tree's ctest) adds 3 to 4 minutes warm, 4.2 the first time,
+# when it also builds PCRE2 and LuaJIT into .cache/realjit-*/
 # (docs/RUNNING-YOUR-JIT.md).
 # JITFLUSH_QUICK=1 skips the sanitizer and fuzzing stages.
 set -euo pipefail
