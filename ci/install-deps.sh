@@ -27,6 +27,10 @@ pkgs+=(clang-format-14)
 pkgs+=(yamllint)
 # Validation of jitflush-info --json against docs/jitflush-info.schema.json.
 pkgs+=(python3-jsonschema)
+# tests/realjit: PCRE2's and LuaJIT's builds (make; LuaJIT's source is .xz;
+# dpkg-source from dpkg-dev above), their disassembly (objdump, nm) and the
+# rig reports (python3).
+pkgs+=(make xz-utils binutils-aarch64-linux-gnu python3)
 # ci/bench.sh: the host micro-benchmark (Google Benchmark) and its plot.
 pkgs+=(libbenchmark-dev gnuplot-nox)
 

@@ -7,7 +7,9 @@
 #   dropin_link.sh gcc|clang static|shared SRC WORK
 #
 # static: libjitflush.a before the compiler's runtime library (the driver
-#   appends libgcc last, so "-ljitflush" anywhere on the line is enough).
+#   appends libgcc last, so "-ljitflush" after the source file is enough;
+#   before an object or archive that calls the builtin it would be skipped,
+#   see tests/realjit/check_link.sh).
 #   Checked with the symbol table: the program's __clear_cache must be
 #   jitflush's, a branch to jitflush_clear_cache.
 # shared: libjitflush.so on the link line; the dynamic linker binds the

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The rig's findings (DESIGN.md section 7) for a real JIT caught stale.
+
+    check_findings.py REPORT.json ARCHIVE [--max N]
+
+REPORT is the report of a run that the rig caught (status 86); ARCHIVE is
+the JIT's own library (libpcre2-8.a, libluajit.a). Optional by design: the
+rig's reports gain a "findings" key only with the findings work, so a report
+without it exits 77, which CTest shows as skipped. With it, the report must
+group the stale fetches into at most N findings (default 4: one bug, a few
+kinds), and one of them must name the flush routine (libgcc's
+__aarch64_sync_cache_range or __clear_cache) as the flush that should have
+covered the words, called from a function of the JIT's own archive.
+
+Exit status: 0 pass, 1 an expectation failed, 2 usage, 77 no findings key.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+SKIP = 77
+FLUSH_ROUTINES = ("__aarch64_sync_cache_range", "__clear_cache")
+
+
+def fail(msg):
+    print(f"check_findings.py: FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def function_of(symbol):
+    """'sljit_generate_code.constprop.0+0x5c4' -> 'sljit_generate_code.constprop.0'"""
+    return re.sub(r"\+0x[0-9a-fA-F]+$", "", symbol or "")
+
+
+def archive_functions(archive):
+    nm = os.environ.get("AARCH64_NM", "aarch64-linux-gnu-nm")
+    out = subprocess.run([nm, "--defined-only", archive], check=True, capture_output=True, text=True).stdout
+    return {f[2] for f in (line.split() for line in out.splitlines()) if len(f) == 3 and f[1] in "tT"}
+
+
+def main(argv):
+    if len(argv) not in (3, 5) or (len(argv) == 5 and argv[3] != "--max"):
+        print("usage: check_findings.py REPORT.json ARCHIVE [--max N]", file=sys.stderr)
+        return 2
+    report_path, archive = argv[1], argv[2]
+    limit = int(argv[4]) if len(argv) == 5 else 4
+    with open(report_path) as f:
+        report = json.load(f)
+    if "findings" not in report:
+        print(f"check_findings.py: {report_path} has no 'findings' key (this rig predates them): skipped")
+        return SKIP
+    if report.get("stale_fetches", 0) == 0:
+        fail("the run was clean: there is nothing for findings to explain (is this a caught run's report?)")
+
+    findings = report["findings"]
+    if not findings:
+        fail(f"{report['stale_fetches']} stale fetches but no findings")
+    if len(findings) > limit:
+        fail(f"{len(findings)} findings, expected at most {limit}: one root cause should be one finding")
+    for f in findings:
+        flush = f.get("flush") or {}
+        caller = flush.get("caller") or {}
+        print(f"  {f.get('kind')}: count={f.get('count')} flush={flush.get('symbol')} caller={caller.get('symbol')}")
+
+    own = archive_functions(archive)
+    for f in findings:
+        flush = f.get("flush") or {}
+        caller = flush.get("caller") or {}
+        if any(r in (flush.get("symbol") or "") for r in FLUSH_ROUTINES) and function_of(caller.get("symbol")) in own:
+            print(f"check_findings.py: ok: {flush['symbol']} called from {caller['symbol']} "
+                  f"({os.path.basename(archive)})")
+            return 0
+    fail(f"no finding names {' or '.join(FLUSH_ROUTINES)} as the flush, called from a function of "
+         f"{os.path.basename(archive)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
