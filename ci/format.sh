@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 list="$root/ci/format-files.txt"
 clang_format=${CLANG_FORMAT:-clang-format-14}
 all_globs=('src/**/*.c' 'src/**/*.h' 'include/**/*.h' 'tests/**/*.c' 'tests/**/*.h'
-           'tests/**/*.cc' 'tests/**/*.cpp' 'examples/**/*.c')
+           'tests/**/*.cc' 'examples/**/*.c')
 
 mode=check
 all=0

@@ -35,7 +35,10 @@ typedef int (*jit_fn)(int);
 #if defined(__aarch64__)
 #define ARCH "aarch64"
 /* add w0, w0, #imm12 (Arm ARM C6.2.4, ADD (immediate), 32-bit) */
-static uint32_t a64_add_w0(unsigned imm12) { return 0x11000000u | (imm12 & 0xfffu) << 10; }
+static uint32_t a64_add_w0(unsigned imm12)
+{
+  return 0x11000000u | (imm12 & 0xfffu) << 10;
+}
 
 static size_t emit(uint8_t *code, unsigned k)
 {
@@ -103,15 +106,18 @@ int main(int argc, char **argv)
     memcpy(&fn, &code, sizeof fn);
     int got = fn(1000), want = 1000 + STEPS * (int)k;
     if (got != want) {
-      fprintf(stderr, "minimal_jit: round %u: got %d, want %d (stale code ran)\n", round, got, want);
+      fprintf(stderr, "minimal_jit: round %u: got %d, want %d (stale code ran)\n", round, got,
+              want);
       return 1;
     }
   }
 
   static struct jitflush_info info; /* about 30 KiB: not on the stack */
   jitflush_get_info(&info);
-  printf("minimal_jit: ok%s: %d rounds of %d instructions on %s (jitflush %s, %s, I-line %u, D-line %u)\n",
-         flush ? "" : " (without flushing)", ROUNDS, STEPS, ARCH, JITFLUSH_VERSION_STRING, info.platform, info.iline, info.dline);
+  printf("minimal_jit: ok%s: %d rounds of %d instructions on %s (jitflush %s, %s, I-line %u, "
+         "D-line %u)\n",
+         flush ? "" : " (without flushing)", ROUNDS, STEPS, ARCH, JITFLUSH_VERSION_STRING,
+         info.platform, info.iline, info.dline);
   munmap(code, CODE_SIZE);
   return 0;
 #endif

@@ -85,31 +85,31 @@ extern "C" {
 
 /* Status codes returned by the int functions. Negative values are errors. */
 enum jitflush_status {
-  JITFLUSH_OK = 0,          /* every possible CPU was observed */
-  JITFLUSH_INCOMPLETE = 1,  /* some CPUs were not observed; the stride covers
-                               them from sysfs, the MIDR table or the floor */
-  JITFLUSH_SYNC_GLOBAL = 2, /* jitflush_sync_cores used the slower
-                               MEMBARRIER_CMD_GLOBAL (Linux 4.3 - 4.15) */
-  JITFLUSH_ERR_ARG = -1,    /* a NULL or otherwise invalid argument */
-  JITFLUSH_ERR_PROBE = -2,  /* the probe could not run at all (no thread);
-                               flushes use what sysfs says, or the floor */
+  JITFLUSH_OK = 0,               /* every possible CPU was observed */
+  JITFLUSH_INCOMPLETE = 1,       /* some CPUs were not observed; the stride covers
+                                    them from sysfs, the MIDR table or the floor */
+  JITFLUSH_SYNC_GLOBAL = 2,      /* jitflush_sync_cores used the slower
+                                    MEMBARRIER_CMD_GLOBAL (Linux 4.3 - 4.15) */
+  JITFLUSH_ERR_ARG = -1,         /* a NULL or otherwise invalid argument */
+  JITFLUSH_ERR_PROBE = -2,       /* the probe could not run at all (no thread);
+                                    flushes use what sysfs says, or the floor */
   JITFLUSH_ERR_UNSUPPORTED = -3, /* no way to synchronise other cores here */
-  JITFLUSH_ERR_SYNC = -4,   /* the OS refused the synchronisation call */
+  JITFLUSH_ERR_SYNC = -4,        /* the OS refused the synchronisation call */
 };
 
 /* Where a number came from, strongest first. */
 enum jitflush_source {
-  JITFLUSH_SRC_NONE = 0,    /* not known */
-  JITFLUSH_SRC_CTR_EL0,     /* CTR_EL0 / MIDR_EL1 read on that very CPU */
-  JITFLUSH_SRC_SYSFS,       /* /sys/devices/system/cpu/cpuN/... */
-  JITFLUSH_SRC_MIDR_TABLE,  /* jitflush's table of known cores, by MIDR */
-  JITFLUSH_SRC_FLOOR,       /* JITFLUSH_FLOOR_LINE: nothing was known */
-  JITFLUSH_SRC_PLATFORM,    /* fixed by the platform (e.g. coherent x86) */
-  JITFLUSH_SRC_CLUSTER,     /* an offline CPU's lines, taken from the observed
-                               CPUs of one core type that the kernel lists in
-                               its cpufreq policy and topology cluster (see
-                               "Offline CPUs" at the top); checked on every
-                               flush */
+  JITFLUSH_SRC_NONE = 0,   /* not known */
+  JITFLUSH_SRC_CTR_EL0,    /* CTR_EL0 / MIDR_EL1 read on that very CPU */
+  JITFLUSH_SRC_SYSFS,      /* /sys/devices/system/cpu/cpuN/... */
+  JITFLUSH_SRC_MIDR_TABLE, /* jitflush's table of known cores, by MIDR */
+  JITFLUSH_SRC_FLOOR,      /* JITFLUSH_FLOOR_LINE: nothing was known */
+  JITFLUSH_SRC_PLATFORM,   /* fixed by the platform (e.g. coherent x86) */
+  JITFLUSH_SRC_CLUSTER,    /* an offline CPU's lines, taken from the observed
+                              CPUs of one core type that the kernel lists in
+                              its cpufreq policy and topology cluster (see
+                              "Offline CPUs" at the top); checked on every
+                              flush */
 };
 
 /* Returns a short lower-case name ("ctr_el0", "sysfs", "midr_table",
@@ -118,26 +118,26 @@ const char *jitflush_source_name(enum jitflush_source source);
 
 /* One possible CPU. Line sizes are in bytes; 0 means not known. */
 struct jitflush_cpu_info {
-  int cpu;                      /* logical CPU number */
-  bool online;                  /* online when the probe ran */
-  bool observed;                /* CTR_EL0 was read on this CPU */
-  uint64_t midr;                /* MIDR_EL1, valid when midr_source != NONE */
+  int cpu;       /* logical CPU number */
+  bool online;   /* online when the probe ran */
+  bool observed; /* CTR_EL0 was read on this CPU */
+  uint64_t midr; /* MIDR_EL1, valid when midr_source != NONE */
   enum jitflush_source midr_source;
-  uint64_t ctr_el0;             /* raw CTR_EL0, valid when observed */
-  unsigned iline;               /* I-cache line used for this CPU */
-  unsigned dline;               /* D-cache line used for this CPU */
+  uint64_t ctr_el0; /* raw CTR_EL0, valid when observed */
+  unsigned iline;   /* I-cache line used for this CPU */
+  unsigned dline;   /* D-cache line used for this CPU */
   enum jitflush_source iline_source;
   enum jitflush_source dline_source;
-  bool idc;                     /* CTR_EL0.IDC [28] (false when unknown) */
-  bool dic;                     /* CTR_EL0.DIC [29] (false when unknown) */
+  bool idc; /* CTR_EL0.IDC [28] (false when unknown) */
+  bool dic; /* CTR_EL0.DIC [29] (false when unknown) */
   enum jitflush_source idc_dic_source;
-  unsigned l1ip;                /* CTR_EL0.L1Ip [15:14]: 2 VIPT, 3 PIPT;
-                                   0 when not observed */
-  unsigned sysfs_l1i_line;      /* sysfs L1 Instruction coherency_line_size */
-  unsigned sysfs_l1d_line;      /* sysfs L1 Data coherency_line_size */
-  int inferred_from;            /* lines from JITFLUSH_SRC_CLUSTER: the lowest
-                                   observed CPU they were taken from; -1
-                                   otherwise */
+  unsigned l1ip;           /* CTR_EL0.L1Ip [15:14]: 2 VIPT, 3 PIPT;
+                              0 when not observed */
+  unsigned sysfs_l1i_line; /* sysfs L1 Instruction coherency_line_size */
+  unsigned sysfs_l1d_line; /* sysfs L1 Data coherency_line_size */
+  int inferred_from;       /* lines from JITFLUSH_SRC_CLUSTER: the lowest
+                              observed CPU they were taken from; -1
+                              otherwise */
 };
 
 /* The process-wide view. Filled by jitflush_get_info() into caller memory. */
@@ -150,24 +150,24 @@ struct jitflush_info {
   unsigned dline;
   bool idc;
   bool dic;
-  enum jitflush_source iline_source;   /* source of the CPU that set it */
+  enum jitflush_source iline_source; /* source of the CPU that set it */
   enum jitflush_source dline_source;
-  bool complete;        /* every possible CPU was observed by CTR_EL0 */
-  bool heterogeneous;   /* observed CPUs disagree on a line, IDC or DIC */
-  bool per_call_guard;  /* each flush also reads this core's CTR_EL0 */
-  bool online_check;    /* some CPU's lines are inferred (JITFLUSH_SRC_CLUSTER):
-                           each flush reads the online CPU list after its
-                           maintenance and, when a CPU that was offline at
-                           the probe is online, probes again and repeats
-                           the maintenance with the new lines */
-  bool use_dc_civac;    /* a Cortex-A53 r0p0-r0p2 is present (errata
-                           819472/826319/827319/824069): dc civac, not cvau */
-  int status;           /* what jitflush_init() returned */
-  const char *platform; /* e.g. "aarch64-linux", "x86_64", "aarch64-apple" */
-  const char *method;   /* how this platform flushes, in a few words */
-  unsigned ncpus_possible;  /* possible CPUs on the machine */
-  unsigned ncpus;           /* records filled in cpus[] */
-  bool truncated;           /* ncpus_possible > JITFLUSH_MAX_CPUS */
+  bool complete;           /* every possible CPU was observed by CTR_EL0 */
+  bool heterogeneous;      /* observed CPUs disagree on a line, IDC or DIC */
+  bool per_call_guard;     /* each flush also reads this core's CTR_EL0 */
+  bool online_check;       /* some CPU's lines are inferred (JITFLUSH_SRC_CLUSTER):
+                              each flush reads the online CPU list after its
+                              maintenance and, when a CPU that was offline at
+                              the probe is online, probes again and repeats
+                              the maintenance with the new lines */
+  bool use_dc_civac;       /* a Cortex-A53 r0p0-r0p2 is present (errata
+                              819472/826319/827319/824069): dc civac, not cvau */
+  int status;              /* what jitflush_init() returned */
+  const char *platform;    /* e.g. "aarch64-linux", "x86_64", "aarch64-apple" */
+  const char *method;      /* how this platform flushes, in a few words */
+  unsigned ncpus_possible; /* possible CPUs on the machine */
+  unsigned ncpus;          /* records filled in cpus[] */
+  bool truncated;          /* ncpus_possible > JITFLUSH_MAX_CPUS */
   struct jitflush_cpu_info cpus[JITFLUSH_MAX_CPUS];
 };
 
@@ -261,10 +261,22 @@ int jitflush_get_info(struct jitflush_info *out);
 
 /* MIDR_EL1 fields (Arm ARM D19.2 MIDR_EL1) and the core's name from
  * jitflush's table, or NULL when the core is not in it. */
-static inline unsigned jitflush_midr_implementer(uint64_t midr) { return (unsigned)(midr >> 24) & 0xff; }
-static inline unsigned jitflush_midr_variant(uint64_t midr) { return (unsigned)(midr >> 20) & 0xf; }
-static inline unsigned jitflush_midr_part(uint64_t midr) { return (unsigned)(midr >> 4) & 0xfff; }
-static inline unsigned jitflush_midr_revision(uint64_t midr) { return (unsigned)midr & 0xf; }
+static inline unsigned jitflush_midr_implementer(uint64_t midr)
+{
+  return (unsigned)(midr >> 24) & 0xff;
+}
+static inline unsigned jitflush_midr_variant(uint64_t midr)
+{
+  return (unsigned)(midr >> 20) & 0xf;
+}
+static inline unsigned jitflush_midr_part(uint64_t midr)
+{
+  return (unsigned)(midr >> 4) & 0xfff;
+}
+static inline unsigned jitflush_midr_revision(uint64_t midr)
+{
+  return (unsigned)midr & 0xf;
+}
 const char *jitflush_midr_name(uint64_t midr);
 /* The L1 lines (bytes) jitflush's table gives for MIDR's core; false, and
  * nothing written, when the core is not in the table. */

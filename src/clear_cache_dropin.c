@@ -10,4 +10,7 @@
 
 void __clear_cache(void *begin, void *end);
 
-void __clear_cache(void *begin, void *end) { jitflush_clear_cache(begin, end); }
+void __clear_cache(void *begin, void *end)
+{
+  jitflush_clear_cache(begin, end);
+}

@@ -3,7 +3,10 @@
 
 #include "internal/cpuset.h"
 
-void jf_cpuset_clear(struct jf_cpuset *set) { memset(set, 0, sizeof *set); }
+void jf_cpuset_clear(struct jf_cpuset *set)
+{
+  memset(set, 0, sizeof *set);
+}
 
 void jf_cpuset_add(struct jf_cpuset *set, unsigned cpu)
 {

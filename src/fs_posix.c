@@ -26,5 +26,8 @@ long jf_fs_read(int fd, void *buf, size_t len)
   return (long)n;
 }
 
-void jf_fs_close(int fd) { close(fd); }
+void jf_fs_close(int fd)
+{
+  close(fd);
+}
 #endif

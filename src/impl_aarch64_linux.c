@@ -17,8 +17,10 @@ void jf_flush_lines_aarch64(uintptr_t d_first, uintptr_t d_last, uintptr_t i_fir
                             uintptr_t i_last, uintptr_t dline, uintptr_t iline, unsigned flags);
 void jf_flush_sync_aarch64(void);
 
-
-int jitflush_init(void) { return jf_state_init(); }
+int jitflush_init(void)
+{
+  return jf_state_init();
+}
 
 /* flush_views before the probe has published, or with the per-call guard:
  * out of line, so the common path below stays short. */
@@ -43,7 +45,8 @@ static void flush_with(struct jf_geometry g, uintptr_t d_first, uintptr_t i_firs
  * floor (CPUs coming online one after another faster than a probe runs). */
 enum { MAX_REPROBES_PER_FLUSH = 2 };
 
-__attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
+__attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintptr_t i_first,
+                                                       uintptr_t span)
 {
   struct jf_geometry g = jf_state_geometry(); /* probes first if nobody has */
   uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);

@@ -13,7 +13,10 @@
 #include "internal/platform_info.h"
 #include "internal/range.h"
 
-int jitflush_init(void) { return JITFLUSH_OK; }
+int jitflush_init(void)
+{
+  return JITFLUSH_OK;
+}
 
 void jitflush_clear_cache(void *begin, void *end)
 {
@@ -36,7 +39,8 @@ int jitflush_get_info(struct jitflush_info *out)
 {
   if (!out)
     return JITFLUSH_ERR_ARG;
-  jf_platform_info(out, "aarch64-apple", "sys_icache_invalidate (the OS flushes on every core)", false);
+  jf_platform_info(out, "aarch64-apple", "sys_icache_invalidate (the OS flushes on every core)",
+                   false);
   return JITFLUSH_OK;
 }
 #endif

@@ -12,7 +12,10 @@
 #include "internal/platform_info.h"
 #include "internal/range.h"
 
-int jitflush_init(void) { return JITFLUSH_OK; }
+int jitflush_init(void)
+{
+  return JITFLUSH_OK;
+}
 
 void jitflush_clear_cache(void *begin, void *end)
 {
@@ -35,7 +38,8 @@ int jitflush_get_info(struct jitflush_info *out)
 {
   if (!out)
     return JITFLUSH_ERR_ARG;
-  jf_platform_info(out, "generic", "__builtin___clear_cache (the compiler's sequence for this target)", false);
+  jf_platform_info(out, "generic",
+                   "__builtin___clear_cache (the compiler's sequence for this target)", false);
   return JITFLUSH_OK;
 }
 #endif

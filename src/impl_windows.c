@@ -13,7 +13,10 @@
 #include "internal/platform_info.h"
 #include "internal/range.h"
 
-int jitflush_init(void) { return JITFLUSH_OK; }
+int jitflush_init(void)
+{
+  return JITFLUSH_OK;
+}
 
 void jitflush_clear_cache(void *begin, void *end)
 {

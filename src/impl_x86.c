@@ -9,7 +9,10 @@
 #include "jitflush.h"
 #include "internal/platform_info.h"
 
-int jitflush_init(void) { return JITFLUSH_OK; }
+int jitflush_init(void)
+{
+  return JITFLUSH_OK;
+}
 
 void jitflush_clear_cache(void *begin, void *end)
 {
@@ -35,7 +38,9 @@ int jitflush_get_info(struct jitflush_info *out)
 #else
   const char *platform = "x86";
 #endif
-  jf_platform_info(out, platform, "none needed: x86 instruction fetch is coherent with stores (compiler barrier only)", true);
+  jf_platform_info(
+      out, platform,
+      "none needed: x86 instruction fetch is coherent with stores (compiler barrier only)", true);
   return JITFLUSH_OK;
 }
 #endif

@@ -42,7 +42,8 @@ static void choose_cpu_lines(struct jitflush_cpu_info *rec)
   rec->iline_source = rec->dline_source = JITFLUSH_SRC_NONE;
   offer(rec->sysfs_l1i_line, JITFLUSH_SRC_SYSFS, &rec->iline, &rec->iline_source);
   offer(rec->sysfs_l1d_line, JITFLUSH_SRC_SYSFS, &rec->dline, &rec->dline_source);
-  const struct jf_core *core = rec->midr_source != JITFLUSH_SRC_NONE ? jf_midr_lookup(rec->midr) : NULL;
+  const struct jf_core *core =
+      rec->midr_source != JITFLUSH_SRC_NONE ? jf_midr_lookup(rec->midr) : NULL;
   if (core) {
     offer(core->iline, JITFLUSH_SRC_MIDR_TABLE, &rec->iline, &rec->iline_source);
     offer(core->dline, JITFLUSH_SRC_MIDR_TABLE, &rec->dline, &rec->dline_source);
@@ -112,7 +113,8 @@ static void infer_offline(struct jf_view *view, struct jitflush_cpu_info *rec)
   for (unsigned i = 0; i < view->ncpus && i < JF_MAX_CPUS; i++) {
     const struct jitflush_cpu_info *c = &view->cpus[i];
     unsigned d = view->domain_of[i];
-    if (!c->observed || d == 0 || d > view->ndomains || !jf_cpuset_has(&view->domains[d - 1], (unsigned)rec->cpu))
+    if (!c->observed || d == 0 || d > view->ndomains ||
+        !jf_cpuset_has(&view->domains[d - 1], (unsigned)rec->cpu))
       continue;
     if (!model) {
       model = c;
@@ -120,7 +122,8 @@ static void infer_offline(struct jf_view *view, struct jitflush_cpu_info *rec)
     }
     /* Two core types claim this CPU: nothing can be said of it. */
     if (c->ctr_el0 != model->ctr_el0 ||
-        (c->midr_source != JITFLUSH_SRC_NONE && model->midr_source != JITFLUSH_SRC_NONE && c->midr != model->midr))
+        (c->midr_source != JITFLUSH_SRC_NONE && model->midr_source != JITFLUSH_SRC_NONE &&
+         c->midr != model->midr))
       return;
   }
   if (!model)
@@ -203,8 +206,8 @@ void jf_policy_apply(struct jf_view *view)
    * the floor nothing can be smaller; a complete view has every core's own
    * word already; an inferred line is covered by the online check instead
    * (its CPU is offline, so no flush runs there). */
-  g->per_call_guard = !g->complete && above_floor &&
-                      (estimated || !view->possible_known || !view->probe_ran);
+  g->per_call_guard =
+      !g->complete && above_floor && (estimated || !view->possible_known || !view->probe_ran);
   /* At the floor an online check buys nothing: no CPU can need less. */
   g->online_check = g->online_check && above_floor;
   g->status = g->complete ? JITFLUSH_OK : JITFLUSH_INCOMPLETE;

@@ -77,11 +77,11 @@ static void *probe_thread(void *arg)
 /* Which CPUs exist. "possible" is the set the kernel may ever bring
  * online (Documentation/admin-guide/cputopology.rst); older or sandboxed
  * systems may lack it, then "present", then our own affinity mask. */
-static void find_possible(struct jf_view *view, const struct jf_cpuset *allowed,
-                          bool allowed_known, struct jf_cpuset *possible)
+static void find_possible(struct jf_view *view, const struct jf_cpuset *allowed, bool allowed_known,
+                          struct jf_cpuset *possible)
 {
-  view->possible_known = jf_sysfs_read_cpulist("possible", possible) ||
-                         jf_sysfs_read_cpulist("present", possible);
+  view->possible_known =
+      jf_sysfs_read_cpulist("possible", possible) || jf_sysfs_read_cpulist("present", possible);
   if (!view->possible_known) {
     jf_cpuset_clear(possible);
     if (allowed_known)
@@ -159,7 +159,7 @@ int jf_probe(struct jf_view *view)
    * kernel/sched/core.c: the new mask is intersected with the cpuset's), so
    * an offline CPU, one outside the cpuset or a stale online list costs one
    * failed system call and nothing else. */
-  struct probe_job job = { .view = view, .targets = possible };
+  struct probe_job job = {.view = view, .targets = possible};
 
   pthread_t thread;
   int rc = 0;

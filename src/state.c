@@ -50,9 +50,10 @@ static _Atomic int reprobing;
 static uint64_t pack_geometry(struct jf_geometry g)
 {
   return GEOMETRY_READY | ((uint64_t)jf_log2_line(g.iline) << JF_GW_ILOG2_SHIFT) |
-         ((uint64_t)jf_log2_line(g.dline) << JF_GW_DLOG2_SHIFT) | ((uint64_t)g.idc << JF_GW_FLAGS_SHIFT) |
-         ((uint64_t)g.dic << (JF_GW_FLAGS_SHIFT + 1)) | ((uint64_t)g.dc_civac << (JF_GW_FLAGS_SHIFT + 2)) |
-         (g.per_call_guard ? JF_GW_GUARD : 0) | (g.online_check ? JF_GW_ONLINE_CHECK : 0) |
+         ((uint64_t)jf_log2_line(g.dline) << JF_GW_DLOG2_SHIFT) |
+         ((uint64_t)g.idc << JF_GW_FLAGS_SHIFT) | ((uint64_t)g.dic << (JF_GW_FLAGS_SHIFT + 1)) |
+         ((uint64_t)g.dc_civac << (JF_GW_FLAGS_SHIFT + 2)) | (g.per_call_guard ? JF_GW_GUARD : 0) |
+         (g.online_check ? JF_GW_ONLINE_CHECK : 0) |
          (g.per_call_guard || g.online_check ? 0 : JF_GW_FAST) |
          (!g.per_call_guard && !g.online_check && g.idc && g.dic ? JF_GW_SYNC_ONLY : 0);
 }
@@ -72,7 +73,8 @@ struct jf_geometry jf_geometry_unpack(uint64_t w)
 
 struct jf_geometry jf_geometry_floor(void)
 {
-  struct jf_geometry g = { JITFLUSH_FLOOR_LINE, JITFLUSH_FLOOR_LINE, false, false, false, false, false };
+  struct jf_geometry g = {
+      JITFLUSH_FLOOR_LINE, JITFLUSH_FLOOR_LINE, false, false, false, false, false};
   return g;
 }
 
@@ -128,7 +130,8 @@ enum jf_online_change jf_state_online_changed(void)
   struct jf_cpuset online;
   if (!jf_sysfs_read_cpulist("online", &online))
     return JF_ONLINE_UNKNOWN;
-  const struct jf_cpuset *known = &known_online[atomic_load_explicit(&current_view, memory_order_acquire)];
+  const struct jf_cpuset *known =
+      &known_online[atomic_load_explicit(&current_view, memory_order_acquire)];
   unsigned end = jf_cpuset_end(&online);
   for (unsigned cpu = 0; cpu < end; cpu++)
     if (jf_cpuset_has(&online, cpu) && !jf_cpuset_has(known, cpu))

@@ -30,7 +30,10 @@ enum {
 enum { MODE_UNKNOWN, MODE_SYNC_CORE, MODE_GLOBAL, MODE_NONE };
 static _Atomic int mode = MODE_UNKNOWN;
 
-static long membarrier(int cmd) { return syscall(SYS_membarrier, cmd, 0, 0); }
+static long membarrier(int cmd)
+{
+  return syscall(SYS_membarrier, cmd, 0, 0);
+}
 
 /* Decides once which command this kernel offers. Racing callers may both
  * register: registration is idempotent in the kernel. */

@@ -3,5 +3,8 @@
 #if !defined(__linux__) && !defined(_WIN32)
 #include "jitflush.h"
 
-int jitflush_sync_cores(void) { return JITFLUSH_ERR_UNSUPPORTED; }
+int jitflush_sync_cores(void)
+{
+  return JITFLUSH_ERR_UNSUPPORTED;
+}
 #endif

@@ -27,13 +27,20 @@ void jf_view_export(const struct jf_view *view, struct jitflush_info *out)
 const char *jitflush_source_name(enum jitflush_source source)
 {
   switch (source) {
-  case JITFLUSH_SRC_CTR_EL0: return "ctr_el0";
-  case JITFLUSH_SRC_SYSFS: return "sysfs";
-  case JITFLUSH_SRC_MIDR_TABLE: return "midr_table";
-  case JITFLUSH_SRC_FLOOR: return "floor";
-  case JITFLUSH_SRC_PLATFORM: return "platform";
-  case JITFLUSH_SRC_CLUSTER: return "cluster";
-  case JITFLUSH_SRC_NONE: break;
+  case JITFLUSH_SRC_CTR_EL0:
+    return "ctr_el0";
+  case JITFLUSH_SRC_SYSFS:
+    return "sysfs";
+  case JITFLUSH_SRC_MIDR_TABLE:
+    return "midr_table";
+  case JITFLUSH_SRC_FLOOR:
+    return "floor";
+  case JITFLUSH_SRC_PLATFORM:
+    return "platform";
+  case JITFLUSH_SRC_CLUSTER:
+    return "cluster";
+  case JITFLUSH_SRC_NONE:
+    break;
   }
   return "none";
 }

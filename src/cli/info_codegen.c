@@ -14,13 +14,22 @@ static uint32_t next(uint32_t *state)
 }
 
 /* MOVZ (32-bit, sf=0): 0 10 100101 hw imm16 Rd -> 0x52800000 | imm16 << 5 | Rd. */
-uint32_t jfi_a64_movz_w0(uint16_t imm) { return 0x52800000u | ((uint32_t)imm << 5); }
+uint32_t jfi_a64_movz_w0(uint16_t imm)
+{
+  return 0x52800000u | ((uint32_t)imm << 5);
+}
 
 /* MOVK (32-bit) with hw=1 (LSL #16): 0x72a00000 | imm16 << 5 | Rd. */
-uint32_t jfi_a64_movk_w0_lsl16(uint16_t imm) { return 0x72a00000u | ((uint32_t)imm << 5); }
+uint32_t jfi_a64_movk_w0_lsl16(uint16_t imm)
+{
+  return 0x72a00000u | ((uint32_t)imm << 5);
+}
 
 /* ADD (immediate, 32-bit, sh=0): 0x11000000 | imm12 << 10 | Rn << 5 | Rd, Rn = Rd = w0. */
-uint32_t jfi_a64_add_w0_imm(uint16_t imm12) { return 0x11000000u | ((uint32_t)(imm12 & 0xfff) << 10); }
+uint32_t jfi_a64_add_w0_imm(uint16_t imm12)
+{
+  return 0x11000000u | ((uint32_t)(imm12 & 0xfff) << 10);
+}
 
 uint32_t jfi_codegen_a64(uint32_t *out, unsigned nwords, uint32_t seed)
 {
@@ -45,7 +54,10 @@ uint32_t jfi_codegen_a64(uint32_t *out, unsigned nwords, uint32_t seed)
   return ((uint32_t)hi << 16) | (low_sum & 0xffff);
 }
 
-size_t jfi_codegen_x86_64_size(unsigned nops) { return 5 + 5 * (size_t)nops + 1; }
+size_t jfi_codegen_x86_64_size(unsigned nops)
+{
+  return 5 + 5 * (size_t)nops + 1;
+}
 
 static void put_u32le(uint8_t *p, uint32_t v)
 {

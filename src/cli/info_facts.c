@@ -7,9 +7,15 @@
  * expose (only jitflush_midr_name), to tell whether a kernel hides a
  * mismatch by sanitising CTR_EL0. */
 
-bool jfi_midr_known(const struct jitflush_cpu_info *cpu) { return cpu->midr_source != JITFLUSH_SRC_NONE; }
+bool jfi_midr_known(const struct jitflush_cpu_info *cpu)
+{
+  return cpu->midr_source != JITFLUSH_SRC_NONE;
+}
 
-bool jfi_ctr_known(const struct jitflush_cpu_info *cpu) { return cpu->observed; }
+bool jfi_ctr_known(const struct jitflush_cpu_info *cpu)
+{
+  return cpu->observed;
+}
 
 bool jfi_line_known(enum jitflush_source source)
 {
@@ -35,13 +41,20 @@ enum jitflush_source jfi_lines_source(const struct jitflush_cpu_info *cpu)
 const char *jfi_source_tag(enum jitflush_source source)
 {
   switch (source) {
-  case JITFLUSH_SRC_CTR_EL0: return "c";
-  case JITFLUSH_SRC_SYSFS: return "s";
-  case JITFLUSH_SRC_MIDR_TABLE: return "t";
-  case JITFLUSH_SRC_FLOOR: return "f";
-  case JITFLUSH_SRC_PLATFORM: return "p";
-  case JITFLUSH_SRC_CLUSTER: return "i";
-  case JITFLUSH_SRC_NONE: break;
+  case JITFLUSH_SRC_CTR_EL0:
+    return "c";
+  case JITFLUSH_SRC_SYSFS:
+    return "s";
+  case JITFLUSH_SRC_MIDR_TABLE:
+    return "t";
+  case JITFLUSH_SRC_FLOOR:
+    return "f";
+  case JITFLUSH_SRC_PLATFORM:
+    return "p";
+  case JITFLUSH_SRC_CLUSTER:
+    return "i";
+  case JITFLUSH_SRC_NONE:
+    break;
   }
   return "-";
 }
@@ -49,19 +62,32 @@ const char *jfi_source_tag(enum jitflush_source source)
 const char *jfi_implementer_name(unsigned implementer)
 {
   switch (implementer) {
-  case 0x41: return "Arm";
-  case 0x42: return "Broadcom";
-  case 0x43: return "Cavium";
-  case 0x46: return "Fujitsu";
-  case 0x48: return "HiSilicon";
-  case 0x4e: return "NVIDIA";
-  case 0x50: return "APM";
-  case 0x51: return "Qualcomm";
-  case 0x53: return "Samsung";
-  case 0x61: return "Apple";
-  case 0x6d: return "Microsoft";
-  case 0xc0: return "Ampere";
-  default: return NULL;
+  case 0x41:
+    return "Arm";
+  case 0x42:
+    return "Broadcom";
+  case 0x43:
+    return "Cavium";
+  case 0x46:
+    return "Fujitsu";
+  case 0x48:
+    return "HiSilicon";
+  case 0x4e:
+    return "NVIDIA";
+  case 0x50:
+    return "APM";
+  case 0x51:
+    return "Qualcomm";
+  case 0x53:
+    return "Samsung";
+  case 0x61:
+    return "Apple";
+  case 0x6d:
+    return "Microsoft";
+  case 0xc0:
+    return "Ampere";
+  default:
+    return NULL;
   }
 }
 
@@ -73,11 +99,14 @@ bool jfi_midr_table_lines(uint64_t midr, unsigned *iline, unsigned *dline)
 const char *jfi_l1ip_name(unsigned l1ip)
 {
   /* Arm ARM D19.2.34: 0b00 VPIPT, 0b01 AIVIVT, 0b10 VIPT, 0b11 PIPT. */
-  static const char *const names[] = { "VPIPT", "AIVIVT", "VIPT", "PIPT" };
+  static const char *const names[] = {"VPIPT", "AIVIVT", "VIPT", "PIPT"};
   return names[l1ip & 3];
 }
 
-bool jfi_cpu_not_observed(const struct jitflush_cpu_info *cpu) { return !cpu->observed; }
+bool jfi_cpu_not_observed(const struct jitflush_cpu_info *cpu)
+{
+  return !cpu->observed;
+}
 
 char *jfi_cpulist(const struct jitflush_info *info,
                   bool (*pred)(const struct jitflush_cpu_info *cpu), char *out, size_t size)

@@ -169,7 +169,8 @@ static void print_selftest(FILE *out, const struct jfi_selftest_result *st)
   fprintf(out, "{\"ran\":%s,\"passed\":%s,\"error\":", st->ran ? "true" : "false",
           st->ran && st->wrong == 0 && st->verified > 0 ? "true" : "false");
   json_string(out, st->error[0] ? st->error : NULL);
-  fprintf(out, ",\"seconds\":%.3f,\"elapsed\":%.3f,\"written\":%lu,\"flushed\":%lu,"
+  fprintf(out,
+          ",\"seconds\":%.3f,\"elapsed\":%.3f,\"written\":%lu,\"flushed\":%lu,"
           "\"verified\":%lu,\"wrong\":%lu,\"first_wrong\":",
           st->seconds, st->elapsed, st->written, st->flushed, st->verified, st->wrong);
   json_string(out, st->first_wrong[0] ? st->first_wrong : NULL);
@@ -181,7 +182,8 @@ static void print_selftest(FILE *out, const struct jfi_selftest_result *st)
       fprintf(out, "%d", p->cpu);
     else
       fputs("null", out);
-    fprintf(out, ",\"pinned\":%s,\"pin_refused\":%s,\"written\":%lu,\"flushed\":%lu,"
+    fprintf(out,
+            ",\"pinned\":%s,\"pin_refused\":%s,\"written\":%lu,\"flushed\":%lu,"
             "\"verified\":%lu,\"wrong\":%lu,\"ran_on\":",
             p->cpu >= 0 ? "true" : "false", p->pin_refused ? "true" : "false", p->written,
             p->flushed, p->verified, p->wrong);

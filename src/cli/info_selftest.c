@@ -79,9 +79,10 @@ static void record_wrong(struct phase_job *job, size_t offset, size_t size, uint
              "function at buffer offset 0x%zx (%zu bytes) raised signal %d on CPU %d", offset, size,
              sig, cpu);
   else
-    snprintf(job->first_wrong, job->first_wrong_size,
-             "function at buffer offset 0x%zx (%zu bytes) returned 0x%08x, expected 0x%08x on CPU %d",
-             offset, size, got, want, cpu);
+    snprintf(
+        job->first_wrong, job->first_wrong_size,
+        "function at buffer offset 0x%zx (%zu bytes) returned 0x%08x, expected 0x%08x on CPU %d",
+        offset, size, got, want, cpu);
 }
 
 static int current_cpu(void)
@@ -169,7 +170,7 @@ static void *run_phase(void *arg)
 
 static void install_fault_handlers(struct sigaction *saved)
 {
-  static const int sigs[3] = { SIGILL, SIGSEGV, SIGBUS };
+  static const int sigs[3] = {SIGILL, SIGSEGV, SIGBUS};
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_fault;
@@ -180,7 +181,7 @@ static void install_fault_handlers(struct sigaction *saved)
 
 static void restore_fault_handlers(const struct sigaction *saved)
 {
-  static const int sigs[3] = { SIGILL, SIGSEGV, SIGBUS };
+  static const int sigs[3] = {SIGILL, SIGSEGV, SIGBUS};
   for (int i = 0; i < 3; i++)
     sigaction(sigs[i], &saved[i], NULL);
 }
@@ -192,7 +193,8 @@ bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out)
 
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
-    snprintf(out->error, sizeof out->error, "sched_getaffinity failed: cannot list the CPUs to test");
+    snprintf(out->error, sizeof out->error,
+             "sched_getaffinity failed: cannot list the CPUs to test");
     return false;
   }
   for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
@@ -222,12 +224,12 @@ bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out)
   double start = now_seconds();
   for (unsigned i = 0; i < out->nphases; i++) {
     struct phase_job job = {
-      .buffer = buffer,
-      .seconds = seconds / out->nphases,
-      .seed = 0x2545f491u * (i + 1),
-      .phase = &out->phases[i],
-      .first_wrong = out->first_wrong,
-      .first_wrong_size = sizeof out->first_wrong,
+        .buffer = buffer,
+        .seconds = seconds / out->nphases,
+        .seed = 0x2545f491u * (i + 1),
+        .phase = &out->phases[i],
+        .first_wrong = out->first_wrong,
+        .first_wrong_size = sizeof out->first_wrong,
     };
     pthread_t thread;
     if (pthread_create(&thread, NULL, run_phase, &job) != 0) {

@@ -20,23 +20,23 @@
 #define JFI_SELFTEST_CPU_BITS 1024
 
 struct jfi_selftest_phase {
-  int cpu;                  /* the CPU pinned to, -1 for the free phase */
-  bool pin_refused;         /* sched_setaffinity failed: nothing ran */
-  bool ran_elsewhere;       /* getcpu disagreed with the pin */
+  int cpu;            /* the CPU pinned to, -1 for the free phase */
+  bool pin_refused;   /* sched_setaffinity failed: nothing ran */
+  bool ran_elsewhere; /* getcpu disagreed with the pin */
   unsigned long written, flushed, verified, wrong;
-  uint64_t ran_on[JFI_SELFTEST_CPU_BITS / 64];  /* CPUs getcpu reported */
+  uint64_t ran_on[JFI_SELFTEST_CPU_BITS / 64]; /* CPUs getcpu reported */
 };
 
 struct jfi_selftest_result {
-  bool ran;                 /* false: could not start, see error */
+  bool ran; /* false: could not start, see error */
   char error[200];
-  double seconds;           /* requested */
-  double elapsed;           /* measured */
+  double seconds; /* requested */
+  double elapsed; /* measured */
   unsigned nphases;
-  bool phases_truncated;    /* more allowed CPUs than phases */
+  bool phases_truncated; /* more allowed CPUs than phases */
   struct jfi_selftest_phase phases[JFI_SELFTEST_MAX_PHASES];
   unsigned long written, flushed, verified, wrong;
-  char first_wrong[240];    /* what went wrong first, "" if nothing */
+  char first_wrong[240]; /* what went wrong first, "" if nothing */
 };
 
 /* Runs for about SECONDS in total (every phase at least a few functions).

@@ -16,7 +16,7 @@ struct palette {
 
 static struct palette palette_for(bool color)
 {
-  struct palette p = { "", "", "", "", "", "" };
+  struct palette p = {"", "", "", "", "", ""};
   if (color) {
     p.bold = "\033[1m";
     p.dim = "\033[2m";
@@ -28,12 +28,26 @@ static struct palette palette_for(bool color)
   return p;
 }
 
-enum { COL_CPU, COL_STATE, COL_MIDR, COL_DECODED, COL_CORE, COL_CTR, COL_ILINE, COL_DLINE,
-       COL_IDC, COL_DIC, COL_L1IP, COL_SYSFS_I, COL_SYSFS_D, NCOLS };
+enum {
+  COL_CPU,
+  COL_STATE,
+  COL_MIDR,
+  COL_DECODED,
+  COL_CORE,
+  COL_CTR,
+  COL_ILINE,
+  COL_DLINE,
+  COL_IDC,
+  COL_DIC,
+  COL_L1IP,
+  COL_SYSFS_I,
+  COL_SYSFS_D,
+  NCOLS
+};
 
 static const char *const headers[NCOLS] = {
-  "CPU", "STATE", "MIDR", "IMPL PART rVpR", "CORE", "CTR_EL0", "I-LINE", "D-LINE",
-  "IDC", "DIC", "L1IP", "SYSFS-I", "SYSFS-D",
+    "CPU",    "STATE", "MIDR", "IMPL PART rVpR", "CORE",    "CTR_EL0", "I-LINE",
+    "D-LINE", "IDC",   "DIC",  "L1IP",           "SYSFS-I", "SYSFS-D",
 };
 
 enum { CELL = 48 };
@@ -131,15 +145,20 @@ static void print_rows(FILE *out, const struct jitflush_info *info, const struct
   }
 }
 
-static const char *yes_no(bool b) { return b ? "yes" : "no"; }
+static const char *yes_no(bool b)
+{
+  return b ? "yes" : "no";
+}
 
 static void print_global(FILE *out, const struct jitflush_info *info, const struct palette *p)
 {
-  fprintf(out, "\n%sSafe for every possible CPU%s (what jitflush_clear_cache uses):\n", p->bold, p->reset);
+  fprintf(out, "\n%sSafe for every possible CPU%s (what jitflush_clear_cache uses):\n", p->bold,
+          p->reset);
   fprintf(out, "  I-line %u bytes (%s)  D-line %u bytes (%s)  IDC %s  DIC %s\n", info->iline,
           jitflush_source_name(info->iline_source), info->dline,
           jitflush_source_name(info->dline_source), yes_no(info->idc), yes_no(info->dic));
-  fprintf(out, "  complete %s  heterogeneous %s  per-call CTR_EL0 guard %s  dc civac (A53 errata) %s\n",
+  fprintf(out,
+          "  complete %s  heterogeneous %s  per-call CTR_EL0 guard %s  dc civac (A53 errata) %s\n",
           yes_no(info->complete), yes_no(info->heterogeneous), yes_no(info->per_call_guard),
           yes_no(info->use_dc_civac));
   fprintf(out, "  method: %s\n", info->method ? info->method : "unknown");
@@ -152,9 +171,11 @@ static void print_strategies(FILE *out, const struct jfi_verdict *v, const struc
 {
   for (int i = 0; i < JFI_NSTRATEGIES; i++) {
     const struct jfi_strategy *s = &v->strategies[i];
-    const char *color = s->safety == JFI_UNSAFE ? p->red : s->safety == JFI_SAFE ? p->green : p->yellow;
-    fprintf(out, "  %s%-7s%s %s\n          %s\n", color, jfi_safety_name(s->safety), p->reset, s->name,
-            s->why);
+    const char *color = s->safety == JFI_UNSAFE ? p->red
+                        : s->safety == JFI_SAFE ? p->green
+                                                : p->yellow;
+    fprintf(out, "  %s%-7s%s %s\n          %s\n", color, jfi_safety_name(s->safety), p->reset,
+            s->name, s->why);
   }
 }
 
@@ -162,33 +183,39 @@ static void print_verdict(FILE *out, const struct jitflush_info *info, const str
                           const struct palette *p)
 {
   const char *color = v->kind == JFI_HOMOGENEOUS || v->kind == JFI_PLATFORM ? p->green
-                      : v->kind == JFI_HETEROGENEOUS ? p->red : p->yellow;
+                      : v->kind == JFI_HETEROGENEOUS                        ? p->red
+                                                                            : p->yellow;
   fprintf(out, "\n%sVerdict: %s%s%s\n", p->bold, color, jfi_kind_name(v->kind), p->reset);
   if (v->kind == JFI_INCOMPLETE) {
     if (v->unseen_offline[0])
       fprintf(out, "  not seen: CPUs %s (offline)\n", v->unseen_offline);
     if (v->unseen_online[0])
-      fprintf(out, "  not seen: CPUs %s (online, but outside this process's CPU set or pinning refused)\n",
-              v->unseen_online);
+      fprintf(
+          out,
+          "  not seen: CPUs %s (online, but outside this process's CPU set or pinning refused)\n",
+          v->unseen_online);
     if (info->ncpus == 0)
       fprintf(out, "  not seen: the kernel listed no CPUs at all\n");
     if (v->unlisted_incomplete)
       fprintf(out, "  not seen: some of the %u possible CPUs beyond the %u listed here\n",
               info->ncpus_possible, info->ncpus);
     if (v->possible_unknown)
-      fprintf(out, "  the kernel's list of possible CPUs could not be read (sysfs possible/present\n"
+      fprintf(out,
+              "  the kernel's list of possible CPUs could not be read (sysfs possible/present\n"
               "  missing or malformed): only the CPUs this process may run on are listed\n");
     if (v->inferred[0]) {
       fprintf(out, "  inferred from the kernel's cluster facts: %s\n", v->inferred_why);
-      fprintf(out, "  lines used: I-line %u (%s), D-line %u (%s); each flush then checks the online\n"
-              "  CPUs and re-probes if one it never saw came online\n", info->iline,
-              jitflush_source_name(info->iline_source), info->dline,
+      fprintf(out,
+              "  lines used: I-line %u (%s), D-line %u (%s); each flush then checks the online\n"
+              "  CPUs and re-probes if one it never saw came online\n",
+              info->iline, jitflush_source_name(info->iline_source), info->dline,
               jitflush_source_name(info->dline_source));
     } else {
-      fprintf(out, "  floor used for what was not seen: I-line %u (%s), D-line %u (%s)%s\n", info->iline,
-              jitflush_source_name(info->iline_source), info->dline,
+      fprintf(out, "  floor used for what was not seen: I-line %u (%s), D-line %u (%s)%s\n",
+              info->iline, jitflush_source_name(info->iline_source), info->dline,
               jitflush_source_name(info->dline_source),
-              info->per_call_guard ? ", and each flush also honours the current core's CTR_EL0" : "");
+              info->per_call_guard ? ", and each flush also honours the current core's CTR_EL0"
+                                   : "");
     }
     if (v->lines_differ)
       fprintf(out, "  the CPUs that were seen are heterogeneous\n");
@@ -219,8 +246,10 @@ void jfi_print_table(FILE *out, const struct jitflush_info *info, const struct j
   fprintf(out, ", %u possible CPU%s\n", info->ncpus_possible, info->ncpus_possible == 1 ? "" : "s");
   fputc('\n', out);
   print_rows(out, info, &p);
-  fprintf(out, "%ssources: c = read on that CPU (CTR_EL0, MIDR_EL1)  s = sysfs  t = MIDR table  "
-          "f = floor  i = inferred from the kernel's cluster facts  - = not known%s\n", p.dim, p.reset);
+  fprintf(out,
+          "%ssources: c = read on that CPU (CTR_EL0, MIDR_EL1)  s = sysfs  t = MIDR table  "
+          "f = floor  i = inferred from the kernel's cluster facts  - = not known%s\n",
+          p.dim, p.reset);
   print_global(out, info, &p);
   print_verdict(out, info, verdict, &p);
 }

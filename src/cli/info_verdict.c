@@ -27,10 +27,14 @@
 const char *jfi_kind_name(enum jfi_kind kind)
 {
   switch (kind) {
-  case JFI_HOMOGENEOUS: return "homogeneous";
-  case JFI_HETEROGENEOUS: return "heterogeneous";
-  case JFI_INCOMPLETE: return "incomplete";
-  case JFI_PLATFORM: return "platform";
+  case JFI_HOMOGENEOUS:
+    return "homogeneous";
+  case JFI_HETEROGENEOUS:
+    return "heterogeneous";
+  case JFI_INCOMPLETE:
+    return "incomplete";
+  case JFI_PLATFORM:
+    return "platform";
   }
   return "?";
 }
@@ -38,9 +42,12 @@ const char *jfi_kind_name(enum jfi_kind kind)
 const char *jfi_safety_name(enum jfi_safety safety)
 {
   switch (safety) {
-  case JFI_SAFE: return "safe";
-  case JFI_UNSAFE: return "unsafe";
-  case JFI_UNKNOWN: return "unknown";
+  case JFI_SAFE:
+    return "safe";
+  case JFI_UNSAFE:
+    return "unsafe";
+  case JFI_UNKNOWN:
+    return "unknown";
   }
   return "?";
 }
@@ -112,8 +119,14 @@ static void find_extremes(const struct jitflush_info *info, struct extremes *x)
   }
 }
 
-static bool i_differs(const struct extremes *x) { return x->max_i && x->max_i->iline > x->min_i->iline; }
-static bool d_differs(const struct extremes *x) { return x->max_d && x->max_d->dline > x->min_d->dline; }
+static bool i_differs(const struct extremes *x)
+{
+  return x->max_i && x->max_i->iline > x->min_i->iline;
+}
+static bool d_differs(const struct extremes *x)
+{
+  return x->max_d && x->max_d->dline > x->min_d->dline;
+}
 
 /* Two observed CPUs with the same CTR_EL0 although the MIDR table (or sysfs)
  * says their cores have different lines: the kernel answers EL0 reads with
@@ -130,8 +143,10 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
     if (!first) {
       first = c;
     } else if (c->ctr_el0 != first->ctr_el0) {
-      snprintf(why, size, "no: CPU %d reports CTR_EL0 0x%llx and CPU %d 0x%llx, so EL0 reads are not "
-               "sanitised", first->cpu, (unsigned long long)first->ctr_el0, c->cpu,
+      snprintf(why, size,
+               "no: CPU %d reports CTR_EL0 0x%llx and CPU %d 0x%llx, so EL0 reads are not "
+               "sanitised",
+               first->cpu, (unsigned long long)first->ctr_el0, c->cpu,
                (unsigned long long)c->ctr_el0);
       return false;
     }
@@ -152,7 +167,8 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
     if (!a) {
       a = c, ai = ti, ad = td;
     } else if (ti != ai || td != ad) {
-      snprintf(why, size, "yes: every CPU reads CTR_EL0 as 0x%llx, but by jitflush's MIDR table "
+      snprintf(why, size,
+               "yes: every CPU reads CTR_EL0 as 0x%llx, but by jitflush's MIDR table "
                "%s has I %u / D %u byte lines and %s I %u / D %u",
                (unsigned long long)first->ctr_el0, cpu_label(a, la, sizeof la), ai, ad,
                cpu_label(c, lb, sizeof lb), ti, td);
@@ -168,7 +184,8 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
     if (!s) {
       s = c;
     } else if (c->sysfs_l1i_line != s->sysfs_l1i_line || c->sysfs_l1d_line != s->sysfs_l1d_line) {
-      snprintf(why, size, "likely: every CPU reads CTR_EL0 as 0x%llx, but sysfs shows L1 lines "
+      snprintf(why, size,
+               "likely: every CPU reads CTR_EL0 as 0x%llx, but sysfs shows L1 lines "
                "I %u / D %u on %s and I %u / D %u on %s",
                (unsigned long long)first->ctr_el0, s->sysfs_l1i_line, s->sysfs_l1d_line,
                cpu_label(s, la, sizeof la), c->sysfs_l1i_line, c->sysfs_l1d_line,
@@ -176,7 +193,8 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
       return true;
     }
   }
-  snprintf(why, size, "no sign: every CPU reads CTR_EL0 as 0x%llx and nothing says the cores differ",
+  snprintf(why, size,
+           "no sign: every CPU reads CTR_EL0 as 0x%llx and nothing says the cores differ",
            (unsigned long long)first->ctr_el0);
   return false;
 }
@@ -208,11 +226,15 @@ static bool read_strategy_breaks(const struct extremes *x, bool per_call, char *
     cpu_line_label(small, which, sl, lb, sizeof lb);
     int n;
     if (per_call)
-      n = snprintf(why, size, "a thread that reads CTR_EL0 on %s and migrates to %s in mid-flush "
-                   "keeps the %u-byte stride there and skips %s", la, lb, bl, skip);
+      n = snprintf(why, size,
+                   "a thread that reads CTR_EL0 on %s and migrates to %s in mid-flush "
+                   "keeps the %u-byte stride there and skips %s",
+                   la, lb, bl, skip);
     else
-      n = snprintf(why, size, "a first call on %s caches a %u-byte stride; every later flush on %s "
-                   "skips %s", la, bl, lb, skip);
+      n = snprintf(why, size,
+                   "a first call on %s caches a %u-byte stride; every later flush on %s "
+                   "skips %s",
+                   la, bl, lb, skip);
     (void)n; /* a longer explanation is cut at the buffer; the verdict stands */
     return true;
   }
@@ -237,7 +259,8 @@ static void judge_read_strategy(const struct jitflush_info *info, const struct e
   bool breaks = read_strategy_breaks(x, per_call, facts, sizeof facts);
   if (v->kernel_sanitises_ctr) {
     s->safety = JFI_SAFE;
-    snprintf(s->why, sizeof s->why, "safe on this kernel only: it traps EL0 reads of CTR_EL0 and "
+    snprintf(s->why, sizeof s->why,
+             "safe on this kernel only: it traps EL0 reads of CTR_EL0 and "
              "returns the system-wide value (one kernel entry per read); on a kernel without that "
              "trap the cores' own lines differ (see the sanitising note)");
   } else if (breaks) {
@@ -245,7 +268,8 @@ static void judge_read_strategy(const struct jitflush_info *info, const struct e
     snprintf(s->why, sizeof s->why, "%s", facts);
   } else if (x->nknown_lines < info->ncpus || x->nobserved < info->ncpus) {
     s->safety = JFI_UNKNOWN;
-    snprintf(s->why, sizeof s->why, "the CPUs seen agree, but CPUs %.200s could not be read", v->unseen);
+    snprintf(s->why, sizeof s->why, "the CPUs seen agree, but CPUs %.200s could not be read",
+             v->unseen);
   } else {
     s->safety = JFI_SAFE;
     snprintf(s->why, sizeof s->why, "every core reports the same lines and IDC/DIC");
@@ -273,25 +297,40 @@ static void judge_fixed_64_no_clean(const struct jitflush_info *info, const stru
     /* The stride is fine, but without IDC the new instructions may still
      * sit dirty in the D-cache when the I-cache refills from L2. */
     s->safety = JFI_UNSAFE;
-    snprintf(s->why, sizeof s->why, "the 64-byte stride covers every line, but %s has IDC=0 and needs "
-             "the dc cvau this strategy leaves out", cpu_label(x->idc_no, label, sizeof label));
+    snprintf(s->why, sizeof s->why,
+             "the 64-byte stride covers every line, but %s has IDC=0 and needs "
+             "the dc cvau this strategy leaves out",
+             cpu_label(x->idc_no, label, sizeof label));
   } else if (x->nknown_lines < info->ncpus || x->nknown_idc_dic < info->ncpus) {
     s->safety = JFI_UNKNOWN;
-    snprintf(s->why, sizeof s->why, "no known line is below 64 bytes and no known core lacks IDC, but "
-             "nothing is known about CPUs %.200s", v->unseen);
+    snprintf(s->why, sizeof s->why,
+             "no known line is below 64 bytes and no known core lacks IDC, but "
+             "nothing is known about CPUs %.200s",
+             v->unseen);
   } else if (!x->min_i || !x->min_d) {
     s->safety = JFI_UNKNOWN;
     snprintf(s->why, sizeof s->why, "no line size is known");
   } else {
     s->safety = JFI_SAFE;
-    snprintf(s->why, sizeof s->why, "no core has lines below 64 bytes (smallest: I %u, D %u) and every "
-             "core has IDC", x->min_i->iline, x->min_d->dline);
+    snprintf(s->why, sizeof s->why,
+             "no core has lines below 64 bytes (smallest: I %u, D %u) and every "
+             "core has IDC",
+             x->min_i->iline, x->min_d->dline);
   }
 }
 
-static bool cpu_online_unseen(const struct jitflush_cpu_info *c) { return !c->observed && c->online; }
-static bool cpu_offline_unseen(const struct jitflush_cpu_info *c) { return !c->observed && !c->online; }
-static bool cpu_inferred(const struct jitflush_cpu_info *c) { return c->iline_source == JITFLUSH_SRC_CLUSTER; }
+static bool cpu_online_unseen(const struct jitflush_cpu_info *c)
+{
+  return !c->observed && c->online;
+}
+static bool cpu_offline_unseen(const struct jitflush_cpu_info *c)
+{
+  return !c->observed && !c->online;
+}
+static bool cpu_inferred(const struct jitflush_cpu_info *c)
+{
+  return c->iline_source == JITFLUSH_SRC_CLUSTER;
+}
 
 /* The CPU whose lines explain_inferred is listing the inferences of (the
  * predicate below needs it; the CLI is single-threaded). */
@@ -340,13 +379,17 @@ static void check_global_covers(const struct jitflush_info *info, struct jfi_ver
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
     if ((c->iline && info->iline > c->iline) || (c->dline && info->dline > c->dline)) {
-      snprintf(v->problem, sizeof v->problem, "the global lines (I %u, D %u) exceed CPU %d's "
-               "(I %u, D %u)", info->iline, info->dline, c->cpu, c->iline, c->dline);
+      snprintf(v->problem, sizeof v->problem,
+               "the global lines (I %u, D %u) exceed CPU %d's "
+               "(I %u, D %u)",
+               info->iline, info->dline, c->cpu, c->iline, c->dline);
       return;
     }
     if ((info->idc && !c->idc) || (info->dic && !c->dic)) {
-      snprintf(v->problem, sizeof v->problem, "the global IDC/DIC (%d/%d) claim more than CPU %d's "
-               "(%d/%d)", info->idc, info->dic, c->cpu, c->idc, c->dic);
+      snprintf(v->problem, sizeof v->problem,
+               "the global IDC/DIC (%d/%d) claim more than CPU %d's "
+               "(%d/%d)",
+               info->idc, info->dic, c->cpu, c->idc, c->dic);
       return;
     }
   }
@@ -364,19 +407,22 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
   explain_inferred(info, v);
 
   if (info->status < 0)
-    snprintf(v->problem, sizeof v->problem, "the probe could not run (status %d); flushes fall "
-             "back to the %u-byte floor", info->status, (unsigned)JITFLUSH_FLOOR_LINE);
+    snprintf(v->problem, sizeof v->problem,
+             "the probe could not run (status %d); flushes fall "
+             "back to the %u-byte floor",
+             info->status, (unsigned)JITFLUSH_FLOOR_LINE);
   else
     check_global_covers(info, v);
   v->stride_safe = v->problem[0] == '\0';
 
-  v->lines_differ = i_differs(&x) || d_differs(&x) || (x.idc_yes && x.idc_no) ||
-                    (x.dic_yes && x.dic_no);
+  v->lines_differ =
+      i_differs(&x) || d_differs(&x) || (x.idc_yes && x.idc_no) || (x.dic_yes && x.dic_no);
   v->kernel_sanitises_ctr = detect_sanitising(info, v->sanitise_why, sizeof v->sanitise_why);
 
   struct jfi_strategy *s = v->strategies;
   s[JFI_STRATEGY_FIRST_CORE].key = "first_core_cache";
-  s[JFI_STRATEGY_FIRST_CORE].name = "first-core CTR_EL0 cached in a static (libgcc, compiler-rt __clear_cache)";
+  s[JFI_STRATEGY_FIRST_CORE].name =
+      "first-core CTR_EL0 cached in a static (libgcc, compiler-rt __clear_cache)";
   s[JFI_STRATEGY_PER_CALL].key = "per_call_read";
   s[JFI_STRATEGY_PER_CALL].name = "CTR_EL0 read on every call (V8, Valgrind, clear-cache crate)";
   s[JFI_STRATEGY_FIXED_64].key = "fixed_64";
@@ -387,7 +433,8 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
     v->kind = JFI_PLATFORM;
     for (int i = 0; i < JFI_NSTRATEGIES; i++) {
       s[i].safety = JFI_SAFE;
-      snprintf(s[i].why, sizeof s[i].why, "not applicable: %s", info->method ? info->method : "the OS flushes");
+      snprintf(s[i].why, sizeof s[i].why, "not applicable: %s",
+               info->method ? info->method : "the OS flushes");
     }
     snprintf(v->sanitise_why, sizeof v->sanitise_why, "not applicable on %s",
              info->platform ? info->platform : "this platform");
@@ -402,10 +449,9 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
     /* Every listed CPU was read and still not complete: the library could
      * not learn which CPUs exist (probe.c falls back to the affinity mask). */
     v->unlisted_incomplete = info->truncated;
-    v->possible_unknown = !info->truncated && info->ncpus > 0 && v->unseen[0] == '\0' &&
-                          info->status >= 0;
-  }
-  else if (v->lines_differ || v->kernel_sanitises_ctr || info->heterogeneous)
+    v->possible_unknown =
+        !info->truncated && info->ncpus > 0 && v->unseen[0] == '\0' && info->status >= 0;
+  } else if (v->lines_differ || v->kernel_sanitises_ctr || info->heterogeneous)
     v->kind = JFI_HETEROGENEOUS;
   else
     v->kind = JFI_HOMOGENEOUS;

@@ -22,8 +22,8 @@ enum jfi_safety { JFI_SAFE, JFI_UNSAFE, JFI_UNKNOWN };
 
 /* One well-known way of choosing the stride, judged for this machine. */
 struct jfi_strategy {
-  const char *key;     /* stable JSON name */
-  const char *name;    /* who does it */
+  const char *key;  /* stable JSON name */
+  const char *name; /* who does it */
   enum jfi_safety safety;
   char why[512];
 };

@@ -92,8 +92,9 @@ int main(int argc, char **argv)
   }
   if (!selftest_ok) {
     fprintf(stderr, "jitflush-info: selftest failed: %s\n",
-            selftest.error[0] ? selftest.error
-            : selftest.first_wrong[0] ? selftest.first_wrong : "no function was verified");
+            selftest.error[0]         ? selftest.error
+            : selftest.first_wrong[0] ? selftest.first_wrong
+                                      : "no function was verified");
     return EXIT_UNSAFE;
   }
   return EXIT_OK;

@@ -132,28 +132,28 @@
 
 /* One maintenance operation waiting for its issuing thread's next DSB. */
 struct maint_op {
-  uint64_t addr;        /* the VA the guest passed */
+  uint64_t addr; /* the VA the guest passed */
   uint64_t issue_seq;
-  unsigned cluster;     /* issuing CPU's cluster (its DminLine) */
-  bool is_clean;        /* dc clean, else ic ivau */
-  bool nonexec_view;    /* ic ivau through a non-executable alias, when it
-                           was issued */
+  unsigned cluster;  /* issuing CPU's cluster (its DminLine) */
+  bool is_clean;     /* dc clean, else ic ivau */
+  bool nonexec_view; /* ic ivau through a non-executable alias, when it
+                        was issued */
 };
 
 struct jf_word {
-  uint64_t store_seq;        /* last store, 0 = never stored */
-  uint64_t writer_pc;        /* the instruction that made that store */
-  uint64_t clean_issue_seq;  /* latest clean issued (for the reason text) */
-  uint64_t clean_done_seq;   /* first completed clean issued after the store */
-  uint64_t clean_site_seq;   /* when CLEAN_SITE last reached the word */
-  uint64_t inval_site_seq;   /* when INVAL_SITE last reached the word */
+  uint64_t store_seq;       /* last store, 0 = never stored */
+  uint64_t writer_pc;       /* the instruction that made that store */
+  uint64_t clean_issue_seq; /* latest clean issued (for the reason text) */
+  uint64_t clean_done_seq;  /* first completed clean issued after the store */
+  uint64_t clean_site_seq;  /* when CLEAN_SITE last reached the word */
+  uint64_t inval_site_seq;  /* when INVAL_SITE last reached the word */
   uint32_t clean_site;
   uint32_t inval_site;
   uint32_t writer_cluster;
-  uint32_t insn;             /* encoding QEMU last translated here */
+  uint32_t insn; /* encoding QEMU last translated here */
   bool translated;
   bool insn_cmodx_safe;
-  bool pair_cmodx_safe;      /* old and new encodings both CMODX-safe */
+  bool pair_cmodx_safe; /* old and new encodings both CMODX-safe */
   /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
    * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2,
    * inval[INVAL_ALIAS(c)] = latest ic issued through a non-executable alias
@@ -166,19 +166,19 @@ struct model_page {
   uint64_t last_store_seq;
   uint64_t last_writer_pc;
   unsigned last_writer_cluster;
-  char *words;                             /* dense records, or NULL */
+  char *words; /* dense records, or NULL */
 };
 
 struct jf_model {
-  uint64_t seq;                 /* the model's clock */
-  GHashTable *pages;            /* canonical page number -> model_page */
-  size_t word_size;             /* sizeof(struct jf_word) + per cluster */
+  uint64_t seq;      /* the model's clock */
+  GHashTable *pages; /* canonical page number -> model_page */
+  size_t word_size;  /* sizeof(struct jf_word) + per cluster */
   unsigned nclusters;
   struct jf_model_geometry *geo;
-  uint64_t *online_seq;         /* per cluster: when it came back online */
-  bool all_idc;                 /* every core has CTR_EL0.IDC */
+  uint64_t *online_seq; /* per cluster: when it came back online */
+  bool all_idc;         /* every core has CTR_EL0.IDC */
   struct jf_model_views views;
-  GArray *site_stride;          /* unsigned, indexed by site */
+  GArray *site_stride; /* unsigned, indexed by site */
 };
 
 static const struct {
@@ -187,31 +187,31 @@ static const struct {
 } kind_text[JF_STALE_KIND_COUNT] = {
     [JF_FRESH] = {"fresh", ""},
     [JF_STALE_NOT_CLEANED] = {"not-cleaned", "not cleaned"},
-    [JF_STALE_CLEAN_NOT_COMPLETED] = {"clean-not-completed",
-                                      "clean not completed (no dsb)"},
+    [JF_STALE_CLEAN_NOT_COMPLETED] = {"clean-not-completed", "clean not completed (no dsb)"},
     [JF_STALE_INVALIDATED_BEFORE_CLEAN] =
         {"invalidated-before-clean",
          "invalidated before the clean completed (no dsb between dc and ic)"},
     [JF_STALE_INVALIDATE_NOT_COMPLETED] = {"invalidate-not-completed",
                                            "invalidate not completed (no dsb)"},
-    [JF_STALE_NOT_INVALIDATED_IN_GEOMETRY] =
-        {"not-invalidated-in-geometry",
-         "not invalidated in this core's geometry"},
+    [JF_STALE_NOT_INVALIDATED_IN_GEOMETRY] = {"not-invalidated-in-geometry",
+                                              "not invalidated in this core's geometry"},
     [JF_STALE_NONEXEC_ALIAS] = {"invalidated-via-nonexec-alias",
                                 "invalidated through a non-executable alias"},
-    [JF_STALE_NOT_SYNCHRONISED] = {"not-synchronised",
-                                   "pipeline not synchronised (no isb)"},
+    [JF_STALE_NOT_SYNCHRONISED] = {"not-synchronised", "pipeline not synchronised (no isb)"},
 };
 
-const char *jf_stale_kind_name(enum jf_stale_kind kind) {
+const char *jf_stale_kind_name(enum jf_stale_kind kind)
+{
   return kind < JF_STALE_KIND_COUNT ? kind_text[kind].name : "unknown";
 }
 
-const char *jf_stale_kind_reason(enum jf_stale_kind kind) {
+const char *jf_stale_kind_reason(enum jf_stale_kind kind)
+{
   return kind < JF_STALE_KIND_COUNT ? kind_text[kind].reason : "unknown";
 }
 
-void jf_model_geometry_from_ctr(uint64_t ctr, struct jf_model_geometry *g) {
+void jf_model_geometry_from_ctr(uint64_t ctr, struct jf_model_geometry *g)
+{
   struct jf_ctr d = jf_ctr_decode(ctr);
   g->iline = d.iline;
   g->dline = d.dline;
@@ -222,8 +222,9 @@ void jf_model_geometry_from_ctr(uint64_t ctr, struct jf_model_geometry *g) {
   g->vipt = d.l1ip != 0 && d.l1ip != 3;
 }
 
-void jf_model_thread_init(struct jf_model_thread *t, unsigned serial,
-                          unsigned cpu, unsigned cluster) {
+void jf_model_thread_init(struct jf_model_thread *t, unsigned serial, unsigned cpu,
+                          unsigned cluster)
+{
   memset(t, 0, sizeof(*t));
   t->serial = serial;
   t->cpu = cpu;
@@ -231,23 +232,24 @@ void jf_model_thread_init(struct jf_model_thread *t, unsigned serial,
   t->pending = g_array_new(false, false, sizeof(struct maint_op));
 }
 
-void jf_model_thread_clear(struct jf_model_thread *t) {
+void jf_model_thread_clear(struct jf_model_thread *t)
+{
   g_clear_pointer(&t->pending, g_array_unref);
 }
 
-static void free_page(gpointer data) {
+static void free_page(gpointer data)
+{
   struct model_page *page = data;
   g_free(page->words);
   g_free(page);
 }
 
-struct jf_model *jf_model_new(const struct jf_model_geometry *clusters,
-                              unsigned nclusters,
-                              const struct jf_model_views *views) {
+struct jf_model *jf_model_new(const struct jf_model_geometry *clusters, unsigned nclusters,
+                              const struct jf_model_views *views)
+{
   struct jf_model *m = g_new0(struct jf_model, 1);
   m->nclusters = nclusters;
-  m->word_size =
-      sizeof(struct jf_word) + INVAL_SLOTS * nclusters * sizeof(uint64_t);
+  m->word_size = sizeof(struct jf_word) + INVAL_SLOTS * nclusters * sizeof(uint64_t);
   m->word_size = (m->word_size + 7) & ~(size_t)7;
   m->geo = g_memdup2(clusters, nclusters * sizeof(*clusters));
   m->online_seq = g_new0(uint64_t, nclusters);
@@ -258,13 +260,13 @@ struct jf_model *jf_model_new(const struct jf_model_geometry *clusters,
   if (views) {
     m->views = *views;
   }
-  m->pages =
-      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_page);
+  m->pages = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_page);
   m->site_stride = g_array_new(false, true, sizeof(unsigned));
   return m;
 }
 
-void jf_model_free(struct jf_model *m) {
+void jf_model_free(struct jf_model *m)
+{
   if (m) {
     g_clear_pointer(&m->pages, g_hash_table_destroy);
     g_clear_pointer(&m->site_stride, g_array_unref);
@@ -274,30 +276,32 @@ void jf_model_free(struct jf_model *m) {
   }
 }
 
-static uint64_t canon(const struct jf_model *m, uint64_t va) {
+static uint64_t canon(const struct jf_model *m, uint64_t va)
+{
   return m->views.canon ? m->views.canon(va, m->views.ctx) : va;
 }
 
-static bool nonexec_view(const struct jf_model *m, uint64_t va) {
+static bool nonexec_view(const struct jf_model *m, uint64_t va)
+{
   return m->views.nonexec_view && m->views.nonexec_view(va, m->views.ctx);
 }
 
 /* The record of the page holding VA, through its canonical address (the
  * same for the RW and RX views of double-mapped code, plugin_alias.c). */
-static struct model_page *page_find(const struct jf_model *m, uint64_t va) {
-  return g_hash_table_lookup(
-      m->pages, GSIZE_TO_POINTER(canon(m, va) >> MODEL_PAGE_SHIFT));
+static struct model_page *page_find(const struct jf_model *m, uint64_t va)
+{
+  return g_hash_table_lookup(m->pages, GSIZE_TO_POINTER(canon(m, va) >> MODEL_PAGE_SHIFT));
 }
 
-static struct jf_word *page_word(const struct jf_model *m,
-                                 struct model_page *page, uint64_t va) {
+static struct jf_word *page_word(const struct jf_model *m, struct model_page *page, uint64_t va)
+{
   size_t index = (va & (MODEL_PAGE_SIZE - 1)) / 4;
   return (struct jf_word *)(page->words + index * m->word_size);
 }
 
 /* Gives PAGE per-word records, seeded from its store-only summary. */
-static void page_make_dense(const struct jf_model *m,
-                            struct model_page *page) {
+static void page_make_dense(const struct jf_model *m, struct model_page *page)
+{
   if (page->words) {
     return;
   }
@@ -314,8 +318,9 @@ static void page_make_dense(const struct jf_model *m,
 
 /* ---- stores ------------------------------------------------------------ */
 
-void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va,
-                    unsigned bytes, uint64_t writer_pc) {
+void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va, unsigned bytes,
+                    uint64_t writer_pc)
+{
   uint64_t seq = ++m->seq;
   uint64_t first = va & ~UINT64_C(3);
   uint64_t end = va + (bytes ? bytes : 1);
@@ -351,11 +356,11 @@ void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va,
  * Calls FN on every word of [START, END) whose page was ever stored to
  * (other words cannot be stale).
  */
-typedef void (*word_fn)(const struct jf_model *m, struct jf_word *w,
-                        uint64_t word_va, void *ctx);
+typedef void (*word_fn)(const struct jf_model *m, struct jf_word *w, uint64_t word_va, void *ctx);
 
-static void for_each_word(const struct jf_model *m, uint64_t start,
-                          uint64_t end, word_fn fn, void *ctx) {
+static void for_each_word(const struct jf_model *m, uint64_t start, uint64_t end, word_fn fn,
+                          void *ctx)
+{
   for (uint64_t p = start & ~UINT64_C(3); p < end;) {
     uint64_t page_end = (p | (MODEL_PAGE_SIZE - 1)) + 1;
     uint64_t stop = MIN(end, page_end);
@@ -372,8 +377,9 @@ static void for_each_word(const struct jf_model *m, uint64_t start,
 
 /* The LINE-byte aligned block holding VA. Lines are powers of two; one
  * larger than a page (Neoverse N1's 4 KiB "IminLine") spans several. */
-static void for_each_word_in_line(const struct jf_model *m, uint64_t va,
-                                  unsigned line, word_fn fn, void *ctx) {
+static void for_each_word_in_line(const struct jf_model *m, uint64_t va, unsigned line, word_fn fn,
+                                  void *ctx)
+{
   uint64_t start = va & ~((uint64_t)line - 1);
   for_each_word(m, start, start + line, fn, ctx);
 }
@@ -386,8 +392,8 @@ struct site_mark {
   bool inval; /* an ic ivau site, else a clean */
 };
 
-static void mark_site(const struct jf_model *m, struct jf_word *w,
-                      uint64_t word_va, void *ctx) {
+static void mark_site(const struct jf_model *m, struct jf_word *w, uint64_t word_va, void *ctx)
+{
   (void)m;
   (void)word_va;
   const struct site_mark *s = ctx;
@@ -400,10 +406,9 @@ static void mark_site(const struct jf_model *m, struct jf_word *w,
   }
 }
 
-unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site) {
-  return site < m->site_stride->len
-             ? g_array_index(m->site_stride, unsigned, site)
-             : 0;
+unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site)
+{
+  return site < m->site_stride->len ? g_array_index(m->site_stride, unsigned, site) : 0;
 }
 
 /*
@@ -415,8 +420,9 @@ unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site) {
  * step, and the step that confirms a stride claims the two before it, so
  * the words a loop stepped over name that loop.
  */
-static void follow_loop(struct jf_model *m, uint32_t site, uint64_t va,
-                        struct jf_model_loop *loop, bool inval, uint64_t seq) {
+static void follow_loop(struct jf_model *m, uint32_t site, uint64_t va, struct jf_model_loop *loop,
+                        bool inval, uint64_t seq)
+{
   uint64_t step = 0;
   if (site != JF_MODEL_NO_SITE && site == loop->site && va > loop->addr &&
       va - loop->addr <= MAX_STRIDE) {
@@ -443,8 +449,9 @@ static void follow_loop(struct jf_model *m, uint32_t site, uint64_t va,
 
 /* Whether a clean of ADDR reaches W, whose dirty copy sits in the
  * writer's cache in the writer's DminLine geometry. */
-static bool in_writer_line(const struct jf_model *m, const struct jf_word *w,
-                           uint64_t word_va, uint64_t addr) {
+static bool in_writer_line(const struct jf_model *m, const struct jf_word *w, uint64_t word_va,
+                           uint64_t addr)
+{
   uint64_t mask = ~((uint64_t)m->geo[w->writer_cluster].dline - 1);
   return (word_va & mask) == (addr & mask);
 }
@@ -454,8 +461,9 @@ struct clean_issue {
   uint64_t addr;
 };
 
-static void mark_clean_issued(const struct jf_model *m, struct jf_word *w,
-                              uint64_t word_va, void *ctx) {
+static void mark_clean_issued(const struct jf_model *m, struct jf_word *w, uint64_t word_va,
+                              void *ctx)
+{
   const struct clean_issue *c = ctx;
   mark_site(m, w, word_va, (void *)&c->mark);
   if (in_writer_line(m, w, word_va, c->addr)) {
@@ -463,23 +471,19 @@ static void mark_clean_issued(const struct jf_model *m, struct jf_word *w,
   }
 }
 
-void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t,
-                       uint64_t va, uint32_t site) {
-  struct maint_op op = {.addr = va,
-                        .issue_seq = ++m->seq,
-                        .cluster = t->cluster,
-                        .is_clean = true};
+void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site)
+{
+  struct maint_op op = {.addr = va, .issue_seq = ++m->seq, .cluster = t->cluster, .is_clean = true};
   struct clean_issue issue = {{site, op.issue_seq, false}, va};
   follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq);
-  for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued,
-                        &issue);
+  for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
   g_array_append_val(t->pending, op);
 }
 
 /* Whether an ic ivau issued through a non-executable alias misses the
  * lines that cluster C fetched through the executable view (VIPT). */
-static bool inval_misses(const struct jf_model *m, const struct maint_op *op,
-                         unsigned c) {
+static bool inval_misses(const struct jf_model *m, const struct maint_op *op, unsigned c)
+{
   return op->nonexec_view && m->geo[c].vipt;
 }
 
@@ -488,15 +492,16 @@ struct inval_issue {
   struct site_mark mark;
 };
 
-static void mark_inval_issued(const struct jf_model *m, struct jf_word *w,
-                              uint64_t word_va, void *ctx) {
+static void mark_inval_issued(const struct jf_model *m, struct jf_word *w, uint64_t word_va,
+                              void *ctx)
+{
   const struct inval_issue *issue = ctx;
   w->inval[issue->slot] = issue->mark.seq;
   mark_site(m, w, word_va, (void *)&issue->mark);
 }
 
-void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t,
-                      uint64_t va, uint32_t site) {
+void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site)
+{
   struct maint_op op = {.addr = va,
                         .issue_seq = ++m->seq,
                         .cluster = t->cluster,
@@ -505,16 +510,16 @@ void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t,
   follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
   /* Broadcast: every cluster drops its own line holding VA. */
   for (unsigned c = 0; c < m->nclusters; c++) {
-    struct inval_issue issue = {
-        inval_misses(m, &op, c) ? INVAL_ALIAS(c) : INVAL_ISSUED(c),
-        {site, op.issue_seq, true}};
+    struct inval_issue issue = {inval_misses(m, &op, c) ? INVAL_ALIAS(c) : INVAL_ISSUED(c),
+                                {site, op.issue_seq, true}};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
   }
   g_array_append_val(t->pending, op);
 }
 
 /* The time W's D side became coherent with its last store, or 0 if not. */
-static uint64_t clean_point(const struct jf_model *m, const struct jf_word *w) {
+static uint64_t clean_point(const struct jf_model *m, const struct jf_word *w)
+{
   if (m->all_idc) {
     return w->store_seq;
   }
@@ -527,8 +532,8 @@ struct completion {
   uint64_t done_seq;
 };
 
-static void complete_clean(const struct jf_model *m, struct jf_word *w,
-                           uint64_t word_va, void *ctx) {
+static void complete_clean(const struct jf_model *m, struct jf_word *w, uint64_t word_va, void *ctx)
+{
   const struct completion *c = ctx;
   if (!in_writer_line(m, w, word_va, c->op->addr)) {
     return;
@@ -541,8 +546,8 @@ static void complete_clean(const struct jf_model *m, struct jf_word *w,
   }
 }
 
-static void complete_inval(const struct jf_model *m, struct jf_word *w,
-                           uint64_t word_va, void *ctx) {
+static void complete_inval(const struct jf_model *m, struct jf_word *w, uint64_t word_va, void *ctx)
+{
   const struct completion *c = ctx;
   (void)word_va;
   uint64_t cleaned = clean_point(m, w);
@@ -555,7 +560,8 @@ static void complete_inval(const struct jf_model *m, struct jf_word *w,
   }
 }
 
-void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t) {
+void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
+{
   GArray *ops = t->pending;
   if (ops->len == 0) {
     return;
@@ -565,27 +571,27 @@ void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t) {
     const struct maint_op *op = &g_array_index(ops, struct maint_op, i);
     struct completion c = {.op = op, .cluster = op->cluster, .done_seq = done};
     if (op->is_clean) {
-      for_each_word_in_line(m, op->addr, m->geo[op->cluster].dline,
-                            complete_clean, &c);
+      for_each_word_in_line(m, op->addr, m->geo[op->cluster].dline, complete_clean, &c);
     } else {
       for (unsigned k = 0; k < m->nclusters; k++) {
         if (inval_misses(m, op, k)) {
           continue; /* completes, but never reached k's VA-indexed lines */
         }
         c.cluster = k;
-        for_each_word_in_line(m, op->addr, m->geo[k].iline, complete_inval,
-                              &c);
+        for_each_word_in_line(m, op->addr, m->geo[k].iline, complete_inval, &c);
       }
     }
   }
   g_array_set_size(ops, 0);
 }
 
-void jf_model_sync(struct jf_model *m, struct jf_model_thread *t) {
+void jf_model_sync(struct jf_model *m, struct jf_model_thread *t)
+{
   t->sync_seq = ++m->seq;
 }
 
-void jf_model_cluster_online(struct jf_model *m, unsigned cluster) {
+void jf_model_cluster_online(struct jf_model *m, unsigned cluster)
+{
   if (cluster < m->nclusters) {
     m->online_seq[cluster] = ++m->seq;
   }
@@ -593,8 +599,9 @@ void jf_model_cluster_online(struct jf_model *m, unsigned cluster) {
 
 /* ---- fetches ----------------------------------------------------------------- */
 
-struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va,
-                                        uint32_t insn, bool cmodx_safe) {
+struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_t insn,
+                                        bool cmodx_safe)
+{
   struct model_page *page = page_find(m, va);
   if (!page) {
     uint64_t c = canon(m, va);
@@ -604,8 +611,7 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va,
     /* QEMU does not re-translate the RX view when the RW view is written,
      * so a double-mapped page is checked even before its first store. */
     page = g_new0(struct model_page, 1);
-    g_hash_table_insert(m->pages, GSIZE_TO_POINTER(c >> MODEL_PAGE_SHIFT),
-                        page);
+    g_hash_table_insert(m->pages, GSIZE_TO_POINTER(c >> MODEL_PAGE_SHIFT), page);
   }
   page_make_dense(m, page);
   struct jf_word *w = page_word(m, page, va);
@@ -620,8 +626,9 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va,
 
 /* Step 2 for cluster C: the first completed invalidate that counts, or the
  * moment C came back online when W's clean had completed before that. */
-static uint64_t inval_point(const struct jf_model *m, const struct jf_word *w,
-                            unsigned c, uint64_t cleaned) {
+static uint64_t inval_point(const struct jf_model *m, const struct jf_word *w, unsigned c,
+                            uint64_t cleaned)
+{
   uint64_t done = w->inval[INVAL_DONE(c)];
   uint64_t online = m->online_seq[c];
   if (online > cleaned && (done <= cleaned || online < done)) {
@@ -631,14 +638,13 @@ static uint64_t inval_point(const struct jf_model *m, const struct jf_word *w,
 }
 
 /* Which step is missing, without provenance. */
-static enum jf_stale_kind missing_step(const struct jf_model *m,
-                                       const struct jf_model_thread *t,
-                                       const struct jf_word *w) {
+static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf_model_thread *t,
+                                       const struct jf_word *w)
+{
   uint64_t ready = clean_point(m, w);
   unsigned c = t->cluster;
   if (ready == 0) {
-    return w->clean_issue_seq > w->store_seq ? JF_STALE_CLEAN_NOT_COMPLETED
-                                             : JF_STALE_NOT_CLEANED;
+    return w->clean_issue_seq > w->store_seq ? JF_STALE_CLEAN_NOT_COMPLETED : JF_STALE_NOT_CLEANED;
   }
   if (!m->geo[c].dic) {
     uint64_t inval_done = inval_point(m, w, c, ready);
@@ -660,8 +666,8 @@ static enum jf_stale_kind missing_step(const struct jf_model *m,
   return t->sync_seq <= ready ? JF_STALE_NOT_SYNCHRONISED : JF_FRESH;
 }
 
-uint64_t jf_model_fresh_after(const struct jf_model *m,
-                              const struct jf_word *w) {
+uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w)
+{
   if (w->store_seq == 0) {
     return 0;
   }
@@ -688,7 +694,8 @@ uint64_t jf_model_fresh_after(const struct jf_model *m,
 
 /* The site whose maintenance should have made W coherent for KIND: the
  * clean or invalidate loop that reached W after its last store. */
-static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind) {
+static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind)
+{
   bool clean_after = w->clean_site_seq > w->store_seq;
   bool inval_after = w->inval_site_seq > w->store_seq;
   switch (kind) {
@@ -705,9 +712,9 @@ static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind) {
   }
 }
 
-struct jf_verdict jf_model_fetch(const struct jf_model *m,
-                                 const struct jf_model_thread *t,
-                                 const struct jf_word *w, bool cmodx_safe) {
+struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model_thread *t,
+                                 const struct jf_word *w, bool cmodx_safe)
+{
   struct jf_verdict v = {.kind = JF_FRESH};
   if (w->store_seq == 0) {
     return v;
@@ -720,9 +727,7 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m,
   v.writer_pc = w->writer_pc;
   v.flush_site = blamed_site(w, kind);
   v.stride = jf_model_site_stride(m, v.flush_site);
-  bool clean_step =
-      kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED;
-  v.line = clean_step ? m->geo[w->writer_cluster].dline
-                      : m->geo[t->cluster].iline;
+  bool clean_step = kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED;
+  v.line = clean_step ? m->geo[w->writer_cluster].dline : m->geo[t->cluster].iline;
   return v;
 }

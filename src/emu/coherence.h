@@ -70,11 +70,11 @@ const char *jf_stale_kind_reason(enum jf_stale_kind kind);
 /* A guest thread as the model sees it. The caller owns it and keeps CPU
  * and CLUSTER current; the model owns PENDING and the stride trackers. */
 struct jf_model_thread {
-  unsigned serial;      /* creation order, for the report */
-  unsigned cpu;         /* emulated CPU it runs on now */
-  unsigned cluster;     /* that CPU's cluster */
-  uint64_t sync_seq;    /* model time of its last context synchronisation */
-  GArray *pending;      /* maintenance issued, waiting for its next DSB */
+  unsigned serial;   /* creation order, for the report */
+  unsigned cpu;      /* emulated CPU it runs on now */
+  unsigned cluster;  /* that CPU's cluster */
+  uint64_t sync_seq; /* model time of its last context synchronisation */
+  GArray *pending;   /* maintenance issued, waiting for its next DSB */
   /* The previous clean and invalidate, to measure a loop's stride. */
   struct jf_model_loop {
     uint32_t site;
@@ -83,28 +83,25 @@ struct jf_model_thread {
   } clean_loop, inval_loop;
 };
 
-void jf_model_thread_init(struct jf_model_thread *t, unsigned serial,
-                          unsigned cpu, unsigned cluster);
+void jf_model_thread_init(struct jf_model_thread *t, unsigned serial, unsigned cpu,
+                          unsigned cluster);
 void jf_model_thread_clear(struct jf_model_thread *t);
 
 struct jf_model;
 struct jf_word;
 
-struct jf_model *jf_model_new(const struct jf_model_geometry *clusters,
-                              unsigned nclusters,
+struct jf_model *jf_model_new(const struct jf_model_geometry *clusters, unsigned nclusters,
                               const struct jf_model_views *views);
 void jf_model_free(struct jf_model *m);
 
 /* ---- events -------------------------------------------------------------- */
 /* A store of BYTES at VA by the instruction at WRITER_PC. */
-void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va,
-                    unsigned bytes, uint64_t writer_pc);
+void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va, unsigned bytes,
+                    uint64_t writer_pc);
 /* dc cvau|cvac|civac|cvap|cvadp|ivac VA, issued at SITE. */
-void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t,
-                       uint64_t va, uint32_t site);
+void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site);
 /* ic ivau VA, issued at SITE. */
-void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t,
-                      uint64_t va, uint32_t site);
+void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site);
 /* A DSB that waits for maintenance: completes T's pending operations. */
 void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t);
 /* A context synchronisation of T (isb, exception return, SYNC_CORE). */
@@ -118,22 +115,21 @@ void jf_model_cluster_online(struct jf_model *m, unsigned cluster);
  * words that can be stale), else NULL. Called when the fetch is translated,
  * with the encoding translated and whether it is CMODX-safe (B, BL, BRK,
  * HVC, ISB, NOP, SMC, SVC). */
-struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va,
-                                        uint32_t insn, bool cmodx_safe);
+struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_t insn,
+                                        bool cmodx_safe);
 
 struct jf_verdict {
-  enum jf_stale_kind kind;  /* JF_FRESH when the fetch is coherent */
-  uint64_t writer_pc;       /* the store that last wrote the word */
-  uint32_t flush_site;      /* the maintenance that should have covered it,
-                               or JF_MODEL_NO_SITE */
-  unsigned stride;          /* that site's loop stride in bytes, 0 unknown */
-  unsigned line;            /* the fetching cluster's line for this step */
+  enum jf_stale_kind kind; /* JF_FRESH when the fetch is coherent */
+  uint64_t writer_pc;      /* the store that last wrote the word */
+  uint32_t flush_site;     /* the maintenance that should have covered it,
+                              or JF_MODEL_NO_SITE */
+  unsigned stride;         /* that site's loop stride in bytes, 0 unknown */
+  unsigned line;           /* the fetching cluster's line for this step */
 };
 
 /* Whether T, fetching W now (with the encoding's CMODX safety), sees the
  * last store; and if not, which step is missing. */
-struct jf_verdict jf_model_fetch(const struct jf_model *m,
-                                 const struct jf_model_thread *t,
+struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model_thread *t,
                                  const struct jf_word *w, bool cmodx_safe);
 
 /*
@@ -146,8 +142,7 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m,
  * every step keeps its FIRST completion. So a fetch with sync_seq > F may
  * skip jf_model_fetch and get exactly the verdict it would have returned.
  */
-uint64_t jf_model_fresh_after(const struct jf_model *m,
-                              const struct jf_word *w);
+uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w);
 
 /* The stride last measured for SITE's loop, 0 when it never repeated. */
 unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site);

@@ -45,25 +45,30 @@ struct layout {
   GPtrArray *keys;   /* struct key_pos */
 };
 
-static void key_pos_free(gpointer p) {
+static void key_pos_free(gpointer p)
+{
   struct key_pos *k = p;
   g_free(k->group);
   g_free(k->key);
   g_free(k);
 }
 
-static int group_line(const struct layout *lay, const char *group) {
+static int group_line(const struct layout *lay, const char *group)
+{
   for (guint i = 0; i < lay->groups->len; i++) {
     const struct key_pos *g = g_ptr_array_index(lay->groups, i);
-    if (strcmp(g->group, group) == 0) return g->line;
+    if (strcmp(g->group, group) == 0)
+      return g->line;
   }
   return 0;
 }
 
-static int key_line(const struct layout *lay, const char *group, const char *key) {
+static int key_line(const struct layout *lay, const char *group, const char *key)
+{
   for (guint i = 0; i < lay->keys->len; i++) {
     const struct key_pos *k = g_ptr_array_index(lay->keys, i);
-    if (strcmp(k->group, group) == 0 && strcmp(k->key, key) == 0) return k->line;
+    if (strcmp(k->group, group) == 0 && strcmp(k->key, key) == 0)
+      return k->line;
   }
   return group_line(lay, group);
 }
@@ -78,21 +83,26 @@ struct ctx {
   GError **error;
 };
 
-static bool fail_at(struct ctx *c, int line, const char *group, const char *key,
-                    const char *fmt, ...) G_GNUC_PRINTF(5, 6);
+static bool fail_at(struct ctx *c, int line, const char *group, const char *key, const char *fmt,
+                    ...) G_GNUC_PRINTF(5, 6);
 
-static bool fail_at(struct ctx *c, int line, const char *group, const char *key,
-                    const char *fmt, ...) {
+static bool fail_at(struct ctx *c, int line, const char *group, const char *key, const char *fmt,
+                    ...)
+{
   va_list ap;
   va_start(ap, fmt);
   char *problem = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   GString *msg = g_string_new(c->path);
-  if (line > 0) g_string_append_printf(msg, ":%d", line);
+  if (line > 0)
+    g_string_append_printf(msg, ":%d", line);
   g_string_append(msg, ": ");
-  if (group && key) g_string_append_printf(msg, "[%s] %s: ", group, key);
-  else if (group) g_string_append_printf(msg, "[%s]: ", group);
-  else if (key) g_string_append_printf(msg, "%s: ", key);
+  if (group && key)
+    g_string_append_printf(msg, "[%s] %s: ", group, key);
+  else if (group)
+    g_string_append_printf(msg, "[%s]: ", group);
+  else if (key)
+    g_string_append_printf(msg, "%s: ", key);
   g_string_append(msg, problem);
   g_set_error_literal(c->error, EMU_CONFIG_ERROR, 1, msg->str);
   g_string_free(msg, TRUE);
@@ -100,23 +110,25 @@ static bool fail_at(struct ctx *c, int line, const char *group, const char *key,
   return false;
 }
 
-#define fail_key(c, group, key, ...) \
+#define fail_key(c, group, key, ...)                                                               \
   fail_at((c), key_line(&(c)->lay, (group), (key)), (group), (key), __VA_ARGS__)
-#define fail_group(c, group, ...) \
+#define fail_group(c, group, ...)                                                                  \
   fail_at((c), group_line(&(c)->lay, (group)), (group), NULL, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* The line scan. Accepts what GKeyFile accepts for our purposes: blank
  * lines, '#' comment lines, "[group]" and "key=value". */
 
-static bool scan_layout(struct ctx *c, const char *text) {
+static bool scan_layout(struct ctx *c, const char *text)
+{
   char **lines = g_strsplit(text, "\n", -1);
   char *group = NULL;
   bool ok = true;
   for (int i = 0; ok && lines[i]; i++) {
     int line = i + 1;
     char *s = g_strstrip(lines[i]);
-    if (*s == '\0' || *s == '#') continue;
+    if (*s == '\0' || *s == '#')
+      continue;
     if (*s == '[') {
       char *end = strchr(s, ']');
       if (!end || end[1] != '\0' || end == s + 1) {
@@ -178,9 +190,11 @@ static bool scan_layout(struct ctx *c, const char *text) {
 
 /* The value with a trailing "   # comment" removed. A '#' only starts a
  * comment after whitespace, so a name such as "SoC #2" survives. */
-static char *get_value(struct ctx *c, const char *group, const char *key) {
+static char *get_value(struct ctx *c, const char *group, const char *key)
+{
   char *raw = g_key_file_get_value(c->kf, group, key, NULL);
-  if (!raw) return NULL;
+  if (!raw)
+    return NULL;
   for (char *p = raw; *p; p++) {
     if (*p == '#' && (p == raw || p[-1] == ' ' || p[-1] == '\t')) {
       *p = '\0';
@@ -190,20 +204,24 @@ static char *get_value(struct ctx *c, const char *group, const char *key) {
   return g_strstrip(raw);
 }
 
-static bool has_key(struct ctx *c, const char *group, const char *key) {
+static bool has_key(struct ctx *c, const char *group, const char *key)
+{
   return g_key_file_has_key(c->kf, group, key, NULL);
 }
 
 /* An unsigned number, decimal or 0x-prefixed hex, nothing else around it. */
-static bool parse_u64(const char *text, uint64_t *out) {
-  if (!text || !*text || *text == '-' || *text == '+') return false;
+static bool parse_u64(const char *text, uint64_t *out)
+{
+  if (!text || !*text || *text == '-' || *text == '+')
+    return false;
   guint base = 10;
   const char *digits = text;
   if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     base = 16;
     digits = text + 2;
   }
-  if (!*digits || !g_ascii_isxdigit(*digits)) return false;
+  if (!*digits || !g_ascii_isxdigit(*digits))
+    return false;
   guint64 v = 0;
   GError *err = NULL;
   if (!g_ascii_string_to_unsigned(digits, base, 0, G_MAXUINT64, &v, &err)) {
@@ -214,8 +232,8 @@ static bool parse_u64(const char *text, uint64_t *out) {
   return true;
 }
 
-static bool get_u64(struct ctx *c, const char *group, const char *key, uint64_t max,
-                    uint64_t *out) {
+static bool get_u64(struct ctx *c, const char *group, const char *key, uint64_t max, uint64_t *out)
+{
   char *v = get_value(c, group, key);
   uint64_t n = 0;
   bool ok = parse_u64(v, &n);
@@ -231,9 +249,11 @@ static bool get_u64(struct ctx *c, const char *group, const char *key, uint64_t 
 }
 
 /* Parses a Linux cpulist ("0-3,6"); on failure returns a description. */
-static const char *cpulist_problem(const char *text, bool set[EMU_MAX_CPUS]) {
+static const char *cpulist_problem(const char *text, bool set[EMU_MAX_CPUS])
+{
   memset(set, 0, sizeof(bool) * EMU_MAX_CPUS);
-  if (!text || !*text) return "empty CPU list";
+  if (!text || !*text)
+    return "empty CPU list";
   char **parts = g_strsplit(text, ",", -1);
   const char *problem = NULL;
   for (int i = 0; !problem && parts[i]; i++) {
@@ -243,30 +263,36 @@ static const char *cpulist_problem(const char *text, bool set[EMU_MAX_CPUS]) {
     if (dash) {
       *dash = '\0';
       char *a = g_strstrip(part), *b = g_strstrip(dash + 1);
-      if (!parse_u64(a, &lo) || !parse_u64(b, &hi)) problem = "malformed CPU list";
-      else if (lo > hi) problem = "descending range in CPU list";
+      if (!parse_u64(a, &lo) || !parse_u64(b, &hi))
+        problem = "malformed CPU list";
+      else if (lo > hi)
+        problem = "descending range in CPU list";
     } else if (!parse_u64(part, &lo)) {
       problem = "malformed CPU list";
     } else {
       hi = lo;
     }
-    if (!problem && hi >= EMU_MAX_CPUS) problem = "CPU number too large (the limit is 1023)";
-    for (uint64_t cpu = lo; !problem && cpu <= hi; cpu++) set[cpu] = true;
+    if (!problem && hi >= EMU_MAX_CPUS)
+      problem = "CPU number too large (the limit is 1023)";
+    for (uint64_t cpu = lo; !problem && cpu <= hi; cpu++)
+      set[cpu] = true;
   }
   g_strfreev(parts);
   return problem;
 }
 
-bool emu_parse_cpulist(const char *text, bool set[EMU_MAX_CPUS]) {
+bool emu_parse_cpulist(const char *text, bool set[EMU_MAX_CPUS])
+{
   return cpulist_problem(text, set) == NULL;
 }
 
-static bool get_cpulist(struct ctx *c, const char *group, const char *key,
-                        bool set[EMU_MAX_CPUS]) {
+static bool get_cpulist(struct ctx *c, const char *group, const char *key, bool set[EMU_MAX_CPUS])
+{
   char *v = get_value(c, group, key);
   const char *problem = cpulist_problem(v, set);
   bool ok = problem == NULL;
-  if (!ok) fail_key(c, group, key, "%s: '%s'", problem, v ? v : "");
+  if (!ok)
+    fail_key(c, group, key, "%s: '%s'", problem, v ? v : "");
   g_free(v);
   return ok;
 }
@@ -275,7 +301,7 @@ static bool get_cpulist(struct ctx *c, const char *group, const char *key,
 /* Groups. */
 
 static const char *const soc_keys[] = {"name", "qemu-cpu", NULL};
-static const char *const cluster_keys[] = {"cpus", "core", "midr", "ctr", "l1i-line",
+static const char *const cluster_keys[] = {"cpus",     "core",   "midr",   "ctr", "l1i-line",
                                            "l1d-line", "online", "domain", NULL};
 static const char *const kernel_keys[] = {"ctr-trap", "sysfs", NULL};
 static const char *const process_keys[] = {"allowed", NULL};
@@ -284,12 +310,15 @@ static const char *const sched_keys[] = {"seed", "migrate-every", "policy", NULL
 const char *const emu_sched_policy_names[] = {"adversarial", "random", NULL};
 static const char *const hotplug_keys[] = {"events", NULL};
 
-static bool check_keys(struct ctx *c, const char *group, const char *const *known) {
+static bool check_keys(struct ctx *c, const char *group, const char *const *known)
+{
   for (guint i = 0; i < c->lay.keys->len; i++) {
     const struct key_pos *k = g_ptr_array_index(c->lay.keys, i);
-    if (strcmp(k->group, group) != 0) continue;
+    if (strcmp(k->group, group) != 0)
+      continue;
     bool found = false;
-    for (const char *const *n = known; *n; n++) found = found || strcmp(*n, k->key) == 0;
+    for (const char *const *n = known; *n; n++)
+      found = found || strcmp(*n, k->key) == 0;
     if (!found) {
       GString *list = g_string_new(NULL);
       for (const char *const *n = known; *n; n++)
@@ -309,31 +338,39 @@ static bool check_keys(struct ctx *c, const char *group, const char *const *know
   return true;
 }
 
-static bool require_key(struct ctx *c, const char *group, const char *key) {
-  if (has_key(c, group, key)) return true;
+static bool require_key(struct ctx *c, const char *group, const char *key)
+{
+  if (has_key(c, group, key))
+    return true;
   return fail_group(c, group, "missing required key '%s'", key);
 }
 
-static bool is_power_of_two(uint64_t v) { return v && (v & (v - 1)) == 0; }
+static bool is_power_of_two(uint64_t v)
+{
+  return v && (v & (v - 1)) == 0;
+}
 
-static bool load_line_size(struct ctx *c, const char *group, const char *key,
-                           unsigned from_ctr, unsigned *out) {
+static bool load_line_size(struct ctx *c, const char *group, const char *key, unsigned from_ctr,
+                           unsigned *out)
+{
   if (!has_key(c, group, key)) {
     *out = from_ctr;
     return true;
   }
   uint64_t v = 0;
-  if (!get_u64(c, group, key, 1u << 20, &v)) return false;
+  if (!get_u64(c, group, key, 1u << 20, &v))
+    return false;
   if (v < 4 || !is_power_of_two(v))
     return fail_key(c, group, key, "%" PRIu64 " is not a power of two >= 4", v);
   *out = (unsigned)v;
   return true;
 }
 
-static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *group,
-                         const char *name, bool online_seen[EMU_MAX_CPUS],
-                         bool has_online[EMU_MAX_CPUS]) {
-  if (!check_keys(c, group, cluster_keys)) return false;
+static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *group, const char *name,
+                         bool online_seen[EMU_MAX_CPUS], bool has_online[EMU_MAX_CPUS])
+{
+  if (!check_keys(c, group, cluster_keys))
+    return false;
   if (!require_key(c, group, "cpus") || !require_key(c, group, "midr") ||
       !require_key(c, group, "ctr"))
     return false;
@@ -351,26 +388,33 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
     }
 
   /* MIDR_EL1 bits [63:32] are RES0 (Arm ARM D19.2.100). */
-  if (!get_u64(c, group, "midr", 0xffffffffull, &cl->midr)) return false;
-  if (!get_u64(c, group, "ctr", G_MAXUINT64, &cl->ctr)) return false;
+  if (!get_u64(c, group, "midr", 0xffffffffull, &cl->midr))
+    return false;
+  if (!get_u64(c, group, "ctr", G_MAXUINT64, &cl->ctr))
+    return false;
   if (!(cl->ctr & (1ull << JF_CTR_RES1_BIT)))
     return fail_key(c, group, "ctr", "0x%" PRIx64 " has bit 31 clear, which is RES1 in CTR_EL0",
                     cl->ctr);
   const struct jf_ctr decoded = jf_ctr_decode(cl->ctr);
   unsigned iline = decoded.iline;
   unsigned dline = decoded.dline;
-  if (!load_line_size(c, group, "l1i-line", iline, &cl->l1i_line)) return false;
-  if (!load_line_size(c, group, "l1d-line", dline, &cl->l1d_line)) return false;
+  if (!load_line_size(c, group, "l1i-line", iline, &cl->l1i_line))
+    return false;
+  if (!load_line_size(c, group, "l1d-line", dline, &cl->l1d_line))
+    return false;
 
   bool set[EMU_MAX_CPUS];
-  if (!get_cpulist(c, group, "cpus", set)) return false;
+  if (!get_cpulist(c, group, "cpus", set))
+    return false;
   for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++) {
-    if (!set[cpu]) continue;
+    if (!set[cpu])
+      continue;
     if (cfg->cpus[cpu].cluster >= 0)
       return fail_key(c, group, "cpus", "cpu %u is already in [cluster %s]", cpu,
                       cfg->clusters[cfg->cpus[cpu].cluster].name);
     cfg->cpus[cpu].cluster = idx;
-    if (cpu + 1 > cfg->ncpus) cfg->ncpus = cpu + 1;
+    if (cpu + 1 > cfg->ncpus)
+      cfg->ncpus = cpu + 1;
   }
 
   if (has_key(c, group, "online")) {
@@ -378,7 +422,8 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
     char *text = get_value(c, group, "online");
     bool none = *text == '\0';
     g_free(text);
-    if (!none && !get_cpulist(c, group, "online", on)) return false;
+    if (!none && !get_cpulist(c, group, "online", on))
+      return false;
     for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++) {
       if (on[cpu] && !set[cpu])
         return fail_key(c, group, "online", "cpu %u is not one of this cluster's cpus", cpu);
@@ -392,9 +437,11 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
   return true;
 }
 
-static bool load_enum(struct ctx *c, const char *group, const char *key,
-                      const char *const *names, int *out) {
-  if (!has_key(c, group, key)) return true;
+static bool load_enum(struct ctx *c, const char *group, const char *key, const char *const *names,
+                      int *out)
+{
+  if (!has_key(c, group, key))
+    return true;
   char *v = get_value(c, group, key);
   for (int i = 0; names[i]; i++) {
     if (strcmp(v, names[i]) == 0) {
@@ -404,7 +451,8 @@ static bool load_enum(struct ctx *c, const char *group, const char *key,
     }
   }
   GString *list = g_string_new(NULL);
-  for (int i = 0; names[i]; i++) g_string_append_printf(list, "%s%s", i ? " | " : "", names[i]);
+  for (int i = 0; names[i]; i++)
+    g_string_append_printf(list, "%s%s", i ? " | " : "", names[i]);
   fail_key(c, group, key, "bad value '%s' (expected %s)", v, list->str);
   g_string_free(list, TRUE);
   g_free(v);
@@ -415,7 +463,8 @@ static bool load_enum(struct ctx *c, const char *group, const char *key,
  * arch/arm64/kernel/cpufeature.c): the lowest IminLine and DminLine and
  * IDC/DIC only when every core has them. The remaining fields are taken from
  * the first cluster; no config here mixes them in a way the rig models. */
-static uint64_t sanitize_ctr(const struct emu_config *cfg) {
+static uint64_t sanitize_ctr(const struct emu_config *cfg)
+{
   uint64_t ctr = cfg->clusters[0].ctr;
   uint64_t imin = CTR_LINE_MASK, dmin = CTR_LINE_MASK, idc = 1, dic = 1;
   for (unsigned i = 0; i < cfg->nclusters; i++) {
@@ -427,20 +476,23 @@ static uint64_t sanitize_ctr(const struct emu_config *cfg) {
   }
   ctr &= ~((CTR_LINE_MASK << CTR_IMINLINE_SHIFT) | (CTR_LINE_MASK << CTR_DMINLINE_SHIFT) |
            (1ull << CTR_IDC_BIT) | (1ull << CTR_DIC_BIT));
-  return ctr | (imin << CTR_IMINLINE_SHIFT) | (dmin << CTR_DMINLINE_SHIFT) |
-         (idc << CTR_IDC_BIT) | (dic << CTR_DIC_BIT);
+  return ctr | (imin << CTR_IMINLINE_SHIFT) | (dmin << CTR_DMINLINE_SHIFT) | (idc << CTR_IDC_BIT) |
+         (dic << CTR_DIC_BIT);
 }
 
-static int event_order(gconstpointer a, gconstpointer b) {
+static int event_order(gconstpointer a, gconstpointer b)
+{
   const struct emu_hotplug_event *x = a, *y = b;
   return x->at < y->at ? -1 : x->at > y->at;
 }
 
 const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **events,
-                                     unsigned *n) {
+                                     unsigned *n)
+{
   *events = NULL;
   *n = 0;
-  if (!text || !*text) return "empty list of events";
+  if (!text || !*text)
+    return "empty list of events";
   GArray *list = g_array_new(false, true, sizeof(struct emu_hotplug_event));
   const char *p = text, *problem = NULL;
   while (!problem) {
@@ -463,7 +515,8 @@ const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event 
     }
     memcpy(e.cpus, set.bits, sizeof e.cpus);
     const char *num = at + 1, *end = num;
-    while (g_ascii_isdigit(*end)) end++;
+    while (g_ascii_isdigit(*end))
+      end++;
     char *digits = g_strndup(num, (gsize)(end - num));
     bool good = parse_u64(digits, &e.at);
     g_free(digits);
@@ -472,7 +525,8 @@ const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event 
       break;
     }
     g_array_append_val(list, e);
-    if (*end == '\0') break;
+    if (*end == '\0')
+      break;
     if (*end != ',') {
       problem = "events are separated by commas";
       break;
@@ -491,11 +545,13 @@ const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event 
 
 /* Plays the events on the initial online set: each must change something
  * real, and some CPU the process may use must stay online throughout. */
-static bool load_events(struct ctx *c, struct emu_config *cfg) {
+static bool load_events(struct ctx *c, struct emu_config *cfg)
+{
   char *v = get_value(c, "hotplug", "events");
   const char *problem = emu_parse_hotplug_events(v, &cfg->events, &cfg->nevents);
   bool ok = problem == NULL;
-  if (!ok) fail_key(c, "hotplug", "events", "%s: '%s'", problem, v ? v : "");
+  if (!ok)
+    fail_key(c, "hotplug", "events", "%s: '%s'", problem, v ? v : "");
   g_free(v);
   bool online[EMU_MAX_CPUS];
   for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++)
@@ -503,7 +559,8 @@ static bool load_events(struct ctx *c, struct emu_config *cfg) {
   for (unsigned i = 0; ok && i < cfg->nevents; i++) {
     const struct emu_hotplug_event *e = &cfg->events[i];
     for (unsigned cpu = 0; ok && cpu < EMU_MAX_CPUS; cpu++) {
-      if (!emu_event_has(e, cpu)) continue;
+      if (!emu_event_has(e, cpu))
+        continue;
       if (cpu >= cfg->ncpus)
         ok = fail_key(c, "hotplug", "events", "cpu %u does not exist (CPUs are 0..%u)", cpu,
                       cfg->ncpus - 1);
@@ -522,14 +579,16 @@ static bool load_events(struct ctx *c, struct emu_config *cfg) {
   return ok;
 }
 
-static bool load_all(struct ctx *c, struct emu_config *cfg) {
+static bool load_all(struct ctx *c, struct emu_config *cfg)
+{
   gsize ngroups = 0;
   char **groups = g_key_file_get_groups(c->kf, &ngroups);
   bool ok = true;
   bool online[EMU_MAX_CPUS] = {false}, online_given[EMU_MAX_CPUS] = {false};
 
   cfg->clusters = g_new0(struct emu_cluster, ngroups ? ngroups : 1);
-  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++) cfg->cpus[cpu].cluster = -1;
+  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++)
+    cfg->cpus[cpu].cluster = -1;
   cfg->seed = 1;
   cfg->ctr_trap = EMU_CTR_TRAP_NONE;
   cfg->sysfs = EMU_SYSFS_FULL;
@@ -538,8 +597,10 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
     const char *g = groups[i];
     if (strcmp(g, "soc") == 0) {
       ok = check_keys(c, g, soc_keys);
-      if (ok && has_key(c, g, "name")) cfg->soc_name = get_value(c, g, "name");
-      if (ok && has_key(c, g, "qemu-cpu")) cfg->qemu_cpu = get_value(c, g, "qemu-cpu");
+      if (ok && has_key(c, g, "name"))
+        cfg->soc_name = get_value(c, g, "name");
+      if (ok && has_key(c, g, "qemu-cpu"))
+        cfg->qemu_cpu = get_value(c, g, "qemu-cpu");
     } else if (g_str_has_prefix(g, "cluster ") || strcmp(g, "cluster") == 0) {
       char *name = g_strstrip(g_strdup(g + strlen("cluster")));
       if (!*name) {
@@ -578,9 +639,11 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
   /* Every CPU from 0 to the highest must belong to a cluster: Linux numbers
    * possible CPUs densely, and a gap would be a CPU with no MIDR or CTR. */
   for (unsigned cpu = 0; ok && cpu < cfg->ncpus; cpu++) {
-    if (cfg->cpus[cpu].cluster >= 0) continue;
+    if (cfg->cpus[cpu].cluster >= 0)
+      continue;
     unsigned next = cpu;
-    while (cfg->cpus[next].cluster < 0) next++;
+    while (cfg->cpus[next].cluster < 0)
+      next++;
     char *g = g_strdup_printf("cluster %s", cfg->clusters[cfg->cpus[next].cluster].name);
     ok = fail_key(c, g, "cpus", "cpu %u is in no cluster (CPUs must be 0..%u without gaps)", cpu,
                   cfg->ncpus - 1);
@@ -614,23 +677,29 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
     /* Linux's root cpuset follows hotplug: with events, CPUs that come
      * online later are the process's too. */
     bool later = has_key(c, "hotplug", "events");
-    for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) cfg->allowed[cpu] = later || cfg->cpus[cpu].online;
+    for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++)
+      cfg->allowed[cpu] = later || cfg->cpus[cpu].online;
   }
 
-  if (ok && has_key(c, "sched", "seed")) ok = get_u64(c, "sched", "seed", G_MAXUINT64, &cfg->seed);
+  if (ok && has_key(c, "sched", "seed"))
+    ok = get_u64(c, "sched", "seed", G_MAXUINT64, &cfg->seed);
   if (ok && has_key(c, "sched", "migrate-every")) {
     uint64_t every = 0;
     ok = get_u64(c, "sched", "migrate-every", UINT_MAX, &every);
     cfg->migrate_every = (unsigned)every;
   }
   int policy = EMU_SCHED_ADVERSARIAL;
-  if (ok) ok = load_enum(c, "sched", "policy", emu_sched_policy_names, &policy);
+  if (ok)
+    ok = load_enum(c, "sched", "policy", emu_sched_policy_names, &policy);
   cfg->policy = (enum emu_sched_policy)policy;
 
-  if (ok && has_key(c, "hotplug", "events")) ok = load_events(c, cfg);
+  if (ok && has_key(c, "hotplug", "events"))
+    ok = load_events(c, cfg);
 
-  if (ok && !cfg->soc_name) cfg->soc_name = g_path_get_basename(c->path);
-  if (ok) cfg->sanitized_ctr = sanitize_ctr(cfg);
+  if (ok && !cfg->soc_name)
+    cfg->soc_name = g_path_get_basename(c->path);
+  if (ok)
+    cfg->sanitized_ctr = sanitize_ctr(cfg);
   g_strfreev(groups);
   return ok;
 }
@@ -639,7 +708,8 @@ static bool load_all(struct ctx *c, struct emu_config *cfg) {
  * /dev/zero or a huge file from being read into memory. */
 #define MAX_CONFIG_BYTES (1 << 20)
 
-struct emu_config *emu_config_load(const char *path, GError **error) {
+struct emu_config *emu_config_load(const char *path, GError **error)
+{
   char *text = NULL;
   gsize len = 0;
   GError *io = NULL;
@@ -664,15 +734,18 @@ struct emu_config *emu_config_load(const char *path, GError **error) {
   struct emu_config *cfg = g_new0(struct emu_config, 1);
   cfg->path = g_strdup(path);
   bool ok = true;
-  if (strlen(text) != len) ok = fail_at(&c, 0, NULL, NULL, "contains a NUL byte");
-  if (ok) ok = scan_layout(&c, text);
+  if (strlen(text) != len)
+    ok = fail_at(&c, 0, NULL, NULL, "contains a NUL byte");
+  if (ok)
+    ok = scan_layout(&c, text);
   if (ok && !g_key_file_load_from_data(c.kf, text, len, G_KEY_FILE_NONE, &io)) {
     /* The scan accepted it, so this is something GKeyFile alone refuses
      * (an invalid group name or encoding); it does not say where. */
     ok = fail_at(&c, 0, NULL, NULL, "%s", io->message);
     g_clear_error(&io);
   }
-  if (ok) ok = load_all(&c, cfg);
+  if (ok)
+    ok = load_all(&c, cfg);
   g_key_file_free(c.kf);
   g_ptr_array_free(c.lay.groups, TRUE);
   g_ptr_array_free(c.lay.keys, TRUE);
@@ -684,8 +757,10 @@ struct emu_config *emu_config_load(const char *path, GError **error) {
   return cfg;
 }
 
-void emu_config_free(struct emu_config *config) {
-  if (!config) return;
+void emu_config_free(struct emu_config *config)
+{
+  if (!config)
+    return;
   for (unsigned i = 0; config->clusters && i < config->nclusters; i++) {
     g_free(config->clusters[i].name);
     g_free(config->clusters[i].core);

@@ -37,8 +37,8 @@ enum emu_sched_policy {
 extern const char *const emu_sched_policy_names[];
 
 struct emu_cluster {
-  char *name;         /* text after "cluster " in the group name */
-  char *core;         /* core= (a human name, e.g. "Cortex-A53") */
+  char *name; /* text after "cluster " in the group name */
+  char *core; /* core= (a human name, e.g. "Cortex-A53") */
   uint64_t midr;
   uint64_t ctr;
   unsigned l1i_line;  /* bytes; defaults to 4 << CTR.IminLine */
@@ -58,31 +58,32 @@ struct emu_hotplug_event {
 };
 
 struct emu_cpu {
-  int cluster;        /* index into emu_config.clusters */
-  bool online;        /* online at start */
+  int cluster; /* index into emu_config.clusters */
+  bool online; /* online at start */
 };
 
 struct emu_config {
   char *path;
   char *soc_name;
-  char *qemu_cpu;          /* NULL when not given */
-  unsigned ncpus;          /* CPUs 0..ncpus-1; every one belongs to a cluster */
+  char *qemu_cpu; /* NULL when not given */
+  unsigned ncpus; /* CPUs 0..ncpus-1; every one belongs to a cluster */
   struct emu_cpu cpus[EMU_MAX_CPUS];
   struct emu_cluster *clusters;
   unsigned nclusters;
   enum emu_ctr_trap ctr_trap;
   enum emu_sysfs_mode sysfs;
-  bool allowed[EMU_MAX_CPUS];  /* initial affinity; default: online CPUs */
-  uint64_t seed;               /* [sched] seed, default 1 */
-  unsigned migrate_every;      /* [sched] mean instructions; 0 = never */
-  enum emu_sched_policy policy; /* [sched] policy, default adversarial */
-  uint64_t sanitized_ctr;      /* the system-wide safe CTR_EL0 (min lines,
-                                  AND of IDC/DIC) computed at load time */
+  bool allowed[EMU_MAX_CPUS];       /* initial affinity; default: online CPUs */
+  uint64_t seed;                    /* [sched] seed, default 1 */
+  unsigned migrate_every;           /* [sched] mean instructions; 0 = never */
+  enum emu_sched_policy policy;     /* [sched] policy, default adversarial */
+  uint64_t sanitized_ctr;           /* the system-wide safe CTR_EL0 (min lines,
+                                       AND of IDC/DIC) computed at load time */
   struct emu_hotplug_event *events; /* sorted by at (stable) */
   unsigned nevents;
 };
 
-static inline bool emu_event_has(const struct emu_hotplug_event *e, unsigned cpu) {
+static inline bool emu_event_has(const struct emu_hotplug_event *e, unsigned cpu)
+{
   return cpu < EMU_MAX_CPUS && (e->cpus[cpu / 64] >> (cpu % 64)) & 1;
 }
 

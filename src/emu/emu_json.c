@@ -1,7 +1,8 @@
 /* JSON string literals (RFC 8259 section 7). */
 #include "emu_json.h"
 
-void emu_json_string(GString *out, const char *s) {
+void emu_json_string(GString *out, const char *s)
+{
   if (!s) {
     g_string_append(out, "null");
     return;

@@ -15,9 +15,9 @@
 #include "emu_json.h"
 #include "findings.h"
 
-#define STALE_KEEP 100      /* the report's per-word "stale" list */
-#define EXAMPLES_KEEP 5     /* example addresses per finding */
-#define SEEN_SLOTS 4096     /* per finding: recently counted words */
+#define STALE_KEEP 100  /* the report's per-word "stale" list */
+#define EXAMPLES_KEEP 5 /* example addresses per finding */
+#define SEEN_SLOTS 4096 /* per finding: recently counted words */
 
 struct site {
   uint64_t pc;
@@ -27,18 +27,18 @@ struct site {
 struct finding_key {
   uint32_t kind;
   uint32_t site;
-  uint64_t writer_pc;       /* 0 unless the finding has no site */
-  uint32_t line;            /* the geometry that was missed */
+  uint64_t writer_pc; /* 0 unless the finding has no site */
+  uint32_t line;      /* the geometry that was missed */
 };
 
 struct finding {
   struct finding_key key;
-  uint64_t writer_pc;       /* the first store seen */
-  unsigned fetch_cpu;       /* the first fetching CPU seen */
+  uint64_t writer_pc; /* the first store seen */
+  unsigned fetch_cpu; /* the first fetching CPU seen */
   unsigned line;
   unsigned stride;
   uint64_t count;
-  GHashTable *words;        /* distinct word addresses */
+  GHashTable *words; /* distinct word addresses */
   uint64_t seen[SEEN_SLOTS];
   uint64_t examples[EXAMPLES_KEEP];
   unsigned nexamples;
@@ -69,74 +69,84 @@ struct frame {
 
 struct emu_findings {
   const struct emu_config *cfg;
-  GArray *sites;            /* struct site; index 0 unused */
-  GHashTable *site_ids;     /* struct site * -> id */
-  GPtrArray *findings;      /* struct finding * */
-  GHashTable *by_key;       /* struct finding_key * -> struct finding * */
+  GArray *sites;        /* struct site; index 0 unused */
+  GHashTable *site_ids; /* struct site * -> id */
+  GPtrArray *findings;  /* struct finding * */
+  GHashTable *by_key;   /* struct finding_key * -> struct finding * */
   struct finding *last;
-  GArray *stale_kept;       /* struct stale_entry */
+  GArray *stale_kept; /* struct stale_entry */
   uint64_t stale_total;
-  GPtrArray *ctr_sites;     /* struct ctr_site * */
+  GPtrArray *ctr_sites; /* struct ctr_site * */
   GHashTable *ctr_by_key;
-  GHashTable *frames;       /* pc -> struct frame *, after resolve */
+  GHashTable *frames; /* pc -> struct frame *, after resolve */
 };
 
 /* ---- hashing --------------------------------------------------------------- */
 
-static guint mix(uint64_t h) {
+static guint mix(uint64_t h)
+{
   h ^= h >> 33;
   h *= UINT64_C(0xff51afd7ed558ccd);
   h ^= h >> 33;
   return (guint)h;
 }
 
-static guint site_hash(gconstpointer p) {
+static guint site_hash(gconstpointer p)
+{
   const struct site *s = p;
   return mix(s->pc * 31 + s->lr);
 }
 
-static gboolean site_equal(gconstpointer a, gconstpointer b) {
+static gboolean site_equal(gconstpointer a, gconstpointer b)
+{
   return memcmp(a, b, sizeof(struct site)) == 0;
 }
 
-static guint finding_key_hash(gconstpointer p) {
+static guint finding_key_hash(gconstpointer p)
+{
   const struct finding_key *k = p;
-  return mix(((uint64_t)k->kind << 56) ^ ((uint64_t)k->site << 24) ^
-             k->writer_pc ^ ((uint64_t)k->line << 40));
+  return mix(((uint64_t)k->kind << 56) ^ ((uint64_t)k->site << 24) ^ k->writer_pc ^
+             ((uint64_t)k->line << 40));
 }
 
-static gboolean finding_key_equal(gconstpointer a, gconstpointer b) {
+static gboolean finding_key_equal(gconstpointer a, gconstpointer b)
+{
   const struct finding_key *x = a, *y = b;
-  return x->kind == y->kind && x->site == y->site &&
-         x->writer_pc == y->writer_pc && x->line == y->line;
+  return x->kind == y->kind && x->site == y->site && x->writer_pc == y->writer_pc &&
+         x->line == y->line;
 }
 
-static guint ctr_key_hash(gconstpointer p) {
+static guint ctr_key_hash(gconstpointer p)
+{
   const struct ctr_site_key *k = p;
   return mix(k->pc ^ (k->value * 7) ^ ((uint64_t)k->cpu << 40));
 }
 
-static gboolean ctr_key_equal(gconstpointer a, gconstpointer b) {
+static gboolean ctr_key_equal(gconstpointer a, gconstpointer b)
+{
   const struct ctr_site_key *x = a, *y = b;
   return x->pc == y->pc && x->value == y->value && x->cpu == y->cpu;
 }
 
 /* ---- life ------------------------------------------------------------------ */
 
-static void finding_free(gpointer p) {
+static void finding_free(gpointer p)
+{
   struct finding *f = p;
   g_hash_table_destroy(f->words);
   g_free(f);
 }
 
-static void frame_free(gpointer p) {
+static void frame_free(gpointer p)
+{
   struct frame *fr = p;
   g_free(fr->symbol);
   g_free(fr->location);
   g_free(fr);
 }
 
-struct emu_findings *emu_findings_new(const struct emu_config *cfg) {
+struct emu_findings *emu_findings_new(const struct emu_config *cfg)
+{
   struct emu_findings *f = g_new0(struct emu_findings, 1);
   f->cfg = cfg;
   f->sites = g_array_new(false, true, sizeof(struct site));
@@ -147,12 +157,12 @@ struct emu_findings *emu_findings_new(const struct emu_config *cfg) {
   f->stale_kept = g_array_new(false, true, sizeof(struct stale_entry));
   f->ctr_sites = g_ptr_array_new_with_free_func(g_free);
   f->ctr_by_key = g_hash_table_new(ctr_key_hash, ctr_key_equal);
-  f->frames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                    frame_free);
+  f->frames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, frame_free);
   return f;
 }
 
-void emu_findings_free(struct emu_findings *f) {
+void emu_findings_free(struct emu_findings *f)
+{
   if (!f) {
     return;
   }
@@ -170,7 +180,8 @@ void emu_findings_free(struct emu_findings *f) {
 
 /* ---- recording ------------------------------------------------------------- */
 
-uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr) {
+uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr)
+{
   struct site key = {pc, lr};
   gpointer id = g_hash_table_lookup(f->site_ids, &key);
   if (id) {
@@ -178,14 +189,13 @@ uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr) {
   }
   uint32_t n = f->sites->len;
   g_array_append_val(f->sites, key);
-  g_hash_table_insert(f->site_ids, g_memdup2(&key, sizeof(key)),
-                      GUINT_TO_POINTER(n));
+  g_hash_table_insert(f->site_ids, g_memdup2(&key, sizeof(key)), GUINT_TO_POINTER(n));
   return n;
 }
 
-static struct finding *finding_for(struct emu_findings *f,
-                                   const struct finding_key *key,
-                                   unsigned cpu, const struct jf_verdict *v) {
+static struct finding *finding_for(struct emu_findings *f, const struct finding_key *key,
+                                   unsigned cpu, const struct jf_verdict *v)
+{
   if (f->last && finding_key_equal(&f->last->key, key)) {
     return f->last;
   }
@@ -205,8 +215,9 @@ static struct finding *finding_for(struct emu_findings *f,
   return fd;
 }
 
-void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu,
-                         unsigned thread, const struct jf_verdict *v) {
+void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
+                         const struct jf_verdict *v)
+{
   f->stale_total++;
   if (f->stale_kept->len < STALE_KEEP) {
     struct stale_entry e = {va, cpu, thread, v->kind};
@@ -228,14 +239,13 @@ void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu,
     return;
   }
   *slot = va;
-  if (g_hash_table_add(fd->words, GSIZE_TO_POINTER(va)) &&
-      fd->nexamples < EXAMPLES_KEEP) {
+  if (g_hash_table_add(fd->words, GSIZE_TO_POINTER(va)) && fd->nexamples < EXAMPLES_KEEP) {
     fd->examples[fd->nexamples++] = va;
   }
 }
 
-void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu,
-                           uint64_t value) {
+void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, uint64_t value)
+{
   struct ctr_site_key key = {pc, value, cpu};
   struct ctr_site *s = g_hash_table_lookup(f->ctr_by_key, &key);
   if (!s) {
@@ -247,11 +257,13 @@ void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu,
   s->count++;
 }
 
-unsigned emu_findings_count(const struct emu_findings *f) {
+unsigned emu_findings_count(const struct emu_findings *f)
+{
   return f->findings->len;
 }
 
-uint64_t emu_findings_stale_total(const struct emu_findings *f) {
+uint64_t emu_findings_stale_total(const struct emu_findings *f)
+{
   return f->stale_total;
 }
 
@@ -259,10 +271,13 @@ uint64_t emu_findings_stale_total(const struct emu_findings *f) {
 
 /* The call instruction before a return address (A64 instructions are 4
  * bytes), which is what a caller frame should name. */
-static uint64_t call_site_of(uint64_t lr) { return lr >= 4 ? lr - 4 : 0; }
+static uint64_t call_site_of(uint64_t lr)
+{
+  return lr >= 4 ? lr - 4 : 0;
+}
 
-static void resolve_pc(struct emu_findings *f, uint64_t pc,
-                       emu_symbolize_fn fn, void *ctx) {
+static void resolve_pc(struct emu_findings *f, uint64_t pc, emu_symbolize_fn fn, void *ctx)
+{
   if (!pc || g_hash_table_contains(f->frames, GSIZE_TO_POINTER(pc))) {
     return;
   }
@@ -273,8 +288,8 @@ static void resolve_pc(struct emu_findings *f, uint64_t pc,
   g_hash_table_insert(f->frames, GSIZE_TO_POINTER(pc), fr);
 }
 
-void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn,
-                          void *ctx) {
+void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx)
+{
   for (guint i = 0; i < f->findings->len; i++) {
     const struct finding *fd = g_ptr_array_index(f->findings, i);
     const struct site *s = &g_array_index(f->sites, struct site, fd->key.site);
@@ -290,8 +305,8 @@ void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn,
   }
 }
 
-static const struct frame *frame_of(const struct emu_findings *f,
-                                    uint64_t pc) {
+static const struct frame *frame_of(const struct emu_findings *f, uint64_t pc)
+{
   static const struct frame none = {NULL, NULL};
   const struct frame *fr = g_hash_table_lookup(f->frames, GSIZE_TO_POINTER(pc));
   return fr ? fr : &none;
@@ -299,7 +314,8 @@ static const struct frame *frame_of(const struct emu_findings *f,
 
 /* ---- ordering and text ----------------------------------------------------- */
 
-static gint by_count_desc(gconstpointer a, gconstpointer b) {
+static gint by_count_desc(gconstpointer a, gconstpointer b)
+{
   const struct finding *x = *(struct finding *const *)a;
   const struct finding *y = *(struct finding *const *)b;
   if (x->count != y->count) {
@@ -309,7 +325,8 @@ static gint by_count_desc(gconstpointer a, gconstpointer b) {
 }
 
 /* The findings, most stale fetches first (a new array of borrowed items). */
-static GPtrArray *sorted(const struct emu_findings *f) {
+static GPtrArray *sorted(const struct emu_findings *f)
+{
   GPtrArray *out = g_ptr_array_sized_new(f->findings->len);
   for (guint i = 0; i < f->findings->len; i++) {
     g_ptr_array_add(out, g_ptr_array_index(f->findings, i));
@@ -318,23 +335,24 @@ static GPtrArray *sorted(const struct emu_findings *f) {
   return out;
 }
 
-static const char *core_of_cpu(const struct emu_findings *f, unsigned cpu) {
+static const char *core_of_cpu(const struct emu_findings *f, unsigned cpu)
+{
   const struct emu_cluster *cl = &f->cfg->clusters[f->cfg->cpus[cpu].cluster];
   return cl->core ? cl->core : cl->name;
 }
 
 /* The one sentence that says what went wrong and what to do about it. */
-static char *message(const struct emu_findings *f, const struct finding *fd) {
+static char *message(const struct emu_findings *f, const struct finding *fd)
+{
   const char *core = core_of_cpu(f, fd->fetch_cpu);
   switch ((enum jf_stale_kind)fd->key.kind) {
   case JF_STALE_NOT_CLEANED:
     if (fd->stride > fd->line) {
-      return g_strdup_printf(
-          "The clean loop steps %u bytes but the writing core's D-cache "
-          "lines are %u bytes, so dc cvau never reached these words: the "
-          "stride was probably read from CTR_EL0 on another core (see "
-          "ctr_read_sites); step by the smallest DminLine of every core.",
-          fd->stride, fd->line);
+      return g_strdup_printf("The clean loop steps %u bytes but the writing core's D-cache "
+                             "lines are %u bytes, so dc cvau never reached these words: the "
+                             "stride was probably read from CTR_EL0 on another core (see "
+                             "ctr_read_sites); step by the smallest DminLine of every core.",
+                             fd->stride, fd->line);
     }
     return g_strdup("These words were written and then fetched without a "
                     "dc cvau reaching them: clean every D-cache line of the "
@@ -352,24 +370,21 @@ static char *message(const struct emu_findings *f, const struct finding *fd) {
                     "fetch: put dsb ish after the invalidate loop.");
   case JF_STALE_NOT_INVALIDATED_IN_GEOMETRY:
     if (fd->stride > fd->line) {
-      return g_strdup_printf(
-          "The invalidate loop steps %u bytes but this %s's I-cache lines "
-          "are %u bytes, so every line between two steps was never "
-          "invalidated on it: the stride was probably read from CTR_EL0 on "
-          "a core with larger lines (see ctr_read_sites); step by the "
-          "smallest IminLine of every core.",
-          fd->stride, core, fd->line);
+      return g_strdup_printf("The invalidate loop steps %u bytes but this %s's I-cache lines "
+                             "are %u bytes, so every line between two steps was never "
+                             "invalidated on it: the stride was probably read from CTR_EL0 on "
+                             "a core with larger lines (see ctr_read_sites); step by the "
+                             "smallest IminLine of every core.",
+                             fd->stride, core, fd->line);
     }
-    return g_strdup_printf(
-        "No ic ivau covered these words in this %s's %u-byte I-cache lines "
-        "after they were written: invalidate every line of the new code.",
-        core, fd->line);
+    return g_strdup_printf("No ic ivau covered these words in this %s's %u-byte I-cache lines "
+                           "after they were written: invalidate every line of the new code.",
+                           core, fd->line);
   case JF_STALE_NONEXEC_ALIAS:
-    return g_strdup_printf(
-        "The invalidate went through the writable, non-executable view of "
-        "double-mapped code, and this %s's VIPT I-cache is indexed by the "
-        "executable address: invalidate through the executable view.",
-        core);
+    return g_strdup_printf("The invalidate went through the writable, non-executable view of "
+                           "double-mapped code, and this %s's VIPT I-cache is indexed by the "
+                           "executable address: invalidate through the executable view.",
+                           core);
   case JF_STALE_NOT_SYNCHRONISED:
     return g_strdup("The maintenance completed, but the fetching thread did "
                     "not synchronise its pipeline (isb, a system call, or "
@@ -380,8 +395,8 @@ static char *message(const struct emu_findings *f, const struct finding *fd) {
   }
 }
 
-static void text_frame(GString *out, const char *label, uint64_t pc,
-                       const struct frame *fr) {
+static void text_frame(GString *out, const char *label, uint64_t pc, const struct frame *fr)
+{
   g_string_append_printf(out, "    %-7s 0x%" PRIx64 " %s", label, pc,
                          fr->symbol ? fr->symbol : "(no symbol)");
   if (fr->location) {
@@ -390,7 +405,8 @@ static void text_frame(GString *out, const char *label, uint64_t pc,
   g_string_append_c(out, '\n');
 }
 
-GString *emu_findings_text(const struct emu_findings *f) {
+GString *emu_findings_text(const struct emu_findings *f)
+{
   GString *out = g_string_new(NULL);
   if (f->findings->len == 0) {
     return out;
@@ -398,25 +414,21 @@ GString *emu_findings_text(const struct emu_findings *f) {
   GPtrArray *list = sorted(f);
   for (guint i = 0; i < list->len; i++) {
     const struct finding *fd = g_ptr_array_index(list, i);
-    g_string_append_printf(
-        out,
-        "==jitflush-emu== STALE FETCH #%u %s: %" PRIu64
-        " stale fetches of %u words (first 0x%" PRIx64 ") on cpu %u (%s, "
-        "%u-byte lines)\n",
-        i + 1, jf_stale_kind_name(fd->key.kind), fd->count,
-        g_hash_table_size(fd->words), fd->examples[0], fd->fetch_cpu,
-        core_of_cpu(f, fd->fetch_cpu), fd->line);
+    g_string_append_printf(out,
+                           "==jitflush-emu== STALE FETCH #%u %s: %" PRIu64
+                           " stale fetches of %u words (first 0x%" PRIx64 ") on cpu %u (%s, "
+                           "%u-byte lines)\n",
+                           i + 1, jf_stale_kind_name(fd->key.kind), fd->count,
+                           g_hash_table_size(fd->words), fd->examples[0], fd->fetch_cpu,
+                           core_of_cpu(f, fd->fetch_cpu), fd->line);
     if (fd->key.site != JF_MODEL_NO_SITE) {
-      const struct site *s =
-          &g_array_index(f->sites, struct site, fd->key.site);
+      const struct site *s = &g_array_index(f->sites, struct site, fd->key.site);
       text_frame(out, "flush", s->pc, frame_of(f, s->pc));
       if (fd->stride) {
-        g_string_append_printf(out, "            loop stride %u bytes\n",
-                               fd->stride);
+        g_string_append_printf(out, "            loop stride %u bytes\n", fd->stride);
       }
       if (s->lr) {
-        text_frame(out, "called", call_site_of(s->lr),
-                   frame_of(f, call_site_of(s->lr)));
+        text_frame(out, "called", call_site_of(s->lr), frame_of(f, call_site_of(s->lr)));
       }
     } else {
       g_string_append(out, "    flush   none reached these words\n");
@@ -426,9 +438,7 @@ GString *emu_findings_text(const struct emu_findings *f) {
     g_string_append_printf(out, "    %s\n", msg);
     g_free(msg);
   }
-  g_string_append_printf(out,
-                         "SUMMARY: jitflush-emu: %u finding%s, %" PRIu64
-                         " stale fetches\n",
+  g_string_append_printf(out, "SUMMARY: jitflush-emu: %u finding%s, %" PRIu64 " stale fetches\n",
                          list->len, list->len == 1 ? "" : "s", f->stale_total);
   g_ptr_array_unref(list);
   return out;
@@ -436,12 +446,13 @@ GString *emu_findings_text(const struct emu_findings *f) {
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_hex(GString *out, uint64_t v) {
+static void json_hex(GString *out, uint64_t v)
+{
   g_string_append_printf(out, "\"0x%" PRIx64 "\"", v);
 }
 
-static void json_frame(GString *out, const struct emu_findings *f,
-                       uint64_t pc) {
+static void json_frame(GString *out, const struct emu_findings *f, uint64_t pc)
+{
   const struct frame *fr = frame_of(f, pc);
   g_string_append(out, "{\"pc\": ");
   json_hex(out, pc);
@@ -451,15 +462,14 @@ static void json_frame(GString *out, const struct emu_findings *f,
   emu_json_string(out, fr->location);
 }
 
-static void json_finding(GString *out, const struct emu_findings *f,
-                         const struct finding *fd) {
+static void json_finding(GString *out, const struct emu_findings *f, const struct finding *fd)
+{
   g_string_append(out, "{\"kind\": ");
   emu_json_string(out, jf_stale_kind_name(fd->key.kind));
-  g_string_append_printf(
-      out,
-      ", \"count\": %" PRIu64 ", \"words\": %u, \"fetch_cpu\": %u, "
-      "\"fetch_core\": ",
-      fd->count, g_hash_table_size(fd->words), fd->fetch_cpu);
+  g_string_append_printf(out,
+                         ", \"count\": %" PRIu64 ", \"words\": %u, \"fetch_cpu\": %u, "
+                         "\"fetch_core\": ",
+                         fd->count, g_hash_table_size(fd->words), fd->fetch_cpu);
   emu_json_string(out, core_of_cpu(f, fd->fetch_cpu));
   g_string_append_printf(out, ", \"line\": %u, \"stride\": ", fd->line);
   if (fd->stride) {
@@ -501,11 +511,11 @@ static void json_finding(GString *out, const struct emu_findings *f,
   g_string_append_c(out, '}');
 }
 
-void emu_findings_json(const struct emu_findings *f, GString *json) {
+void emu_findings_json(const struct emu_findings *f, GString *json)
+{
   g_string_append(json, ",\n  \"stale\": [");
   for (guint i = 0; i < f->stale_kept->len; i++) {
-    const struct stale_entry *e =
-        &g_array_index(f->stale_kept, struct stale_entry, i);
+    const struct stale_entry *e = &g_array_index(f->stale_kept, struct stale_entry, i);
     g_string_append_printf(json,
                            "%s\n    {\"addr\": \"0x%" PRIx64 "\", \"cpu\": %u, "
                            "\"thread\": %u, \"reason\": ",
@@ -561,18 +571,16 @@ static const char *const rule_help[JF_STALE_KIND_COUNT] = {
 
 /* "file:line" -> SARIF physicalLocation; else the symbol as a logical
  * location. */
-static void sarif_location(GString *out, const struct frame *fr) {
+static void sarif_location(GString *out, const struct frame *fr)
+{
   const char *colon = fr->location ? strrchr(fr->location, ':') : NULL;
   if (colon && colon[1]) {
     char *file = g_strndup(fr->location, (gsize)(colon - fr->location));
-    char *uri = g_path_is_absolute(file)
-                    ? g_filename_to_uri(file, NULL, NULL)
-                    : g_strdup(file);
+    char *uri = g_path_is_absolute(file) ? g_filename_to_uri(file, NULL, NULL) : g_strdup(file);
     g_string_append(out, "{\"physicalLocation\": {\"artifactLocation\": "
                          "{\"uri\": ");
     emu_json_string(out, uri ? uri : file);
-    g_string_append_printf(out, "}, \"region\": {\"startLine\": %s}}",
-                           colon + 1);
+    g_string_append_printf(out, "}, \"region\": {\"startLine\": %s}}", colon + 1);
     g_free(uri);
     g_free(file);
     if (fr->symbol) {
@@ -588,13 +596,13 @@ static void sarif_location(GString *out, const struct frame *fr) {
   g_string_append(out, "}]}");
 }
 
-GString *emu_findings_sarif(const struct emu_findings *f) {
-  GString *out = g_string_new(
-      "{\n  \"version\": \"2.1.0\",\n"
-      "  \"$schema\": \"https://docs.oasis-open.org/sarif/sarif/v2.1.0/"
-      "errata01/os/schemas/sarif-schema-2.1.0.json\",\n"
-      "  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": "
-      "\"jitflush-emu\", \"rules\": [");
+GString *emu_findings_sarif(const struct emu_findings *f)
+{
+  GString *out = g_string_new("{\n  \"version\": \"2.1.0\",\n"
+                              "  \"$schema\": \"https://docs.oasis-open.org/sarif/sarif/v2.1.0/"
+                              "errata01/os/schemas/sarif-schema-2.1.0.json\",\n"
+                              "  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": "
+                              "\"jitflush-emu\", \"rules\": [");
   for (int k = JF_STALE_NOT_CLEANED; k < JF_STALE_KIND_COUNT; k++) {
     g_string_append(out, k == JF_STALE_NOT_CLEANED ? "\n      " : ",\n      ");
     g_string_append(out, "{\"id\": ");
@@ -610,8 +618,7 @@ GString *emu_findings_sarif(const struct emu_findings *f) {
     const struct finding *fd = g_ptr_array_index(list, i);
     uint64_t where = fd->writer_pc;
     if (fd->key.site != JF_MODEL_NO_SITE) {
-      const struct site *s =
-          &g_array_index(f->sites, struct site, fd->key.site);
+      const struct site *s = &g_array_index(f->sites, struct site, fd->key.site);
       /* The caller is the code a JIT author can change; the flush routine
        * itself is often a library's. */
       const struct frame *caller = frame_of(f, call_site_of(s->lr));
@@ -620,8 +627,9 @@ GString *emu_findings_sarif(const struct emu_findings *f) {
     g_string_append(out, i ? ",\n      " : "\n      ");
     g_string_append(out, "{\"ruleId\": ");
     emu_json_string(out, jf_stale_kind_name(fd->key.kind));
-    g_string_append_printf(out, ", \"ruleIndex\": %u, \"level\": \"error\", "
-                                "\"message\": {\"text\": ",
+    g_string_append_printf(out,
+                           ", \"ruleIndex\": %u, \"level\": \"error\", "
+                           "\"message\": {\"text\": ",
                            fd->key.kind - JF_STALE_NOT_CLEANED);
     char *msg = message(f, fd);
     emu_json_string(out, msg);
@@ -631,8 +639,7 @@ GString *emu_findings_sarif(const struct emu_findings *f) {
     g_string_append_printf(out,
                            "],\n       \"properties\": {\"count\": %" PRIu64
                            ", \"words\": %u, \"line\": %u, \"stride\": %u}}",
-                           fd->count, g_hash_table_size(fd->words), fd->line,
-                           fd->stride);
+                           fd->count, g_hash_table_size(fd->words), fd->line, fd->stride);
   }
   g_string_append(out, list->len ? "\n    ]\n  }]\n}\n" : "]\n  }]\n}\n");
   g_ptr_array_unref(list);

@@ -34,25 +34,22 @@ void emu_findings_free(struct emu_findings *f);
 uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr);
 
 /* One stale fetch of the word at VA by thread THREAD on CPU. */
-void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu,
-                         unsigned thread, const struct jf_verdict *v);
+void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
+                         const struct jf_verdict *v);
 
 /* One executed mrs xN, ctr_el0 at PC on CPU, which returned VALUE. */
-void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu,
-                           uint64_t value);
+void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, uint64_t value);
 
 unsigned emu_findings_count(const struct emu_findings *f);
 uint64_t emu_findings_stale_total(const struct emu_findings *f);
 
 /* Names PC: SYMBOL "function+0xoffset" and LOCATION "file:line", each set
  * to a g_malloc'ed string or left NULL when unknown. */
-typedef void (*emu_symbolize_fn)(uint64_t pc, char **symbol, char **location,
-                                 void *ctx);
+typedef void (*emu_symbolize_fn)(uint64_t pc, char **symbol, char **location, void *ctx);
 
 /* Names every PC the findings mention (call once, before rendering; FN may
  * be NULL: then nothing has a name). */
-void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn,
-                          void *ctx);
+void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx);
 
 /* Appends the report's members ",\n  \"stale\": [...]",
  * ",\n  \"findings\": [...]" and ",\n  \"ctr_read_sites\": [...]". */

@@ -33,7 +33,8 @@ struct jf_model *jf_model;
  * started writes the report. */
 static pid_t install_pid;
 
-uint64_t jf_visible_ctr(unsigned cpu) {
+uint64_t jf_visible_ctr(unsigned cpu)
+{
   if (jf_config->ctr_trap == EMU_CTR_TRAP_SANITIZE) {
     return jf_config->sanitized_ctr;
   }
@@ -43,15 +44,14 @@ uint64_t jf_visible_ctr(unsigned cpu) {
 /* ---- report ---------------------------------------------------------------- */
 
 struct totals {
-  uint64_t stale_fetches, fetch_checks, migrations, ctr_reads, dc_ops, ic_ops,
-      isb, insns;
+  uint64_t stale_fetches, fetch_checks, migrations, ctr_reads, dc_ops, ic_ops, isb, insns;
 };
 
-#define SUM(field)                                                             \
-  qemu_plugin_u64_sum(qemu_plugin_scoreboard_u64_in_struct(                    \
-      jf_score, struct jf_vcpu_score, field))
+#define SUM(field)                                                                                 \
+  qemu_plugin_u64_sum(qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, field))
 
-static struct totals collect_totals(void) {
+static struct totals collect_totals(void)
+{
   struct totals t = {
       .stale_fetches = SUM(stale_fetches),
       .fetch_checks = SUM(fetch_checks),
@@ -66,8 +66,8 @@ static struct totals collect_totals(void) {
 }
 
 /* FINDINGS: the "stale", "findings" and "ctr_read_sites" members. */
-static GString *build_report(const struct totals *t, uint64_t seed,
-                             const char *findings) {
+static GString *build_report(const struct totals *t, uint64_t seed, const char *findings)
+{
   GString *json = g_string_new("{\n  \"config\": ");
   emu_json_string(json, jf_config->path);
   g_string_append(json, ",\n  \"soc\": ");
@@ -81,22 +81,18 @@ static GString *build_report(const struct totals *t, uint64_t seed,
       "  \"dc_ops\": %" PRIu64 ",\n  \"ic_ops\": %" PRIu64 ",\n"
       "  \"isb\": %" PRIu64 ",\n  \"threads\": %u,\n  \"cores\": [",
       seed, jf_opts.check ? "true" : "false",
-      emu_sched_policy_names[jf_opts.have_policy ? jf_opts.policy
-                                                 : jf_config->policy],
-      t->stale_fetches,
-      t->fetch_checks, t->migrations, t->ctr_reads, SUM(midr_reads), t->dc_ops,
+      emu_sched_policy_names[jf_opts.have_policy ? jf_opts.policy : jf_config->policy],
+      t->stale_fetches, t->fetch_checks, t->migrations, t->ctr_reads, SUM(midr_reads), t->dc_ops,
       t->ic_ops, t->isb, jf_sched_nthreads());
   for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
     const struct emu_cluster *cl = &jf_config->clusters[jf_cluster_of(cpu)];
-    g_string_append_printf(json, "%s\n    {\"cpu\": %u, \"cluster\": ",
-                           cpu ? "," : "", cpu);
+    g_string_append_printf(json, "%s\n    {\"cpu\": %u, \"cluster\": ", cpu ? "," : "", cpu);
     emu_json_string(json, cl->name);
     g_string_append_printf(json,
-                           ", \"online\": %s, \"midr\": \"0x%" PRIx64
-                           "\", \"ctr\": \"0x%" PRIx64
+                           ", \"online\": %s, \"midr\": \"0x%" PRIx64 "\", \"ctr\": \"0x%" PRIx64
                            "\", \"instructions\": %" PRIu64 "}",
-                           jf_config->cpus[cpu].online ? "true" : "false",
-                           cl->midr, cl->ctr, jf_sched_cpu_insns(cpu));
+                           jf_config->cpus[cpu].online ? "true" : "false", cl->midr, cl->ctr,
+                           jf_sched_cpu_insns(cpu));
   }
   g_string_append(json, "\n  ]");
   g_string_append(json, findings);
@@ -107,31 +103,34 @@ static GString *build_report(const struct totals *t, uint64_t seed,
   return json;
 }
 
-void jf_write_file(const char *path, const GString *text) {
+void jf_write_file(const char *path, const GString *text)
+{
   GError *err = NULL;
   if (!g_file_set_contents(path, text->str, (gssize)text->len, &err)) {
-    fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path,
-            err->message);
+    fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path, err->message);
     g_error_free(err);
   }
 }
 
 /* ---- callbacks ---------------------------------------------------------------- */
 
-static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu) {
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
+{
   (void)id;
   jf_instrument_vcpu_init(vcpu);
   jf_sched_vcpu_init(vcpu);
 }
 
-static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu) {
+static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+{
   (void)id;
   jf_sched_vcpu_exit(vcpu);
 }
 
-static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
-                       uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
-                       uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8) {
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
+                       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
+                       uint64_t a8)
+{
   (void)id;
   (void)a7;
   (void)a8;
@@ -141,14 +140,15 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num,
   jf_sched_syscall(vcpu, num, a1, a2, a3);
 }
 
-static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu,
-                           int64_t num, int64_t ret) {
+static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
+{
   (void)id;
   jf_alias_syscall_ret(num, ret);
   jf_sched_syscall_ret(vcpu, num, ret);
 }
 
-static void on_exit(qemu_plugin_id_t id, void *udata) {
+static void on_exit(qemu_plugin_id_t id, void *udata)
+{
   (void)id;
   (void)udata;
   if (getpid() == install_pid) {
@@ -170,13 +170,11 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
        * a clean run. */
       GString *line = g_string_new(NULL);
       g_string_printf(line,
-                      "stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64
-                      " migrations=%" PRIu64 " ctr_reads=%" PRIu64
-                      " dc_ops=%" PRIu64 " ic_ops=%" PRIu64 " isb=%" PRIu64
+                      "stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64 " migrations=%" PRIu64
+                      " ctr_reads=%" PRIu64 " dc_ops=%" PRIu64 " ic_ops=%" PRIu64 " isb=%" PRIu64
                       " insns=%" PRIu64 " findings=%u\n",
-                      t.stale_fetches, t.fetch_checks, t.migrations,
-                      t.ctr_reads, t.dc_ops, t.ic_ops, t.isb, t.insns,
-                      jf_findings_count());
+                      t.stale_fetches, t.fetch_checks, t.migrations, t.ctr_reads, t.dc_ops,
+                      t.ic_ops, t.isb, t.insns, jf_findings_count());
       jf_write_file(jf_opts.summary_path, line);
       g_string_free(line, true);
     }
@@ -197,19 +195,22 @@ static void on_exit(qemu_plugin_id_t id, void *udata) {
 
 /* ---- install ------------------------------------------------------------------- */
 
-static uint64_t view_canon(uint64_t va, void *ctx) {
+static uint64_t view_canon(uint64_t va, void *ctx)
+{
   (void)ctx;
   return jf_alias_canon(va);
 }
 
-static bool view_nonexec(uint64_t va, void *ctx) {
+static bool view_nonexec(uint64_t va, void *ctx)
+{
   (void)ctx;
   return jf_alias_nonexec_view(va);
 }
 
 /* The coherence model of this config's clusters, over plugin_alias.c's
  * view of double-mapped code. */
-static struct jf_model *new_model(void) {
+static struct jf_model *new_model(void)
+{
   unsigned n = jf_config->nclusters;
   struct jf_model_geometry *geo = g_new0(struct jf_model_geometry, n);
   for (unsigned c = 0; c < n; c++) {
@@ -222,7 +223,8 @@ static struct jf_model *new_model(void) {
 }
 
 /* Returns NULL when TEXT is a whole unsigned number, else the error. */
-static char *parse_u64(const char *key, const char *text, uint64_t *out) {
+static char *parse_u64(const char *key, const char *text, uint64_t *out)
+{
   char *end = NULL;
   errno = 0;
   if (*text == '\0' || *text == '-') {
@@ -235,7 +237,8 @@ static char *parse_u64(const char *key, const char *text, uint64_t *out) {
   return NULL;
 }
 
-static char *parse_option(const char *opt) {
+static char *parse_option(const char *opt)
+{
   g_auto(GStrv) kv = g_strsplit(opt, "=", 2);
   if (!kv[0] || !kv[1]) {
     return g_strdup_printf("expected key=value, got '%s'", opt);
@@ -272,8 +275,7 @@ static char *parse_option(const char *opt) {
       }
     }
     if (!jf_opts.have_policy) {
-      return g_strdup_printf("policy: expected adversarial or random, got '%s'",
-                             value);
+      return g_strdup_printf("policy: expected adversarial or random, got '%s'", value);
     }
   } else if (g_strcmp0(key, "check") == 0) {
     /* full: the model on every fetch of a checked word, no fast path */
@@ -281,8 +283,7 @@ static char *parse_option(const char *opt) {
     if (jf_opts.check_full) {
       jf_opts.check = true;
     } else if (!qemu_plugin_bool_parse(key, value, &jf_opts.check)) {
-      return g_strdup_printf("check: expected on, off or full, got '%s'",
-                             value);
+      return g_strdup_printf("check: expected on, off or full, got '%s'", value);
     }
   } else {
     return g_strdup_printf("unknown option '%s'", key);
@@ -290,9 +291,9 @@ static char *parse_option(const char *opt) {
   return NULL;
 }
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
-                                           const qemu_info_t *info, int argc,
-                                           char **argv) {
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+                                           char **argv)
+{
   memset(&jf_opts, 0, sizeof(jf_opts));
   jf_opts.check = true;
   for (int i = 0; i < argc; i++) {
@@ -309,17 +310,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     return -1;
   }
   if (info->system_emulation || g_strcmp0(info->target_name, "aarch64") != 0) {
-    fprintf(stderr,
-            "jitflush plugin: needs qemu-aarch64 user mode, not %s%s\n",
-            info->target_name, info->system_emulation ? " system" : "");
+    fprintf(stderr, "jitflush plugin: needs qemu-aarch64 user mode, not %s%s\n", info->target_name,
+            info->system_emulation ? " system" : "");
     return -1;
   }
 
   GError *gerr = NULL;
   jf_config = emu_config_load(jf_opts.config_path, &gerr);
   if (!jf_config) {
-    fprintf(stderr, "jitflush plugin: %s\n",
-            gerr ? gerr->message : jf_opts.config_path);
+    fprintf(stderr, "jitflush plugin: %s\n", gerr ? gerr->message : jf_opts.config_path);
     g_clear_error(&gerr);
     return -1;
   }

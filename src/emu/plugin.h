@@ -38,10 +38,12 @@ struct jf_cpuset {
   uint64_t bits[JF_CPU_WORDS];
 };
 
-static inline bool jf_cpuset_has(const struct jf_cpuset *s, unsigned cpu) {
+static inline bool jf_cpuset_has(const struct jf_cpuset *s, unsigned cpu)
+{
   return cpu < EMU_MAX_CPUS && (s->bits[cpu / 64] >> (cpu % 64)) & 1;
 }
-static inline void jf_cpuset_add(struct jf_cpuset *s, unsigned cpu) {
+static inline void jf_cpuset_add(struct jf_cpuset *s, unsigned cpu)
+{
   s->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
 }
 
@@ -55,30 +57,30 @@ static inline void jf_cpuset_add(struct jf_cpuset *s, unsigned cpu) {
  * a vCPU with a new index appears.
  */
 struct jf_vcpu_score {
-  uint64_t insns;          /* guest instructions executed by this vCPU */
-  uint64_t migrate_clock;  /* counts up to JF_MIGRATE_DUE, see plugin_sched.c */
-  uint64_t reg_pending;    /* nonzero: write reg_value to x[reg_index] at
-                              the next TB start (the mrs ended its TB, or a
-                              syscall result must be overridden); the
-                              migration clock is parked at JF_MIGRATE_DUE
-                              meanwhile, its value kept in clock_parked */
+  uint64_t insns;         /* guest instructions executed by this vCPU */
+  uint64_t migrate_clock; /* counts up to JF_MIGRATE_DUE, see plugin_sched.c */
+  uint64_t reg_pending;   /* nonzero: write reg_value to x[reg_index] at
+                             the next TB start (the mrs ended its TB, or a
+                             syscall result must be overridden); the
+                             migration clock is parked at JF_MIGRATE_DUE
+                             meanwhile, its value kept in clock_parked */
   uint64_t clock_parked;
   uint64_t reg_index;
   uint64_t reg_value;
-  uint64_t ctr_reads;      /* executed mrs xN, ctr_el0 */
+  uint64_t ctr_reads; /* executed mrs xN, ctr_el0 */
   uint64_t midr_reads;
   uint64_t dc_ops;
   uint64_t ic_ops;
   uint64_t isb;
   uint64_t fetch_checks;
   uint64_t stale_fetches;
-  uint64_t sync_seq;       /* the model's sync_seq of the thread on this
-                              vCPU (0 none): the fetch fast path compares
-                              it inline with each word's fresh_after bound */
+  uint64_t sync_seq; /* the model's sync_seq of the thread on this
+                        vCPU (0 none): the fetch fast path compares
+                        it inline with each word's fresh_after bound */
   uint64_t migrations;
-  uint64_t syscalls;       /* system calls entered */
-  uint64_t loop_insns;     /* instructions executed inside maintenance loops
-                              (plugin_region.c) */
+  uint64_t syscalls;   /* system calls entered */
+  uint64_t loop_insns; /* instructions executed inside maintenance loops
+                          (plugin_region.c) */
   /* The measured region this vCPU has open (plugin_region.c). */
   uint64_t region_open;
   uint64_t region_tag;
@@ -92,24 +94,24 @@ struct jf_vcpu_score {
 struct jf_thread {
   struct jf_model_thread mt; /* serial, the emulated CPU it runs on now and
                                 its cluster, the model's per-thread state */
-  int tid;                  /* guest (= host) thread id, 0 until known */
+  int tid;                   /* guest (= host) thread id, 0 until known */
   bool alive;
-  unsigned vcpu;            /* QEMU vCPU index while alive */
-  struct jf_cpuset mask;    /* its affinity, always within online and allowed */
-  uint64_t rng;             /* seeded per thread: migrations are repeatable */
-  uint64_t insns_credited;  /* scoreboard insns already credited to a CPU */
-  bool adversary_armed;     /* read CTR_EL0 on its largest-line CPU; moves to
-                               its smallest-line CPU at the next maintenance
-                               (plugin_sched.c, policy=adversarial) */
+  unsigned vcpu;           /* QEMU vCPU index while alive */
+  struct jf_cpuset mask;   /* its affinity, always within online and allowed */
+  uint64_t rng;            /* seeded per thread: migrations are repeatable */
+  uint64_t insns_credited; /* scoreboard insns already credited to a CPU */
+  bool adversary_armed;    /* read CTR_EL0 on its largest-line CPU; moves to
+                              its smallest-line CPU at the next maintenance
+                              (plugin_sched.c, policy=adversarial) */
   /* The syscall in flight (entry callback -> return callback). */
   int64_t sc_num;
   uint64_t sc_args[3];
-  GByteArray *sc_saved;     /* guest bytes the plugin replaced before the
-                               host call, restored after it */
-  struct jf_cpuset wanted;  /* the mask it asked for, within [process]
-                               allowed, offline CPUs kept (hotplug: Linux
-                               gives a task its CPUs back when they return) */
-  bool sc_apply;            /* setaffinity: an emulated mask to apply */
+  GByteArray *sc_saved;    /* guest bytes the plugin replaced before the
+                              host call, restored after it */
+  struct jf_cpuset wanted; /* the mask it asked for, within [process]
+                              allowed, offline CPUs kept (hotplug: Linux
+                              gives a task its CPUs back when they return) */
+  bool sc_apply;           /* setaffinity: an emulated mask to apply */
   struct jf_cpuset sc_mask;
   struct jf_thread *sc_target;
   struct jf_thread *sc_clone_child; /* clone: the record made for the child */
@@ -125,8 +127,8 @@ struct jf_options {
   bool have_migrate_every;
   uint64_t migrate_every;
   bool check;
-  bool check_full;          /* check=full: every fetch of a checked word
-                               calls the model (the fast path's reference) */
+  bool check_full; /* check=full: every fetch of a checked word
+                      calls the model (the fast path's reference) */
   bool have_policy;
   enum emu_sched_policy policy;
   const char *sarif_path;
@@ -146,11 +148,13 @@ extern struct jf_model *jf_model; /* guarded by jf_lock */
 /* Writes TEXT to PATH, or says on stderr why it could not. */
 void jf_write_file(const char *path, const GString *text);
 
-static inline struct jf_vcpu_score *jf_vcpu_score(unsigned vcpu) {
+static inline struct jf_vcpu_score *jf_vcpu_score(unsigned vcpu)
+{
   return qemu_plugin_scoreboard_find(jf_score, vcpu);
 }
 
-static inline unsigned jf_cluster_of(unsigned cpu) {
+static inline unsigned jf_cluster_of(unsigned cpu)
+{
   return (unsigned)jf_config->cpus[cpu].cluster;
 }
 
@@ -162,23 +166,23 @@ uint64_t jf_visible_ctr(unsigned cpu);
 /* ---- plugin_capstone.c -------------------------------------------------- */
 enum jf_insn_kind {
   JF_INSN_OTHER,
-  JF_INSN_MRS_CTR,     /* mrs xN, ctr_el0 */
-  JF_INSN_MRS_MIDR,    /* mrs xN, midr_el1 */
-  JF_INSN_DC_CLEAN,    /* dc cvau|cvac|civac|cvap|cvadp|ivac */
-  JF_INSN_DC_ZVA,      /* a store of a zero block to the model */
+  JF_INSN_MRS_CTR,  /* mrs xN, ctr_el0 */
+  JF_INSN_MRS_MIDR, /* mrs xN, midr_el1 */
+  JF_INSN_DC_CLEAN, /* dc cvau|cvac|civac|cvap|cvadp|ivac */
+  JF_INSN_DC_ZVA,   /* a store of a zero block to the model */
   JF_INSN_IC_IVAU,
-  JF_INSN_IC_IALLU,    /* ic iallu / ic ialluis */
+  JF_INSN_IC_IALLU, /* ic iallu / ic ialluis */
   JF_INSN_ISB,
   JF_INSN_DSB,
-  JF_INSN_MARK_BEGIN,  /* hint #0x7c: a measured region begins after it */
-  JF_INSN_MARK_END,    /* hint #0x7d: the open region ends before it */
+  JF_INSN_MARK_BEGIN, /* hint #0x7c: a measured region begins after it */
+  JF_INSN_MARK_END,   /* hint #0x7d: the open region ends before it */
 };
 
 struct jf_decoded {
   enum jf_insn_kind kind;
-  unsigned reg;           /* Xt (0..30, 31 = xzr) for mrs/dc/ic */
-  bool dsb_completes;     /* a DSB that waits for maintenance (not *LD) */
-  bool cmodx_safe;        /* B, BL, BRK, HVC, ISB, NOP, SMC, SVC */
+  unsigned reg;       /* Xt (0..30, 31 = xzr) for mrs/dc/ic */
+  bool dsb_completes; /* a DSB that waits for maintenance (not *LD) */
+  bool cmodx_safe;    /* B, BL, BRK, HVC, ISB, NOP, SMC, SVC */
 };
 
 bool jf_decoder_open(char **error);
@@ -194,8 +198,7 @@ void jf_sched_vcpu_exit(unsigned vcpu);
 struct jf_thread *jf_sched_thread(unsigned vcpu);
 /* Called from the TB callback once the migration clock is due. */
 void jf_sched_migration_due(unsigned vcpu);
-void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
-                      uint64_t a3);
+void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3);
 void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret);
 /* policy=adversarial: called under jf_lock before T's mrs ctr_el0 result
  * is computed, and before each of its maintenance operations. */
@@ -216,16 +219,14 @@ void jf_findings_free(void);
 uint32_t jf_findings_site(uint64_t pc, uint64_t caller);
 /* A stale fetch at VA by T: counted into its finding, kept in the first
  * 100 of the report's "stale" list. */
-void jf_findings_record(uint64_t va, const struct jf_thread *t,
-                        const struct jf_verdict *v);
+void jf_findings_record(uint64_t va, const struct jf_thread *t, const struct jf_verdict *v);
 /* An executed mrs xN, ctr_el0 at PC on CPU that returned VALUE. */
 void jf_findings_ctr_read(uint64_t pc, unsigned cpu, uint64_t value);
 unsigned jf_findings_count(void);
 /* At exit, without jf_lock: appends the report's "stale", "findings" and
  * "ctr_read_sites" members (with their leading ",\n  "), writes the
  * sanitizer-style text to TEXT_PATH and SARIF to SARIF_PATH when set. */
-void jf_findings_report(GString *json, const char *text_path,
-                        const char *sarif_path);
+void jf_findings_report(GString *json, const char *text_path, const char *sarif_path);
 
 /* ---- plugin_hotplug.c ------------------------------------------------------ */
 bool jf_hotplug_init(char **error);
@@ -258,8 +259,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 void jf_instrument_vcpu_init(unsigned vcpu);
 void jf_instrument_free(void);
 /* Registers the override of x[reg] := value at VCPU's next TB start. */
-void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
-                                   uint64_t value);
+void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg, uint64_t value);
 /* X[reg] of the calling vCPU (from a callback registered with R_REGS). */
 uint64_t jf_instrument_read_xreg(unsigned reg);
 

@@ -40,29 +40,32 @@
 struct alias_map {
   uint64_t va;
   uint64_t len;
-  uint64_t canon;      /* canonical address of VA */
-  bool exec;           /* mapped with PROT_EXEC (now) */
-  bool nonexec_view;   /* not exec, and an exec mapping shows some of the
-                          same file pages (recomputed at every change) */
+  uint64_t canon;    /* canonical address of VA */
+  bool exec;         /* mapped with PROT_EXEC (now) */
+  bool nonexec_view; /* not exec, and an exec mapping shows some of the
+                        same file pages (recomputed at every change) */
 };
 
-static GArray *maps;        /* struct alias_map, sorted by va, disjoint */
+static GArray *maps;         /* struct alias_map, sorted by va, disjoint */
 static GHashTable *file_ids; /* "dev:ino" -> id (1..) */
 /* A vCPU's syscall entry and return run in its host thread. */
 static _Thread_local uint64_t mmap_args[6];
 
-void jf_alias_init(void) {
+void jf_alias_init(void)
+{
   maps = g_array_new(false, false, sizeof(struct alias_map));
   file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 }
 
-void jf_alias_free(void) {
+void jf_alias_free(void)
+{
   g_clear_pointer(&maps, g_array_unref);
   g_clear_pointer(&file_ids, g_hash_table_destroy);
 }
 
 /* The mapping holding VA, or NULL when VA is in no shared file mapping. */
-static const struct alias_map *find(uint64_t va) {
+static const struct alias_map *find(uint64_t va)
+{
   if (!maps || maps->len == 0) {
     return NULL;
   }
@@ -81,12 +84,14 @@ static const struct alias_map *find(uint64_t va) {
   return NULL;
 }
 
-uint64_t jf_alias_canon(uint64_t va) {
+uint64_t jf_alias_canon(uint64_t va)
+{
   const struct alias_map *m = find(va);
   return m ? m->canon + (va - m->va) : va;
 }
 
-bool jf_alias_nonexec_view(uint64_t va) {
+bool jf_alias_nonexec_view(uint64_t va)
+{
   const struct alias_map *m = find(va);
   return m && m->nonexec_view;
 }
@@ -99,14 +104,14 @@ bool jf_alias_nonexec_view(uint64_t va) {
  * the number of shared file mappings (a handful in a JIT), so that the
  * ic ivau callback is a binary search.
  */
-static void recompute_views(void) {
+static void recompute_views(void)
+{
   for (guint i = 0; i < maps->len; i++) {
     struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     m->nonexec_view = false;
     for (guint j = 0; !m->exec && j < maps->len; j++) {
       const struct alias_map *x = &g_array_index(maps, struct alias_map, j);
-      if (j != i && x->exec && x->canon < m->canon + m->len &&
-          m->canon < x->canon + x->len) {
+      if (j != i && x->exec && x->canon < m->canon + m->len && m->canon < x->canon + x->len) {
         m->nonexec_view = true;
       }
     }
@@ -116,7 +121,8 @@ static void recompute_views(void) {
 /* Forgets every mapping overlapping [va, va + len): replaced or unmapped.
  * A partial unmap drops the whole entry (the rest then counts by VA).
  * Returns whether any was dropped. */
-static bool forget(uint64_t va, uint64_t len) {
+static bool forget(uint64_t va, uint64_t len)
+{
   bool dropped = false;
   for (guint i = 0; i < maps->len;) {
     const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
@@ -130,20 +136,20 @@ static bool forget(uint64_t va, uint64_t len) {
   return dropped;
 }
 
-static gint by_va(gconstpointer a, gconstpointer b) {
+static gint by_va(gconstpointer a, gconstpointer b)
+{
   const struct alias_map *x = a, *y = b;
   return x->va < y->va ? -1 : x->va > y->va;
 }
 
 /* Returns whether the mapping was learnt (a file fstat could name). */
-static bool learn(uint64_t va, uint64_t len, int fd, uint64_t offset,
-                  bool exec) {
+static bool learn(uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
+{
   struct stat st;
   if (fstat(fd, &st) != 0 || offset >= (UINT64_C(1) << CANON_ID_SHIFT)) {
     return false;
   }
-  char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev,
-                              (uintmax_t)st.st_ino);
+  char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
   uint64_t id = GPOINTER_TO_SIZE(g_hash_table_lookup(file_ids, key));
   if (id == 0) {
     id = g_hash_table_size(file_ids) + 1;
@@ -165,7 +171,8 @@ static bool learn(uint64_t va, uint64_t len, int fd, uint64_t offset,
  * [va, va + len) takes the new permission, split off from the rest.
  * Returns whether any mapping changed.
  */
-static bool reprotect(uint64_t va, uint64_t len, bool exec) {
+static bool reprotect(uint64_t va, uint64_t len, bool exec)
+{
   uint64_t end = va + ((len + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1));
   bool changed = false;
   GArray *pieces = g_array_new(false, false, sizeof(struct alias_map));
@@ -194,13 +201,15 @@ static bool reprotect(uint64_t va, uint64_t len, bool exec) {
   return changed;
 }
 
-void jf_alias_syscall(int64_t num, const uint64_t args[6]) {
+void jf_alias_syscall(int64_t num, const uint64_t args[6])
+{
   if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MPROTECT) {
     memcpy(mmap_args, args, sizeof(mmap_args));
   }
 }
 
-void jf_alias_syscall_ret(int64_t num, int64_t ret) {
+void jf_alias_syscall_ret(int64_t num, int64_t ret)
+{
   if (num == NR_MUNMAP && ret == 0) {
     g_mutex_lock(&jf_lock);
     if (forget(mmap_args[0], mmap_args[1])) {
@@ -209,8 +218,7 @@ void jf_alias_syscall_ret(int64_t num, int64_t ret) {
     g_mutex_unlock(&jf_lock);
   } else if (num == NR_MPROTECT && ret == 0) {
     g_mutex_lock(&jf_lock);
-    if (reprotect(mmap_args[0], mmap_args[1],
-                  (mmap_args[2] & GUEST_PROT_EXEC) != 0)) {
+    if (reprotect(mmap_args[0], mmap_args[1], (mmap_args[2] & GUEST_PROT_EXEC) != 0)) {
       recompute_views();
     }
     g_mutex_unlock(&jf_lock);
@@ -220,10 +228,8 @@ void jf_alias_syscall_ret(int64_t num, int64_t ret) {
     int fd = (int)mmap_args[4];
     g_mutex_lock(&jf_lock);
     bool changed = forget(va, len);
-    if ((flags == GUEST_MAP_SHARED || flags == GUEST_MAP_SHARED_VALIDATE) &&
-        fd >= 0) {
-      changed |= learn(va, len, fd, mmap_args[5],
-                       (mmap_args[2] & GUEST_PROT_EXEC) != 0);
+    if ((flags == GUEST_MAP_SHARED || flags == GUEST_MAP_SHARED_VALIDATE) && fd >= 0) {
+      changed |= learn(va, len, fd, mmap_args[5], (mmap_args[2] & GUEST_PROT_EXEC) != 0);
     }
     if (changed) {
       recompute_views();

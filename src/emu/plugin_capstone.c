@@ -29,12 +29,11 @@
 #define JF_INS(x) JF_NAME(INS, x)
 #define JF_OP(x) JF_NAME(OP, x)
 #define JF_REG(x) JF_NAME(REG, x)
-#define JF_CC_UNCONDITIONAL(cc)                                                \
-  ((cc) == JF_CC(Invalid, INVALID) || (cc) == JF_CC(AL, AL) ||                 \
-   (cc) == JF_CC(NV, NV))
-#define JF_BARRIER_LD_ONLY(b)                                                  \
-  ((b) == JF_BARRIER(OSHLD) || (b) == JF_BARRIER(NSHLD) ||                     \
-   (b) == JF_BARRIER(ISHLD) || (b) == JF_BARRIER(LD))
+#define JF_CC_UNCONDITIONAL(cc)                                                                    \
+  ((cc) == JF_CC(Invalid, INVALID) || (cc) == JF_CC(AL, AL) || (cc) == JF_CC(NV, NV))
+#define JF_BARRIER_LD_ONLY(b)                                                                      \
+  ((b) == JF_BARRIER(OSHLD) || (b) == JF_BARRIER(NSHLD) || (b) == JF_BARRIER(ISHLD) ||             \
+   (b) == JF_BARRIER(LD))
 
 /*
  * The maintenance instructions are all SYS #op1, Cn, Cm, #op2, Xt
@@ -45,8 +44,8 @@
  * version reports the same way; Capstone still decides that the word is a
  * valid DC/IC/SYS at all.
  */
-#define SYS_ENC(op1, crn, crm, op2)                                            \
-  (((uint32_t)(op1) << 16) | ((uint32_t)(crn) << 12) | ((uint32_t)(crm) << 8) | \
+#define SYS_ENC(op1, crn, crm, op2)                                                                \
+  (((uint32_t)(op1) << 16) | ((uint32_t)(crn) << 12) | ((uint32_t)(crm) << 8) |                    \
    ((uint32_t)(op2) << 5))
 #define SYS_FIELDS_MASK SYS_ENC(7, 15, 15, 7)
 
@@ -54,18 +53,18 @@ static const struct {
   uint32_t fields;
   enum jf_insn_kind kind;
 } maintenance_ops[] = {
-    {SYS_ENC(3, 7, 11, 1), JF_INSN_DC_CLEAN},  /* dc cvau */
-    {SYS_ENC(3, 7, 10, 1), JF_INSN_DC_CLEAN},  /* dc cvac */
-    {SYS_ENC(3, 7, 14, 1), JF_INSN_DC_CLEAN},  /* dc civac */
-    {SYS_ENC(3, 7, 12, 1), JF_INSN_DC_CLEAN},  /* dc cvap (ARMv8.2) */
-    {SYS_ENC(3, 7, 13, 1), JF_INSN_DC_CLEAN},  /* dc cvadp (ARMv8.5) */
-    {SYS_ENC(0, 7, 6, 1), JF_INSN_DC_CLEAN},   /* dc ivac (EL1, kept: the
-                                                   model treats it as a clean
-                                                   plus invalidate of D) */
-    {SYS_ENC(3, 7, 4, 1), JF_INSN_DC_ZVA},     /* dc zva */
-    {SYS_ENC(3, 7, 5, 1), JF_INSN_IC_IVAU},    /* ic ivau */
-    {SYS_ENC(0, 7, 5, 0), JF_INSN_IC_IALLU},   /* ic iallu */
-    {SYS_ENC(0, 7, 1, 0), JF_INSN_IC_IALLU},   /* ic ialluis */
+    {SYS_ENC(3, 7, 11, 1), JF_INSN_DC_CLEAN}, /* dc cvau */
+    {SYS_ENC(3, 7, 10, 1), JF_INSN_DC_CLEAN}, /* dc cvac */
+    {SYS_ENC(3, 7, 14, 1), JF_INSN_DC_CLEAN}, /* dc civac */
+    {SYS_ENC(3, 7, 12, 1), JF_INSN_DC_CLEAN}, /* dc cvap (ARMv8.2) */
+    {SYS_ENC(3, 7, 13, 1), JF_INSN_DC_CLEAN}, /* dc cvadp (ARMv8.5) */
+    {SYS_ENC(0, 7, 6, 1), JF_INSN_DC_CLEAN},  /* dc ivac (EL1, kept: the
+                                                  model treats it as a clean
+                                                  plus invalidate of D) */
+    {SYS_ENC(3, 7, 4, 1), JF_INSN_DC_ZVA},    /* dc zva */
+    {SYS_ENC(3, 7, 5, 1), JF_INSN_IC_IVAU},   /* ic ivau */
+    {SYS_ENC(0, 7, 5, 0), JF_INSN_IC_IALLU},  /* ic iallu */
+    {SYS_ENC(0, 7, 1, 0), JF_INSN_IC_IALLU},  /* ic ialluis */
 };
 
 static csh handle;
@@ -74,7 +73,8 @@ static cs_insn *scratch;
  * scratch cs_insn must never be shared, so it has its own lock. */
 static GMutex decode_lock;
 
-bool jf_decoder_open(char **error) {
+bool jf_decoder_open(char **error)
+{
   if (cs_open(JF_CS_ARCH, CS_MODE_LITTLE_ENDIAN, &handle) != CS_ERR_OK) {
     *error = g_strdup("capstone: cs_open(AArch64) failed");
     return false;
@@ -93,7 +93,8 @@ bool jf_decoder_open(char **error) {
   return true;
 }
 
-void jf_decoder_close(void) {
+void jf_decoder_close(void)
+{
   if (scratch) {
     cs_free(scratch, 1);
     scratch = NULL;
@@ -101,7 +102,8 @@ void jf_decoder_close(void) {
   }
 }
 
-static bool barrier_is_ld_only(const cs_insn *insn) {
+static bool barrier_is_ld_only(const cs_insn *insn)
+{
   const cs_detail *d = insn->detail;
   if (!d) {
     return false;
@@ -117,7 +119,8 @@ static bool barrier_is_ld_only(const cs_insn *insn) {
 /* B, BL, BRK, HVC, ISB, NOP, SMC, SVC: the instructions the Arm ARM's
  * "concurrent modification and execution of instructions" rule lets one
  * thread execute while another rewrites them. Only the unconditional B. */
-static bool is_cmodx_safe(const cs_insn *insn) {
+static bool is_cmodx_safe(const cs_insn *insn)
+{
   switch (insn->id) {
   case JF_INS(B):
     return insn->detail && JF_CC_UNCONDITIONAL(JF_DETAIL(insn->detail).cc);
@@ -134,7 +137,8 @@ static bool is_cmodx_safe(const cs_insn *insn) {
   }
 }
 
-struct jf_decoded jf_decode(uint32_t word) {
+struct jf_decoded jf_decode(uint32_t word)
+{
   struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
 
   /* The two ID registers are matched on the encoding, as the rig's
@@ -170,8 +174,8 @@ struct jf_decoded jf_decode(uint32_t word) {
     return out;
   }
 
-  uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8),
-                      (uint8_t)(word >> 16), (uint8_t)(word >> 24)};
+  uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
+                      (uint8_t)(word >> 24)};
   const uint8_t *code = bytes;
   size_t size = sizeof(bytes);
   uint64_t address = 0;

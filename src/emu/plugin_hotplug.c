@@ -36,11 +36,13 @@ static unsigned next_event;
 static uint64_t next_at = UINT64_MAX;
 static bool overlay_warned;
 
-static void arm_next(void) {
+static void arm_next(void)
+{
   next_at = next_event < jf_config->nevents ? jf_config->events[next_event].at : UINT64_MAX;
 }
 
-bool jf_hotplug_init(char **error) {
+bool jf_hotplug_init(char **error)
+{
   (void)error;
   memset(&online, 0, sizeof(online));
   for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
@@ -54,11 +56,18 @@ bool jf_hotplug_init(char **error) {
   return true;
 }
 
-void jf_hotplug_free(void) { next_at = UINT64_MAX; }
+void jf_hotplug_free(void)
+{
+  next_at = UINT64_MAX;
+}
 
-bool jf_hotplug_online(unsigned cpu) { return jf_cpuset_has(&online, cpu); }
+bool jf_hotplug_online(unsigned cpu)
+{
+  return jf_cpuset_has(&online, cpu);
+}
 
-static bool cluster_has_online(unsigned cluster) {
+static bool cluster_has_online(unsigned cluster)
+{
   for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
     if (jf_cluster_of(cpu) == cluster && jf_cpuset_has(&online, cpu)) {
       return true;
@@ -67,7 +76,8 @@ static bool cluster_has_online(unsigned cluster) {
   return false;
 }
 
-static void update_overlay(void) {
+static void update_overlay(void)
+{
   if (!jf_opts.overlay_path) {
     return;
   }
@@ -86,7 +96,8 @@ static void update_overlay(void) {
 }
 
 /* jf_lock held. */
-static void apply(const struct emu_hotplug_event *e, unsigned vcpu) {
+static void apply(const struct emu_hotplug_event *e, unsigned vcpu)
+{
   unsigned n = jf_config->nclusters;
   bool *was_up = g_new0(bool, n);
   for (unsigned c = 0; c < n; c++) {
@@ -113,7 +124,8 @@ static void apply(const struct emu_hotplug_event *e, unsigned vcpu) {
   jf_sched_set_online(&online, vcpu);
 }
 
-void jf_hotplug_poll(unsigned vcpu) {
+void jf_hotplug_poll(unsigned vcpu)
+{
   if (__atomic_load_n(&next_at, __ATOMIC_RELAXED) == UINT64_MAX) {
     return;
   }

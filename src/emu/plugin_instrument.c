@@ -37,8 +37,8 @@ static GMutex records_lock;
 
 struct insn_record {
   uint64_t vaddr;
-  struct jf_word *word;  /* model record for the fetch check, or NULL */
-  uint8_t reg;           /* Xt */
+  struct jf_word *word; /* model record for the fetch check, or NULL */
+  uint8_t reg;          /* Xt */
   bool cmodx_safe;
   enum jf_insn_kind kind;
 };
@@ -49,7 +49,8 @@ struct tb_record {
   struct insn_record *words[];
 };
 
-static struct insn_record *record_new(uint64_t vaddr) {
+static struct insn_record *record_new(uint64_t vaddr)
+{
   struct insn_record *r = g_new0(struct insn_record, 1);
   r->vaddr = vaddr;
   g_mutex_lock(&records_lock);
@@ -61,7 +62,8 @@ static struct insn_record *record_new(uint64_t vaddr) {
   return r;
 }
 
-void jf_instrument_vcpu_init(unsigned vcpu) {
+void jf_instrument_vcpu_init(unsigned vcpu)
+{
   (void)vcpu;
   if (xreg_ready) {
     return;
@@ -69,8 +71,7 @@ void jf_instrument_vcpu_init(unsigned vcpu) {
   /* The handles are the same for every vCPU of a target. */
   GArray *regs = qemu_plugin_get_registers();
   for (guint i = 0; i < regs->len; i++) {
-    qemu_plugin_reg_descriptor *d =
-        &g_array_index(regs, qemu_plugin_reg_descriptor, i);
+    qemu_plugin_reg_descriptor *d = &g_array_index(regs, qemu_plugin_reg_descriptor, i);
     unsigned n;
     char tail;
     if (sscanf(d->name, "x%u%c", &n, &tail) == 1 && n < NUM_XREGS) {
@@ -81,14 +82,16 @@ void jf_instrument_vcpu_init(unsigned vcpu) {
   xreg_ready = true;
 }
 
-static GByteArray *buffer(void) {
+static GByteArray *buffer(void)
+{
   if (!reg_buf) {
     reg_buf = g_byte_array_sized_new(16);
   }
   return reg_buf;
 }
 
-static uint64_t read_xreg(unsigned reg) {
+static uint64_t read_xreg(unsigned reg)
+{
   if (reg >= NUM_XREGS || !xreg[reg]) {
     return 0; /* xzr */
   }
@@ -102,9 +105,13 @@ static uint64_t read_xreg(unsigned reg) {
   return GUINT64_FROM_LE(value);
 }
 
-uint64_t jf_instrument_read_xreg(unsigned reg) { return read_xreg(reg); }
+uint64_t jf_instrument_read_xreg(unsigned reg)
+{
+  return read_xreg(reg);
+}
 
-static void write_xreg(unsigned reg, uint64_t value) {
+static void write_xreg(unsigned reg, uint64_t value)
+{
   if (reg >= NUM_XREGS || !xreg[reg]) {
     return;
   }
@@ -115,8 +122,8 @@ static void write_xreg(unsigned reg, uint64_t value) {
   qemu_plugin_write_register(xreg[reg], buf);
 }
 
-void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
-                                   uint64_t value) {
+void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg, uint64_t value)
+{
   struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
   s->reg_index = reg;
   s->reg_value = value;
@@ -132,8 +139,8 @@ void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg,
 /* The value of the ID register an mrs at R reads on VCPU's emulated CPU.
  * For CTR_EL0 the adversarial scheduler may first move the thread, and the
  * read is recorded as a CTR_EL0 read site. */
-static uint64_t id_register_value(unsigned vcpu,
-                                  const struct insn_record *r) {
+static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
+{
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   uint64_t value;
@@ -160,7 +167,8 @@ static uint64_t id_register_value(unsigned vcpu,
  * callback per TB serves both, so a TB with nothing to do pays one inline
  * comparison.
  */
-static void on_tb_due(unsigned vcpu, void *udata) {
+static void on_tb_due(unsigned vcpu, void *udata)
+{
   (void)udata;
   struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
   if (s->reg_pending) {
@@ -178,21 +186,23 @@ static void on_tb_due(unsigned vcpu, void *udata) {
 }
 
 /* On the instruction after the mrs: its result is in Xt now. */
-static void on_after_id_read(unsigned vcpu, void *udata) {
+static void on_after_id_read(unsigned vcpu, void *udata)
+{
   const struct insn_record *r = udata;
   write_xreg(r->reg, id_register_value(vcpu, r));
 }
 
 /* On an mrs that ends its TB: the next TB's first instruction writes. */
-static void on_id_read_at_tb_end(unsigned vcpu, void *udata) {
+static void on_id_read_at_tb_end(unsigned vcpu, void *udata)
+{
   const struct insn_record *r = udata;
   jf_instrument_defer_reg_write(vcpu, r->reg, id_register_value(vcpu, r));
 }
 
 /* One fetch of R's word by T (jf_lock held); whether it was stale. */
-static bool check_fetch(struct jf_thread *t, const struct insn_record *r) {
-  struct jf_verdict v =
-      jf_model_fetch(jf_model, &t->mt, r->word, r->cmodx_safe);
+static bool check_fetch(struct jf_thread *t, const struct insn_record *r)
+{
+  struct jf_verdict v = jf_model_fetch(jf_model, &t->mt, r->word, r->cmodx_safe);
   if (v.kind == JF_FRESH) {
     return false;
   }
@@ -202,7 +212,8 @@ static bool check_fetch(struct jf_thread *t, const struct insn_record *r) {
 
 /* The slow path of the per-word fetch check (every fetch, with
  * check=full): the word may be stale for this thread. */
-static void on_fetch(unsigned vcpu, void *udata) {
+static void on_fetch(unsigned vcpu, void *udata)
+{
   const struct insn_record *r = udata;
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
@@ -215,7 +226,8 @@ static void on_fetch(unsigned vcpu, void *udata) {
 
 /* The slow path of a plain TB: its words in order, as on_fetch would
  * judge them one by one (nothing in a plain TB changes a verdict). */
-static void on_tb_fetch(unsigned vcpu, void *udata) {
+static void on_tb_fetch(unsigned vcpu, void *udata)
+{
   const struct tb_record *tr = udata;
   uint64_t stale = 0;
   g_mutex_lock(&jf_lock);
@@ -228,8 +240,8 @@ static void on_tb_fetch(unsigned vcpu, void *udata) {
 }
 
 /* UDATA is the storing instruction's address (the finding's writer). */
-static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info,
-                     uint64_t vaddr, void *udata) {
+static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
   if (!qemu_plugin_mem_is_store(info)) {
     return;
   }
@@ -237,8 +249,7 @@ static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info,
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
-    jf_model_store(jf_model, &t->mt, vaddr, bytes,
-                   (uint64_t)(uintptr_t)udata);
+    jf_model_store(jf_model, &t->mt, vaddr, bytes, (uint64_t)(uintptr_t)udata);
   }
   g_mutex_unlock(&jf_lock);
 }
@@ -247,7 +258,8 @@ static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info,
  * whoever called it (the finding's "caller"). */
 #define XREG_LR 30
 
-static void on_maintenance(unsigned vcpu, void *udata) {
+static void on_maintenance(unsigned vcpu, void *udata)
+{
   const struct insn_record *r = udata;
   uint64_t addr = read_xreg(r->reg);
   uint64_t lr = r->kind == JF_INSN_DC_ZVA ? 0 : read_xreg(XREG_LR);
@@ -257,13 +269,11 @@ static void on_maintenance(unsigned vcpu, void *udata) {
     switch (r->kind) {
     case JF_INSN_DC_CLEAN:
       jf_sched_adversary_maintenance(t);
-      jf_model_dc_clean(jf_model, &t->mt, addr,
-                        jf_findings_site(r->vaddr, lr));
+      jf_model_dc_clean(jf_model, &t->mt, addr, jf_findings_site(r->vaddr, lr));
       break;
     case JF_INSN_IC_IVAU:
       jf_sched_adversary_maintenance(t);
-      jf_model_ic_ivau(jf_model, &t->mt, addr,
-                       jf_findings_site(r->vaddr, lr));
+      jf_model_ic_ivau(jf_model, &t->mt, addr, jf_findings_site(r->vaddr, lr));
       break;
     case JF_INSN_DC_ZVA:
       /* QEMU zeroes the block without a memory callback. DCZID_EL0 of
@@ -278,9 +288,8 @@ static void on_maintenance(unsigned vcpu, void *udata) {
 }
 
 /* Applies a model event to the thread on VCPU. */
-static void thread_event(unsigned vcpu,
-                         void (*event)(struct jf_model *,
-                                       struct jf_model_thread *)) {
+static void thread_event(unsigned vcpu, void (*event)(struct jf_model *, struct jf_model_thread *))
+{
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
@@ -289,12 +298,14 @@ static void thread_event(unsigned vcpu,
   g_mutex_unlock(&jf_lock);
 }
 
-static void on_dsb(unsigned vcpu, void *udata) {
+static void on_dsb(unsigned vcpu, void *udata)
+{
   (void)udata;
   thread_event(vcpu, jf_model_dsb);
 }
 
-static void on_isb(unsigned vcpu, void *udata) {
+static void on_isb(unsigned vcpu, void *udata)
+{
   (void)udata;
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
@@ -306,8 +317,7 @@ static void on_isb(unsigned vcpu, void *udata) {
 
 /* ---- translation --------------------------------------------------------- */
 
-#define SCORE_U64(field)                                                       \
-  qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, field)
+#define SCORE_U64(field) qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, field)
 
 /*
  * The fetch check, decided at translation. Only words on pages the guest
@@ -332,9 +342,9 @@ static void on_isb(unsigned vcpu, void *udata) {
  * written (plugin_alias.c).
  */
 struct fetch_plan {
-  size_t checked;         /* instructions whose fetch is checked */
+  size_t checked; /* instructions whose fetch is checked */
   size_t nslow;
-  struct insn_record **slow;            /* words that may be stale */
+  struct insn_record **slow; /* words that may be stale */
   struct qemu_plugin_insn **slow_insn;
   uint64_t *fresh_after;
   uint64_t tb_fresh_after; /* the largest F of the TB's words */
@@ -346,22 +356,23 @@ struct fetch_plan {
  * branches (Arm ARM C4.1, the top-level encoding table, op0 = 100x, x101,
  * 101x). Loads and stores may fault, system instructions may trap or be
  * maintenance, FP may trap; all of these are left to per-word checks. */
-static bool insn_is_plain(uint32_t w) {
+static bool insn_is_plain(uint32_t w)
+{
   uint32_t op0 = (w >> 25) & 0xf;
   if ((op0 & 0xe) == 0x8 || (op0 & 0x7) == 0x5) {
     return true;
   }
-  return (w & 0x7c000000) == 0x14000000 ||  /* B, BL */
-         (w & 0xff000010) == 0x54000000 ||  /* B.cond */
-         (w & 0x7e000000) == 0x34000000 ||  /* CBZ, CBNZ */
-         (w & 0x7e000000) == 0x36000000;    /* TBZ, TBNZ */
+  return (w & 0x7c000000) == 0x14000000 || /* B, BL */
+         (w & 0xff000010) == 0x54000000 || /* B.cond */
+         (w & 0x7e000000) == 0x34000000 || /* CBZ, CBNZ */
+         (w & 0x7e000000) == 0x36000000;   /* TBZ, TBNZ */
 }
 
-static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn,
-                       uint64_t vaddr, uint32_t word, bool cmodx_safe) {
+static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint64_t vaddr,
+                       uint32_t word, bool cmodx_safe)
+{
   g_mutex_lock(&jf_lock);
-  struct jf_word *w =
-      jf_model_word_for_fetch(jf_model, vaddr, word, cmodx_safe);
+  struct jf_word *w = jf_model_word_for_fetch(jf_model, vaddr, word, cmodx_safe);
   uint64_t fresh_after = w ? jf_model_fresh_after(jf_model, w) : 0;
   bool every_fetch = w && (jf_opts.check_full || jf_alias_canon(vaddr) != vaddr);
   g_mutex_unlock(&jf_lock);
@@ -383,8 +394,8 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn,
   p->every_fetch |= every_fetch;
 }
 
-static void register_fetch_checks(struct qemu_plugin_tb *tb,
-                                  const struct fetch_plan *p, bool plain) {
+static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_plan *p, bool plain)
+{
   if (p->nslow == 0) {
     return;
   }
@@ -396,46 +407,45 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb,
     g_ptr_array_add(insn_records, t);
     g_mutex_unlock(&records_lock);
     if (p->tb_fresh_after == UINT64_MAX) {
-      qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_fetch,
-                                           QEMU_PLUGIN_CB_NO_REGS, t);
+      qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS, t);
     } else {
-      qemu_plugin_register_vcpu_tb_exec_cond_cb(
-          tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_LE,
-          SCORE_U64(sync_seq), p->tb_fresh_after, t);
+      qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS,
+                                                QEMU_PLUGIN_COND_LE, SCORE_U64(sync_seq),
+                                                p->tb_fresh_after, t);
     }
     return;
   }
   for (size_t i = 0; i < p->nslow; i++) {
     if (p->fresh_after[i] == UINT64_MAX) {
-      qemu_plugin_register_vcpu_insn_exec_cb(p->slow_insn[i], on_fetch,
-                                             QEMU_PLUGIN_CB_NO_REGS, p->slow[i]);
+      qemu_plugin_register_vcpu_insn_exec_cb(p->slow_insn[i], on_fetch, QEMU_PLUGIN_CB_NO_REGS,
+                                             p->slow[i]);
     } else {
-      qemu_plugin_register_vcpu_insn_exec_cond_cb(
-          p->slow_insn[i], on_fetch, QEMU_PLUGIN_CB_NO_REGS,
-          QEMU_PLUGIN_COND_LE, SCORE_U64(sync_seq), p->fresh_after[i],
-          p->slow[i]);
+      qemu_plugin_register_vcpu_insn_exec_cond_cb(p->slow_insn[i], on_fetch, QEMU_PLUGIN_CB_NO_REGS,
+                                                  QEMU_PLUGIN_COND_LE, SCORE_U64(sync_seq),
+                                                  p->fresh_after[i], p->slow[i]);
     }
   }
 }
 
-static void count_inline(struct qemu_plugin_insn *insn, qemu_plugin_u64 e) {
-  qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
-      insn, QEMU_PLUGIN_INLINE_ADD_U64, e, 1);
+static void count_inline(struct qemu_plugin_insn *insn, qemu_plugin_u64 e)
+{
+  qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, e, 1);
 }
 
-void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
   (void)id;
   size_t n = qemu_plugin_tb_n_insns(tb);
   if (n == 0) {
     return;
   }
-  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-      tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(insns), n);
-  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-      tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(migrate_clock), n);
-  qemu_plugin_register_vcpu_tb_exec_cond_cb(
-      tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS, QEMU_PLUGIN_COND_GE,
-      SCORE_U64(migrate_clock), JF_MIGRATE_DUE, NULL);
+  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                    SCORE_U64(insns), n);
+  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                    SCORE_U64(migrate_clock), n);
+  qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,
+                                            QEMU_PLUGIN_COND_GE, SCORE_U64(migrate_clock),
+                                            JF_MIGRATE_DUE, NULL);
 
   struct fetch_plan plan = {
       .slow = g_new(struct insn_record *, n),
@@ -459,13 +469,11 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     struct jf_decoded dec = jf_decode(word);
     words[i] = word;
     kinds[i] = dec.kind;
-    plain = plain && dec.kind == JF_INSN_OTHER &&
-            (i + 1 == n || insn_is_plain(word));
+    plain = plain && dec.kind == JF_INSN_OTHER && (i + 1 == n || insn_is_plain(word));
 
     if (jf_opts.check) {
       plan_fetch(&plan, insn, vaddr, word, dec.cmodx_safe);
-      qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS,
-                                       QEMU_PLUGIN_MEM_W,
+      qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
                                        (void *)(uintptr_t)vaddr);
     }
 
@@ -478,18 +486,17 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     switch (dec.kind) {
     case JF_INSN_MRS_CTR:
     case JF_INSN_MRS_MIDR:
-      count_inline(insn, dec.kind == JF_INSN_MRS_CTR ? SCORE_U64(ctr_reads)
-                                                     : SCORE_U64(midr_reads));
+      count_inline(insn,
+                   dec.kind == JF_INSN_MRS_CTR ? SCORE_U64(ctr_reads) : SCORE_U64(midr_reads));
       if (dec.reg == 31) {
         break; /* xzr: nothing to rewrite */
       }
       if (i + 1 < n) {
-        qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i + 1),
-                                               on_after_id_read,
+        qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i + 1), on_after_id_read,
                                                QEMU_PLUGIN_CB_RW_REGS, r);
       } else {
-        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_id_read_at_tb_end,
-                                               QEMU_PLUGIN_CB_NO_REGS, r);
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_id_read_at_tb_end, QEMU_PLUGIN_CB_NO_REGS,
+                                               r);
       }
       break;
     case JF_INSN_DC_CLEAN:
@@ -503,21 +510,18 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
       }
       /* ic iallu[is] is EL1-only (UNDEFINED at EL0): counted, not modelled. */
       if (jf_opts.check && dec.kind != JF_INSN_IC_IALLU) {
-        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_maintenance,
-                                               QEMU_PLUGIN_CB_R_REGS, r);
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_maintenance, QEMU_PLUGIN_CB_R_REGS, r);
       }
       break;
     case JF_INSN_ISB:
       count_inline(insn, SCORE_U64(isb));
       if (jf_opts.check) {
-        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_isb,
-                                               QEMU_PLUGIN_CB_NO_REGS, r);
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_isb, QEMU_PLUGIN_CB_NO_REGS, r);
       }
       break;
     case JF_INSN_DSB:
       if (jf_opts.check && dec.dsb_completes) {
-        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dsb,
-                                               QEMU_PLUGIN_CB_NO_REGS, r);
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dsb, QEMU_PLUGIN_CB_NO_REGS, r);
       }
       break;
     case JF_INSN_MARK_BEGIN:
@@ -528,8 +532,8 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   }
   if (plan.checked) {
     /* Counted per TB entry, like insns: exact unless the TB faults. */
-    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-        tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(fetch_checks), plan.checked);
+    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                      SCORE_U64(fetch_checks), plan.checked);
   }
   register_fetch_checks(tb, &plan, plain);
   g_free(plan.slow);
@@ -540,6 +544,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   g_free(kinds);
 }
 
-void jf_instrument_free(void) {
+void jf_instrument_free(void)
+{
   g_clear_pointer(&insn_records, g_ptr_array_unref);
 }

@@ -83,20 +83,23 @@ static GPtrArray *markers;   /* every struct marker, freed at exit */
 static GHashTable *maint_at; /* vaddrs of translated dc/ic operations */
 static uint64_t unbalanced;  /* begin while open, end while closed */
 
-void jf_region_init(void) {
+void jf_region_init(void)
+{
   sums = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
   markers = g_ptr_array_new_with_free_func(g_free);
   maint_at = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   unbalanced = 0;
 }
 
-void jf_region_free(void) {
+void jf_region_free(void)
+{
   g_clear_pointer(&sums, g_hash_table_unref);
   g_clear_pointer(&markers, g_ptr_array_unref);
   g_clear_pointer(&maint_at, g_hash_table_unref);
 }
 
-static void totals_now(uint64_t out[JF_REGION_NCOUNTERS]) {
+static void totals_now(uint64_t out[JF_REGION_NCOUNTERS])
+{
   for (size_t c = 0; c < JF_REGION_NCOUNTERS; c++) {
     out[c] = qemu_plugin_u64_sum((qemu_plugin_u64){jf_score, counters[c].offset});
   }
@@ -104,7 +107,8 @@ static void totals_now(uint64_t out[JF_REGION_NCOUNTERS]) {
 
 /* ---- execution callbacks ------------------------------------------------- */
 
-static void on_begin(unsigned vcpu, void *udata) {
+static void on_begin(unsigned vcpu, void *udata)
+{
   const struct marker *m = udata;
   uint64_t tag = jf_instrument_read_xreg(TAG_REG);
   uint64_t now[JF_REGION_NCOUNTERS];
@@ -123,7 +127,8 @@ static void on_begin(unsigned vcpu, void *udata) {
   }
 }
 
-static void on_end(unsigned vcpu, void *udata) {
+static void on_end(unsigned vcpu, void *udata)
+{
   const struct marker *m = udata;
   uint64_t now[JF_REGION_NCOUNTERS];
   totals_now(now);
@@ -159,14 +164,15 @@ static void on_end(unsigned vcpu, void *udata) {
 /* The target of an immediate branch (B, B.cond, CBZ/CBNZ, TBZ/TBNZ) at PC,
  * or false for any other instruction (Arm ARM C4.1.65, "Branches, Exception
  * Generating and System instructions"). */
-static bool branch_target(uint32_t w, uint64_t pc, uint64_t *target) {
+static bool branch_target(uint32_t w, uint64_t pc, uint64_t *target)
+{
   int64_t offset;
   if ((w & 0xfc000000) == 0x14000000) { /* B imm26 */
     offset = (int64_t)((uint64_t)(w & 0x03ffffff) << 38) >> 36;
-  } else if ((w & 0xff000010) == 0x54000000 ||  /* B.cond imm19 */
-             (w & 0x7e000000) == 0x34000000) {  /* CBZ, CBNZ imm19 */
+  } else if ((w & 0xff000010) == 0x54000000 || /* B.cond imm19 */
+             (w & 0x7e000000) == 0x34000000) { /* CBZ, CBNZ imm19 */
     offset = (int64_t)((uint64_t)((w >> 5) & 0x7ffff) << 45) >> 43;
-  } else if ((w & 0x7e000000) == 0x36000000) {  /* TBZ, TBNZ imm14 */
+  } else if ((w & 0x7e000000) == 0x36000000) { /* TBZ, TBNZ imm14 */
     offset = (int64_t)((uint64_t)((w >> 5) & 0x3fff) << 50) >> 48;
   } else {
     return false;
@@ -175,7 +181,8 @@ static bool branch_target(uint32_t w, uint64_t pc, uint64_t *target) {
   return true;
 }
 
-static bool is_maintenance(enum jf_insn_kind k) {
+static bool is_maintenance(enum jf_insn_kind k)
+{
   return k == JF_INSN_DC_CLEAN || k == JF_INSN_IC_IVAU || k == JF_INSN_IC_IALLU;
 }
 
@@ -184,7 +191,8 @@ static bool is_maintenance(enum jf_insn_kind k) {
 #define MAX_LOOP_BODY 64
 
 static void count_loop(struct qemu_plugin_tb *tb, const uint32_t *words,
-                       const enum jf_insn_kind *kinds, size_t n) {
+                       const enum jf_insn_kind *kinds, size_t n)
+{
   uint64_t start = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
   uint64_t last_pc = start + 4 * (n - 1);
   bool maintains = false;
@@ -207,14 +215,14 @@ static void count_loop(struct qemu_plugin_tb *tb, const uint32_t *words,
   if (maintains) {
     qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
         qemu_plugin_tb_get_insn(tb, n - 1), QEMU_PLUGIN_INLINE_ADD_U64,
-        qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score,
-                                             loop_insns),
+        qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, loop_insns),
         (last_pc - target) / 4 + 1);
   }
 }
 
 void jf_region_instrument_tb(struct qemu_plugin_tb *tb, const uint32_t *words,
-                             const enum jf_insn_kind *kinds, size_t n) {
+                             const enum jf_insn_kind *kinds, size_t n)
+{
   if (n == 0) {
     return;
   }
@@ -229,18 +237,19 @@ void jf_region_instrument_tb(struct qemu_plugin_tb *tb, const uint32_t *words,
     g_ptr_array_add(markers, m);
     g_mutex_unlock(&region_lock);
     if (kinds[i] == JF_INSN_MARK_BEGIN) {
-      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i),
-                                             on_begin, QEMU_PLUGIN_CB_R_REGS, m);
+      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_begin,
+                                             QEMU_PLUGIN_CB_R_REGS, m);
     } else {
-      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i),
-                                             on_end, QEMU_PLUGIN_CB_NO_REGS, m);
+      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_end,
+                                             QEMU_PLUGIN_CB_NO_REGS, m);
     }
   }
 }
 
 /* ---- report ---------------------------------------------------------------- */
 
-static gint by_tag(gconstpointer a, gconstpointer b) {
+static gint by_tag(gconstpointer a, gconstpointer b)
+{
   uint64_t x = (*(struct region_sum *const *)a)->tag;
   uint64_t y = (*(struct region_sum *const *)b)->tag;
   return x < y ? -1 : x > y;
@@ -249,7 +258,8 @@ static gint by_tag(gconstpointer a, gconstpointer b) {
 /* [{"tag": T, "calls": N, "insns": SUM, ..., "insns_min": A,
  *   "insns_max": B}, ...] sorted by tag; sums over the calls, so a reader
  * divides by "calls". An unbalanced marker pair is reported, never hidden. */
-void jf_region_report(GString *json) {
+void jf_region_report(GString *json)
+{
   g_mutex_lock(&region_lock);
   GPtrArray *list = g_ptr_array_new();
   GHashTableIter it;
@@ -262,16 +272,16 @@ void jf_region_report(GString *json) {
   g_string_append(json, "[");
   for (guint i = 0; i < list->len; i++) {
     const struct region_sum *r = g_ptr_array_index(list, i);
-    g_string_append_printf(json, "%s\n    {\"tag\": %" PRIu64 ", \"calls\": %" PRIu64,
-                           i ? "," : "", r->tag, r->calls);
+    g_string_append_printf(json, "%s\n    {\"tag\": %" PRIu64 ", \"calls\": %" PRIu64, i ? "," : "",
+                           r->tag, r->calls);
     for (size_t c = 0; c < JF_REGION_NCOUNTERS; c++) {
       g_string_append_printf(json, ", \"%s\": %" PRIu64, counters[c].name, r->sum[c]);
     }
     g_string_append_printf(json, ", \"insns_min\": %" PRIu64 ", \"insns_max\": %" PRIu64 "}",
                            r->insns_min, r->insns_max);
   }
-  g_string_append_printf(json, "%s],\n  \"region_unbalanced\": %" PRIu64,
-                         list->len ? "\n  " : "", unbalanced);
+  g_string_append_printf(json, "%s],\n  \"region_unbalanced\": %" PRIu64, list->len ? "\n  " : "",
+                         unbalanced);
   g_ptr_array_free(list, true);
   g_mutex_unlock(&region_lock);
 }

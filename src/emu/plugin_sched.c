@@ -55,16 +55,17 @@
 static struct jf_cpuset process_allowed; /* [process] allowed ∩ online */
 static struct jf_cpuset allowed_all;     /* [process] allowed, offline CPUs too */
 static unsigned process_allowed_count;
-static GPtrArray *threads;       /* every struct jf_thread, by serial */
-static GPtrArray *by_vcpu;       /* vCPU index -> live struct jf_thread */
-static GQueue children;          /* made at clone, waiting for their vCPU */
-static uint64_t *cpu_insns;      /* per emulated CPU */
+static GPtrArray *threads;  /* every struct jf_thread, by serial */
+static GPtrArray *by_vcpu;  /* vCPU index -> live struct jf_thread */
+static GQueue children;     /* made at clone, waiting for their vCPU */
+static uint64_t *cpu_insns; /* per emulated CPU */
 static uint64_t seed;
 static uint64_t migrate_every;
 static uint8_t host_mask[MASK_BYTES_MAX]; /* the host's own affinity */
 
 /* splitmix64: small, good enough, and the same on every host. */
-static uint64_t rng_next(uint64_t *state) {
+static uint64_t rng_next(uint64_t *state)
+{
   uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
   z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
   z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
@@ -74,9 +75,13 @@ static uint64_t rng_next(uint64_t *state) {
 /* Sets only ever hold CPUs of the config: the words past its last CPU are
  * zero, and the migration callback (every few hundred guest instructions)
  * need not look at them. */
-static unsigned cpu_words(void) { return (jf_config->ncpus + 63) / 64; }
+static unsigned cpu_words(void)
+{
+  return (jf_config->ncpus + 63) / 64;
+}
 
-static unsigned cpuset_count(const struct jf_cpuset *s) {
+static unsigned cpuset_count(const struct jf_cpuset *s)
+{
   unsigned n = 0;
   for (unsigned i = 0; i < cpu_words(); i++) {
     n += (unsigned)__builtin_popcountll(s->bits[i]);
@@ -85,7 +90,8 @@ static unsigned cpuset_count(const struct jf_cpuset *s) {
 }
 
 /* The INDEX-th CPU (from 0) of S, which must hold more than INDEX. */
-static unsigned cpuset_nth(const struct jf_cpuset *s, unsigned index) {
+static unsigned cpuset_nth(const struct jf_cpuset *s, unsigned index)
+{
   for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
     if (jf_cpuset_has(s, cpu) && index-- == 0) {
       return cpu;
@@ -94,7 +100,8 @@ static unsigned cpuset_nth(const struct jf_cpuset *s, unsigned index) {
   g_assert_not_reached();
 }
 
-static void thread_free(gpointer data) {
+static void thread_free(gpointer data)
+{
   struct jf_thread *t = data;
   jf_model_thread_clear(&t->mt);
   if (t->sc_saved) {
@@ -103,7 +110,8 @@ static void thread_free(gpointer data) {
   g_free(t);
 }
 
-bool jf_sched_init(char **error) {
+bool jf_sched_init(char **error)
+{
   const struct emu_config *cfg = jf_config;
   memset(&process_allowed, 0, sizeof(process_allowed));
   memset(&allowed_all, 0, sizeof(allowed_all));
@@ -117,13 +125,11 @@ bool jf_sched_init(char **error) {
   }
   process_allowed_count = cpuset_count(&process_allowed);
   if (process_allowed_count == 0) {
-    *error = g_strdup_printf("%s: [process] allowed has no online CPU",
-                             cfg->path);
+    *error = g_strdup_printf("%s: [process] allowed has no online CPU", cfg->path);
     return false;
   }
   seed = jf_opts.have_seed ? jf_opts.seed : cfg->seed;
-  migrate_every = jf_opts.have_migrate_every ? jf_opts.migrate_every
-                                             : cfg->migrate_every;
+  migrate_every = jf_opts.have_migrate_every ? jf_opts.migrate_every : cfg->migrate_every;
   threads = g_ptr_array_new_with_free_func(thread_free);
   by_vcpu = g_ptr_array_new();
   g_queue_init(&children);
@@ -138,17 +144,25 @@ bool jf_sched_init(char **error) {
   return true;
 }
 
-void jf_sched_free(void) {
+void jf_sched_free(void)
+{
   g_clear_pointer(&threads, g_ptr_array_unref);
   g_clear_pointer(&by_vcpu, g_ptr_array_unref);
   g_queue_clear(&children);
   g_clear_pointer(&cpu_insns, g_free);
 }
 
-uint64_t jf_sched_cpu_insns(unsigned cpu) { return cpu_insns[cpu]; }
-unsigned jf_sched_nthreads(void) { return threads ? threads->len : 0; }
+uint64_t jf_sched_cpu_insns(unsigned cpu)
+{
+  return cpu_insns[cpu];
+}
+unsigned jf_sched_nthreads(void)
+{
+  return threads ? threads->len : 0;
+}
 
-static struct jf_thread *thread_new(const struct jf_cpuset *mask) {
+static struct jf_thread *thread_new(const struct jf_cpuset *mask)
+{
   struct jf_thread *t = g_new0(struct jf_thread, 1);
   jf_model_thread_init(&t->mt, threads->len, 0, 0);
   t->mask = *mask;
@@ -158,11 +172,13 @@ static struct jf_thread *thread_new(const struct jf_cpuset *mask) {
   return t;
 }
 
-struct jf_thread *jf_sched_thread(unsigned vcpu) {
+struct jf_thread *jf_sched_thread(unsigned vcpu)
+{
   return vcpu < by_vcpu->len ? g_ptr_array_index(by_vcpu, vcpu) : NULL;
 }
 
-static struct jf_thread *thread_by_tid(int tid) {
+static struct jf_thread *thread_by_tid(int tid)
+{
   for (guint i = 0; i < threads->len; i++) {
     struct jf_thread *t = g_ptr_array_index(threads, i);
     if (t->alive && t->tid == tid) {
@@ -172,25 +188,28 @@ static struct jf_thread *thread_by_tid(int tid) {
   return NULL;
 }
 
-static uint64_t draw_interval(struct jf_thread *t) {
+static uint64_t draw_interval(struct jf_thread *t)
+{
   return 1 + rng_next(&t->rng) % (2 * migrate_every - 1);
 }
 
-static void arm_migration_clock(struct jf_thread *t) {
+static void arm_migration_clock(struct jf_thread *t)
+{
   /* The TB callback fires once the clock reaches JF_MIGRATE_DUE; the
    * inline add of each TB's instruction count moves it forward. */
-  jf_vcpu_score(t->vcpu)->migrate_clock =
-      migrate_every ? JF_MIGRATE_DUE - draw_interval(t) : 0;
+  jf_vcpu_score(t->vcpu)->migrate_clock = migrate_every ? JF_MIGRATE_DUE - draw_interval(t) : 0;
 }
 
 /* Moves the instructions T executed since the last call onto its CPU. */
-static void credit(struct jf_thread *t) {
+static void credit(struct jf_thread *t)
+{
   uint64_t now = jf_vcpu_score(t->vcpu)->insns;
   cpu_insns[t->mt.cpu] += now - t->insns_credited;
   t->insns_credited = now;
 }
 
-void jf_sched_credit_all(void) {
+void jf_sched_credit_all(void)
+{
   g_mutex_lock(&jf_lock);
   for (guint i = 0; threads && i < threads->len; i++) {
     struct jf_thread *t = g_ptr_array_index(threads, i);
@@ -208,12 +227,14 @@ void jf_sched_credit_all(void) {
  * COUNTER_VCPU is the vCPU whose scoreboard counts the migration.
  */
 /* Puts T on CPU (the model tracks the CPU's cluster with it). */
-static void place(struct jf_thread *t, unsigned cpu) {
+static void place(struct jf_thread *t, unsigned cpu)
+{
   t->mt.cpu = cpu;
   t->mt.cluster = jf_cluster_of(cpu);
 }
 
-void jf_sched_sync(struct jf_thread *t) {
+void jf_sched_sync(struct jf_thread *t)
+{
   jf_model_sync(jf_model, &t->mt);
   if (t->alive) {
     /* Only grows; a vCPU reading an older value only takes the slow path. */
@@ -221,8 +242,8 @@ void jf_sched_sync(struct jf_thread *t) {
   }
 }
 
-static void migrate(struct jf_thread *t, unsigned new_cpu,
-                    unsigned counter_vcpu) {
+static void migrate(struct jf_thread *t, unsigned new_cpu, unsigned counter_vcpu)
+{
   credit(t);
   jf_model_dsb(jf_model, &t->mt);
   place(t, new_cpu);
@@ -230,7 +251,8 @@ static void migrate(struct jf_thread *t, unsigned new_cpu,
   jf_vcpu_score(counter_vcpu)->migrations++;
 }
 
-void jf_sched_vcpu_init(unsigned vcpu) {
+void jf_sched_vcpu_init(unsigned vcpu)
+{
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = g_queue_pop_head(&children);
   bool is_main = threads->len == 0;
@@ -262,7 +284,8 @@ void jf_sched_vcpu_init(unsigned vcpu) {
   g_mutex_unlock(&jf_lock);
 }
 
-void jf_sched_vcpu_exit(unsigned vcpu) {
+void jf_sched_vcpu_exit(unsigned vcpu)
+{
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (t) {
@@ -275,7 +298,8 @@ void jf_sched_vcpu_exit(unsigned vcpu) {
   g_mutex_unlock(&jf_lock);
 }
 
-void jf_sched_migration_due(unsigned vcpu) {
+void jf_sched_migration_due(unsigned vcpu)
+{
   jf_hotplug_poll(vcpu);
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
@@ -299,17 +323,17 @@ void jf_sched_migration_due(unsigned vcpu) {
 
 /* How much a flush routine that trusts CPU's CTR_EL0 may skip: DIC, then
  * IDC, then the I line, then the D line (larger skips more). */
-static uint64_t laxness(unsigned cpu) {
+static uint64_t laxness(unsigned cpu)
+{
   struct jf_model_geometry g;
   jf_model_geometry_from_ctr(jf_visible_ctr(cpu), &g);
-  return ((uint64_t)g.dic << 63) | ((uint64_t)g.idc << 62) |
-         ((uint64_t)g.iline << 31) | g.dline;
+  return ((uint64_t)g.dic << 63) | ((uint64_t)g.idc << 62) | ((uint64_t)g.iline << 31) | g.dline;
 }
 
 /* The most and least lax CPUs of T's mask (the first of equals); false when
  * every CPU of the mask shows the same geometry. */
-static bool mask_extremes(const struct jf_thread *t, unsigned *laxest,
-                          unsigned *strictest) {
+static bool mask_extremes(const struct jf_thread *t, unsigned *laxest, unsigned *strictest)
+{
   bool any = false;
   uint64_t hi = 0, lo = 0;
   for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
@@ -330,13 +354,14 @@ static bool mask_extremes(const struct jf_thread *t, unsigned *laxest,
   return any && hi != lo;
 }
 
-static bool adversarial(void) {
-  enum emu_sched_policy p =
-      jf_opts.have_policy ? jf_opts.policy : jf_config->policy;
+static bool adversarial(void)
+{
+  enum emu_sched_policy p = jf_opts.have_policy ? jf_opts.policy : jf_config->policy;
   return p == EMU_SCHED_ADVERSARIAL;
 }
 
-void jf_sched_adversary_ctr_read(struct jf_thread *t) {
+void jf_sched_adversary_ctr_read(struct jf_thread *t)
+{
   unsigned laxest, strictest;
   if (!adversarial() || !mask_extremes(t, &laxest, &strictest)) {
     return;
@@ -347,14 +372,14 @@ void jf_sched_adversary_ctr_read(struct jf_thread *t) {
   t->adversary_armed = true;
 }
 
-void jf_sched_adversary_maintenance(struct jf_thread *t) {
+void jf_sched_adversary_maintenance(struct jf_thread *t)
+{
   unsigned laxest, strictest;
   if (!t->adversary_armed) {
     return;
   }
   t->adversary_armed = false;
-  if (mask_extremes(t, &laxest, &strictest) &&
-      laxness(t->mt.cpu) != laxness(strictest)) {
+  if (mask_extremes(t, &laxest, &strictest) && laxness(t->mt.cpu) != laxness(strictest)) {
     migrate(t, strictest, t->vcpu);
   }
 }
@@ -364,7 +389,8 @@ void jf_sched_adversary_maintenance(struct jf_thread *t) {
 /* T's mask: what it asked for within the process's online CPUs; when none
  * of those is online, all of them (the kernel's fallback for a task whose
  * CPUs all went offline, select_fallback_rq in kernel/sched/core.c). */
-static void effective_mask(struct jf_thread *t) {
+static void effective_mask(struct jf_thread *t)
+{
   unsigned n = 0;
   for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
     t->mask.bits[i] = t->wanted.bits[i] & process_allowed.bits[i];
@@ -375,7 +401,8 @@ static void effective_mask(struct jf_thread *t) {
   }
 }
 
-void jf_sched_set_online(const struct jf_cpuset *online, unsigned vcpu) {
+void jf_sched_set_online(const struct jf_cpuset *online, unsigned vcpu)
+{
   for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
     process_allowed.bits[i] = allowed_all.bits[i] & online->bits[i];
   }
@@ -394,7 +421,8 @@ void jf_sched_set_online(const struct jf_cpuset *online, unsigned vcpu) {
 
 /* ---- affinity syscalls --------------------------------------------------- */
 
-static bool guest_read(uint64_t addr, GByteArray *buf, size_t len) {
+static bool guest_read(uint64_t addr, GByteArray *buf, size_t len)
+{
   return len > 0 && qemu_plugin_read_memory_vaddr(addr, buf, len);
 }
 
@@ -414,7 +442,8 @@ struct pending_write {
 static __thread struct pending_write pending_writes[3];
 static __thread unsigned pending_count;
 
-static void guest_write(uint64_t addr, const void *bytes, size_t len) {
+static void guest_write(uint64_t addr, const void *bytes, size_t len)
+{
   g_assert(pending_count < G_N_ELEMENTS(pending_writes) && len <= MASK_BYTES_MAX);
   struct pending_write *w = &pending_writes[pending_count++];
   w->addr = addr;
@@ -423,7 +452,8 @@ static void guest_write(uint64_t addr, const void *bytes, size_t len) {
 }
 
 /* Call with jf_lock released. */
-static void flush_guest_writes(void) {
+static void flush_guest_writes(void)
+{
   for (unsigned i = 0; i < pending_count; i++) {
     GByteArray *buf = g_byte_array_new();
     g_byte_array_append(buf, pending_writes[i].bytes, (guint)pending_writes[i].len);
@@ -433,8 +463,8 @@ static void flush_guest_writes(void) {
   pending_count = 0;
 }
 
-static void cpuset_to_bytes(const struct jf_cpuset *s, uint8_t *out,
-                            size_t len) {
+static void cpuset_to_bytes(const struct jf_cpuset *s, uint8_t *out, size_t len)
+{
   memset(out, 0, len);
   for (size_t i = 0; i < len && i < MASK_BYTES_MAX; i++) {
     out[i] = (uint8_t)(s->bits[i / 8] >> (8 * (i % 8)));
@@ -443,7 +473,8 @@ static void cpuset_to_bytes(const struct jf_cpuset *s, uint8_t *out,
 
 /* pid 0 and the caller's own tid mean the caller (sched_setaffinity(2));
  * other tids must be one of the process's live threads. */
-static struct jf_thread *affinity_target(struct jf_thread *self, int64_t pid) {
+static struct jf_thread *affinity_target(struct jf_thread *self, int64_t pid)
+{
   if (pid == 0 || pid == self->tid) {
     return self;
   }
@@ -452,8 +483,8 @@ static struct jf_thread *affinity_target(struct jf_thread *self, int64_t pid) {
 
 /* ORIG is the guest's mask, read before jf_lock was taken (see
  * guest_write), or NULL when it could not be read. Takes ownership. */
-static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t addr,
-                              GByteArray *orig) {
+static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t addr, GByteArray *orig)
+{
   struct jf_thread *target = affinity_target(t, (int64_t)pid);
   if (!target || !orig) {
     if (orig) {
@@ -489,8 +520,8 @@ static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t addr,
   t->sc_target = target;
 }
 
-static void setaffinity_return(struct jf_thread *t, int64_t ret,
-                               unsigned vcpu) {
+static void setaffinity_return(struct jf_thread *t, int64_t ret, unsigned vcpu)
+{
   if (!t->sc_saved) {
     return;
   }
@@ -507,8 +538,8 @@ static void setaffinity_return(struct jf_thread *t, int64_t ret,
   }
 }
 
-static void getaffinity_return(struct jf_thread *t, int64_t ret,
-                               unsigned vcpu) {
+static void getaffinity_return(struct jf_thread *t, int64_t ret, unsigned vcpu)
+{
   struct jf_thread *target = affinity_target(t, (int64_t)t->sc_args[0]);
   if (ret <= 0 || !target) {
     return;
@@ -537,7 +568,8 @@ static void getaffinity_return(struct jf_thread *t, int64_t ret,
   }
 }
 
-static void getcpu_return(struct jf_thread *t, int64_t ret) {
+static void getcpu_return(struct jf_thread *t, int64_t ret)
+{
   if (ret != 0) {
     return;
   }
@@ -551,8 +583,8 @@ static void getcpu_return(struct jf_thread *t, int64_t ret) {
   }
 }
 
-void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
-                      uint64_t a3) {
+void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3)
+{
   GByteArray *wanted_mask = NULL;
   jf_hotplug_poll(vcpu);
   if (num == NR_SCHED_SETAFFINITY) {
@@ -603,7 +635,8 @@ void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
   flush_guest_writes();
 }
 
-void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret) {
+void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret)
+{
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
   if (!t || t->sc_num != num) {

@@ -10,7 +10,8 @@
  * It validates the config, builds the SoC's sysfs overlay in a temporary
  * folder, runs qemu-aarch64 with the jitflush plugin, and ends stderr with
  *
- *   jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N findings=N
+ *   jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N
+ * findings=N
  *
  * preceded, when a fetch was stale, by one block per finding (the stale
  * fetches grouped by root cause, docs/FINDINGS.md).
@@ -91,7 +92,8 @@ static const char help_text[] =
     "Environment: JITFLUSH_QEMU (QEMU), JITFLUSH_PLUGIN (the plugin .so).\n"
     "\n"
     "When the program ran, the last line on stderr is\n"
-    "  jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N findings=N\n"
+    "  jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N "
+    "findings=N\n"
     "after one block per finding (stale fetches grouped by root cause: the kind,\n"
     "the flush routine and its caller, the store that wrote the code, advice);\n"
     "otherwise it is one line naming the cause.\n"
@@ -117,7 +119,7 @@ struct options {
   const char *qemu;
   const char *seed_text;
   uint64_t seed;
-  const char *check; /* "on", "off" or NULL (the plugin's default: on) */
+  const char *check;  /* "on", "off" or NULL (the plugin's default: on) */
   const char *policy; /* "adversarial", "random" or NULL (the config's) */
   const char *sarif;
   char **program; /* NULL-terminated, from after "--" */
@@ -126,14 +128,16 @@ struct options {
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* The runner's one way to say what went wrong: "jitflush-emu: PROBLEM" on
  * one line of stderr, and the status it exits with. */
-static int vfail(int status, const char *fmt, va_list ap) {
+static int vfail(int status, const char *fmt, va_list ap)
+{
   fputs("jitflush-emu: ", stderr);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   return status;
 }
 
-static int usage_error(const char *fmt, ...) {
+static int usage_error(const char *fmt, ...)
+{
   /* The usage first and the problem last, where the eye lands. */
   fputs(usage_text, stderr);
   va_list ap;
@@ -144,7 +148,8 @@ static int usage_error(const char *fmt, ...) {
 }
 
 static int fail(int status, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-static int fail(int status, const char *fmt, ...) {
+static int fail(int status, const char *fmt, ...)
+{
   va_list ap;
   va_start(ap, fmt);
   vfail(status, fmt, ap);
@@ -152,7 +157,8 @@ static int fail(int status, const char *fmt, ...) {
   return status;
 }
 
-static bool parse_seed(const char *text, uint64_t *out) {
+static bool parse_seed(const char *text, uint64_t *out)
+{
   guint base = 10;
   if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     base = 16;
@@ -160,8 +166,7 @@ static bool parse_seed(const char *text, uint64_t *out) {
   }
   /* g_ascii_string_to_unsigned accepts neither signs nor spaces. */
   guint64 v = 0;
-  if (!g_ascii_isxdigit(*text) ||
-      !g_ascii_string_to_unsigned(text, base, 0, G_MAXUINT64, &v, NULL))
+  if (!g_ascii_isxdigit(*text) || !g_ascii_string_to_unsigned(text, base, 0, G_MAXUINT64, &v, NULL))
     return false;
   *out = v;
   return true;
@@ -169,7 +174,8 @@ static bool parse_seed(const char *text, uint64_t *out) {
 
 /* Returns 0 when the options are good, -1 after printing --help, or an
  * exit status after printing the problem. */
-static int parse_args(int argc, char **argv, struct options *o) {
+static int parse_args(int argc, char **argv, struct options *o)
+{
   static const struct {
     const char *name;
     size_t offset;
@@ -187,7 +193,8 @@ static int parse_args(int argc, char **argv, struct options *o) {
   int i = 1;
   for (; i < argc; i++) {
     const char *arg = argv[i];
-    if (strcmp(arg, "--") == 0) break;
+    if (strcmp(arg, "--") == 0)
+      break;
     if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
       fputs(usage_text, stdout);
       fputc('\n', stdout);
@@ -208,19 +215,26 @@ static int parse_args(int argc, char **argv, struct options *o) {
       } else {
         return usage_error("%s needs a value", valued[k].name);
       }
-      if (!*value) return usage_error("%s needs a value", valued[k].name);
+      if (!*value)
+        return usage_error("%s needs a value", valued[k].name);
       const char **slot = (const char **)((char *)o + valued[k].offset);
-      if (*slot) return usage_error("%s given twice", valued[k].name);
+      if (*slot)
+        return usage_error("%s given twice", valued[k].name);
       *slot = value;
     }
-    if (known) continue;
-    if (arg[0] == '-') return usage_error("unknown option '%s'", arg);
+    if (known)
+      continue;
+    if (arg[0] == '-')
+      return usage_error("unknown option '%s'", arg);
     return usage_error("'%s': put '--' before the program and its arguments", arg);
   }
-  if (i >= argc) return usage_error("missing '--' and the program to run");
-  if (i + 1 >= argc) return usage_error("missing the program after '--'");
+  if (i >= argc)
+    return usage_error("missing '--' and the program to run");
+  if (i + 1 >= argc)
+    return usage_error("missing the program after '--'");
   o->program = argv + i + 1;
-  if (!o->config) return usage_error("--config FILE is required");
+  if (!o->config)
+    return usage_error("--config FILE is required");
   if (o->seed_text && !parse_seed(o->seed_text, &o->seed))
     return usage_error("--seed: not an unsigned number: '%s'", o->seed_text);
   if (o->check && strcmp(o->check, "on") != 0 && strcmp(o->check, "off") != 0 &&
@@ -233,16 +247,20 @@ static int parse_args(int argc, char **argv, struct options *o) {
 
 /* QEMU's plugin option is a QemuOpts list: a ',' inside a value is written
  * ",," (docs/devel/tcg-plugins.rst, util/qemu-option.c). */
-static void append_plugin_arg(GString *s, const char *key, const char *value) {
+static void append_plugin_arg(GString *s, const char *key, const char *value)
+{
   g_string_append_printf(s, ",%s=", key);
   for (const char *p = value; *p; p++) {
-    if (*p == ',') g_string_append_c(s, ',');
+    if (*p == ',')
+      g_string_append_c(s, ',');
     g_string_append_c(s, *p);
   }
 }
 
-static char *absolute(const char *path) {
-  if (g_path_is_absolute(path)) return g_strdup(path);
+static char *absolute(const char *path)
+{
+  if (g_path_is_absolute(path))
+    return g_strdup(path);
   char *cwd = g_get_current_dir();
   char *abs = g_build_filename(cwd, path, NULL);
   g_free(cwd);
@@ -252,7 +270,8 @@ static char *absolute(const char *path) {
 /* Checks, before the run, that the plugin will be able to write the
  * report: creates it if absent (and removes it again, so a failed run
  * leaves nothing that looks like a report). */
-static bool report_writable(const char *path, int *err) {
+static bool report_writable(const char *path, int *err)
+{
   struct stat st;
   bool existed = stat(path, &st) == 0;
   if (existed && S_ISDIR(st.st_mode)) {
@@ -265,12 +284,14 @@ static bool report_writable(const char *path, int *err) {
     return false;
   }
   close(fd);
-  if (!existed) unlink(path);
+  if (!existed)
+    unlink(path);
   return true;
 }
 
 /* QEMU built without plugins does not list -plugin in its help. */
-static bool qemu_has_plugins(const char *qemu) {
+static bool qemu_has_plugins(const char *qemu)
+{
   char *argv[] = {(char *)qemu, "-h", NULL};
   char *out = NULL;
   gint status = 0;
@@ -281,7 +302,8 @@ static bool qemu_has_plugins(const char *qemu) {
   return ok;
 }
 
-static char *find_qemu(const struct options *o, int *status) {
+static char *find_qemu(const struct options *o, int *status)
+{
   const char *want = o->qemu;
   const char *from = "--qemu";
   if (!want && getenv("JITFLUSH_QEMU") && *getenv("JITFLUSH_QEMU")) {
@@ -293,9 +315,8 @@ static char *find_qemu(const struct options *o, int *status) {
     from = "the build's JITFLUSH_QEMU_AARCH64";
   }
   if (!*want) {
-    *status = fail(EMU_EXIT_QEMU,
-                   "no qemu-aarch64 configured: pass --qemu or set JITFLUSH_QEMU "
-                   "(ci/build-qemu.sh builds one)");
+    *status = fail(EMU_EXIT_QEMU, "no qemu-aarch64 configured: pass --qemu or set JITFLUSH_QEMU "
+                                  "(ci/build-qemu.sh builds one)");
     return NULL;
   }
   /* A name with a '/', or a file in the current folder, is a path (made
@@ -326,7 +347,8 @@ static char *find_qemu(const struct options *o, int *status) {
   return path;
 }
 
-static char *find_plugin(int *status) {
+static char *find_plugin(int *status)
+{
   const char *want = getenv("JITFLUSH_PLUGIN");
   const char *from = "JITFLUSH_PLUGIN";
   if (!want || !*want) {
@@ -345,7 +367,8 @@ static char *find_plugin(int *status) {
   return absolute(want);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
   (void)st;
   (void)type;
   (void)ftw;
@@ -355,14 +378,17 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 
 /* FTW_PHYS: the overlay links to the sysroot and to --sysfs-root trees;
  * those links are removed, never followed. */
-static void remove_tree(const char *dir) {
+static void remove_tree(const char *dir)
+{
   nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static volatile sig_atomic_t child_pid;
 
-static void forward_signal(int sig) {
-  if (child_pid > 0) kill((pid_t)child_pid, sig);
+static void forward_signal(int sig)
+{
+  if (child_pid > 0)
+    kill((pid_t)child_pid, sig);
 }
 
 /* Builds the tree QEMU gets with -L under TMP/root, with SYSROOT (checked
@@ -370,8 +396,8 @@ static void forward_signal(int sig) {
  * over the host's /sys/devices/system/cpu, or NULL with a message printed
  * and *status set. */
 static char *build_overlay(const struct options *o, const struct emu_config *cfg,
-                           const char *sysroot, const char *tmp, char **root_out,
-                           int *status) {
+                           const char *sysroot, const char *tmp, char **root_out, int *status)
+{
   char *root = g_build_filename(tmp, "root", NULL);
   *root_out = root;
   GError *err = NULL;
@@ -386,7 +412,8 @@ static char *build_overlay(const struct options *o, const struct emu_config *cfg
     bool ok = g_file_test(sys, G_FILE_TEST_IS_DIR);
     if (!ok) {
       *status = usage_error("--sysfs-root %s has no sys/ folder (expected "
-                            "DIR/sys/devices/system/cpu/...)", o->sysfs_root);
+                            "DIR/sys/devices/system/cpu/...)",
+                            o->sysfs_root);
     } else if (symlink(sys, link) != 0) {
       ok = false;
       *status = fail(EMU_EXIT_INTERNAL, "cannot link %s: %s", link, g_strerror(errno));
@@ -394,7 +421,8 @@ static char *build_overlay(const struct options *o, const struct emu_config *cfg
     g_free(given);
     g_free(sys);
     g_free(link);
-    if (!ok) return NULL;
+    if (!ok)
+      return NULL;
   } else if (!emu_overlay_write_sysfs(cfg, root, &err)) {
     *status = fail(EMU_EXIT_INTERNAL, "sysfs overlay: %s", err->message);
     g_error_free(err);
@@ -408,7 +436,8 @@ static char *build_overlay(const struct options *o, const struct emu_config *cfg
   }
 
   char *cpu_dir = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
-  if (g_file_test(cpu_dir, G_FILE_TEST_IS_DIR)) return cpu_dir;
+  if (g_file_test(cpu_dir, G_FILE_TEST_IS_DIR))
+    return cpu_dir;
   /* sysfs=none (or a dump without it): hide the host's folder behind an
    * empty one, so that the guest finds no CPU files at all. */
   g_free(cpu_dir);
@@ -421,13 +450,17 @@ static char *build_overlay(const struct options *o, const struct emu_config *cfg
   return cpu_dir;
 }
 
-static int exit_status_of(int wstatus) {
-  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
+static int exit_status_of(int wstatus)
+{
+  if (WIFEXITED(wstatus))
+    return WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus))
+    return 128 + WTERMSIG(wstatus);
   return EMU_EXIT_INTERNAL;
 }
 
-static void describe_end(int wstatus, char *how, size_t size) {
+static void describe_end(int wstatus, char *how, size_t size)
+{
   if (WIFSIGNALED(wstatus))
     g_snprintf(how, size, "was killed by signal %d", WTERMSIG(wstatus));
   else
@@ -437,11 +470,13 @@ static void describe_end(int wstatus, char *how, size_t size) {
 /* The last non-empty lines of QEMU's stderr (at most MAX), joined into
  * one line. Before the guest's first instruction everything there is
  * QEMU's own (and the plugin's). */
-static char *last_lines(const GString *tail, guint max) {
+static char *last_lines(const GString *tail, guint max)
+{
   char **lines = g_strsplit(tail->str, "\n", -1);
   GPtrArray *kept = g_ptr_array_new();
   for (char **l = lines; *l; l++)
-    if (*g_strstrip(*l)) g_ptr_array_add(kept, *l);
+    if (*g_strstrip(*l))
+      g_ptr_array_add(kept, *l);
   guint first = kept->len > max ? kept->len - max : 0;
   GString *msg = g_string_new(NULL);
   for (guint i = first; i < kept->len; i++)
@@ -454,10 +489,12 @@ static char *last_lines(const GString *tail, guint max) {
 /* The plugin option: PLUGIN,config=...,seed=...[,report=...][,check=...],summary=... */
 static GString *plugin_option(const struct options *o, const struct emu_config *cfg,
                               const char *plugin, const char *root, const char *summary,
-                              const char *findings) {
+                              const char *findings)
+{
   GString *opt = g_string_new(NULL);
   for (const char *p = plugin; *p; p++) {
-    if (*p == ',') g_string_append_c(opt, ',');
+    if (*p == ',')
+      g_string_append_c(opt, ',');
     g_string_append_c(opt, *p);
   }
   char *config_abs = absolute(o->config);
@@ -471,8 +508,10 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     append_plugin_arg(opt, "report", report_abs);
     g_free(report_abs);
   }
-  if (o->check) append_plugin_arg(opt, "check", o->check);
-  if (o->policy) append_plugin_arg(opt, "policy", o->policy);
+  if (o->check)
+    append_plugin_arg(opt, "check", o->check);
+  if (o->policy)
+    append_plugin_arg(opt, "policy", o->policy);
   if (o->sarif) {
     char *sarif_abs = absolute(o->sarif);
     append_plugin_arg(opt, "sarif", sarif_abs);
@@ -494,7 +533,8 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
 /* Runs ARGV with the overlay sealed in, passing signals as system(3)
  * does, and returns QEMU's wait status; its stderr's tail goes to TAIL.
  * Returns -1 after printing the problem when QEMU could not start. */
-static int spawn_and_wait(char *const argv[], const char *seal, GString *tail) {
+static int spawn_and_wait(char *const argv[], const char *seal, GString *tail)
+{
   /* Like system(3): ^C reaches QEMU through the terminal's process group;
    * the runner waits for it and still reports. A TERM or HUP sent to the
    * runner alone is passed on. */
@@ -524,12 +564,13 @@ static int spawn_and_wait(char *const argv[], const char *seal, GString *tail) {
 
 /* After QEMU ended: the summary line and the program's status, or why
  * there is neither. */
-static int outcome(const char *summary, int wstatus, const GString *tail) {
+static int outcome(const char *summary, int wstatus, const GString *tail)
+{
   char *text = NULL;
   struct emu_summary sum;
   const char *problem = "the file is missing";
-  bool have = g_file_get_contents(summary, &text, NULL, NULL) &&
-              emu_summary_parse(text, &sum, &problem);
+  bool have =
+      g_file_get_contents(summary, &text, NULL, NULL) && emu_summary_parse(text, &sum, &problem);
   g_free(text);
   char how[48];
   describe_end(wstatus, how, sizeof how);
@@ -556,7 +597,8 @@ static int outcome(const char *summary, int wstatus, const GString *tail) {
   char *dir = g_path_get_dirname(summary);
   char *findings = g_build_filename(dir, "findings", NULL);
   char *blocks = NULL;
-  if (g_file_get_contents(findings, &blocks, NULL, NULL)) fputs(blocks, stderr);
+  if (g_file_get_contents(findings, &blocks, NULL, NULL))
+    fputs(blocks, stderr);
   g_free(blocks);
   g_free(findings);
   g_free(dir);
@@ -569,7 +611,8 @@ static int outcome(const char *summary, int wstatus, const GString *tail) {
 }
 
 static int run(const struct options *o, const struct emu_config *cfg, const char *sysroot,
-               const char *qemu, const char *plugin, const char *tmp) {
+               const char *qemu, const char *plugin, const char *tmp)
+{
   int status = 0;
   char *root = NULL;
   char *seal = build_overlay(o, cfg, sysroot, tmp, &root, &status);
@@ -591,7 +634,8 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   g_ptr_array_add(argv, root);
   g_ptr_array_add(argv, "-plugin");
   g_ptr_array_add(argv, plugin_opt->str);
-  for (char **a = o->program; *a; a++) g_ptr_array_add(argv, *a);
+  for (char **a = o->program; *a; a++)
+    g_ptr_array_add(argv, *a);
   g_ptr_array_add(argv, NULL);
 
   GString *tail = g_string_new(NULL);
@@ -611,7 +655,8 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
 /* The sysroot the overlay will show, absolute, in *out (NULL when the
  * default one does not exist: static programs need none). A --sysroot
  * without lib/ is a usage error. */
-static int find_sysroot(const struct options *o, char **out) {
+static int find_sysroot(const struct options *o, char **out)
+{
   *out = NULL;
   char *abs = g_canonicalize_filename(o->sysroot ? o->sysroot : DEFAULT_SYSROOT, NULL);
   char *lib = g_build_filename(abs, "lib", NULL);
@@ -622,7 +667,8 @@ static int find_sysroot(const struct options *o, char **out) {
     return 0;
   }
   g_free(abs);
-  if (!o->sysroot) return 0;
+  if (!o->sysroot)
+    return 0;
   return usage_error("--sysroot: sysroot %s has no lib/ folder (expected an aarch64 sysroot "
                      "such as " DEFAULT_SYSROOT ")",
                      o->sysroot);
@@ -630,7 +676,8 @@ static int find_sysroot(const struct options *o, char **out) {
 
 /* Whether qemu-aarch64 can run the program, from its ELF header and its
  * loader, so that nothing fails later in a way that looks like a run. */
-static int check_program(const struct options *o, const char *sysroot) {
+static int check_program(const struct options *o, const char *sysroot)
+{
   const char *prog = o->program[0];
   struct stat st;
   if (stat(prog, &st) != 0 || !S_ISREG(st.st_mode))
@@ -658,11 +705,14 @@ static int check_program(const struct options *o, const char *sysroot) {
   return status;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   struct options o = {0};
   int status = parse_args(argc, argv, &o);
-  if (status < 0) return 0;
-  if (status > 0) return status;
+  if (status < 0)
+    return 0;
+  if (status > 0)
+    return status;
 
   GError *err = NULL;
   struct emu_config *cfg = emu_config_load(o.config, &err);
@@ -677,8 +727,8 @@ int main(int argc, char **argv) {
   if ((status = find_sysroot(&o, &sysroot)) != 0 || (status = check_program(&o, sysroot)) != 0) {
     /* printed */
   } else if (o.report && !report_writable(o.report, &report_err)) {
-    status = fail(EMU_EXIT_REPORT, "cannot write the report %s: %s", o.report,
-                  g_strerror(report_err));
+    status =
+        fail(EMU_EXIT_REPORT, "cannot write the report %s: %s", o.report, g_strerror(report_err));
   } else if ((qemu = find_qemu(&o, &status)) && (plugin = find_plugin(&status))) {
     tmp = g_dir_make_tmp("jitflush-emu-XXXXXX", &err);
     if (!tmp) {

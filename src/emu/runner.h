@@ -41,7 +41,7 @@ struct emu_summary {
   uint64_t dc_ops;
   uint64_t ic_ops;
   uint64_t isb;
-  uint64_t insns; /* guest instructions executed; 0: the guest never ran */
+  uint64_t insns;    /* guest instructions executed; 0: the guest never ran */
   uint64_t findings; /* stale fetches grouped by root cause */
 };
 

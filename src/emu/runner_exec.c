@@ -44,9 +44,11 @@
  * guest starts are a line or two. */
 #define TAIL_KEEP 4096
 
-static bool write_text(const char *path, const char *text) {
+static bool write_text(const char *path, const char *text)
+{
   int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0)
+    return false;
   ssize_t len = (ssize_t)strlen(text);
   bool ok = write(fd, text, (size_t)len) == len;
   close(fd);
@@ -55,27 +57,35 @@ static bool write_text(const char *path, const char *text) {
 
 /* Enters a new user namespace that maps our own uid and gid onto
  * themselves, so the guest keeps seeing its real ids. */
-static bool enter_user_namespace(void) {
+static bool enter_user_namespace(void)
+{
   uid_t uid = getuid();
   gid_t gid = getgid();
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return false;
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+    return false;
   char map[64];
   /* setgroups must be denied before an unprivileged gid_map write. */
-  if (!write_text("/proc/self/setgroups", "deny")) return false;
+  if (!write_text("/proc/self/setgroups", "deny"))
+    return false;
   snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-  if (!write_text("/proc/self/uid_map", map)) return false;
+  if (!write_text("/proc/self/uid_map", map))
+    return false;
   snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
   return write_text("/proc/self/gid_map", map);
 }
 
-static void seal_host_cpu_dir(const char *source) {
+static void seal_host_cpu_dir(const char *source)
+{
   const char *step = "unshare";
-  if (unshare(CLONE_NEWNS) != 0 && !enter_user_namespace()) goto fail;
+  if (unshare(CLONE_NEWNS) != 0 && !enter_user_namespace())
+    goto fail;
   /* Keep the bind private to this namespace (systemd makes / shared). */
   step = "mount --make-rprivate /";
-  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) goto fail;
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    goto fail;
   step = "bind mount";
-  if (mount(source, HOST_CPU_DIR, NULL, MS_BIND, NULL) != 0) goto fail;
+  if (mount(source, HOST_CPU_DIR, NULL, MS_BIND, NULL) != 0)
+    goto fail;
   return;
 fail:
   fprintf(stderr,
@@ -84,11 +94,13 @@ fail:
           HOST_CPU_DIR, step, strerror(errno));
 }
 
-pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd) {
+pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd)
+{
   /* The child reports a failed exec through this pipe; a successful exec
    * closes it (O_CLOEXEC) and the parent reads nothing. */
   int pipefd[2], errfd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0) return -1;
+  if (pipe2(pipefd, O_CLOEXEC) != 0)
+    return -1;
   if (pipe2(errfd, O_CLOEXEC) != 0) {
     int e = errno;
     close(pipefd[0]);
@@ -115,16 +127,19 @@ pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
     /* The warning below goes straight to the runner's stderr. */
-    if (seal_source) seal_host_cpu_dir(seal_source);
+    if (seal_source)
+      seal_host_cpu_dir(seal_source);
     /* dup2 clears O_CLOEXEC on fd 2; both pipe ends close at exec. */
     if (dup2(errfd[1], STDERR_FILENO) < 0) {
       int e = errno;
-      if (write(pipefd[1], &e, sizeof e) < 0) _exit(127);
+      if (write(pipefd[1], &e, sizeof e) < 0)
+        _exit(127);
       _exit(127);
     }
     execv(argv[0], argv);
     int e = errno;
-    if (write(pipefd[1], &e, sizeof e) < 0) _exit(127);
+    if (write(pipefd[1], &e, sizeof e) < 0)
+      _exit(127);
     _exit(127);
   }
   close(pipefd[1]);
@@ -152,26 +167,33 @@ enum relay_result { RELAY_MORE, RELAY_EMPTY, RELAY_DONE };
  * of file, or the runner's own stderr refused the copy (the caller then
  * closes the pipe, so the writers get EPIPE as they would have from the
  * runner's stderr itself). */
-static enum relay_result relay(int fd, GString *tail) {
+static enum relay_result relay(int fd, GString *tail)
+{
   char buf[4096];
   ssize_t n;
   do {
     n = read(fd, buf, sizeof buf);
   } while (n < 0 && errno == EINTR);
-  if (n < 0) return errno == EAGAIN ? RELAY_EMPTY : RELAY_DONE;
-  if (n == 0) return RELAY_DONE;
+  if (n < 0)
+    return errno == EAGAIN ? RELAY_EMPTY : RELAY_DONE;
+  if (n == 0)
+    return RELAY_DONE;
   g_string_append_len(tail, buf, n);
-  if (tail->len > TAIL_KEEP) g_string_erase(tail, 0, (gssize)(tail->len - TAIL_KEEP));
+  if (tail->len > TAIL_KEEP)
+    g_string_erase(tail, 0, (gssize)(tail->len - TAIL_KEEP));
   for (ssize_t off = 0; off < n;) {
     ssize_t w = write(STDERR_FILENO, buf + off, (size_t)(n - off));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return RELAY_DONE;
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return RELAY_DONE;
     off += w;
   }
   return RELAY_MORE;
 }
 
-int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail) {
+int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail)
+{
   /* A pidfd wakes poll() when the child exits; without one (Linux < 5.3,
    * or a seccomp filter) waitpid is polled every 50 ms. Waiting for end of
    * file instead would hang on a guest's background process that keeps
@@ -187,7 +209,8 @@ int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail) {
     do {
       done = waitpid(pid, &wstatus, WNOHANG);
     } while (done < 0 && errno == EINTR);
-    if (done != 0) break;
+    if (done != 0)
+      break;
     struct pollfd fds[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
     int ready = poll(fds, 2, pidfd >= 0 ? -1 : 50);
     if (ready < 0 && errno != EINTR) {
@@ -206,7 +229,9 @@ int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail) {
   while (fd >= 0 && relay(fd, tail) == RELAY_MORE) {
   }
   signal(SIGPIPE, old_pipe);
-  if (fd >= 0) close(fd);
-  if (pidfd >= 0) close(pidfd);
+  if (fd >= 0)
+    close(fd);
+  if (pidfd >= 0)
+    close(pidfd);
   return wstatus;
 }

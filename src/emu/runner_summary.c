@@ -31,14 +31,16 @@ static const struct field fields[] = {
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
-bool emu_summary_parse(const char *text, struct emu_summary *out, const char **problem) {
+bool emu_summary_parse(const char *text, struct emu_summary *out, const char **problem)
+{
   bool seen[NFIELDS] = {false};
   memset(out, 0, sizeof *out);
   char **tokens = g_strsplit_set(text ? text : "", " \t\r\n", -1);
   bool ok = true;
   *problem = NULL;
   for (int i = 0; ok && tokens[i]; i++) {
-    if (!*tokens[i]) continue;
+    if (!*tokens[i])
+      continue;
     char *eq = strchr(tokens[i], '=');
     if (!eq) {
       ok = false;
@@ -47,7 +49,8 @@ bool emu_summary_parse(const char *text, struct emu_summary *out, const char **p
     }
     *eq = '\0';
     for (size_t f = 0; f < NFIELDS; f++) {
-      if (strcmp(tokens[i], fields[f].name) != 0) continue;
+      if (strcmp(tokens[i], fields[f].name) != 0)
+        continue;
       guint64 v = 0;
       if (seen[f]) {
         ok = false;

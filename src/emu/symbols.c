@@ -30,7 +30,8 @@ static const Dwfl_Callbacks callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
-struct emu_symbols *emu_symbols_new(const char *maps) {
+struct emu_symbols *emu_symbols_new(const char *maps)
+{
   struct emu_symbols *s = g_new0(struct emu_symbols, 1);
   FILE *f = fmemopen((void *)maps, strlen(maps), "r");
   if (!f) {
@@ -48,7 +49,8 @@ struct emu_symbols *emu_symbols_new(const char *maps) {
   return s;
 }
 
-void emu_symbols_free(struct emu_symbols *s) {
+void emu_symbols_free(struct emu_symbols *s)
+{
   if (s) {
     if (s->dwfl) {
       dwfl_end(s->dwfl);
@@ -57,8 +59,8 @@ void emu_symbols_free(struct emu_symbols *s) {
   }
 }
 
-void emu_symbols_lookup(uint64_t pc, char **symbol, char **location,
-                        void *ctx) {
+void emu_symbols_lookup(uint64_t pc, char **symbol, char **location, void *ctx)
+{
   struct emu_symbols *s = ctx;
   *symbol = NULL;
   *location = NULL;
@@ -68,15 +70,13 @@ void emu_symbols_lookup(uint64_t pc, char **symbol, char **location,
   }
   GElf_Off offset = 0;
   GElf_Sym sym;
-  const char *name =
-      dwfl_module_addrinfo(mod, pc, &offset, &sym, NULL, NULL, NULL);
+  const char *name = dwfl_module_addrinfo(mod, pc, &offset, &sym, NULL, NULL, NULL);
   if (name) {
     *symbol = g_strdup_printf("%s+0x%" PRIx64, name, (uint64_t)offset);
   }
   Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
   int lineno = 0;
-  const char *file =
-      line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+  const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
   if (file && lineno > 0) {
     *location = g_strdup_printf("%s:%d", file, lineno);
   }
@@ -84,15 +84,15 @@ void emu_symbols_lookup(uint64_t pc, char **symbol, char **location,
 
 /* Whether PATH is an ELF file for AArch64 (EM_AARCH64): QEMU's own
  * mappings (its binary, the host's libraries) are not the guest's. */
-static bool is_aarch64_elf(const char *path) {
+static bool is_aarch64_elf(const char *path)
+{
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return false;
   }
   unsigned char h[EI_NIDENT + 4];
-  bool ok = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
-            memcmp(h, ELFMAG, SELFMAG) == 0 && h[EI_DATA] == ELFDATA2LSB &&
-            (h[EI_NIDENT + 2] | (h[EI_NIDENT + 3] << 8)) == EM_AARCH64;
+  bool ok = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && memcmp(h, ELFMAG, SELFMAG) == 0 &&
+            h[EI_DATA] == ELFDATA2LSB && (h[EI_NIDENT + 2] | (h[EI_NIDENT + 3] << 8)) == EM_AARCH64;
   close(fd);
   return ok;
 }
@@ -101,14 +101,15 @@ static bool is_aarch64_elf(const char *path) {
 struct maps_line {
   uint64_t start, end;
   char perms[8];
-  const char *rest;  /* from the offset on */
-  const char *path;  /* NULL when none */
+  const char *rest; /* from the offset on */
+  const char *path; /* NULL when none */
 };
 
-static bool parse_line(const char *line, struct maps_line *out) {
+static bool parse_line(const char *line, struct maps_line *out)
+{
   int consumed = 0;
-  if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %n", &out->start, &out->end,
-             out->perms, &consumed) != 3) {
+  if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %n", &out->start, &out->end, out->perms,
+             &consumed) != 3) {
     return false;
   }
   out->rest = line + consumed;
@@ -117,10 +118,10 @@ static bool parse_line(const char *line, struct maps_line *out) {
   return true;
 }
 
-char *emu_symbols_guest_maps(const char *host_maps, uint64_t guest_base) {
+char *emu_symbols_guest_maps(const char *host_maps, uint64_t guest_base)
+{
   GString *out = g_string_new(NULL);
-  GHashTable *checked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                              NULL);
+  GHashTable *checked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   gchar **lines = g_strsplit(host_maps, "\n", -1);
   for (gchar **l = lines; *l; l++) {
     struct maps_line m;
@@ -135,17 +136,16 @@ char *emu_symbols_guest_maps(const char *host_maps, uint64_t guest_base) {
     if (GPOINTER_TO_INT(verdict) != 2) {
       continue;
     }
-    g_string_append_printf(out, "%" PRIx64 "-%" PRIx64 " %s %s\n",
-                           m.start - guest_base, m.end - guest_base, m.perms,
-                           m.rest);
+    g_string_append_printf(out, "%" PRIx64 "-%" PRIx64 " %s %s\n", m.start - guest_base,
+                           m.end - guest_base, m.perms, m.rest);
   }
   g_strfreev(lines);
   g_hash_table_destroy(checked);
   return g_string_free(out, false);
 }
 
-uint64_t emu_symbols_guest_base(const char *host_maps, const char *path,
-                                uint64_t start_code) {
+uint64_t emu_symbols_guest_base(const char *host_maps, const char *path, uint64_t start_code)
+{
   uint64_t base = 0;
   if (!path) {
     return 0;

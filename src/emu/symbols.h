@@ -23,8 +23,7 @@ struct emu_symbols *emu_symbols_new(const char *maps);
 void emu_symbols_free(struct emu_symbols *s);
 
 /* An emu_symbolize_fn (findings.h): CTX is the struct emu_symbols. */
-void emu_symbols_lookup(uint64_t pc, char **symbol, char **location,
-                        void *ctx);
+void emu_symbols_lookup(uint64_t pc, char **symbol, char **location, void *ctx);
 
 /* Rewrites the host's /proc/self/maps text (QEMU's own address space) into
  * guest addresses: keeps the lines of AArch64 ELF files and subtracts
@@ -35,8 +34,7 @@ char *emu_symbols_guest_maps(const char *host_maps, uint64_t guest_base);
 /* QEMU's guest_base, found from where the host maps the executable's text
  * (PATH) and the guest address of that text (START_CODE); 0 when the text
  * is not in HOST_MAPS. */
-uint64_t emu_symbols_guest_base(const char *host_maps, const char *path,
-                                uint64_t start_code);
+uint64_t emu_symbols_guest_base(const char *host_maps, const char *path, uint64_t start_code);
 
 #ifdef __cplusplus
 }

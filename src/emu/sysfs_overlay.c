@@ -38,11 +38,13 @@
 
 #define EMU_OVERLAY_ERROR (g_quark_from_static_string("emu-overlay-error"))
 
-char *emu_format_cpulist(const bool *set, unsigned n) {
+char *emu_format_cpulist(const bool *set, unsigned n)
+{
   struct jf_cpuset cpus;
   jf_cpuset_clear(&cpus);
   for (unsigned cpu = 0; cpu < n && cpu < JF_MAX_CPUS; cpu++)
-    if (set[cpu]) jf_cpuset_add(&cpus, cpu);
+    if (set[cpu])
+      jf_cpuset_add(&cpus, cpu);
   /* "0,2,4,...,1022", the longest list of 1024 CPUs, is under 4.5 KiB. */
   char buf[8192];
   bool fits = jf_cpulist_format(&cpus, buf, sizeof buf);
@@ -51,22 +53,27 @@ char *emu_format_cpulist(const bool *set, unsigned n) {
 }
 
 /* The CPUs of CPU's domain, offline ones included. */
-static void domain_members(const struct emu_config *config, unsigned cpu, bool members[EMU_MAX_CPUS]) {
+static void domain_members(const struct emu_config *config, unsigned cpu,
+                           bool members[EMU_MAX_CPUS])
+{
   unsigned domain = config->clusters[config->cpus[cpu].cluster].domain_id;
   for (unsigned other = 0; other < EMU_MAX_CPUS; other++)
-    members[other] = other < config->ncpus &&
-                     config->clusters[config->cpus[other].cluster].domain_id == domain;
+    members[other] =
+        other < config->ncpus && config->clusters[config->cpus[other].cluster].domain_id == domain;
 }
 
-static bool make_dir(const char *path, GError **error) {
-  if (g_mkdir_with_parents(path, 0755) == 0) return true;
+static bool make_dir(const char *path, GError **error)
+{
+  if (g_mkdir_with_parents(path, 0755) == 0)
+    return true;
   int e = errno;
   g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot create %s: %s", path, g_strerror(e));
   return false;
 }
 
 /* Writes TEXT plus the newline every sysfs attribute ends with. */
-static bool write_attr(const char *dir, const char *name, const char *text, GError **error) {
+static bool write_attr(const char *dir, const char *name, const char *text, GError **error)
+{
   char *path = g_build_filename(dir, name, NULL);
   char *body = g_strconcat(text, "\n", NULL);
   GError *io = NULL;
@@ -80,14 +87,16 @@ static bool write_attr(const char *dir, const char *name, const char *text, GErr
   return ok;
 }
 
-static bool write_attr_uint(const char *dir, const char *name, unsigned v, GError **error) {
+static bool write_attr_uint(const char *dir, const char *name, unsigned v, GError **error)
+{
   char text[24];
   g_snprintf(text, sizeof text, "%u", v);
   return write_attr(dir, name, text, error);
 }
 
-static bool write_cache_index(const char *cpu_dir, unsigned index, const char *type,
-                              unsigned line, GError **error) {
+static bool write_cache_index(const char *cpu_dir, unsigned index, const char *type, unsigned line,
+                              GError **error)
+{
   char *dir = g_strdup_printf("%s/cache/index%u", cpu_dir, index);
   bool ok = make_dir(dir, error) && write_attr_uint(dir, "level", 1, error) &&
             write_attr(dir, "type", type, error) &&
@@ -97,13 +106,15 @@ static bool write_cache_index(const char *cpu_dir, unsigned index, const char *t
 }
 
 static bool write_grouping(const struct emu_config *config, const char *dir, unsigned cpu,
-                           GError **error) {
+                           GError **error)
+{
   bool members[EMU_MAX_CPUS];
   domain_members(config, cpu, members);
   char *list = emu_format_cpulist(members, config->ncpus);
   GString *words = g_string_new(NULL);
   for (unsigned other = 0; other < config->ncpus; other++)
-    if (members[other]) g_string_append_printf(words, "%u ", other);
+    if (members[other])
+      g_string_append_printf(words, "%u ", other);
   char *topology = g_strdup_printf("%s/topology", dir);
   char *cpufreq = g_strdup_printf("%s/cpufreq", dir);
   bool ok = make_dir(topology, error) && write_attr(topology, "core_siblings_list", list, error) &&
@@ -118,7 +129,8 @@ static bool write_grouping(const struct emu_config *config, const char *dir, uns
 }
 
 static bool write_cpu(const struct emu_config *config, const char *cpu_root, unsigned cpu,
-                      GError **error) {
+                      GError **error)
+{
   const struct emu_cluster *cl = &config->clusters[config->cpus[cpu].cluster];
   char *dir = g_strdup_printf("%s/cpu%u", cpu_root, cpu);
   bool ok = make_dir(dir, error) && write_attr(dir, "online", "1", error);
@@ -137,15 +149,16 @@ static bool write_cpu(const struct emu_config *config, const char *cpu_root, uns
     ok = make_dir(id, error) && write_attr(id, "midr_el1", text, error);
     g_free(id);
   }
-  if (ok) ok = write_grouping(config, dir, cpu, error);
+  if (ok)
+    ok = write_grouping(config, dir, cpu, error);
   g_free(dir);
   return ok;
 }
 
 static bool write_lists(const struct emu_config *config, const char *cpu_root,
-                        const bool *online_now, GError **error) {
-  bool all[EMU_MAX_CPUS] = {false}, online[EMU_MAX_CPUS] = {false},
-       offline[EMU_MAX_CPUS] = {false};
+                        const bool *online_now, GError **error)
+{
+  bool all[EMU_MAX_CPUS] = {false}, online[EMU_MAX_CPUS] = {false}, offline[EMU_MAX_CPUS] = {false};
   for (unsigned cpu = 0; cpu < config->ncpus; cpu++) {
     all[cpu] = true;
     online[cpu] = online_now[cpu];
@@ -168,20 +181,24 @@ static bool write_lists(const struct emu_config *config, const char *cpu_root,
   return ok;
 }
 
-bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
-                             GError **error) {
-  if (config->sysfs == EMU_SYSFS_NONE) return true;
+bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, GError **error)
+{
+  if (config->sysfs == EMU_SYSFS_NONE)
+    return true;
   char *cpu_root = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
   bool online[EMU_MAX_CPUS] = {false};
-  for (unsigned cpu = 0; cpu < config->ncpus; cpu++) online[cpu] = config->cpus[cpu].online;
+  for (unsigned cpu = 0; cpu < config->ncpus; cpu++)
+    online[cpu] = config->cpus[cpu].online;
   bool ok = write_lists(config, cpu_root, online, error);
   for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++)
-    if (online[cpu]) ok = write_cpu(config, cpu_root, cpu, error);
+    if (online[cpu])
+      ok = write_cpu(config, cpu_root, cpu, error);
   g_free(cpu_root);
   return ok;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
   (void)st;
   (void)type;
   (void)ftw;
@@ -189,8 +206,10 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 }
 
 bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_root,
-                            const bool *online, GError **error) {
-  if (config->sysfs == EMU_SYSFS_NONE) return true;
+                            const bool *online, GError **error)
+{
+  if (config->sysfs == EMU_SYSFS_NONE)
+    return true;
   /* Per-CPU folders first, the lists last: a guest that reads "online"
    * and then a CPU's files finds them (the kernel, too, creates them in
    * the CPU's online callbacks before the CPU counts as online). */
@@ -200,8 +219,7 @@ bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_roo
     bool exists = g_file_test(dir, G_FILE_TEST_IS_DIR);
     if (online[cpu] && !exists) {
       ok = write_cpu(config, cpu_root, cpu, error);
-    } else if (!online[cpu] && exists &&
-               nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+    } else if (!online[cpu] && exists && nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
       int e = errno;
       g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot remove %s: %s", dir, g_strerror(e));
       ok = false;
@@ -211,7 +229,8 @@ bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_roo
   return ok && write_lists(config, cpu_root, online, error);
 }
 
-bool emu_overlay_link_sysroot(const char *root, const char *given, GError **error) {
+bool emu_overlay_link_sysroot(const char *root, const char *given, GError **error)
+{
   /* A symlink's relative target is resolved from the link's own folder,
    * not from where the runner was started: "--sysroot sysroot" made
    * ROOT/lib point at ROOT/sysroot/lib, and QEMU found no loader. */
@@ -222,7 +241,8 @@ bool emu_overlay_link_sysroot(const char *root, const char *given, GError **erro
   if (!has_lib) {
     g_set_error(error, EMU_OVERLAY_ERROR, 1,
                 "sysroot %s has no lib/ folder (expected an aarch64 sysroot such as "
-                "/usr/aarch64-linux-gnu)", given);
+                "/usr/aarch64-linux-gnu)",
+                given);
     g_free(sysroot);
     return false;
   }

@@ -20,8 +20,7 @@
  * honouring config->sysfs (nothing at all for EMU_SYSFS_NONE). ROOT must
  * exist. On failure sets *error naming the path that could not be written.
  */
-bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root,
-                             GError **error);
+bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, GError **error);
 
 /*
  * Applies a hotplug event to a tree emu_overlay_write_sysfs wrote: CPU_ROOT

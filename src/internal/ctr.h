@@ -20,14 +20,14 @@
 #define JF_CTR_RES1_BIT 31
 
 struct jf_ctr {
-  unsigned iline;     /* bytes: 4 << IminLine */
-  unsigned dline;     /* bytes: 4 << DminLine */
-  bool idc;           /* D-cache clean to PoU not required for I/D coherence */
-  bool dic;           /* I-cache invalidate to PoU not required */
-  unsigned l1ip;      /* 0 VPIPT, 1 AIVIVT, 2 VIPT, 3 PIPT */
-  unsigned cwg;       /* bytes, 0 when not given */
-  unsigned erg;       /* bytes, 0 when not given */
-  unsigned tminline;  /* bytes of the tag granule line, 0 when not given */
+  unsigned iline;    /* bytes: 4 << IminLine */
+  unsigned dline;    /* bytes: 4 << DminLine */
+  bool idc;          /* D-cache clean to PoU not required for I/D coherence */
+  bool dic;          /* I-cache invalidate to PoU not required */
+  unsigned l1ip;     /* 0 VPIPT, 1 AIVIVT, 2 VIPT, 3 PIPT */
+  unsigned cwg;      /* bytes, 0 when not given */
+  unsigned erg;      /* bytes, 0 when not given */
+  unsigned tminline; /* bytes of the tag granule line, 0 when not given */
 };
 
 struct jf_ctr jf_ctr_decode(uint64_t ctr);

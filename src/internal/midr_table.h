@@ -10,10 +10,10 @@
 #define JF_MIDR_CORE_MASK 0xff00fff0u
 
 struct jf_core {
-  uint32_t midr;        /* implementer and part, masked with JF_MIDR_CORE_MASK */
+  uint32_t midr; /* implementer and part, masked with JF_MIDR_CORE_MASK */
   const char *name;
-  unsigned iline;       /* L1 I line the core's CTR_EL0 reports, bytes */
-  unsigned dline;       /* L1 D line */
+  unsigned iline; /* L1 I line the core's CTR_EL0 reports, bytes */
+  unsigned dline; /* L1 D line */
 };
 
 /* The row for MIDR's implementer and part, or NULL. */

@@ -12,7 +12,7 @@
 #include "view.h"
 
 struct jf_geometry {
-  unsigned iline;      /* bytes, power of two */
+  unsigned iline; /* bytes, power of two */
   unsigned dline;
   bool idc;
   bool dic;

@@ -15,11 +15,11 @@
 bool jf_sysfs_read_cpulist(const char *name, struct jf_cpuset *out);
 
 struct jf_sysfs_cpu {
-  unsigned l1i_line;   /* coherency_line_size of the level-1 Instruction or
-                          Unified cache; 0 when absent or malformed */
-  unsigned l1d_line;   /* same for Data or Unified */
+  unsigned l1i_line; /* coherency_line_size of the level-1 Instruction or
+                        Unified cache; 0 when absent or malformed */
+  unsigned l1d_line; /* same for Data or Unified */
   bool has_midr;
-  uint64_t midr;       /* regs/identification/midr_el1 */
+  uint64_t midr; /* regs/identification/midr_el1 */
 };
 
 void jf_sysfs_read_cpu(unsigned cpu, struct jf_sysfs_cpu *out);

@@ -23,7 +23,7 @@ struct jf_global {
   bool complete;
   bool heterogeneous;
   bool per_call_guard;
-  bool online_check;   /* some CPU's lines are JITFLUSH_SRC_CLUSTER */
+  bool online_check; /* some CPU's lines are JITFLUSH_SRC_CLUSTER */
   bool use_dc_civac;
   int status;
 };

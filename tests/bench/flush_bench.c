@@ -65,7 +65,10 @@ static inline void region_begin(enum tag_kind kind, uint64_t bytes)
   __asm__ volatile("mov x16, %0\n\thint #0x7c" : : "r"(tag) : "x16", "memory");
 }
 
-static inline void region_end(void) { __asm__ volatile("hint #0x7d" : : : "memory"); }
+static inline void region_end(void)
+{
+  __asm__ volatile("hint #0x7d" : : : "memory");
+}
 
 struct options {
   const struct sc_impl *impl;
@@ -78,10 +81,9 @@ struct options {
 
 static void usage(FILE *out)
 {
-  fprintf(out,
-          "usage: flush_bench [--impl=NAME] [--sizes=N,N,...] [--calls=N] [--seed=N]\n"
-          "                   [--first-call-cpu=N]\n"
-          "  --impl=NAME         flush routine (default jitflush):");
+  fprintf(out, "usage: flush_bench [--impl=NAME] [--sizes=N,N,...] [--calls=N] [--seed=N]\n"
+               "                   [--first-call-cpu=N]\n"
+               "  --impl=NAME         flush routine (default jitflush):");
   for (unsigned i = 0; i < sc_nimpls; i++)
     fprintf(out, " %s", sc_impls[i].name);
   fprintf(out,
@@ -127,8 +129,12 @@ static bool parse_sizes(const char *text, struct options *opt)
 /* Returns 0 on success, EXIT_USAGE after printing why, or -1 for --help. */
 static int parse_options(int argc, char **argv, struct options *opt)
 {
-  *opt = (struct options){.impl = &sc_impls[0], .sizes = {64, 1024, 16384, 1048576}, .nsizes = 4, .calls = 4,
-                          .seed = 1, .first_call_cpu = -1};
+  *opt = (struct options){.impl = &sc_impls[0],
+                          .sizes = {64, 1024, 16384, 1048576},
+                          .nsizes = 4,
+                          .calls = 4,
+                          .seed = 1,
+                          .first_call_cpu = -1};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     const char *eq = strchr(arg, '=');
@@ -181,8 +187,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
  * the top of the file), flushes the function and runs it, each in its own
  * region. Returns 0 when it computed the right result, 1 when not, or
  * EXIT_ENVIRONMENT / EXIT_USAGE when the move failed. */
-static int write_flush_run(const struct options *opt, uint32_t *code, uint64_t bytes, enum tag_kind flush_kind,
-                           int first_cpu, struct sc_rng *rng)
+static int write_flush_run(const struct options *opt, uint32_t *code, uint64_t bytes,
+                           enum tag_kind flush_kind, int first_cpu, struct sc_rng *rng)
 {
   const uint64_t input = sc_rng_next(rng);
   const uint64_t expected = sc_emit_chain(code, bytes / 4, input, rng);
@@ -191,11 +197,13 @@ static int write_flush_run(const struct options *opt, uint32_t *code, uint64_t b
   if (first_cpu >= 0) {
     cpu_set_t saved;
     if (!sc_pin_to_cpu(first_cpu, &saved)) {
-      fprintf(stderr, "flush_bench: --first-call-cpu=%d: cannot run on that CPU: %s\n", first_cpu, strerror(errno));
+      fprintf(stderr, "flush_bench: --first-call-cpu=%d: cannot run on that CPU: %s\n", first_cpu,
+              strerror(errno));
       return EXIT_USAGE;
     }
     if (!sc_restore_affinity(&saved)) {
-      fprintf(stderr, "flush_bench: restoring the affinity before the first flush: %s\n", strerror(errno));
+      fprintf(stderr, "flush_bench: restoring the affinity before the first flush: %s\n",
+              strerror(errno));
       return EXIT_ENVIRONMENT;
     }
   }
@@ -230,9 +238,11 @@ int main(int argc, char **argv)
   /* Page-aligned, so every flush starts on a line boundary of any core and
    * the minimum number of operations is exactly bytes / line. */
   const size_t region_bytes = (size_t)(largest + PAGE - 1) / PAGE * PAGE;
-  uint32_t *code = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  uint32_t *code = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE | PROT_EXEC,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED) {
-    fprintf(stderr, "flush_bench: mmap of %zu RWX bytes failed: %s\n", region_bytes, strerror(errno));
+    fprintf(stderr, "flush_bench: mmap of %zu RWX bytes failed: %s\n", region_bytes,
+            strerror(errno));
     return EXIT_ENVIRONMENT;
   }
 
@@ -247,7 +257,8 @@ int main(int argc, char **argv)
     for (unsigned c = 0; c < opt.calls; c++)
       wrong += (unsigned long)write_flush_run(&opt, code, opt.sizes[s], TAG_FLUSH, -1, &rng);
 
-  printf("flush_bench: impl=%s calls=%u seed=%" PRIu64 " wrong=%lu\n", opt.impl->name, opt.calls, opt.seed, wrong);
+  printf("flush_bench: impl=%s calls=%u seed=%" PRIu64 " wrong=%lu\n", opt.impl->name, opt.calls,
+         opt.seed, wrong);
   /* What jitflush probed (the bench divides the init cost by it, and takes
    * 0 CTR_EL0 reads per call as a target only when the view is complete). */
   static struct jitflush_info info;
@@ -255,7 +266,8 @@ int main(int argc, char **argv)
   unsigned observed = 0;
   for (unsigned i = 0; i < info.ncpus; i++)
     observed += info.cpus[i].observed;
-  printf("flush_bench: jitflush view: complete=%d per_call_guard=%d cpus_observed=%u iline=%u dline=%u idc=%d "
+  printf("flush_bench: jitflush view: complete=%d per_call_guard=%d cpus_observed=%u iline=%u "
+         "dline=%u idc=%d "
          "dic=%d\n",
          info.complete, info.per_call_guard, observed, info.iline, info.dline, info.idc, info.dic);
   munmap(code, region_bytes);

@@ -9,9 +9,11 @@
 
 #include "jitflush.h"
 
-namespace {
+namespace
+{
 
-void BM_ClearCache(benchmark::State& state) {
+void BM_ClearCache(benchmark::State &state)
+{
   std::vector<unsigned char> code(static_cast<size_t>(state.range(0)));
   jitflush_init();
   for (auto _ : state) {
@@ -22,8 +24,9 @@ void BM_ClearCache(benchmark::State& state) {
 }
 BENCHMARK(BM_ClearCache)->Arg(64)->Arg(1024)->Arg(16384)->Arg(1 << 20);
 
-void BM_GetInfo(benchmark::State& state) {
-  static jitflush_info info;  // large (a record per possible CPU): not on the stack
+void BM_GetInfo(benchmark::State &state)
+{
+  static jitflush_info info; // large (a record per possible CPU): not on the stack
   jitflush_init();
   for (auto _ : state) {
     benchmark::DoNotOptimize(jitflush_get_info(&info));
@@ -32,6 +35,6 @@ void BM_GetInfo(benchmark::State& state) {
 }
 BENCHMARK(BM_GetInfo);
 
-}  // namespace
+} // namespace
 
 BENCHMARK_MAIN();

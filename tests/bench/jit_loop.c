@@ -141,12 +141,13 @@ int main(int argc, char **argv)
     jitflush_clear_cache(code, code + o.body + 3);
     uint64_t got = ((loop_fn)(uintptr_t)code)(0, o.iterations);
     if (got != step * o.iterations) {
-      fprintf(stderr, "jit_loop: call %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64 "\n", call, got,
-              step * o.iterations);
+      fprintf(stderr, "jit_loop: call %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64 "\n",
+              call, got, step * o.iterations);
       wrong++;
     }
   }
-  printf("jit_loop: iterations=%" PRIu64 " body=%" PRIu64 " calls=%" PRIu64 " seed=%" PRIu64 " wrong=%u\n",
+  printf("jit_loop: iterations=%" PRIu64 " body=%" PRIu64 " calls=%" PRIu64 " seed=%" PRIu64
+         " wrong=%u\n",
          o.iterations, o.body, o.calls, o.seed, wrong);
   return wrong ? EXIT_WRONG_RESULT : 0;
 }

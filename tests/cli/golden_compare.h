@@ -23,7 +23,8 @@
 #include <string>
 #include <vector>
 
-namespace jfi_test {
+namespace jfi_test
+{
 
 using nlohmann::json;
 
@@ -58,7 +59,8 @@ inline const json *AtPath(const json &doc, const std::string &path)
 
 // Compares ACTUAL (the program's JSON) with EXPECTED; WHAT names the case
 // in failure messages.
-inline void CompareWithExpectation(const json &actual, const json &expected, const std::string &what)
+inline void CompareWithExpectation(const json &actual, const json &expected,
+                                   const std::string &what)
 {
   ASSERT_TRUE(actual.contains("cpus") && actual["cpus"].is_array()) << what << ": no cpus array";
   std::map<int, const json *> by_cpu;
@@ -66,7 +68,8 @@ inline void CompareWithExpectation(const json &actual, const json &expected, con
     by_cpu[rec.at("cpu").get<int>()] = &rec;
 
   if (expected.contains("ncpus")) {
-    EXPECT_EQ(actual["cpus"].size(), expected["ncpus"].get<size_t>()) << what << ": number of CPU records";
+    EXPECT_EQ(actual["cpus"].size(), expected["ncpus"].get<size_t>())
+        << what << ": number of CPU records";
   }
 
   for (const json &want : expected.value("cpus", json::array())) {
@@ -82,7 +85,8 @@ inline void CompareWithExpectation(const json &actual, const json &expected, con
         if (field.key() == "cpus" || field.key()[0] == '_')
           continue;
         const json &got = *it->second;
-        EXPECT_TRUE(got.contains(field.key())) << what << ": CPU " << cpu << " has no key " << field.key();
+        EXPECT_TRUE(got.contains(field.key()))
+            << what << ": CPU " << cpu << " has no key " << field.key();
         if (got.contains(field.key())) {
           EXPECT_EQ(got[field.key()], field.value())
               << what << ": CPU " << cpu << " " << field.key() << ": got " << got[field.key()]
@@ -108,11 +112,11 @@ inline void CompareWithExpectation(const json &actual, const json &expected, con
       ADD_FAILURE() << what << ": no value at " << field.key();
       continue;
     }
-    EXPECT_EQ(*got, field.value()) << what << ": " << field.key() << ": got " << *got
-                                   << ", expected " << field.value();
+    EXPECT_EQ(*got, field.value())
+        << what << ": " << field.key() << ": got " << *got << ", expected " << field.value();
   }
 }
 
-}  // namespace jfi_test
+} // namespace jfi_test
 
 #endif

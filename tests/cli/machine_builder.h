@@ -13,15 +13,16 @@ extern "C" {
 #include "internal/view.h"
 }
 
-namespace jfi_test {
+namespace jfi_test
+{
 
 // What the probe would have recorded about one CPU.
 struct CpuFacts {
   int cpu;
   bool online = true;
-  bool observed = true;     // CTR_EL0 (and MIDR_EL1) read there
-  uint64_t ctr = 0;         // when observed
-  uint64_t midr = 0;        // 0: unknown
+  bool observed = true; // CTR_EL0 (and MIDR_EL1) read there
+  uint64_t ctr = 0;     // when observed
+  uint64_t midr = 0;    // 0: unknown
   bool midr_from_sysfs = false;
   unsigned sysfs_i = 0, sysfs_d = 0;
 };
@@ -29,7 +30,7 @@ struct CpuFacts {
 inline std::unique_ptr<jitflush_info> Build(const std::vector<CpuFacts> &cpus,
                                             bool possible_known = true, int probe_status = 0)
 {
-  auto view = std::make_unique<jf_view>();  // value-initialised: all zero
+  auto view = std::make_unique<jf_view>(); // value-initialised: all zero
   view->possible_known = possible_known;
   view->probe_ran = probe_status == 0;
   view->ncpus_possible = (unsigned)cpus.size();
@@ -59,14 +60,20 @@ inline std::unique_ptr<jitflush_info> Build(const std::vector<CpuFacts> &cpus,
 
 // Known cores (docs/BACKGROUND.md#known-cores).
 constexpr uint64_t kA53Midr = 0x410fd034, kA53Ctr = 0x84448004;
-constexpr uint64_t kM1Midr = 0x531f0011, kM1Ctr = 0x84448005;  // IminLine 5: 128 bytes
+constexpr uint64_t kM1Midr = 0x531f0011, kM1Ctr = 0x84448005; // IminLine 5: 128 bytes
 constexpr uint64_t kA57Midr = 0x411fd070, kA57Ctr = 0x8444c004;
-constexpr uint64_t kDenver2Midr = 0x4e0f0030, kDenver2Ctr = 0x9444c004;  // IDC=1
-constexpr uint64_t kMaxCtr = 0x80038003;  // QEMU -cpu max: 32-byte lines
-constexpr uint64_t kN2Midr = 0x410fd493, kN2Ctr = 0x4b444c004;  // IDC=DIC=1, TminLine set
+constexpr uint64_t kDenver2Midr = 0x4e0f0030, kDenver2Ctr = 0x9444c004; // IDC=1
+constexpr uint64_t kMaxCtr = 0x80038003;                       // QEMU -cpu max: 32-byte lines
+constexpr uint64_t kN2Midr = 0x410fd493, kN2Ctr = 0x4b444c004; // IDC=DIC=1, TminLine set
 
-inline CpuFacts A53(int cpu) { return CpuFacts{cpu, true, true, kA53Ctr, kA53Midr, false, 64, 64}; }
-inline CpuFacts M1(int cpu) { return CpuFacts{cpu, true, true, kM1Ctr, kM1Midr, false, 128, 64}; }
+inline CpuFacts A53(int cpu)
+{
+  return CpuFacts{cpu, true, true, kA53Ctr, kA53Midr, false, 64, 64};
+}
+inline CpuFacts M1(int cpu)
+{
+  return CpuFacts{cpu, true, true, kM1Ctr, kM1Midr, false, 128, 64};
+}
 
 // The Galaxy S7 (Exynos 8890): CPUs 0-3 Cortex-A53, 4-7 Exynos M1.
 inline std::vector<CpuFacts> Exynos8890()
@@ -79,6 +86,6 @@ inline std::vector<CpuFacts> Exynos8890()
   return cpus;
 }
 
-}  // namespace jfi_test
+} // namespace jfi_test
 
 #endif

@@ -7,10 +7,12 @@
 
 #include "a64_encode.h"
 
-namespace a64 {
+namespace a64
+{
 // Writes a function of exactly `words` instructions (>= 2) at `out` that
 // returns a value depending on `seed`; returns that value.
-inline uint64_t WriteSum(uint32_t* out, size_t words, uint32_t seed) {
+inline uint64_t WriteSum(uint32_t *out, size_t words, uint32_t seed)
+{
   uint64_t value = seed & 0xffff;
   out[0] = a64_movz_x0(seed);
   for (size_t i = 1; i + 1 < words; i++) {
@@ -21,4 +23,4 @@ inline uint64_t WriteSum(uint32_t* out, size_t words, uint32_t seed) {
   out[words - 1] = A64_RET;
   return value;
 }
-}  // namespace a64
+} // namespace a64

@@ -9,8 +9,8 @@
 #include <vector>
 
 struct ProcessResult {
-  int status = -1;         // exit status, 128+N for signal N, -1 when not started
-  bool timed_out = false;  // killed (with its process group) at the deadline
+  int status = -1;        // exit status, 128+N for signal N, -1 when not started
+  bool timed_out = false; // killed (with its process group) at the deadline
   std::string out, err;
   // The last non-empty line of stderr (the runner's summary line).
   std::string LastErrLine() const;
@@ -25,25 +25,32 @@ inline const char kUnset[] = "\x01unset";
 // captured, the environment of this process changed by env, in the folder
 // cwd (empty: this process's own), in a process group of its own so that at
 // the deadline the whole group (QEMU and its threads, say) is killed.
-ProcessResult RunProcess(const std::vector<std::string>& argv,
-                         const std::map<std::string, std::string>& env = {},
-                         int timeout_seconds = 600, const std::string& cwd = "");
+ProcessResult RunProcess(const std::vector<std::string> &argv,
+                         const std::map<std::string, std::string> &env = {},
+                         int timeout_seconds = 600, const std::string &cwd = "");
 
-std::string ReadFileOrEmpty(const std::string& path);
-void WriteFile(const std::string& path, const std::string& text);
-bool PathExists(const std::string& path);
+std::string ReadFileOrEmpty(const std::string &path);
+void WriteFile(const std::string &path, const std::string &text);
+bool PathExists(const std::string &path);
 
 // A fresh folder under $TMPDIR, removed with its contents at destruction.
-class TempDir {
- public:
+class TempDir
+{
+public:
   TempDir();
   ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  const std::string &path() const
+  {
+    return path_;
+  }
+  std::string operator/(const std::string &name) const
+  {
+    return path_ + "/" + name;
+  }
 
- private:
+private:
   std::string path_;
 };
 

@@ -9,7 +9,8 @@
 
 #include "coherence.h"
 
-namespace {
+namespace
+{
 
 // Exynos 8890: LITTLE Cortex-A53 (64-byte lines, VIPT) and big Exynos M1
 // (128-byte I lines). CTR_EL0 values as in qemu-configs/exynos8890.conf.
@@ -17,14 +18,15 @@ constexpr uint64_t kLittleCtr = 0x84448004;
 constexpr uint64_t kBigCtr = 0x84448005;
 constexpr unsigned kLittle = 0, kBig = 1;
 
-constexpr uint64_t kCode = 0x10000;  // page-aligned JIT buffer
+constexpr uint64_t kCode = 0x10000; // page-aligned JIT buffer
 constexpr uint64_t kWriterPc = 0x4001f0;
-constexpr uint32_t kMovInsn = 0xd2800000;  // mov x0, #0: not CMODX-safe
+constexpr uint32_t kMovInsn = 0xd2800000; // mov x0, #0: not CMODX-safe
 constexpr uint32_t kNop = 0xd503201f;
-constexpr uint32_t kBranch = 0x14000001;   // b .+4
+constexpr uint32_t kBranch = 0x14000001; // b .+4
 
 struct Model {
-  explicit Model(std::vector<uint64_t> ctrs, const jf_model_views* views = nullptr) {
+  explicit Model(std::vector<uint64_t> ctrs, const jf_model_views *views = nullptr)
+  {
     for (uint64_t ctr : ctrs) {
       jf_model_geometry g;
       jf_model_geometry_from_ctr(ctr, &g);
@@ -32,41 +34,71 @@ struct Model {
     }
     m = jf_model_new(geo.data(), static_cast<unsigned>(geo.size()), views);
   }
-  ~Model() { jf_model_free(m); }
+  ~Model()
+  {
+    jf_model_free(m);
+  }
   std::vector<jf_model_geometry> geo;
-  jf_model* m;
+  jf_model *m;
 };
 
 struct Thread {
-  Thread(unsigned serial, unsigned cluster) { jf_model_thread_init(&t, serial, serial, cluster); }
-  ~Thread() { jf_model_thread_clear(&t); }
+  Thread(unsigned serial, unsigned cluster)
+  {
+    jf_model_thread_init(&t, serial, serial, cluster);
+  }
+  ~Thread()
+  {
+    jf_model_thread_clear(&t);
+  }
   jf_model_thread t;
 };
 
-class Coherence : public ::testing::Test {
- protected:
-  Coherence() : model({kLittleCtr, kBigCtr}), little(0, kLittle), big(1, kBig) {}
+class Coherence : public ::testing::Test
+{
+protected:
+  Coherence() : model({kLittleCtr, kBigCtr}), little(0, kLittle), big(1, kBig)
+  {
+  }
 
-  void Store(Thread& t, uint64_t va, unsigned bytes = 4) {
+  void Store(Thread &t, uint64_t va, unsigned bytes = 4)
+  {
     jf_model_store(model.m, &t.t, va, bytes, kWriterPc);
   }
-  void Clean(Thread& t, uint64_t va, uint32_t site = 1) { jf_model_dc_clean(model.m, &t.t, va, site); }
-  void Invalidate(Thread& t, uint64_t va, uint32_t site = 2) { jf_model_ic_ivau(model.m, &t.t, va, site); }
-  void Dsb(Thread& t) { jf_model_dsb(model.m, &t.t); }
-  void Isb(Thread& t) { jf_model_sync(model.m, &t.t); }
+  void Clean(Thread &t, uint64_t va, uint32_t site = 1)
+  {
+    jf_model_dc_clean(model.m, &t.t, va, site);
+  }
+  void Invalidate(Thread &t, uint64_t va, uint32_t site = 2)
+  {
+    jf_model_ic_ivau(model.m, &t.t, va, site);
+  }
+  void Dsb(Thread &t)
+  {
+    jf_model_dsb(model.m, &t.t);
+  }
+  void Isb(Thread &t)
+  {
+    jf_model_sync(model.m, &t.t);
+  }
 
   // The whole correct sequence over [va, va + len) with the given strides.
-  void Flush(Thread& t, uint64_t va, unsigned len, unsigned dstride = 64, unsigned istride = 64) {
-    for (uint64_t a = va; a < va + len; a += dstride) Clean(t, a);
+  void Flush(Thread &t, uint64_t va, unsigned len, unsigned dstride = 64, unsigned istride = 64)
+  {
+    for (uint64_t a = va; a < va + len; a += dstride)
+      Clean(t, a);
     Dsb(t);
-    for (uint64_t a = va; a < va + len; a += istride) Invalidate(t, a);
+    for (uint64_t a = va; a < va + len; a += istride)
+      Invalidate(t, a);
     Dsb(t);
     Isb(t);
   }
 
-  jf_verdict Fetch(Thread& t, uint64_t va, uint32_t insn = kMovInsn, bool cmodx_safe = false) {
-    jf_word* w = jf_model_word_for_fetch(model.m, va, insn, cmodx_safe);
-    if (!w) return jf_verdict{JF_FRESH, 0, 0, 0, 0};
+  jf_verdict Fetch(Thread &t, uint64_t va, uint32_t insn = kMovInsn, bool cmodx_safe = false)
+  {
+    jf_word *w = jf_model_word_for_fetch(model.m, va, insn, cmodx_safe);
+    if (!w)
+      return jf_verdict{JF_FRESH, 0, 0, 0, 0};
     return jf_model_fetch(model.m, &t.t, w, cmodx_safe);
   }
 
@@ -76,12 +108,14 @@ class Coherence : public ::testing::Test {
 
 // ---- the rules -------------------------------------------------------------
 
-TEST_F(Coherence, CodeThatWasNeverStoredIsNeverStale) {
+TEST_F(Coherence, CodeThatWasNeverStoredIsNeverStale)
+{
   EXPECT_EQ(jf_model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
   EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
 }
 
-TEST_F(Coherence, TheFullSequenceMakesAStoreVisibleOnEveryCluster) {
+TEST_F(Coherence, TheFullSequenceMakesAStoreVisibleOnEveryCluster)
+{
   Store(little, kCode);
   Flush(little, kCode, 4);
   Isb(big);
@@ -89,53 +123,60 @@ TEST_F(Coherence, TheFullSequenceMakesAStoreVisibleOnEveryCluster) {
   EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
 }
 
-TEST_F(Coherence, AStoreAfterTheFlushIsStaleAgain) {
+TEST_F(Coherence, AStoreAfterTheFlushIsStaleAgain)
+{
   Store(little, kCode);
   Flush(little, kCode, 4);
   Store(little, kCode);
   EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_CLEANED);
 }
 
-TEST_F(Coherence, ALaterRedundantCleanDoesNotUndoAFinishedSequence) {
+TEST_F(Coherence, ALaterRedundantCleanDoesNotUndoAFinishedSequence)
+{
   Store(little, kCode);
   Flush(little, kCode, 4);
-  Clean(little, kCode);  // issued, never completed
+  Clean(little, kCode); // issued, never completed
   EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
 }
 
-TEST_F(Coherence, AnotherThreadsIsbDoesNotSynchroniseThisOne) {
+TEST_F(Coherence, AnotherThreadsIsbDoesNotSynchroniseThisOne)
+{
   Store(little, kCode);
   Clean(little, kCode);
   Dsb(little);
   Invalidate(little, kCode);
   Dsb(little);
-  Isb(big);  // big synchronises, little never does
+  Isb(big); // big synchronises, little never does
   EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
   EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
 }
 
 // Store, invalidate, dsb, isb (no clean) on a model of CTRS; the verdict
 // of the fetch.
-jf_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs) {
+jf_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs)
+{
   Model m(ctrs);
   Thread t(0, 0);
   jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
   jf_model_ic_ivau(m.m, &t.t, kCode, 2);
   jf_model_dsb(m.m, &t.t);
   jf_model_sync(m.m, &t.t);
-  jf_word* w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
+  jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
   return jf_model_fetch(m.m, &t.t, w, false).kind;
 }
 
-TEST_F(Coherence, IdcOnEveryCoreMakesTheCleanUnnecessary) {
+TEST_F(Coherence, IdcOnEveryCoreMakesTheCleanUnnecessary)
+{
   EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)}), JF_FRESH);
 }
 
-TEST_F(Coherence, IdcOnOnlySomeCoresStillNeedsTheClean) {
+TEST_F(Coherence, IdcOnOnlySomeCoresStillNeedsTheClean)
+{
   EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr}), JF_STALE_NOT_CLEANED);
 }
 
-TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary) {
+TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary)
+{
   Model dic({kLittleCtr | (1u << 29), kBigCtr});
   Thread on_dic(0, 0), on_big(1, 1);
   jf_model_store(dic.m, &on_dic.t, kCode, 4, kWriterPc);
@@ -143,23 +184,25 @@ TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary) {
   jf_model_dsb(dic.m, &on_dic.t);
   jf_model_sync(dic.m, &on_dic.t);
   jf_model_sync(dic.m, &on_big.t);
-  jf_word* w = jf_model_word_for_fetch(dic.m, kCode, kMovInsn, false);
+  jf_word *w = jf_model_word_for_fetch(dic.m, kCode, kMovInsn, false);
   EXPECT_EQ(jf_model_fetch(dic.m, &on_dic.t, w, false).kind, JF_FRESH);
   EXPECT_EQ(jf_model_fetch(dic.m, &on_big.t, w, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
-TEST_F(Coherence, EitherEncodingIsAcceptableWhenBothAreCmodxSafe) {
+TEST_F(Coherence, EitherEncodingIsAcceptableWhenBothAreCmodxSafe)
+{
   ASSERT_EQ(jf_model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
-  Store(little, kCode);  // the page now has records
+  Store(little, kCode); // the page now has records
   jf_model_word_for_fetch(model.m, kCode, kNop, true);
-  Store(little, kCode);  // rewrites the NOP as a branch, no maintenance
+  Store(little, kCode); // rewrites the NOP as a branch, no maintenance
   EXPECT_EQ(Fetch(little, kCode, kBranch, true).kind, JF_FRESH);
   // A branch rewritten into a non-CMODX instruction is stale.
   Store(little, kCode);
   EXPECT_EQ(Fetch(little, kCode, kMovInsn, false).kind, JF_STALE_NOT_CLEANED);
 }
 
-TEST_F(Coherence, ACleanReachesOnlyTheWritersLineHoldingItsAddress) {
+TEST_F(Coherence, ACleanReachesOnlyTheWritersLineHoldingItsAddress)
+{
   // Writer on a 32-byte-D core, cleaner on a 64-byte one: a clean of the
   // first 32 bytes never reaches the writer's second line.
   Model m({0x80038003 /* 32-byte lines */, kLittleCtr});
@@ -167,11 +210,12 @@ TEST_F(Coherence, ACleanReachesOnlyTheWritersLineHoldingItsAddress) {
   jf_model_store(m.m, &tiny.t, kCode + 32, 4, kWriterPc);
   jf_model_dc_clean(m.m, &mid.t, kCode, 1);
   jf_model_dsb(m.m, &mid.t);
-  jf_word* w = jf_model_word_for_fetch(m.m, kCode + 32, kMovInsn, false);
+  jf_word *w = jf_model_word_for_fetch(m.m, kCode + 32, kMovInsn, false);
   EXPECT_EQ(jf_model_fetch(m.m, &tiny.t, w, false).kind, JF_STALE_NOT_CLEANED);
 }
 
-TEST_F(Coherence, AClusterThatComesBackOnlineHoldsNoStaleLine) {
+TEST_F(Coherence, AClusterThatComesBackOnlineHoldsNoStaleLine)
+{
   Store(little, kCode);
   Clean(little, kCode);
   Dsb(little);
@@ -185,9 +229,10 @@ TEST_F(Coherence, AClusterThatComesBackOnlineHoldsNoStaleLine) {
   EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
-TEST_F(Coherence, ComingOnlineBeforeTheCleanCompletedDoesNotCount) {
+TEST_F(Coherence, ComingOnlineBeforeTheCleanCompletedDoesNotCount)
+{
   Store(little, kCode);
-  jf_model_cluster_online(model.m, kBig);  // booted while the data was dirty
+  jf_model_cluster_online(model.m, kBig); // booted while the data was dirty
   Clean(little, kCode);
   Dsb(little);
   Isb(big);
@@ -196,28 +241,32 @@ TEST_F(Coherence, ComingOnlineBeforeTheCleanCompletedDoesNotCount) {
 
 // ---- the fast path's bound (jf_model_fresh_after) ---------------------------
 
-uint64_t FreshAfter(jf_model* m, uint64_t va) {
+uint64_t FreshAfter(jf_model *m, uint64_t va)
+{
   return jf_model_fresh_after(m, jf_model_word_for_fetch(m, va, kMovInsn, false));
 }
 
-TEST_F(Coherence, FreshAfterIsZeroForAWordNeverStoredOnAStoredPage) {
+TEST_F(Coherence, FreshAfterIsZeroForAWordNeverStoredOnAStoredPage)
+{
   Store(little, kCode + 64);
   EXPECT_EQ(FreshAfter(model.m, kCode), 0u);
 }
 
-TEST_F(Coherence, FreshAfterIsUnknownUntilEveryClusterIsInvalidated) {
+TEST_F(Coherence, FreshAfterIsUnknownUntilEveryClusterIsInvalidated)
+{
   Store(little, kCode);
-  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);  // not cleaned
+  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX); // not cleaned
   Clean(little, kCode);
   Dsb(little);
-  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);  // not invalidated
+  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX); // not invalidated
   Invalidate(little, kCode);
-  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);  // not completed
+  EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX); // not completed
   Dsb(little);
   EXPECT_NE(FreshAfter(model.m, kCode), UINT64_MAX);
 }
 
-TEST_F(Coherence, AThreadSynchronisedAfterFreshAfterFetchesFreshOnEveryCluster) {
+TEST_F(Coherence, AThreadSynchronisedAfterFreshAfterFetchesFreshOnEveryCluster)
+{
   Store(little, kCode);
   Clean(little, kCode);
   Dsb(little);
@@ -240,7 +289,8 @@ TEST_F(Coherence, AThreadSynchronisedAfterFreshAfterFetchesFreshOnEveryCluster) 
   EXPECT_EQ(FreshAfter(model.m, kCode), bound);
 }
 
-TEST_F(Coherence, FreshAfterIsUnknownAgainAfterAStore) {
+TEST_F(Coherence, FreshAfterIsUnknownAgainAfterAStore)
+{
   Store(little, kCode);
   Flush(little, kCode, 64);
   ASSERT_NE(FreshAfter(model.m, kCode), UINT64_MAX);
@@ -248,15 +298,17 @@ TEST_F(Coherence, FreshAfterIsUnknownAgainAfterAStore) {
   EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);
 }
 
-TEST_F(Coherence, FreshAfterIsUnknownForAnInvalidateStrideThatSkipsALittleLine) {
+TEST_F(Coherence, FreshAfterIsUnknownForAnInvalidateStrideThatSkipsALittleLine)
+{
   Store(little, kCode, 128);
-  Flush(little, kCode, 128, 64, 128);  // the big core's I line
+  Flush(little, kCode, 128, 64, 128); // the big core's I line
   EXPECT_NE(FreshAfter(model.m, kCode), UINT64_MAX);
   EXPECT_EQ(FreshAfter(model.m, kCode + 64), UINT64_MAX);
   EXPECT_EQ(Fetch(little, kCode + 64).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
-TEST_F(Coherence, FreshAfterIsUnknownOnceAClusterCameBackOnline) {
+TEST_F(Coherence, FreshAfterIsUnknownOnceAClusterCameBackOnline)
+{
   Store(little, kCode);
   Flush(little, kCode, 64);
   jf_model_cluster_online(model.m, kBig);
@@ -266,13 +318,15 @@ TEST_F(Coherence, FreshAfterIsUnknownOnceAClusterCameBackOnline) {
 // ---- one test per finding kind ---------------------------------------------
 
 // The verdict names KIND, under its report name, and blames SITE.
-void ExpectKind(const jf_verdict& v, jf_stale_kind kind, const char* name, uint32_t site) {
+void ExpectKind(const jf_verdict &v, jf_stale_kind kind, const char *name, uint32_t site)
+{
   EXPECT_EQ(v.kind, kind);
   EXPECT_STREQ(jf_stale_kind_name(v.kind), name);
   EXPECT_EQ(v.flush_site, site);
 }
 
-TEST_F(Coherence, KindNotCleaned) {
+TEST_F(Coherence, KindNotCleaned)
+{
   Store(little, kCode);
   Invalidate(little, kCode);
   Dsb(little);
@@ -285,7 +339,8 @@ TEST_F(Coherence, KindNotCleaned) {
   EXPECT_EQ(v.line, 64u);
 }
 
-TEST_F(Coherence, KindCleanNotCompleted) {
+TEST_F(Coherence, KindCleanNotCompleted)
+{
   Store(little, kCode);
   Clean(little, kCode, 5);
   Invalidate(little, kCode);
@@ -293,25 +348,30 @@ TEST_F(Coherence, KindCleanNotCompleted) {
   ExpectKind(Fetch(little, kCode), JF_STALE_CLEAN_NOT_COMPLETED, "clean-not-completed", 5u);
 }
 
-TEST_F(Coherence, KindInvalidatedBeforeClean) {
+TEST_F(Coherence, KindInvalidatedBeforeClean)
+{
   Store(little, kCode);
   Clean(little, kCode);
-  Invalidate(little, kCode, 6);  // no dsb between the two
+  Invalidate(little, kCode, 6); // no dsb between the two
   Dsb(little);
   Isb(little);
-  ExpectKind(Fetch(little, kCode), JF_STALE_INVALIDATED_BEFORE_CLEAN, "invalidated-before-clean", 6u);
+  ExpectKind(Fetch(little, kCode), JF_STALE_INVALIDATED_BEFORE_CLEAN, "invalidated-before-clean",
+             6u);
 }
 
-TEST_F(Coherence, KindInvalidateNotCompleted) {
+TEST_F(Coherence, KindInvalidateNotCompleted)
+{
   Store(little, kCode);
   Clean(little, kCode);
   Dsb(little);
   Invalidate(little, kCode, 7);
   Isb(little);
-  ExpectKind(Fetch(little, kCode), JF_STALE_INVALIDATE_NOT_COMPLETED, "invalidate-not-completed", 7u);
+  ExpectKind(Fetch(little, kCode), JF_STALE_INVALIDATE_NOT_COMPLETED, "invalidate-not-completed",
+             7u);
 }
 
-TEST_F(Coherence, KindNotInvalidatedInGeometryNamesTheLoopAndItsStride) {
+TEST_F(Coherence, KindNotInvalidatedInGeometryNamesTheLoopAndItsStride)
+{
   // The Galaxy S7 bug: 512 bytes of code, cleaned by 64, invalidated by the
   // big core's 128 from one site: every second 64-byte line is skipped on
   // the LITTLE cores, and only there.
@@ -333,7 +393,8 @@ TEST_F(Coherence, KindNotInvalidatedInGeometryNamesTheLoopAndItsStride) {
   }
 }
 
-TEST_F(Coherence, AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped) {
+TEST_F(Coherence, AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped)
+{
   // A doubled stride (256 on 128/64-byte cores): no core's geometry
   // reaches the skipped words; the loop's own stride claims them.
   Store(little, kCode, 1024);
@@ -348,17 +409,19 @@ TEST_F(Coherence, AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped) {
   }
 }
 
-TEST_F(Coherence, OneStepAloneIsNotAStride) {
+TEST_F(Coherence, OneStepAloneIsNotAStride)
+{
   Store(little, kCode, 4096);
   Invalidate(little, kCode, 9);
-  Invalidate(little, kCode + 0x500, 9);  // two calls, not a loop
+  Invalidate(little, kCode + 0x500, 9); // two calls, not a loop
   EXPECT_EQ(jf_model_site_stride(model.m, 9), 0u);
   Invalidate(little, kCode + 0x540, 9);
   Invalidate(little, kCode + 0x580, 9);
   EXPECT_EQ(jf_model_site_stride(model.m, 9), 64u);
 }
 
-TEST_F(Coherence, KindNotSynchronised) {
+TEST_F(Coherence, KindNotSynchronised)
+{
   Store(little, kCode);
   Clean(little, kCode);
   Dsb(little);
@@ -370,10 +433,17 @@ TEST_F(Coherence, KindNotSynchronised) {
 // Double-mapped code: kRw is the writable view, kRx the executable one, of
 // the same file page.
 constexpr uint64_t kRx = 0x40000, kRw = 0x80000;
-uint64_t CanonOf(uint64_t va, void*) { return va >= kRw && va < kRw + 4096 ? va - kRw + kRx : va; }
-bool NonexecView(uint64_t va, void*) { return va >= kRw && va < kRw + 4096; }
+uint64_t CanonOf(uint64_t va, void *)
+{
+  return va >= kRw && va < kRw + 4096 ? va - kRw + kRx : va;
+}
+bool NonexecView(uint64_t va, void *)
+{
+  return va >= kRw && va < kRw + 4096;
+}
 
-TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt) {
+TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt)
+{
   const jf_model_views views = {CanonOf, NonexecView, nullptr};
   // Cluster 0 VIPT (L1Ip 2), cluster 1 PIPT (L1Ip 3).
   Model m({kLittleCtr, 0x8444c004}, &views);
@@ -381,11 +451,11 @@ TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt) {
   jf_model_store(m.m, &vipt.t, kRw, 4, kWriterPc);
   jf_model_dc_clean(m.m, &vipt.t, kRw, 1);
   jf_model_dsb(m.m, &vipt.t);
-  jf_model_ic_ivau(m.m, &vipt.t, kRw, 4);  // through the RW view
+  jf_model_ic_ivau(m.m, &vipt.t, kRw, 4); // through the RW view
   jf_model_dsb(m.m, &vipt.t);
   jf_model_sync(m.m, &vipt.t);
   jf_model_sync(m.m, &pipt.t);
-  jf_word* w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
+  jf_word *w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
   ASSERT_NE(w, nullptr);
   const jf_verdict v = jf_model_fetch(m.m, &vipt.t, w, false);
   EXPECT_EQ(v.kind, JF_STALE_NONEXEC_ALIAS);
@@ -394,7 +464,8 @@ TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt) {
   EXPECT_EQ(jf_model_fetch(m.m, &pipt.t, w, false).kind, JF_FRESH);
 }
 
-TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts) {
+TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts)
+{
   const jf_model_views views = {CanonOf, NonexecView, nullptr};
   Model m({kLittleCtr}, &views);
   Thread t(0, 0);
@@ -404,15 +475,18 @@ TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts) {
   jf_model_ic_ivau(m.m, &t.t, kRx, 4);
   jf_model_dsb(m.m, &t.t);
   jf_model_sync(m.m, &t.t);
-  jf_word* w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
+  jf_word *w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
   EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, false).kind, JF_FRESH);
 }
 
-TEST(CoherenceKinds, ReasonsKeepTheReportWording) {
+TEST(CoherenceKinds, ReasonsKeepTheReportWording)
+{
   EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NOT_INVALIDATED_IN_GEOMETRY),
                "not invalidated in this core's geometry");
-  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NONEXEC_ALIAS), "invalidated through a non-executable alias");
-  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NOT_SYNCHRONISED), "pipeline not synchronised (no isb)");
+  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NONEXEC_ALIAS),
+               "invalidated through a non-executable alias");
+  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NOT_SYNCHRONISED),
+               "pipeline not synchronised (no isb)");
 }
 
-}  // namespace
+} // namespace

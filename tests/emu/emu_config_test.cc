@@ -12,20 +12,26 @@ extern "C" {
 
 #include "run_process.h"
 
-namespace {
+namespace
+{
 
-std::string ConfigPath(const std::string& name) {
+std::string ConfigPath(const std::string &name)
+{
   return std::string(JITFLUSH_QEMU_CONFIGS_DIR) + "/" + name;
 }
 
 struct Loaded {
-  emu_config* cfg = nullptr;
+  emu_config *cfg = nullptr;
   std::string error;
-  ~Loaded() { emu_config_free(cfg); }
+  ~Loaded()
+  {
+    emu_config_free(cfg);
+  }
 };
 
-void LoadPath(const std::string& path, Loaded* out) {
-  GError* err = nullptr;
+void LoadPath(const std::string &path, Loaded *out)
+{
+  GError *err = nullptr;
   out->cfg = emu_config_load(path.c_str(), &err);
   if (err) {
     out->error = err->message;
@@ -34,48 +40,53 @@ void LoadPath(const std::string& path, Loaded* out) {
 }
 
 // Writes TEXT to DIR/fixture.conf and loads it.
-void LoadText(const TempDir& dir, const std::string& text, Loaded* out) {
+void LoadText(const TempDir &dir, const std::string &text, Loaded *out)
+{
   WriteFile(dir / "fixture.conf", text);
   LoadPath(dir / "fixture.conf", out);
 }
 
 // Two clusters, the Exynos 8890 layout; lines numbered for the fixtures
 // that edit it.
-const char kBase[] =
-    "[soc]\n"                 // 1
-    "name=Test SoC\n"         // 2
-    "\n"                      // 3
-    "[cluster little]\n"      // 4
-    "cpus=0-3\n"              // 5
-    "midr=0x410fd034\n"       // 6
-    "ctr=0x84448004\n"        // 7
-    "\n"                      // 8
-    "[cluster big]\n"         // 9
-    "cpus=4-7\n"              // 10
-    "midr=0x531f0011\n"       // 11
-    "ctr=0x84448005\n"        // 12
-    "\n"                      // 13
-    "[kernel]\n"              // 14
-    "sysfs=full\n";           // 15
+const char kBase[] = "[soc]\n"            // 1
+                     "name=Test SoC\n"    // 2
+                     "\n"                 // 3
+                     "[cluster little]\n" // 4
+                     "cpus=0-3\n"         // 5
+                     "midr=0x410fd034\n"  // 6
+                     "ctr=0x84448004\n"   // 7
+                     "\n"                 // 8
+                     "[cluster big]\n"    // 9
+                     "cpus=4-7\n"         // 10
+                     "midr=0x531f0011\n"  // 11
+                     "ctr=0x84448005\n"   // 12
+                     "\n"                 // 13
+                     "[kernel]\n"         // 14
+                     "sysfs=full\n";      // 15
 
-std::string Replace(std::string text, const std::string& from, const std::string& to) {
+std::string Replace(std::string text, const std::string &from, const std::string &to)
+{
   size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
   return text;
 }
 
-class ConfigFixture : public ::testing::Test {
- protected:
+class ConfigFixture : public ::testing::Test
+{
+protected:
   // Loads TEXT, expects failure, returns the message with the fixture's
   // folder replaced by "DIR" so that expectations read as file:line.
-  std::string Error(const std::string& text) {
+  std::string Error(const std::string &text)
+  {
     Loaded l;
     LoadText(dir_, text, &l);
     EXPECT_EQ(l.cfg, nullptr) << "loaded although it should not";
     std::string msg = l.error;
     size_t at = msg.find(dir_.path());
-    if (at != std::string::npos) msg.replace(at, dir_.path().size(), "DIR");
+    if (at != std::string::npos)
+      msg.replace(at, dir_.path().size(), "DIR");
     return msg;
   }
   TempDir dir_;
@@ -84,23 +95,24 @@ class ConfigFixture : public ::testing::Test {
 // ---------------------------------------------------------------------------
 // The shipped configs.
 
-TEST(ShippedConfigs, EveryFileLoads) {
-  for (const char* name :
-       {"exynos8890.conf", "exynos8890-hotplug.conf", "exynos8890-cpuset.conf",
-        "exynos8890-cpuset-hidden-small.conf", "exynos8890-sanitized.conf", "tegra186.conf",
-        "a64fx-mixed.conf", "tri-cluster.conf", "n1-idc-dic.conf", "apple-m1.conf",
-        "many-cpus-300.conf"}) {
+TEST(ShippedConfigs, EveryFileLoads)
+{
+  for (const char *name : {"exynos8890.conf", "exynos8890-hotplug.conf", "exynos8890-cpuset.conf",
+                           "exynos8890-cpuset-hidden-small.conf", "exynos8890-sanitized.conf",
+                           "tegra186.conf", "a64fx-mixed.conf", "tri-cluster.conf",
+                           "n1-idc-dic.conf", "apple-m1.conf", "many-cpus-300.conf"}) {
     Loaded l;
     LoadPath(ConfigPath(name), &l);
     EXPECT_NE(l.cfg, nullptr) << name << ": " << l.error;
   }
 }
 
-TEST(ShippedConfigs, Exynos8890MatchesTheDesignTable) {
+TEST(ShippedConfigs, Exynos8890MatchesTheDesignTable)
+{
   Loaded l;
   LoadPath(ConfigPath("exynos8890.conf"), &l);
   ASSERT_NE(l.cfg, nullptr) << l.error;
-  const emu_config& c = *l.cfg;
+  const emu_config &c = *l.cfg;
   EXPECT_STREQ(c.soc_name, "Samsung Exynos 8890 (Galaxy S7)");
   EXPECT_STREQ(c.qemu_cpu, "cortex-a53");
   ASSERT_EQ(c.ncpus, 8u);
@@ -124,10 +136,11 @@ TEST(ShippedConfigs, Exynos8890MatchesTheDesignTable) {
   EXPECT_EQ(c.sysfs, EMU_SYSFS_FULL);
   EXPECT_EQ(c.seed, 1u);
   EXPECT_EQ(c.migrate_every, 300u);
-  EXPECT_EQ(c.sanitized_ctr, 0x84448004u);  // the A53's 64-byte I line wins
+  EXPECT_EQ(c.sanitized_ctr, 0x84448004u); // the A53's 64-byte I line wins
 }
 
-TEST(ShippedConfigs, HotplugStartsWithTheBigClusterOffline) {
+TEST(ShippedConfigs, HotplugStartsWithTheBigClusterOffline)
+{
   Loaded l;
   LoadPath(ConfigPath("exynos8890-hotplug.conf"), &l);
   ASSERT_NE(l.cfg, nullptr) << l.error;
@@ -137,7 +150,8 @@ TEST(ShippedConfigs, HotplugStartsWithTheBigClusterOffline) {
   }
 }
 
-TEST(ShippedConfigs, CpusetsConfineTheProcess) {
+TEST(ShippedConfigs, CpusetsConfineTheProcess)
+{
   Loaded little, big;
   LoadPath(ConfigPath("exynos8890-cpuset.conf"), &little);
   LoadPath(ConfigPath("exynos8890-cpuset-hidden-small.conf"), &big);
@@ -151,9 +165,10 @@ TEST(ShippedConfigs, CpusetsConfineTheProcess) {
   EXPECT_EQ(big.cfg->sanitized_ctr, 0x84448004u);
 }
 
-TEST(ShippedConfigs, SanitizedCtrFollowsTheKernelRule) {
+TEST(ShippedConfigs, SanitizedCtrFollowsTheKernelRule)
+{
   struct Case {
-    const char* file;
+    const char *file;
     uint64_t ctr;
   } cases[] = {
       {"exynos8890-sanitized.conf", 0x84448004u},
@@ -164,11 +179,12 @@ TEST(ShippedConfigs, SanitizedCtrFollowsTheKernelRule) {
       {"apple-m1.conf", 0x84448004u},
       {"many-cpus-300.conf", 0x84448004u},
   };
-  for (const Case& c : cases) {
+  for (const Case &c : cases) {
     Loaded l;
     LoadPath(ConfigPath(c.file), &l);
     ASSERT_NE(l.cfg, nullptr) << c.file << ": " << l.error;
-    EXPECT_EQ(l.cfg->sanitized_ctr, c.ctr) << c.file << std::hex << " got 0x" << l.cfg->sanitized_ctr;
+    EXPECT_EQ(l.cfg->sanitized_ctr, c.ctr)
+        << c.file << std::hex << " got 0x" << l.cfg->sanitized_ctr;
   }
   Loaded trap;
   LoadPath(ConfigPath("exynos8890-sanitized.conf"), &trap);
@@ -176,7 +192,8 @@ TEST(ShippedConfigs, SanitizedCtrFollowsTheKernelRule) {
   EXPECT_EQ(trap.cfg->ctr_trap, EMU_CTR_TRAP_SANITIZE);
 }
 
-TEST(ShippedConfigs, ThreeHundredCpus) {
+TEST(ShippedConfigs, ThreeHundredCpus)
+{
   Loaded l;
   LoadPath(ConfigPath("many-cpus-300.conf"), &l);
   ASSERT_NE(l.cfg, nullptr) << l.error;
@@ -191,22 +208,23 @@ TEST(ShippedConfigs, ThreeHundredCpus) {
 // ---------------------------------------------------------------------------
 // What is accepted.
 
-TEST_F(ConfigFixture, DefaultsAndNumberForms) {
+TEST_F(ConfigFixture, DefaultsAndNumberForms)
+{
   Loaded l;
-  LoadText(dir_,
-           Replace(kBase, "midr=0x410fd034", "midr=1091555380   # decimal, comment after it"),
+  LoadText(dir_, Replace(kBase, "midr=0x410fd034", "midr=1091555380   # decimal, comment after it"),
            &l);
   ASSERT_NE(l.cfg, nullptr) << l.error;
   EXPECT_EQ(l.cfg->clusters[0].midr, 0x410fd034u);
-  EXPECT_STREQ(l.cfg->clusters[0].core, "little");   // core= defaults to the name
-  EXPECT_EQ(l.cfg->clusters[0].l1i_line, 64u);       // from CTR_EL0.IminLine
+  EXPECT_STREQ(l.cfg->clusters[0].core, "little"); // core= defaults to the name
+  EXPECT_EQ(l.cfg->clusters[0].l1i_line, 64u);     // from CTR_EL0.IminLine
   EXPECT_EQ(l.cfg->clusters[1].l1i_line, 128u);
   EXPECT_EQ(l.cfg->qemu_cpu, nullptr);
   EXPECT_EQ(l.cfg->seed, 1u);
   EXPECT_EQ(l.cfg->migrate_every, 0u);
 }
 
-TEST_F(ConfigFixture, AllowedDefaultsToTheOnlineCpus) {
+TEST_F(ConfigFixture, AllowedDefaultsToTheOnlineCpus)
+{
   Loaded l;
   LoadText(dir_, Replace(kBase, "cpus=4-7\n", "cpus=4-7\nonline=5\n"), &l);
   ASSERT_NE(l.cfg, nullptr) << l.error;
@@ -217,67 +235,78 @@ TEST_F(ConfigFixture, AllowedDefaultsToTheOnlineCpus) {
   }
 }
 
-TEST(CpuList, ParsesLinuxCpulists) {
+TEST(CpuList, ParsesLinuxCpulists)
+{
   bool set[EMU_MAX_CPUS];
   ASSERT_TRUE(emu_parse_cpulist("0-3,6", set));
-  for (unsigned cpu = 0; cpu < 8; cpu++) EXPECT_EQ(set[cpu], cpu <= 3 || cpu == 6) << cpu;
+  for (unsigned cpu = 0; cpu < 8; cpu++)
+    EXPECT_EQ(set[cpu], cpu <= 3 || cpu == 6) << cpu;
   ASSERT_TRUE(emu_parse_cpulist("1023", set));
   EXPECT_TRUE(set[1023]);
   EXPECT_FALSE(set[0]);
-  for (const char* bad : {"", "1-", "-1", "3-1", "a", "0,,1", "1024", "0-1024", "0x"})
+  for (const char *bad : {"", "1-", "-1", "3-1", "a", "0,,1", "1024", "0-1024", "0x"})
     EXPECT_FALSE(emu_parse_cpulist(bad, set)) << bad;
 }
 
 // ---------------------------------------------------------------------------
 // What is rejected, and how the message reads.
 
-TEST_F(ConfigFixture, UnknownKey) {
+TEST_F(ConfigFixture, UnknownKey)
+{
   EXPECT_EQ(Error(Replace(kBase, "cpus=4-7\n", "cpus=4-7\ncolour=blue\n")),
             "DIR/fixture.conf:11: [cluster big] colour: unknown key (known: cpus, core, midr, "
             "ctr, l1i-line, l1d-line, online, domain)");
 }
 
-TEST_F(ConfigFixture, UnknownGroup) {
+TEST_F(ConfigFixture, UnknownGroup)
+{
   EXPECT_EQ(Error(std::string(kBase) + "[schedule]\nseed=1\n"),
             "DIR/fixture.conf:16: [schedule]: unknown group (known: soc, cluster NAME, kernel, "
             "process, sched, hotplug)");
 }
 
-TEST_F(ConfigFixture, BadHexNumber) {
+TEST_F(ConfigFixture, BadHexNumber)
+{
   EXPECT_EQ(Error(Replace(kBase, "ctr=0x84448005", "ctr=0x8444800g")),
             "DIR/fixture.conf:12: [cluster big] ctr: not a number: '0x8444800g' (decimal or "
             "0x hex)");
 }
 
-TEST_F(ConfigFixture, BadDecimalNumber) {
+TEST_F(ConfigFixture, BadDecimalNumber)
+{
   EXPECT_EQ(Error(std::string(kBase) + "[sched]\nmigrate-every=30k\n"),
             "DIR/fixture.conf:17: [sched] migrate-every: not a number: '30k' (decimal or 0x hex)");
 }
 
-TEST_F(ConfigFixture, NumberOutOfRange) {
+TEST_F(ConfigFixture, NumberOutOfRange)
+{
   EXPECT_EQ(Error(Replace(kBase, "midr=0x531f0011", "midr=0x1531f0011")),
             "DIR/fixture.conf:11: [cluster big] midr: 0x1531f0011 is out of range (at most "
             "0xffffffff)");
 }
 
-TEST_F(ConfigFixture, CtrWithoutRes1Bit) {
+TEST_F(ConfigFixture, CtrWithoutRes1Bit)
+{
   EXPECT_EQ(Error(Replace(kBase, "ctr=0x84448005", "ctr=0x04448005")),
             "DIR/fixture.conf:12: [cluster big] ctr: 0x4448005 has bit 31 clear, which is RES1 "
             "in CTR_EL0");
 }
 
-TEST_F(ConfigFixture, OverlappingClusters) {
+TEST_F(ConfigFixture, OverlappingClusters)
+{
   EXPECT_EQ(Error(Replace(kBase, "cpus=4-7", "cpus=3-7")),
             "DIR/fixture.conf:10: [cluster big] cpus: cpu 3 is already in [cluster little]");
 }
 
-TEST_F(ConfigFixture, GapBetweenClusters) {
+TEST_F(ConfigFixture, GapBetweenClusters)
+{
   EXPECT_EQ(Error(Replace(kBase, "cpus=4-7", "cpus=5-7")),
             "DIR/fixture.conf:10: [cluster big] cpus: cpu 4 is in no cluster (CPUs must be "
             "0..7 without gaps)");
 }
 
-TEST_F(ConfigFixture, BadEnumValue) {
+TEST_F(ConfigFixture, BadEnumValue)
+{
   EXPECT_EQ(Error(Replace(kBase, "sysfs=full", "sysfs=partial")),
             "DIR/fixture.conf:15: [kernel] sysfs: bad value 'partial' (expected full | no-cache "
             "| no-midr | none)");
@@ -286,7 +315,8 @@ TEST_F(ConfigFixture, BadEnumValue) {
             "sanitize)");
 }
 
-TEST_F(ConfigFixture, MissingRequiredKeys) {
+TEST_F(ConfigFixture, MissingRequiredKeys)
+{
   EXPECT_EQ(Error(Replace(kBase, "ctr=0x84448005\n", "")),
             "DIR/fixture.conf:9: [cluster big]: missing required key 'ctr'");
   EXPECT_EQ(Error(Replace(kBase, "midr=0x410fd034\n", "")),
@@ -295,12 +325,14 @@ TEST_F(ConfigFixture, MissingRequiredKeys) {
             "DIR/fixture.conf:4: [cluster little]: missing required key 'cpus'");
 }
 
-TEST_F(ConfigFixture, OnlineOutsideItsCluster) {
+TEST_F(ConfigFixture, OnlineOutsideItsCluster)
+{
   EXPECT_EQ(Error(Replace(kBase, "cpus=4-7\n", "cpus=4-7\nonline=2-4\n")),
             "DIR/fixture.conf:11: [cluster big] online: cpu 2 is not one of this cluster's cpus");
 }
 
-TEST_F(ConfigFixture, NothingOnline) {
+TEST_F(ConfigFixture, NothingOnline)
+{
   std::string text = Replace(kBase, "cpus=0-3\n", "cpus=0-3\nonline=\n");
   text = Replace(text, "cpus=4-7\n", "cpus=4-7\nonline=\n");
   EXPECT_EQ(Error(text),
@@ -308,18 +340,20 @@ TEST_F(ConfigFixture, NothingOnline) {
             "program could not run");
 }
 
-TEST_F(ConfigFixture, AllowedOutsideTheCpus) {
+TEST_F(ConfigFixture, AllowedOutsideTheCpus)
+{
   EXPECT_EQ(Error(std::string(kBase) + "[process]\nallowed=0-9\n"),
             "DIR/fixture.conf:17: [process] allowed: cpu 8 does not exist (CPUs are 0..7)");
 }
 
-TEST_F(ConfigFixture, AllowedOnlyOfflineCpus) {
-  EXPECT_EQ(Error(Replace(kBase, "cpus=4-7\n", "cpus=4-7\nonline=\n") +
-                  "[process]\nallowed=4-7\n"),
+TEST_F(ConfigFixture, AllowedOnlyOfflineCpus)
+{
+  EXPECT_EQ(Error(Replace(kBase, "cpus=4-7\n", "cpus=4-7\nonline=\n") + "[process]\nallowed=4-7\n"),
             "DIR/fixture.conf:18: [process] allowed: none of these CPUs is online");
 }
 
-TEST_F(ConfigFixture, MalformedCpuList) {
+TEST_F(ConfigFixture, MalformedCpuList)
+{
   EXPECT_EQ(Error(Replace(kBase, "cpus=4-7", "cpus=7-4")),
             "DIR/fixture.conf:10: [cluster big] cpus: descending range in CPU list: '7-4'");
   EXPECT_EQ(Error(Replace(kBase, "cpus=4-7", "cpus=4-2000")),
@@ -327,19 +361,22 @@ TEST_F(ConfigFixture, MalformedCpuList) {
             "1023): '4-2000'");
 }
 
-TEST_F(ConfigFixture, LineSizeNotAPowerOfTwo) {
+TEST_F(ConfigFixture, LineSizeNotAPowerOfTwo)
+{
   EXPECT_EQ(Error(Replace(kBase, "cpus=4-7\n", "cpus=4-7\nl1i-line=96\n")),
             "DIR/fixture.conf:11: [cluster big] l1i-line: 96 is not a power of two >= 4");
 }
 
-TEST_F(ConfigFixture, DuplicateKeyAndGroup) {
+TEST_F(ConfigFixture, DuplicateKeyAndGroup)
+{
   EXPECT_EQ(Error(Replace(kBase, "ctr=0x84448005\n", "ctr=0x84448005\nctr=0x84448004\n")),
             "DIR/fixture.conf:13: [cluster big] ctr: duplicate key (first at line 12)");
   EXPECT_EQ(Error(std::string(kBase) + "[kernel]\nsysfs=none\n"),
             "DIR/fixture.conf:16: [kernel]: duplicate group (first at line 14)");
 }
 
-TEST_F(ConfigFixture, SyntaxErrors) {
+TEST_F(ConfigFixture, SyntaxErrors)
+{
   EXPECT_EQ(Error(Replace(kBase, "name=Test SoC", "name Test SoC")),
             "DIR/fixture.conf:2: [soc]: expected key=value, got 'name Test SoC'");
   EXPECT_EQ(Error("cpus=0-3\n" + std::string(kBase)),
@@ -350,17 +387,20 @@ TEST_F(ConfigFixture, SyntaxErrors) {
             "DIR/fixture.conf:9: [cluster ]: a cluster needs a name: [cluster NAME]");
 }
 
-TEST_F(ConfigFixture, EmptyValue) {
+TEST_F(ConfigFixture, EmptyValue)
+{
   EXPECT_EQ(Error(Replace(kBase, "name=Test SoC", "name=   # nothing")),
             "DIR/fixture.conf:2: [soc] name: empty value");
 }
 
-TEST_F(ConfigFixture, NoCluster) {
+TEST_F(ConfigFixture, NoCluster)
+{
   EXPECT_EQ(Error("[soc]\nname=x\n"),
             "DIR/fixture.conf: no [cluster NAME] group: at least one cluster is required");
 }
 
-TEST(ConfigErrors, RefusesWhatIsNotAConfigFile) {
+TEST(ConfigErrors, RefusesWhatIsNotAConfigFile)
+{
   Loaded dev, dir;
   LoadPath("/dev/zero", &dev);
   EXPECT_EQ(dev.error, "/dev/zero: not a config file (not a regular file)");
@@ -368,19 +408,21 @@ TEST(ConfigErrors, RefusesWhatIsNotAConfigFile) {
   EXPECT_EQ(dir.error, "/tmp: not a config file (not a regular file)");
 }
 
-TEST(ConfigErrors, UnreadableFileIsNamed) {
+TEST(ConfigErrors, UnreadableFileIsNamed)
+{
   Loaded l;
   LoadPath("/nonexistent/x.conf", &l);
   EXPECT_EQ(l.cfg, nullptr);
   EXPECT_EQ(l.error.rfind("/nonexistent/x.conf: cannot read: ", 0), 0u) << l.error;
 }
 
-}  // namespace
+} // namespace
 
 // ---------------------------------------------------------------------------
 // Issue 14: domain= and [hotplug] events.
 
-TEST_F(ConfigFixture, DomainsDefaultToTheClusterAndCanBeShared) {
+TEST_F(ConfigFixture, DomainsDefaultToTheClusterAndCanBeShared)
+{
   Loaded l;
   LoadText(dir_, kBase, &l);
   ASSERT_NE(l.cfg, nullptr) << l.error;
@@ -393,7 +435,8 @@ TEST_F(ConfigFixture, DomainsDefaultToTheClusterAndCanBeShared) {
   EXPECT_STREQ(shared.cfg->clusters[1].domain, "little");
 }
 
-TEST_F(ConfigFixture, HotplugEventsAreSortedAndTheCpusetFollowsThem) {
+TEST_F(ConfigFixture, HotplugEventsAreSortedAndTheCpusetFollowsThem)
+{
   Loaded l;
   LoadText(dir_,
            Replace(kBase, "cpus=4-7\n", "cpus=4-7\nonline=4-5\n") +
@@ -413,8 +456,9 @@ TEST_F(ConfigFixture, HotplugEventsAreSortedAndTheCpusetFollowsThem) {
   EXPECT_TRUE(l.cfg->allowed[7]);
 }
 
-TEST(HotplugEvents, CpulistsMayHoldCommas) {
-  emu_hotplug_event* events = nullptr;
+TEST(HotplugEvents, CpulistsMayHoldCommas)
+{
+  emu_hotplug_event *events = nullptr;
   unsigned n = 0;
   ASSERT_EQ(emu_parse_hotplug_events("+4,6@100,-4@200", &events, &n), nullptr);
   ASSERT_EQ(n, 2u);
@@ -422,14 +466,15 @@ TEST(HotplugEvents, CpulistsMayHoldCommas) {
   EXPECT_TRUE(emu_event_has(&events[0], 6));
   EXPECT_FALSE(emu_event_has(&events[0], 5));
   g_free(events);
-  for (const char* bad : {"", "6@100", "+6", "+6@", "+6@x", "+@100", "+6@100;-6@200", "+6@100,",
+  for (const char *bad : {"", "6@100", "+6", "+6@", "+6@x", "+@100", "+6@100;-6@200", "+6@100,",
                           "+6-@1", "+1024@1", "+6@-1", "+6@100 ,-6@200"}) {
     EXPECT_NE(emu_parse_hotplug_events(bad, &events, &n), nullptr) << bad;
     EXPECT_EQ(events, nullptr) << bad;
   }
 }
 
-TEST_F(ConfigFixture, HotplugEventErrorsNameFileLineAndKey) {
+TEST_F(ConfigFixture, HotplugEventErrorsNameFileLineAndKey)
+{
   const std::string base = Replace(kBase, "cpus=4-7\n", "cpus=4-7\nonline=4-5\n");
   EXPECT_EQ(Error(base + "[hotplug]\nevents=+6-7@2e6\n"),
             "DIR/fixture.conf:18: [hotplug] events: events are separated by commas: '+6-7@2e6'");

@@ -14,62 +14,83 @@ extern "C" {
 #include "findings.h"
 #include "symbols.h"
 
-namespace {
+namespace
+{
 
 struct Config {
-  Config() {
-    GError* err = nullptr;
+  Config()
+  {
+    GError *err = nullptr;
     cfg = emu_config_load(JITFLUSH_QEMU_CONFIGS_DIR "/exynos8890.conf", &err);
-    if (err) g_error_free(err);
+    if (err)
+      g_error_free(err);
   }
-  ~Config() { emu_config_free(cfg); }
-  emu_config* cfg;
+  ~Config()
+  {
+    emu_config_free(cfg);
+  }
+  emu_config *cfg;
 };
 
-jf_verdict Geometry(uint32_t site, uint64_t writer = 0x4031fc) {
+jf_verdict Geometry(uint32_t site, uint64_t writer = 0x4031fc)
+{
   return jf_verdict{JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, writer, site, 128, 64};
 }
 
 // A fixed "symbolizer": every PC gets a name, only some a location.
-void FakeNames(uint64_t pc, char** symbol, char** location, void*) {
+void FakeNames(uint64_t pc, char **symbol, char **location, void *)
+{
   *symbol = g_strdup_printf("fn_%llx+0x4", static_cast<unsigned long long>(pc));
   *location = pc == 0x401224 ? g_strdup("/src/jit.c:55") : nullptr;
 }
 
-std::string Take(GString* s) {
+std::string Take(GString *s)
+{
   std::string out(s->str, s->len);
   g_string_free(s, TRUE);
   return out;
 }
 
-class Findings : public ::testing::Test {
- protected:
-  Findings() : f(emu_findings_new(config.cfg)) {}
-  ~Findings() override { emu_findings_free(f); }
-  nlohmann::json Json() {
-    GString* s = g_string_new("{\"x\": 0");
+class Findings : public ::testing::Test
+{
+protected:
+  Findings() : f(emu_findings_new(config.cfg))
+  {
+  }
+  ~Findings() override
+  {
+    emu_findings_free(f);
+  }
+  nlohmann::json Json()
+  {
+    GString *s = g_string_new("{\"x\": 0");
     emu_findings_json(f, s);
     g_string_append(s, "}");
     return nlohmann::json::parse(Take(s));
   }
   Config config;
-  emu_findings* f;
+  emu_findings *f;
 };
 
-TEST_F(Findings, ConfigLoads) { ASSERT_NE(config.cfg, nullptr); }
+TEST_F(Findings, ConfigLoads)
+{
+  ASSERT_NE(config.cfg, nullptr);
+}
 
-TEST_F(Findings, ManyStaleFetchesOfOneBugAreOneFindingWithACount) {
+TEST_F(Findings, ManyStaleFetchesOfOneBugAreOneFindingWithACount)
+{
   const uint32_t site = emu_findings_site(f, 0x403520, 0x401228);
   EXPECT_EQ(emu_findings_site(f, 0x403520, 0x401228), site) << "sites are interned";
   const jf_verdict v = Geometry(site);
   for (int round = 0; round < 1000; round++)
-    for (uint64_t word = 0; word < 16; word++) emu_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
+    for (uint64_t word = 0; word < 16; word++)
+      emu_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
   EXPECT_EQ(emu_findings_count(f), 1u);
   EXPECT_EQ(emu_findings_stale_total(f), 16000u);
   emu_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["findings"].size(), 1u);
-  const auto& fd = j["findings"][0];
+  const auto &fd = j["findings"][0];
   EXPECT_EQ(fd["kind"], "not-invalidated-in-geometry");
   EXPECT_EQ(fd["count"], 16000);
   EXPECT_EQ(fd["words"], 16);
@@ -90,7 +111,8 @@ TEST_F(Findings, ManyStaleFetchesOfOneBugAreOneFindingWithACount) {
   EXPECT_EQ(j["stale"][0]["reason"], "not invalidated in this core's geometry");
 }
 
-TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirst) {
+TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirst)
+{
   const uint32_t a = emu_findings_site(f, 0x1000, 0x2004);
   const uint32_t b = emu_findings_site(f, 0x1100, 0x2004);
   const jf_verdict geo = Geometry(a);
@@ -99,7 +121,8 @@ TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirs
   jf_verdict no_site_w1 = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64};
   jf_verdict no_site_w2 = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64};
   emu_findings_record(f, 0x9000, 0, 0, &geo);
-  for (int i = 0; i < 3; i++) emu_findings_record(f, 0x9004, 4, 1, &other_site);
+  for (int i = 0; i < 3; i++)
+    emu_findings_record(f, 0x9004, 4, 1, &other_site);
   emu_findings_record(f, 0x9008, 0, 0, &no_isb);
   emu_findings_record(f, 0x900c, 0, 0, &no_site_w1);
   emu_findings_record(f, 0x9010, 0, 0, &no_site_w2);
@@ -108,7 +131,7 @@ TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirs
   const nlohmann::json j = Json();
   EXPECT_EQ(j["findings"][0]["count"], 3) << "most stale fetches first";
   EXPECT_EQ(j["findings"][0]["fetch_core"], "Exynos M1");
-  for (const auto& fd : j["findings"]) {
+  for (const auto &fd : j["findings"]) {
     if (fd["kind"] == "not-cleaned") {
       EXPECT_TRUE(fd["flush"].is_null()) << fd.dump();
       EXPECT_TRUE(fd["stride"].is_null()) << fd.dump();
@@ -117,7 +140,8 @@ TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirs
   }
 }
 
-TEST_F(Findings, CtrReadSitesCountEachPcCpuAndValue) {
+TEST_F(Findings, CtrReadSitesCountEachPcCpuAndValue)
+{
   emu_findings_ctr_read(f, 0x4012cc, 4, 0x84448005);
   emu_findings_ctr_read(f, 0x4012cc, 4, 0x84448005);
   emu_findings_ctr_read(f, 0x4012cc, 0, 0x84448004);
@@ -131,38 +155,44 @@ TEST_F(Findings, CtrReadSitesCountEachPcCpuAndValue) {
   EXPECT_EQ(j["ctr_read_sites"][0]["count"], 2);
 }
 
-TEST_F(Findings, TextIsOneBlockPerFindingAndASummary) {
+TEST_F(Findings, TextIsOneBlockPerFindingAndASummary)
+{
   EXPECT_EQ(Take(emu_findings_text(f)), "") << "nothing to say on a clean run";
   const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
   emu_findings_record(f, 0x9040, 0, 0, &v);
   emu_findings_resolve(f, FakeNames, nullptr);
   const std::string text = Take(emu_findings_text(f));
-  EXPECT_EQ(text.rfind("==jitflush-emu== STALE FETCH #1 not-invalidated-in-geometry: 1 stale fetches of 1 words "
-                       "(first 0x9040) on cpu 0 (Cortex-A53, 64-byte lines)\n",
-                       0),
-            0u)
+  EXPECT_EQ(
+      text.rfind(
+          "==jitflush-emu== STALE FETCH #1 not-invalidated-in-geometry: 1 stale fetches of 1 words "
+          "(first 0x9040) on cpu 0 (Cortex-A53, 64-byte lines)\n",
+          0),
+      0u)
       << text;
   EXPECT_NE(text.find("    flush   0x403520 fn_403520+0x4\n"), std::string::npos) << text;
   EXPECT_NE(text.find("            loop stride 128 bytes\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("    called  0x401224 fn_401224+0x4 /src/jit.c:55\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    called  0x401224 fn_401224+0x4 /src/jit.c:55\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("    writer  0x4031fc fn_4031fc+0x4\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("SUMMARY: jitflush-emu: 1 finding, 1 stale fetches\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("SUMMARY: jitflush-emu: 1 finding, 1 stale fetches\n"), std::string::npos)
+      << text;
 }
 
-TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine) {
+TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine)
+{
   const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
   emu_findings_record(f, 0x9040, 0, 0, &v);
   emu_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json s = nlohmann::json::parse(Take(emu_findings_sarif(f)));
   EXPECT_EQ(s["version"], "2.1.0");
-  const auto& run = s["runs"][0];
+  const auto &run = s["runs"][0];
   EXPECT_EQ(run["tool"]["driver"]["name"], "jitflush-emu");
   EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 7u) << "one rule per kind";
   ASSERT_EQ(run["results"].size(), 1u);
-  const auto& r = run["results"][0];
+  const auto &r = run["results"][0];
   EXPECT_EQ(r["ruleId"], "not-invalidated-in-geometry");
   EXPECT_EQ(run["tool"]["driver"]["rules"][r["ruleIndex"].get<int>()]["id"], r["ruleId"]);
-  const auto& loc = r["locations"][0]["physicalLocation"];
+  const auto &loc = r["locations"][0]["physicalLocation"];
   EXPECT_EQ(loc["artifactLocation"]["uri"], "file:///src/jit.c");
   EXPECT_EQ(loc["region"]["startLine"], 55);
 }
@@ -171,25 +201,29 @@ TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine) {
 
 const std::string kGuest = JITFLUSH_AARCH64_BUILD_DIR "/tests/scenario/jit_stress";
 
-uint64_t NmAddress(const std::string& symbol) {
+uint64_t NmAddress(const std::string &symbol)
+{
   const std::string cmd = "aarch64-linux-gnu-nm " + kGuest + " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
+  std::unique_ptr<FILE, int (*)(FILE *)> p(popen(cmd.c_str(), "r"), pclose);
   char line[512];
   while (p && fgets(line, sizeof line, p.get())) {
     unsigned long long addr;
     char type;
     char name[400];
-    if (sscanf(line, "%llx %c %399s", &addr, &type, name) == 3 && symbol == name) return addr;
+    if (sscanf(line, "%llx %c %399s", &addr, &type, name) == 3 && symbol == name)
+      return addr;
   }
   return 0;
 }
 
-TEST(Symbols, NamesFunctionOffsetAndSourceLineOfAnAarch64Binary) {
+TEST(Symbols, NamesFunctionOffsetAndSourceLineOfAnAarch64Binary)
+{
   const uint64_t fn = NmAddress("sc_flush_libgcc");
-  if (!fn) GTEST_SKIP() << "no aarch64 build at " << kGuest;
+  if (!fn)
+    GTEST_SKIP() << "no aarch64 build at " << kGuest;
   // A static, non-PIE program: mapped where it was linked.
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + kGuest + "\n";
-  emu_symbols* s = emu_symbols_new(maps.c_str());
+  emu_symbols *s = emu_symbols_new(maps.c_str());
   char *symbol = nullptr, *location = nullptr;
   emu_symbols_lookup(fn + 4, &symbol, &location, s);
   ASSERT_NE(symbol, nullptr);
@@ -204,17 +238,19 @@ TEST(Symbols, NamesFunctionOffsetAndSourceLineOfAnAarch64Binary) {
   emu_symbols_free(s);
 }
 
-TEST(Symbols, GuestMapsKeepOnlyAarch64FilesShiftedByTheGuestBase) {
-  if (!NmAddress("main")) GTEST_SKIP() << "no aarch64 build at " << kGuest;
+TEST(Symbols, GuestMapsKeepOnlyAarch64FilesShiftedByTheGuestBase)
+{
+  if (!NmAddress("main"))
+    GTEST_SKIP() << "no aarch64 build at " << kGuest;
   const std::string host = "5500400000-5500800000 r-xp 00000000 08:01 12 " + kGuest +
                            "\n"
                            "7f0000000000-7f0000100000 r-xp 00000000 08:01 13 /bin/sh\n"
                            "7f0000200000-7f0000201000 rw-p 00000000 00:00 0 \n";
   EXPECT_EQ(emu_symbols_guest_base(host.c_str(), kGuest.c_str(), 0x400100), 0x5500000000u);
   EXPECT_EQ(emu_symbols_guest_base(host.c_str(), "/nonexistent", 0x400100), 0u);
-  char* guest = emu_symbols_guest_maps(host.c_str(), 0x5500000000);
+  char *guest = emu_symbols_guest_maps(host.c_str(), 0x5500000000);
   EXPECT_EQ(std::string(guest), "400000-800000 r-xp 00000000 08:01 12 " + kGuest + "\n");
   g_free(guest);
 }
 
-}  // namespace
+} // namespace

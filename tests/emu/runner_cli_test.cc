@@ -20,7 +20,8 @@
 
 #include "run_process.h"
 
-namespace {
+namespace
+{
 
 const std::string kRunner = JITFLUSH_EMU_RUNNER;
 const std::string kConfigs = JITFLUSH_QEMU_CONFIGS_DIR;
@@ -88,7 +89,8 @@ struct ElfSpec {
   std::string interp;
 };
 
-void WriteElf(const std::string& path, const ElfSpec& spec, mode_t mode = 0755) {
+void WriteElf(const std::string &path, const ElfSpec &spec, mode_t mode = 0755)
+{
   Elf64_Ehdr eh{};
   memcpy(eh.e_ident, ELFMAG, SELFMAG);
   eh.e_ident[EI_CLASS] = spec.elf_class;
@@ -109,33 +111,38 @@ void WriteElf(const std::string& path, const ElfSpec& spec, mode_t mode = 0755) 
     ph.p_type = PT_INTERP;
     ph.p_offset = sizeof eh + sizeof ph;
     ph.p_filesz = ph.p_memsz = spec.interp.size() + 1;
-    bytes.append(reinterpret_cast<const char*>(&eh), sizeof eh);
-    bytes.append(reinterpret_cast<const char*>(&ph), sizeof ph);
+    bytes.append(reinterpret_cast<const char *>(&eh), sizeof eh);
+    bytes.append(reinterpret_cast<const char *>(&ph), sizeof ph);
     bytes.append(spec.interp.c_str(), spec.interp.size() + 1);
   } else {
-    bytes.append(reinterpret_cast<const char*>(&eh), sizeof eh);
+    bytes.append(reinterpret_cast<const char *>(&eh), sizeof eh);
   }
   WriteFile(path, bytes);
-  if (chmod(path.c_str(), mode) != 0) throw std::runtime_error("chmod " + path);
+  if (chmod(path.c_str(), mode) != 0)
+    throw std::runtime_error("chmod " + path);
 }
 
-std::vector<std::string> Lines(const std::string& text) {
+std::vector<std::string> Lines(const std::string &text)
+{
   std::vector<std::string> out;
   std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
+  for (std::string line; std::getline(in, line);)
+    out.push_back(line);
   return out;
 }
 
-class RunnerTest : public ::testing::Test {
- protected:
-  void SetUp() override {
+class RunnerTest : public ::testing::Test
+{
+protected:
+  void SetUp() override
+  {
     qemu_ = fake_ / "qemu-aarch64";
     WriteFile(qemu_, kFakeQemu);
     ASSERT_EQ(chmod(qemu_.c_str(), 0755), 0);
     plugin_ = fake_ / "jitflush_plugin.so";
     WriteFile(plugin_, "not really a plugin; the fake QEMU never loads it\n");
     prog_ = work_ / "prog";
-    WriteElf(prog_, ElfSpec{});  // a static AArch64 program
+    WriteElf(prog_, ElfSpec{}); // a static AArch64 program
     env_ = {{"JITFLUSH_QEMU", qemu_},
             {"JITFLUSH_PLUGIN", plugin_},
             {"FAKE_DIR", fake_.path()},
@@ -143,15 +150,21 @@ class RunnerTest : public ::testing::Test {
             {"FAKE_NO_PLUGIN", kUnset}};
   }
 
-  ProcessResult Run(std::vector<std::string> args) {
+  ProcessResult Run(std::vector<std::string> args)
+  {
     args.insert(args.begin(), kRunner);
     return RunProcess(args, env_);
   }
-  std::vector<std::string> QemuArgs() { return Lines(ReadFileOrEmpty(fake_ / "args")); }
-  std::string PluginOption() {
+  std::vector<std::string> QemuArgs()
+  {
+    return Lines(ReadFileOrEmpty(fake_ / "args"));
+  }
+  std::string PluginOption()
+  {
     std::vector<std::string> a = QemuArgs();
     for (size_t i = 0; i + 1 < a.size(); i++)
-      if (a[i] == "-plugin") return a[i + 1];
+      if (a[i] == "-plugin")
+        return a[i + 1];
     return "";
   }
 
@@ -164,18 +177,20 @@ class RunnerTest : public ::testing::Test {
 // ---------------------------------------------------------------------------
 // The run itself.
 
-TEST_F(RunnerTest, BuildsTheQemuCommandLine) {
+TEST_F(RunnerTest, BuildsTheQemuCommandLine)
+{
   ProcessResult r = Run({"--config", kExynos, "--", prog_, "x y", "--not-an-option"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
-  ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args");  // argv[1..]
+  ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args"); // argv[1..]
   EXPECT_EQ(a[0], "-cpu");
-  EXPECT_EQ(a[1], "cortex-a53");  // [soc] qemu-cpu
+  EXPECT_EQ(a[1], "cortex-a53"); // [soc] qemu-cpu
   EXPECT_EQ(a[2], "-L");
   EXPECT_EQ(a[4], "-plugin");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
-  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,overlay=" + a[3] + "/sys/devices/system/cpu,findings=" +
-                      tmp + "/findings,summary=" + tmp + "/summary");
+  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,overlay=" + a[3] +
+                      "/sys/devices/system/cpu,findings=" + tmp + "/findings,summary=" + tmp +
+                      "/summary");
   EXPECT_EQ(a[6], prog_);
   EXPECT_EQ(a[7], "x y");
   EXPECT_EQ(a[8], "--not-an-option");
@@ -183,10 +198,10 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine) {
   EXPECT_FALSE(PathExists(a[3]));
 }
 
-TEST_F(RunnerTest, PassesSeedAndReport) {
+TEST_F(RunnerTest, PassesSeedAndReport)
+{
   std::string report = work_ / "r.json";
-  ProcessResult r = Run({"--seed", "0x10", "--report", report, "--config", kExynos, "--",
-                         prog_});
+  ProcessResult r = Run({"--seed", "0x10", "--report", report, "--config", kExynos, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   std::string opt = PluginOption();
   EXPECT_NE(opt.find(",seed=16,"), std::string::npos) << opt;
@@ -195,44 +210,53 @@ TEST_F(RunnerTest, PassesSeedAndReport) {
 
 // Without --check the plugin option has no check= at all (the exact
 // option string is asserted in BuildsTheQemuCommandLine).
-TEST_F(RunnerTest, PassesTheCheckerSwitch) {
+TEST_F(RunnerTest, PassesTheCheckerSwitch)
+{
   ProcessResult r = Run({"--check", "off", "--config", kExynos, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(PluginOption().find(",check=off"), std::string::npos) << PluginOption();
 }
 
-TEST_F(RunnerTest, PassesThePolicyAndTheSarifPath) {
-  ProcessResult r = Run({"--policy", "random", "--sarif", "out.sarif", "--config", kExynos, "--", prog_});
+TEST_F(RunnerTest, PassesThePolicyAndTheSarifPath)
+{
+  ProcessResult r =
+      Run({"--policy", "random", "--sarif", "out.sarif", "--config", kExynos, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(PluginOption().find(",policy=random,"), std::string::npos) << PluginOption();
-  EXPECT_NE(PluginOption().find(",sarif=/"), std::string::npos) << "made absolute: " << PluginOption();
+  EXPECT_NE(PluginOption().find(",sarif=/"), std::string::npos)
+      << "made absolute: " << PluginOption();
   EXPECT_NE(PluginOption().find("/out.sarif,"), std::string::npos) << PluginOption();
 }
 
-TEST_F(RunnerTest, RejectsAnUnknownPolicy) {
+TEST_F(RunnerTest, RejectsAnUnknownPolicy)
+{
   ProcessResult r = Run({"--policy", "nice", "--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.LastErrLine(), "jitflush-emu: --policy: expected adversarial or random, got 'nice'");
 }
 
-TEST_F(RunnerTest, PrintsTheFindingBlocksBeforeTheSummaryLine) {
+TEST_F(RunnerTest, PrintsTheFindingBlocksBeforeTheSummaryLine)
+{
   env_["FAKE_MODE"] = "findings";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 86);
-  const std::string block = "==jitflush-emu== STALE FETCH #1 not-cleaned: 3 stale fetches\n"
-                            "SUMMARY: jitflush-emu: 1 finding, 3 stale fetches\n"
-                            "jitflush-emu: stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 "
-                            "ic_ops=5 findings=1\n";
+  const std::string block =
+      "==jitflush-emu== STALE FETCH #1 not-cleaned: 3 stale fetches\n"
+      "SUMMARY: jitflush-emu: 1 finding, 3 stale fetches\n"
+      "jitflush-emu: stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 "
+      "ic_ops=5 findings=1\n";
   EXPECT_NE(r.err.find(block), std::string::npos) << r.err;
 }
 
-TEST_F(RunnerTest, OptionValuesMayFollowAnEqualsSign) {
+TEST_F(RunnerTest, OptionValuesMayFollowAnEqualsSign)
+{
   ProcessResult r = Run({"--config=" + kExynos, "--seed=99", "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(PluginOption().find(",seed=99,"), std::string::npos) << PluginOption();
 }
 
-TEST_F(RunnerTest, DoublesCommasInPluginArguments) {
+TEST_F(RunnerTest, DoublesCommasInPluginArguments)
+{
   // QEMU's -plugin option is a QemuOpts list: "," separates, ",," is a comma.
   std::string config = work_ / "odd,name.conf";
   WriteFile(config, ReadFileOrEmpty(kExynos));
@@ -243,7 +267,8 @@ TEST_F(RunnerTest, DoublesCommasInPluginArguments) {
       << PluginOption();
 }
 
-TEST_F(RunnerTest, OmitsCpuWhenTheConfigGivesNone) {
+TEST_F(RunnerTest, OmitsCpuWhenTheConfigGivesNone)
+{
   std::string config = work_ / "plain.conf";
   WriteFile(config, "[cluster a]\ncpus=0-1\nmidr=0x410fd034\nctr=0x84448004\n");
   ProcessResult r = Run({"--config", config, "--", prog_});
@@ -252,7 +277,8 @@ TEST_F(RunnerTest, OmitsCpuWhenTheConfigGivesNone) {
   EXPECT_EQ(QemuArgs()[0], "-L");
 }
 
-TEST_F(RunnerTest, StaleFetchesExit86WithTheSummaryLast) {
+TEST_F(RunnerTest, StaleFetchesExit86WithTheSummaryLast)
+{
   env_["FAKE_MODE"] = "stale";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 86) << r.err;
@@ -261,7 +287,8 @@ TEST_F(RunnerTest, StaleFetchesExit86WithTheSummaryLast) {
             "ic_ops=5 findings=0");
 }
 
-TEST_F(RunnerTest, ProgramStatusPassesThrough) {
+TEST_F(RunnerTest, ProgramStatusPassesThrough)
+{
   env_["FAKE_MODE"] = "exit7";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 7);
@@ -271,14 +298,16 @@ TEST_F(RunnerTest, ProgramStatusPassesThrough) {
             "ic_ops=0 findings=0");
 }
 
-TEST_F(RunnerTest, SignalDeathIs128PlusTheSignal) {
+TEST_F(RunnerTest, SignalDeathIs128PlusTheSignal)
+{
   env_["FAKE_MODE"] = "signal";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 128 + 11) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
-TEST_F(RunnerTest, MissingSummaryIsAnInternalFailure) {
+TEST_F(RunnerTest, MissingSummaryIsAnInternalFailure)
+{
   env_["FAKE_MODE"] = "nosummary";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 5);
@@ -289,7 +318,8 @@ TEST_F(RunnerTest, MissingSummaryIsAnInternalFailure) {
 
 // QEMU that could not load the plugin writes no summary: the plugin's
 // failure (5), whether or not the guest ran, with QEMU's last line.
-TEST_F(RunnerTest, PluginQemuCannotLoadIsAnInternalFailureQuotingQemu) {
+TEST_F(RunnerTest, PluginQemuCannotLoadIsAnInternalFailureQuotingQemu)
+{
   env_["FAKE_MODE"] = "noplugin";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 5);
@@ -301,7 +331,8 @@ TEST_F(RunnerTest, PluginQemuCannotLoadIsAnInternalFailureQuotingQemu) {
 
 // A plugin that does not say how many instructions ran cannot tell a clean
 // run from one that never started.
-TEST_F(RunnerTest, SummaryWithoutInsnsIsAnInternalFailure) {
+TEST_F(RunnerTest, SummaryWithoutInsnsIsAnInternalFailure)
+{
   env_["FAKE_MODE"] = "noinsns";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 5);
@@ -313,7 +344,8 @@ TEST_F(RunnerTest, SummaryWithoutInsnsIsAnInternalFailure) {
 // ---------------------------------------------------------------------------
 // A guest that never ran: status 7 with QEMU's words, never a summary.
 
-TEST_F(RunnerTest, QemuEndingBeforeTheGuestExit7WithItsMessage) {
+TEST_F(RunnerTest, QemuEndingBeforeTheGuestExit7WithItsMessage)
+{
   env_["FAKE_MODE"] = "noguest";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 7);
@@ -327,7 +359,8 @@ TEST_F(RunnerTest, QemuEndingBeforeTheGuestExit7WithItsMessage) {
   EXPECT_EQ(r.err.find("stale_fetches="), std::string::npos) << r.err;
 }
 
-TEST_F(RunnerTest, Exit7KeepsQemusLastThreeLines) {
+TEST_F(RunnerTest, Exit7KeepsQemusLastThreeLines)
+{
   env_["FAKE_MODE"] = "noguest2";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 7);
@@ -336,7 +369,8 @@ TEST_F(RunnerTest, Exit7KeepsQemusLastThreeLines) {
             "qemu-aarch64: first; qemu-aarch64: second; qemu-aarch64: third");
 }
 
-TEST_F(RunnerTest, Exit7WhenQemuIsKilledBeforeTheGuest) {
+TEST_F(RunnerTest, Exit7WhenQemuIsKilledBeforeTheGuest)
+{
   env_["FAKE_MODE"] = "noguestkill";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 7);
@@ -346,7 +380,8 @@ TEST_F(RunnerTest, Exit7WhenQemuIsKilledBeforeTheGuest) {
 }
 
 // Passing QEMU's stderr through a pipe must not cut a long output short.
-TEST_F(RunnerTest, LongStderrPassesThroughWhole) {
+TEST_F(RunnerTest, LongStderrPassesThroughWhole)
+{
   std::string fake = ReadFileOrEmpty(qemu_);
   fake.replace(fake.find("  exit7)"), 0,
                "  long) echo \"$ran\" > \"$summary\"; seq 1 100000 >&2; exit 3;;\n");
@@ -355,7 +390,8 @@ TEST_F(RunnerTest, LongStderrPassesThroughWhole) {
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 3);
   std::string want;
-  for (int i = 1; i <= 100000; i++) want += std::to_string(i) + "\n";
+  for (int i = 1; i <= 100000; i++)
+    want += std::to_string(i) + "\n";
   EXPECT_EQ(r.err.substr(0, want.size()), want);
   EXPECT_EQ(r.err.substr(want.size()),
             "jitflush-emu: stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 "
@@ -366,33 +402,43 @@ TEST_F(RunnerTest, LongStderrPassesThroughWhole) {
 // A program QEMU cannot run: status 6 before QEMU starts.
 
 struct ProgramCase {
-  const char* name;
+  const char *name;
   ElfSpec spec;
   std::string why;
 };
 
-TEST_F(RunnerTest, ProgramsTheRigCannotRunExit6) {
+TEST_F(RunnerTest, ProgramsTheRigCannotRunExit6)
+{
   const ProgramCase cases[] = {
-      {"x86-64", {ELFCLASS64, ELFDATA2LSB, ET_DYN, EM_X86_64, "/lib64/ld-linux-x86-64.so.2"},
+      {"x86-64",
+       {ELFCLASS64, ELFDATA2LSB, ET_DYN, EM_X86_64, "/lib64/ld-linux-x86-64.so.2"},
        "an ELF program for x86-64, not AArch64"},
-      {"i386", {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_386, ""},
+      {"i386",
+       {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_386, ""},
        "an ELF program for x86 (i386), not AArch64"},
-      {"arm32", {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_ARM, ""},
+      {"arm32",
+       {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_ARM, ""},
        "an ELF program for 32-bit Arm, not AArch64"},
-      {"riscv", {ELFCLASS64, ELFDATA2LSB, ET_EXEC, EM_RISCV, ""},
+      {"riscv",
+       {ELFCLASS64, ELFDATA2LSB, ET_EXEC, EM_RISCV, ""},
        "an ELF program for RISC-V, not AArch64"},
-      {"m4711", {ELFCLASS64, ELFDATA2LSB, ET_EXEC, 4711, ""},
+      {"m4711",
+       {ELFCLASS64, ELFDATA2LSB, ET_EXEC, 4711, ""},
        "an ELF program for machine 4711, not AArch64"},
-      {"ilp32", {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_AARCH64, ""},
+      {"ilp32",
+       {ELFCLASS32, ELFDATA2LSB, ET_EXEC, EM_AARCH64, ""},
        "a 32-bit (ILP32) AArch64 ELF; qemu-aarch64 runs 64-bit programs"},
-      {"be", {ELFCLASS64, ELFDATA2MSB, ET_EXEC, EM_AARCH64, ""},
+      {"be",
+       {ELFCLASS64, ELFDATA2MSB, ET_EXEC, EM_AARCH64, ""},
        "a big-endian AArch64 ELF; qemu-aarch64 runs little-endian programs"},
-      {"object.o", {ELFCLASS64, ELFDATA2LSB, ET_REL, EM_AARCH64, ""},
+      {"object.o",
+       {ELFCLASS64, ELFDATA2LSB, ET_REL, EM_AARCH64, ""},
        "an ELF object file (.o), not a program"},
-      {"core", {ELFCLASS64, ELFDATA2LSB, ET_CORE, EM_AARCH64, ""},
+      {"core",
+       {ELFCLASS64, ELFDATA2LSB, ET_CORE, EM_AARCH64, ""},
        "an ELF core dump, not a program"},
   };
-  for (const ProgramCase& c : cases) {
+  for (const ProgramCase &c : cases) {
     std::string prog = work_ / c.name;
     WriteElf(prog, c.spec);
     ProcessResult r = Run({"--config", kExynos, "--", prog});
@@ -402,14 +448,17 @@ TEST_F(RunnerTest, ProgramsTheRigCannotRunExit6) {
   }
 }
 
-TEST_F(RunnerTest, NonElfFilesExit6) {
+TEST_F(RunnerTest, NonElfFilesExit6)
+{
   const std::pair<std::string, std::string> cases[] = {
       {"#!/bin/sh\nexit 0\n", "a script (#!), not an ELF program; QEMU runs ELF programs only"},
       {"just text\n", "not an ELF program"},
       {"", "not an ELF program"},
-      {"\x7f" "ELF\x02\x01", "a truncated ELF file"},
+      {"\x7f"
+       "ELF\x02\x01",
+       "a truncated ELF file"},
   };
-  for (const auto& [text, why] : cases) {
+  for (const auto &[text, why] : cases) {
     std::string prog = work_ / "file";
     WriteFile(prog, text);
     ASSERT_EQ(chmod(prog.c_str(), 0755), 0);
@@ -420,7 +469,8 @@ TEST_F(RunnerTest, NonElfFilesExit6) {
   }
 }
 
-TEST_F(RunnerTest, NonExecutableProgramExit6) {
+TEST_F(RunnerTest, NonExecutableProgramExit6)
+{
   std::string prog = work_ / "noexec";
   WriteElf(prog, ElfSpec{}, 0644);
   ProcessResult r = Run({"--config", kExynos, "--", prog});
@@ -430,7 +480,8 @@ TEST_F(RunnerTest, NonExecutableProgramExit6) {
   EXPECT_TRUE(QemuArgs().empty());
 }
 
-TEST_F(RunnerTest, LoaderMissingFromTheGivenSysrootExit6) {
+TEST_F(RunnerTest, LoaderMissingFromTheGivenSysrootExit6)
+{
   std::string sysroot = work_ / "sysroot";
   ASSERT_EQ(mkdir(sysroot.c_str(), 0755), 0);
   ASSERT_EQ(mkdir((sysroot + "/lib").c_str(), 0755), 0);
@@ -442,8 +493,8 @@ TEST_F(RunnerTest, LoaderMissingFromTheGivenSysrootExit6) {
   EXPECT_EQ(r.status, 6) << r.err;
   EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + prog +
                                  " on the rig: its loader /lib/ld-linux-aarch64.so.1 is not in "
-                                 "the sysroot " + sysroot + " (no " + sysroot +
-                                 "/lib/ld-linux-aarch64.so.1)");
+                                 "the sysroot " +
+                                 sysroot + " (no " + sysroot + "/lib/ld-linux-aarch64.so.1)");
   EXPECT_TRUE(QemuArgs().empty());
 
   // With the loader there, the same program starts.
@@ -453,7 +504,8 @@ TEST_F(RunnerTest, LoaderMissingFromTheGivenSysrootExit6) {
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), sysroot + "/lib\n");
 }
 
-TEST_F(RunnerTest, LoaderMissingFromTheDefaultSysrootExit6) {
+TEST_F(RunnerTest, LoaderMissingFromTheDefaultSysrootExit6)
+{
   std::string prog = work_ / "dynamic";
   ElfSpec spec;
   spec.interp = "/lib/ld-jitflush-nonexistent.so.1";
@@ -472,10 +524,11 @@ TEST_F(RunnerTest, LoaderMissingFromTheDefaultSysrootExit6) {
 // ---------------------------------------------------------------------------
 // Every path may be relative to the current folder.
 
-TEST_F(RunnerTest, RelativePathsInEveryOption) {
-  const std::string& dir = work_.path();
-  ASSERT_EQ(system(("mkdir -p " + dir + "/phone/sys/devices/system/cpu " + dir +
-                    "/sysroot/lib " + dir + "/bin")
+TEST_F(RunnerTest, RelativePathsInEveryOption)
+{
+  const std::string &dir = work_.path();
+  ASSERT_EQ(system(("mkdir -p " + dir + "/phone/sys/devices/system/cpu " + dir + "/sysroot/lib " +
+                    dir + "/bin")
                        .c_str()),
             0);
   WriteFile(dir + "/phone/sys/devices/system/cpu/possible", "0-5\n");
@@ -486,38 +539,40 @@ TEST_F(RunnerTest, RelativePathsInEveryOption) {
   ElfSpec spec;
   spec.interp = "/lib/ld-linux-aarch64.so.1";
   WriteElf(dir + "/bin/jit", spec);
-  env_["JITFLUSH_QEMU"] = "/nonexistent/qemu-aarch64";  // only --qemu can make it run
+  env_["JITFLUSH_QEMU"] = "/nonexistent/qemu-aarch64"; // only --qemu can make it run
 
-  ProcessResult r = RunProcess({kRunner, "--config", "soc.conf", "--report", "r.json",
-                                "--sysfs-root", "phone", "--sysroot", "sysroot", "--qemu",
-                                "bin/qemu", "--", "bin/jit"},
-                               env_, 600, dir);
+  ProcessResult r =
+      RunProcess({kRunner, "--config", "soc.conf", "--report", "r.json", "--sysfs-root", "phone",
+                  "--sysroot", "sysroot", "--qemu", "bin/qemu", "--", "bin/jit"},
+                 env_, 600, dir);
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
   ASSERT_EQ(a.size(), 7u) << ReadFileOrEmpty(fake_ / "args");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
                       "/r.json,findings=" + tmp + "/findings,summary=" + tmp + "/summary");
-  EXPECT_EQ(a[6], "bin/jit");  // QEMU runs in the same folder
+  EXPECT_EQ(a[6], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
 
   // A bare name that is a file in the current folder is that file.
-  r = RunProcess({kRunner, "--config", "../soc.conf", "--sysroot", "../sysroot", "--qemu",
-                  "qemu", "--", "jit"},
+  r = RunProcess({kRunner, "--config", "../soc.conf", "--sysroot", "../sysroot", "--qemu", "qemu",
+                  "--", "jit"},
                  env_, 600, dir + "/bin");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
 }
 
-TEST_F(RunnerTest, MalformedSummaryIsAnInternalFailure) {
+TEST_F(RunnerTest, MalformedSummaryIsAnInternalFailure)
+{
   env_["FAKE_MODE"] = "garbage";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 5);
   EXPECT_NE(r.LastErrLine().find("not an unsigned decimal number"), std::string::npos) << r.err;
 }
 
-TEST_F(RunnerTest, GeneratedOverlayAndSysrootLink) {
+TEST_F(RunnerTest, GeneratedOverlayAndSysrootLink)
+{
   ProcessResult r = Run({"--config", kConfigs + "/exynos8890-hotplug.conf", "--sysroot",
                          "/usr/aarch64-linux-gnu", "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -525,7 +580,8 @@ TEST_F(RunnerTest, GeneratedOverlayAndSysrootLink) {
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), "/usr/aarch64-linux-gnu/lib\n");
 }
 
-TEST_F(RunnerTest, HidesTheHostCpuFolder) {
+TEST_F(RunnerTest, HidesTheHostCpuFolder)
+{
   ProcessResult r = Run({"--config", kConfigs + "/many-cpus-300.conf", "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   if (r.err.find("cannot hide the host's") != std::string::npos)
@@ -535,7 +591,8 @@ TEST_F(RunnerTest, HidesTheHostCpuFolder) {
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "host_possible"), "0-299\n");
 }
 
-TEST_F(RunnerTest, ServesAGivenSysfsRoot) {
+TEST_F(RunnerTest, ServesAGivenSysfsRoot)
+{
   std::string dump = work_ / "phone";
   ASSERT_EQ(system(("mkdir -p " + dump + "/sys/devices/system/cpu").c_str()), 0);
   WriteFile(dump + "/sys/devices/system/cpu/possible", "0-5\n");
@@ -546,7 +603,8 @@ TEST_F(RunnerTest, ServesAGivenSysfsRoot) {
   EXPECT_EQ(ReadFileOrEmpty(dump + "/sys/devices/system/cpu/possible"), "0-5\n");
 }
 
-TEST_F(RunnerTest, QemuComesFromTheOptionBeforeTheEnvironment) {
+TEST_F(RunnerTest, QemuComesFromTheOptionBeforeTheEnvironment)
+{
   env_["JITFLUSH_QEMU"] = "/nonexistent/qemu";
   ProcessResult r = Run({"--qemu", qemu_, "--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 0) << r.err;
@@ -556,10 +614,11 @@ TEST_F(RunnerTest, QemuComesFromTheOptionBeforeTheEnvironment) {
 // ---------------------------------------------------------------------------
 // Runner errors: status and message.
 
-TEST_F(RunnerTest, HelpListsTheExitStatuses) {
+TEST_F(RunnerTest, HelpListsTheExitStatuses)
+{
   ProcessResult r = Run({"--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* line : {"  86   at least one stale", "  2    usage or config error",
+  for (const char *line : {"  86   at least one stale", "  2    usage or config error",
                            "  3    QEMU not found", "  4    the --report file",
                            "  5    the plugin is missing", "  6    PROGRAM cannot run on the rig",
                            "  7    QEMU ended before the program's first instruction"})
@@ -571,7 +630,8 @@ struct UsageCase {
   std::string message;
 };
 
-TEST_F(RunnerTest, UsageErrorsExit2) {
+TEST_F(RunnerTest, UsageErrorsExit2)
+{
   const UsageCase cases[] = {
       {{}, "missing '--' and the program to run"},
       {{"--config", kExynos}, "missing '--' and the program to run"},
@@ -584,8 +644,7 @@ TEST_F(RunnerTest, UsageErrorsExit2) {
       {{"--config", kExynos, "--config", kExynos, "--", prog_}, "--config given twice"},
       {{"--config", kExynos, "--seed", "abc", "--", prog_},
        "--seed: not an unsigned number: 'abc'"},
-      {{"--config", kExynos, "--seed", "-1", "--", prog_},
-       "--seed: not an unsigned number: '-1'"},
+      {{"--config", kExynos, "--seed", "-1", "--", prog_}, "--seed: not an unsigned number: '-1'"},
       {{"--config", kExynos, "--seed", "99999999999999999999", "--", prog_},
        "--seed: not an unsigned number"},
       {{"--config", kExynos, "--frobnicate", "--", prog_}, "unknown option '--frobnicate'"},
@@ -596,21 +655,23 @@ TEST_F(RunnerTest, UsageErrorsExit2) {
        "--sysfs-root /nonexistent has no sys/ folder"},
       {{"--config", kExynos, "--sysroot", "/nonexistent", "--", prog_},
        "--sysroot: sysroot /nonexistent has no lib/ folder"},
-      {{"--config", "/nonexistent.conf", "--", prog_},
-       "/nonexistent.conf: cannot read: "},
+      {{"--config", "/nonexistent.conf", "--", prog_}, "/nonexistent.conf: cannot read: "},
   };
-  for (const UsageCase& c : cases) {
+  for (const UsageCase &c : cases) {
     ProcessResult r = Run(c.args);
     std::string shown;
-    for (const auto& a : c.args) shown += a + " ";
+    for (const auto &a : c.args)
+      shown += a + " ";
     EXPECT_EQ(r.status, 2) << shown << "\n" << r.err;
     EXPECT_NE(r.LastErrLine().find("jitflush-emu: " + c.message), std::string::npos)
-        << shown << "\n" << r.err;
+        << shown << "\n"
+        << r.err;
     EXPECT_TRUE(QemuArgs().empty()) << shown << ": QEMU must not run";
   }
 }
 
-TEST_F(RunnerTest, BadConfigExit2NamingFileLineAndKey) {
+TEST_F(RunnerTest, BadConfigExit2NamingFileLineAndKey)
+{
   std::string config = work_ / "bad.conf";
   WriteFile(config, "[soc]\nname=x\n[cluster a]\ncpus=0-1\nmidr=0x410fd034\nctr=0x8444800z\n");
   ProcessResult r = Run({"--config", config, "--", prog_});
@@ -620,7 +681,8 @@ TEST_F(RunnerTest, BadConfigExit2NamingFileLineAndKey) {
                                  "0x hex)");
 }
 
-TEST_F(RunnerTest, MissingQemuExit3) {
+TEST_F(RunnerTest, MissingQemuExit3)
+{
   env_["JITFLUSH_QEMU"] = "/nonexistent/qemu-aarch64";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 3);
@@ -628,16 +690,17 @@ TEST_F(RunnerTest, MissingQemuExit3) {
             "jitflush-emu: QEMU not found: /nonexistent/qemu-aarch64 (from JITFLUSH_QEMU)");
 }
 
-TEST_F(RunnerTest, NonExecutableQemuExit3) {
+TEST_F(RunnerTest, NonExecutableQemuExit3)
+{
   ASSERT_EQ(chmod(qemu_.c_str(), 0644), 0);
   // With no x bit at all, access(X_OK) fails for root too.
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 3);
-  EXPECT_NE(r.LastErrLine().find("QEMU is not executable: " + qemu_), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.LastErrLine().find("QEMU is not executable: " + qemu_), std::string::npos) << r.err;
 }
 
-TEST_F(RunnerTest, QemuWithoutPluginSupportExit3) {
+TEST_F(RunnerTest, QemuWithoutPluginSupportExit3)
+{
   env_["FAKE_NO_PLUGIN"] = "1";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 3);
@@ -646,9 +709,9 @@ TEST_F(RunnerTest, QemuWithoutPluginSupportExit3) {
   EXPECT_TRUE(QemuArgs().empty());
 }
 
-TEST_F(RunnerTest, UnwritableReportExit4BeforeRunning) {
-  ProcessResult r = Run({"--config", kExynos, "--report", "/nonexistent/dir/r.json", "--",
-                         prog_});
+TEST_F(RunnerTest, UnwritableReportExit4BeforeRunning)
+{
+  ProcessResult r = Run({"--config", kExynos, "--report", "/nonexistent/dir/r.json", "--", prog_});
   EXPECT_EQ(r.status, 4);
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: cannot write the report /nonexistent/dir/r.json: No such file or "
@@ -659,15 +722,17 @@ TEST_F(RunnerTest, UnwritableReportExit4BeforeRunning) {
   EXPECT_NE(r.LastErrLine().find("Is a directory"), std::string::npos) << r.err;
 }
 
-TEST_F(RunnerTest, ReportCheckLeavesNoFileBehind) {
-  env_["FAKE_MODE"] = "nosummary";  // the "plugin" writes no report either
+TEST_F(RunnerTest, ReportCheckLeavesNoFileBehind)
+{
+  env_["FAKE_MODE"] = "nosummary"; // the "plugin" writes no report either
   std::string report = work_ / "r.json";
   ProcessResult r = Run({"--config", kExynos, "--report", report, "--", prog_});
   EXPECT_EQ(r.status, 5);
   EXPECT_FALSE(PathExists(report));
 }
 
-TEST_F(RunnerTest, MissingPluginExit5) {
+TEST_F(RunnerTest, MissingPluginExit5)
+{
   env_["JITFLUSH_PLUGIN"] = "/nonexistent/jitflush_plugin.so";
   ProcessResult r = Run({"--config", kExynos, "--", prog_});
   EXPECT_EQ(r.status, 5);
@@ -677,4 +742,4 @@ TEST_F(RunnerTest, MissingPluginExit5) {
   EXPECT_TRUE(QemuArgs().empty());
 }
 
-}  // namespace
+} // namespace

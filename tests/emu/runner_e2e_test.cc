@@ -11,7 +11,8 @@
 
 #include "run_process.h"
 
-namespace {
+namespace
+{
 
 const std::string kRunner = JITFLUSH_EMU_RUNNER;
 const std::string kGuest = JITFLUSH_EMU_GUEST;
@@ -20,8 +21,9 @@ const std::string kCpu = "/sys/devices/system/cpu/";
 // The runner's default sysroot, where the guest's loader is.
 const std::string kSysroot = "/usr/aarch64-linux-gnu";
 
-ProcessResult Emu(const std::string& config, std::vector<std::string> guest_args,
-                  std::vector<std::string> runner_args = {}) {
+ProcessResult Emu(const std::string &config, std::vector<std::string> guest_args,
+                  std::vector<std::string> runner_args = {})
+{
   std::vector<std::string> argv = {kRunner, "--config", kConfigs + "/" + config};
   argv.insert(argv.end(), runner_args.begin(), runner_args.end());
   argv.push_back("--");
@@ -30,30 +32,30 @@ ProcessResult Emu(const std::string& config, std::vector<std::string> guest_args
   return RunProcess(argv);
 }
 
-bool Has(const std::string& text, const std::string& line) {
+bool Has(const std::string &text, const std::string &line)
+{
   return text.find(line + "\n") != std::string::npos;
 }
 
-TEST(RunnerEndToEnd, GuestSeesTheEmulatedSysfs) {
-  ProcessResult r = Emu("exynos8890.conf",
-                        {"cat", kCpu + "possible", kCpu + "online",
-                         kCpu + "cpu5/cache/index1/coherency_line_size",
-                         kCpu + "cpu1/regs/identification/midr_el1"});
+TEST(RunnerEndToEnd, GuestSeesTheEmulatedSysfs)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"cat", kCpu + "possible", kCpu + "online",
+                                            kCpu + "cpu5/cache/index1/coherency_line_size",
+                                            kCpu + "cpu1/regs/identification/midr_el1"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(Has(r.out, kCpu + "possible: 0-7")) << r.out;
   EXPECT_TRUE(Has(r.out, kCpu + "online: 0-7")) << r.out;
   EXPECT_TRUE(Has(r.out, kCpu + "cpu5/cache/index1/coherency_line_size: 128")) << r.out;
-  EXPECT_TRUE(Has(r.out, kCpu + "cpu1/regs/identification/midr_el1: 0x00000000410fd034"))
-      << r.out;
-  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
-      << r.err;
+  EXPECT_TRUE(Has(r.out, kCpu + "cpu1/regs/identification/midr_el1: 0x00000000410fd034")) << r.out;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u) << r.err;
 }
 
-TEST(RunnerEndToEnd, OfflineCpusAndLeftOutFilesAreMissingNotTheHosts) {
+TEST(RunnerEndToEnd, OfflineCpusAndLeftOutFilesAreMissingNotTheHosts)
+{
   // cpu1's cache/index0/size exists on most hosts; the overlay has none.
-  ProcessResult r = Emu("exynos8890-hotplug.conf",
-                        {"cat", kCpu, kCpu + "online", kCpu + "cpu4/online",
-                         kCpu + "cpu1/cache/index0/size"});
+  ProcessResult r =
+      Emu("exynos8890-hotplug.conf",
+          {"cat", kCpu, kCpu + "online", kCpu + "cpu4/online", kCpu + "cpu1/cache/index0/size"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(Has(r.out, kCpu + "/: cpu0 cpu1 cpu2 cpu3 kernel_max offline online possible "
                                 "present"))
@@ -63,7 +65,8 @@ TEST(RunnerEndToEnd, OfflineCpusAndLeftOutFilesAreMissingNotTheHosts) {
   EXPECT_TRUE(Has(r.out, kCpu + "cpu1/cache/index0/size: missing")) << r.out;
 }
 
-TEST(RunnerEndToEnd, SysfsNoneShowsNoCpuFiles) {
+TEST(RunnerEndToEnd, SysfsNoneShowsNoCpuFiles)
+{
   TempDir dir;
   std::string conf = ReadFileOrEmpty(kConfigs + "/exynos8890.conf");
   conf.replace(conf.find("sysfs=full"), 10, "sysfs=none");
@@ -75,17 +78,18 @@ TEST(RunnerEndToEnd, SysfsNoneShowsNoCpuFiles) {
   EXPECT_TRUE(Has(r.out, kCpu + "cpu0: missing")) << r.out;
 }
 
-TEST(RunnerEndToEnd, ExitStatusAndSignalPassThrough) {
+TEST(RunnerEndToEnd, ExitStatusAndSignalPassThrough)
+{
   ProcessResult r = Emu("apple-m1.conf", {"exit", "42"});
   EXPECT_EQ(r.status, 42) << r.err;
-  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
-      << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u) << r.err;
   r = Emu("apple-m1.conf", {"segv"});
   EXPECT_EQ(r.status, 128 + 11) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
-TEST(RunnerEndToEnd, UnflushedCodeIsStaleAndExits86) {
+TEST(RunnerEndToEnd, UnflushedCodeIsStaleAndExits86)
+{
   TempDir dir;
   ProcessResult r = Emu("exynos8890.conf", {"jit"}, {"--report", dir / "r.json"});
   EXPECT_EQ(r.status, 86) << r.err;
@@ -94,7 +98,8 @@ TEST(RunnerEndToEnd, UnflushedCodeIsStaleAndExits86) {
   EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"stale_fetches\""), std::string::npos);
 }
 
-TEST(RunnerEndToEnd, FlushedCodeRunsClean) {
+TEST(RunnerEndToEnd, FlushedCodeRunsClean)
+{
   ProcessResult r = Emu("apple-m1.conf", {"jit-flush"});
   EXPECT_EQ(r.status, 42) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
@@ -103,7 +108,8 @@ TEST(RunnerEndToEnd, FlushedCodeRunsClean) {
 // Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
 // "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
 // summary. The guest is dynamically linked.
-TEST(RunnerEndToEnd, RelativeSysrootRunsADynamicProgram) {
+TEST(RunnerEndToEnd, RelativeSysrootRunsADynamicProgram)
+{
   TempDir dir;
   ASSERT_EQ(mkdir((dir / "sysroot").c_str(), 0755), 0);
   ASSERT_EQ(symlink((kSysroot + "/lib").c_str(), (dir / "sysroot/lib").c_str()), 0);
@@ -111,45 +117,45 @@ TEST(RunnerEndToEnd, RelativeSysrootRunsADynamicProgram) {
                                 "sysroot", "--", kGuest, "exit", "42"},
                                {}, 600, dir.path());
   EXPECT_EQ(r.status, 42) << r.err;
-  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
-      << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u) << r.err;
 }
 
 // The same, with every path relative: config, program, sysroot, report.
-TEST(RunnerEndToEnd, RelativePathsEverywhere) {
+TEST(RunnerEndToEnd, RelativePathsEverywhere)
+{
   TempDir dir;
   ASSERT_EQ(mkdir((dir / "sysroot").c_str(), 0755), 0);
   ASSERT_EQ(symlink((kSysroot + "/lib").c_str(), (dir / "sysroot/lib").c_str()), 0);
   WriteFile(dir / "m1.conf", ReadFileOrEmpty(kConfigs + "/apple-m1.conf"));
   WriteFile(dir / "guest", ReadFileOrEmpty(kGuest));
   ASSERT_EQ(chmod((dir / "guest").c_str(), 0755), 0);
-  ProcessResult r = RunProcess({kRunner, "--config", "m1.conf", "--sysroot", "sysroot",
-                                "--report", "r.json", "--", "guest", "exit", "3"},
+  ProcessResult r = RunProcess({kRunner, "--config", "m1.conf", "--sysroot", "sysroot", "--report",
+                                "r.json", "--", "guest", "exit", "3"},
                                {}, 600, dir.path());
   EXPECT_EQ(r.status, 3) << r.err;
-  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
-      << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u) << r.err;
   EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"config\": \"" + dir.path() + "/m1.conf\""),
             std::string::npos)
       << ReadFileOrEmpty(dir / "r.json");
 }
 
-TEST(RunnerEndToEnd, LoaderMissingFromTheSysrootExit6) {
+TEST(RunnerEndToEnd, LoaderMissingFromTheSysrootExit6)
+{
   TempDir dir;
   ASSERT_EQ(mkdir((dir / "lib").c_str(), 0755), 0);
   ProcessResult r = Emu("apple-m1.conf", {"exit", "0"}, {"--sysroot", dir.path()});
   EXPECT_EQ(r.status, 6) << r.err;
   EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + kGuest +
                                  " on the rig: its loader /lib/ld-linux-aarch64.so.1 is not in "
-                                 "the sysroot " + dir.path() + " (no " + dir.path() +
-                                 "/lib/ld-linux-aarch64.so.1)");
+                                 "the sysroot " +
+                                 dir.path() + " (no " + dir.path() + "/lib/ld-linux-aarch64.so.1)");
 }
 
 #if defined(__x86_64__)
 // "The same happens with an x86 binary": the runner itself is one.
-TEST(RunnerEndToEnd, AnX86ProgramExit6) {
-  ProcessResult r =
-      RunProcess({kRunner, "--config", kConfigs + "/apple-m1.conf", "--", kRunner});
+TEST(RunnerEndToEnd, AnX86ProgramExit6)
+{
+  ProcessResult r = RunProcess({kRunner, "--config", kConfigs + "/apple-m1.conf", "--", kRunner});
   EXPECT_EQ(r.status, 6) << r.err;
   EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + kRunner +
                                  " on the rig: an ELF program for x86-64, not AArch64");
@@ -158,7 +164,8 @@ TEST(RunnerEndToEnd, AnX86ProgramExit6) {
 
 // A real way to make QEMU give up before the guest's first instruction:
 // an ISA model it does not know. Its plugin exit callback still runs.
-TEST(RunnerEndToEnd, QemuThatCannotStartTheGuestExit7) {
+TEST(RunnerEndToEnd, QemuThatCannotStartTheGuestExit7)
+{
   TempDir dir;
   std::string conf = ReadFileOrEmpty(kConfigs + "/exynos8890.conf");
   conf.replace(conf.find("qemu-cpu=cortex-a53"), 19, "qemu-cpu=no-such-cpu");
@@ -174,7 +181,8 @@ TEST(RunnerEndToEnd, QemuThatCannotStartTheGuestExit7) {
 
 // The loader is there but is not one: QEMU fails loading it (status 255,
 // the failure the issue saw), and the runner says so.
-TEST(RunnerEndToEnd, BrokenLoaderExit7) {
+TEST(RunnerEndToEnd, BrokenLoaderExit7)
+{
   TempDir dir;
   ASSERT_EQ(mkdir((dir / "lib").c_str(), 0755), 0);
   WriteFile(dir / "lib/ld-linux-aarch64.so.1", "");
@@ -185,4 +193,4 @@ TEST(RunnerEndToEnd, BrokenLoaderExit7) {
             "qemu-aarch64: /lib/ld-linux-aarch64.so.1: Incomplete read of file header");
 }
 
-}  // namespace
+} // namespace

@@ -14,45 +14,59 @@ extern "C" {
 
 #include "run_process.h"
 
-namespace {
+namespace
+{
 
-const char kExynos[] =
-    "[soc]\nname=Exynos-like\n"
-    "[cluster little]\ncpus=0-3\nmidr=0x410fd034\nctr=0x84448004\n"
-    "[cluster big]\ncpus=4-7\nmidr=0x531f0011\nctr=0x84448005\n"
-    "[kernel]\nsysfs=MODE\n";
+const char kExynos[] = "[soc]\nname=Exynos-like\n"
+                       "[cluster little]\ncpus=0-3\nmidr=0x410fd034\nctr=0x84448004\n"
+                       "[cluster big]\ncpus=4-7\nmidr=0x531f0011\nctr=0x84448005\n"
+                       "[kernel]\nsysfs=MODE\n";
 
-class OverlayTest : public ::testing::Test {
- protected:
-  ~OverlayTest() override { emu_config_free(cfg_); }
+class OverlayTest : public ::testing::Test
+{
+protected:
+  ~OverlayTest() override
+  {
+    emu_config_free(cfg_);
+  }
 
   // Loads kExynos with sysfs=MODE plus EXTRA in the big cluster, and writes
   // the overlay into root().
-  void Generate(const std::string& mode, const std::string& big_extra = "") {
+  void Generate(const std::string &mode, const std::string &big_extra = "")
+  {
     std::string text = kExynos;
     text.replace(text.find("MODE"), 4, mode);
     text.replace(text.find("cpus=4-7\n"), 9, "cpus=4-7\n" + big_extra);
     GenerateText(text);
   }
-  void GenerateText(const std::string& text) {
+  void GenerateText(const std::string &text)
+  {
     WriteFile(dir_ / "soc.conf", text);
-    GError* err = nullptr;
+    GError *err = nullptr;
     cfg_ = emu_config_load((dir_ / "soc.conf").c_str(), &err);
     ASSERT_NE(cfg_, nullptr) << err->message;
     ASSERT_EQ(mkdir(root().c_str(), 0755), 0);
     ASSERT_TRUE(emu_overlay_write_sysfs(cfg_, root().c_str(), &err)) << err->message;
   }
-  std::string root() const { return dir_ / "root"; }
-  std::string Cpu(const std::string& rel) const {
+  std::string root() const
+  {
+    return dir_ / "root";
+  }
+  std::string Cpu(const std::string &rel) const
+  {
     return root() + "/sys/devices/system/cpu/" + rel;
   }
-  std::string Read(const std::string& rel) const { return ReadFileOrEmpty(Cpu(rel)); }
+  std::string Read(const std::string &rel) const
+  {
+    return ReadFileOrEmpty(Cpu(rel));
+  }
 
   TempDir dir_;
-  emu_config* cfg_ = nullptr;
+  emu_config *cfg_ = nullptr;
 };
 
-TEST_F(OverlayTest, FullTreeHasListsCachesAndMidr) {
+TEST_F(OverlayTest, FullTreeHasListsCachesAndMidr)
+{
   Generate("full");
   EXPECT_EQ(Read("possible"), "0-7\n");
   EXPECT_EQ(Read("present"), "0-7\n");
@@ -77,23 +91,27 @@ TEST_F(OverlayTest, FullTreeHasListsCachesAndMidr) {
   EXPECT_FALSE(PathExists(Cpu("cpu8")));
 }
 
-TEST_F(OverlayTest, SysfsLineSizesOverrideTheCtrDefaults) {
+TEST_F(OverlayTest, SysfsLineSizesOverrideTheCtrDefaults)
+{
   Generate("full", "l1i-line=64\nl1d-line=32\n");
   EXPECT_EQ(Read("cpu4/cache/index1/coherency_line_size"), "64\n");
   EXPECT_EQ(Read("cpu4/cache/index0/coherency_line_size"), "32\n");
 }
 
-TEST_F(OverlayTest, OfflineCpusHaveNoPerCpuFiles) {
+TEST_F(OverlayTest, OfflineCpusHaveNoPerCpuFiles)
+{
   Generate("full", "online=5\n");
   EXPECT_EQ(Read("possible"), "0-7\n");
   EXPECT_EQ(Read("online"), "0-3,5\n");
   EXPECT_EQ(Read("offline"), "4,6-7\n");
-  for (int cpu : {4, 6, 7}) EXPECT_FALSE(PathExists(Cpu("cpu" + std::to_string(cpu)))) << cpu;
+  for (int cpu : {4, 6, 7})
+    EXPECT_FALSE(PathExists(Cpu("cpu" + std::to_string(cpu)))) << cpu;
   EXPECT_EQ(Read("cpu5/cache/index1/coherency_line_size"), "128\n");
   EXPECT_EQ(Read("cpu5/online"), "1\n");
 }
 
-TEST_F(OverlayTest, NoCacheLeavesOutCacheFolders) {
+TEST_F(OverlayTest, NoCacheLeavesOutCacheFolders)
+{
   Generate("no-cache");
   EXPECT_EQ(Read("possible"), "0-7\n");
   EXPECT_FALSE(PathExists(Cpu("cpu0/cache")));
@@ -101,22 +119,24 @@ TEST_F(OverlayTest, NoCacheLeavesOutCacheFolders) {
   EXPECT_EQ(Read("cpu7/regs/identification/midr_el1"), "0x00000000531f0011\n");
 }
 
-TEST_F(OverlayTest, NoMidrLeavesOutRegs) {
+TEST_F(OverlayTest, NoMidrLeavesOutRegs)
+{
   Generate("no-midr");
   EXPECT_FALSE(PathExists(Cpu("cpu0/regs")));
   EXPECT_EQ(Read("cpu0/cache/index0/coherency_line_size"), "64\n");
   EXPECT_EQ(Read("cpu7/cache/index1/coherency_line_size"), "128\n");
 }
 
-TEST_F(OverlayTest, NoneWritesNothing) {
+TEST_F(OverlayTest, NoneWritesNothing)
+{
   Generate("none");
   EXPECT_FALSE(PathExists(root() + "/sys"));
 }
 
-TEST_F(OverlayTest, ThreeHundredCpus) {
-  GenerateText(
-      "[cluster a]\ncpus=0-149\nmidr=0x410fd034\nctr=0x84448004\n"
-      "[cluster b]\ncpus=150-299\nmidr=0x411fd070\nctr=0x8444c004\n");
+TEST_F(OverlayTest, ThreeHundredCpus)
+{
+  GenerateText("[cluster a]\ncpus=0-149\nmidr=0x410fd034\nctr=0x84448004\n"
+               "[cluster b]\ncpus=150-299\nmidr=0x411fd070\nctr=0x8444c004\n");
   EXPECT_EQ(Read("possible"), "0-299\n");
   EXPECT_EQ(Read("kernel_max"), "511\n");
   EXPECT_EQ(Read("cpu299/regs/identification/midr_el1"), "0x00000000411fd070\n");
@@ -125,7 +145,8 @@ TEST_F(OverlayTest, ThreeHundredCpus) {
 
 // Issue 14: each online CPU's grouping lists every CPU of its domain,
 // offline ones included, as the Galaxy S7's kernel shows CPUs 6-7.
-TEST_F(OverlayTest, GroupingListsNameOfflineMembersOfTheDomain) {
+TEST_F(OverlayTest, GroupingListsNameOfflineMembersOfTheDomain)
+{
   Generate("full", "online=4-5\n");
   EXPECT_EQ(Read("cpu4/cpufreq/related_cpus"), "4 5 6 7 \n");
   EXPECT_EQ(Read("cpu4/topology/core_siblings_list"), "4-7\n");
@@ -135,17 +156,20 @@ TEST_F(OverlayTest, GroupingListsNameOfflineMembersOfTheDomain) {
   EXPECT_FALSE(PathExists(Cpu("cpu6")));
 }
 
-TEST_F(OverlayTest, ClustersSharingADomainShareTheirLists) {
+TEST_F(OverlayTest, ClustersSharingADomainShareTheirLists)
+{
   Generate("full", "domain=little\nonline=\n");
   EXPECT_EQ(Read("cpu0/cpufreq/related_cpus"), "0 1 2 3 4 5 6 7 \n");
   EXPECT_EQ(Read("cpu3/topology/cluster_cpus_list"), "0-7\n");
 }
 
-TEST_F(OverlayTest, HotplugEventsRewriteListsAndPerCpuFolders) {
+TEST_F(OverlayTest, HotplugEventsRewriteListsAndPerCpuFolders)
+{
   Generate("full", "online=4-5\n");
   bool online[EMU_MAX_CPUS] = {false};
-  for (unsigned cpu = 0; cpu < 8; cpu++) online[cpu] = cpu != 5;  // +6-7, -5
-  GError* err = nullptr;
+  for (unsigned cpu = 0; cpu < 8; cpu++)
+    online[cpu] = cpu != 5; // +6-7, -5
+  GError *err = nullptr;
   const std::string cpu_root = root() + "/sys/devices/system/cpu";
   ASSERT_TRUE(emu_overlay_set_online(cfg_, cpu_root.c_str(), online, &err)) << err->message;
   EXPECT_EQ(Read("online"), "0-4,6-7\n");
@@ -155,9 +179,10 @@ TEST_F(OverlayTest, HotplugEventsRewriteListsAndPerCpuFolders) {
   EXPECT_FALSE(PathExists(Cpu("cpu5")));
 }
 
-TEST(FormatCpulist, RangesAndSingles) {
+TEST(FormatCpulist, RangesAndSingles)
+{
   bool set[10] = {true, true, true, true, false, false, true, false, true, true};
-  char* text = emu_format_cpulist(set, 10);
+  char *text = emu_format_cpulist(set, 10);
   EXPECT_STREQ(text, "0-3,6,8-9");
   g_free(text);
   bool none[3] = {false, false, false};
@@ -166,13 +191,14 @@ TEST(FormatCpulist, RangesAndSingles) {
   g_free(text);
 }
 
-TEST(SysrootLinks, LinksLibraryFoldersOnly) {
+TEST(SysrootLinks, LinksLibraryFoldersOnly)
+{
   TempDir dir;
   std::string sysroot = dir / "sysroot", root = dir / "root";
-  for (const char* d : {"", "/lib", "/usr", "/bin"})
+  for (const char *d : {"", "/lib", "/usr", "/bin"})
     ASSERT_EQ(mkdir((sysroot + d).c_str(), 0755), 0) << d;
   ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
-  GError* err = nullptr;
+  GError *err = nullptr;
   ASSERT_TRUE(emu_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
   char buf[4096];
   ssize_t n = readlink((root + "/lib").c_str(), buf, sizeof buf);
@@ -181,26 +207,28 @@ TEST(SysrootLinks, LinksLibraryFoldersOnly) {
   n = readlink((root + "/usr").c_str(), buf, sizeof buf);
   ASSERT_GT(n, 0);
   EXPECT_EQ(std::string(buf, n), sysroot + "/usr");
-  EXPECT_FALSE(PathExists(root + "/lib64"));  // not in this sysroot
-  EXPECT_FALSE(PathExists(root + "/bin"));    // host tools in a cross sysroot
+  EXPECT_FALSE(PathExists(root + "/lib64")); // not in this sysroot
+  EXPECT_FALSE(PathExists(root + "/bin"));   // host tools in a cross sysroot
 }
 
-TEST(SysrootLinks, KeepsWhatTheRootAlreadyHas) {
+TEST(SysrootLinks, KeepsWhatTheRootAlreadyHas)
+{
   TempDir dir;
   std::string sysroot = dir / "sysroot", root = dir / "root";
   ASSERT_EQ(mkdir(sysroot.c_str(), 0755), 0);
   ASSERT_EQ(mkdir((sysroot + "/lib").c_str(), 0755), 0);
   ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
   ASSERT_EQ(mkdir((root + "/lib").c_str(), 0755), 0);
-  GError* err = nullptr;
+  GError *err = nullptr;
   ASSERT_TRUE(emu_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
   char buf[16];
-  EXPECT_LT(readlink((root + "/lib").c_str(), buf, sizeof buf), 0);  // still a folder
+  EXPECT_LT(readlink((root + "/lib").c_str(), buf, sizeof buf), 0); // still a folder
 }
 
 // "--sysroot sysroot": a relative symlink target would be read from the
 // overlay's folder, where QEMU then finds no loader.
-TEST(SysrootLinks, ARelativeSysrootIsLinkedByItsAbsolutePath) {
+TEST(SysrootLinks, ARelativeSysrootIsLinkedByItsAbsolutePath)
+{
   TempDir dir;
   std::string root = dir / "root";
   ASSERT_EQ(mkdir((dir / "sysroot").c_str(), 0755), 0);
@@ -209,7 +237,7 @@ TEST(SysrootLinks, ARelativeSysrootIsLinkedByItsAbsolutePath) {
   char here[4096];
   ASSERT_NE(getcwd(here, sizeof here), nullptr);
   ASSERT_EQ(chdir(dir.path().c_str()), 0);
-  GError* err = nullptr;
+  GError *err = nullptr;
   bool ok = emu_overlay_link_sysroot(root.c_str(), "sysroot", &err);
   ASSERT_EQ(chdir(here), 0);
   ASSERT_TRUE(ok) << err->message;
@@ -219,15 +247,15 @@ TEST(SysrootLinks, ARelativeSysrootIsLinkedByItsAbsolutePath) {
   EXPECT_EQ(std::string(buf, n), dir / "sysroot/lib");
 }
 
-TEST(SysrootLinks, RejectsASysrootWithoutLib) {
+TEST(SysrootLinks, RejectsASysrootWithoutLib)
+{
   TempDir dir;
-  GError* err = nullptr;
+  GError *err = nullptr;
   EXPECT_FALSE(emu_overlay_link_sysroot(dir.path().c_str(), "/nonexistent-sysroot", &err));
   ASSERT_NE(err, nullptr);
-  EXPECT_NE(std::string(err->message).find("/nonexistent-sysroot has no lib/"),
-            std::string::npos)
+  EXPECT_NE(std::string(err->message).find("/nonexistent-sysroot has no lib/"), std::string::npos)
       << err->message;
   g_error_free(err);
 }
 
-}  // namespace
+} // namespace

@@ -14,19 +14,23 @@ extern "C" {
 #include "jitflush.h"
 }
 
-namespace {
-uint64_t Take64(const uint8_t*& data, size_t& size) {
+namespace
+{
+uint64_t Take64(const uint8_t *&data, size_t &size)
+{
   uint8_t b[8] = {0};
   size_t n = size < 8 ? size : 8;
   std::memcpy(b, data, n);
   data += n;
   size -= n;
   uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
+  for (int i = 7; i >= 0; i--)
+    v = (v << 8) | b[i];
   return v;
 }
 
-void CheckCtr(uint64_t ctr) {
+void CheckCtr(uint64_t ctr)
+{
   jf_ctr d = jf_ctr_decode(ctr);
   // The strides: exactly 4 << field, a power of two >= 4 (Arm ARM D19.2.34).
   FUZZ_CHECK(fuzz::EncodableLine(d.iline) && d.iline == 4u << (ctr & 0xf));
@@ -45,9 +49,10 @@ void CheckCtr(uint64_t ctr) {
   FUZZ_CHECK((d.tminline == 0) == (((ctr >> 32) & 0x3f) == 0));
 }
 
-void CheckMidr(uint64_t midr) {
-  const jf_core* row = jf_midr_lookup(midr);
-  const char* name = jitflush_midr_name(midr);
+void CheckMidr(uint64_t midr)
+{
+  const jf_core *row = jf_midr_lookup(midr);
+  const char *name = jitflush_midr_name(midr);
   FUZZ_CHECK((row == nullptr) == (name == nullptr));
   // Only implementer and part name a core: variant, architecture, revision
   // and the RES0 upper half never change the answer.
@@ -62,14 +67,17 @@ void CheckMidr(uint64_t midr) {
   // The A53 errata apply to r0p0-r0p2 of that core only.
   bool civac = jf_midr_needs_dc_civac(midr);
   bool a53 = (static_cast<uint32_t>(midr) & JF_MIDR_CORE_MASK) == 0x4100d030u;
-  FUZZ_CHECK(civac == (a53 && jitflush_midr_variant(midr) == 0 && jitflush_midr_revision(midr) <= 2));
-  if (civac) FUZZ_CHECK(name && std::strcmp(name, "Cortex-A53") == 0);
+  FUZZ_CHECK(civac ==
+             (a53 && jitflush_midr_variant(midr) == 0 && jitflush_midr_revision(midr) <= 2));
+  if (civac)
+    FUZZ_CHECK(name && std::strcmp(name, "Cortex-A53") == 0);
   FUZZ_CHECK(jitflush_midr_implementer(midr) == ((midr >> 24) & 0xff));
   FUZZ_CHECK(jitflush_midr_part(midr) == ((midr >> 4) & 0xfff));
 }
-}  // namespace
+} // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   uint64_t ctr = Take64(data, size);
   uint64_t midr = Take64(data, size);
   CheckCtr(ctr);
@@ -78,6 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   unsigned bytes = static_cast<unsigned>(ctr >> 32);
   unsigned l = jf_log2_line(bytes);
   FUZZ_CHECK(l <= 31);
-  if (bytes >= 1) FUZZ_CHECK((1ull << l) <= bytes && (l == 31 || (2ull << l) > bytes));
+  if (bytes >= 1)
+    FUZZ_CHECK((1ull << l) <= bytes && (l == 31 || (2ull << l) > bytes));
   return 0;
 }

@@ -23,8 +23,10 @@ extern "C" {
 #include "emu_config.h"
 }
 
-namespace {
-std::string TempPath() {
+namespace
+{
+std::string TempPath()
+{
   static std::string path;
   if (path.empty()) {
     char tmpl[] = "/tmp/jitflush-fuzz-conf-XXXXXX";
@@ -33,22 +35,26 @@ std::string TempPath() {
     close(fd);
     path = tmpl;
     static struct Cleanup {
-      ~Cleanup() { unlink(path.c_str()); }
+      ~Cleanup()
+      {
+        unlink(path.c_str());
+      }
     } cleanup;
   }
   return path;
 }
-}  // namespace
+} // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   const std::string path = TempPath();
-  FILE* f = std::fopen(path.c_str(), "wb");
+  FILE *f = std::fopen(path.c_str(), "wb");
   FUZZ_CHECK(f != nullptr);
   FUZZ_CHECK(std::fwrite(data, 1, size, f) == size);
   std::fclose(f);
 
-  GError* error = nullptr;
-  emu_config* cfg = emu_config_load(path.c_str(), &error);
+  GError *error = nullptr;
+  emu_config *cfg = emu_config_load(path.c_str(), &error);
   FUZZ_CHECK((cfg == nullptr) != (error == nullptr));
   if (!cfg) {
     FUZZ_CHECK(error->message && std::strncmp(error->message, path.c_str(), path.size()) == 0);
@@ -58,10 +64,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(cfg->ncpus >= 1 && cfg->ncpus <= EMU_MAX_CPUS);
   FUZZ_CHECK(cfg->nclusters >= 1 && cfg->clusters != nullptr);
   for (unsigned i = 0; i < cfg->ncpus; i++)
-    FUZZ_CHECK(cfg->cpus[i].cluster >= 0 && static_cast<unsigned>(cfg->cpus[i].cluster) < cfg->nclusters);
-  unsigned san_i = 4u << (cfg->sanitized_ctr & 0xf), san_d = 4u << ((cfg->sanitized_ctr >> 16) & 0xf);
+    FUZZ_CHECK(cfg->cpus[i].cluster >= 0 &&
+               static_cast<unsigned>(cfg->cpus[i].cluster) < cfg->nclusters);
+  unsigned san_i = 4u << (cfg->sanitized_ctr & 0xf),
+           san_d = 4u << ((cfg->sanitized_ctr >> 16) & 0xf);
   for (unsigned c = 0; c < cfg->nclusters; c++) {
-    const emu_cluster& cl = cfg->clusters[c];
+    const emu_cluster &cl = cfg->clusters[c];
     FUZZ_CHECK(cl.name != nullptr);
     FUZZ_CHECK(fuzz::PowerOfTwo(cl.l1i_line) && fuzz::PowerOfTwo(cl.l1d_line));
     FUZZ_CHECK(san_i <= (4u << (cl.ctr & 0xf)) && san_d <= (4u << ((cl.ctr >> 16) & 0xf)));

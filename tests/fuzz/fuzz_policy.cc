@@ -28,26 +28,35 @@ extern "C" {
 #include "internal/view.h"
 }
 
-namespace {
+namespace
+{
 struct Reader {
-  const uint8_t* data;
+  const uint8_t *data;
   size_t size;
-  uint8_t Byte() {
-    if (size == 0) return 0;
+  uint8_t Byte()
+  {
+    if (size == 0)
+      return 0;
     size--;
     return *data++;
   }
-  uint64_t Bytes(int n) {
+  uint64_t Bytes(int n)
+  {
     uint64_t v = 0;
-    for (int i = 0; i < n; i++) v |= static_cast<uint64_t>(Byte()) << (8 * i);
+    for (int i = 0; i < n; i++)
+      v |= static_cast<uint64_t>(Byte()) << (8 * i);
     return v;
   }
 };
 
-unsigned SysfsLine(uint8_t b) { return (b & 0x10) ? 0 : 4u << (b & 0xf); }
-}  // namespace
+unsigned SysfsLine(uint8_t b)
+{
+  return (b & 0x10) ? 0 : 4u << (b & 0xf);
+}
+} // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
   static std::unique_ptr<jf_view> view(new jf_view());
   static std::unique_ptr<jitflush_info> info(new jitflush_info());
   Reader in{data, size};
@@ -59,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   unsigned n = (head & 4) ? 250 + in.Byte() % 51 : in.Byte() % 17;
   view->ncpus = view->ncpus_possible = n;
   for (unsigned i = 0; i < n; i++) {
-    jitflush_cpu_info& c = view->cpus[i];
+    jitflush_cpu_info &c = view->cpus[i];
     uint8_t flags = in.Byte();
     c.cpu = static_cast<int>(i);
     c.observed = flags & 1;
@@ -68,13 +77,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bool same = (flags & 4) && i > 0;
     c.ctr_el0 = c.observed ? (same ? view->cpus[0].ctr_el0 : in.Bytes(5)) : 0;
     switch ((flags >> 3) & 3) {
-      case 0: c.midr_source = JITFLUSH_SRC_NONE; break;
-      case 1: c.midr_source = JITFLUSH_SRC_SYSFS; c.midr = in.Bytes(4); break;
-      default:
-        c.midr_source = c.observed ? JITFLUSH_SRC_CTR_EL0 : JITFLUSH_SRC_SYSFS;
-        // Mostly real cores, so the table is hit.
-        c.midr = (flags & 0x20) ? in.Bytes(4) : (0x410fd034u | (static_cast<uint64_t>(in.Byte() & 0xf) << 4));
-        break;
+    case 0:
+      c.midr_source = JITFLUSH_SRC_NONE;
+      break;
+    case 1:
+      c.midr_source = JITFLUSH_SRC_SYSFS;
+      c.midr = in.Bytes(4);
+      break;
+    default:
+      c.midr_source = c.observed ? JITFLUSH_SRC_CTR_EL0 : JITFLUSH_SRC_SYSFS;
+      // Mostly real cores, so the table is hit.
+      c.midr = (flags & 0x20) ? in.Bytes(4)
+                              : (0x410fd034u | (static_cast<uint64_t>(in.Byte() & 0xf) << 4));
+      break;
     }
     c.sysfs_l1i_line = SysfsLine(in.Byte());
     c.sysfs_l1d_line = SysfsLine(in.Byte());
@@ -88,37 +103,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     jf_cpuset_clear(&group);
     uint64_t bits = in.Bytes(2);
     for (unsigned c = 0; c < 16; c++)
-      if ((bits >> c) & 1) jf_cpuset_add(&group, c);
+      if ((bits >> c) & 1)
+        jf_cpuset_add(&group, c);
     uint64_t members = in.Bytes(2);
     for (unsigned i = 0; i < n && i < 16; i++)
-      if ((members >> i) & 1) jf_view_set_domain(view.get(), i, &group);
+      if ((members >> i) & 1)
+        jf_view_set_domain(view.get(), i, &group);
   }
   jf_policy_apply(view.get());
-  const jf_global& g = view->global;
+  const jf_global &g = view->global;
   bool estimated = false, inferred = false;
 
   FUZZ_CHECK(fuzz::EncodableLine(g.iline) && fuzz::EncodableLine(g.dline));
   bool all_observed = n > 0, all_idc = n > 0, all_dic = n > 0;
   unsigned min_i = 0, min_d = 0;
   for (unsigned i = 0; i < n; i++) {
-    const jitflush_cpu_info& c = view->cpus[i];
+    const jitflush_cpu_info &c = view->cpus[i];
     FUZZ_CHECK(fuzz::EncodableLine(c.iline) && fuzz::EncodableLine(c.dline));
     FUZZ_CHECK(g.iline <= c.iline && g.dline <= c.dline);
     min_i = (min_i == 0 || c.iline < min_i) ? c.iline : min_i;
     min_d = (min_d == 0 || c.dline < min_d) ? c.dline : min_d;
-    estimated = estimated || c.iline_source == JITFLUSH_SRC_SYSFS || c.iline_source == JITFLUSH_SRC_MIDR_TABLE ||
-                c.dline_source == JITFLUSH_SRC_SYSFS || c.dline_source == JITFLUSH_SRC_MIDR_TABLE;
+    estimated = estimated || c.iline_source == JITFLUSH_SRC_SYSFS ||
+                c.iline_source == JITFLUSH_SRC_MIDR_TABLE || c.dline_source == JITFLUSH_SRC_SYSFS ||
+                c.dline_source == JITFLUSH_SRC_MIDR_TABLE;
     if (c.iline_source == JITFLUSH_SRC_CLUSTER) {
       inferred = true;
       FUZZ_CHECK(c.dline_source == JITFLUSH_SRC_CLUSTER);
       FUZZ_CHECK(!c.observed && !c.online && !c.idc && !c.dic);
       FUZZ_CHECK(!c.sysfs_l1i_line && !c.sysfs_l1d_line);
       FUZZ_CHECK(c.inferred_from >= 0 && static_cast<unsigned>(c.inferred_from) < n);
-      const jitflush_cpu_info& from = view->cpus[c.inferred_from];
+      const jitflush_cpu_info &from = view->cpus[c.inferred_from];
       FUZZ_CHECK(from.observed && from.iline == c.iline && from.dline == c.dline);
       for (unsigned j = 0; j < n && j < JF_MAX_CPUS; j++) {
         unsigned d = view->domain_of[j];
-        if (!view->cpus[j].observed || d == 0 || !jf_cpuset_has(&view->domains[d - 1], i)) continue;
+        if (!view->cpus[j].observed || d == 0 || !jf_cpuset_has(&view->domains[d - 1], i))
+          continue;
         FUZZ_CHECK(view->cpus[j].ctr_el0 == from.ctr_el0);
       }
       all_observed = all_idc = all_dic = false;
@@ -133,25 +152,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else {
       FUZZ_CHECK(c.iline_source != JITFLUSH_SRC_CTR_EL0 && c.dline_source != JITFLUSH_SRC_CTR_EL0);
       FUZZ_CHECK(!c.idc && !c.dic);
-      if (c.sysfs_l1i_line) FUZZ_CHECK(c.iline <= c.sysfs_l1i_line);
-      if (c.sysfs_l1d_line) FUZZ_CHECK(c.dline <= c.sysfs_l1d_line);
-      const jf_core* row = c.midr_source != JITFLUSH_SRC_NONE ? jf_midr_lookup(c.midr) : nullptr;
-      if (row) FUZZ_CHECK(c.iline <= row->iline && c.dline <= row->dline);
-      if (!c.sysfs_l1i_line && !row) FUZZ_CHECK(c.iline == JITFLUSH_FLOOR_LINE && c.iline_source == JITFLUSH_SRC_FLOOR);
+      if (c.sysfs_l1i_line)
+        FUZZ_CHECK(c.iline <= c.sysfs_l1i_line);
+      if (c.sysfs_l1d_line)
+        FUZZ_CHECK(c.dline <= c.sysfs_l1d_line);
+      const jf_core *row = c.midr_source != JITFLUSH_SRC_NONE ? jf_midr_lookup(c.midr) : nullptr;
+      if (row)
+        FUZZ_CHECK(c.iline <= row->iline && c.dline <= row->dline);
+      if (!c.sysfs_l1i_line && !row)
+        FUZZ_CHECK(c.iline == JITFLUSH_FLOOR_LINE && c.iline_source == JITFLUSH_SRC_FLOOR);
     }
     all_observed = all_observed && c.observed;
     all_idc = all_idc && c.idc;
     all_dic = all_dic && c.dic;
   }
-  if (n > 0) FUZZ_CHECK(g.iline == min_i && g.dline == min_d);
-  else FUZZ_CHECK(g.iline == JITFLUSH_FLOOR_LINE && g.dline == JITFLUSH_FLOOR_LINE);
+  if (n > 0)
+    FUZZ_CHECK(g.iline == min_i && g.dline == min_d);
+  else
+    FUZZ_CHECK(g.iline == JITFLUSH_FLOOR_LINE && g.dline == JITFLUSH_FLOOR_LINE);
   FUZZ_CHECK(g.idc == all_idc && g.dic == all_dic);
   FUZZ_CHECK(!g.idc || all_observed);
   FUZZ_CHECK(g.complete == (view->possible_known && view->probe_ran && all_observed));
   FUZZ_CHECK(g.status == (g.complete ? JITFLUSH_OK : JITFLUSH_INCOMPLETE));
   bool above_floor = g.iline > JITFLUSH_FLOOR_LINE || g.dline > JITFLUSH_FLOOR_LINE;
-  FUZZ_CHECK(g.per_call_guard ==
-             (!g.complete && above_floor && (estimated || !view->possible_known || !view->probe_ran)));
+  FUZZ_CHECK(g.per_call_guard == (!g.complete && above_floor &&
+                                  (estimated || !view->possible_known || !view->probe_ran)));
   FUZZ_CHECK(g.online_check == (inferred && above_floor));
 
   jf_view_export(view.get(), info.get());
@@ -160,6 +185,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(info->ncpus == (n < JITFLUSH_MAX_CPUS ? n : JITFLUSH_MAX_CPUS));
   FUZZ_CHECK(info->truncated == (n > JITFLUSH_MAX_CPUS));
   for (unsigned i = 0; i < info->ncpus; i++)
-    FUZZ_CHECK(info->cpus[i].iline == view->cpus[i].iline && info->cpus[i].cpu == view->cpus[i].cpu);
+    FUZZ_CHECK(info->cpus[i].iline == view->cpus[i].iline &&
+               info->cpus[i].cpu == view->cpus[i].cpu);
   return 0;
 }

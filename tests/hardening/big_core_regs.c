@@ -9,7 +9,10 @@
  */
 #include "internal/regs.h"
 
-uint64_t jf_regs_read_ctr(void) { return UINT64_C(0x84448005); }
+uint64_t jf_regs_read_ctr(void)
+{
+  return UINT64_C(0x84448005);
+}
 
 bool jf_regs_read_midr(uint64_t *out)
 {

@@ -11,7 +11,8 @@
 #include <functional>
 #include <string>
 
-namespace hardening {
+namespace hardening
+{
 
 // ThreadSanitizer cannot follow a child forked from a multi-threaded parent
 // that then creates threads: glibc hands the child the stacks of the
@@ -29,32 +30,37 @@ constexpr bool kThreadsInForkedChildUnsupported = false;
 #else
 constexpr bool kThreadsInForkedChildUnsupported = false;
 #endif
-#define SKIP_IF_TSAN_CANNOT_FORK_WITH_THREADS()                                              \
-  if (::hardening::kThreadsInForkedChildUnsupported)                                        \
-  GTEST_SKIP() << "ThreadSanitizer cannot follow threads created in a child forked from a " \
+#define SKIP_IF_TSAN_CANNOT_FORK_WITH_THREADS()                                                    \
+  if (::hardening::kThreadsInForkedChildUnsupported)                                               \
+  GTEST_SKIP() << "ThreadSanitizer cannot follow threads created in a child forked from a "        \
                   "multi-threaded parent; this test runs in the plain and ASan builds"
 
 struct ChildOutcome {
-  bool exited = false;  // exited normally (then `status` holds the code)
+  bool exited = false; // exited normally (then `status` holds the code)
   int status = -1;
-  int signal = 0;       // the signal that killed it (SIGALRM: the watchdog)
-  std::string Describe() const {
-    if (exited) return "exited with status " + std::to_string(status);
-    if (signal == SIGALRM) return "killed by the watchdog (deadlock or runaway loop)";
+  int signal = 0; // the signal that killed it (SIGALRM: the watchdog)
+  std::string Describe() const
+  {
+    if (exited)
+      return "exited with status " + std::to_string(status);
+    if (signal == SIGALRM)
+      return "killed by the watchdog (deadlock or runaway loop)";
     return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   }
 };
 
 // BODY runs in the child; its return value becomes the exit status. The
 // watchdog is alarm(): its default action kills the child with SIGALRM.
-inline ChildOutcome RunInChild(const std::function<int()>& body, unsigned watchdog_seconds = 20) {
+inline ChildOutcome RunInChild(const std::function<int()> &body, unsigned watchdog_seconds = 20)
+{
   ChildOutcome out;
   pid_t pid = fork();
-  if (pid < 0) return out;
+  if (pid < 0)
+    return out;
   if (pid == 0) {
     signal(SIGALRM, SIG_DFL);
     alarm(watchdog_seconds);
-    _exit(body());  // _exit: no atexit handlers, no GoogleTest teardown
+    _exit(body()); // _exit: no atexit handlers, no GoogleTest teardown
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
@@ -68,4 +74,4 @@ inline ChildOutcome RunInChild(const std::function<int()>& body, unsigned watchd
   return out;
 }
 
-}  // namespace hardening
+} // namespace hardening

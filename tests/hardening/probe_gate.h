@@ -10,7 +10,8 @@
 #pragma once
 #include <functional>
 
-namespace probegate {
+namespace probegate
+{
 
 enum class Point { kGetAffinity, kPinSelf };
 
@@ -31,4 +32,4 @@ void DisarmInChild();
 int Reached(Point point);
 void Reset();
 
-}  // namespace probegate
+} // namespace probegate

@@ -27,13 +27,13 @@ enum { MAX_RULES = 16, MAX_INSNS = 4 + 5 * MAX_RULES };
 
 static struct sock_filter stmt(uint16_t code, uint32_t k)
 {
-  struct sock_filter f = { code, 0, 0, k };
+  struct sock_filter f = {code, 0, 0, k};
   return f;
 }
 
 static struct sock_filter jump(uint16_t code, uint32_t k, uint8_t jt, uint8_t jf)
 {
-  struct sock_filter f = { code, jt, jf, k };
+  struct sock_filter f = {code, jt, jf, k};
   return f;
 }
 
@@ -67,7 +67,7 @@ int seccomp_deny_install(const struct seccomp_deny *rules, size_t count)
   }
   prog[n++] = stmt(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 
-  struct sock_fprog fprog = { (unsigned short)n, prog };
+  struct sock_fprog fprog = {(unsigned short)n, prog};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return -1;
   return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) == 0 ? 0 : -1;
@@ -77,13 +77,13 @@ static const struct {
   const char *name;
   long nr;
 } known[] = {
-  { "sched_setaffinity", SYS_sched_setaffinity },
-  { "sched_getaffinity", SYS_sched_getaffinity },
-  { "getcpu", SYS_getcpu },
-  { "membarrier", SYS_membarrier },
-  { "clone", SYS_clone },
-  { "clone3", SYS_clone3 },
-  { "openat", SYS_openat },
+    {"sched_setaffinity", SYS_sched_setaffinity},
+    {"sched_getaffinity", SYS_sched_getaffinity},
+    {"getcpu", SYS_getcpu},
+    {"membarrier", SYS_membarrier},
+    {"clone", SYS_clone},
+    {"clone3", SYS_clone3},
+    {"openat", SYS_openat},
 };
 
 const char seccomp_deny_names[] =

@@ -16,10 +16,10 @@ extern "C" {
 #endif
 
 struct seccomp_deny {
-  long nr;              /* system call number of this architecture */
-  int err;              /* errno the call fails with */
-  bool only_if_arg0;    /* deny only when the first argument equals arg0 */
-  unsigned arg0;        /* compared with the low 32 bits of argument 0 */
+  long nr;           /* system call number of this architecture */
+  int err;           /* errno the call fails with */
+  bool only_if_arg0; /* deny only when the first argument equals arg0 */
+  unsigned arg0;     /* compared with the low 32 bits of argument 0 */
 };
 
 /* Sets PR_SET_NO_NEW_PRIVS (required to install a filter without

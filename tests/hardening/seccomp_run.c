@@ -24,8 +24,9 @@
 
 static int usage(const char *problem)
 {
-  fprintf(stderr, "seccomp_run: %s\nusage: seccomp_run [--deny NAME[:ERRNO]]... -- PROGRAM [ARGS...]\n"
-                  "  NAME: %s\n  ERRNO: EPERM (default), ENOSYS, EAGAIN\n",
+  fprintf(stderr,
+          "seccomp_run: %s\nusage: seccomp_run [--deny NAME[:ERRNO]]... -- PROGRAM [ARGS...]\n"
+          "  NAME: %s\n  ERRNO: EPERM (default), ENOSYS, EAGAIN\n",
           problem, seccomp_deny_names);
   return 2;
 }
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
       return usage("unknown system call name");
     if (count == sizeof rules / sizeof rules[0])
       return usage("too many --deny");
-    rules[count++] = (struct seccomp_deny){ nr, err, false, 0 };
+    rules[count++] = (struct seccomp_deny){nr, err, false, 0};
   }
   if (i + 1 >= argc)
     return usage("no program after --");

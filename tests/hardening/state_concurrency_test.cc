@@ -14,7 +14,8 @@
 using fakeexynos::IsFloor;
 using fakeexynos::IsProbed;
 
-namespace {
+namespace
+{
 constexpr int kThreads = 64;
 
 struct RoundResult {
@@ -29,12 +30,14 @@ struct RoundResult {
 // has made its first call, so the losers provably meet a probe in progress.
 thread_local bool tl_flush_path = false;
 
-RoundResult RaceOnce(bool hold) {
+RoundResult RaceOnce(bool hold)
+{
   fakeexynos::InstallExynos();
   probegate::Reset();
   std::atomic<bool> winner_on_flush_path{false};
   probegate::OnReach(probegate::Point::kGetAffinity, [&] { winner_on_flush_path = tl_flush_path; });
-  if (hold) probegate::Arm(probegate::Point::kGetAffinity);
+  if (hold)
+    probegate::Arm(probegate::Point::kGetAffinity);
   RoundResult r;
   std::atomic<bool> go{false};
   std::atomic<int> flushes_returned{0}, inits_entered{0};
@@ -42,14 +45,15 @@ RoundResult RaceOnce(bool hold) {
   for (int t = 0; t < kThreads; t++)
     threads.emplace_back([&, t] {
       tl_flush_path = t % 2 == 0;
-      while (!go.load()) std::this_thread::yield();
+      while (!go.load())
+        std::this_thread::yield();
       if (tl_flush_path) {
-        r.during[t] = jf_state_geometry();  // never waits: floor or final
+        r.during[t] = jf_state_geometry(); // never waits: floor or final
         flushes_returned++;
         r.statuses[t] = jf_state_init();
       } else {
         inits_entered++;
-        r.statuses[t] = jf_state_init();    // waits for the one probe
+        r.statuses[t] = jf_state_init(); // waits for the one probe
         r.during[t] = jf_state_geometry();
       }
       r.after[t] = jf_state_geometry();
@@ -60,7 +64,7 @@ RoundResult RaceOnce(bool hold) {
     // The winner is blocked inside its first call; everyone else has made
     // (flush path: returned from) theirs while the probe is in progress.
     int flush_target = kThreads / 2 - (winner_on_flush_path ? 1 : 0);
-    int init_target = kThreads / 2;  // counted before the call, winner too
+    int init_target = kThreads / 2; // counted before the call, winner too
     // Bounded: a flush path that waited for the probe would never return
     // here, and the test must say so rather than hang.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -72,13 +76,15 @@ RoundResult RaceOnce(bool hold) {
     EXPECT_EQ(jf_state_view(), nullptr) << "view published before the probe finished";
     probegate::Release();
   }
-  for (auto& th : threads) th.join();
+  for (auto &th : threads)
+    th.join();
   probegate::ClearCallbacks();
   return r;
 }
-}  // namespace
+} // namespace
 
-TEST(StateConcurrency, SixtyFourThreadsMeetAHeldProbeAndAgree) {
+TEST(StateConcurrency, SixtyFourThreadsMeetAHeldProbeAndAgree)
+{
   RoundResult r = RaceOnce(/*hold=*/true);
   EXPECT_EQ(fakecpus::probes.load(), 1);
   EXPECT_EQ(probegate::Reached(probegate::Point::kGetAffinity), 1);
@@ -92,7 +98,8 @@ TEST(StateConcurrency, SixtyFourThreadsMeetAHeldProbeAndAgree) {
       EXPECT_TRUE(IsFloor(r.during[t]) || IsProbed(r.during[t])) << "thread " << t;
       floors += IsFloor(r.during[t]);
     } else {
-      EXPECT_TRUE(IsProbed(r.during[t])) << "init returned before the probe was published, thread " << t;
+      EXPECT_TRUE(IsProbed(r.during[t]))
+          << "init returned before the probe was published, thread " << t;
     }
   }
   // All flush-path callers but at most the one that won the race saw the
@@ -100,7 +107,8 @@ TEST(StateConcurrency, SixtyFourThreadsMeetAHeldProbeAndAgree) {
   EXPECT_GE(floors, kThreads / 2 - 1);
 }
 
-TEST(StateConcurrency, RepeatedResetsProbeExactlyOncePerLifetime) {
+TEST(StateConcurrency, RepeatedResetsProbeExactlyOncePerLifetime)
+{
   // Each round starts a fresh "lifetime" with jf_state_reset, as a new
   // process would; each lifetime must again probe exactly once.
   constexpr int kRounds = 25;
@@ -117,7 +125,8 @@ TEST(StateConcurrency, RepeatedResetsProbeExactlyOncePerLifetime) {
   }
 }
 
-TEST(StateConcurrency, ReadersSpinningThroughTheWholeProbeNeverSeeAnUnsafeLine) {
+TEST(StateConcurrency, ReadersSpinningThroughTheWholeProbeNeverSeeAnUnsafeLine)
+{
   fakeexynos::InstallExynos();
   probegate::Reset();
   // Armed before any reader exists: whichever thread ends up probing (a
@@ -131,7 +140,8 @@ TEST(StateConcurrency, ReadersSpinningThroughTheWholeProbeNeverSeeAnUnsafeLine) 
     readers.emplace_back([&] {
       while (!stop.load()) {
         jf_geometry g = jf_state_geometry();
-        if (!IsFloor(g) && !IsProbed(g)) bad++;
+        if (!IsFloor(g) && !IsProbed(g))
+          bad++;
         reads++;
       }
     });
@@ -139,14 +149,17 @@ TEST(StateConcurrency, ReadersSpinningThroughTheWholeProbeNeverSeeAnUnsafeLine) 
   const bool held = probegate::WaitUntilBlocked();
   if (held) {
     long before = reads.load();
-    while (reads.load() < before + 10000) std::this_thread::yield();
+    while (reads.load() < before + 10000)
+      std::this_thread::yield();
   }
   probegate::Release();
-  prober.join();  // jitflush_init returns only once the view is published
+  prober.join(); // jitflush_init returns only once the view is published
   long at_publish = reads.load();
-  while (reads.load() < at_publish + 10000) std::this_thread::yield();
+  while (reads.load() < at_publish + 10000)
+    std::this_thread::yield();
   stop = true;
-  for (auto& th : readers) th.join();
+  for (auto &th : readers)
+    th.join();
   EXPECT_TRUE(held) << "the probe never reached the helper thread's pinning";
   EXPECT_EQ(bad.load(), 0) << "of " << reads.load() << " reads";
   EXPECT_EQ(fakecpus::probes.load(), 1);

@@ -12,7 +12,8 @@
 using fakeexynos::IsProbed;
 using hardening::RunInChild;
 
-namespace {
+namespace
+{
 // Child exit codes: which expectation failed (0: all held).
 enum ChildFailure {
   kChildOk = 0,
@@ -26,7 +27,8 @@ enum ChildFailure {
 // Forks while a probe is held at POINT in another thread; in the child,
 // the first call (jitflush_init, or a flush when FLUSH_FIRST) must take the
 // orphaned probe over and run its own to completion.
-void ForkWhileProbing(probegate::Point point, bool flush_first = false) {
+void ForkWhileProbing(probegate::Point point, bool flush_first = false)
+{
   SKIP_IF_TSAN_CANNOT_FORK_WITH_THREADS();
   fakeexynos::InstallExynos();
   probegate::Reset();
@@ -38,14 +40,19 @@ void ForkWhileProbing(probegate::Point point, bool flush_first = false) {
 
   auto outcome = RunInChild([probes_at_fork, flush_first] {
     probegate::DisarmInChild();
-    if (jf_state_view() != nullptr) return int{kViewInheritedFromUnfinishedProbe};
+    if (jf_state_view() != nullptr)
+      return int{kViewInheritedFromUnfinishedProbe};
     // A flush in the child does not wait; it must not settle for the floor
     // for the rest of the child's life either.
-    if (flush_first && !IsProbed(jf_state_geometry())) return int{kGeometryNotProbed};
-    if (jf_state_init() != JITFLUSH_OK) return int{kInitStatus};
-    if (!IsProbed(jf_state_geometry())) return int{kGeometryNotProbed};
+    if (flush_first && !IsProbed(jf_state_geometry()))
+      return int{kGeometryNotProbed};
+    if (jf_state_init() != JITFLUSH_OK)
+      return int{kInitStatus};
+    if (!IsProbed(jf_state_geometry()))
+      return int{kGeometryNotProbed};
     // The child's own probe, exactly one.
-    if (fakecpus::probes.load() != probes_at_fork + 1) return int{kProbeCount};
+    if (fakecpus::probes.load() != probes_at_fork + 1)
+      return int{kProbeCount};
     return int{kChildOk};
   });
 
@@ -57,9 +64,10 @@ void ForkWhileProbing(probegate::Point point, bool flush_first = false) {
   EXPECT_TRUE(IsProbed(jf_state_geometry()));
   EXPECT_EQ(fakecpus::probes.load(), 1);
 }
-}  // namespace
+} // namespace
 
-TEST(StateFork, ChildInheritsAFinishedProbeWithoutProbingAgain) {
+TEST(StateFork, ChildInheritsAFinishedProbeWithoutProbingAgain)
+{
   fakeexynos::InstallExynos();
   probegate::Reset();
   ASSERT_EQ(jf_state_init(), JITFLUSH_OK);
@@ -69,10 +77,13 @@ TEST(StateFork, ChildInheritsAFinishedProbeWithoutProbingAgain) {
 
   auto outcome = RunInChild([=] {
     // The flush path first, as a forked JIT would use it.
-    if (!IsProbed(jf_state_geometry())) return int{kGeometryNotProbed};
-    if (jf_state_init() != JITFLUSH_OK) return int{kInitStatus};
-    const jf_view* view = jf_state_view();
-    if (!view || view->ncpus != 8 || view->cpus[7].iline != 128) return int{kViewMissing};
+    if (!IsProbed(jf_state_geometry()))
+      return int{kGeometryNotProbed};
+    if (jf_state_init() != JITFLUSH_OK)
+      return int{kInitStatus};
+    const jf_view *view = jf_state_view();
+    if (!view || view->ncpus != 8 || view->cpus[7].iline != 128)
+      return int{kViewMissing};
     if (fakecpus::probes.load() != probes_before || fakecpus::ctr_reads.load() != ctr_reads_before)
       return int{kProbeCount};
     return int{kChildOk};
@@ -80,19 +91,23 @@ TEST(StateFork, ChildInheritsAFinishedProbeWithoutProbingAgain) {
   EXPECT_TRUE(outcome.exited && outcome.status == kChildOk) << "child " << outcome.Describe();
 }
 
-TEST(StateFork, ChildOfAForkDuringTheProbeCallerCanStillInit) {
+TEST(StateFork, ChildOfAForkDuringTheProbeCallerCanStillInit)
+{
   ForkWhileProbing(probegate::Point::kGetAffinity);
 }
 
-TEST(StateFork, ChildOfAForkWhileTheHelperThreadIsPinnedCanStillInit) {
+TEST(StateFork, ChildOfAForkWhileTheHelperThreadIsPinnedCanStillInit)
+{
   ForkWhileProbing(probegate::Point::kPinSelf);
 }
 
-TEST(StateFork, ChildsFirstFlushTakesTheOrphanedProbeOver) {
+TEST(StateFork, ChildsFirstFlushTakesTheOrphanedProbeOver)
+{
   ForkWhileProbing(probegate::Point::kGetAffinity, /*flush_first=*/true);
 }
 
-TEST(StateFork, ManyForksWhileManyThreadsFlushAllInherit) {
+TEST(StateFork, ManyForksWhileManyThreadsFlushAllInherit)
+{
   fakeexynos::InstallExynos();
   probegate::Reset();
   ASSERT_EQ(jf_state_init(), JITFLUSH_OK);
@@ -100,13 +115,16 @@ TEST(StateFork, ManyForksWhileManyThreadsFlushAllInherit) {
   std::vector<std::thread> flushers;
   for (int t = 0; t < 8; t++)
     flushers.emplace_back([&] {
-      while (!stop.load()) (void)jf_state_geometry();
+      while (!stop.load())
+        (void)jf_state_geometry();
     });
   int failures = 0;
   for (int i = 0; i < 20; i++) {
     auto outcome = RunInChild([] {
-      if (!IsProbed(jf_state_geometry())) return int{kGeometryNotProbed};
-      if (fakecpus::probes.load() != 1) return int{kProbeCount};
+      if (!IsProbed(jf_state_geometry()))
+        return int{kGeometryNotProbed};
+      if (fakecpus::probes.load() != 1)
+        return int{kProbeCount};
       return int{kChildOk};
     });
     if (!outcome.exited || outcome.status != kChildOk) {
@@ -115,6 +133,7 @@ TEST(StateFork, ManyForksWhileManyThreadsFlushAllInherit) {
     }
   }
   stop = true;
-  for (auto& th : flushers) th.join();
+  for (auto &th : flushers)
+    th.join();
   EXPECT_EQ(failures, 0);
 }

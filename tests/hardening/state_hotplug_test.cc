@@ -23,25 +23,31 @@ extern "C" {
 #include "internal/state.h"
 }
 
-namespace {
+namespace
+{
 constexpr uint64_t kM1Ctr = 0x84448005, kM1Midr = 0x531f0011;       // 128 / 64
-constexpr uint64_t kSmallCtr = 0x80038003, kSmallMidr = 0x410fd034;  // 32 / 32
+constexpr uint64_t kSmallCtr = 0x80038003, kSmallMidr = 0x410fd034; // 32 / 32
 
-fakecpus::Machine BigOnlineSmallOffline(bool small_online) {
+fakecpus::Machine BigOnlineSmallOffline(bool small_online)
+{
   fakecpus::Machine m;
-  for (int i = 0; i < 4; i++) m.cpus.push_back({kM1Ctr, kM1Midr});
-  for (int i = 0; i < 4; i++) m.cpus.push_back({kSmallCtr, kSmallMidr, small_online});
+  for (int i = 0; i < 4; i++)
+    m.cpus.push_back({kM1Ctr, kM1Midr});
+  for (int i = 0; i < 4; i++)
+    m.cpus.push_back({kSmallCtr, kSmallMidr, small_online});
   m.start_cpu = 1;
   return m;
 }
 
 // What Linux shows: per-CPU files only for online CPUs.
-void Sysfs(const fakecpus::Machine& m) {
+void Sysfs(const fakecpus::Machine &m)
+{
   fakefs::Reset();
   fakefs::CreateFile("/sys/devices/system/cpu/possible", "0-7\n");
   std::string online;
   for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
-    if (!m.cpus[cpu].online) continue;
+    if (!m.cpus[cpu].online)
+      continue;
     online += (online.empty() ? "" : ",") + std::to_string(cpu);
     fakefs::CreateL1(cpu, cpu < 4 ? 128 : 32, cpu < 4 ? 64 : 32);
     fakefs::CreateMidr(cpu, m.cpus[cpu].midr);
@@ -49,17 +55,24 @@ void Sysfs(const fakecpus::Machine& m) {
   fakefs::CreateFile("/sys/devices/system/cpu/online", online + "\n");
 }
 
-unsigned ILine(uint64_t ctr) { return 4u << (ctr & 0xf); }
-unsigned DLine(uint64_t ctr) { return 4u << ((ctr >> 16) & 0xf); }
-}  // namespace
+unsigned ILine(uint64_t ctr)
+{
+  return 4u << (ctr & 0xf);
+}
+unsigned DLine(uint64_t ctr)
+{
+  return 4u << ((ctr >> 16) & 0xf);
+}
+} // namespace
 
-TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe) {
+TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe)
+{
   probegate::Reset();
   fakecpus::Machine at_init = BigOnlineSmallOffline(/*small_online=*/false);
   fakecpus::Install(at_init);
   Sysfs(at_init);
   jf_state_reset();
-  ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);  // CPUs 4-7 were not seen
+  ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE); // CPUs 4-7 were not seen
   ASSERT_EQ(fakecpus::probes.load(), 1);
   const jf_geometry at_probe = jf_state_geometry();
   // Nothing is known about 4-7: the floor, not the online cores' 128/64.
@@ -71,7 +84,7 @@ TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe) {
   fakecpus::Install(later);
   Sysfs(later);
   for (int call = 0; call < 3; call++) {
-    EXPECT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);  // the same answer, cached
+    EXPECT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE); // the same answer, cached
     const jf_geometry g = jf_state_geometry();
     EXPECT_EQ(g.iline, at_probe.iline);
     EXPECT_EQ(g.dline, at_probe.dline);
@@ -84,7 +97,7 @@ TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe) {
   EXPECT_EQ(fakecpus::probes.load(), 0) << "a flush or init probed again after the first probe";
   EXPECT_EQ(fakecpus::ctr_reads.load(), 0);
   // The view still says what was true at the probe.
-  const jf_view* view = jf_state_view();
+  const jf_view *view = jf_state_view();
   ASSERT_NE(view, nullptr);
   EXPECT_FALSE(view->cpus[5].online);
   EXPECT_FALSE(view->cpus[5].observed);
@@ -92,7 +105,8 @@ TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe) {
   EXPECT_FALSE(view->global.complete);
 }
 
-TEST(StateHotplug, ControlEverythingOnlineTakesTheSmallCoresLine) {
+TEST(StateHotplug, ControlEverythingOnlineTakesTheSmallCoresLine)
+{
   // The same machine fully online: the probe sees 32/32 on CPUs 4-7. Shows
   // that the floor above is due to the offline CPUs, not to this fixture.
   probegate::Reset();
@@ -107,22 +121,26 @@ TEST(StateHotplug, ControlEverythingOnlineTakesTheSmallCoresLine) {
 
 // ---- Issue 14: inferred lines, the online check and the re-probe -----------
 
-namespace {
+namespace
+{
 // The machine above with a kernel whose grouping misleads, DynamIQ-style:
 // the offline 4-7 share the cpufreq policy and topology cluster of the
 // observed M1s 0-3, but have 32-byte lines.
-void GroupedSysfs(const fakecpus::Machine& m) {
+void GroupedSysfs(const fakecpus::Machine &m)
+{
   Sysfs(m);
   for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
-    if (!m.cpus[cpu].online) continue;
+    if (!m.cpus[cpu].online)
+      continue;
     const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu);
     fakefs::CreateFile(dir + "/cpufreq/related_cpus", "0 1 2 3 4 5 6 7 \n");
     fakefs::CreateFile(dir + "/topology/core_siblings_list", "0-7\n");
   }
 }
-}  // namespace
+} // namespace
 
-TEST(StateHotplug, InferredLinesAreCheckedAndReprobedWhenTheCpusComeOnline) {
+TEST(StateHotplug, InferredLinesAreCheckedAndReprobedWhenTheCpusComeOnline)
+{
   probegate::Reset();
   fakecpus::Machine at_init = BigOnlineSmallOffline(/*small_online=*/false);
   fakecpus::Install(at_init);
@@ -130,7 +148,7 @@ TEST(StateHotplug, InferredLinesAreCheckedAndReprobedWhenTheCpusComeOnline) {
   jf_state_reset();
   ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);
   jf_geometry g = jf_state_geometry();
-  EXPECT_EQ(g.iline, 128u);  // 4-7 inferred as M1s: 128/64, wrongly
+  EXPECT_EQ(g.iline, 128u); // 4-7 inferred as M1s: 128/64, wrongly
   EXPECT_EQ(g.dline, 64u);
   EXPECT_TRUE(g.online_check);
   EXPECT_EQ(jf_state_view()->cpus[5].iline_source, JITFLUSH_SRC_CLUSTER);
@@ -146,13 +164,14 @@ TEST(StateHotplug, InferredLinesAreCheckedAndReprobedWhenTheCpusComeOnline) {
   g = jf_state_geometry();
   EXPECT_EQ(g.iline, 32u);
   EXPECT_EQ(g.dline, 32u);
-  EXPECT_FALSE(g.online_check);  // every CPU observed now
+  EXPECT_FALSE(g.online_check); // every CPU observed now
   EXPECT_EQ(jf_state_online_changed(), JF_ONLINE_SAME);
   // The view is complete now, and says so.
   EXPECT_EQ(jf_state_init(), JITFLUSH_OK);
 }
 
-TEST(StateHotplug, UnreadableOnlineListIsNotTakenForNoChange) {
+TEST(StateHotplug, UnreadableOnlineListIsNotTakenForNoChange)
+{
   probegate::Reset();
   fakecpus::Machine m = BigOnlineSmallOffline(/*small_online=*/false);
   fakecpus::Install(m);

@@ -19,7 +19,8 @@ using fakeexynos::IsFloor;
 using fakeexynos::IsProbed;
 using hardening::RunInChild;
 
-namespace {
+namespace
+{
 // What the handler saw. Lock-free atomics only: async-signal-safe.
 std::atomic<int> handled{0};
 std::atomic<int> handled_floor{0};
@@ -28,7 +29,8 @@ std::atomic<int> handled_unsafe{0};
 std::atomic<int> view_visible_while_running{0};
 static_assert(std::atomic<int>::is_always_lock_free, "handler state must be lock-free");
 
-void RecordGeometry(int) {
+void RecordGeometry(int)
+{
   jf_geometry g = jf_state_geometry();
   if (IsFloor(g))
     handled_floor++;
@@ -39,7 +41,8 @@ void RecordGeometry(int) {
   handled++;
 }
 
-void InstallHandler(void (*handler)(int)) {
+void InstallHandler(void (*handler)(int))
+{
   struct sigaction sa = {};
   sa.sa_handler = handler;
   sigemptyset(&sa.sa_mask);
@@ -47,14 +50,16 @@ void InstallHandler(void (*handler)(int)) {
   sigaction(SIGUSR1, &sa, nullptr);
 }
 
-void ResetCounters() {
+void ResetCounters()
+{
   handled = handled_floor = handled_probed = handled_unsafe = view_visible_while_running = 0;
 }
 
 enum { kOk = 0, kHandlerDidNotRun = 20, kNotFloor = 21, kInit = 22, kAfter = 23, kView = 24 };
-}  // namespace
+} // namespace
 
-TEST(StateSignal, HandlerOnTheProbingThreadItselfGetsTheFloor) {
+TEST(StateSignal, HandlerOnTheProbingThreadItselfGetsTheFloor)
+{
   auto outcome = RunInChild([] {
     fakeexynos::InstallExynos();
     probegate::Reset();
@@ -64,20 +69,27 @@ TEST(StateSignal, HandlerOnTheProbingThreadItselfGetsTheFloor) {
     // "running" and its owner is the interrupted code below the handler.
     probegate::OnReach(probegate::Point::kGetAffinity, [] {
       raise(SIGUSR1);
-      if (jf_state_view() != nullptr) view_visible_while_running++;
+      if (jf_state_view() != nullptr)
+        view_visible_while_running++;
     });
-    if (jf_state_init() != JITFLUSH_OK) return int{kInit};
-    if (handled.load() != 1) return int{kHandlerDidNotRun};
-    if (handled_floor.load() != 1) return int{kNotFloor};
-    if (view_visible_while_running.load() != 0) return int{kView};
-    raise(SIGUSR1);  // after init: the probed geometry
-    if (handled_probed.load() != 1) return int{kAfter};
+    if (jf_state_init() != JITFLUSH_OK)
+      return int{kInit};
+    if (handled.load() != 1)
+      return int{kHandlerDidNotRun};
+    if (handled_floor.load() != 1)
+      return int{kNotFloor};
+    if (view_visible_while_running.load() != 0)
+      return int{kView};
+    raise(SIGUSR1); // after init: the probed geometry
+    if (handled_probed.load() != 1)
+      return int{kAfter};
     return int{kOk};
   });
   EXPECT_TRUE(outcome.exited && outcome.status == kOk) << "child " << outcome.Describe();
 }
 
-TEST(StateSignal, HandlerOnTheThreadWaitingForTheHelperGetsTheFloor) {
+TEST(StateSignal, HandlerOnTheThreadWaitingForTheHelperGetsTheFloor)
+{
   auto outcome = RunInChild([] {
     fakeexynos::InstallExynos();
     probegate::Reset();
@@ -88,13 +100,18 @@ TEST(StateSignal, HandlerOnTheThreadWaitingForTheHelperGetsTheFloor) {
     const pthread_t prober = pthread_self();
     std::atomic<bool> sent{false};
     probegate::OnReach(probegate::Point::kPinSelf, [&] {
-      if (sent.exchange(true)) return;
+      if (sent.exchange(true))
+        return;
       pthread_kill(prober, SIGUSR1);
-      while (handled.load() == 0) std::this_thread::yield();
+      while (handled.load() == 0)
+        std::this_thread::yield();
     });
-    if (jf_state_init() != JITFLUSH_OK) return int{kInit};
-    if (handled.load() != 1) return int{kHandlerDidNotRun};
-    if (handled_floor.load() != 1) return int{kNotFloor};
+    if (jf_state_init() != JITFLUSH_OK)
+      return int{kInit};
+    if (handled.load() != 1)
+      return int{kHandlerDidNotRun};
+    if (handled_floor.load() != 1)
+      return int{kNotFloor};
     return int{kOk};
   });
   EXPECT_TRUE(outcome.exited && outcome.status == kOk) << "child " << outcome.Describe();
@@ -104,7 +121,8 @@ TEST(StateSignal, HandlerOnTheThreadWaitingForTheHelperGetsTheFloor) {
 // JIT that cannot use membarrier synchronises its threads (a signal to each,
 // whose handler return is context synchronising) while threads still race
 // the first flush. Handlers see only the floor or the final geometry.
-TEST(StateSignal, StormOnSixtyFourThreadsRacingTheFirstFlush) {
+TEST(StateSignal, StormOnSixtyFourThreadsRacingTheFirstFlush)
+{
   constexpr int kThreads = 64, kRounds = 8;
   auto outcome = RunInChild(
       [] {
@@ -124,40 +142,56 @@ TEST(StateSignal, StormOnSixtyFourThreadsRacingTheFirstFlush) {
             threads.emplace_back([&, t] {
               ids[t] = pthread_self();
               ready++;
-              while (!go.load()) std::this_thread::yield();
-              if (t % 2 == 0) (void)jf_state_geometry();
-              if (jf_state_init() != JITFLUSH_OK) bad_status++;
+              while (!go.load())
+                std::this_thread::yield();
+              if (t % 2 == 0)
+                (void)jf_state_geometry();
+              if (jf_state_init() != JITFLUSH_OK)
+                bad_status++;
               finished++;
-              while (!may_exit.load()) std::this_thread::yield();
+              while (!may_exit.load())
+                std::this_thread::yield();
             });
-          while (ready.load() < kThreads) std::this_thread::yield();
+          while (ready.load() < kThreads)
+            std::this_thread::yield();
           go = true;
-          if (!probegate::WaitUntilBlocked()) return 30;
+          if (!probegate::WaitUntilBlocked())
+            return 30;
           // Only now: a handler that ran before any thread started the
           // probe would start it itself, which the header does not allow
           // (jitflush_init is not async-signal-safe).
           std::thread storm([&] {
             while (!storm_stop.load())
-              for (int t = 0; t < kThreads; t++) pthread_kill(ids[t], SIGUSR1);
+              for (int t = 0; t < kThreads; t++)
+                pthread_kill(ids[t], SIGUSR1);
           });
           int before = handled.load();
-          while (handled.load() < before + 2 * kThreads) std::this_thread::yield();
+          while (handled.load() < before + 2 * kThreads)
+            std::this_thread::yield();
           probegate::Release();
-          while (finished.load() < kThreads) std::this_thread::yield();
+          while (finished.load() < kThreads)
+            std::this_thread::yield();
           before = handled.load();
-          while (handled.load() < before + 2 * kThreads) std::this_thread::yield();
+          while (handled.load() < before + 2 * kThreads)
+            std::this_thread::yield();
           storm_stop = true;
           storm.join();
           may_exit = true;
-          for (auto& th : threads) th.join();
-          if (bad_status.load() != 0) return 31;
-          if (fakecpus::probes.load() != 1) return 32;
-          if (handled_unsafe.load() != 0) return 33;
+          for (auto &th : threads)
+            th.join();
+          if (bad_status.load() != 0)
+            return 31;
+          if (fakecpus::probes.load() != 1)
+            return 32;
+          if (handled_unsafe.load() != 0)
+            return 33;
         }
         // Both kinds were seen: the storm really overlapped the probe and
         // the published geometry.
-        if (handled_floor.load() == 0) return 34;
-        if (handled_probed.load() == 0) return 35;
+        if (handled_floor.load() == 0)
+          return 34;
+        if (handled_probed.load() == 0)
+          return 35;
         // How hard the storm hit, for the README's figures (the child's
         // stdout is the test's; _exit would drop an unflushed buffer).
         std::printf("signal storm: %d handlers ran on %d threads x %d rounds "

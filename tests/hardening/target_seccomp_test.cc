@@ -16,10 +16,15 @@
 #include "../common/a64_codegen.h"
 #include "jitflush.h"
 
-namespace {
-unsigned CtrLine(uint64_t ctr, unsigned shift) { return 4u << ((ctr >> shift) & 0xf); }
+namespace
+{
+unsigned CtrLine(uint64_t ctr, unsigned shift)
+{
+  return 4u << ((ctr >> shift) & 0xf);
+}
 
-uint64_t ReadCtr() {
+uint64_t ReadCtr()
+{
   uint64_t ctr;
   __asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
   return ctr;
@@ -27,18 +32,21 @@ uint64_t ReadCtr() {
 
 // Writes, flushes and runs a small function: the flush works whatever the
 // probe could learn.
-void ExpectJitRuns() {
-  void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+void ExpectJitRuns()
+{
+  void *p =
+      mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(p, MAP_FAILED);
-  auto* code = static_cast<uint32_t*>(p) + 5;  // unaligned to any line
+  auto *code = static_cast<uint32_t *>(p) + 5; // unaligned to any line
   uint64_t expected = a64::WriteSum(code, 40, 9);
   jitflush_clear_cache(code, code + 40);
   EXPECT_EQ(reinterpret_cast<uint64_t (*)()>(code)(), expected);
   munmap(p, 4096);
 }
-}  // namespace
+} // namespace
 
-TEST(TargetSeccomp, PinningDenied) {
+TEST(TargetSeccomp, PinningDenied)
+{
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(0, &one);
@@ -50,7 +58,8 @@ TEST(TargetSeccomp, PinningDenied) {
   std::unique_ptr<jitflush_info> info(new jitflush_info());
   int status = jitflush_get_info(info.get());
   unsigned observed = 0;
-  for (unsigned i = 0; i < info->ncpus; i++) observed += info->cpus[i].observed ? 1 : 0;
+  for (unsigned i = 0; i < info->ncpus; i++)
+    observed += info->cpus[i].observed ? 1 : 0;
   EXPECT_LE(observed, 1u) << "only the CPU the probe happened to run on";
   if (info->ncpus_possible > 1) {
     EXPECT_EQ(status, JITFLUSH_INCOMPLETE);
@@ -64,22 +73,25 @@ TEST(TargetSeccomp, PinningDenied) {
     EXPECT_LE(info->iline, info->cpus[i].iline) << "cpu " << info->cpus[i].cpu;
     EXPECT_LE(info->dline, info->cpus[i].dline) << "cpu " << info->cpus[i].cpu;
   }
-  EXPECT_EQ(info->per_call_guard,
-            !info->complete && (info->iline > JITFLUSH_FLOOR_LINE || info->dline > JITFLUSH_FLOOR_LINE));
+  EXPECT_EQ(info->per_call_guard, !info->complete && (info->iline > JITFLUSH_FLOOR_LINE ||
+                                                      info->dline > JITFLUSH_FLOOR_LINE));
   ExpectJitRuns();
 }
 
-TEST(TargetSeccomp, MembarrierDenied) {
+TEST(TargetSeccomp, MembarrierDenied)
+{
   errno = 0;
   ASSERT_EQ(syscall(SYS_membarrier, 0, 0, 0), -1)
       << "membarrier is allowed: run this through the host build's seccomp_run test";
   EXPECT_EQ(jitflush_sync_cores(), JITFLUSH_ERR_UNSUPPORTED);
   char dummy[16] = {0};
-  EXPECT_EQ(jitflush_clear_cache_all_threads(dummy, dummy + sizeof dummy), JITFLUSH_ERR_UNSUPPORTED);
+  EXPECT_EQ(jitflush_clear_cache_all_threads(dummy, dummy + sizeof dummy),
+            JITFLUSH_ERR_UNSUPPORTED);
   ExpectJitRuns();
 }
 
-TEST(TargetSeccomp, EverySchedulerCallDenied) {
+TEST(TargetSeccomp, EverySchedulerCallDenied)
+{
   // sched_getaffinity, sched_setaffinity and getcpu: the helper thread runs
   // but learns nothing; every CPU comes from sysfs (here the host's: QEMU
   // does not redirect /sys without an overlay) or the floor. Refusing

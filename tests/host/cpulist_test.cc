@@ -7,9 +7,13 @@ extern "C" {
 #include "internal/cpuset.h"
 }
 
-static bool Parse(const char* text, jf_cpuset* set) { return jf_cpulist_parse(text, std::strlen(text), set); }
+static bool Parse(const char *text, jf_cpuset *set)
+{
+  return jf_cpulist_parse(text, std::strlen(text), set);
+}
 
-TEST(Cpulist, RangesAndSingles) {
+TEST(Cpulist, RangesAndSingles)
+{
   jf_cpuset s;
   ASSERT_TRUE(Parse("0-3,6\n", &s));
   EXPECT_EQ(jf_cpuset_count(&s), 5u);
@@ -19,15 +23,17 @@ TEST(Cpulist, RangesAndSingles) {
   EXPECT_EQ(jf_cpuset_end(&s), 7u);
 }
 
-TEST(Cpulist, LargestCpuSetSizeFits) {
+TEST(Cpulist, LargestCpuSetSizeFits)
+{
   jf_cpuset s;
   ASSERT_TRUE(Parse("0-1023", &s));
   EXPECT_EQ(jf_cpuset_count(&s), 1024u);
   EXPECT_EQ(jf_cpuset_end(&s), 1024u);
 }
 
-TEST(Cpulist, MalformedIsRejectedAndLeavesAnEmptySet) {
-  for (const char* bad : {"", "\n", "3-1", "a", "0-", "-1", "1024", "0,,1", "0-1,", "1 2",
+TEST(Cpulist, MalformedIsRejectedAndLeavesAnEmptySet)
+{
+  for (const char *bad : {"", "\n", "3-1", "a", "0-", "-1", "1024", "0,,1", "0-1,", "1 2",
                           "99999999999999999999", "0-3\n\n", "0x1"}) {
     jf_cpuset s;
     jf_cpuset_add(&s, 5);
@@ -36,14 +42,16 @@ TEST(Cpulist, MalformedIsRejectedAndLeavesAnEmptySet) {
   }
 }
 
-TEST(Cpulist, NotNulTerminatedInput) {
-  const char text[] = {'0', '-', '2', '9', '9'};  // only the first 3 bytes count
+TEST(Cpulist, NotNulTerminatedInput)
+{
+  const char text[] = {'0', '-', '2', '9', '9'}; // only the first 3 bytes count
   jf_cpuset s;
   ASSERT_TRUE(jf_cpulist_parse(text, 3, &s));
   EXPECT_EQ(jf_cpuset_count(&s), 3u);
 }
 
-TEST(CpuWords, CpufreqFormat) {
+TEST(CpuWords, CpufreqFormat)
+{
   jf_cpuset s;
   ASSERT_TRUE(jf_cpuwords_parse("4 5 6 7 \n", 9, &s));
   EXPECT_EQ(jf_cpuset_count(&s), 4u);
@@ -54,7 +62,8 @@ TEST(CpuWords, CpufreqFormat) {
   EXPECT_EQ(jf_cpuset_count(&s), 0u);
 }
 
-TEST(CpuList, FormatIsTheKernelsFormatAndRoundTrips) {
+TEST(CpuList, FormatIsTheKernelsFormatAndRoundTrips)
+{
   jf_cpuset s;
   ASSERT_TRUE(jf_cpulist_parse("0-3,6,8-9", 9, &s));
   char buf[32];

@@ -10,23 +10,29 @@ extern "C" {
 #include "internal/view.h"
 }
 
-namespace {
+namespace
+{
 constexpr uint64_t kA53Ctr = 0x84448004, kA53Midr = 0x410fd034;
 constexpr uint64_t kM1Ctr = 0x84448005, kM1Midr = 0x531f0011;
 
-fakecpus::Machine Exynos() {
+fakecpus::Machine Exynos()
+{
   fakecpus::Machine m;
-  for (int i = 0; i < 4; i++) m.cpus.push_back({kA53Ctr, kA53Midr});
-  for (int i = 0; i < 4; i++) m.cpus.push_back({kM1Ctr, kM1Midr});
+  for (int i = 0; i < 4; i++)
+    m.cpus.push_back({kA53Ctr, kA53Midr});
+  for (int i = 0; i < 4; i++)
+    m.cpus.push_back({kM1Ctr, kM1Midr});
   return m;
 }
 
-void ExynosSysfs(const fakecpus::Machine& m) {
+void ExynosSysfs(const fakecpus::Machine &m)
+{
   fakefs::Reset();
   fakefs::CreateFile("/sys/devices/system/cpu/possible", "0-7\n");
   std::string online;
   for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
-    if (!m.cpus[cpu].online) continue;
+    if (!m.cpus[cpu].online)
+      continue;
     online += (online.empty() ? "" : ",") + std::to_string(cpu);
     fakefs::CreateL1(cpu, cpu < 4 ? 64 : 128, 64);
     fakefs::CreateMidr(cpu, m.cpus[cpu].midr);
@@ -34,16 +40,19 @@ void ExynosSysfs(const fakecpus::Machine& m) {
   fakefs::CreateFile("/sys/devices/system/cpu/online", online + "\n");
 }
 
-std::unique_ptr<jf_view> Probe(int* rc = nullptr) {
+std::unique_ptr<jf_view> Probe(int *rc = nullptr)
+{
   std::unique_ptr<jf_view> v(new jf_view());
   int r = jf_probe(v.get());
-  if (rc) *rc = r;
+  if (rc)
+    *rc = r;
   jf_policy_apply(v.get());
   return v;
 }
-}  // namespace
+} // namespace
 
-TEST(Probe, ReadsEveryCoreOfAnExynos8890) {
+TEST(Probe, ReadsEveryCoreOfAnExynos8890)
+{
   fakecpus::Machine m = Exynos();
   fakecpus::Install(m);
   ExynosSysfs(m);
@@ -54,16 +63,17 @@ TEST(Probe, ReadsEveryCoreOfAnExynos8890) {
     EXPECT_EQ(v->cpus[i].ctr_el0, i < 4 ? kA53Ctr : kM1Ctr) << i;
     EXPECT_EQ(v->cpus[i].midr_source, JITFLUSH_SRC_CTR_EL0) << i;
   }
-  EXPECT_EQ(fakecpus::ctr_reads.load(), 8);  // one read per core, no more
+  EXPECT_EQ(fakecpus::ctr_reads.load(), 8); // one read per core, no more
   EXPECT_EQ(v->global.iline, 64u);
   EXPECT_TRUE(v->global.complete);
   EXPECT_TRUE(v->global.heterogeneous);
 }
 
-TEST(Probe, SeccompDenyingPinningObservesOnlyTheCurrentCore) {
+TEST(Probe, SeccompDenyingPinningObservesOnlyTheCurrentCore)
+{
   fakecpus::Machine m = Exynos();
   m.pinning_refused = true;
-  m.start_cpu = 5;  // a big core
+  m.start_cpu = 5; // a big core
   fakecpus::Install(m);
   ExynosSysfs(m);
   auto v = Probe();
@@ -75,7 +85,8 @@ TEST(Probe, SeccompDenyingPinningObservesOnlyTheCurrentCore) {
   EXPECT_TRUE(v->global.per_call_guard);
 }
 
-TEST(Probe, CpusetHidingTheLittleCoresStillFindsTheirLine) {
+TEST(Probe, CpusetHidingTheLittleCoresStillFindsTheirLine)
+{
   fakecpus::Machine m = Exynos();
   m.allowed = {false, false, false, false, true, true, true, true};
   m.start_cpu = 4;
@@ -93,25 +104,29 @@ TEST(Probe, CpusetHidingTheLittleCoresStillFindsTheirLine) {
 // core, in a process whose cpuset allows every core: the helper still
 // reaches all eight (the kernel only refuses CPUs outside the cpuset), so
 // the view is complete and no flush pays the per-call CTR_EL0 read.
-TEST(Probe, CallerPinnedToOneCoreStillObservesTheWholeCpuset) {
+TEST(Probe, CallerPinnedToOneCoreStillObservesTheWholeCpuset)
+{
   fakecpus::Machine m = Exynos();
   m.caller_mask = {true, false, false, false, false, false, false, false};
   m.start_cpu = 0;
   fakecpus::Install(m);
   ExynosSysfs(m);
   auto v = Probe();
-  for (int cpu = 0; cpu < 8; cpu++) EXPECT_TRUE(v->cpus[cpu].observed) << "cpu " << cpu;
+  for (int cpu = 0; cpu < 8; cpu++)
+    EXPECT_TRUE(v->cpus[cpu].observed) << "cpu " << cpu;
   EXPECT_TRUE(v->global.complete);
   EXPECT_FALSE(v->global.per_call_guard);
   EXPECT_EQ(v->global.iline, 64u);
   EXPECT_EQ(v->global.status, JITFLUSH_OK);
 }
 
-TEST(Probe, OfflineCpusWithoutSysfsFallToTheFloor) {
+TEST(Probe, OfflineCpusWithoutSysfsFallToTheFloor)
+{
   fakecpus::Machine m = Exynos();
-  for (int i = 4; i < 8; i++) m.cpus[i].online = false;
+  for (int i = 4; i < 8; i++)
+    m.cpus[i].online = false;
   fakecpus::Install(m);
-  ExynosSysfs(m);  // offline CPUs get no per-CPU files, as on Linux
+  ExynosSysfs(m); // offline CPUs get no per-CPU files, as on Linux
   auto v = Probe();
   EXPECT_FALSE(v->cpus[6].online);
   EXPECT_FALSE(v->cpus[6].observed);
@@ -120,19 +135,22 @@ TEST(Probe, OfflineCpusWithoutSysfsFallToTheFloor) {
   EXPECT_FALSE(v->global.complete);
 }
 
-TEST(Probe, NoSysfsAtAllUsesTheAffinityMask) {
+TEST(Probe, NoSysfsAtAllUsesTheAffinityMask)
+{
   fakecpus::Machine m = Exynos();
   fakecpus::Install(m);
   fakefs::Reset();
   auto v = Probe();
   EXPECT_EQ(v->ncpus, 8u);
   EXPECT_FALSE(v->possible_known);
-  EXPECT_FALSE(v->global.complete);  // the kernel did not say what exists
+  EXPECT_FALSE(v->global.complete); // the kernel did not say what exists
   EXPECT_EQ(v->global.iline, 64u);
-  for (unsigned i = 0; i < 8; i++) EXPECT_TRUE(v->cpus[i].observed);
+  for (unsigned i = 0; i < 8; i++)
+    EXPECT_TRUE(v->cpus[i].observed);
 }
 
-TEST(Probe, MidrUnreadableWithoutHwcapCpuid) {
+TEST(Probe, MidrUnreadableWithoutHwcapCpuid)
+{
   fakecpus::Machine m = Exynos();
   m.cpuid_hwcap = false;
   fakecpus::Install(m);
@@ -141,18 +159,20 @@ TEST(Probe, MidrUnreadableWithoutHwcapCpuid) {
   auto v = Probe();
   EXPECT_TRUE(v->cpus[0].observed);
   EXPECT_EQ(v->cpus[0].midr_source, JITFLUSH_SRC_NONE);
-  EXPECT_TRUE(v->global.complete);  // CTR_EL0 is what matters
+  EXPECT_TRUE(v->global.complete); // CTR_EL0 is what matters
 }
 
-TEST(Probe, MoreCpusThanTheInfoStructHoldsIsTruncatedButCovered) {
+TEST(Probe, MoreCpusThanTheInfoStructHoldsIsTruncatedButCovered)
+{
   fakecpus::Machine m;
-  for (int i = 0; i < 300; i++) m.cpus.push_back({i == 299 ? 0x80038003ULL : kA53Ctr, kA53Midr});
+  for (int i = 0; i < 300; i++)
+    m.cpus.push_back({i == 299 ? 0x80038003ULL : kA53Ctr, kA53Midr});
   fakecpus::Install(m);
   fakefs::Reset();
   fakefs::CreateFile("/sys/devices/system/cpu/possible", "0-299\n");
   auto v = Probe();
   EXPECT_EQ(v->ncpus, 300u);
-  EXPECT_EQ(v->global.iline, 32u);  // CPU 299, beyond the struct's capacity, still counts
+  EXPECT_EQ(v->global.iline, 32u); // CPU 299, beyond the struct's capacity, still counts
   std::unique_ptr<jitflush_info> info(new jitflush_info());
   jf_view_export(v.get(), info.get());
   EXPECT_TRUE(info->truncated);

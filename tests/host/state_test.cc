@@ -15,7 +15,8 @@ extern "C" {
 
 using fakeexynos::InstallExynos;
 
-TEST(State, SixtyFourConcurrentFirstCallsProbeExactlyOnce) {
+TEST(State, SixtyFourConcurrentFirstCallsProbeExactlyOnce)
+{
   InstallExynos();
   std::atomic<bool> go{false};
   std::vector<int> statuses(64, -100);
@@ -23,14 +24,17 @@ TEST(State, SixtyFourConcurrentFirstCallsProbeExactlyOnce) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 64; t++)
     threads.emplace_back([&, t] {
-      while (!go.load()) std::this_thread::yield();
+      while (!go.load())
+        std::this_thread::yield();
       // Half start through a flush's path, half through jitflush_init's.
-      if (t % 2) (void)jf_state_geometry();
+      if (t % 2)
+        (void)jf_state_geometry();
       statuses[t] = jf_state_init();
       lines[t] = jf_state_geometry().iline;
     });
   go = true;
-  for (auto& th : threads) th.join();
+  for (auto &th : threads)
+    th.join();
   EXPECT_EQ(fakecpus::probes.load(), 1);
   for (int t = 0; t < 64; t++) {
     EXPECT_EQ(statuses[t], JITFLUSH_OK) << t;
@@ -38,23 +42,26 @@ TEST(State, SixtyFourConcurrentFirstCallsProbeExactlyOnce) {
   }
 }
 
-TEST(State, FlushPathNeverSeesAnUnsafeLineWhileAnotherThreadProbes) {
+TEST(State, FlushPathNeverSeesAnUnsafeLineWhileAnotherThreadProbes)
+{
   InstallExynos();
   std::atomic<bool> stop{false};
   std::atomic<unsigned> worst{0};
   std::thread reader([&] {
     while (!stop.load()) {
       unsigned l = jf_state_geometry().iline;
-      if (l > worst.load()) worst = l;
+      if (l > worst.load())
+        worst = l;
     }
   });
   jf_state_init();
   stop = true;
   reader.join();
-  EXPECT_LE(worst.load(), 64u);  // the floor (4) or the probed 64, never 128
+  EXPECT_LE(worst.load(), 64u); // the floor (4) or the probed 64, never 128
 }
 
-TEST(State, GeometryRoundTripsTheView) {
+TEST(State, GeometryRoundTripsTheView)
+{
   InstallExynos();
   jf_state_init();
   jf_geometry g = jf_state_geometry();
@@ -66,7 +73,8 @@ TEST(State, GeometryRoundTripsTheView) {
   EXPECT_EQ(jf_state_view()->cpus[7].iline, 128u);
 }
 
-TEST(State, FloorIsTheArchitecturalMinimum) {
+TEST(State, FloorIsTheArchitecturalMinimum)
+{
   jf_geometry g = jf_geometry_floor();
   EXPECT_EQ(g.iline, 4u);
   EXPECT_EQ(g.dline, 4u);

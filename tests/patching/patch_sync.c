@@ -70,34 +70,34 @@ struct options {
 /* The hand-over between the patcher and the runner. */
 struct shared {
   const struct options *opt;
-  uint32_t *code;                   /* the patched function, fixed address */
-  _Atomic unsigned long published;  /* generation ready to run */
-  _Atomic unsigned long consumed;   /* generations the runner has run */
+  uint32_t *code;                  /* the patched function, fixed address */
+  _Atomic unsigned long published; /* generation ready to run */
+  _Atomic unsigned long consumed;  /* generations the runner has run */
   /* Written before the release store of published. */
   uint64_t input, expected;
-  _Atomic int sync_status;          /* first non-OK jitflush_sync_cores result */
-  _Atomic bool failed;              /* a thread could not start its work */
+  _Atomic int sync_status; /* first non-OK jitflush_sync_cores result */
+  _Atomic bool failed;     /* a thread could not start its work */
   int patcher_cpu_seen, runner_cpu_seen;
   unsigned long verified, wrong;
 };
 
 static void usage(FILE *out)
 {
-  fprintf(out,
-          "usage: patch_sync --mode=flush-only|sync [--rounds=N] [--seed=N]\n"
-          "                  [--patcher-cpu=N] [--runner-cpu=N]\n"
-          "  --mode=flush-only  the patcher flushes, nothing synchronises the runner's core\n"
-          "  --mode=sync        the patcher flushes, then calls jitflush_sync_cores()\n"
-          "  --rounds=N         generations to patch, 1-100000 (default 40)\n"
-          "  --seed=N           seed of the generated code (default 1)\n"
-          "  --patcher-cpu=N    CPU of the patching thread (default 4)\n"
-          "  --runner-cpu=N     CPU of the running thread (default 0)\n");
+  fprintf(out, "usage: patch_sync --mode=flush-only|sync [--rounds=N] [--seed=N]\n"
+               "                  [--patcher-cpu=N] [--runner-cpu=N]\n"
+               "  --mode=flush-only  the patcher flushes, nothing synchronises the runner's core\n"
+               "  --mode=sync        the patcher flushes, then calls jitflush_sync_cores()\n"
+               "  --rounds=N         generations to patch, 1-100000 (default 40)\n"
+               "  --seed=N           seed of the generated code (default 1)\n"
+               "  --patcher-cpu=N    CPU of the patching thread (default 4)\n"
+               "  --runner-cpu=N     CPU of the running thread (default 0)\n");
 }
 
 /* Returns 0, EXIT_USAGE after printing why, or -1 for --help. */
 static int parse_options(int argc, char **argv, struct options *opt)
 {
-  *opt = (struct options){.mode = MODE_FLUSH_ONLY, .rounds = 40, .seed = 1, .patcher_cpu = 4, .runner_cpu = 0};
+  *opt = (struct options){
+      .mode = MODE_FLUSH_ONLY, .rounds = 40, .seed = 1, .patcher_cpu = 4, .runner_cpu = 0};
   bool have_mode = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -158,7 +158,8 @@ static int current_cpu(void)
 static int pin_and_report(const char *who, int cpu)
 {
   if (!sc_pin_to_cpu(cpu, NULL)) {
-    fprintf(stderr, "patch_sync: cannot pin the %s thread to CPU %d: %s\n", who, cpu, strerror(errno));
+    fprintf(stderr, "patch_sync: cannot pin the %s thread to CPU %d: %s\n", who, cpu,
+            strerror(errno));
     return -1;
   }
   return current_cpu();
@@ -185,7 +186,8 @@ static void *patcher_main(void *arg)
   for (unsigned long gen = 1; gen <= sh->opt->rounds; gen++) {
     /* The runner has returned from generation gen-1 and spins on
      * `published`, outside the code: rewriting it now is allowed. */
-    while (atomic_load_explicit(&sh->consumed, memory_order_acquire) != gen && !atomic_load(&sh->failed))
+    while (atomic_load_explicit(&sh->consumed, memory_order_acquire) != gen &&
+           !atomic_load(&sh->failed))
       sched_yield(); /* the patcher's own syscalls synchronise only its core */
     if (atomic_load(&sh->failed))
       return NULL;
@@ -220,7 +222,9 @@ static void *runner_main(void *arg)
       sh->verified++;
     } else {
       sh->wrong++;
-      fprintf(stderr, "patch_sync: WRONG RESULT: generation %lu returned 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n",
+      fprintf(stderr,
+              "patch_sync: WRONG RESULT: generation %lu returned 0x%016" PRIx64
+              ", expected 0x%016" PRIx64 "\n",
               gen, got, sh->expected);
     }
     atomic_store_explicit(&sh->consumed, gen + 1, memory_order_release);
@@ -235,7 +239,8 @@ int main(int argc, char **argv)
   if (rc != 0)
     return rc < 0 ? 0 : rc;
 
-  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (region == MAP_FAILED) {
     fprintf(stderr, "patch_sync: mmap of %d RWX bytes failed: %s\n", REGION_BYTES, strerror(errno));
     return EXIT_ENVIRONMENT;
@@ -266,9 +271,10 @@ int main(int argc, char **argv)
   if (atomic_load(&sh.failed))
     return EXIT_ENVIRONMENT;
 
-  printf("patch_sync: mode=%s rounds=%lu patcher_cpu=%d runner_cpu=%d verified=%lu wrong=%lu sync_status=%d\n",
-         opt.mode == MODE_SYNC ? "sync" : "flush-only", opt.rounds, sh.patcher_cpu_seen, sh.runner_cpu_seen,
-         sh.verified, sh.wrong, atomic_load(&sh.sync_status));
+  printf("patch_sync: mode=%s rounds=%lu patcher_cpu=%d runner_cpu=%d verified=%lu wrong=%lu "
+         "sync_status=%d\n",
+         opt.mode == MODE_SYNC ? "sync" : "flush-only", opt.rounds, sh.patcher_cpu_seen,
+         sh.runner_cpu_seen, sh.verified, sh.wrong, atomic_load(&sh.sync_status));
   munmap(region, REGION_BYTES);
   if (atomic_load(&sh.sync_status) != JITFLUSH_OK) {
     fprintf(stderr, "patch_sync: jitflush_sync_cores returned %d\n", atomic_load(&sh.sync_status));

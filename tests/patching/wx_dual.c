@@ -62,19 +62,19 @@ struct options {
 
 static void usage(FILE *out)
 {
-  fprintf(out,
-          "usage: wx_dual [--wrong-way] [--rx-via-mprotect] [--functions=N] [--seed=N]\n"
-          "  --wrong-way        flush with jitflush_clear_cache(rw, rw + len) instead of\n"
-          "                     jitflush_clear_cache_dual(rw, rx, len)\n"
-          "  --rx-via-mprotect  map the RX view read-only, then mprotect it to RX\n"
-          "  --functions=N      functions to write and call, 1-5000 (default 300)\n"
-          "  --seed=N           seed of lengths, gaps and code (default 1)\n");
+  fprintf(out, "usage: wx_dual [--wrong-way] [--rx-via-mprotect] [--functions=N] [--seed=N]\n"
+               "  --wrong-way        flush with jitflush_clear_cache(rw, rw + len) instead of\n"
+               "                     jitflush_clear_cache_dual(rw, rx, len)\n"
+               "  --rx-via-mprotect  map the RX view read-only, then mprotect it to RX\n"
+               "  --functions=N      functions to write and call, 1-5000 (default 300)\n"
+               "  --seed=N           seed of lengths, gaps and code (default 1)\n");
 }
 
 /* Returns 0, EXIT_USAGE after printing why, or -1 for --help. */
 static int parse_options(int argc, char **argv, struct options *opt)
 {
-  *opt = (struct options){.wrong_way = false, .rx_via_mprotect = false, .functions = 300, .seed = 1};
+  *opt =
+      (struct options){.wrong_way = false, .rx_via_mprotect = false, .functions = 300, .seed = 1};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     uint64_t v;
@@ -152,12 +152,15 @@ int main(int argc, char **argv)
       verified++;
     } else {
       wrong++;
-      fprintf(stderr, "wx_dual: WRONG RESULT: function %lu at rx+0x%zx returned 0x%016" PRIx64
-                      ", expected 0x%016" PRIx64 "\n", i, offset, got, expected);
+      fprintf(stderr,
+              "wx_dual: WRONG RESULT: function %lu at rx+0x%zx returned 0x%016" PRIx64
+              ", expected 0x%016" PRIx64 "\n",
+              i, offset, got, expected);
     }
   }
   printf("wx_dual: mode=%s functions=%lu verified=%lu wrong=%lu line_offsets=%d\n",
-         opt.wrong_way ? "wrong-way" : "dual", written, verified, wrong, __builtin_popcountll(offsets_seen));
+         opt.wrong_way ? "wrong-way" : "dual", written, verified, wrong,
+         __builtin_popcountll(offsets_seen));
   munmap(rw, REGION_BYTES);
   munmap(rx, REGION_BYTES);
   return wrong == 0 ? 0 : EXIT_WRONG_RESULT;

@@ -26,15 +26,42 @@ static inline uint64_t sc_read_ctr_el0(void)
   return ctr;
 }
 
-static inline unsigned sc_ctr_iline(uint64_t ctr) { return 4u << (ctr & 0xf); }
-static inline unsigned sc_ctr_dline(uint64_t ctr) { return 4u << ((ctr >> 16) & 0xf); }
-static inline bool sc_ctr_idc(uint64_t ctr) { return (ctr >> 28) & 1; }
-static inline bool sc_ctr_dic(uint64_t ctr) { return (ctr >> 29) & 1; }
+static inline unsigned sc_ctr_iline(uint64_t ctr)
+{
+  return 4u << (ctr & 0xf);
+}
+static inline unsigned sc_ctr_dline(uint64_t ctr)
+{
+  return 4u << ((ctr >> 16) & 0xf);
+}
+static inline bool sc_ctr_idc(uint64_t ctr)
+{
+  return (ctr >> 28) & 1;
+}
+static inline bool sc_ctr_dic(uint64_t ctr)
+{
+  return (ctr >> 29) & 1;
+}
 
-static inline void sc_dc_cvau(uintptr_t addr) { __asm__ volatile("dc cvau, %0" : : "r"(addr) : "memory"); }
-static inline void sc_dc_civac(uintptr_t addr) { __asm__ volatile("dc civac, %0" : : "r"(addr) : "memory"); }
-static inline void sc_ic_ivau(uintptr_t addr) { __asm__ volatile("ic ivau, %0" : : "r"(addr) : "memory"); }
-static inline void sc_dsb_ish(void) { __asm__ volatile("dsb ish" : : : "memory"); }
-static inline void sc_isb(void) { __asm__ volatile("isb" : : : "memory"); }
+static inline void sc_dc_cvau(uintptr_t addr)
+{
+  __asm__ volatile("dc cvau, %0" : : "r"(addr) : "memory");
+}
+static inline void sc_dc_civac(uintptr_t addr)
+{
+  __asm__ volatile("dc civac, %0" : : "r"(addr) : "memory");
+}
+static inline void sc_ic_ivau(uintptr_t addr)
+{
+  __asm__ volatile("ic ivau, %0" : : "r"(addr) : "memory");
+}
+static inline void sc_dsb_ish(void)
+{
+  __asm__ volatile("dsb ish" : : : "memory");
+}
+static inline void sc_isb(void)
+{
+  __asm__ volatile("isb" : : : "memory");
+}
 
 #endif

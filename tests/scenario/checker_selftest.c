@@ -203,7 +203,8 @@ int main(int argc, char **argv)
 
   static struct topology topo;
   if (!probe(&topo)) {
-    fprintf(stderr, "checker_selftest: cannot read CTR_EL0 on each allowed CPU: %s\n", strerror(errno));
+    fprintf(stderr, "checker_selftest: cannot read CTR_EL0 on each allowed CPU: %s\n",
+            strerror(errno));
     return EXIT_ENVIRONMENT;
   }
   const struct cpu_lines *target;
@@ -226,7 +227,8 @@ int main(int argc, char **argv)
   if (which == CASE_WRONG_CORE_CLEAN)
     dstride = topo.max_dline > target->dline ? topo.max_dline : 2 * (uintptr_t)target->dline;
 
-  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (region == MAP_FAILED) {
     fprintf(stderr, "checker_selftest: mmap: %s\n", strerror(errno));
     return EXIT_ENVIRONMENT;
@@ -236,8 +238,8 @@ int main(int argc, char **argv)
 
   printf("checker_selftest: case=%s cpu=%d cpu_iline=%u cpu_dline=%u min_iline=%u min_dline=%u "
          "clean_stride=%u invalidate_stride=%u code=%p\n",
-         case_names[which], target->cpu, target->iline, target->dline, topo.min_iline, topo.min_dline,
-         (unsigned)dstride, (unsigned)istride, (void *)code);
+         case_names[which], target->cpu, target->iline, target->dline, topo.min_iline,
+         topo.min_dline, (unsigned)dstride, (unsigned)istride, (void *)code);
   fflush(stdout);
 
   if (!sc_pin_to_cpu(target->cpu, NULL)) {
@@ -288,14 +290,15 @@ int main(int argc, char **argv)
   }
   if (which == CASE_STORE_AFTER_FLUSH) {
     /* A different immediate, so the result tells the two versions apart. */
-    code[REWRITTEN_WORD] = sc_apply_insn(code[REWRITTEN_WORD], 0) == 1 ? a64_add_x0(2, 0)
-                                                                        : a64_add_x0(1, 0);
+    code[REWRITTEN_WORD] =
+        sc_apply_insn(code[REWRITTEN_WORD], 0) == 1 ? a64_add_x0(2, 0) : a64_add_x0(1, 0);
     expected = interpret(code, CODE_WORDS, input);
   }
 
   const uint64_t got = sc_as_fn(code)(input);
   if (got != expected) {
-    printf("checker_selftest: WRONG RESULT: got 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n", got, expected);
+    printf("checker_selftest: WRONG RESULT: got 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n", got,
+           expected);
     return EXIT_WRONG_RESULT;
   }
   printf("checker_selftest: result ok (0x%016" PRIx64 ")\n", got);

@@ -34,6 +34,9 @@ typedef uint64_t (*sc_jit_fn)(uint64_t x0);
 
 /* Object-to-function pointer conversion is implementation-defined in C11;
  * on AArch64 Linux both are plain addresses. */
-static inline sc_jit_fn sc_as_fn(const void *code) { return (sc_jit_fn)(uintptr_t)code; }
+static inline sc_jit_fn sc_as_fn(const void *code)
+{
+  return (sc_jit_fn)(uintptr_t)code;
+}
 
 #endif

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-bool sc_parse_number(const char *program, const char *name, const char *text, uint64_t lo, uint64_t hi,
-                     uint64_t *out)
+bool sc_parse_number(const char *program, const char *name, const char *text, uint64_t lo,
+                     uint64_t hi, uint64_t *out)
 {
   /* strtoull accepts a sign (and negates "-1" into a huge value) and stops
    * at the first bad character: both are refused here. */
@@ -19,8 +19,8 @@ bool sc_parse_number(const char *program, const char *name, const char *text, ui
     ok = errno == 0 && *end == '\0' && v >= lo && v <= hi;
   }
   if (!ok) {
-    fprintf(stderr, "%s: %s: expected a number from %" PRIu64 " to %" PRIu64 ", got '%s'\n", program, name, lo,
-            hi, text);
+    fprintf(stderr, "%s: %s: expected a number from %" PRIu64 " to %" PRIu64 ", got '%s'\n",
+            program, name, lo, hi, text);
     return false;
   }
   *out = v;

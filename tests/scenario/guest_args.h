@@ -12,7 +12,7 @@
 /* Parses TEXT (decimal or 0x hex, the whole string, no sign) into *OUT if
  * it lies in [LO, HI]. Otherwise prints "PROGRAM: NAME: expected a number
  * from LO to HI, got 'TEXT'" on stderr and returns false. */
-bool sc_parse_number(const char *program, const char *name, const char *text, uint64_t lo, uint64_t hi,
-                     uint64_t *out);
+bool sc_parse_number(const char *program, const char *name, const char *text, uint64_t lo,
+                     uint64_t hi, uint64_t *out);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * hotplug_reuse: code flushed before a CPU came online, run on that CPU.
  * The guest side of scenario.Hotplug.CodeFlushedBeforeTheCpusCameOnline...
- * (tests/scenario/hotplug_tests.cpp).
+ * (tests/scenario/hotplug_tests.cc).
  *
  *   hotplug_reuse --cpu=N [--late]
  *
@@ -86,7 +86,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: hotplug_reuse --cpu=N [--late]\n");
     return 2;
   }
-  uint32_t *code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  uint32_t *code =
+      mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED)
     return 3;
   if (cpu_online((unsigned)cpu)) {
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
   for (int step = 0; step < 2; step++) {
     if (step == (late ? 1 : 0)) {
       for (unsigned i = 0; i < NFUNCS; i++) {
-        uint32_t *f = code + i * 16 + 8; /* byte offset 64 * i + 32 */
+        uint32_t *f = code + i * 16 + 8;     /* byte offset 64 * i + 32 */
         f[0] = 0xd2800000u | ((i + 1) << 5); /* movz x0, #(i + 1) */
         f[1] = 0xd65f03c0u;                  /* ret */
       }
@@ -119,10 +120,11 @@ int main(int argc, char **argv)
   }
   unsigned wrong = 0;
   for (unsigned i = 0; i < NFUNCS; i++) {
-    uint64_t (*f)(void) = (uint64_t (*)(void))(uintptr_t)(code + i * 16 + 8);
+    uint64_t (*f)(void) = (uint64_t(*)(void))(uintptr_t)(code + i * 16 + 8);
     if (f() != i + 1)
       wrong++;
   }
-  printf("hotplug_reuse: cpu=%u polls=%u functions=%d wrong=%u\n", (unsigned)cpu, polls, NFUNCS, wrong);
+  printf("hotplug_reuse: cpu=%u polls=%u functions=%d wrong=%u\n", (unsigned)cpu, polls, NFUNCS,
+         wrong);
   return wrong ? 1 : 0;
 }

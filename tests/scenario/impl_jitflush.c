@@ -5,4 +5,7 @@
 
 #include "jitflush.h"
 
-void sc_flush_jitflush(void *begin, void *end) { jitflush_clear_cache(begin, end); }
+void sc_flush_jitflush(void *begin, void *end)
+{
+  jitflush_clear_cache(begin, end);
+}

@@ -10,4 +10,7 @@
  */
 #include "flush_impls.h"
 
-void sc_flush_libgcc(void *begin, void *end) { __builtin___clear_cache((char *)begin, (char *)end); }
+void sc_flush_libgcc(void *begin, void *end)
+{
+  __builtin___clear_cache((char *)begin, (char *)end);
+}

@@ -101,10 +101,9 @@ struct worker {
 
 static void usage(FILE *out)
 {
-  fprintf(out,
-          "usage: jit_stress [--impl=NAME] [--threads=N] [--iterations=N] [--seed=N]\n"
-          "                  [--max-bytes=N] [--first-call-cpu=N] [--watch-ctr]\n"
-          "  --impl=NAME         flush routine (default jitflush):");
+  fprintf(out, "usage: jit_stress [--impl=NAME] [--threads=N] [--iterations=N] [--seed=N]\n"
+               "                  [--max-bytes=N] [--first-call-cpu=N] [--watch-ctr]\n"
+               "  --impl=NAME         flush routine (default jitflush):");
   for (unsigned i = 0; i < sc_nimpls; i++)
     fprintf(out, " %s", sc_impls[i].name);
   fprintf(out,
@@ -121,7 +120,11 @@ static void usage(FILE *out)
 /* Returns 0 on success, EXIT_USAGE after printing why, or -1 for --help. */
 static int parse_options(int argc, char **argv, struct options *opt)
 {
-  *opt = (struct options){.impl = &sc_impls[0], .threads = 4, .iterations = 100, .seed = 1, .max_bytes = 4096,
+  *opt = (struct options){.impl = &sc_impls[0],
+                          .threads = 4,
+                          .iterations = 100,
+                          .seed = 1,
+                          .max_bytes = 4096,
                           .first_call_cpu = -1};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -273,17 +276,20 @@ static void *worker_main(void *arg)
 }
 
 /* So cached-first and libgcc latch the stride of a chosen (big) core. */
-static int first_flush_on(int cpu, const struct options *opt, uint8_t *region, unsigned long *flushed)
+static int first_flush_on(int cpu, const struct options *opt, uint8_t *region,
+                          unsigned long *flushed)
 {
   cpu_set_t saved;
   if (!sc_pin_to_cpu(cpu, &saved)) {
-    fprintf(stderr, "jit_stress: --first-call-cpu=%d: cannot run on that CPU: %s\n", cpu, strerror(errno));
+    fprintf(stderr, "jit_stress: --first-call-cpu=%d: cannot run on that CPU: %s\n", cpu,
+            strerror(errno));
     return EXIT_USAGE;
   }
   opt->impl->flush(region, region + 64);
   (*flushed)++;
   if (!sc_restore_affinity(&saved)) {
-    fprintf(stderr, "jit_stress: restoring the affinity after the first flush: %s\n", strerror(errno));
+    fprintf(stderr, "jit_stress: restoring the affinity after the first flush: %s\n",
+            strerror(errno));
     return EXIT_ENVIRONMENT;
   }
   return 0;
@@ -301,9 +307,11 @@ int main(int argc, char **argv)
   /* Twice the longest function, so that offsets have room to vary. */
   sh.slot_bytes = ((size_t)opt.max_bytes * 2 + PAGE - 1) / PAGE * PAGE;
   const size_t region_bytes = sh.slot_bytes * opt.threads;
-  void *region = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *region = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE | PROT_EXEC,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (region == MAP_FAILED) {
-    fprintf(stderr, "jit_stress: mmap of %zu RWX bytes failed: %s\n", region_bytes, strerror(errno));
+    fprintf(stderr, "jit_stress: mmap of %zu RWX bytes failed: %s\n", region_bytes,
+            strerror(errno));
     return EXIT_ENVIRONMENT;
   }
   sh.region = region;
@@ -334,7 +342,8 @@ int main(int argc, char **argv)
   }
 
   const unsigned long wrong = atomic_load(&sh.wrong);
-  printf("jit_stress: impl=%s threads=%u iterations=%lu seed=%" PRIu64 " written=%lu flushed=%lu verified=%lu "
+  printf("jit_stress: impl=%s threads=%u iterations=%lu seed=%" PRIu64
+         " written=%lu flushed=%lu verified=%lu "
          "wrong=%lu",
          opt.impl->name, opt.threads, opt.iterations, opt.seed, written, flushed, verified, wrong);
   if (opt.watch_ctr)

@@ -9,29 +9,42 @@
 #include <string>
 #include <vector>
 
-namespace scenario {
+namespace scenario
+{
 
 struct SocCluster {
   std::string name;
   std::vector<int> cpus;
-  std::vector<int> online;  // CPUs online at start
+  std::vector<int> online; // CPUs online at start
   uint64_t ctr = 0;
 
-  unsigned ILine() const { return 4u << (ctr & 0xf); }
-  unsigned DLine() const { return 4u << ((ctr >> 16) & 0xf); }
-  bool Idc() const { return (ctr >> 28) & 1; }
-  bool Dic() const { return (ctr >> 29) & 1; }
+  unsigned ILine() const
+  {
+    return 4u << (ctr & 0xf);
+  }
+  unsigned DLine() const
+  {
+    return 4u << ((ctr >> 16) & 0xf);
+  }
+  bool Idc() const
+  {
+    return (ctr >> 28) & 1;
+  }
+  bool Dic() const
+  {
+    return (ctr >> 29) & 1;
+  }
 };
 
 struct SocConf {
   std::string path;
   std::vector<SocCluster> clusters;
   std::string ctr_trap = "none";
-  std::vector<int> allowed;  // [process] allowed (default: the online CPUs)
-  long migrate_every = 0;    // [sched] migrate-every; 0: never
+  std::vector<int> allowed; // [process] allowed (default: the online CPUs)
+  long migrate_every = 0;   // [sched] migrate-every; 0: never
 
   // The CPUs a process may start on: online and in [process] allowed.
-  std::vector<int> UsableCpus(const SocCluster& cluster) const;
+  std::vector<int> UsableCpus(const SocCluster &cluster) const;
   // A usable CPU of the cluster with the largest I line, or -1.
   int BigCpu() const;
   bool EveryCoreHasIdc() const;
@@ -39,7 +52,7 @@ struct SocConf {
   // More than one usable CPU and migrations not switched off.
   bool CanMigrate() const;
   // The cluster holding cpu, or nullptr.
-  const SocCluster* ClusterOf(int cpu) const;
+  const SocCluster *ClusterOf(int cpu) const;
   bool ILinesDiffer() const;
   // The CPUs a process may use do not all have the same CTR_EL0.
   bool UsableCtrsDiffer() const;
@@ -48,6 +61,6 @@ struct SocConf {
 
 // Throws std::runtime_error with the loader's message (file, line, key)
 // when the rig would reject the file.
-SocConf LoadSocConf(const std::string& path);
+SocConf LoadSocConf(const std::string &path);
 
-}  // namespace scenario
+} // namespace scenario

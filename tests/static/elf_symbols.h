@@ -10,5 +10,5 @@ struct FunctionBytes {
 };
 
 // Returns false (with *error set) when the file or symbol is missing.
-bool ReadFunction(const std::string& path, const std::string& symbol, FunctionBytes* out,
-                  std::string* error);
+bool ReadFunction(const std::string &path, const std::string &symbol, FunctionBytes *out,
+                  std::string *error);

@@ -10,11 +10,11 @@ struct Insn {
   std::string operands;
 };
 
-std::vector<Insn> Disassemble(const std::vector<uint8_t>& code, uint64_t address);
+std::vector<Insn> Disassemble(const std::vector<uint8_t> &code, uint64_t address);
 
 // The maintenance skeleton in address order with repeats collapsed, e.g.
 // "dc,dsb ish,ic,dsb ish,isb".
-std::string MaintenanceSkeleton(const std::vector<Insn>& insns);
+std::string MaintenanceSkeleton(const std::vector<Insn> &insns);
 
 // Counts `mrs xN, ctr_el0`.
-int CountCtrReads(const std::vector<Insn>& insns);
+int CountCtrReads(const std::vector<Insn> &insns);

@@ -19,17 +19,20 @@
 
 #include "a64_encode.h"
 
-static int by_name(const struct dirent **a, const struct dirent **b) {
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
   return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void cat(const char *path) {
+static void cat(const char *path)
+{
   struct dirent **entries = NULL;
   int n = scandir(path, &entries, NULL, by_name);
   if (n >= 0) {
     printf("%s/:", path);
     for (int i = 0; i < n; i++) {
-      if (entries[i]->d_name[0] != '.') printf(" %s", entries[i]->d_name);
+      if (entries[i]->d_name[0] != '.')
+        printf(" %s", entries[i]->d_name);
       free(entries[i]);
     }
     free(entries);
@@ -48,26 +51,35 @@ static void cat(const char *path) {
   printf("%s: %s", path, buf);
 }
 
-static int jit(int flush) {
-  uint32_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED) return 100;
+static int jit(int flush)
+{
+  uint32_t *code =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED)
+    return 100;
   code[0] = a64_movz_x0(42);
   code[1] = A64_RET;
-  if (flush) __builtin___clear_cache((char *)code, (char *)(code + 2));
+  if (flush)
+    __builtin___clear_cache((char *)code, (char *)(code + 2));
   int (*fn)(void) = (int (*)(void))(uintptr_t)code;
   return fn();
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
   if (argc >= 2 && strcmp(argv[1], "cat") == 0) {
-    for (int i = 2; i < argc; i++) cat(argv[i]);
+    for (int i = 2; i < argc; i++)
+      cat(argv[i]);
     return 0;
   }
-  if (argc == 3 && strcmp(argv[1], "exit") == 0) return atoi(argv[2]);
-  if (argc == 2 && strcmp(argv[1], "segv") == 0) raise(SIGSEGV);
-  if (argc == 2 && strcmp(argv[1], "jit") == 0) return jit(0);
-  if (argc == 2 && strcmp(argv[1], "jit-flush") == 0) return jit(1);
+  if (argc == 3 && strcmp(argv[1], "exit") == 0)
+    return atoi(argv[2]);
+  if (argc == 2 && strcmp(argv[1], "segv") == 0)
+    raise(SIGSEGV);
+  if (argc == 2 && strcmp(argv[1], "jit") == 0)
+    return jit(0);
+  if (argc == 2 && strcmp(argv[1], "jit-flush") == 0)
+    return jit(1);
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush\n");
   return 64;
 }

@@ -10,15 +10,19 @@ extern "C" {
 #include "internal/state.h"
 }
 
-namespace fakeexynos {
+namespace fakeexynos
+{
 
 constexpr unsigned kExynosSafeLine = 64;
 constexpr unsigned kFloorLine = JITFLUSH_FLOOR_LINE;
 
-inline void InstallExynos() {
+inline void InstallExynos()
+{
   fakecpus::Machine m;
-  for (int i = 0; i < 4; i++) m.cpus.push_back({0x84448004, 0x410fd034});
-  for (int i = 0; i < 4; i++) m.cpus.push_back({0x84448005, 0x531f0011});
+  for (int i = 0; i < 4; i++)
+    m.cpus.push_back({0x84448004, 0x410fd034});
+  for (int i = 0; i < 4; i++)
+    m.cpus.push_back({0x84448005, 0x531f0011});
   m.start_cpu = 6;
   fakecpus::Install(m);
   fakefs::Reset();
@@ -27,12 +31,14 @@ inline void InstallExynos() {
 }
 
 // A geometry a flush may legally use on that machine at any moment.
-inline bool IsFloor(const jf_geometry& g) {
+inline bool IsFloor(const jf_geometry &g)
+{
   return g.iline == kFloorLine && g.dline == kFloorLine && !g.idc && !g.dic;
 }
-inline bool IsProbed(const jf_geometry& g) {
+inline bool IsProbed(const jf_geometry &g)
+{
   return g.iline == kExynosSafeLine && g.dline == kExynosSafeLine && !g.idc && !g.dic &&
          !g.per_call_guard;
 }
 
-}  // namespace fakeexynos
+} // namespace fakeexynos

@@ -7,39 +7,52 @@ extern "C" {
 #include "internal/regs.h"
 }
 
-namespace fakecpus {
+namespace fakecpus
+{
 std::atomic<int> ctr_reads{0};
 std::atomic<int> probes{0};
-namespace {
+namespace
+{
 Machine machine;
 thread_local int pinned = -1;
-int Current() { return pinned >= 0 ? pinned : machine.start_cpu; }
-bool Allowed(unsigned cpu) {
+int Current()
+{
+  return pinned >= 0 ? pinned : machine.start_cpu;
+}
+bool Allowed(unsigned cpu)
+{
   return machine.allowed.empty() || (cpu < machine.allowed.size() && machine.allowed[cpu]);
 }
-bool InCallerMask(unsigned cpu) {
-  return machine.caller_mask.empty() || (cpu < machine.caller_mask.size() && machine.caller_mask[cpu]);
+bool InCallerMask(unsigned cpu)
+{
+  return machine.caller_mask.empty() ||
+         (cpu < machine.caller_mask.size() && machine.caller_mask[cpu]);
 }
-}  // namespace
-void Install(const Machine& m) {
+} // namespace
+void Install(const Machine &m)
+{
   machine = m;
   ctr_reads = 0;
   probes = 0;
 }
-}  // namespace fakecpus
+} // namespace fakecpus
 
 using namespace fakecpus;
 
-extern "C" bool jf_os_get_affinity(struct jf_cpuset* out) {
+extern "C" bool jf_os_get_affinity(struct jf_cpuset *out)
+{
   probes++;
   jf_cpuset_clear(out);
-  if (machine.affinity_refused) return false;
+  if (machine.affinity_refused)
+    return false;
   for (unsigned cpu = 0; cpu < machine.cpus.size(); cpu++)
-    if (Allowed(cpu) && InCallerMask(cpu) && machine.cpus[cpu].online) jf_cpuset_add(out, cpu);
+    if (Allowed(cpu) && InCallerMask(cpu) && machine.cpus[cpu].online)
+      jf_cpuset_add(out, cpu);
   return true;
 }
 
-extern "C" bool jf_os_pin_self(unsigned cpu) {
+extern "C" bool jf_os_pin_self(unsigned cpu)
+{
   if (machine.pinning_refused || cpu >= machine.cpus.size() || !Allowed(cpu) ||
       !machine.cpus[cpu].online)
     return false;
@@ -47,15 +60,21 @@ extern "C" bool jf_os_pin_self(unsigned cpu) {
   return true;
 }
 
-extern "C" int jf_os_current_cpu(void) { return Current(); }
+extern "C" int jf_os_current_cpu(void)
+{
+  return Current();
+}
 
-extern "C" uint64_t jf_regs_read_ctr(void) {
+extern "C" uint64_t jf_regs_read_ctr(void)
+{
   ctr_reads++;
   return machine.cpus[Current()].ctr;
 }
 
-extern "C" bool jf_regs_read_midr(uint64_t* out) {
-  if (!machine.cpuid_hwcap) return false;
+extern "C" bool jf_regs_read_midr(uint64_t *out)
+{
+  if (!machine.cpuid_hwcap)
+    return false;
   *out = machine.cpus[Current()].midr;
   return true;
 }

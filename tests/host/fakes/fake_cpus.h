@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-namespace fakecpus {
+namespace fakecpus
+{
 struct Cpu {
   uint64_t ctr;
   uint64_t midr;
@@ -15,16 +16,16 @@ struct Cpu {
 };
 struct Machine {
   std::vector<Cpu> cpus;
-  std::vector<bool> allowed;  // the cpuset; empty: every CPU
-  std::vector<bool> caller_mask;  // the calling thread's own affinity,
-                                  // within allowed; empty: all of allowed
+  std::vector<bool> allowed;     // the cpuset; empty: every CPU
+  std::vector<bool> caller_mask; // the calling thread's own affinity,
+                                 // within allowed; empty: all of allowed
   bool pinning_refused = false;  // seccomp denying sched_setaffinity
   bool affinity_refused = false;
-  bool cpuid_hwcap = true;       // MIDR_EL1 readable at EL0
-  int start_cpu = 0;             // where unpinned threads run
+  bool cpuid_hwcap = true; // MIDR_EL1 readable at EL0
+  int start_cpu = 0;       // where unpinned threads run
 };
-void Install(const Machine& machine);
+void Install(const Machine &machine);
 // Every CTR_EL0 read through the seam, and every probe (get_affinity call).
 extern std::atomic<int> ctr_reads;
 extern std::atomic<int> probes;
-}  // namespace fakecpus
+} // namespace fakecpus

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-namespace fakefs {
+namespace fakefs
+{
 void Reset();
-void CreateFile(const std::string& path, const std::string& content);
+void CreateFile(const std::string &path, const std::string &content);
 // Creates the usual sysfs files of one CPU's L1 caches.
 void CreateL1(unsigned cpu, unsigned iline, unsigned dline);
 void CreateMidr(unsigned cpu, unsigned long long midr);
@@ -21,4 +22,4 @@ std::vector<std::string> TakeProblems();
 // Runs by itself at the end of every test, so the test that leaked a
 // descriptor is the one that fails.
 void ExpectNoMisuse();
-}  // namespace fakefs
+} // namespace fakefs

@@ -11,7 +11,8 @@
 
 int main(void)
 {
-  uint32_t *buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  uint32_t *buf =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (buf == MAP_FAILED)
     return 1;
   buf[0] = 0xd2800540; /* mov x0, #42 */

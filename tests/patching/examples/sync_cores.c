@@ -27,7 +27,8 @@ static void *worker(void *arg)
 
 int main(void)
 {
-  uint32_t *buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  uint32_t *buf =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (buf == MAP_FAILED)
     return 1;
   pthread_t thread;

@@ -8,33 +8,40 @@
 
 #include "rig_harness.h"
 
-namespace {
+namespace
+{
 
 using scenario::RigRun;
 
 constexpr uint64_t kBytes = 1024;
-constexpr uint64_t kSafeLine = 64;  // min over both clusters of exynos8890.conf
+constexpr uint64_t kSafeLine = 64; // min over both clusters of exynos8890.conf
 // flush_bench's region tags: KIND << 32 | bytes (tests/bench/flush_bench.c).
 constexpr uint64_t kFlush = 3, kRun = 4;
 
-const nlohmann::json* Region(const RigRun& run, uint64_t kind, uint64_t bytes) {
-  if (!run.report.is_object() || !run.report.contains("regions")) return nullptr;
-  for (const auto& r : run.report["regions"])
-    if (r.value("tag", uint64_t{0}) == (kind << 32 | bytes)) return &r;
+const nlohmann::json *Region(const RigRun &run, uint64_t kind, uint64_t bytes)
+{
+  if (!run.report.is_object() || !run.report.contains("regions"))
+    return nullptr;
+  for (const auto &r : run.report["regions"])
+    if (r.value("tag", uint64_t{0}) == (kind << 32 | bytes))
+      return &r;
   return nullptr;
 }
 
-RigRun Bench(const std::string& impl) {
+RigRun Bench(const std::string &impl)
+{
   return scenario::RunUnderRig(scenario::ConfigPath("exynos8890.conf"), 1, "bench-guard-" + impl,
                                {scenario::GuestProgram("bench/flush_bench"), "--impl=" + impl,
-                                "--sizes=" + std::to_string(kBytes), "--calls=2", "--first-call-cpu=4"});
+                                "--sizes=" + std::to_string(kBytes), "--calls=2",
+                                "--first-call-cpu=4"});
 }
 
-TEST(BenchGuard, JitflushIssuesTheMinimumAndReadsNoCtrInSteadyState) {
+TEST(BenchGuard, JitflushIssuesTheMinimumAndReadsNoCtrInSteadyState)
+{
   RigRun run = Bench("jitflush");
   ASSERT_EQ(run.exit_status, 0) << run.Describe();
-  const nlohmann::json* flush = Region(run, kFlush, kBytes);
-  const nlohmann::json* exec = Region(run, kRun, kBytes);
+  const nlohmann::json *flush = Region(run, kFlush, kBytes);
+  const nlohmann::json *exec = Region(run, kRun, kBytes);
   ASSERT_TRUE(flush && exec) << run.Describe();
   const uint64_t calls = (*flush)["calls"];
   ASSERT_EQ(calls, 2u);
@@ -48,11 +55,12 @@ TEST(BenchGuard, JitflushIssuesTheMinimumAndReadsNoCtrInSteadyState) {
 
 // The same measurement must see libgcc's latched 128-byte stride: half the
 // invalidates a Cortex-A53 needs, and the stale fetches that follow.
-TEST(BenchGuard, MeasurementCatchesLibgccsLatchedBigCoreStride) {
+TEST(BenchGuard, MeasurementCatchesLibgccsLatchedBigCoreStride)
+{
   RigRun run = Bench("libgcc");
   ASSERT_EQ(run.exit_status, scenario::kStaleExitStatus) << run.Describe();
-  const nlohmann::json* flush = Region(run, kFlush, kBytes);
-  const nlohmann::json* exec = Region(run, kRun, kBytes);
+  const nlohmann::json *flush = Region(run, kFlush, kBytes);
+  const nlohmann::json *exec = Region(run, kRun, kBytes);
   ASSERT_TRUE(flush && exec) << run.Describe();
   const uint64_t calls = (*flush)["calls"];
   EXPECT_EQ((*flush)["ic_ops"].get<uint64_t>(), calls * kBytes / 128) << flush->dump();
@@ -60,4 +68,4 @@ TEST(BenchGuard, MeasurementCatchesLibgccsLatchedBigCoreStride) {
   EXPECT_GT((*exec)["stale_fetches"].get<uint64_t>(), 0u) << exec->dump();
 }
 
-}  // namespace
+} // namespace

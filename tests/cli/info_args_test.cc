@@ -10,8 +10,8 @@
 
 #include "run_process.h"
 
-
-namespace {
+namespace
+{
 
 ProcessResult Info(const std::vector<std::string> &args)
 {
@@ -50,7 +50,7 @@ TEST(InfoArgs, UnknownOptionIsUsageErrorNamingIt)
   EXPECT_EQ(r.status, 2) << r.Describe();
   EXPECT_EQ(Lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("'--frobnicate'"), std::string::npos) << r.err;
-  EXPECT_EQ(r.out, "");  // no report on a usage error
+  EXPECT_EQ(r.out, ""); // no report on a usage error
 }
 
 TEST(InfoArgs, SelftestWithNonNumberIsUsageError)
@@ -125,4 +125,4 @@ TEST(InfoArgs, HostSelftestRunsFunctionsOnEveryAllowedCpu)
 }
 #endif
 
-}  // namespace
+} // namespace

@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 using jfi_test::CompareWithExpectation;
 using nlohmann::json;
 
-namespace {
+namespace
+{
 
 // A rig run is QEMU with a TCG plugin: generous, but not unbounded.
 constexpr int kRunTimeout = 600;
@@ -50,7 +51,7 @@ fs::path ScratchFile(const std::string &name)
 
 struct RigRun {
   ProcessResult process;
-  json report;  // the runner's --report, null when absent
+  json report; // the runner's --report, null when absent
 };
 
 RigRun RunUnderRig(const fs::path &config, const std::vector<std::string> &info_args,
@@ -58,7 +59,8 @@ RigRun RunUnderRig(const fs::path &config, const std::vector<std::string> &info_
 {
   fs::path report = ScratchFile(config.stem().string() + "-report.json");
   fs::remove(report);
-  std::vector<std::string> argv = {JFI_EMU, "--config", config.string(), "--report", report.string()};
+  std::vector<std::string> argv = {JFI_EMU, "--config", config.string(), "--report",
+                                   report.string()};
   if (!sysfs_root.empty()) {
     argv.push_back("--sysfs-root");
     argv.push_back(sysfs_root.string());
@@ -78,7 +80,8 @@ json ParseOutput(const RigRun &run, const std::string &what)
   try {
     return json::parse(run.process.out);
   } catch (const json::exception &e) {
-    ADD_FAILURE() << what << ": stdout is not JSON (" << e.what() << ")\n" << run.process.Describe();
+    ADD_FAILURE() << what << ": stdout is not JSON (" << e.what() << ")\n"
+                  << run.process.Describe();
     return json();
   }
 }
@@ -106,7 +109,8 @@ std::vector<std::string> ListFixtures()
 std::string TestName(const testing::TestParamInfo<std::string> &info)
 {
   std::string name = info.param;
-  std::replace_if(name.begin(), name.end(), [](char c) { return !isalnum((unsigned char)c); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !isalnum((unsigned char)c); }, '_');
   return name;
 }
 
@@ -127,15 +131,18 @@ void CheckRun(const RigRun &run, const json &expected, const std::string &what)
 
 // ---- every config in qemu-configs/ -------------------------------------
 
-class Golden : public testing::TestWithParam<std::string> {};
+class Golden : public testing::TestWithParam<std::string>
+{
+};
 
 TEST_P(Golden, JsonMatchesTheConfigsFacts)
 {
   const std::string stem = GetParam();
   fs::path config = fs::path(JFI_CONFIG_DIR) / (stem + ".conf");
   fs::path golden = fs::path(JFI_GOLDEN_DIR) / (stem + ".json");
-  ASSERT_TRUE(fs::exists(golden)) << "no expectation for " << config
-                                  << ": write " << golden << " from the config's facts (docs/BACKGROUND.md#architecture-facts)";
+  ASSERT_TRUE(fs::exists(golden))
+      << "no expectation for " << config << ": write " << golden
+      << " from the config's facts (docs/BACKGROUND.md#architecture-facts)";
   json expected = LoadJson(golden);
   RigRun run = RunUnderRig(config, {"--json"});
   CheckRun(run, expected, stem);
@@ -145,7 +152,9 @@ INSTANTIATE_TEST_SUITE_P(Configs, Golden, testing::ValuesIn(ListConfigs()), Test
 
 // ---- sysfs fixtures --------------------------------------------------------
 
-class Fixture : public testing::TestWithParam<std::string> {};
+class Fixture : public testing::TestWithParam<std::string>
+{
+};
 
 TEST_P(Fixture, HonestReportFromThisTree)
 {
@@ -163,7 +172,8 @@ TEST_P(Fixture, HonestReportFromThisTree)
   // never print a number for a CPU it marked unknown (checked by the JSON).
   RigRun table = RunUnderRig(config, {}, root);
   EXPECT_EQ(table.process.status, expected.value("exit_status", 0)) << table.process.Describe();
-  EXPECT_NE(table.process.out.find("Verdict: " + expected.at("also").at("verdict.kind").get<std::string>()),
+  EXPECT_NE(table.process.out.find("Verdict: " +
+                                   expected.at("also").at("verdict.kind").get<std::string>()),
             std::string::npos)
       << table.process.out;
 }
@@ -183,7 +193,8 @@ TEST(RigSelftest, Exynos8890HasNoStaleFetches)
   // Both clusters ran generated code: the flushes had both geometries to get right.
   for (int cpu = 0; cpu < 8; cpu++)
     EXPECT_NE(run.process.out.find("pinned to CPU " + std::to_string(cpu) + " "), std::string::npos)
-        << "CPU " << cpu << "\n" << run.process.out;
+        << "CPU " << cpu << "\n"
+        << run.process.out;
   EXPECT_NE(run.process.out.find("selftest: PASS"), std::string::npos) << run.process.out;
   EXPECT_EQ(run.process.out.find("WRONG"), std::string::npos) << run.process.out;
   EXPECT_EQ(run.process.out.find("skipped"), std::string::npos) << run.process.out;
@@ -200,10 +211,10 @@ TEST(RigSelftest, JsonSelftestCountsAgree)
   EXPECT_EQ(st["passed"], true);
   EXPECT_EQ(st["wrong"], 0);
   EXPECT_EQ(st["written"], st["verified"]);
-  EXPECT_EQ(st["phases"].size(), 9u);  // CPUs 0-7 pinned, then free
+  EXPECT_EQ(st["phases"].size(), 9u); // CPUs 0-7 pinned, then free
   for (size_t i = 0; i < 8; i++)
     EXPECT_EQ(st["phases"][i]["ran_on"], json::array({(int)i})) << st["phases"][i];
   EXPECT_EQ(run.report.at("stale_fetches"), 0);
 }
 
-}  // namespace
+} // namespace

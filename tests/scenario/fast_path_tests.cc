@@ -21,41 +21,56 @@
 
 #include "rig_harness.h"
 
-namespace scenario {
-namespace {
+namespace scenario
+{
+namespace
+{
 
 constexpr uint64_t kSeed = 20160301;
 
 struct Guest {
-  std::string name;  // test name
+  std::string name; // test name
   std::string config;
-  std::vector<std::string> args;  // program and arguments
-  bool stale;                     // whether the bug is planted
+  std::vector<std::string> args; // program and arguments
+  bool stale;                    // whether the bug is planted
 };
 
-void PrintTo(const Guest& g, std::ostream* os) { *os << g.name << " on " << g.config; }
+void PrintTo(const Guest &g, std::ostream *os)
+{
+  *os << g.name << " on " << g.config;
+}
 
-std::vector<Guest> Guests() {
+std::vector<Guest> Guests()
+{
   std::vector<Guest> out;
-  for (const char* c : {"correct", "no-dsb", "no-isb", "wrong-geometry", "store-after-flush", "no-clean"}) {
+  for (const char *c :
+       {"correct", "no-dsb", "no-isb", "wrong-geometry", "store-after-flush", "no-clean"}) {
     std::string name = std::string("selftest_") + c;
-    for (char& ch : name)
-      if (ch == '-') ch = '_';
-    out.push_back({name, "exynos8890.conf", {GuestProgram("checker_selftest"), c}, std::string(c) != "correct"});
+    for (char &ch : name)
+      if (ch == '-')
+        ch = '_';
+    out.push_back({name,
+                   "exynos8890.conf",
+                   {GuestProgram("checker_selftest"), c},
+                   std::string(c) != "correct"});
   }
   // wrong-core-clean needs clusters whose D lines differ.
-  out.push_back({"selftest_wrong_core_clean", "tri-cluster.conf",
-                 {GuestProgram("checker_selftest"), "wrong-core-clean"}, true});
+  out.push_back({"selftest_wrong_core_clean",
+                 "tri-cluster.conf",
+                 {GuestProgram("checker_selftest"), "wrong-core-clean"},
+                 true});
   // Real flush routines with the field bugs (tests/bench/flush_bench: one
   // thread, flush then run, the first flush on a big core, so the
   // adversarial scheduler makes the latched stride bite on little cores).
-  for (const char* impl : {"libgcc", "cached-first", "per-call", "fixed-64-no-dc", "jitflush"}) {
+  for (const char *impl : {"libgcc", "cached-first", "per-call", "fixed-64-no-dc", "jitflush"}) {
     std::string name = std::string("flush_bench_") + impl;
-    for (char& ch : name)
-      if (ch == '-') ch = '_';
-    out.push_back({name, "exynos8890.conf",
-                   {GuestProgram("../bench/flush_bench"), std::string("--impl=") + impl, "--sizes=64,1024,16384",
-                    "--calls=4", "--seed=1", "--first-call-cpu=4"},
+    for (char &ch : name)
+      if (ch == '-')
+        ch = '_';
+    out.push_back({name,
+                   "exynos8890.conf",
+                   {GuestProgram("../bench/flush_bench"), std::string("--impl=") + impl,
+                    "--sizes=64,1024,16384", "--calls=4", "--seed=1", "--first-call-cpu=4"},
                    std::string(impl) != "jitflush"});
   }
   return out;
@@ -65,36 +80,49 @@ std::vector<Guest> Guests() {
 // QEMU's guest mappings), code addresses of the static guests do not. So
 // every address at or above 2^40 (a mapping; static code sits near 4 MiB)
 // is rewritten as its offset from the lowest such address in the report.
-bool IsMappedAddress(const nlohmann::json& v, uint64_t* out) {
-  if (!v.is_string()) return false;
+bool IsMappedAddress(const nlohmann::json &v, uint64_t *out)
+{
+  if (!v.is_string())
+    return false;
   const std::string s = v.get<std::string>();
-  if (s.size() < 3 || s.compare(0, 2, "0x") != 0) return false;
+  if (s.size() < 3 || s.compare(0, 2, "0x") != 0)
+    return false;
   const uint64_t a = std::stoull(s, nullptr, 16);
-  if (a < (uint64_t{1} << 40)) return false;
+  if (a < (uint64_t{1} << 40))
+    return false;
   *out = a;
   return true;
 }
 
-void LowestMapped(const nlohmann::json& v, uint64_t* lowest) {
+void LowestMapped(const nlohmann::json &v, uint64_t *lowest)
+{
   uint64_t a;
   if (IsMappedAddress(v, &a)) {
     *lowest = std::min(*lowest, a);
   } else if (v.is_structured()) {
-    for (const auto& item : v) LowestMapped(item, lowest);
+    for (const auto &item : v)
+      LowestMapped(item, lowest);
   }
 }
 
-void Rebase(nlohmann::json& v, uint64_t base) {
+void Rebase(nlohmann::json &v, uint64_t base)
+{
   uint64_t a;
   if (IsMappedAddress(v, &a)) {
-    v = "map+0x" + [](uint64_t x) { char b[32]; snprintf(b, sizeof b, "%llx", (unsigned long long)x); return std::string(b); }(a - base);
+    v = "map+0x" + [](uint64_t x) {
+      char b[32];
+      snprintf(b, sizeof b, "%llx", (unsigned long long)x);
+      return std::string(b);
+    }(a - base);
   } else if (v.is_structured()) {
-    for (auto& item : v) Rebase(item, base);
+    for (auto &item : v)
+      Rebase(item, base);
   }
 }
 
 // The members compared, with mapped addresses rebased.
-nlohmann::json Comparable(const nlohmann::json& report) {
+nlohmann::json Comparable(const nlohmann::json &report)
+{
   nlohmann::json out = {{"stale", report["stale"]}, {"findings", report["findings"]}};
   uint64_t lowest = UINT64_MAX;
   LowestMapped(out, &lowest);
@@ -102,10 +130,13 @@ nlohmann::json Comparable(const nlohmann::json& report) {
   return out;
 }
 
-class FastPathAgreesWithFullCheck : public ::testing::TestWithParam<Guest> {};
+class FastPathAgreesWithFullCheck : public ::testing::TestWithParam<Guest>
+{
+};
 
-TEST_P(FastPathAgreesWithFullCheck, SameVerdictsAndFindings) {
-  const Guest& g = GetParam();
+TEST_P(FastPathAgreesWithFullCheck, SameVerdictsAndFindings)
+{
+  const Guest &g = GetParam();
   // Random migrations are drawn at TB starts, and how QEMU splits code
   // into TBs depends on how much instrumentation each instruction carries
   // (a TB whose host code would be too large is translated shorter), so
@@ -115,7 +146,8 @@ TEST_P(FastPathAgreesWithFullCheck, SameVerdictsAndFindings) {
   const std::string config =
       WriteConfigVariant(g.config, "sched", "migrate-every", "0", "fp-" + g.name + ".conf");
   const RigRun fast = RunUnderRig(config, kSeed, "fp-on-" + g.name, g.args, 120, {"--check", "on"});
-  const RigRun full = RunUnderRig(config, kSeed, "fp-full-" + g.name, g.args, 120, {"--check", "full"});
+  const RigRun full =
+      RunUnderRig(config, kSeed, "fp-full-" + g.name, g.args, 120, {"--check", "full"});
   ASSERT_FALSE(fast.report.is_null()) << fast.Describe();
   ASSERT_FALSE(full.report.is_null()) << full.Describe();
 
@@ -129,18 +161,21 @@ TEST_P(FastPathAgreesWithFullCheck, SameVerdictsAndFindings) {
   }
 
   EXPECT_EQ(fast.exit_status, full.exit_status) << fast.Describe() << "\n" << full.Describe();
-  for (const char* key : {"stale_fetches", "fetch_checks", "migrations", "ctr_reads", "dc_ops", "ic_ops", "isb"}) {
+  for (const char *key :
+       {"stale_fetches", "fetch_checks", "migrations", "ctr_reads", "dc_ops", "ic_ops", "isb"}) {
     EXPECT_EQ(fast.Count(key), full.Count(key)) << key;
   }
   const nlohmann::json a = Comparable(fast.report), b = Comparable(full.report);
-  EXPECT_EQ(a["stale"], b["stale"]) << "fast: " << a["stale"].dump(1) << "\nfull: " << b["stale"].dump(1);
-  EXPECT_EQ(a["findings"], b["findings"]) << "fast: " << a["findings"].dump(1) << "\nfull: " << b["findings"].dump(1);
+  EXPECT_EQ(a["stale"], b["stale"])
+      << "fast: " << a["stale"].dump(1) << "\nfull: " << b["stale"].dump(1);
+  EXPECT_EQ(a["findings"], b["findings"])
+      << "fast: " << a["findings"].dump(1) << "\nfull: " << b["findings"].dump(1);
   EXPECT_EQ(fast.report["check"], true);
   EXPECT_EQ(full.report["check"], true);
 }
 
 INSTANTIATE_TEST_SUITE_P(PlantedBugs, FastPathAgreesWithFullCheck, ::testing::ValuesIn(Guests()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto &info) { return info.param.name; });
 
-}  // namespace
-}  // namespace scenario
+} // namespace
+} // namespace scenario

@@ -26,7 +26,8 @@ extern "C" {
 using nlohmann::json;
 using namespace jfi_test;
 
-namespace {
+namespace
+{
 
 // ---- argument parsing ---------------------------------------------------
 
@@ -75,8 +76,9 @@ TEST(Args, SelftestWithAndWithoutSeconds)
 
 TEST(Args, BadSelftestValuesAreUsageErrorsNamingTheArgument)
 {
-  for (const char *bad : {"--selftest=abc", "--selftest=", "--selftest=0", "--selftest=-1",
-                          "--selftest=inf", "--selftest=1e3", "--selftest=1.2.3", "--selftest=4000"}) {
+  for (const char *bad :
+       {"--selftest=abc", "--selftest=", "--selftest=0", "--selftest=-1", "--selftest=inf",
+        "--selftest=1e3", "--selftest=1.2.3", "--selftest=4000"}) {
     ParseResult r = Parse({bad});
     EXPECT_FALSE(r.ok) << bad;
     EXPECT_NE(r.error.find(bad), std::string::npos) << r.error;
@@ -129,7 +131,10 @@ TEST(Facts, ImplementerNamesAndTableLines)
 
 // ---- verdict --------------------------------------------------------------
 
-const jfi_strategy &Strategy(const jfi_verdict &v, int which) { return v.strategies[which]; }
+const jfi_strategy &Strategy(const jfi_verdict &v, int which)
+{
+  return v.strategies[which];
+}
 
 TEST(Verdict, Exynos8890IsHeterogeneousAndBothReadStrategiesAreUnsafe)
 {
@@ -151,7 +156,8 @@ TEST(Verdict, Exynos8890IsHeterogeneousAndBothReadStrategiesAreUnsafe)
   EXPECT_NE(why.find("CPU 4 (Exynos M1, I-line 128)"), std::string::npos) << why;
   EXPECT_NE(why.find("CPU 0 (Cortex-A53, I-line 64)"), std::string::npos) << why;
   EXPECT_NE(why.find("every other 64-byte line"), std::string::npos) << why;
-  EXPECT_NE(std::string(Strategy(v, JFI_STRATEGY_PER_CALL).why).find("migrates"), std::string::npos);
+  EXPECT_NE(std::string(Strategy(v, JFI_STRATEGY_PER_CALL).why).find("migrates"),
+            std::string::npos);
 }
 
 TEST(Verdict, SanitisingKernelIsDetectedFromTheMidrTable)
@@ -161,7 +167,7 @@ TEST(Verdict, SanitisingKernelIsDetectedFromTheMidrTable)
   for (CpuFacts &c : cpus)
     c.ctr = kA53Ctr;
   auto info = Build(cpus);
-  EXPECT_FALSE(info->heterogeneous);  // the library sees identical reads
+  EXPECT_FALSE(info->heterogeneous); // the library sees identical reads
   jfi_verdict v;
   jfi_verdict_compute(info.get(), &v);
   EXPECT_TRUE(v.kernel_sanitises_ctr);
@@ -177,7 +183,7 @@ TEST(Verdict, SanitisingKernelIsDetectedFromSysfsWhenTheMidrIsUnknown)
   std::vector<CpuFacts> cpus = Exynos8890();
   for (CpuFacts &c : cpus) {
     c.ctr = kA53Ctr;
-    c.midr = 0;  // no HWCAP_CPUID and no sysfs MIDR
+    c.midr = 0; // no HWCAP_CPUID and no sysfs MIDR
   }
   auto info = Build(cpus);
   jfi_verdict v;
@@ -228,7 +234,7 @@ TEST(Verdict, OfflineBigClusterIsIncompleteAndNamesTheFloor)
   EXPECT_STREQ(v.unseen, "6-7");
   EXPECT_STREQ(v.unseen_offline, "6-7");
   EXPECT_STREQ(v.unseen_online, "");
-  EXPECT_TRUE(v.stride_safe);  // the floor is safe
+  EXPECT_TRUE(v.stride_safe); // the floor is safe
   EXPECT_EQ(info->iline, (unsigned)JITFLUSH_FLOOR_LINE);
   // The seen CPUs already disagree: unsafe whatever 6-7 are.
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_UNSAFE);
@@ -275,10 +281,10 @@ TEST(Verdict, QemuMaxThirtyTwoByteLinesBreakTheFixed64Stride)
 TEST(Verdict, Tegra186IdcMismatchBreaksTheReadStrategies)
 {
   std::vector<CpuFacts> cpus = {
-    {0, true, true, kA57Ctr, kA57Midr, false, 64, 64},
-    {1, true, true, kDenver2Ctr, kDenver2Midr, false, 64, 64},
-    {2, true, true, kDenver2Ctr, kDenver2Midr, false, 64, 64},
-    {3, true, true, kA57Ctr, kA57Midr, false, 64, 64},
+      {0, true, true, kA57Ctr, kA57Midr, false, 64, 64},
+      {1, true, true, kDenver2Ctr, kDenver2Midr, false, 64, 64},
+      {2, true, true, kDenver2Ctr, kDenver2Midr, false, 64, 64},
+      {3, true, true, kA57Ctr, kA57Midr, false, 64, 64},
   };
   auto info = Build(cpus);
   jfi_verdict v;
@@ -342,7 +348,7 @@ TEST(Verdict, TruncatedIncompleteViewDoesNotBlameThePossibleList)
 TEST(Verdict, X86IsAPlatformVerdict)
 {
   auto info = std::make_unique<jitflush_info>();
-  ASSERT_EQ(jitflush_get_info(info.get()), JITFLUSH_OK);  // this host's own library
+  ASSERT_EQ(jitflush_get_info(info.get()), JITFLUSH_OK); // this host's own library
   jfi_verdict v;
   jfi_verdict_compute(info.get(), &v);
 #if defined(__x86_64__)
@@ -369,9 +375,18 @@ std::string Capture(void (*render)(FILE *, const jitflush_info *, const jfi_verd
   return out;
 }
 
-void RenderJson(FILE *f, const jitflush_info *info, const jfi_verdict *v) { jfi_print_json(f, info, v, nullptr); }
-void RenderTable(FILE *f, const jitflush_info *info, const jfi_verdict *v) { jfi_print_table(f, info, v, false); }
-void RenderColorTable(FILE *f, const jitflush_info *info, const jfi_verdict *v) { jfi_print_table(f, info, v, true); }
+void RenderJson(FILE *f, const jitflush_info *info, const jfi_verdict *v)
+{
+  jfi_print_json(f, info, v, nullptr);
+}
+void RenderTable(FILE *f, const jitflush_info *info, const jfi_verdict *v)
+{
+  jfi_print_table(f, info, v, false);
+}
+void RenderColorTable(FILE *f, const jitflush_info *info, const jfi_verdict *v)
+{
+  jfi_print_table(f, info, v, true);
+}
 
 TEST(Json, ContractKeysAndValuesForAnObservedCpu)
 {
@@ -426,7 +441,7 @@ TEST(Json, UnknownCoreNameIsNullAndBigCtrKeepsAllBits)
                                 {1, true, true, kMaxCtr, 0x000f0010, false, 0, 0}};
   auto info = Build(cpus);
   json doc = json::parse(Capture(RenderJson, info.get()));
-  EXPECT_EQ(doc["cpus"][0]["ctr_el0"], "0x4b444c004");  // TminLine above bit 31
+  EXPECT_EQ(doc["cpus"][0]["ctr_el0"], "0x4b444c004"); // TminLine above bit 31
   EXPECT_EQ(doc["cpus"][0]["idc"], true);
   EXPECT_EQ(doc["cpus"][0]["core"], "Neoverse N2");
   EXPECT_TRUE(doc["cpus"][1]["core"].is_null());
@@ -445,7 +460,7 @@ TEST(Table, OneRowPerCpuWithSourcesAndNoColourWhenAskedNot)
   std::string out = Capture(RenderTable, info.get());
   EXPECT_EQ(out.find('\033'), std::string::npos);
   EXPECT_NE(out.find("Exynos M1"), std::string::npos);
-  EXPECT_NE(out.find("Samsung 0x001 r1p1"), std::string::npos) << out;  // MIDR 0x531f0011 decoded
+  EXPECT_NE(out.find("Samsung 0x001 r1p1"), std::string::npos) << out; // MIDR 0x531f0011 decoded
   EXPECT_NE(out.find("0x84448005 c"), std::string::npos);
   EXPECT_NE(out.find("128 c"), std::string::npos);
   EXPECT_NE(out.find("Verdict: incomplete"), std::string::npos);
@@ -512,7 +527,8 @@ TEST(Codegen, A64FunctionsReturnWhatTheGeneratorPromises)
 #if defined(__x86_64__) && defined(__linux__)
 TEST(Codegen, X86FunctionsRunOnThisHost)
 {
-  void *page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *page =
+      mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(page, MAP_FAILED);
   for (unsigned ops : {0u, 1u, 50u, 200u}) {
     ASSERT_LE(jfi_codegen_x86_64_size(ops), 4096u);
@@ -524,4 +540,4 @@ TEST(Codegen, X86FunctionsRunOnThisHost)
 }
 #endif
 
-}  // namespace
+} // namespace
