@@ -23,8 +23,10 @@
 #
 # Exit status: your program's own status when every fetch was coherent;
 # 86 when it ran at least one stale instruction (a missing or too-short
-# flush: the runner's last stderr line counts them, --report lists the
-# addresses); the runner's 2-5 for its own errors; 64 usage; the failing
+# flush: stderr has one block per finding naming the flush routine and its
+# caller, the last line counts them, --report and --sarif hold them); the
+# runner's 2-7 for its own errors (6: the program cannot run on the rig, 7:
+# QEMU stopped before its first instruction); 64 usage; the failing
 # setup step's status when setup fails (its log: build/rig-setup.log).
 set -euo pipefail
 
