@@ -1,0 +1,11 @@
+# Real-JIT rows of ci/bench.sh's rig-speed table (sourced by it; see the
+# hook comment there). The programs are the drop-in variants the realjit
+# label links into build/host/tests/realjit/work/, from the sources it
+# caches under .cache/realjit-*/; run that label (or ci/test.sh) first,
+# otherwise each row says "not built". All are static: no sysroot.
+rj_work=$root/build/host/tests/realjit/work
+rj_pcre2_data=$rj_work/pcre2/jit/testdata
+workload pcre2_jit_slice - "$rj_work/pcre2/pcre2_jit_slice-dropin"
+workload "pcre2test -jit testinput1" - "$rj_work/pcre2/pcre2test-dropin" -q -jit \
+  "$rj_pcre2_data/testinput1" /dev/null
+workload "luajit traces.lua" - "$rj_work/luajit/luajit-dropin" "$root/tests/realjit/traces.lua"
