@@ -5,7 +5,11 @@
 # otherwise each row says "not built". All are static: no sysroot.
 rj_work=$root/build/host/tests/realjit/work
 rj_pcre2_data=$rj_work/pcre2/jit/testdata
-workload pcre2_jit_slice - "$rj_work/pcre2/pcre2_jit_slice-dropin"
+workload "pcre2_jit_test (slice)" - "$rj_work/pcre2/pcre2_jit_slice-dropin" 0-109 120-249 260-689
 workload "pcre2test -jit testinput1" - "$rj_work/pcre2/pcre2test-dropin" -q -jit \
   "$rj_pcre2_data/testinput1" /dev/null
 workload "luajit traces.lua" - "$rj_work/luajit/luajit-dropin" "$root/tests/realjit/traces.lua"
+# The worst real-JIT baseline: 22x with the checker on before the
+# fast path (not JIT-compiled: pcre2test without -jit on testinput17).
+workload "pcre2test testinput17" - "$rj_work/pcre2/pcre2test-dropin" -q \
+  "$rj_pcre2_data/testinput17" /dev/null
