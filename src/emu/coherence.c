@@ -5,7 +5,7 @@
  * keeps its instruction side coherent by re-translating)?
  *
  * Model (docs/COHERENCE-MODEL.md), one record per word W, one global clock
- * (model_seq, bumped by every event, so "after" is a comparison):
+ * (so "after" is a comparison; see "Time" below):
  *
  *   store       a guest store (or dc zva) makes W dirty in the writer's
  *               D-cache: W.store = now, W.writer = the writer's cluster.
@@ -61,6 +61,30 @@
  * QEMU re-translates a page's TBs when the page is written, so a word on a
  * page never stored at translation time cannot become stale without a new
  * translation, and such code gets no fetch check at all.
+ *
+ * Time. Every event (a clean or invalidate issued, a DSB, a context
+ * synchronisation, a cluster coming online) takes the next even time. A
+ * store takes the odd time just after the latest event and does not move
+ * the clock: every comparison the rules make is between a store and an
+ * event, never between two stores, so stores with no event between them
+ * may share a time. That is what lets a store be recorded without a lock.
+ *
+ * Concurrency. The caller serialises every call with one lock, except
+ * jf_model_store_quick: most of a program's stores go to its stack and
+ * heap, pages that are never fetched from, and a lock and a hash lookup per
+ * store were most of the rig's cost on store-heavy programs. The quick path
+ * takes a page record the caller looked up earlier under the lock
+ * (jf_model_store_page; records live as long as the model) and, while the
+ * page is store-only, adds the store to its summary with atomic
+ * read-modify-writes. The only writer of the summary under the lock is the
+ * store-only branch of jf_model_store, and the only reader is
+ * page_make_dense, which first raises the page's DENSIFYING flag; a quick
+ * store that finds the flag raised after its update reports failure and is
+ * made again with jf_model_store under the lock (Dekker's pattern:
+ * sequentially consistent on both sides, so one of the two sees the
+ * other). A store that happens before an event in the program (same
+ * thread, or published to the other thread through memory) reads a clock
+ * no later than that event's time, so it lands before it.
  *
  * Words are keyed by canonical address (plugin_alias.c), so a store and a
  * clean through a double-mapped RW view reach the word fetched, and
@@ -120,7 +144,7 @@
 #include "coherence.h"
 #include "internal/ctr.h"
 
-#define MODEL_PAGE_SHIFT 12
+#define MODEL_PAGE_SHIFT JF_MODEL_PAGE_SHIFT
 #define MODEL_PAGE_SIZE (UINT64_C(1) << MODEL_PAGE_SHIFT)
 #define MODEL_PAGE_WORDS (MODEL_PAGE_SIZE / 4)
 #define INVAL_SLOTS 3
@@ -129,6 +153,8 @@
 #define INVAL_ALIAS(c) (INVAL_SLOTS * (c) + 2)
 /* The longest step between two operations of one loop (a page). */
 #define MAX_STRIDE MODEL_PAGE_SIZE
+/* A store stamp's low bits: the writer's cluster (store_stamp). */
+#define STAMP_CLUSTER_BITS 16
 
 /* One maintenance operation waiting for its issuing thread's next DSB. */
 struct maint_op {
@@ -161,17 +187,25 @@ struct jf_word {
   uint64_t inval[];
 };
 
-struct model_page {
-  uint64_t written[MODEL_PAGE_WORDS / 64]; /* store-only mode */
-  uint64_t last_store_seq;
-  uint64_t last_writer_pc;
-  unsigned last_writer_cluster;
-  char *words; /* dense records, or NULL */
+/*
+ * A page of words. Until it is fetched from or maintained it is
+ * "store-only": WRITTEN, LAST_STORE and LAST_WRITER_PC summarise its
+ * stores, and they are the only fields that jf_model_store_quick touches
+ * without the caller's lock, always through atomics (see "Concurrency"
+ * above). DENSIFYING is set, under the lock, before the summary is read
+ * into per-word records, and from then on every store takes the lock.
+ */
+struct jf_model_page {
+  uint64_t written[MODEL_PAGE_WORDS / 64]; /* words ever stored (store-only) */
+  uint64_t last_store;                     /* store_stamp() of the latest store (store-only) */
+  uint64_t last_writer_pc;                 /* that store's instruction (store-only) */
+  int densifying;                          /* nonzero once WORDS is being or was built */
+  char *words;                             /* dense records, or NULL */
 };
 
 struct jf_model {
-  uint64_t seq;      /* the model's clock */
-  GHashTable *pages; /* canonical page number -> model_page */
+  uint64_t seq;      /* the latest event's time (see "Time" above) */
+  GHashTable *pages; /* canonical page number -> jf_model_page */
   size_t word_size;  /* sizeof(struct jf_word) + per cluster */
   unsigned nclusters;
   struct jf_model_geometry *geo;
@@ -239,7 +273,7 @@ void jf_model_thread_clear(struct jf_model_thread *t)
 
 static void free_page(gpointer data)
 {
-  struct model_page *page = data;
+  struct jf_model_page *page = data;
   g_free(page->words);
   g_free(page);
 }
@@ -248,6 +282,8 @@ struct jf_model *jf_model_new(const struct jf_model_geometry *clusters, unsigned
                               const struct jf_model_views *views)
 {
   struct jf_model *m = g_new0(struct jf_model, 1);
+  /* A store stamp keeps the writer's cluster in its low bits. */
+  g_assert(nclusters <= (1u << STAMP_CLUSTER_BITS));
   m->nclusters = nclusters;
   m->word_size = sizeof(struct jf_word) + INVAL_SLOTS * nclusters * sizeof(uint64_t);
   m->word_size = (m->word_size + 7) & ~(size_t)7;
@@ -286,70 +322,177 @@ static bool nonexec_view(const struct jf_model *m, uint64_t va)
   return m->views.nonexec_view && m->views.nonexec_view(va, m->views.ctx);
 }
 
+/* ---- time ------------------------------------------------------------------ */
+
+/* The next event's time: even, later than every time handed out before.
+ * Only the caller's lock serialises events; jf_model_store_quick reads the
+ * clock without it, hence the atomic store. */
+static uint64_t event_time(struct jf_model *m)
+{
+  uint64_t now = m->seq + 2;
+  __atomic_store_n(&m->seq, now, __ATOMIC_RELEASE);
+  return now;
+}
+
+/* A store's time: odd, just after the latest event. The clock does not
+ * move: stores between two events share a time. */
+static uint64_t store_time(const struct jf_model *m)
+{
+  return __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE) + 1;
+}
+
+/* A store-only page's LAST_STORE: the time, then the writer's cluster, so
+ * that the latest store is the largest value. */
+static uint64_t store_stamp(uint64_t time, unsigned cluster)
+{
+  return time << STAMP_CLUSTER_BITS | cluster;
+}
+
 /* The record of the page holding VA, through its canonical address (the
  * same for the RW and RX views of double-mapped code, plugin_alias.c). */
-static struct model_page *page_find(const struct jf_model *m, uint64_t va)
+static struct jf_model_page *page_find(const struct jf_model *m, uint64_t va)
 {
   return g_hash_table_lookup(m->pages, GSIZE_TO_POINTER(canon(m, va) >> MODEL_PAGE_SHIFT));
 }
 
-static struct jf_word *page_word(const struct jf_model *m, struct model_page *page, uint64_t va)
+static struct jf_word *page_word(const struct jf_model *m, struct jf_model_page *page, uint64_t va)
 {
   size_t index = (va & (MODEL_PAGE_SIZE - 1)) / 4;
   return (struct jf_word *)(page->words + index * m->word_size);
 }
 
-/* Gives PAGE per-word records, seeded from its store-only summary. */
-static void page_make_dense(const struct jf_model *m, struct model_page *page)
+/* Gives PAGE per-word records, seeded from its store-only summary. The
+ * caller holds the lock; lock-free stores may still be landing in the
+ * summary. Raising DENSIFYING first (sequentially consistent, like their
+ * read-modify-writes and their last check of it) means that each of them
+ * is either in what is read below or sees the flag and is made again under
+ * the lock (jf_model_store_quick). */
+static void page_make_dense(const struct jf_model *m, struct jf_model_page *page)
 {
   if (page->words) {
     return;
   }
-  page->words = g_malloc0(m->word_size * MODEL_PAGE_WORDS);
+  __atomic_store_n(&page->densifying, 1, __ATOMIC_SEQ_CST);
+  char *words = g_malloc0(m->word_size * MODEL_PAGE_WORDS);
+  uint64_t stamp = __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST);
+  uint64_t writer_pc = __atomic_load_n(&page->last_writer_pc, __ATOMIC_SEQ_CST);
   for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
-    if ((page->written[i / 64] >> (i % 64)) & 1) {
-      struct jf_word *w = (struct jf_word *)(page->words + i * m->word_size);
-      w->store_seq = page->last_store_seq;
-      w->writer_pc = page->last_writer_pc;
-      w->writer_cluster = page->last_writer_cluster;
+    uint64_t written = __atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST);
+    if ((written >> (i % 64)) & 1) {
+      struct jf_word *w = (struct jf_word *)(words + i * m->word_size);
+      w->store_seq = stamp >> STAMP_CLUSTER_BITS;
+      w->writer_pc = writer_pc;
+      w->writer_cluster = (uint32_t)(stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
     }
   }
+  page->words = words;
 }
 
 /* ---- stores ------------------------------------------------------------ */
 
+/*
+ * Adds the words FIRST..LAST (indices into one 64-word block of WRITTEN)
+ * to a store-only page's summary. Returns whether it changed the summary
+ * (bits or LAST_STORE) with a read-modify-write.
+ */
+static inline bool summarise_store(struct jf_model_page *page, size_t first, size_t last,
+                                   uint64_t stamp, uint64_t writer_pc)
+{
+  bool wrote = false;
+  uint64_t bits = (UINT64_MAX >> (63 - (last - first))) << (first % 64);
+  uint64_t *block = &page->written[first / 64];
+  if ((__atomic_load_n(block, __ATOMIC_RELAXED) & bits) != bits) {
+    __atomic_fetch_or(block, bits, __ATOMIC_SEQ_CST);
+    wrote = true;
+  }
+  /* The latest store wins; a racing one from another thread may be later. */
+  uint64_t seen = __atomic_load_n(&page->last_store, __ATOMIC_RELAXED);
+  while (seen < stamp) {
+    if (__atomic_compare_exchange_n(&page->last_store, &seen, stamp, true, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_RELAXED)) {
+      wrote = true;
+      break;
+    }
+  }
+  if (__atomic_load_n(&page->last_writer_pc, __ATOMIC_RELAXED) != writer_pc) {
+    __atomic_store_n(&page->last_writer_pc, writer_pc, __ATOMIC_RELAXED);
+  }
+  return wrote;
+}
+
+static struct jf_model_page *page_get(struct jf_model *m, uint64_t va)
+{
+  gpointer key = GSIZE_TO_POINTER(canon(m, va) >> MODEL_PAGE_SHIFT);
+  struct jf_model_page *page = g_hash_table_lookup(m->pages, key);
+  if (!page) {
+    page = g_new0(struct jf_model_page, 1);
+    g_hash_table_insert(m->pages, key, page);
+  }
+  return page;
+}
+
+/* The store of the words [FIRST, END) of PAGE at time NOW (lock held). */
+static void store_in_page(const struct jf_model *m, struct jf_model_page *page, uint64_t first,
+                          uint64_t end, uint64_t now, unsigned cluster, uint64_t writer_pc)
+{
+  for (uint64_t a = first; a < end; a += 4) {
+    if (page->words) {
+      struct jf_word *w = page_word(m, page, a);
+      w->store_seq = now;
+      w->writer_pc = writer_pc;
+      w->writer_cluster = cluster;
+    } else {
+      size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
+      summarise_store(page, index, index, store_stamp(now, cluster), writer_pc);
+    }
+  }
+}
+
 void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va, unsigned bytes,
                     uint64_t writer_pc)
 {
-  uint64_t seq = ++m->seq;
-  uint64_t first = va & ~UINT64_C(3);
+  uint64_t now = store_time(m);
   uint64_t end = va + (bytes ? bytes : 1);
-  struct model_page *page = NULL;
-  uint64_t va_page = UINT64_MAX;
-
-  for (uint64_t a = first; a < end; a += 4) {
-    if ((a >> MODEL_PAGE_SHIFT) != va_page) {
-      va_page = a >> MODEL_PAGE_SHIFT;
-      gpointer key = GSIZE_TO_POINTER(canon(m, a) >> MODEL_PAGE_SHIFT);
-      page = g_hash_table_lookup(m->pages, key);
-      if (!page) {
-        page = g_new0(struct model_page, 1);
-        g_hash_table_insert(m->pages, key, page);
-      }
-    }
-    if (page->words) {
-      struct jf_word *w = page_word(m, page, a);
-      w->store_seq = seq;
-      w->writer_pc = writer_pc;
-      w->writer_cluster = t->cluster;
-    } else {
-      size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
-      page->written[index / 64] |= UINT64_C(1) << (index % 64);
-      page->last_store_seq = seq;
-      page->last_writer_pc = writer_pc;
-      page->last_writer_cluster = t->cluster;
-    }
+  for (uint64_t a = va & ~UINT64_C(3); a < end;) {
+    uint64_t stop = MIN(end, (a | (MODEL_PAGE_SIZE - 1)) + 1);
+    store_in_page(m, page_get(m, a), a, stop, now, t->cluster, writer_pc);
+    a = stop;
   }
+}
+
+void jf_model_store_on_page(struct jf_model *m, struct jf_model_thread *t,
+                            struct jf_model_page *page, uint64_t va, unsigned bytes,
+                            uint64_t writer_pc)
+{
+  uint64_t end = va + (bytes ? bytes : 1);
+  if (((end - 1) ^ va) >> MODEL_PAGE_SHIFT) {
+    jf_model_store(m, t, va, bytes, writer_pc);
+    return;
+  }
+  store_in_page(m, page, va & ~UINT64_C(3), end, store_time(m), t->cluster, writer_pc);
+}
+
+struct jf_model_page *jf_model_store_page(struct jf_model *m, uint64_t va)
+{
+  return page_get(m, va);
+}
+
+bool jf_model_store_quick(const struct jf_model *m, struct jf_model_page *page, uint64_t va,
+                          unsigned bytes, uint64_t writer_pc, unsigned writer_cluster)
+{
+  uint64_t offset = va & (MODEL_PAGE_SIZE - 1);
+  size_t first = offset / 4;
+  size_t last = (offset + (bytes ? bytes : 1) - 1) / 4;
+  if (last >= MODEL_PAGE_WORDS || first / 64 != last / 64 ||
+      __atomic_load_n(&page->densifying, __ATOMIC_ACQUIRE)) {
+    return false; /* crosses a page or a bitmap block, or dense */
+  }
+  summarise_store(page, first, last, store_stamp(store_time(m), writer_cluster), writer_pc);
+  /* Whether the store is in the summary before anyone read it for the
+   * dense records (page_make_dense): also when this call changed nothing,
+   * since the racing store whose bits or time it relied on may itself be
+   * redone under the lock for exactly this reason. */
+  return !__atomic_load_n(&page->densifying, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -364,7 +507,7 @@ static void for_each_word(const struct jf_model *m, uint64_t start, uint64_t end
   for (uint64_t p = start & ~UINT64_C(3); p < end;) {
     uint64_t page_end = (p | (MODEL_PAGE_SIZE - 1)) + 1;
     uint64_t stop = MIN(end, page_end);
-    struct model_page *page = page_find(m, p);
+    struct jf_model_page *page = page_find(m, p);
     if (page) {
       page_make_dense(m, page);
       for (uint64_t a = p; a < stop; a += 4) {
@@ -473,7 +616,8 @@ static void mark_clean_issued(const struct jf_model *m, struct jf_word *w, uint6
 
 void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site)
 {
-  struct maint_op op = {.addr = va, .issue_seq = ++m->seq, .cluster = t->cluster, .is_clean = true};
+  struct maint_op op = {
+      .addr = va, .issue_seq = event_time(m), .cluster = t->cluster, .is_clean = true};
   struct clean_issue issue = {{site, op.issue_seq, false}, va};
   follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq);
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
@@ -503,7 +647,7 @@ static void mark_inval_issued(const struct jf_model *m, struct jf_word *w, uint6
 void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site)
 {
   struct maint_op op = {.addr = va,
-                        .issue_seq = ++m->seq,
+                        .issue_seq = event_time(m),
                         .cluster = t->cluster,
                         .is_clean = false,
                         .nonexec_view = nonexec_view(m, va)};
@@ -566,7 +710,7 @@ void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
   if (ops->len == 0) {
     return;
   }
-  uint64_t done = ++m->seq;
+  uint64_t done = event_time(m);
   for (guint i = 0; i < ops->len; i++) {
     const struct maint_op *op = &g_array_index(ops, struct maint_op, i);
     struct completion c = {.op = op, .cluster = op->cluster, .done_seq = done};
@@ -587,13 +731,13 @@ void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
 
 void jf_model_sync(struct jf_model *m, struct jf_model_thread *t)
 {
-  t->sync_seq = ++m->seq;
+  t->sync_seq = event_time(m);
 }
 
 void jf_model_cluster_online(struct jf_model *m, unsigned cluster)
 {
   if (cluster < m->nclusters) {
-    m->online_seq[cluster] = ++m->seq;
+    m->online_seq[cluster] = event_time(m);
   }
 }
 
@@ -602,7 +746,7 @@ void jf_model_cluster_online(struct jf_model *m, unsigned cluster)
 struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_t insn,
                                         bool cmodx_safe)
 {
-  struct model_page *page = page_find(m, va);
+  struct jf_model_page *page = page_find(m, va);
   if (!page) {
     uint64_t c = canon(m, va);
     if (c == va) {
@@ -610,7 +754,7 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
     }
     /* QEMU does not re-translate the RX view when the RW view is written,
      * so a double-mapped page is checked even before its first store. */
-    page = g_new0(struct model_page, 1);
+    page = g_new0(struct jf_model_page, 1);
     g_hash_table_insert(m->pages, GSIZE_TO_POINTER(c >> MODEL_PAGE_SHIFT), page);
   }
   page_make_dense(m, page);

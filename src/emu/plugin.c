@@ -181,6 +181,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
     g_string_free(members, true);
   }
   jf_instrument_free();
+  jf_store_free();
   jf_region_free();
   jf_findings_free();
   g_clear_pointer(&jf_model, jf_model_free);

@@ -9,6 +9,7 @@
  *   plugin_findings.c   stale fetches grouped by root cause, maintenance
  *                       sites, CTR_EL0 read sites, the findings report
  *   plugin_alias.c      double-mapped (RW + RX) views of one file
+ *   plugin_store.c      guest stores into the model, mostly without jf_lock
  *   plugin_capstone.c   instruction decoding (the only file that knows
  *                       Capstone's v4/v5 vs v6 AArch64 names)
  *   plugin_region.c     measured regions: per-flush counts between the
@@ -253,6 +254,23 @@ uint64_t jf_alias_canon(uint64_t va);
 bool jf_alias_nonexec_view(uint64_t va);
 void jf_alias_syscall(int64_t num, const uint64_t args[6]);
 void jf_alias_syscall_ret(int64_t num, int64_t ret);
+/* Changes whenever jf_alias_canon may give another answer (read without
+ * jf_lock by the store callback, so inline). */
+extern uint64_t jf_alias_generation_now;
+static inline uint64_t jf_alias_generation(void)
+{
+  return __atomic_load_n(&jf_alias_generation_now, __ATOMIC_ACQUIRE);
+}
+
+/* ---- plugin_store.c ------------------------------------------------------- */
+/* The memory callback of every storing instruction (QEMU_PLUGIN_MEM_W,
+ * udata = the instruction's address). */
+void jf_store_on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata);
+/* The thread on VCPU now runs on a CPU of CLUSTER / VCPU runs no thread
+ * (jf_lock held): the cluster its stores are recorded from. */
+void jf_store_thread_placed(unsigned vcpu, unsigned cluster);
+void jf_store_thread_gone(unsigned vcpu);
+void jf_store_free(void);
 
 /* ---- plugin_instrument.c ------------------------------------------------- */
 void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);

@@ -46,8 +46,9 @@ struct alias_map {
                         same file pages (recomputed at every change) */
 };
 
-static GArray *maps;         /* struct alias_map, sorted by va, disjoint */
-static GHashTable *file_ids; /* "dev:ino" -> id (1..) */
+static GArray *maps;              /* struct alias_map, sorted by va, disjoint */
+uint64_t jf_alias_generation_now; /* plugin.h: bumped at every change of MAPS */
+static GHashTable *file_ids;      /* "dev:ino" -> id (1..) */
 /* A vCPU's syscall entry and return run in its host thread. */
 static _Thread_local uint64_t mmap_args[6];
 
@@ -106,6 +107,7 @@ bool jf_alias_nonexec_view(uint64_t va)
  */
 static void recompute_views(void)
 {
+  __atomic_store_n(&jf_alias_generation_now, jf_alias_generation_now + 1, __ATOMIC_RELEASE);
   for (guint i = 0; i < maps->len; i++) {
     struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     m->nonexec_view = false;

@@ -14,7 +14,8 @@
  *   - the fetch check of a plain TB (plan_fetch, register_fetch_checks).
  * Per instruction:
  *   - the fetch check, when the page was ever stored to;
- *   - the store callback (QEMU calls it only for instructions that store);
+ *   - the store callback (plugin_store.c; QEMU calls it only for
+ *     instructions that store);
  *   - mrs ctr_el0 / midr_el1: the result is replaced from a callback on the
  *     NEXT instruction registered with QEMU_PLUGIN_CB_RW_REGS, the only
  *     point where the register holds the value QEMU computed;
@@ -239,21 +240,6 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
   jf_vcpu_score(vcpu)->stale_fetches += stale;
 }
 
-/* UDATA is the storing instruction's address (the finding's writer). */
-static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
-{
-  if (!qemu_plugin_mem_is_store(info)) {
-    return;
-  }
-  unsigned bytes = 1u << qemu_plugin_mem_size_shift(info);
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
-  if (t) {
-    jf_model_store(jf_model, &t->mt, vaddr, bytes, (uint64_t)(uintptr_t)udata);
-  }
-  g_mutex_unlock(&jf_lock);
-}
-
 /* The link register: in a leaf flush routine, the return address into
  * whoever called it (the finding's "caller"). */
 #define XREG_LR 30
@@ -351,15 +337,24 @@ struct fetch_plan {
   bool every_fetch;        /* check=full or a double-mapped word */
 };
 
-/* Whether W can neither fault nor change the model when it is not the
- * last instruction of its TB: data processing (immediate or register) and
- * branches (Arm ARM C4.1, the top-level encoding table, op0 = 100x, x101,
- * 101x). Loads and stores may fault, system instructions may trap or be
- * maintenance, FP may trap; all of these are left to per-word checks. */
+/*
+ * Whether W, when it is not the last instruction of its TB, cannot change
+ * any fetch's verdict: everything but the "branches, exception generating
+ * and system instructions" class (Arm ARM C4.1, the top-level encoding
+ * table, op0 = 101x), of which only the immediate and compare branches.
+ * System instructions may be maintenance, barriers or mrs ctr_el0 (model
+ * events, and the adversary may migrate the thread there); they get
+ * per-word checks. A store is a model event too, but not for the words of
+ * a TB that is running: a store to them makes QEMU stop the TB and
+ * translate the rest again. A load or store that faults ends the TB early,
+ * so the words after it, judged at the TB's entry, were never fetched: for
+ * such a TB the check is stricter than per word (it may count a stale word
+ * the fault skipped), never more lenient.
+ */
 static bool insn_is_plain(uint32_t w)
 {
   uint32_t op0 = (w >> 25) & 0xf;
-  if ((op0 & 0xe) == 0x8 || (op0 & 0x7) == 0x5) {
+  if ((op0 & 0xe) != 0xa) {
     return true;
   }
   return (w & 0x7c000000) == 0x14000000 || /* B, BL */
@@ -473,8 +468,8 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
     if (jf_opts.check) {
       plan_fetch(&plan, insn, vaddr, word, dec.cmodx_safe);
-      qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
-                                       (void *)(uintptr_t)vaddr);
+      qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_store, QEMU_PLUGIN_CB_NO_REGS,
+                                       QEMU_PLUGIN_MEM_W, (void *)(uintptr_t)vaddr);
     }
 
     struct insn_record *r = NULL;

@@ -231,6 +231,9 @@ static void place(struct jf_thread *t, unsigned cpu)
 {
   t->mt.cpu = cpu;
   t->mt.cluster = jf_cluster_of(cpu);
+  if (t->alive) {
+    jf_store_thread_placed(t->vcpu, t->mt.cluster);
+  }
 }
 
 void jf_sched_sync(struct jf_thread *t)
@@ -272,6 +275,7 @@ void jf_sched_vcpu_init(unsigned vcpu)
   }
   t->vcpu = vcpu;
   t->alive = true;
+  jf_store_thread_placed(vcpu, t->mt.cluster);
   if (by_vcpu->len <= vcpu) {
     g_ptr_array_set_size(by_vcpu, (gint)vcpu + 1);
   }
@@ -292,6 +296,7 @@ void jf_sched_vcpu_exit(unsigned vcpu)
     credit(t);
     jf_model_dsb(jf_model, &t->mt);
     t->alive = false;
+    jf_store_thread_gone(vcpu);
     g_ptr_array_index(by_vcpu, vcpu) = NULL;
     jf_vcpu_score(vcpu)->sync_seq = 0; /* the slot's next thread starts over */
   }

@@ -1,0 +1,186 @@
+// The model's lock-free store path (jf_model_store_quick, coherence.c
+// "Concurrency"): it must record exactly what the locked jf_model_store
+// records, refuse what it cannot record, and lose no store that races the
+// page's first fetch. The last test runs threads; the build also compiles
+// this file with ThreadSanitizer (model_race_tests).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "coherence.h"
+
+namespace
+{
+
+constexpr uint64_t kLittleCtr = 0x84448004; // Exynos 8890 LITTLE: 64-byte lines
+constexpr uint64_t kBigCtr = 0x84448005;    // Exynos 8890 big: 128-byte I lines
+constexpr uint64_t kPage = 0x20000;
+constexpr uint64_t kPageBytes = uint64_t{1} << JF_MODEL_PAGE_SHIFT;
+constexpr uint32_t kMovInsn = 0xd2800000; // not CMODX-safe
+
+struct Model {
+  Model()
+  {
+    for (uint64_t ctr : {kLittleCtr, kBigCtr}) {
+      jf_model_geometry g;
+      jf_model_geometry_from_ctr(ctr, &g);
+      geo.push_back(g);
+    }
+    m = jf_model_new(geo.data(), static_cast<unsigned>(geo.size()), nullptr);
+    jf_model_thread_init(&t, 0, 0, 0);
+  }
+  ~Model()
+  {
+    jf_model_thread_clear(&t);
+    jf_model_free(m);
+  }
+  jf_verdict Fetch(uint64_t va)
+  {
+    jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
+    return w ? jf_model_fetch(m, &t, w, false) : jf_verdict{JF_FRESH, 0, 0, 0, 0};
+  }
+  std::vector<jf_model_geometry> geo;
+  jf_model *m;
+  jf_model_thread t;
+};
+
+// One program, recorded through either path, judged word by word.
+enum class Path { kLocked, kQuick };
+
+std::vector<jf_verdict> RunProgram(Path path)
+{
+  Model model;
+  jf_model_page *page = jf_model_store_page(model.m, kPage);
+  auto store = [&](uint64_t va, unsigned bytes, uint64_t pc) {
+    if (path == Path::kLocked ||
+        !jf_model_store_quick(model.m, page, va, bytes, pc, model.t.cluster))
+      jf_model_store(model.m, &model.t, va, bytes, pc);
+  };
+  store(kPage + 0x00, 8, 0x4000);  // words 0-1: cleaned, invalidated, synced
+  store(kPage + 0x40, 4, 0x4004);  // word 16: cleaned only
+  store(kPage + 0x80, 16, 0x4008); // words 32-35: never maintained
+  jf_model_dc_clean(model.m, &model.t, kPage + 0x00, 1);
+  jf_model_dc_clean(model.m, &model.t, kPage + 0x40, 1);
+  jf_model_dsb(model.m, &model.t);
+  jf_model_ic_ivau(model.m, &model.t, kPage + 0x00, 2);
+  jf_model_dsb(model.m, &model.t);
+  jf_model_sync(model.m, &model.t);
+  std::vector<jf_verdict> verdicts;
+  for (uint64_t off = 0; off < 0x100; off += 4)
+    verdicts.push_back(model.Fetch(kPage + off));
+  return verdicts;
+}
+
+TEST(StoreQuick, RecordsWhatTheLockedStoreRecords)
+{
+  std::vector<jf_verdict> locked = RunProgram(Path::kLocked), quick = RunProgram(Path::kQuick);
+  ASSERT_EQ(locked.size(), quick.size());
+  for (size_t i = 0; i < locked.size(); i++) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(quick[i].kind, locked[i].kind);
+    EXPECT_EQ(quick[i].writer_pc, locked[i].writer_pc);
+    EXPECT_EQ(quick[i].line, locked[i].line);
+  }
+  // The program has each outcome once, so equal lists mean something.
+  EXPECT_EQ(locked[0].kind, JF_FRESH);
+  EXPECT_EQ(locked[16].kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(locked[32].kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(locked[32].writer_pc, 0x4008u); // a store-only page keeps its last writer
+  EXPECT_EQ(locked[40].kind, JF_FRESH);     // never stored
+}
+
+TEST(StoreQuick, RefusesPagesWithWordRecordsAndStoresLeavingABlock)
+{
+  Model model;
+  jf_model_page *page = jf_model_store_page(model.m, kPage);
+  EXPECT_TRUE(jf_model_store_quick(model.m, page, kPage + 0xf8, 8, 0x4000, 0));
+  // Words 63 and 64 lie in two 64-word blocks of the summary.
+  EXPECT_FALSE(jf_model_store_quick(model.m, page, kPage + 0xfc, 8, 0x4000, 0));
+  // Beyond the page.
+  EXPECT_FALSE(jf_model_store_quick(model.m, page, kPage + kPageBytes - 4, 8, 0x4000, 0));
+  // Fetched from: per-word records from now on, only under the lock.
+  model.Fetch(kPage);
+  EXPECT_FALSE(jf_model_store_quick(model.m, page, kPage + 0x10, 4, 0x4000, 0));
+}
+
+TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
+{
+  // Stores share the odd time after the latest event. On cores with IDC
+  // and DIC only the isb is needed, and it leaves the page store-only, so
+  // both stores below go through the quick path: the one before the isb is
+  // covered by it, the one after it is not.
+  constexpr uint64_t kIdcDicCtr = 0xb444c004; // Neoverse N1: IDC, DIC, 64-byte lines
+  for (bool store_again : {false, true}) {
+    SCOPED_TRACE(store_again);
+    jf_model_geometry g;
+    jf_model_geometry_from_ctr(kIdcDicCtr, &g);
+    ASSERT_TRUE(g.idc && g.dic);
+    jf_model *m = jf_model_new(&g, 1, nullptr);
+    jf_model_thread t;
+    jf_model_thread_init(&t, 0, 0, 0);
+    jf_model_page *page = jf_model_store_page(m, kPage);
+    ASSERT_TRUE(jf_model_store_quick(m, page, kPage, 4, 0x4000, 0));
+    jf_model_sync(m, &t);
+    if (store_again) {
+      ASSERT_TRUE(jf_model_store_quick(m, page, kPage, 4, 0x4010, 0));
+    }
+    jf_word *w = jf_model_word_for_fetch(m, kPage, kMovInsn, false);
+    ASSERT_NE(w, nullptr);
+    jf_verdict v = jf_model_fetch(m, &t, w, false);
+    EXPECT_EQ(v.kind, store_again ? JF_STALE_NOT_SYNCHRONISED : JF_FRESH);
+    if (store_again) {
+      EXPECT_EQ(v.writer_pc, 0x4010u);
+    }
+    jf_model_thread_clear(&t);
+    jf_model_free(m);
+  }
+}
+
+// A writer thread stores every word of the page through the quick path
+// (the locked path when it refuses, as the plugin does) while the main
+// thread, under the same lock, fetches from the page: the first fetch turns
+// the summary into per-word records. Whichever side wins each race, every
+// stored word must come out stored (stale: nothing cleaned it).
+TEST(StoreQuick, StoresRacingTheFirstFetchAreNeverLost)
+{
+  for (int round = 0; round < 50; round++) {
+    SCOPED_TRACE(round);
+    Model model;
+    std::mutex lock;
+    jf_model_page *page;
+    {
+      std::lock_guard<std::mutex> hold(lock);
+      page = jf_model_store_page(model.m, kPage);
+    }
+    std::atomic<bool> go{false};
+    std::thread writer([&] {
+      while (!go.load())
+        std::this_thread::yield();
+      for (uint64_t off = 0; off < kPageBytes; off += 4) {
+        if (!jf_model_store_quick(model.m, page, kPage + off, 4, 0x4000 + off, 0)) {
+          std::lock_guard<std::mutex> hold(lock);
+          jf_model_store(model.m, &model.t, kPage + off, 4, 0x4000 + off);
+        }
+      }
+    });
+    go.store(true);
+    // Spread the first fetch over the writer's run, round by round.
+    for (int spin = 0; spin < round * 40; spin++)
+      std::this_thread::yield();
+    {
+      std::lock_guard<std::mutex> hold(lock);
+      model.Fetch(kPage + 4 * static_cast<uint64_t>(round));
+    }
+    writer.join();
+    for (uint64_t off = 0; off < kPageBytes; off += 4) {
+      jf_verdict v = model.Fetch(kPage + off);
+      ASSERT_EQ(v.kind, JF_STALE_NOT_CLEANED) << "word at +" << off << " lost its store";
+    }
+  }
+}
+
+} // namespace
