@@ -212,6 +212,10 @@ void jf_sched_sync(struct jf_thread *t);
 void jf_sched_credit_all(void);
 uint64_t jf_sched_cpu_insns(unsigned cpu);
 unsigned jf_sched_nthreads(void);
+/* The oldest last synchronisation of a live thread (jf_lock held): a word
+ * whose fresh_after bound is below it is fresh for every thread from now
+ * on, until it is stored again (jf_model_fresh_after). */
+uint64_t jf_sched_settled_before(void);
 
 /* ---- plugin_findings.c (jf_lock held unless said) ------------------------ */
 void jf_findings_init(void);

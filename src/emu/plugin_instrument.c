@@ -315,10 +315,13 @@ static void on_isb(unsigned vcpu, void *udata)
  * new translation with a new F. The check is therefore an inline comparison
  * of the vCPU's published sync_seq with F (a conditional callback), and the
  * model is called only when sync_seq <= F: the same verdict, the same
- * findings, for a fraction of the callbacks.
+ * findings, for a fraction of the callbacks. When every live thread has
+ * already synchronised after F (the JIT flushed, then ran its isb), no
+ * thread can ever compare below F again (sync_seq only grows, and a new
+ * thread is synchronised as it starts), so the word gets no comparison.
  *
  * Granularity. In a "plain" TB (below) nothing between its first and last
- * instruction can change a verdict or stop the TB, so one comparison with
+ * instruction can change a verdict, so one comparison with
  * the largest F of its words decides for the whole TB, and the slow path
  * judges its words in order at TB entry. Any other TB compares per word.
  *
@@ -335,6 +338,7 @@ struct fetch_plan {
   uint64_t *fresh_after;
   uint64_t tb_fresh_after; /* the largest F of the TB's words */
   bool every_fetch;        /* check=full or a double-mapped word */
+  uint64_t settled;        /* jf_sched_settled_before() at translation */
 };
 
 /*
@@ -375,8 +379,11 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint
     return;
   }
   p->checked++;
-  if (fresh_after == 0 && !every_fetch) {
-    return; /* never stored: fresh until a store re-translates it */
+  if ((fresh_after == 0 || fresh_after < p->settled) && !every_fetch) {
+    /* Never stored, or every live thread synchronised after F (and a
+     * thread that starts later synchronises as it starts): fresh for
+     * every fetch until a store re-translates it. */
+    return;
   }
   struct insn_record *r = record_new(vaddr);
   r->word = w;
@@ -442,7 +449,11 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                                             QEMU_PLUGIN_COND_GE, SCORE_U64(migrate_clock),
                                             JF_MIGRATE_DUE, NULL);
 
+  g_mutex_lock(&jf_lock);
+  uint64_t settled = jf_sched_settled_before();
+  g_mutex_unlock(&jf_lock);
   struct fetch_plan plan = {
+      .settled = settled,
       .slow = g_new(struct insn_record *, n),
       .slow_insn = g_new(struct qemu_plugin_insn *, n),
       .fresh_after = g_new(uint64_t, n),

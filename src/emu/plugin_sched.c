@@ -161,6 +161,20 @@ unsigned jf_sched_nthreads(void)
   return threads ? threads->len : 0;
 }
 
+uint64_t jf_sched_settled_before(void)
+{
+  /* A thread that is not alive yet is synchronised when it starts
+   * (jf_sched_vcpu_init), later than anything the model holds now. */
+  uint64_t oldest = UINT64_MAX;
+  for (guint i = 0; threads && i < threads->len; i++) {
+    const struct jf_thread *t = g_ptr_array_index(threads, i);
+    if (t->alive) {
+      oldest = MIN(oldest, t->mt.sync_seq);
+    }
+  }
+  return oldest;
+}
+
 static struct jf_thread *thread_new(const struct jf_cpuset *mask)
 {
   struct jf_thread *t = g_new0(struct jf_thread, 1);
