@@ -142,19 +142,19 @@
 #include <string.h>
 
 #include "coherence.h"
+#include "coherence_quick.h"
 #include "internal/ctr.h"
 
 #define MODEL_PAGE_SHIFT JF_MODEL_PAGE_SHIFT
 #define MODEL_PAGE_SIZE (UINT64_C(1) << MODEL_PAGE_SHIFT)
-#define MODEL_PAGE_WORDS (MODEL_PAGE_SIZE / 4)
+#define MODEL_PAGE_WORDS JF_MODEL_PAGE_WORDS
 #define INVAL_SLOTS 3
 #define INVAL_ISSUED(c) (INVAL_SLOTS * (c))
 #define INVAL_DONE(c) (INVAL_SLOTS * (c) + 1)
 #define INVAL_ALIAS(c) (INVAL_SLOTS * (c) + 2)
 /* The longest step between two operations of one loop (a page). */
 #define MAX_STRIDE MODEL_PAGE_SIZE
-/* A store stamp's low bits: the writer's cluster (store_stamp). */
-#define STAMP_CLUSTER_BITS 16
+#define STAMP_CLUSTER_BITS JF_STAMP_CLUSTER_BITS
 
 /* One maintenance operation waiting for its issuing thread's next DSB. */
 struct maint_op {
@@ -187,21 +187,7 @@ struct jf_word {
   uint64_t inval[];
 };
 
-/*
- * A page of words. Until it is fetched from or maintained it is
- * "store-only": WRITTEN, LAST_STORE and LAST_WRITER_PC summarise its
- * stores, and they are the only fields that jf_model_store_quick touches
- * without the caller's lock, always through atomics (see "Concurrency"
- * above). DENSIFYING is set, under the lock, before the summary is read
- * into per-word records, and from then on every store takes the lock.
- */
-struct jf_model_page {
-  uint64_t written[MODEL_PAGE_WORDS / 64]; /* words ever stored (store-only) */
-  uint64_t last_store;                     /* store_stamp() of the latest store (store-only) */
-  uint64_t last_writer_pc;                 /* that store's instruction (store-only) */
-  int densifying;                          /* nonzero once WORDS is being or was built */
-  char *words;                             /* dense records, or NULL */
-};
+/* struct jf_model_page: coherence_quick.h. */
 
 struct jf_model {
   uint64_t seq;      /* the latest event's time (see "Time" above) */
@@ -334,18 +320,14 @@ static uint64_t event_time(struct jf_model *m)
   return now;
 }
 
-/* A store's time: odd, just after the latest event. The clock does not
- * move: stores between two events share a time. */
 static uint64_t store_time(const struct jf_model *m)
 {
-  return __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE) + 1;
+  return jf_model_store_time(&m->seq);
 }
 
-/* A store-only page's LAST_STORE: the time, then the writer's cluster, so
- * that the latest store is the largest value. */
-static uint64_t store_stamp(uint64_t time, unsigned cluster)
+const uint64_t *jf_model_clock(const struct jf_model *m)
 {
-  return time << STAMP_CLUSTER_BITS | cluster;
+  return &m->seq;
 }
 
 /* The record of the page holding VA, through its canonical address (the
@@ -390,36 +372,6 @@ static void page_make_dense(const struct jf_model *m, struct jf_model_page *page
 
 /* ---- stores ------------------------------------------------------------ */
 
-/*
- * Adds the words FIRST..LAST (indices into one 64-word block of WRITTEN)
- * to a store-only page's summary. Returns whether it changed the summary
- * (bits or LAST_STORE) with a read-modify-write.
- */
-static inline bool summarise_store(struct jf_model_page *page, size_t first, size_t last,
-                                   uint64_t stamp, uint64_t writer_pc)
-{
-  bool wrote = false;
-  uint64_t bits = (UINT64_MAX >> (63 - (last - first))) << (first % 64);
-  uint64_t *block = &page->written[first / 64];
-  if ((__atomic_load_n(block, __ATOMIC_RELAXED) & bits) != bits) {
-    __atomic_fetch_or(block, bits, __ATOMIC_SEQ_CST);
-    wrote = true;
-  }
-  /* The latest store wins; a racing one from another thread may be later. */
-  uint64_t seen = __atomic_load_n(&page->last_store, __ATOMIC_RELAXED);
-  while (seen < stamp) {
-    if (__atomic_compare_exchange_n(&page->last_store, &seen, stamp, true, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_RELAXED)) {
-      wrote = true;
-      break;
-    }
-  }
-  if (__atomic_load_n(&page->last_writer_pc, __ATOMIC_RELAXED) != writer_pc) {
-    __atomic_store_n(&page->last_writer_pc, writer_pc, __ATOMIC_RELAXED);
-  }
-  return wrote;
-}
-
 static struct jf_model_page *page_get(struct jf_model *m, uint64_t va)
 {
   gpointer key = GSIZE_TO_POINTER(canon(m, va) >> MODEL_PAGE_SHIFT);
@@ -443,7 +395,7 @@ static void store_in_page(const struct jf_model *m, struct jf_model_page *page, 
       w->writer_cluster = cluster;
     } else {
       size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
-      summarise_store(page, index, index, store_stamp(now, cluster), writer_pc);
+      jf_model_summarise_store(page, index, index, jf_model_store_stamp(now, cluster), writer_pc);
     }
   }
 }
@@ -475,24 +427,6 @@ void jf_model_store_on_page(struct jf_model *m, struct jf_model_thread *t,
 struct jf_model_page *jf_model_store_page(struct jf_model *m, uint64_t va)
 {
   return page_get(m, va);
-}
-
-bool jf_model_store_quick(const struct jf_model *m, struct jf_model_page *page, uint64_t va,
-                          unsigned bytes, uint64_t writer_pc, unsigned writer_cluster)
-{
-  uint64_t offset = va & (MODEL_PAGE_SIZE - 1);
-  size_t first = offset / 4;
-  size_t last = (offset + (bytes ? bytes : 1) - 1) / 4;
-  if (last >= MODEL_PAGE_WORDS || first / 64 != last / 64 ||
-      __atomic_load_n(&page->densifying, __ATOMIC_ACQUIRE)) {
-    return false; /* crosses a page or a bitmap block, or dense */
-  }
-  summarise_store(page, first, last, store_stamp(store_time(m), writer_cluster), writer_pc);
-  /* Whether the store is in the summary before anyone read it for the
-   * dense records (page_make_dense): also when this call changed nothing,
-   * since the racing store whose bits or time it relied on may itself be
-   * redone under the lock for exactly this reason. */
-  return !__atomic_load_n(&page->densifying, __ATOMIC_SEQ_CST);
 }
 
 /*

@@ -106,13 +106,10 @@ void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va, 
  * called under the caller's lock like every other function, returns the
  * record of VA's page, created if needed, for the caller to cache: it lives
  * until jf_model_free, and stays VA's record while VA's canonical address
- * (the views' canon hook) does not change. jf_model_store_quick may then be
- * called WITHOUT the lock, from any thread, concurrently with everything
- * else: it records the store of BYTES at VA by the instruction at
- * WRITER_PC on a CPU of WRITER_CLUSTER, as jf_model_store would, and
- * returns true; or, when the page has per-word records or the store leaves
- * a 64-word block, it returns false, and the caller must make the store
- * with jf_model_store under its lock.
+ * (the views' canon hook) does not change. With it, coherence_quick.h's
+ * jf_model_store_quick records a store WITHOUT the lock, or tells the
+ * caller to make it with jf_model_store_on_page (or jf_model_store) under
+ * the lock.
  */
 struct jf_model_page;
 struct jf_model_page *jf_model_store_page(struct jf_model *m, uint64_t va);
@@ -121,8 +118,6 @@ struct jf_model_page *jf_model_store_page(struct jf_model *m, uint64_t va);
 void jf_model_store_on_page(struct jf_model *m, struct jf_model_thread *t,
                             struct jf_model_page *page, uint64_t va, unsigned bytes,
                             uint64_t writer_pc);
-bool jf_model_store_quick(const struct jf_model *m, struct jf_model_page *page, uint64_t va,
-                          unsigned bytes, uint64_t writer_pc, unsigned writer_cluster);
 /* dc cvau|cvac|civac|cvap|cvadp|ivac VA, issued at SITE. */
 void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site);
 /* ic ivau VA, issued at SITE. */

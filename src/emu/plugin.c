@@ -330,6 +330,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     return -1;
   }
   jf_model = new_model();
+  jf_store_init();
   jf_alias_init();
   jf_findings_init();
   jf_region_init();

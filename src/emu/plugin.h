@@ -270,6 +270,8 @@ static inline uint64_t jf_alias_generation(void)
 /* The memory callback of every storing instruction (QEMU_PLUGIN_MEM_W,
  * udata = the instruction's address). */
 void jf_store_on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata);
+/* After jf_model is created. */
+void jf_store_init(void);
 /* The thread on VCPU now runs on a CPU of CLUSTER / VCPU runs no thread
  * (jf_lock held): the cluster its stores are recorded from. */
 void jf_store_thread_placed(unsigned vcpu, unsigned cluster);

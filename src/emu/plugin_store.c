@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "coherence_quick.h"
 #include "plugin.h"
 
 /* Slots per vCPU: a program's hot store targets (stack, a few heap pages,
@@ -42,6 +43,13 @@ struct store_cache {
 
 /* Written under jf_lock, each entry once; read by the vCPU it belongs to. */
 static struct store_cache *caches[STORE_CACHE_VCPUS];
+/* jf_model's clock (jf_store_init), read by every quick store. */
+static const uint64_t *model_clock;
+
+void jf_store_init(void)
+{
+  model_clock = jf_model_clock(jf_model);
+}
 
 void jf_store_thread_placed(unsigned vcpu, unsigned cluster)
 {
@@ -66,6 +74,7 @@ void jf_store_thread_gone(unsigned vcpu)
 
 void jf_store_free(void)
 {
+  model_clock = NULL;
   for (unsigned i = 0; i < STORE_CACHE_VCPUS; i++) {
     g_clear_pointer(&caches[i], g_free);
   }
@@ -114,7 +123,7 @@ void jf_store_on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
     if (c->slot[i].page_number == page_number + 1 && c->generation == jf_alias_generation()) {
       page = c->slot[i].page;
       if (cluster != NO_THREAD &&
-          jf_model_store_quick(jf_model, page, vaddr, bytes, writer_pc, cluster)) {
+          jf_model_store_quick(model_clock, page, vaddr, bytes, writer_pc, cluster)) {
         return;
       }
     }

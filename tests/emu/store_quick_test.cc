@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "coherence.h"
+#include "coherence_quick.h"
 
 namespace
 {
@@ -57,7 +58,7 @@ std::vector<jf_verdict> RunProgram(Path path)
   jf_model_page *page = jf_model_store_page(model.m, kPage);
   auto store = [&](uint64_t va, unsigned bytes, uint64_t pc) {
     if (path == Path::kLocked ||
-        !jf_model_store_quick(model.m, page, va, bytes, pc, model.t.cluster))
+        !jf_model_store_quick(jf_model_clock(model.m), page, va, bytes, pc, model.t.cluster))
       jf_model_store(model.m, &model.t, va, bytes, pc);
   };
   store(kPage + 0x00, 8, 0x4000);  // words 0-1: cleaned, invalidated, synced
@@ -97,14 +98,15 @@ TEST(StoreQuick, RefusesPagesWithWordRecordsAndStoresLeavingABlock)
 {
   Model model;
   jf_model_page *page = jf_model_store_page(model.m, kPage);
-  EXPECT_TRUE(jf_model_store_quick(model.m, page, kPage + 0xf8, 8, 0x4000, 0));
+  EXPECT_TRUE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0xf8, 8, 0x4000, 0));
   // Words 63 and 64 lie in two 64-word blocks of the summary.
-  EXPECT_FALSE(jf_model_store_quick(model.m, page, kPage + 0xfc, 8, 0x4000, 0));
+  EXPECT_FALSE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0xfc, 8, 0x4000, 0));
   // Beyond the page.
-  EXPECT_FALSE(jf_model_store_quick(model.m, page, kPage + kPageBytes - 4, 8, 0x4000, 0));
+  EXPECT_FALSE(
+      jf_model_store_quick(jf_model_clock(model.m), page, kPage + kPageBytes - 4, 8, 0x4000, 0));
   // Fetched from: per-word records from now on, only under the lock.
   model.Fetch(kPage);
-  EXPECT_FALSE(jf_model_store_quick(model.m, page, kPage + 0x10, 4, 0x4000, 0));
+  EXPECT_FALSE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0x10, 4, 0x4000, 0));
 }
 
 TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
@@ -123,10 +125,10 @@ TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
     jf_model_thread t;
     jf_model_thread_init(&t, 0, 0, 0);
     jf_model_page *page = jf_model_store_page(m, kPage);
-    ASSERT_TRUE(jf_model_store_quick(m, page, kPage, 4, 0x4000, 0));
+    ASSERT_TRUE(jf_model_store_quick(jf_model_clock(m), page, kPage, 4, 0x4000, 0));
     jf_model_sync(m, &t);
     if (store_again) {
-      ASSERT_TRUE(jf_model_store_quick(m, page, kPage, 4, 0x4010, 0));
+      ASSERT_TRUE(jf_model_store_quick(jf_model_clock(m), page, kPage, 4, 0x4010, 0));
     }
     jf_word *w = jf_model_word_for_fetch(m, kPage, kMovInsn, false);
     ASSERT_NE(w, nullptr);
@@ -161,7 +163,7 @@ TEST(StoreQuick, StoresRacingTheFirstFetchAreNeverLost)
       while (!go.load())
         std::this_thread::yield();
       for (uint64_t off = 0; off < kPageBytes; off += 4) {
-        if (!jf_model_store_quick(model.m, page, kPage + off, 4, 0x4000 + off, 0)) {
+        if (!jf_model_store_quick(jf_model_clock(model.m), page, kPage + off, 4, 0x4000 + off, 0)) {
           std::lock_guard<std::mutex> hold(lock);
           jf_model_store(model.m, &model.t, kPage + off, 4, 0x4000 + off);
         }

@@ -1,0 +1,117 @@
+/*
+ * The model's lock-free store path (coherence.c, "Concurrency"), inline:
+ * the plugin's store callback runs it for every guest store, and a call
+ * into coherence.c per store was a measurable part of the rig's cost on
+ * store-heavy guests. Only coherence.c and the plugin's store callback
+ * (plugin_store.c) include this file; everything else goes through
+ * coherence.h.
+ */
+#ifndef JITFLUSH_EMU_COHERENCE_QUICK_H
+#define JITFLUSH_EMU_COHERENCE_QUICK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coherence.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define JF_MODEL_PAGE_WORDS ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) / 4)
+/* A store stamp's low bits: the writer's cluster (jf_model_store_stamp). */
+#define JF_STAMP_CLUSTER_BITS 16
+
+/*
+ * A page of words. Until it is fetched from or maintained it is
+ * "store-only": WRITTEN, LAST_STORE and LAST_WRITER_PC summarise its
+ * stores, and they are the only fields that jf_model_store_quick touches
+ * without the caller's lock, always through atomics. DENSIFYING is set,
+ * under the lock, before the summary is read into per-word records, and
+ * from then on every store takes the lock.
+ */
+struct jf_model_page {
+  uint64_t written[JF_MODEL_PAGE_WORDS / 64]; /* words ever stored (store-only) */
+  uint64_t last_store;     /* jf_model_store_stamp() of the latest store (store-only) */
+  uint64_t last_writer_pc; /* that store's instruction (store-only) */
+  int densifying;          /* nonzero once WORDS is being or was built */
+  char *words;             /* dense records, or NULL */
+};
+
+/* The model's clock, for jf_model_store_quick: lives as long as M. */
+const uint64_t *jf_model_clock(const struct jf_model *m);
+
+/* A store's time: odd, just after the latest event (events take even
+ * times). The clock does not move: stores between two events share a
+ * time. */
+static inline uint64_t jf_model_store_time(const uint64_t *clock)
+{
+  return __atomic_load_n(clock, __ATOMIC_ACQUIRE) + 1;
+}
+
+/* A store-only page's LAST_STORE: the time, then the writer's cluster, so
+ * that the latest store is the largest value. */
+static inline uint64_t jf_model_store_stamp(uint64_t time, unsigned cluster)
+{
+  return time << JF_STAMP_CLUSTER_BITS | cluster;
+}
+
+/*
+ * Adds the words FIRST..LAST (indices into one 64-word block of WRITTEN)
+ * to a store-only page's summary.
+ */
+static inline void jf_model_summarise_store(struct jf_model_page *page, size_t first, size_t last,
+                                            uint64_t stamp, uint64_t writer_pc)
+{
+  uint64_t bits = (UINT64_MAX >> (63 - (last - first))) << (first % 64);
+  uint64_t *block = &page->written[first / 64];
+  if ((__atomic_load_n(block, __ATOMIC_RELAXED) & bits) != bits) {
+    __atomic_fetch_or(block, bits, __ATOMIC_SEQ_CST);
+  }
+  /* The latest store wins; a racing one from another thread may be later. */
+  uint64_t seen = __atomic_load_n(&page->last_store, __ATOMIC_RELAXED);
+  while (seen < stamp && !__atomic_compare_exchange_n(&page->last_store, &seen, stamp, true,
+                                                      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+  }
+  if (__atomic_load_n(&page->last_writer_pc, __ATOMIC_RELAXED) != writer_pc) {
+    __atomic_store_n(&page->last_writer_pc, writer_pc, __ATOMIC_RELAXED);
+  }
+}
+
+/*
+ * Without the caller's lock, from any thread, concurrently with everything
+ * else: records the store of BYTES at VA by the instruction at WRITER_PC on
+ * a CPU of WRITER_CLUSTER, as jf_model_store would, and returns true; or,
+ * when PAGE (VA's record, jf_model_store_page) has per-word records or the
+ * store leaves a 64-word block, returns false, and the caller must make the
+ * store with jf_model_store under its lock. CLOCK is jf_model_clock().
+ */
+static inline bool jf_model_store_quick(const uint64_t *clock, struct jf_model_page *page,
+                                        uint64_t va, unsigned bytes, uint64_t writer_pc,
+                                        unsigned writer_cluster)
+{
+  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);
+  size_t first = offset / 4;
+  size_t last = (offset + (bytes ? bytes : 1) - 1) / 4;
+  if (last >= JF_MODEL_PAGE_WORDS || first / 64 != last / 64 ||
+      __atomic_load_n(&page->densifying, __ATOMIC_ACQUIRE)) {
+    return false; /* crosses a page or a bitmap block, or dense */
+  }
+  jf_model_summarise_store(page, first, last,
+                           jf_model_store_stamp(jf_model_store_time(clock), writer_cluster),
+                           writer_pc);
+  /* Whether the store is in the summary before anyone read it for the
+   * dense records (page_make_dense): also when this call changed nothing,
+   * since the racing store whose bits or time it relied on may itself be
+   * redone under the lock for exactly this reason. Sequentially consistent,
+   * like the read-modify-writes above and page_make_dense's raising of the
+   * flag (Dekker's pattern). */
+  return !__atomic_load_n(&page->densifying, __ATOMIC_SEQ_CST);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_EMU_COHERENCE_QUICK_H */
