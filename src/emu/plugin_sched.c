@@ -166,9 +166,12 @@ uint64_t jf_sched_settled_before(void)
   /* A thread that is not alive yet is synchronised when it starts
    * (jf_sched_vcpu_init), later than anything the model holds now. */
   uint64_t oldest = UINT64_MAX;
-  for (guint i = 0; threads && i < threads->len; i++) {
-    const struct jf_thread *t = g_ptr_array_index(threads, i);
-    if (t->alive) {
+  /* by_vcpu holds the live threads only, and its length is bounded by the
+   * most threads alive at once (QEMU reuses vCPU indices), not by every
+   * thread the program ever started. */
+  for (guint i = 0; by_vcpu && i < by_vcpu->len; i++) {
+    const struct jf_thread *t = g_ptr_array_index(by_vcpu, i);
+    if (t) {
       oldest = MIN(oldest, t->mt.sync_seq);
     }
   }
