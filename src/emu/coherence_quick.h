@@ -64,7 +64,7 @@ static inline uint64_t jf_model_store_stamp(uint64_t time, unsigned cluster)
 static inline void jf_model_summarise_store(struct jf_model_page *page, size_t first, size_t last,
                                             uint64_t stamp, uint64_t writer_pc)
 {
-  uint64_t bits = (UINT64_MAX >> (63 - (last - first))) << (first % 64);
+  uint64_t bits = ((UINT64_C(2) << (last - first)) - 1) << (first % 64);
   uint64_t *block = &page->written[first / 64];
   if ((__atomic_load_n(block, __ATOMIC_RELAXED) & bits) != bits) {
     __atomic_fetch_or(block, bits, __ATOMIC_SEQ_CST);
@@ -74,9 +74,10 @@ static inline void jf_model_summarise_store(struct jf_model_page *page, size_t f
   while (seen < stamp && !__atomic_compare_exchange_n(&page->last_store, &seen, stamp, true,
                                                       __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
   }
-  if (__atomic_load_n(&page->last_writer_pc, __ATOMIC_RELAXED) != writer_pc) {
-    __atomic_store_n(&page->last_writer_pc, writer_pc, __ATOMIC_RELAXED);
-  }
+  /* Unconditional: a compare first was a mispredicted branch whenever
+   * stores from different instructions interleave, which is most of the
+   * time. */
+  __atomic_store_n(&page->last_writer_pc, writer_pc, __ATOMIC_RELAXED);
 }
 
 /*
@@ -94,8 +95,8 @@ static inline bool jf_model_store_quick(const uint64_t *clock, struct jf_model_p
   uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);
   size_t first = offset / 4;
   size_t last = (offset + (bytes ? bytes : 1) - 1) / 4;
-  if (last >= JF_MODEL_PAGE_WORDS || first / 64 != last / 64 ||
-      __atomic_load_n(&page->densifying, __ATOMIC_ACQUIRE)) {
+  /* A store past the page's end also leaves the last 64-word block. */
+  if ((first ^ last) >= 64 || __atomic_load_n(&page->densifying, __ATOMIC_ACQUIRE)) {
     return false; /* crosses a page or a bitmap block, or dense */
   }
   jf_model_summarise_store(page, first, last,

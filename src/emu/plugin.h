@@ -31,6 +31,7 @@
 
 #include "coherence.h"
 #include "emu_config.h"
+#include "store_groups.h"
 
 #define JF_CPU_WORDS (EMU_MAX_CPUS / 64)
 
@@ -258,24 +259,25 @@ uint64_t jf_alias_canon(uint64_t va);
 bool jf_alias_nonexec_view(uint64_t va);
 void jf_alias_syscall(int64_t num, const uint64_t args[6]);
 void jf_alias_syscall_ret(int64_t num, int64_t ret);
-/* Changes whenever jf_alias_canon may give another answer (read without
- * jf_lock by the store callback, so inline). */
-extern uint64_t jf_alias_generation_now;
-static inline uint64_t jf_alias_generation(void)
-{
-  return __atomic_load_n(&jf_alias_generation_now, __ATOMIC_ACQUIRE);
-}
 
 /* ---- plugin_store.c ------------------------------------------------------- */
 /* The memory callback of every storing instruction (QEMU_PLUGIN_MEM_W,
  * udata = the instruction's address). */
 void jf_store_on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata);
+/* The memory callback of a group's leader (store_groups.h); udata is
+ * jf_store_group_record(G, INSN_PC), INSN_PC the block's instruction
+ * addresses. */
+void jf_store_on_group(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata);
+void *jf_store_group_record(const struct jf_store_group *g, const uint64_t *insn_pc);
 /* After jf_model is created. */
 void jf_store_init(void);
 /* The thread on VCPU now runs on a CPU of CLUSTER / VCPU runs no thread
  * (jf_lock held): the cluster its stores are recorded from. */
 void jf_store_thread_placed(unsigned vcpu, unsigned cluster);
 void jf_store_thread_gone(unsigned vcpu);
+/* jf_alias_canon may give other answers now (jf_lock held): every vCPU's
+ * cached page records are dropped. */
+void jf_store_forget_pages(void);
 void jf_store_free(void);
 
 /* ---- plugin_instrument.c ------------------------------------------------- */

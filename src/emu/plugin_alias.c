@@ -47,7 +47,6 @@ struct alias_map {
 };
 
 static GArray *maps;              /* struct alias_map, sorted by va, disjoint */
-uint64_t jf_alias_generation_now; /* plugin.h: bumped at every change of MAPS */
 static GHashTable *file_ids;      /* "dev:ino" -> id (1..) */
 /* A vCPU's syscall entry and return run in its host thread. */
 static _Thread_local uint64_t mmap_args[6];
@@ -107,7 +106,8 @@ bool jf_alias_nonexec_view(uint64_t va)
  */
 static void recompute_views(void)
 {
-  __atomic_store_n(&jf_alias_generation_now, jf_alias_generation_now + 1, __ATOMIC_RELEASE);
+  /* The store caches map guest pages to canonical records. */
+  jf_store_forget_pages();
   for (guint i = 0; i < maps->len; i++) {
     struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     m->nonexec_view = false;

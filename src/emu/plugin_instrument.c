@@ -429,6 +429,40 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
   }
 }
 
+/* QEMU calls a memory callback only for the accesses an instruction makes,
+ * so every instruction gets one, except the members of a store group
+ * (store_groups.h), whose leader records them. --check full, the reference,
+ * records every store by itself. */
+static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *words, size_t n)
+{
+  enum jf_store_role *role = g_new(enum jf_store_role, n);
+  uint32_t *group_of = g_new(uint32_t, n);
+  struct jf_store_group *groups = g_new(struct jf_store_group, n);
+  uint64_t *pc = g_new(uint64_t, n);
+  for (size_t i = 0; i < n; i++) {
+    pc[i] = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i));
+    role[i] = JF_STORE_OWN;
+  }
+  if (!jf_opts.check_full) {
+    jf_store_groups_plan(words, n, role, group_of, groups);
+  }
+  for (size_t i = 0; i < n; i++) {
+    struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+    if (role[i] == JF_STORE_OWN) {
+      qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_store, QEMU_PLUGIN_CB_NO_REGS,
+                                       QEMU_PLUGIN_MEM_W, (void *)(uintptr_t)pc[i]);
+    } else if (role[i] == JF_STORE_LEADER) {
+      qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_group, QEMU_PLUGIN_CB_NO_REGS,
+                                       QEMU_PLUGIN_MEM_W,
+                                       jf_store_group_record(&groups[group_of[i]], pc));
+    }
+  }
+  g_free(role);
+  g_free(group_of);
+  g_free(groups);
+  g_free(pc);
+}
+
 static void count_inline(struct qemu_plugin_insn *insn, qemu_plugin_u64 e)
 {
   qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, e, 1);
@@ -479,8 +513,6 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
     if (jf_opts.check) {
       plan_fetch(&plan, insn, vaddr, word, dec.cmodx_safe);
-      qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_store, QEMU_PLUGIN_CB_NO_REGS,
-                                       QEMU_PLUGIN_MEM_W, (void *)(uintptr_t)vaddr);
     }
 
     struct insn_record *r = NULL;
@@ -542,6 +574,9 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                                                       SCORE_U64(fetch_checks), plan.checked);
   }
   register_fetch_checks(tb, &plan, plain);
+  if (jf_opts.check) {
+    register_store_callbacks(tb, words, n);
+  }
   g_free(plan.slow);
   g_free(plan.slow_insn);
   g_free(plan.fresh_after);

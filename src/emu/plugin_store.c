@@ -16,7 +16,7 @@
  *
  * A cache's entries are keyed by the guest address, the model's by the
  * canonical one (plugin_alias.c): when the double mappings change, every
- * cache is refilled (the generation check).
+ * cache is emptied (jf_store_forget_pages).
  */
 #include <string.h>
 
@@ -29,14 +29,21 @@
 /* vCPUs with a cache; a guest with more live threads than this takes the
  * locked path for the others. */
 #define STORE_CACHE_VCPUS 256
-/* The cluster of a vCPU that runs no thread. */
-#define NO_THREAD UINT_MAX
+/* Access sizes remembered (size_shift). */
+#define SIZE_MEMO_SLOTS 16
 
+/*
+ * Only the vCPU a cache belongs to fills its slots (under jf_lock); other
+ * threads only empty them, also under jf_lock, by zeroing KEY: when the
+ * double mappings change (jf_store_forget_pages) or the vCPU's thread
+ * exits. So the hot path needs no generation or liveness check: an empty
+ * slot sends the store to the locked path, which finds the current
+ * canonical page, or no thread at all.
+ */
 struct store_cache {
-  unsigned cluster;    /* atomic: the cluster of the thread on the vCPU */
-  uint64_t generation; /* jf_alias_generation() when SLOT was filled */
+  unsigned cluster; /* atomic: the cluster of the thread on the vCPU */
   struct {
-    uint64_t page_number; /* + 1; 0 = empty */
+    uint64_t key; /* atomic: page number + 1; 0 = empty */
     struct jf_model_page *page;
   } slot[STORE_CACHE_SLOTS];
 };
@@ -45,10 +52,26 @@ struct store_cache {
 static struct store_cache *caches[STORE_CACHE_VCPUS];
 /* jf_model's clock (jf_store_init), read by every quick store. */
 static const uint64_t *model_clock;
+/* meminfo -> access size: info << 8 | 0x80 | shift, or 0. Calling
+ * qemu_plugin_mem_size_shift through the PLT for every store made the
+ * callback a non-leaf function, which cost more than the rest of its hot
+ * path; a program uses a handful of meminfo values. Keyed by the whole
+ * value, so nothing depends on how QEMU lays it out. */
+static uint64_t size_memo[SIZE_MEMO_SLOTS];
+/* The leaders' group_records, freed at exit. */
+static GPtrArray *group_records;
+static GMutex groups_lock;
 
 void jf_store_init(void)
 {
   model_clock = jf_model_clock(jf_model);
+}
+
+static void forget_slots(struct store_cache *c)
+{
+  for (size_t i = 0; i < STORE_CACHE_SLOTS; i++) {
+    __atomic_store_n(&c->slot[i].key, 0, __ATOMIC_RELAXED);
+  }
 }
 
 void jf_store_thread_placed(unsigned vcpu, unsigned cluster)
@@ -59,7 +82,6 @@ void jf_store_thread_placed(unsigned vcpu, unsigned cluster)
   struct store_cache *c = caches[vcpu];
   if (!c) {
     c = g_new0(struct store_cache, 1);
-    c->cluster = NO_THREAD;
     __atomic_store_n(&caches[vcpu], c, __ATOMIC_RELEASE);
   }
   __atomic_store_n(&c->cluster, cluster, __ATOMIC_RELAXED);
@@ -68,20 +90,53 @@ void jf_store_thread_placed(unsigned vcpu, unsigned cluster)
 void jf_store_thread_gone(unsigned vcpu)
 {
   if (vcpu < STORE_CACHE_VCPUS && caches[vcpu]) {
-    __atomic_store_n(&caches[vcpu]->cluster, NO_THREAD, __ATOMIC_RELAXED);
+    forget_slots(caches[vcpu]);
+  }
+}
+
+void jf_store_forget_pages(void)
+{
+  for (unsigned i = 0; i < STORE_CACHE_VCPUS; i++) {
+    if (caches[i]) {
+      forget_slots(caches[i]);
+    }
   }
 }
 
 void jf_store_free(void)
 {
   model_clock = NULL;
+  g_clear_pointer(&group_records, g_ptr_array_unref);
   for (unsigned i = 0; i < STORE_CACHE_VCPUS; i++) {
     g_clear_pointer(&caches[i], g_free);
   }
 }
 
-/* The locked path. PAGE is VADDR's cached record, or NULL: then it is
- * looked up, and C's slot for it filled. */
+static size_t size_memo_index(qemu_plugin_meminfo_t info)
+{
+  return (info ^ info >> 4 ^ info >> 8) % SIZE_MEMO_SLOTS;
+}
+
+__attribute__((noinline, cold)) static unsigned size_shift_slow(qemu_plugin_meminfo_t info)
+{
+  unsigned shift = qemu_plugin_mem_size_shift(info);
+  __atomic_store_n(&size_memo[size_memo_index(info)], (uint64_t)info << 8 | 0x80 | shift,
+                   __ATOMIC_RELAXED);
+  return shift;
+}
+
+static inline unsigned size_shift(qemu_plugin_meminfo_t info)
+{
+  uint64_t memo = __atomic_load_n(&size_memo[size_memo_index(info)], __ATOMIC_RELAXED);
+  if (memo >> 8 == info && memo & 0x80) {
+    return memo & 0x7f;
+  }
+  return size_shift_slow(info);
+}
+
+/* The locked path: a miss in C (then VADDR's record is looked up and C's
+ * slot for it filled), a page with per-word records, or a store that
+ * leaves its block. PAGE is VADDR's cached record, or NULL. */
 __attribute__((noinline, cold)) static void store_locked(unsigned vcpu, struct store_cache *c,
                                                          struct jf_model_page *page, uint64_t vaddr,
                                                          unsigned bytes, uint64_t writer_pc)
@@ -93,42 +148,76 @@ __attribute__((noinline, cold)) static void store_locked(unsigned vcpu, struct s
   } else if (t) {
     jf_model_store(jf_model, &t->mt, vaddr, bytes, writer_pc);
     if (c) {
-      uint64_t generation = jf_alias_generation();
-      if (c->generation != generation) {
-        memset(c->slot, 0, sizeof(c->slot));
-        c->generation = generation;
-      }
       uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
       size_t i = page_number % STORE_CACHE_SLOTS;
-      c->slot[i].page_number = page_number + 1;
       c->slot[i].page = jf_model_store_page(jf_model, vaddr);
+      __atomic_store_n(&c->slot[i].key, page_number + 1, __ATOMIC_RELAXED);
     }
   }
   g_mutex_unlock(&jf_lock);
 }
 
-/* Registered for QEMU_PLUGIN_MEM_W only. UDATA is the storing
- * instruction's address (the finding's writer). */
-void jf_store_on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+/* One store of BYTES at VADDR by the instruction at WRITER_PC. */
+static inline void record_store(unsigned vcpu, uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
 {
-  unsigned bytes = 1u << qemu_plugin_mem_size_shift(info);
-  uint64_t writer_pc = (uint64_t)(uintptr_t)udata;
   struct store_cache *c =
       vcpu < STORE_CACHE_VCPUS ? __atomic_load_n(&caches[vcpu], __ATOMIC_ACQUIRE) : NULL;
   struct jf_model_page *page = NULL;
   if (c) {
     uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
     size_t i = page_number % STORE_CACHE_SLOTS;
-    unsigned cluster = __atomic_load_n(&c->cluster, __ATOMIC_RELAXED);
-    if (c->slot[i].page_number == page_number + 1 && c->generation == jf_alias_generation()) {
+    if (__atomic_load_n(&c->slot[i].key, __ATOMIC_RELAXED) == page_number + 1) {
       page = c->slot[i].page;
-      if (cluster != NO_THREAD &&
-          jf_model_store_quick(model_clock, page, vaddr, bytes, writer_pc, cluster)) {
+      if (jf_model_store_quick(model_clock, page, vaddr, bytes, writer_pc,
+                               __atomic_load_n(&c->cluster, __ATOMIC_RELAXED))) {
         return;
       }
     }
   }
-  /* A miss, a page with per-word records, or a store that leaves its
-   * block: under the lock. */
   store_locked(vcpu, c, page, vaddr, bytes, writer_pc);
+}
+
+/* Registered for QEMU_PLUGIN_MEM_W only. UDATA is the storing
+ * instruction's address (the finding's writer). */
+void jf_store_on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+  record_store(vcpu, vaddr, 1u << size_shift(info), (uint64_t)(uintptr_t)udata);
+}
+
+/* What a group's leader records (store_groups.h), relative to its address. */
+struct group_record {
+  uint32_t n;
+  struct {
+    int64_t offset;
+    uint32_t bytes;
+    uint64_t writer_pc;
+  } range[];
+};
+
+void *jf_store_group_record(const struct jf_store_group *g, const uint64_t *insn_pc)
+{
+  struct group_record *r = g_malloc(sizeof(*r) + g->nranges * sizeof(r->range[0]));
+  r->n = g->nranges;
+  for (uint32_t i = 0; i < g->nranges; i++) {
+    r->range[i].offset = g->range[i].offset;
+    r->range[i].bytes = g->range[i].bytes;
+    r->range[i].writer_pc = insn_pc[g->range[i].last_insn];
+  }
+  g_mutex_lock(&groups_lock);
+  if (!group_records) {
+    group_records = g_ptr_array_new_with_free_func(g_free);
+  }
+  g_ptr_array_add(group_records, r);
+  g_mutex_unlock(&groups_lock);
+  return r;
+}
+
+void jf_store_on_group(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+  (void)info;
+  const struct group_record *r = udata;
+  for (uint32_t i = 0; i < r->n; i++) {
+    record_store(vcpu, vaddr + (uint64_t)r->range[i].offset, r->range[i].bytes,
+                 r->range[i].writer_pc);
+  }
 }

@@ -1,0 +1,160 @@
+// Which of a block's stores share one callback (src/emu/store_groups.c).
+// A group may only hold stores whose words are known relative to the
+// leader's address: anything that may change the base register, and any
+// event, must end it, or the leader records the wrong words.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "store_groups.h"
+
+namespace {
+
+// A64 encodings (Arm ARM, DDI 0487).
+constexpr uint32_t kStrX1AtX0 = 0xf9000001;         // str x1, [x0]
+constexpr uint32_t kStrX2AtX0Plus8 = 0xf9000402;    // str x2, [x0, #8]
+constexpr uint32_t kStrW3AtX0Plus4 = 0xb9000403;    // str w3, [x0, #4]
+constexpr uint32_t kStrbW1AtX0Plus1 = 0x39000401;   // strb w1, [x0, #1]
+constexpr uint32_t kAddX0X0_8 = 0x91002000;         // add x0, x0, #8
+constexpr uint32_t kLdrX0AtX0 = 0xf9400000;         // ldr x0, [x0]
+constexpr uint32_t kLdrX5AtSpPlus8 = 0xf94007e5;    // ldr x5, [sp, #8]
+constexpr uint32_t kLdrX2AtX0Post8 = 0xf8408402;    // ldr x2, [x0], #8
+constexpr uint32_t kMovX0X1 = 0xaa0103e0;           // mov x0, x1
+constexpr uint32_t kStrX19PreSpMinus32 = 0xf81e0ff3; // str x19, [sp, #-32]!
+constexpr uint32_t kStrX20AtSpPlus8 = 0xf90007f4;   // str x20, [sp, #8]
+constexpr uint32_t kStrX19AtSpPlus16 = 0xf9000bf3;  // str x19, [sp, #16]
+constexpr uint32_t kStrX1AtX0Post16 = 0xf8010401;   // str x1, [x0], #16
+constexpr uint32_t kStrX0AtX0Pre8 = 0xf8008c00;     // str x0, [x0, #8]! (UNPREDICTABLE)
+constexpr uint32_t kCmpX1X2 = 0xeb02003f;           // cmp x1, x2 (subs xzr, ...)
+constexpr uint32_t kSubSpSp16 = 0xd10043ff;         // sub sp, sp, #16
+constexpr uint32_t kDcCvauX3 = 0xd50b7b23;          // dc cvau, x3
+constexpr uint32_t kStpX3X4AtX5 = 0xa90010a3;       // stp x3, x4, [x5]
+constexpr uint32_t kStxrW6X7AtX0 = 0xc8067c07;      // stxr w6, x7, [x0]
+
+struct Plan {
+  explicit Plan(std::vector<uint32_t> words)
+      : role(words.size()), group_of(words.size()), groups(words.size())
+  {
+    ngroups = jf_store_groups_plan(words.data(), words.size(), role.data(), group_of.data(),
+                                   groups.data());
+  }
+  const jf_store_group &GroupOf(size_t insn) const { return groups[group_of[insn]]; }
+  std::vector<jf_store_role> role;
+  std::vector<uint32_t> group_of;
+  std::vector<jf_store_group> groups;
+  size_t ngroups = 0;
+};
+
+using Roles = std::vector<jf_store_role>;
+constexpr jf_store_role kOwn = JF_STORE_OWN;
+constexpr jf_store_role kLeader = JF_STORE_LEADER;
+constexpr jf_store_role kMember = JF_STORE_MEMBER;
+
+TEST(StoreGroups, AdjacentStoresThroughOneBaseShareOneRange)
+{
+  Plan p({kStrX1AtX0, kStrX2AtX0Plus8});
+  EXPECT_EQ(p.role, (Roles{kLeader, kMember}));
+  const jf_store_group &g = p.GroupOf(0);
+  EXPECT_EQ(p.group_of[1], p.group_of[0]);
+  EXPECT_EQ(g.leader, 0u);
+  ASSERT_EQ(g.nranges, 1u);
+  EXPECT_EQ(g.range[0].offset, 0);
+  EXPECT_EQ(g.range[0].bytes, 16u);
+  EXPECT_EQ(g.range[0].last_insn, 1u) << "the later store is the writer of the merged range";
+}
+
+TEST(StoreGroups, SizesComeFromTheEncoding)
+{
+  Plan p({kStrbW1AtX0Plus1, kStrW3AtX0Plus4});
+  EXPECT_EQ(p.role, (Roles{kLeader, kMember}));
+  const jf_store_group &g = p.GroupOf(0);
+  // strb at +1 (1 byte) and str w at +4 (4 bytes), from the leader's +1:
+  // [0, 1) and [3, 7), not touching.
+  ASSERT_EQ(g.nranges, 2u);
+  EXPECT_EQ(g.range[0].offset, 0);
+  EXPECT_EQ(g.range[0].bytes, 1u);
+  EXPECT_EQ(g.range[1].offset, 3);
+  EXPECT_EQ(g.range[1].bytes, 4u);
+}
+
+TEST(StoreGroups, ChangingTheBaseEndsTheGroup)
+{
+  EXPECT_EQ(Plan({kStrX1AtX0, kAddX0X0_8, kStrX2AtX0Plus8}).role, (Roles{kOwn, kOwn, kOwn}));
+  EXPECT_EQ(Plan({kStrX1AtX0, kLdrX0AtX0, kStrX2AtX0Plus8}).role, (Roles{kOwn, kOwn, kOwn}));
+  EXPECT_EQ(Plan({kStrX1AtX0, kMovX0X1, kStrX2AtX0Plus8}).role, (Roles{kOwn, kOwn, kOwn}));
+  EXPECT_EQ(Plan({kStrX1AtX0, kLdrX2AtX0Post8, kStrX2AtX0Plus8}).role, (Roles{kOwn, kOwn, kOwn}))
+      << "a load with writeback moves its base";
+  EXPECT_EQ(Plan({kStrX1AtX0, kStxrW6X7AtX0, kStrX2AtX0Plus8}).role, (Roles{kLeader, kOwn, kMember}))
+      << "stxr writes w6 only";
+}
+
+TEST(StoreGroups, OtherRegistersDoNotEndTheGroup)
+{
+  EXPECT_EQ(Plan({kStrX1AtX0, kLdrX5AtSpPlus8, kStrX2AtX0Plus8}).role,
+            (Roles{kLeader, kOwn, kMember}));
+  EXPECT_EQ(Plan({kStrX1AtX0, kStpX3X4AtX5, kStrX2AtX0Plus8}).role,
+            (Roles{kLeader, kOwn, kMember}))
+      << "a pair store keeps its own callback and leaves x0 alone";
+}
+
+TEST(StoreGroups, EventsEndEveryGroup)
+{
+  EXPECT_EQ(Plan({kStrX1AtX0, kDcCvauX3, kStrX2AtX0Plus8}).role, (Roles{kOwn, kOwn, kOwn}));
+}
+
+TEST(StoreGroups, WritebackIsFollowed)
+{
+  // A prologue: sp moves down by 32, then a store at the new sp + 8.
+  Plan prologue({kStrX19PreSpMinus32, kStrX20AtSpPlus8});
+  EXPECT_EQ(prologue.role, (Roles{kLeader, kMember}));
+  const jf_store_group &g = prologue.GroupOf(0);
+  ASSERT_EQ(g.nranges, 1u);
+  EXPECT_EQ(g.range[0].offset, 0);
+  EXPECT_EQ(g.range[0].bytes, 16u);
+
+  // Post-index: the second store lands 16 bytes after the first.
+  Plan post({kStrX1AtX0Post16, kStrX1AtX0});
+  EXPECT_EQ(post.role, (Roles{kLeader, kMember}));
+  const jf_store_group &h = post.GroupOf(0);
+  ASSERT_EQ(h.nranges, 2u);
+  EXPECT_EQ(h.range[1].offset, 16);
+  EXPECT_EQ(h.range[1].bytes, 8u);
+}
+
+TEST(StoreGroups, UnpredictableWritebackKeepsItsOwnCallback)
+{
+  EXPECT_EQ(Plan({kStrX0AtX0Pre8, kStrX1AtX0}).role, (Roles{kOwn, kOwn}));
+}
+
+TEST(StoreGroups, OnlyInstructionsThatWriteSpEndTheStackGroup)
+{
+  EXPECT_EQ(Plan({kStrX20AtSpPlus8, kCmpX1X2, kStrX19AtSpPlus16}).role,
+            (Roles{kLeader, kOwn, kMember}))
+      << "cmp writes xzr, not sp";
+  EXPECT_EQ(Plan({kStrX20AtSpPlus8, kSubSpSp16, kStrX19AtSpPlus16}).role,
+            (Roles{kOwn, kOwn, kOwn}));
+}
+
+TEST(StoreGroups, AFullGroupStartsANewOne)
+{
+  std::vector<uint32_t> words;
+  for (uint32_t i = 0; i < JF_STORE_GROUP_RANGES + 2; i++) {
+    words.push_back(0xf9000001 | (i * 4) << 10); // str x1, [x0, #32*i]: disjoint
+  }
+  Plan p(words);
+  Roles want{kLeader};
+  for (uint32_t i = 1; i < JF_STORE_GROUP_RANGES; i++) {
+    want.push_back(kMember);
+  }
+  want.push_back(kLeader);
+  want.push_back(kMember);
+  EXPECT_EQ(p.role, want);
+  EXPECT_EQ(p.GroupOf(0).nranges, static_cast<uint32_t>(JF_STORE_GROUP_RANGES));
+  const jf_store_group &second = p.GroupOf(JF_STORE_GROUP_RANGES);
+  EXPECT_EQ(second.leader, static_cast<uint32_t>(JF_STORE_GROUP_RANGES));
+  ASSERT_EQ(second.nranges, 2u);
+  EXPECT_EQ(second.range[1].offset, 32);
+}
+
+} // namespace
