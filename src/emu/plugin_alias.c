@@ -46,8 +46,8 @@ struct alias_map {
                         same file pages (recomputed at every change) */
 };
 
-static GArray *maps;              /* struct alias_map, sorted by va, disjoint */
-static GHashTable *file_ids;      /* "dev:ino" -> id (1..) */
+static GArray *maps;         /* struct alias_map, sorted by va, disjoint */
+static GHashTable *file_ids; /* "dev:ino" -> id (1..) */
 /* A vCPU's syscall entry and return run in its host thread. */
 static _Thread_local uint64_t mmap_args[6];
 

@@ -104,8 +104,8 @@ static bool writes_sp(uint32_t w)
 }
 
 struct planner {
-  int32_t open[NUM_BASES];    /* the group based on the register, or -1 */
-  int64_t delta[NUM_BASES];   /* how far the register moved since its leader */
+  int32_t open[NUM_BASES];     /* the group based on the register, or -1 */
+  int64_t delta[NUM_BASES];    /* how far the register moved since its leader */
   int64_t lead_off[NUM_BASES]; /* the leader's address, relative to the register then */
 };
 

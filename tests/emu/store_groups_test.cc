@@ -9,28 +9,29 @@
 
 #include "store_groups.h"
 
-namespace {
+namespace
+{
 
 // A64 encodings (Arm ARM, DDI 0487).
-constexpr uint32_t kStrX1AtX0 = 0xf9000001;         // str x1, [x0]
-constexpr uint32_t kStrX2AtX0Plus8 = 0xf9000402;    // str x2, [x0, #8]
-constexpr uint32_t kStrW3AtX0Plus4 = 0xb9000403;    // str w3, [x0, #4]
-constexpr uint32_t kStrbW1AtX0Plus1 = 0x39000401;   // strb w1, [x0, #1]
-constexpr uint32_t kAddX0X0_8 = 0x91002000;         // add x0, x0, #8
-constexpr uint32_t kLdrX0AtX0 = 0xf9400000;         // ldr x0, [x0]
-constexpr uint32_t kLdrX5AtSpPlus8 = 0xf94007e5;    // ldr x5, [sp, #8]
-constexpr uint32_t kLdrX2AtX0Post8 = 0xf8408402;    // ldr x2, [x0], #8
-constexpr uint32_t kMovX0X1 = 0xaa0103e0;           // mov x0, x1
+constexpr uint32_t kStrX1AtX0 = 0xf9000001;          // str x1, [x0]
+constexpr uint32_t kStrX2AtX0Plus8 = 0xf9000402;     // str x2, [x0, #8]
+constexpr uint32_t kStrW3AtX0Plus4 = 0xb9000403;     // str w3, [x0, #4]
+constexpr uint32_t kStrbW1AtX0Plus1 = 0x39000401;    // strb w1, [x0, #1]
+constexpr uint32_t kAddX0X0_8 = 0x91002000;          // add x0, x0, #8
+constexpr uint32_t kLdrX0AtX0 = 0xf9400000;          // ldr x0, [x0]
+constexpr uint32_t kLdrX5AtSpPlus8 = 0xf94007e5;     // ldr x5, [sp, #8]
+constexpr uint32_t kLdrX2AtX0Post8 = 0xf8408402;     // ldr x2, [x0], #8
+constexpr uint32_t kMovX0X1 = 0xaa0103e0;            // mov x0, x1
 constexpr uint32_t kStrX19PreSpMinus32 = 0xf81e0ff3; // str x19, [sp, #-32]!
-constexpr uint32_t kStrX20AtSpPlus8 = 0xf90007f4;   // str x20, [sp, #8]
-constexpr uint32_t kStrX19AtSpPlus16 = 0xf9000bf3;  // str x19, [sp, #16]
-constexpr uint32_t kStrX1AtX0Post16 = 0xf8010401;   // str x1, [x0], #16
-constexpr uint32_t kStrX0AtX0Pre8 = 0xf8008c00;     // str x0, [x0, #8]! (UNPREDICTABLE)
-constexpr uint32_t kCmpX1X2 = 0xeb02003f;           // cmp x1, x2 (subs xzr, ...)
-constexpr uint32_t kSubSpSp16 = 0xd10043ff;         // sub sp, sp, #16
-constexpr uint32_t kDcCvauX3 = 0xd50b7b23;          // dc cvau, x3
-constexpr uint32_t kStpX3X4AtX5 = 0xa90010a3;       // stp x3, x4, [x5]
-constexpr uint32_t kStxrW6X7AtX0 = 0xc8067c07;      // stxr w6, x7, [x0]
+constexpr uint32_t kStrX20AtSpPlus8 = 0xf90007f4;    // str x20, [sp, #8]
+constexpr uint32_t kStrX19AtSpPlus16 = 0xf9000bf3;   // str x19, [sp, #16]
+constexpr uint32_t kStrX1AtX0Post16 = 0xf8010401;    // str x1, [x0], #16
+constexpr uint32_t kStrX0AtX0Pre8 = 0xf8008c00;      // str x0, [x0, #8]! (UNPREDICTABLE)
+constexpr uint32_t kCmpX1X2 = 0xeb02003f;            // cmp x1, x2 (subs xzr, ...)
+constexpr uint32_t kSubSpSp16 = 0xd10043ff;          // sub sp, sp, #16
+constexpr uint32_t kDcCvauX3 = 0xd50b7b23;           // dc cvau, x3
+constexpr uint32_t kStpX3X4AtX5 = 0xa90010a3;        // stp x3, x4, [x5]
+constexpr uint32_t kStxrW6X7AtX0 = 0xc8067c07;       // stxr w6, x7, [x0]
 
 struct Plan {
   explicit Plan(std::vector<uint32_t> words)
@@ -39,7 +40,10 @@ struct Plan {
     ngroups = jf_store_groups_plan(words.data(), words.size(), role.data(), group_of.data(),
                                    groups.data());
   }
-  const jf_store_group &GroupOf(size_t insn) const { return groups[group_of[insn]]; }
+  const jf_store_group &GroupOf(size_t insn) const
+  {
+    return groups[group_of[insn]];
+  }
   std::vector<jf_store_role> role;
   std::vector<uint32_t> group_of;
   std::vector<jf_store_group> groups;
@@ -85,7 +89,8 @@ TEST(StoreGroups, ChangingTheBaseEndsTheGroup)
   EXPECT_EQ(Plan({kStrX1AtX0, kMovX0X1, kStrX2AtX0Plus8}).role, (Roles{kOwn, kOwn, kOwn}));
   EXPECT_EQ(Plan({kStrX1AtX0, kLdrX2AtX0Post8, kStrX2AtX0Plus8}).role, (Roles{kOwn, kOwn, kOwn}))
       << "a load with writeback moves its base";
-  EXPECT_EQ(Plan({kStrX1AtX0, kStxrW6X7AtX0, kStrX2AtX0Plus8}).role, (Roles{kLeader, kOwn, kMember}))
+  EXPECT_EQ(Plan({kStrX1AtX0, kStxrW6X7AtX0, kStrX2AtX0Plus8}).role,
+            (Roles{kLeader, kOwn, kMember}))
       << "stxr writes w6 only";
 }
 
@@ -93,8 +98,7 @@ TEST(StoreGroups, OtherRegistersDoNotEndTheGroup)
 {
   EXPECT_EQ(Plan({kStrX1AtX0, kLdrX5AtSpPlus8, kStrX2AtX0Plus8}).role,
             (Roles{kLeader, kOwn, kMember}));
-  EXPECT_EQ(Plan({kStrX1AtX0, kStpX3X4AtX5, kStrX2AtX0Plus8}).role,
-            (Roles{kLeader, kOwn, kMember}))
+  EXPECT_EQ(Plan({kStrX1AtX0, kStpX3X4AtX5, kStrX2AtX0Plus8}).role, (Roles{kLeader, kOwn, kMember}))
       << "a pair store keeps its own callback and leaves x0 alone";
 }
 

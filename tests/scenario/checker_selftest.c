@@ -15,6 +15,11 @@
  *   wrong-core-clean   dc cvau stepping another core's (larger) D line,
  *                      or twice the writer's when every core agrees
  *   store-after-flush  the correct sequence, then one more store into the code
+ *   grouped-store-after-flush
+ *                      the same, but the store into the code follows a store
+ *                      to a data word through the same base register in one
+ *                      block: the rig records both with the first store's
+ *                      callback (src/emu/store_groups.c)
  *   no-clean           ic ivau only (stale wherever some core lacks IDC)
  *
  * "Smallest" is over every CPU the process may run on: the program pins
@@ -67,6 +72,7 @@ enum test_case {
   CASE_WRONG_CORE_CLEAN,
   CASE_STORE_AFTER_FLUSH,
   CASE_NO_CLEAN,
+  CASE_GROUPED_STORE_AFTER_FLUSH,
 };
 
 static const char *const case_names[] = {
@@ -77,6 +83,7 @@ static const char *const case_names[] = {
     [CASE_WRONG_CORE_CLEAN] = "wrong-core-clean",
     [CASE_STORE_AFTER_FLUSH] = "store-after-flush",
     [CASE_NO_CLEAN] = "no-clean",
+    [CASE_GROUPED_STORE_AFTER_FLUSH] = "grouped-store-after-flush",
 };
 enum { NCASES = sizeof case_names / sizeof case_names[0] };
 
@@ -158,6 +165,19 @@ static void invalidate_range(uintptr_t begin, uintptr_t end, uintptr_t stride)
 {
   for (uintptr_t a = begin & ~(stride - 1); a < end; a += stride)
     sc_ic_ivau(a);
+}
+
+/* Writes INSN to *WORD right after a store to a data word 2 KiB further on
+ * (past the code, never executed), through the same base register in the
+ * same block, so that the rig groups them and only the data store has a
+ * callback of its own. */
+static void store_after_data_store(uint32_t *word, uint32_t insn)
+{
+  __asm__ volatile("str %x[zero], [%[base], #2048]\n\t"
+                   "str %w[insn], [%[base]]"
+                   :
+                   : [base] "r"(word), [zero] "r"((uint64_t)0), [insn] "r"(insn)
+                   : "memory");
 }
 
 static uint64_t interpret(const uint32_t *code, size_t words, uint64_t x0)
@@ -258,6 +278,7 @@ int main(int argc, char **argv)
   case CASE_WRONG_GEOMETRY:
   case CASE_WRONG_CORE_CLEAN:
   case CASE_STORE_AFTER_FLUSH:
+  case CASE_GROUPED_STORE_AFTER_FLUSH:
     clean_range(begin, end, dstride);
     sc_dsb_ish();
     invalidate_range(begin, end, istride);
@@ -288,10 +309,15 @@ int main(int argc, char **argv)
     sc_isb();
     break;
   }
-  if (which == CASE_STORE_AFTER_FLUSH) {
+  if (which == CASE_STORE_AFTER_FLUSH || which == CASE_GROUPED_STORE_AFTER_FLUSH) {
     /* A different immediate, so the result tells the two versions apart. */
-    code[REWRITTEN_WORD] =
+    const uint32_t insn =
         sc_apply_insn(code[REWRITTEN_WORD], 0) == 1 ? a64_add_x0(2, 0) : a64_add_x0(1, 0);
+    if (which == CASE_STORE_AFTER_FLUSH) {
+      code[REWRITTEN_WORD] = insn;
+    } else {
+      store_after_data_store(&code[REWRITTEN_WORD], insn);
+    }
     expected = interpret(code, CODE_WORDS, input);
   }
 

@@ -421,6 +421,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenCase{"wrong-geometry", kNotInvalidated, SkippedByInvalidate},
                       BrokenCase{"wrong-core-clean", kNotCleaned, SkippedByClean},
                       BrokenCase{"store-after-flush", kNotCleaned, RewrittenWord},
+                      // Recorded by the data store's callback (store_groups.c).
+                      BrokenCase{"grouped-store-after-flush", kNotCleaned, RewrittenWord},
                       BrokenCase{"no-clean", kNotCleaned, AnyWord}),
     [](const auto &info) { return Tag(info.param.name); });
 
