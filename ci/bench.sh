@@ -25,7 +25,8 @@
 #               jit_stress and the real-JIT workloads of the hook file
 #               (JITFLUSH_BENCH_WORKLOADS, see part 3) on plain QEMU, under
 #               the rig with the checker off, and with it on (median of
-#               JITFLUSH_BENCH_REPEAT runs, default 3), ratios side by side.
+#               JITFLUSH_BENCH_REPEAT interleaved rounds, default 3), ratios
+#               side by side.
 #
 # Exit status: 0 ok; 1 a jitflush target was missed; 2 usage; 3 a run
 # failed; 4 --check found the counts differ from docs/BENCHMARKS.md; or the
@@ -97,11 +98,12 @@ fi
 
 # ---- 3. the rig's own speed -------------------------------------------------
 # Each workload three ways: plain qemu-aarch64 (the same binary, without
-# -plugin), the rig with --check off, and the rig with the checker on. Per
-# way the median of REPEAT runs of wall clock and of CPU time (user + sys of
-# QEMU and everything it ran, from wait4's rusage through GNU time): the
-# machine is shared, and CPU time is what a busy neighbour disturbs least.
-# Ratios are over plain QEMU, CPU time first. Rows:
+# -plugin), the rig with --check off, and the rig with the checker on, one
+# after the other in each of REPEAT rounds. Per way the median over the
+# rounds of wall clock and of CPU time (user + sys of QEMU and everything
+# it ran, from wait4's rusage through GNU time): the machine is shared, and
+# CPU time is what a busy neighbour disturbs least. Ratios are over plain
+# QEMU, CPU time first, each the median of the rounds' own ratios. Rows:
 #   jit_loop     tests/bench/jit_loop: a JIT-written 3-instruction counting
 #                loop, nearly every executed instruction JIT code (worst case)
 #   jit_stress   tests/scenario/jit_stress: 6000 functions JIT-written,
@@ -123,17 +125,12 @@ config=$root/qemu-configs/exynos8890.conf
 loop=$root/build/aarch64/tests/bench/jit_loop
 [ -x "$loop" ] || { echo "ci/bench.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
 
-# Prints "WALL CPU", the medians of REPEAT runs of the command, in seconds.
-median_times() {
-  local walls=() cpus=() line
-  for _ in $(seq "$repeat"); do
-    line=$(/usr/bin/time -f 'jfbench %e %U %S' "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1) ||
-      { echo "ci/bench.sh: failed: $*" >&2; exit 3; }
-    walls+=("$(echo "$line" | awk '{ print $2 }')")
-    cpus+=("$(echo "$line" | awk '{ printf "%.2f", $3 + $4 }')")
-  done
-  local mid=$(( (repeat + 1) / 2 ))
-  echo "$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "${mid}p") $(printf '%s\n' "${cpus[@]}" | sort -g | sed -n "${mid}p")"
+# Prints "WALL CPU" of one run of the command, in seconds.
+time_once() {
+  local line
+  line=$(/usr/bin/time -f 'jfbench %e %U %S' "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1) ||
+    { echo "ci/bench.sh: failed: $*" >&2; return 3; }
+  echo "$line" | awk '{ printf "%s %.2f\n", $2, $3 + $4 }'
 }
 
 rows=()
@@ -145,23 +142,35 @@ workload() {
   fi
   local plain_l=() rig_s=()
   if [ "$sysroot" != - ]; then plain_l=(-L "$sysroot"); rig_s=(--sysroot "$sysroot"); fi
-  local p o n
-  p=$(median_times "$qemu" -cpu cortex-a53 "${plain_l[@]+"${plain_l[@]}"}" "$@")
-  # The rig's status is the program's, or 86 when a fetch was stale: a
-  # workload with findings is still a speed measurement.
-  o=$(median_times sh -c '"$@"; s=$?; [ $s -eq 0 ] || [ $s -eq 86 ]' sh "$runner" --config "$config" --check off \
-        "${rig_s[@]+"${rig_s[@]}"}" -- "$@")
-  n=$(median_times sh -c '"$@"; s=$?; [ $s -eq 0 ] || [ $s -eq 86 ]' sh "$runner" --config "$config" \
-        "${rig_s[@]+"${rig_s[@]}"}" -- "$@")
-  rows+=("$(awk -v name="$name" -v p="$p" -v o="$o" -v n="$n" 'BEGIN {
-    split(p, P, " "); split(o, O, " "); split(n, N, " ")
-    printf "| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.1fx / %.1fx | %.1fx / %.1fx |",
-      name, P[2], P[1], O[2], O[1], N[2], N[1],
-      O[2] / (P[2] > 0 ? P[2] : 0.01), O[1] / P[1], N[2] / (P[2] > 0 ? P[2] : 0.01), N[1] / P[1] }')")
+  # The three ways run one after the other in each round, so that a slow
+  # moment of the machine hits all three, and each ratio is the median of
+  # the rounds' ratios. The rig's status is the program's, or 86 when a
+  # fetch was stale: a workload with findings is still a speed measurement.
+  local rounds=() p o n
+  for _ in $(seq "$repeat"); do
+    p=$(time_once "$qemu" -cpu cortex-a53 "${plain_l[@]+"${plain_l[@]}"}" "$@") || exit 3
+    o=$(time_once sh -c '"$@"; s=$?; [ $s -eq 0 ] || [ $s -eq 86 ]' sh "$runner" --config "$config" \
+          --check off "${rig_s[@]+"${rig_s[@]}"}" -- "$@") || exit 3
+    n=$(time_once sh -c '"$@"; s=$?; [ $s -eq 0 ] || [ $s -eq 86 ]' sh "$runner" --config "$config" \
+          "${rig_s[@]+"${rig_s[@]}"}" -- "$@") || exit 3
+    rounds+=("$p $o $n")
+  done
+  rows+=("$(printf '%s\n' "${rounds[@]}" | awk -v name="$name" '
+    function median(a, k,   i, j, t) {
+      for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+      return a[int((k + 1) / 2)]
+    }
+    function floor1(x) { return x > 0 ? x : 0.01 }
+    { k++; pw[k] = $1; pc[k] = $2; ow[k] = $3; oc[k] = $4; nw[k] = $5; nc[k] = $6
+      roc[k] = $4 / floor1($2); row[k] = $3 / floor1($1); rnc[k] = $6 / floor1($2); rnw[k] = $5 / floor1($1) }
+    END {
+      printf "| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.1fx / %.1fx | %.1fx / %.1fx |",
+        name, median(pc, k), median(pw, k), median(oc, k), median(ow, k), median(nc, k), median(nw, k),
+        median(roc, k), median(row, k), median(rnc, k), median(rnw, k) }')")
 }
 
 echo
-echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat; seconds as CPU / wall)"
+echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat interleaved rounds; seconds as CPU / wall)"
 workload jit_loop - "$loop" --iterations=100000000
 workload jit_stress - "$stress" --impl=jitflush --threads=1 --iterations=6000 --seed=1
 hook=${JITFLUSH_BENCH_WORKLOADS:-$root/tests/realjit/bench-workloads.sh}
