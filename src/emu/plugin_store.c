@@ -18,8 +18,6 @@
  * canonical one (plugin_alias.c): when the double mappings change, every
  * cache is emptied (jf_store_forget_pages).
  */
-#include <string.h>
-
 #include "coherence_quick.h"
 #include "plugin.h"
 
