@@ -284,6 +284,9 @@ void jf_store_free(void);
 void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 void jf_instrument_vcpu_init(unsigned vcpu);
 void jf_instrument_free(void);
+/* Keeps BLOCK (g_malloc'd userdata given to QEMU) until jf_instrument_free
+ * at exit, and returns it. */
+void *jf_keep_until_exit(void *block);
 /* Registers the override of x[reg] := value at VCPU's next TB start. */
 void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg, uint64_t value);
 /* X[reg] of the calling vCPU (from a callback registered with R_REGS). */

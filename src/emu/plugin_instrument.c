@@ -32,7 +32,7 @@ static struct qemu_plugin_register *xreg[NUM_XREGS];
 static bool xreg_ready;
 /* Callbacks of one vCPU run in its own host thread. */
 static _Thread_local GByteArray *reg_buf;
-/* The per-instruction records given to QEMU as userdata, freed at exit. */
+/* Every block of userdata given to QEMU (jf_keep_until_exit), freed at exit. */
 static GPtrArray *insn_records;
 static GMutex records_lock;
 
@@ -50,16 +50,21 @@ struct tb_record {
   struct insn_record *words[];
 };
 
-static struct insn_record *record_new(uint64_t vaddr)
+void *jf_keep_until_exit(void *block)
 {
-  struct insn_record *r = g_new0(struct insn_record, 1);
-  r->vaddr = vaddr;
   g_mutex_lock(&records_lock);
   if (!insn_records) {
     insn_records = g_ptr_array_new_with_free_func(g_free);
   }
-  g_ptr_array_add(insn_records, r);
+  g_ptr_array_add(insn_records, block);
   g_mutex_unlock(&records_lock);
+  return block;
+}
+
+static struct insn_record *record_new(uint64_t vaddr)
+{
+  struct insn_record *r = jf_keep_until_exit(g_new0(struct insn_record, 1));
+  r->vaddr = vaddr;
   return r;
 }
 
@@ -405,9 +410,7 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
     struct tb_record *t = g_malloc(sizeof(*t) + p->nslow * sizeof(t->words[0]));
     t->n = p->nslow;
     memcpy(t->words, p->slow, p->nslow * sizeof(t->words[0]));
-    g_mutex_lock(&records_lock);
-    g_ptr_array_add(insn_records, t);
-    g_mutex_unlock(&records_lock);
+    jf_keep_until_exit(t);
     if (p->tb_fresh_after == UINT64_MAX) {
       qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS, t);
     } else {

@@ -56,9 +56,6 @@ static const uint64_t *model_clock;
  * path; a program uses a handful of meminfo values. Keyed by the whole
  * value, so nothing depends on how QEMU lays it out. */
 static uint64_t size_memo[SIZE_MEMO_SLOTS];
-/* The leaders' group_records, freed at exit. */
-static GPtrArray *group_records;
-static GMutex groups_lock;
 
 void jf_store_init(void)
 {
@@ -104,7 +101,6 @@ void jf_store_forget_pages(void)
 void jf_store_free(void)
 {
   model_clock = NULL;
-  g_clear_pointer(&group_records, g_ptr_array_unref);
   for (unsigned i = 0; i < STORE_CACHE_VCPUS; i++) {
     g_clear_pointer(&caches[i], g_free);
   }
@@ -201,13 +197,7 @@ void *jf_store_group_record(const struct jf_store_group *g, const uint64_t *insn
     r->range[i].bytes = g->range[i].bytes;
     r->range[i].writer_pc = insn_pc[g->range[i].last_insn];
   }
-  g_mutex_lock(&groups_lock);
-  if (!group_records) {
-    group_records = g_ptr_array_new_with_free_func(g_free);
-  }
-  g_ptr_array_add(group_records, r);
-  g_mutex_unlock(&groups_lock);
-  return r;
+  return jf_keep_until_exit(r);
 }
 
 void jf_store_on_group(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
