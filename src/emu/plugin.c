@@ -41,6 +41,17 @@ uint64_t jf_visible_ctr(unsigned cpu)
   return jf_config->clusters[jf_cluster_of(cpu)].ctr;
 }
 
+struct jf_clock_counts jf_clock_totals(void)
+{
+  struct jf_clock_counts sum = {0, 0};
+  for (int i = 0; i < qemu_plugin_num_vcpus(); i++) {
+    struct jf_clock_counts c = jf_score_counts(jf_vcpu_score((unsigned)i));
+    sum.insns += c.insns;
+    sum.fetch_checks += c.fetch_checks;
+  }
+  return sum;
+}
+
 /* ---- report ---------------------------------------------------------------- */
 
 struct totals {
@@ -52,15 +63,16 @@ struct totals {
 
 static struct totals collect_totals(void)
 {
+  struct jf_clock_counts counted = jf_clock_totals();
   struct totals t = {
       .stale_fetches = SUM(stale_fetches),
-      .fetch_checks = SUM(fetch_checks),
+      .fetch_checks = counted.fetch_checks,
       .migrations = SUM(migrations),
       .ctr_reads = SUM(ctr_reads),
       .dc_ops = SUM(dc_ops),
       .ic_ops = SUM(ic_ops),
       .isb = SUM(isb),
-      .insns = SUM(insns),
+      .insns = counted.insns,
   };
   return t;
 }

@@ -59,13 +59,26 @@ static inline void jf_cpuset_add(struct jf_cpuset *s, unsigned cpu)
  * a vCPU with a new index appears.
  */
 struct jf_vcpu_score {
-  uint64_t insns;         /* guest instructions executed by this vCPU */
-  uint64_t migrate_clock; /* counts up to JF_MIGRATE_DUE, see plugin_sched.c */
-  uint64_t reg_pending;   /* nonzero: write reg_value to x[reg_index] at
-                             the next TB start (the mrs ended its TB, or a
-                             syscall result must be overridden); the
-                             migration clock is parked at JF_MIGRATE_DUE
-                             meanwhile, its value kept in clock_parked */
+  /* The one inline add every TB makes (jf_clock_tick): its instruction
+   * count in the high part, the number of its words the fetch check
+   * examines in the low part. Counting each in a field of its own cost one
+   * more inline add per TB, two on a JIT's code: 0.1 s of a 0.36 s run
+   * (docs/BENCHMARKS.md). The clock counts up to JF_MIGRATE_DUE (plugin_sched.c);
+   * whenever the plugin sets it (jf_score_set_clock), what it counted since
+   * CLOCK_ORIGIN is folded into INSNS_BASE and CHECKS_BASE. */
+  uint64_t migrate_clock;
+  uint64_t clock_origin;
+  uint64_t insns_base;
+  uint64_t checks_base;
+  uint64_t clock_seq; /* odd while jf_score_set_clock runs */
+  /* Instructions to the next migration beyond the clock's current stretch
+   * (plugin_sched.c); only this vCPU's thread uses it. */
+  uint64_t until_migration;
+  uint64_t reg_pending; /* nonzero: write reg_value to x[reg_index] at
+                           the next TB start (the mrs ended its TB, or a
+                           syscall result must be overridden); the
+                           migration clock is parked at JF_MIGRATE_DUE
+                           meanwhile, its value kept in clock_parked */
   uint64_t clock_parked;
   uint64_t reg_index;
   uint64_t reg_value;
@@ -74,7 +87,6 @@ struct jf_vcpu_score {
   uint64_t dc_ops;
   uint64_t ic_ops;
   uint64_t isb;
-  uint64_t fetch_checks;
   uint64_t stale_fetches;
   uint64_t sync_seq; /* the model's sync_seq of the thread on this
                         vCPU (0 none): the fetch fast path compares
@@ -91,6 +103,19 @@ struct jf_vcpu_score {
 
 /* The migration clock reaches this value when a migration is due. */
 #define JF_MIGRATE_DUE (UINT64_C(1) << 62)
+/* One instruction on the migration clock: the fetch checks a TB adds stay
+ * below it as long as the plugin sets the clock at least every
+ * JF_CLOCK_CHUNK instructions (plugin_sched.c), since a TB has at most 512
+ * instructions (QEMU's TCG_MAX_INSNS) and checks at most all of them. */
+#define JF_CLOCK_INSN_SHIFT 24
+#define JF_CLOCK_CHUNK (UINT64_C(1) << 23)
+
+/* What a TB of N instructions, CHECKED of them fetch-checked, adds to the
+ * clock. */
+static inline uint64_t jf_clock_tick(uint64_t n, uint64_t checked)
+{
+  return n << JF_CLOCK_INSN_SHIFT | checked;
+}
 
 /* A guest thread (one vCPU in linux-user) and the emulated CPU it runs on. */
 struct jf_thread {
@@ -154,6 +179,55 @@ static inline struct jf_vcpu_score *jf_vcpu_score(unsigned vcpu)
 {
   return qemu_plugin_scoreboard_find(jf_score, vcpu);
 }
+
+/*
+ * Sets S's migration clock to CLOCK, on S's own vCPU (only it adds to the
+ * clock) or before the vCPU runs, folding what the clock counted into the
+ * bases. Other threads read the fields (hotplug, measured regions,
+ * migrations of another thread), so the rewrite is a sequence lock's write
+ * side: a reader never mixes old and new values.
+ */
+static inline void jf_score_set_clock(struct jf_vcpu_score *s, uint64_t clock)
+{
+  uint64_t seq = __atomic_load_n(&s->clock_seq, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->clock_seq, seq + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  uint64_t counted = s->migrate_clock - s->clock_origin;
+  uint64_t one_insn = UINT64_C(1) << JF_CLOCK_INSN_SHIFT;
+  __atomic_store_n(&s->insns_base, s->insns_base + (counted >> JF_CLOCK_INSN_SHIFT),
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&s->checks_base, s->checks_base + (counted & (one_insn - 1)), __ATOMIC_RELAXED);
+  __atomic_store_n(&s->clock_origin, clock, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->migrate_clock, clock, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->clock_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* The guest instructions S's vCPU has executed and the fetches the checker
+ * examined there, from any thread. */
+struct jf_clock_counts {
+  uint64_t insns, fetch_checks;
+};
+
+static inline struct jf_clock_counts jf_score_counts(const struct jf_vcpu_score *s)
+{
+  for (;;) {
+    uint64_t seq = __atomic_load_n(&s->clock_seq, __ATOMIC_ACQUIRE);
+    uint64_t counted = __atomic_load_n(&s->migrate_clock, __ATOMIC_RELAXED) -
+                       __atomic_load_n(&s->clock_origin, __ATOMIC_RELAXED);
+    struct jf_clock_counts c = {
+        __atomic_load_n(&s->insns_base, __ATOMIC_RELAXED) + (counted >> JF_CLOCK_INSN_SHIFT),
+        __atomic_load_n(&s->checks_base, __ATOMIC_RELAXED) +
+            (counted & ((UINT64_C(1) << JF_CLOCK_INSN_SHIFT) - 1)),
+    };
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (!(seq & 1) && __atomic_load_n(&s->clock_seq, __ATOMIC_RELAXED) == seq) {
+      return c;
+    }
+  }
+}
+
+/* jf_score_counts summed over every vCPU. */
+struct jf_clock_counts jf_clock_totals(void);
 
 static inline unsigned jf_cluster_of(unsigned cpu)
 {

@@ -129,8 +129,7 @@ void jf_hotplug_poll(unsigned vcpu)
   if (__atomic_load_n(&next_at, __ATOMIC_RELAXED) == UINT64_MAX) {
     return;
   }
-  uint64_t now = qemu_plugin_u64_sum(
-      qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, insns));
+  uint64_t now = jf_clock_totals().insns;
   if (now < __atomic_load_n(&next_at, __ATOMIC_RELAXED)) {
     return;
   }

@@ -6,7 +6,8 @@
  * constant work for the model's DSB.
  *
  * Per TB:
- *   - inline: instruction count and migration clock (plugin_sched.c);
+ *   - one inline add: the migration clock, which also counts the TB's
+ *     instructions and fetch checks (jf_clock_tick, plugin_sched.c);
  *   - one conditional callback (on_tb_due) when the clock is due: for a
  *     migration, or for a register write armed when the previous TB ended
  *     with an mrs (or a syscall result must be overridden), which lands
@@ -137,7 +138,7 @@ void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg, uint64_t value)
     /* Park the migration clock where the next TB's add makes on_tb_due
      * fire; on_tb_due puts it back. */
     s->clock_parked = s->migrate_clock;
-    s->migrate_clock = JF_MIGRATE_DUE;
+    jf_score_set_clock(s, JF_MIGRATE_DUE);
     s->reg_pending = 1;
   }
 }
@@ -181,7 +182,7 @@ static void on_tb_due(unsigned vcpu, void *udata)
     unsigned reg = (unsigned)s->reg_index;
     uint64_t value = s->reg_value;
     /* The clock counted this TB from the parked JF_MIGRATE_DUE. */
-    s->migrate_clock = s->clock_parked + (s->migrate_clock - JF_MIGRATE_DUE);
+    jf_score_set_clock(s, s->clock_parked + (s->migrate_clock - JF_MIGRATE_DUE));
     s->reg_pending = 0;
     write_xreg(reg, value);
     if (s->migrate_clock < JF_MIGRATE_DUE) {
@@ -478,14 +479,6 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   if (n == 0) {
     return;
   }
-  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-                                                    SCORE_U64(insns), n);
-  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-                                                    SCORE_U64(migrate_clock), n);
-  qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,
-                                            QEMU_PLUGIN_COND_GE, SCORE_U64(migrate_clock),
-                                            JF_MIGRATE_DUE, NULL);
-
   g_mutex_lock(&jf_lock);
   uint64_t settled = jf_sched_settled_before();
   g_mutex_unlock(&jf_lock);
@@ -571,11 +564,14 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       break;
     }
   }
-  if (plan.checked) {
-    /* Counted per TB entry, like insns: exact unless the TB faults. */
-    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-                                                      SCORE_U64(fetch_checks), plan.checked);
-  }
+  /* The TB's callbacks run in the order they are registered: the clock
+   * counts the TB (its instructions and fetch checks, both exact unless
+   * the TB faults) before on_tb_due and the TB's fetch check. */
+  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+      tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(migrate_clock), jf_clock_tick(n, plan.checked));
+  qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,
+                                            QEMU_PLUGIN_COND_GE, SCORE_U64(migrate_clock),
+                                            JF_MIGRATE_DUE, NULL);
   register_fetch_checks(tb, &plan, plain);
   if (jf_opts.check) {
     register_store_callbacks(tb, words, n);

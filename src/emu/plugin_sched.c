@@ -210,17 +210,29 @@ static uint64_t draw_interval(struct jf_thread *t)
   return 1 + rng_next(&t->rng) % (2 * migrate_every - 1);
 }
 
+/* Sets S's clock for the next stretch of the instructions to its next
+ * migration: at most JF_CLOCK_CHUNK, so that the fetch checks the clock
+ * also counts never reach an instruction's worth. The TB callback fires
+ * once the clock reaches JF_MIGRATE_DUE; the inline add of each TB
+ * (jf_clock_tick) moves it forward. */
+static void arm_stretch(struct jf_vcpu_score *s)
+{
+  uint64_t stretch = MIN(s->until_migration, JF_CLOCK_CHUNK);
+  s->until_migration -= stretch;
+  jf_score_set_clock(s, JF_MIGRATE_DUE - (stretch << JF_CLOCK_INSN_SHIFT));
+}
+
 static void arm_migration_clock(struct jf_thread *t)
 {
-  /* The TB callback fires once the clock reaches JF_MIGRATE_DUE; the
-   * inline add of each TB's instruction count moves it forward. */
-  jf_vcpu_score(t->vcpu)->migrate_clock = migrate_every ? JF_MIGRATE_DUE - draw_interval(t) : 0;
+  struct jf_vcpu_score *s = jf_vcpu_score(t->vcpu);
+  s->until_migration = migrate_every ? draw_interval(t) : UINT64_MAX; /* never */
+  arm_stretch(s);
 }
 
 /* Moves the instructions T executed since the last call onto its CPU. */
 static void credit(struct jf_thread *t)
 {
-  uint64_t now = jf_vcpu_score(t->vcpu)->insns;
+  uint64_t now = jf_score_counts(jf_vcpu_score(t->vcpu)).insns;
   cpu_insns[t->mt.cpu] += now - t->insns_credited;
   t->insns_credited = now;
 }
@@ -298,7 +310,7 @@ void jf_sched_vcpu_init(unsigned vcpu)
   }
   g_ptr_array_index(by_vcpu, vcpu) = t;
   /* The scoreboard slot may have served an earlier thread. */
-  t->insns_credited = jf_vcpu_score(vcpu)->insns;
+  t->insns_credited = jf_score_counts(jf_vcpu_score(vcpu)).insns;
   jf_vcpu_score(vcpu)->reg_pending = 0; /* not for this thread */
   jf_sched_sync(t);
   arm_migration_clock(t);
@@ -322,10 +334,19 @@ void jf_sched_vcpu_exit(unsigned vcpu)
 
 void jf_sched_migration_due(unsigned vcpu)
 {
+  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
+  if (s->until_migration > 0) {
+    arm_stretch(s); /* only a stretch ended: no migration point */
+    return;
+  }
   jf_hotplug_poll(vcpu);
   g_mutex_lock(&jf_lock);
   struct jf_thread *t = jf_sched_thread(vcpu);
-  if (t) {
+  if (!t) {
+    /* No thread to move: the clock stays due, and what it counted is
+     * folded into the bases. */
+    jf_score_set_clock(s, s->migrate_clock);
+  } else {
     unsigned n = cpuset_count(&t->mask);
     if (n > 1) {
       /* Uniform over the other CPUs of the mask. */
