@@ -272,8 +272,9 @@ void jf_sched_vcpu_init(unsigned vcpu);
 void jf_sched_vcpu_exit(unsigned vcpu);
 /* The thread on VCPU (never NULL while the vCPU runs guest code). */
 struct jf_thread *jf_sched_thread(unsigned vcpu);
-/* Called from the TB callback once the migration clock is due. */
-void jf_sched_migration_due(unsigned vcpu);
+/* Called from the TB callback once the migration clock is due; S is
+ * VCPU's scoreboard entry. */
+void jf_sched_migration_due(unsigned vcpu, struct jf_vcpu_score *s);
 void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3);
 void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret);
 /* policy=adversarial: called under jf_lock before T's mrs ctr_el0 result
@@ -343,6 +344,12 @@ void jf_store_on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
  * addresses. */
 void jf_store_on_group(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata);
 void *jf_store_group_record(const struct jf_store_group *g, const uint64_t *insn_pc);
+/* The memory callback of a store, or a group's leader, that writes BYTES
+ * from the address of the access QEMU reports; udata is
+ * jf_store_span_udata(WRITER_PC, BYTES), which is NULL when the two do not
+ * fit in a pointer (then use a group record). */
+void jf_store_on_span(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata);
+void *jf_store_span_udata(uint64_t writer_pc, uint32_t bytes);
 /* After jf_model is created. */
 void jf_store_init(void);
 /* The thread on VCPU now runs on a CPU of CLUSTER / VCPU runs no thread

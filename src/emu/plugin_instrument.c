@@ -189,7 +189,7 @@ static void on_tb_due(unsigned vcpu, void *udata)
       return;
     }
   }
-  jf_sched_migration_due(vcpu);
+  jf_sched_migration_due(vcpu, s);
 }
 
 /* On the instruction after the mrs: its result is in Xt now. */
@@ -436,7 +436,9 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
 /* QEMU calls a memory callback only for the accesses an instruction makes,
  * so every instruction gets one, except the members of a store group
  * (store_groups.h), whose leader records them. --check full, the reference,
- * records every store by itself. */
+ * records every store by itself, at the size QEMU reports. Otherwise a
+ * store whose size the encoding gives, and a group that writes one range
+ * from its leader's address, get the span callback, which needs no record. */
 static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *words, size_t n)
 {
   enum jf_store_role *role = g_new(enum jf_store_role, n);
@@ -452,13 +454,28 @@ static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *
   }
   for (size_t i = 0; i < n; i++) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+    void *span = NULL;
     if (role[i] == JF_STORE_OWN) {
-      qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_store, QEMU_PLUGIN_CB_NO_REGS,
-                                       QEMU_PLUGIN_MEM_W, (void *)(uintptr_t)pc[i]);
+      if (!jf_opts.check_full) {
+        span = jf_store_span_udata(pc[i], jf_store_simple_bytes(words[i]));
+      }
+      if (!span) {
+        qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_store, QEMU_PLUGIN_CB_NO_REGS,
+                                         QEMU_PLUGIN_MEM_W, (void *)(uintptr_t)pc[i]);
+      }
     } else if (role[i] == JF_STORE_LEADER) {
-      qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_group, QEMU_PLUGIN_CB_NO_REGS,
-                                       QEMU_PLUGIN_MEM_W,
-                                       jf_store_group_record(&groups[group_of[i]], pc));
+      const struct jf_store_group *g = &groups[group_of[i]];
+      if (g->nranges == 1 && g->range[0].offset == 0) {
+        span = jf_store_span_udata(pc[g->range[0].last_insn], g->range[0].bytes);
+      }
+      if (!span) {
+        qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_group, QEMU_PLUGIN_CB_NO_REGS,
+                                         QEMU_PLUGIN_MEM_W, jf_store_group_record(g, pc));
+      }
+    }
+    if (span) {
+      qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_span, QEMU_PLUGIN_CB_NO_REGS,
+                                       QEMU_PLUGIN_MEM_W, span);
     }
   }
   g_free(role);

@@ -222,19 +222,27 @@ static void arm_stretch(struct jf_vcpu_score *s)
   jf_score_set_clock(s, JF_MIGRATE_DUE - (stretch << JF_CLOCK_INSN_SHIFT));
 }
 
-static void arm_migration_clock(struct jf_thread *t)
+/* T's vCPU's entry is S. */
+static void arm_migration_clock(struct jf_thread *t, struct jf_vcpu_score *s)
 {
-  struct jf_vcpu_score *s = jf_vcpu_score(t->vcpu);
   s->until_migration = migrate_every ? draw_interval(t) : UINT64_MAX; /* never */
   arm_stretch(s);
 }
 
-/* Moves the instructions T executed since the last call onto its CPU. */
-static void credit(struct jf_thread *t)
+/* Moves the instructions T executed since the last call onto its CPU. S
+ * is the scoreboard entry of T's vCPU. The callers that already hold it
+ * pass it: qemu_plugin_scoreboard_find is a call into QEMU, and a
+ * migration made six of them (5% of a --check off run of testinput17). */
+static void credit_with(struct jf_thread *t, const struct jf_vcpu_score *s)
 {
-  uint64_t now = jf_score_counts(jf_vcpu_score(t->vcpu)).insns;
+  uint64_t now = jf_score_counts(s).insns;
   cpu_insns[t->mt.cpu] += now - t->insns_credited;
   t->insns_credited = now;
+}
+
+static void credit(struct jf_thread *t)
+{
+  credit_with(t, jf_vcpu_score(t->vcpu));
 }
 
 void jf_sched_credit_all(void)
@@ -249,12 +257,6 @@ void jf_sched_credit_all(void)
   g_mutex_unlock(&jf_lock);
 }
 
-/*
- * Runs T on NEW_CPU from now on. The kernel's context switch completes the
- * task's outstanding cache maintenance (dsb(ish) in __switch_to) and the
- * return to user space is an exception return, a context synchronisation.
- * COUNTER_VCPU is the vCPU whose scoreboard counts the migration.
- */
 /* Puts T on CPU (the model tracks the CPU's cluster with it). */
 static void place(struct jf_thread *t, unsigned cpu)
 {
@@ -265,22 +267,44 @@ static void place(struct jf_thread *t, unsigned cpu)
   }
 }
 
-void jf_sched_sync(struct jf_thread *t)
+/* jf_sched_sync; OWN is T's vCPU's entry when T is alive, else NULL. */
+static void sync_with(struct jf_thread *t, struct jf_vcpu_score *own)
 {
   jf_model_sync(jf_model, &t->mt);
-  if (t->alive) {
+  if (own) {
     /* Only grows; a vCPU reading an older value only takes the slow path. */
-    jf_vcpu_score(t->vcpu)->sync_seq = t->mt.sync_seq;
+    own->sync_seq = t->mt.sync_seq;
   }
+}
+
+void jf_sched_sync(struct jf_thread *t)
+{
+  sync_with(t, t->alive ? jf_vcpu_score(t->vcpu) : NULL);
+}
+
+/*
+ * Runs T on NEW_CPU from now on. The kernel's context switch completes the
+ * task's outstanding cache maintenance (dsb(ish) in __switch_to) and the
+ * return to user space is an exception return, a context synchronisation.
+ * OWN is T's vCPU's entry (NULL: looked up), COUNTER the entry that counts
+ * the migration.
+ */
+static void migrate_with(struct jf_thread *t, unsigned new_cpu, struct jf_vcpu_score *own,
+                         struct jf_vcpu_score *counter)
+{
+  if (!own) {
+    own = jf_vcpu_score(t->vcpu);
+  }
+  credit_with(t, own);
+  jf_model_dsb(jf_model, &t->mt);
+  place(t, new_cpu);
+  sync_with(t, t->alive ? own : NULL);
+  counter->migrations++;
 }
 
 static void migrate(struct jf_thread *t, unsigned new_cpu, unsigned counter_vcpu)
 {
-  credit(t);
-  jf_model_dsb(jf_model, &t->mt);
-  place(t, new_cpu);
-  jf_sched_sync(t);
-  jf_vcpu_score(counter_vcpu)->migrations++;
+  migrate_with(t, new_cpu, NULL, jf_vcpu_score(counter_vcpu));
 }
 
 void jf_sched_vcpu_init(unsigned vcpu)
@@ -313,7 +337,7 @@ void jf_sched_vcpu_init(unsigned vcpu)
   t->insns_credited = jf_score_counts(jf_vcpu_score(vcpu)).insns;
   jf_vcpu_score(vcpu)->reg_pending = 0; /* not for this thread */
   jf_sched_sync(t);
-  arm_migration_clock(t);
+  arm_migration_clock(t, jf_vcpu_score(vcpu));
   g_mutex_unlock(&jf_lock);
 }
 
@@ -332,9 +356,8 @@ void jf_sched_vcpu_exit(unsigned vcpu)
   g_mutex_unlock(&jf_lock);
 }
 
-void jf_sched_migration_due(unsigned vcpu)
+void jf_sched_migration_due(unsigned vcpu, struct jf_vcpu_score *s)
 {
-  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
   if (s->until_migration > 0) {
     arm_stretch(s); /* only a stretch ended: no migration point */
     return;
@@ -355,9 +378,9 @@ void jf_sched_migration_due(unsigned vcpu)
       if (target == t->mt.cpu) {
         target = cpuset_nth(&t->mask, n - 1);
       }
-      migrate(t, target, vcpu);
+      migrate_with(t, target, s, s);
     }
-    arm_migration_clock(t);
+    arm_migration_clock(t, s);
   }
   g_mutex_unlock(&jf_lock);
 }

@@ -67,6 +67,12 @@ static bool decode_simple_store(uint32_t w, struct simple_store *s)
   }
 }
 
+unsigned jf_store_simple_bytes(uint32_t word)
+{
+  struct simple_store s;
+  return decode_simple_store(word, &s) ? s.bytes : 0;
+}
+
 /* Whether a load/store-class instruction certainly leaves Rn unchanged. */
 static bool ldst_keeps_base(uint32_t w)
 {

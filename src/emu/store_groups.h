@@ -61,6 +61,11 @@ struct jf_store_group {
 size_t jf_store_groups_plan(const uint32_t *words, size_t n, enum jf_store_role *role,
                             uint32_t *group_of, struct jf_store_group *groups);
 
+/* The bytes the store WORD writes when it is one a group may hold (one
+ * general-purpose register at an immediate offset: one access of that
+ * size), else 0. */
+unsigned jf_store_simple_bytes(uint32_t word);
+
 #ifdef __cplusplus
 }
 #endif

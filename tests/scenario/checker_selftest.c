@@ -20,6 +20,9 @@
  *                      to a data word through the same base register in one
  *                      block: the rig records both with the first store's
  *                      callback (src/emu/store_groups.c)
+ *   span-store-after-flush
+ *                      the same, but one 8-byte store rewrites two words:
+ *                      the rig's span callback must record the second too
  *   no-clean           ic ivau only (stale wherever some core lacks IDC)
  *
  * "Smallest" is over every CPU the process may run on: the program pins
@@ -73,6 +76,7 @@ enum test_case {
   CASE_STORE_AFTER_FLUSH,
   CASE_NO_CLEAN,
   CASE_GROUPED_STORE_AFTER_FLUSH,
+  CASE_SPAN_STORE_AFTER_FLUSH,
 };
 
 static const char *const case_names[] = {
@@ -84,6 +88,7 @@ static const char *const case_names[] = {
     [CASE_STORE_AFTER_FLUSH] = "store-after-flush",
     [CASE_NO_CLEAN] = "no-clean",
     [CASE_GROUPED_STORE_AFTER_FLUSH] = "grouped-store-after-flush",
+    [CASE_SPAN_STORE_AFTER_FLUSH] = "span-store-after-flush",
 };
 enum { NCASES = sizeof case_names / sizeof case_names[0] };
 
@@ -178,6 +183,14 @@ static void store_after_data_store(uint32_t *word, uint32_t insn)
                    :
                    : [base] "r"(word), [zero] "r"((uint64_t)0), [insn] "r"(insn)
                    : "memory");
+}
+
+/* Writes the two words at WORD (8-byte aligned) with one str x: a lone
+ * store of 8 bytes, which the rig records with its span callback. */
+static void store_two_words(uint32_t *word, uint32_t first, uint32_t second)
+{
+  const uint64_t both = (uint64_t)second << 32 | first; /* little-endian */
+  __asm__ volatile("str %x[both], [%[base]]" : : [base] "r"(word), [both] "r"(both) : "memory");
 }
 
 static uint64_t interpret(const uint32_t *code, size_t words, uint64_t x0)
@@ -279,6 +292,7 @@ int main(int argc, char **argv)
   case CASE_WRONG_CORE_CLEAN:
   case CASE_STORE_AFTER_FLUSH:
   case CASE_GROUPED_STORE_AFTER_FLUSH:
+  case CASE_SPAN_STORE_AFTER_FLUSH:
     clean_range(begin, end, dstride);
     sc_dsb_ish();
     invalidate_range(begin, end, istride);
@@ -309,14 +323,19 @@ int main(int argc, char **argv)
     sc_isb();
     break;
   }
-  if (which == CASE_STORE_AFTER_FLUSH || which == CASE_GROUPED_STORE_AFTER_FLUSH) {
+  if (which == CASE_STORE_AFTER_FLUSH || which == CASE_GROUPED_STORE_AFTER_FLUSH ||
+      which == CASE_SPAN_STORE_AFTER_FLUSH) {
     /* A different immediate, so the result tells the two versions apart. */
     const uint32_t insn =
         sc_apply_insn(code[REWRITTEN_WORD], 0) == 1 ? a64_add_x0(2, 0) : a64_add_x0(1, 0);
     if (which == CASE_STORE_AFTER_FLUSH) {
       code[REWRITTEN_WORD] = insn;
-    } else {
+    } else if (which == CASE_GROUPED_STORE_AFTER_FLUSH) {
       store_after_data_store(&code[REWRITTEN_WORD], insn);
+    } else {
+      const uint32_t next =
+          sc_apply_insn(code[REWRITTEN_WORD + 1], 0) == 1 ? a64_add_x0(2, 0) : a64_add_x0(1, 0);
+      store_two_words(&code[REWRITTEN_WORD], insn, next);
     }
     expected = interpret(code, CODE_WORDS, input);
   }

@@ -380,6 +380,10 @@ bool RewrittenWord(const SelftestLayout &, uint64_t offset)
 {
   return offset == kSelftestRewrittenByte;
 }
+bool RewrittenPair(const SelftestLayout &, uint64_t offset)
+{
+  return offset == kSelftestRewrittenByte || offset == kSelftestRewrittenByte + 4;
+}
 
 class CheckerFlagsBrokenSequence : public ::testing::TestWithParam<BrokenCase>
 {
@@ -400,6 +404,15 @@ TEST_P(CheckerFlagsBrokenSequence, StaleWithTheMissingStepNamed)
   }
   if (c.name == "wrong-core-clean") {
     EXPECT_GT(layout.clean_stride, layout.cpu_dline) << run.out;
+  }
+  if (c.name == "span-store-after-flush") {
+    // The store's second word is recorded only if the callback covers all
+    // eight bytes.
+    bool second = false;
+    for (const auto &record : run.report["stale"]) {
+      second = second || StaleAddr(record) == layout.code + kSelftestRewrittenByte + 4;
+    }
+    EXPECT_TRUE(second) << "the second word of the 8-byte store is not stale: " << run.Describe();
   }
   // The sequence is broken in exactly one way: every stale record names
   // that step and lies where that step left a gap.
@@ -423,6 +436,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenCase{"store-after-flush", kNotCleaned, RewrittenWord},
                       // Recorded by the data store's callback (store_groups.c).
                       BrokenCase{"grouped-store-after-flush", kNotCleaned, RewrittenWord},
+                      // One 8-byte store: recorded by the span callback (plugin_store.c).
+                      BrokenCase{"span-store-after-flush", kNotCleaned, RewrittenPair},
                       BrokenCase{"no-clean", kNotCleaned, AnyWord}),
     [](const auto &info) { return Tag(info.param.name); });
 
