@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fast_mod.h"
 #include "plugin.h"
 
 /* Linux's generic syscall numbers, which aarch64 uses
@@ -61,6 +62,11 @@ static GQueue children;     /* made at clone, waiting for their vCPU */
 static uint64_t *cpu_insns; /* per emulated CPU */
 static uint64_t seed;
 static uint64_t migrate_every;
+/* The remainders a migration draws (fast_mod.h): by 2 * migrate_every - 1
+ * for the interval, by n - 1 (PICK_MOD[n - 1]) for the target among the n
+ * CPUs of a mask. */
+static struct jf_fast_mod interval_mod;
+static struct jf_fast_mod *pick_mod;
 static uint8_t host_mask[MASK_BYTES_MAX]; /* the host's own affinity */
 
 /* splitmix64: small, good enough, and the same on every host. */
@@ -130,6 +136,11 @@ bool jf_sched_init(char **error)
   }
   seed = jf_opts.have_seed ? jf_opts.seed : cfg->seed;
   migrate_every = jf_opts.have_migrate_every ? jf_opts.migrate_every : cfg->migrate_every;
+  interval_mod = jf_fast_mod_for(migrate_every ? 2 * migrate_every - 1 : 1);
+  pick_mod = g_new(struct jf_fast_mod, cfg->ncpus + 1);
+  for (unsigned d = 1; d <= cfg->ncpus; d++) {
+    pick_mod[d] = jf_fast_mod_for(d);
+  }
   threads = g_ptr_array_new_with_free_func(thread_free);
   by_vcpu = g_ptr_array_new();
   g_queue_init(&children);
@@ -150,6 +161,7 @@ void jf_sched_free(void)
   g_clear_pointer(&by_vcpu, g_ptr_array_unref);
   g_queue_clear(&children);
   g_clear_pointer(&cpu_insns, g_free);
+  g_clear_pointer(&pick_mod, g_free);
 }
 
 uint64_t jf_sched_cpu_insns(unsigned cpu)
@@ -207,7 +219,7 @@ static struct jf_thread *thread_by_tid(int tid)
 
 static uint64_t draw_interval(struct jf_thread *t)
 {
-  return 1 + rng_next(&t->rng) % (2 * migrate_every - 1);
+  return 1 + jf_fast_remainder(rng_next(&t->rng), &interval_mod);
 }
 
 /* Sets S's clock for the next stretch of the instructions to its next
@@ -373,7 +385,7 @@ void jf_sched_migration_due(unsigned vcpu, struct jf_vcpu_score *s)
     unsigned n = cpuset_count(&t->mask);
     if (n > 1) {
       /* Uniform over the other CPUs of the mask. */
-      unsigned pick = (unsigned)(rng_next(&t->rng) % (n - 1));
+      unsigned pick = (unsigned)jf_fast_remainder(rng_next(&t->rng), &pick_mod[n - 1]);
       unsigned target = cpuset_nth(&t->mask, pick);
       if (target == t->mt.cpu) {
         target = cpuset_nth(&t->mask, n - 1);

@@ -49,6 +49,9 @@ struct store_cache {
 /* In place rather than allocated per vCPU: one dependent load fewer on
  * every store (264 KiB of zero pages until vCPUs touch them). */
 static struct store_cache caches[STORE_CACHE_VCPUS];
+/* One more than the highest vCPU ever placed (written under jf_lock): the
+ * caches jf_store_forget_pages must empty, on every mmap of a JIT. */
+static unsigned caches_used;
 /* jf_model's clock (jf_store_init), read by every quick store. */
 static const uint64_t *model_clock;
 /* meminfo -> access size: info << 8 | 0x80 | shift, or 0. Calling
@@ -74,6 +77,7 @@ void jf_store_thread_placed(unsigned vcpu, unsigned cluster)
 {
   if (vcpu < STORE_CACHE_VCPUS) {
     __atomic_store_n(&caches[vcpu].cluster, cluster, __ATOMIC_RELAXED);
+    caches_used = MAX(caches_used, vcpu + 1);
   }
 }
 
@@ -86,7 +90,7 @@ void jf_store_thread_gone(unsigned vcpu)
 
 void jf_store_forget_pages(void)
 {
-  for (unsigned i = 0; i < STORE_CACHE_VCPUS; i++) {
+  for (unsigned i = 0; i < caches_used; i++) {
     forget_slots(&caches[i]);
   }
 }
@@ -95,6 +99,7 @@ void jf_store_free(void)
 {
   model_clock = NULL;
   jf_store_forget_pages();
+  caches_used = 0;
 }
 
 static size_t size_memo_index(qemu_plugin_meminfo_t info)
