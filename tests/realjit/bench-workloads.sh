@@ -2,12 +2,15 @@
 # hook comment there). The programs are the drop-in variants the realjit
 # label links into build/host/tests/realjit/work/, from the sources it
 # caches under .cache/realjit-*/; run that label (or ci/test.sh) first,
-# otherwise each row says "not built". All are static: no sysroot.
+# otherwise each row says "not built". All are static: no sysroot. One row
+# per workload the realjit label runs under the rig.
 rj_work=$root/build/host/tests/realjit/work
 rj_pcre2_data=$rj_work/pcre2/jit/testdata
 workload "pcre2_jit_test (slice)" - "$rj_work/pcre2/pcre2_jit_slice-dropin" 0-109 120-249 260-689
 workload "pcre2test -jit testinput1" - "$rj_work/pcre2/pcre2test-dropin" -q -jit \
   "$rj_pcre2_data/testinput1" /dev/null
+workload "pcre2test -jit testinput4" - "$rj_work/pcre2/pcre2test-dropin" -q -jit \
+  "$rj_pcre2_data/testinput4" /dev/null
 workload "luajit traces.lua" - "$rj_work/luajit/luajit-dropin" "$root/tests/realjit/traces.lua"
 # The issue's worst real-JIT baseline: 22x with the checker on before the
 # fast path. testinput17 JIT-compiles every pattern itself (#pattern
