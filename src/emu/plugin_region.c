@@ -103,12 +103,13 @@ void jf_region_free(void)
 
 static void totals_now(uint64_t out[JF_REGION_NCOUNTERS])
 {
-  for (size_t c = 0; c < JF_REGION_NCOUNTERS; c++) {
-    out[c] = qemu_plugin_u64_sum((qemu_plugin_u64){jf_score, counters[c].offset});
-  }
   struct jf_clock_counts counted = jf_clock_totals();
-  out[INSNS] = counted.insns;
-  out[FETCH_CHECKS] = counted.fetch_checks;
+  for (size_t c = 0; c < JF_REGION_NCOUNTERS; c++) {
+    out[c] = c == INSNS ? counted.insns
+             : c == FETCH_CHECKS
+                 ? counted.fetch_checks
+                 : qemu_plugin_u64_sum((qemu_plugin_u64){jf_score, counters[c].offset});
+  }
 }
 
 /* ---- execution callbacks ------------------------------------------------- */
