@@ -807,5 +807,6 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model
   v.stride = jf_model_site_stride(m, v.flush_site);
   bool clean_step = kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED;
   v.line = clean_step ? m->geo[w->writer_cluster].dline : m->geo[t->cluster].iline;
+  v.writer_cluster = w->writer_cluster;
   return v;
 }

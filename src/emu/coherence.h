@@ -145,6 +145,7 @@ struct jf_verdict {
                               or JF_MODEL_NO_SITE */
   unsigned stride;         /* that site's loop stride in bytes, 0 unknown */
   unsigned line;           /* the fetching cluster's line for this step */
+  unsigned writer_cluster; /* the cluster of the CPU that made that store */
 };
 
 /* Whether T, fetching W now (with the encoding's CMODX safety), sees the

@@ -87,6 +87,23 @@ static inline bool emu_event_has(const struct emu_hotplug_event *e, unsigned cpu
   return cpu < EMU_MAX_CPUS && (e->cpus[cpu / 64] >> (cpu % 64)) & 1;
 }
 
+/* The cluster CPU belongs to. */
+static inline unsigned emu_config_cluster_of(const struct emu_config *cfg, unsigned cpu)
+{
+  return (unsigned)cfg->cpus[cpu].cluster;
+}
+
+/* The CTR_EL0 a guest reads on CPU: its own, or the sanitised system value
+ * when the emulated kernel traps EL0 reads (Linux >= 4.9 on mismatched
+ * systems, arch/arm64/kernel/cpufeature.c). */
+static inline uint64_t emu_config_visible_ctr(const struct emu_config *cfg, unsigned cpu)
+{
+  if (cfg->ctr_trap == EMU_CTR_TRAP_SANITIZE) {
+    return cfg->sanitized_ctr;
+  }
+  return cfg->clusters[emu_config_cluster_of(cfg, cpu)].ctr;
+}
+
 /* Parses a [hotplug] events value: items "+CPULIST@N" or "-CPULIST@N"
  * separated by commas (a CPULIST may hold commas itself: "+4,6@100"), in
  * the kernel's cpulist format. Returns NULL and fills *events / *n (the

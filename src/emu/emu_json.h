@@ -1,14 +1,30 @@
 /*
- * JSON text for the rig's reports (the plugin's report, findings, SARIF):
- * the one string escaper they share.
+ * The rig's JSON documents (the plugin's report, the findings, SARIF) are
+ * built as json-glib trees, the data model, and written by one writer.
  */
 #ifndef JITFLUSH_EMU_JSON_H
 #define JITFLUSH_EMU_JSON_H
 
-#include <glib.h>
+#include <stdint.h>
 
-/* Appends S to OUT as a JSON string literal (quotes included); NULL is
- * written as null. */
-void emu_json_string(GString *out, const char *s);
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* OBJECT as indented JSON text with a final newline; takes ownership of
+ * OBJECT. */
+GString *emu_json_write_object(JsonObject *object);
+
+/* An address or register value: "0x..." (JSON numbers lose precision past
+ * 2^53 in most readers). */
+JsonNode *emu_json_hex(uint64_t value);
+void emu_json_set_hex(JsonObject *object, const char *key, uint64_t value);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* JITFLUSH_EMU_JSON_H */

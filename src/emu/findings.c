@@ -33,8 +33,9 @@ struct finding_key {
 
 struct finding {
   struct finding_key key;
-  uint64_t writer_pc; /* the first store seen */
-  unsigned fetch_cpu; /* the first fetching CPU seen */
+  uint64_t writer_pc;      /* the first store seen */
+  unsigned fetch_cpu;      /* the first fetching CPU seen */
+  unsigned writer_cluster; /* the cluster of the first store seen */
   unsigned line;
   unsigned stride;
   uint64_t count;
@@ -205,6 +206,7 @@ static struct finding *finding_for(struct emu_findings *f, const struct finding_
     fd->key = *key;
     fd->writer_pc = v->writer_pc;
     fd->fetch_cpu = cpu;
+    fd->writer_cluster = v->writer_cluster;
     fd->line = v->line;
     fd->words = g_hash_table_new(g_direct_hash, g_direct_equal);
     memset(fd->seen, 0xff, sizeof(fd->seen));
@@ -446,106 +448,97 @@ GString *emu_findings_text(const struct emu_findings *f)
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_hex(GString *out, uint64_t v)
-{
-  g_string_append_printf(out, "\"0x%" PRIx64 "\"", v);
-}
-
-static void json_frame(GString *out, const struct emu_findings *f, uint64_t pc)
+static JsonObject *json_frame(const struct emu_findings *f, uint64_t pc)
 {
   const struct frame *fr = frame_of(f, pc);
-  g_string_append(out, "{\"pc\": ");
-  json_hex(out, pc);
-  g_string_append(out, ", \"symbol\": ");
-  emu_json_string(out, fr->symbol);
-  g_string_append(out, ", \"location\": ");
-  emu_json_string(out, fr->location);
+  JsonObject *o = json_object_new();
+  emu_json_set_hex(o, "pc", pc);
+  json_object_set_string_member(o, "symbol", fr->symbol);
+  json_object_set_string_member(o, "location", fr->location);
+  return o;
 }
 
-static void json_finding(GString *out, const struct emu_findings *f, const struct finding *fd)
+static JsonObject *json_finding(const struct emu_findings *f, const struct finding *fd)
 {
-  g_string_append(out, "{\"kind\": ");
-  emu_json_string(out, jf_stale_kind_name(fd->key.kind));
-  g_string_append_printf(out,
-                         ", \"count\": %" PRIu64 ", \"words\": %u, \"fetch_cpu\": %u, "
-                         "\"fetch_core\": ",
-                         fd->count, g_hash_table_size(fd->words), fd->fetch_cpu);
-  emu_json_string(out, core_of_cpu(f, fd->fetch_cpu));
-  g_string_append_printf(out, ", \"line\": %u, \"stride\": ", fd->line);
-  if (fd->stride) {
-    g_string_append_printf(out, "%u", fd->stride);
-  } else {
-    g_string_append(out, "null");
-  }
-  g_string_append(out, ",\n     \"writer\": ");
+  JsonObject *o = json_object_new();
+  json_object_set_string_member(o, "kind", jf_stale_kind_name(fd->key.kind));
+  json_object_set_int_member(o, "count", (gint64)fd->count);
+  json_object_set_int_member(o, "words", g_hash_table_size(fd->words));
+  json_object_set_int_member(o, "fetch_cpu", fd->fetch_cpu);
+  json_object_set_string_member(o, "fetch_core", core_of_cpu(f, fd->fetch_cpu));
   if (fd->writer_pc) {
-    json_frame(out, f, fd->writer_pc);
-    g_string_append_c(out, '}');
+    const struct emu_cluster *wc = &f->cfg->clusters[fd->writer_cluster];
+    json_object_set_string_member(o, "writer_core", wc->core ? wc->core : wc->name);
   } else {
-    g_string_append(out, "null");
+    json_object_set_null_member(o, "writer_core");
   }
-  g_string_append(out, ",\n     \"flush\": ");
+  json_object_set_int_member(o, "line", fd->line);
+  if (fd->stride) {
+    json_object_set_int_member(o, "stride", fd->stride);
+  } else {
+    json_object_set_null_member(o, "stride");
+  }
+  if (fd->writer_pc) {
+    json_object_set_object_member(o, "writer", json_frame(f, fd->writer_pc));
+  } else {
+    json_object_set_null_member(o, "writer");
+  }
   if (fd->key.site != JF_MODEL_NO_SITE) {
     const struct site *s = &g_array_index(f->sites, struct site, fd->key.site);
-    json_frame(out, f, s->pc);
-    g_string_append(out, ", \"caller\": ");
+    JsonObject *flush = json_frame(f, s->pc);
     if (s->lr) {
-      json_frame(out, f, call_site_of(s->lr));
-      g_string_append_c(out, '}');
+      json_object_set_object_member(flush, "caller", json_frame(f, call_site_of(s->lr)));
     } else {
-      g_string_append(out, "null");
+      json_object_set_null_member(flush, "caller");
     }
-    g_string_append_c(out, '}');
+    json_object_set_object_member(o, "flush", flush);
   } else {
-    g_string_append(out, "null");
+    json_object_set_null_member(o, "flush");
   }
-  g_string_append(out, ",\n     \"examples\": [");
+  JsonArray *examples = json_array_new();
   for (unsigned i = 0; i < fd->nexamples; i++) {
-    g_string_append(out, i ? ", " : "");
-    json_hex(out, fd->examples[i]);
+    json_array_add_element(examples, emu_json_hex(fd->examples[i]));
   }
-  g_string_append(out, "],\n     \"message\": ");
+  json_object_set_array_member(o, "examples", examples);
   char *msg = message(f, fd);
-  emu_json_string(out, msg);
+  json_object_set_string_member(o, "message", msg);
   g_free(msg);
-  g_string_append_c(out, '}');
+  return o;
 }
 
-void emu_findings_json(const struct emu_findings *f, GString *json)
+void emu_findings_json(const struct emu_findings *f, JsonObject *report)
 {
-  g_string_append(json, ",\n  \"stale\": [");
+  JsonArray *stale = json_array_new();
   for (guint i = 0; i < f->stale_kept->len; i++) {
     const struct stale_entry *e = &g_array_index(f->stale_kept, struct stale_entry, i);
-    g_string_append_printf(json,
-                           "%s\n    {\"addr\": \"0x%" PRIx64 "\", \"cpu\": %u, "
-                           "\"thread\": %u, \"reason\": ",
-                           i ? "," : "", e->addr, e->cpu, e->thread);
-    emu_json_string(json, jf_stale_kind_reason(e->kind));
-    g_string_append(json, ", \"kind\": ");
-    emu_json_string(json, jf_stale_kind_name(e->kind));
-    g_string_append_c(json, '}');
+    JsonObject *o = json_object_new();
+    emu_json_set_hex(o, "addr", e->addr);
+    json_object_set_int_member(o, "cpu", e->cpu);
+    json_object_set_int_member(o, "thread", e->thread);
+    json_object_set_string_member(o, "reason", jf_stale_kind_reason(e->kind));
+    json_object_set_string_member(o, "kind", jf_stale_kind_name(e->kind));
+    json_array_add_object_element(stale, o);
   }
-  g_string_append(json, f->stale_kept->len ? "\n  ]" : "]");
+  json_object_set_array_member(report, "stale", stale);
 
-  g_string_append(json, ",\n  \"findings\": [");
+  JsonArray *findings = json_array_new();
   GPtrArray *list = sorted(f);
   for (guint i = 0; i < list->len; i++) {
-    g_string_append(json, i ? ",\n    " : "\n    ");
-    json_finding(json, f, g_ptr_array_index(list, i));
+    json_array_add_object_element(findings, json_finding(f, g_ptr_array_index(list, i)));
   }
-  g_string_append(json, list->len ? "\n  ]" : "]");
   g_ptr_array_unref(list);
+  json_object_set_array_member(report, "findings", findings);
 
-  g_string_append(json, ",\n  \"ctr_read_sites\": [");
+  JsonArray *sites = json_array_new();
   for (guint i = 0; i < f->ctr_sites->len; i++) {
     const struct ctr_site *s = g_ptr_array_index(f->ctr_sites, i);
-    g_string_append(json, i ? ",\n    " : "\n    ");
-    json_frame(json, f, s->key.pc);
-    g_string_append_printf(json, ", \"cpu\": %u, \"value\": ", s->key.cpu);
-    json_hex(json, s->key.value);
-    g_string_append_printf(json, ", \"count\": %" PRIu64 "}", s->count);
+    JsonObject *o = json_frame(f, s->key.pc);
+    json_object_set_int_member(o, "cpu", s->key.cpu);
+    emu_json_set_hex(o, "value", s->key.value);
+    json_object_set_int_member(o, "count", (gint64)s->count);
+    json_array_add_object_element(sites, o);
   }
-  g_string_append(json, f->ctr_sites->len ? "\n  ]" : "]");
+  json_object_set_array_member(report, "ctr_read_sites", sites);
 }
 
 /* ---- SARIF 2.1.0 ----------------------------------------------------------- */
@@ -571,77 +564,108 @@ static const char *const rule_help[JF_STALE_KIND_COUNT] = {
 
 /* "file:line" -> SARIF physicalLocation; else the symbol as a logical
  * location. */
-static void sarif_location(GString *out, const struct frame *fr)
+static JsonObject *sarif_location(const struct frame *fr)
 {
+  JsonObject *loc = json_object_new();
   const char *colon = fr->location ? strrchr(fr->location, ':') : NULL;
+  const char *name = fr->symbol;
   if (colon && colon[1]) {
     char *file = g_strndup(fr->location, (gsize)(colon - fr->location));
     char *uri = g_path_is_absolute(file) ? g_filename_to_uri(file, NULL, NULL) : g_strdup(file);
-    g_string_append(out, "{\"physicalLocation\": {\"artifactLocation\": "
-                         "{\"uri\": ");
-    emu_json_string(out, uri ? uri : file);
-    g_string_append_printf(out, "}, \"region\": {\"startLine\": %s}}", colon + 1);
+    JsonObject *artifact = json_object_new();
+    json_object_set_string_member(artifact, "uri", uri ? uri : file);
+    JsonObject *region = json_object_new();
+    json_object_set_int_member(region, "startLine", g_ascii_strtoll(colon + 1, NULL, 10));
+    JsonObject *physical = json_object_new();
+    json_object_set_object_member(physical, "artifactLocation", artifact);
+    json_object_set_object_member(physical, "region", region);
+    json_object_set_object_member(loc, "physicalLocation", physical);
     g_free(uri);
     g_free(file);
-    if (fr->symbol) {
-      g_string_append(out, ", \"logicalLocations\": [{\"fullyQualifiedName\": ");
-      emu_json_string(out, fr->symbol);
-      g_string_append(out, "}]");
-    }
-    g_string_append_c(out, '}');
-    return;
+  } else if (!name) {
+    name = "(no symbol)";
   }
-  g_string_append(out, "{\"logicalLocations\": [{\"fullyQualifiedName\": ");
-  emu_json_string(out, fr->symbol ? fr->symbol : "(no symbol)");
-  g_string_append(out, "}]}");
+  if (name) {
+    JsonObject *logical = json_object_new();
+    json_object_set_string_member(logical, "fullyQualifiedName", name);
+    JsonArray *logicals = json_array_new();
+    json_array_add_object_element(logicals, logical);
+    json_object_set_array_member(loc, "logicalLocations", logicals);
+  }
+  return loc;
+}
+
+static JsonArray *sarif_rules(void)
+{
+  JsonArray *rules = json_array_new();
+  for (int k = JF_STALE_NOT_CLEANED; k < JF_STALE_KIND_COUNT; k++) {
+    JsonObject *rule = json_object_new();
+    json_object_set_string_member(rule, "id", jf_stale_kind_name(k));
+    JsonObject *text = json_object_new();
+    json_object_set_string_member(text, "text", rule_help[k]);
+    json_object_set_object_member(rule, "shortDescription", text);
+    JsonObject *config = json_object_new();
+    json_object_set_string_member(config, "level", "error");
+    json_object_set_object_member(rule, "defaultConfiguration", config);
+    json_array_add_object_element(rules, rule);
+  }
+  return rules;
+}
+
+static JsonObject *sarif_result(const struct emu_findings *f, const struct finding *fd)
+{
+  uint64_t where = fd->writer_pc;
+  if (fd->key.site != JF_MODEL_NO_SITE) {
+    const struct site *s = &g_array_index(f->sites, struct site, fd->key.site);
+    /* The caller is the code a JIT author can change; the flush routine
+     * itself is often a library's. */
+    const struct frame *caller = frame_of(f, call_site_of(s->lr));
+    where = s->lr && caller->location ? call_site_of(s->lr) : s->pc;
+  }
+  JsonObject *r = json_object_new();
+  json_object_set_string_member(r, "ruleId", jf_stale_kind_name(fd->key.kind));
+  json_object_set_int_member(r, "ruleIndex", fd->key.kind - JF_STALE_NOT_CLEANED);
+  json_object_set_string_member(r, "level", "error");
+  JsonObject *text = json_object_new();
+  char *msg = message(f, fd);
+  json_object_set_string_member(text, "text", msg);
+  g_free(msg);
+  json_object_set_object_member(r, "message", text);
+  JsonArray *locations = json_array_new();
+  json_array_add_object_element(locations, sarif_location(frame_of(f, where)));
+  json_object_set_array_member(r, "locations", locations);
+  JsonObject *props = json_object_new();
+  json_object_set_int_member(props, "count", (gint64)fd->count);
+  json_object_set_int_member(props, "words", g_hash_table_size(fd->words));
+  json_object_set_int_member(props, "line", fd->line);
+  json_object_set_int_member(props, "stride", fd->stride);
+  json_object_set_object_member(r, "properties", props);
+  return r;
 }
 
 GString *emu_findings_sarif(const struct emu_findings *f)
 {
-  GString *out = g_string_new("{\n  \"version\": \"2.1.0\",\n"
-                              "  \"$schema\": \"https://docs.oasis-open.org/sarif/sarif/v2.1.0/"
-                              "errata01/os/schemas/sarif-schema-2.1.0.json\",\n"
-                              "  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": "
-                              "\"jitflush-emu\", \"rules\": [");
-  for (int k = JF_STALE_NOT_CLEANED; k < JF_STALE_KIND_COUNT; k++) {
-    g_string_append(out, k == JF_STALE_NOT_CLEANED ? "\n      " : ",\n      ");
-    g_string_append(out, "{\"id\": ");
-    emu_json_string(out, jf_stale_kind_name(k));
-    g_string_append(out, ", \"shortDescription\": {\"text\": ");
-    emu_json_string(out, rule_help[k]);
-    g_string_append(out, "}, \"defaultConfiguration\": {\"level\": "
-                         "\"error\"}}");
-  }
-  g_string_append(out, "]}},\n    \"results\": [");
+  JsonObject *driver = json_object_new();
+  json_object_set_string_member(driver, "name", "jitflush-emu");
+  json_object_set_array_member(driver, "rules", sarif_rules());
+  JsonObject *tool = json_object_new();
+  json_object_set_object_member(tool, "driver", driver);
+  JsonArray *results = json_array_new();
   GPtrArray *list = sorted(f);
   for (guint i = 0; i < list->len; i++) {
-    const struct finding *fd = g_ptr_array_index(list, i);
-    uint64_t where = fd->writer_pc;
-    if (fd->key.site != JF_MODEL_NO_SITE) {
-      const struct site *s = &g_array_index(f->sites, struct site, fd->key.site);
-      /* The caller is the code a JIT author can change; the flush routine
-       * itself is often a library's. */
-      const struct frame *caller = frame_of(f, call_site_of(s->lr));
-      where = s->lr && caller->location ? call_site_of(s->lr) : s->pc;
-    }
-    g_string_append(out, i ? ",\n      " : "\n      ");
-    g_string_append(out, "{\"ruleId\": ");
-    emu_json_string(out, jf_stale_kind_name(fd->key.kind));
-    g_string_append_printf(out,
-                           ", \"ruleIndex\": %u, \"level\": \"error\", "
-                           "\"message\": {\"text\": ",
-                           fd->key.kind - JF_STALE_NOT_CLEANED);
-    char *msg = message(f, fd);
-    emu_json_string(out, msg);
-    g_free(msg);
-    g_string_append(out, "},\n       \"locations\": [");
-    sarif_location(out, frame_of(f, where));
-    g_string_append_printf(out,
-                           "],\n       \"properties\": {\"count\": %" PRIu64
-                           ", \"words\": %u, \"line\": %u, \"stride\": %u}}",
-                           fd->count, g_hash_table_size(fd->words), fd->line, fd->stride);
+    json_array_add_object_element(results, sarif_result(f, g_ptr_array_index(list, i)));
   }
-  g_string_append(out, list->len ? "\n    ]\n  }]\n}\n" : "]\n  }]\n}\n");
   g_ptr_array_unref(list);
-  return out;
+  JsonObject *run = json_object_new();
+  json_object_set_object_member(run, "tool", tool);
+  json_object_set_array_member(run, "results", results);
+  JsonArray *runs = json_array_new();
+  json_array_add_object_element(runs, run);
+  JsonObject *log = json_object_new();
+  json_object_set_string_member(log, "version", "2.1.0");
+  json_object_set_string_member(log, "$schema",
+                                "https://docs.oasis-open.org/sarif/sarif/v2.1.0/"
+                                "errata01/os/schemas/sarif-schema-2.1.0.json");
+  json_object_set_array_member(log, "runs", runs);
+  return emu_json_write_object(log);
 }

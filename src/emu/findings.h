@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "coherence.h"
 #include "emu_config.h"
@@ -51,9 +52,8 @@ typedef void (*emu_symbolize_fn)(uint64_t pc, char **symbol, char **location, vo
  * be NULL: then nothing has a name). */
 void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx);
 
-/* Appends the report's members ",\n  \"stale\": [...]",
- * ",\n  \"findings\": [...]" and ",\n  \"ctr_read_sites\": [...]". */
-void emu_findings_json(const struct emu_findings *f, GString *json);
+/* Sets the report's members "stale", "findings" and "ctr_read_sites". */
+void emu_findings_json(const struct emu_findings *f, JsonObject *report);
 /* The stderr blocks, most stale fetches first, and a SUMMARY line; empty
  * when there is no finding. */
 GString *emu_findings_text(const struct emu_findings *f);

@@ -1,8 +1,8 @@
 /*
  * jitflush's QEMU user-mode TCG plugin: the emulated big.LITTLE rig
- * (docs/RIG.md). This file installs the plugin, parses its
- * arguments and writes the report at exit; the other plugin*.c files hold
- * the scheduler, the coherence model, the decoder and the instrumentation.
+ * (docs/RIG.md, docs/ARCHITECTURE.md). This file installs the plugin,
+ * parses its arguments, owns the rig's state (rig.h) and writes the report
+ * at exit; plugin_instrument.c registers the execution callbacks.
  *
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
  *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
@@ -10,118 +10,188 @@
  *           [,overlay=DIR]
  *
  * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
- * events rewrite (plugin_hotplug.c).
+ * events rewrite (plugin_hotplug.c). The keys are in rig_contract.h.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "emu_json.h"
-#include "plugin.h"
+#include "keep.h"
+#include "plugin_alias.h"
+#include "plugin_decode.h"
+#include "plugin_findings.h"
+#include "plugin_hotplug.h"
+#include "plugin_instrument.h"
+#include "plugin_region.h"
+#include "plugin_regs.h"
+#include "plugin_sched.h"
+#include "plugin_store.h"
+#include "rig_contract.h"
+#include "vcpu.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-GMutex jf_lock;
-struct emu_config *jf_config;
-struct jf_options jf_opts;
-struct qemu_plugin_scoreboard *jf_score;
-struct jf_model *jf_model;
-
-/* A forked child inherits the plugin's state; only the process QEMU
- * started writes the report. */
-static pid_t install_pid;
-
-uint64_t jf_visible_ctr(unsigned cpu)
-{
-  if (jf_config->ctr_trap == EMU_CTR_TRAP_SANITIZE) {
-    return jf_config->sanitized_ctr;
-  }
-  return jf_config->clusters[jf_cluster_of(cpu)].ctr;
-}
-
-struct jf_clock_counts jf_clock_totals(void)
-{
-  struct jf_clock_counts sum = {0, 0};
-  for (int i = 0; i < qemu_plugin_num_vcpus(); i++) {
-    struct jf_clock_counts c = jf_score_counts(jf_vcpu_score((unsigned)i));
-    sum.insns += c.insns;
-    sum.fetch_checks += c.fetch_checks;
-  }
-  return sum;
-}
+/* The rig, for QEMU's callbacks that carry no userdata (vCPU init and
+ * exit, syscalls). */
+static struct jf_rig *rig;
 
 /* ---- report ---------------------------------------------------------------- */
 
-struct totals {
-  uint64_t stale_fetches, fetch_checks, migrations, ctr_reads, dc_ops, ic_ops, isb, insns;
-};
-
-#define SUM(field)                                                                                 \
-  qemu_plugin_u64_sum(qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, field))
-
-static struct totals collect_totals(void)
+static JsonArray *report_cores(const struct jf_rig *r)
 {
-  struct jf_clock_counts counted = jf_clock_totals();
-  struct totals t = {
-      .stale_fetches = SUM(stale_fetches),
-      .fetch_checks = counted.fetch_checks,
-      .migrations = SUM(migrations),
-      .ctr_reads = SUM(ctr_reads),
-      .dc_ops = SUM(dc_ops),
-      .ic_ops = SUM(ic_ops),
-      .isb = SUM(isb),
-      .insns = counted.insns,
-  };
-  return t;
+  JsonArray *cores = json_array_new();
+  for (unsigned cpu = 0; cpu < r->config->ncpus; cpu++) {
+    const struct emu_cluster *cl = &r->config->clusters[emu_config_cluster_of(r->config, cpu)];
+    JsonObject *o = json_object_new();
+    json_object_set_int_member(o, "cpu", cpu);
+    json_object_set_string_member(o, "cluster", cl->name);
+    json_object_set_boolean_member(o, "online", r->config->cpus[cpu].online);
+    emu_json_set_hex(o, "midr", cl->midr);
+    emu_json_set_hex(o, "ctr", cl->ctr);
+    json_object_set_int_member(o, "instructions", (gint64)jf_sched_cpu_insns(r->sched, cpu));
+    json_array_add_object_element(cores, o);
+  }
+  return cores;
 }
 
-/* FINDINGS: the "stale", "findings" and "ctr_read_sites" members. */
-static GString *build_report(const struct totals *t, uint64_t seed, const char *findings)
+/* The JSON report (docs/RIG.md, "The report"): the run, every counter of
+ * rig_counters.def, the cores, the findings and the measured regions. */
+static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOUNTERS])
 {
-  GString *json = g_string_new("{\n  \"config\": ");
-  emu_json_string(json, jf_config->path);
-  g_string_append(json, ",\n  \"soc\": ");
-  emu_json_string(json, jf_config->soc_name ? jf_config->soc_name : "");
-  g_string_append_printf(
-      json,
-      ",\n  \"seed\": %" PRIu64 ",\n  \"check\": %s,\n  \"policy\": \"%s\",\n"
-      "  \"stale_fetches\": %" PRIu64 ",\n  \"fetch_checks\": %" PRIu64 ",\n"
-      "  \"migrations\": %" PRIu64 ",\n  \"ctr_reads\": %" PRIu64 ",\n"
-      "  \"midr_reads\": %" PRIu64 ",\n"
-      "  \"dc_ops\": %" PRIu64 ",\n  \"ic_ops\": %" PRIu64 ",\n"
-      "  \"isb\": %" PRIu64 ",\n  \"threads\": %u,\n  \"cores\": [",
-      seed, jf_opts.check ? "true" : "false",
-      emu_sched_policy_names[jf_opts.have_policy ? jf_opts.policy : jf_config->policy],
-      t->stale_fetches, t->fetch_checks, t->migrations, t->ctr_reads, SUM(midr_reads), t->dc_ops,
-      t->ic_ops, t->isb, jf_sched_nthreads());
-  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
-    const struct emu_cluster *cl = &jf_config->clusters[jf_cluster_of(cpu)];
-    g_string_append_printf(json, "%s\n    {\"cpu\": %u, \"cluster\": ", cpu ? "," : "", cpu);
-    emu_json_string(json, cl->name);
-    g_string_append_printf(json,
-                           ", \"online\": %s, \"midr\": \"0x%" PRIx64 "\", \"ctr\": \"0x%" PRIx64
-                           "\", \"instructions\": %" PRIu64 "}",
-                           jf_config->cpus[cpu].online ? "true" : "false", cl->midr, cl->ctr,
-                           jf_sched_cpu_insns(cpu));
+  JsonObject *report = json_object_new();
+  json_object_set_string_member(report, "config", r->config->path);
+  json_object_set_string_member(report, "soc", r->config->soc_name ? r->config->soc_name : "");
+  json_object_set_int_member(report, "seed", (gint64)jf_rig_seed(r));
+  json_object_set_boolean_member(report, "check", r->opts.check);
+  json_object_set_string_member(report, "policy", emu_sched_policy_names[jf_rig_policy(r)]);
+  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+    json_object_set_int_member(report, jf_counters[c].name, (gint64)counter[c]);
   }
-  g_string_append(json, "\n  ]");
-  g_string_append(json, findings);
-  g_string_append_printf(json, ",\n  \"syscalls\": %" PRIu64, SUM(syscalls));
-  g_string_append(json, ",\n  \"regions\": ");
-  jf_region_report(json);
-  g_string_append(json, "\n}\n");
-  return json;
+  json_object_set_int_member(report, "threads", jf_sched_nthreads(r->sched));
+  json_object_set_array_member(report, "cores", report_cores(r));
+  jf_findings_report(r->findings, report, r->opts.findings_path, r->opts.sarif_path);
+  jf_region_report(r->region, report);
+  return report;
 }
 
-void jf_write_file(const char *path, const GString *text)
+static void write_reports(struct jf_rig *r)
 {
-  GError *err = NULL;
-  if (!g_file_set_contents(path, text->str, (gssize)text->len, &err)) {
-    fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path, err->message);
-    g_error_free(err);
+  jf_sched_credit_all(r);
+  struct jf_summary summary;
+  jf_vcpu_counter_totals(r, summary.counter);
+  summary.findings = emu_findings_count(r->findings);
+  /* Names the guest's code once for the three forms of the findings. */
+  JsonObject *report = build_report(r, summary.counter);
+  if (r->opts.report_path) {
+    GString *json = emu_json_write_object(report);
+    jf_write_file(r->opts.report_path, json);
+    g_string_free(json, true);
+  } else {
+    json_object_unref(report);
   }
+  if (r->opts.summary_path) {
+    /* insns tells the runner whether the guest ran at all: QEMU also
+     * calls this when it gives up before the first guest instruction
+     * (no loader, a bad -cpu), and all-zero counters must not pass for
+     * a clean run. */
+    GString *line = g_string_new(NULL);
+    jf_summary_format(line, &summary, JF_SHOWN_SUMMARY);
+    g_string_append_c(line, '\n');
+    jf_write_file(r->opts.summary_path, line);
+    g_string_free(line, true);
+  }
+}
+
+/* ---- the rig's life ------------------------------------------------------------ */
+
+static void rig_free(struct jf_rig *r)
+{
+  jf_instrument_attach(NULL);
+  jf_keep_free(r->keep);
+  jf_store_free(r->store);
+  jf_region_free(r->region);
+  emu_findings_free(r->findings);
+  if (r->model) {
+    jf_model_free(r->model);
+  }
+  jf_alias_free(r->alias);
+  jf_hotplug_free(r->hotplug);
+  jf_sched_free(r->sched);
+  jf_decoder_close(r->decoder);
+  jf_regs_free(r->regs);
+  if (r->vcpus) {
+    qemu_plugin_scoreboard_free(r->vcpus);
+  }
+  if (r->config) {
+    emu_config_free(r->config);
+  }
+  g_free((char *)r->opts.config_path);
+  g_free((char *)r->opts.report_path);
+  g_free((char *)r->opts.summary_path);
+  g_free((char *)r->opts.sarif_path);
+  g_free((char *)r->opts.findings_path);
+  g_free((char *)r->opts.overlay_path);
+  g_mutex_clear(&r->lock);
+  g_free(r);
+}
+
+static uint64_t view_canon(uint64_t va, void *ctx)
+{
+  const struct jf_rig *r = ctx;
+  return jf_alias_canon(r->alias, va);
+}
+
+static bool view_nonexec(uint64_t va, void *ctx)
+{
+  const struct jf_rig *r = ctx;
+  return jf_alias_nonexec_view(r->alias, va);
+}
+
+/* The coherence model of this config's clusters, over plugin_alias.c's
+ * view of double-mapped code. */
+static struct jf_model *new_model(struct jf_rig *r)
+{
+  unsigned n = r->config->nclusters;
+  struct jf_model_geometry *geo = g_new0(struct jf_model_geometry, n);
+  for (unsigned c = 0; c < n; c++) {
+    jf_model_geometry_from_ctr(r->config->clusters[c].ctr, &geo[c]);
+  }
+  const struct jf_model_views views = {view_canon, view_nonexec, r};
+  struct jf_model *m = jf_model_new(geo, n, &views);
+  g_free(geo);
+  return m;
+}
+
+/* Creates every unit of the rig from its options, or says why not. */
+static bool rig_start(struct jf_rig *r, char **error)
+{
+  GError *gerr = NULL;
+  r->config = emu_config_load(r->opts.config_path, &gerr);
+  if (!r->config) {
+    *error = g_strdup(gerr ? gerr->message : r->opts.config_path);
+    g_clear_error(&gerr);
+    return false;
+  }
+  r->decoder = jf_decoder_open(error);
+  if (!r->decoder) {
+    return false;
+  }
+  r->sched = jf_sched_new(r, error);
+  if (!r->sched) {
+    return false;
+  }
+  r->vcpus = qemu_plugin_scoreboard_new(sizeof(struct jf_vcpu));
+  r->regs = jf_regs_new();
+  r->keep = jf_keep_new();
+  r->hotplug = jf_hotplug_new(r->config);
+  r->alias = jf_alias_new();
+  r->model = new_model(r);
+  r->store = jf_store_new(r);
+  r->findings = emu_findings_new(r->config);
+  r->region = jf_region_new();
+  return true;
 }
 
 /* ---- callbacks ---------------------------------------------------------------- */
@@ -129,14 +199,14 @@ void jf_write_file(const char *path, const GString *text)
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
   (void)id;
-  jf_instrument_vcpu_init(vcpu);
-  jf_sched_vcpu_init(vcpu);
+  jf_regs_vcpu_init(rig->regs);
+  jf_sched_vcpu_init(rig, vcpu);
 }
 
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 {
   (void)id;
-  jf_sched_vcpu_exit(vcpu);
+  jf_sched_vcpu_exit(rig, vcpu);
 }
 
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
@@ -147,93 +217,33 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   (void)a7;
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
-  jf_vcpu_score(vcpu)->syscalls++;
+  jf_vcpu(rig, vcpu)->counts.syscalls++;
   jf_alias_syscall(num, args);
-  jf_sched_syscall(vcpu, num, a1, a2, a3);
+  jf_hotplug_poll(rig, vcpu);
+  jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
   (void)id;
-  jf_alias_syscall_ret(num, ret);
-  jf_sched_syscall_ret(vcpu, num, ret);
+  jf_alias_syscall_ret(rig, num, ret);
+  jf_sched_syscall_ret(rig, vcpu, num, ret);
 }
 
 static void on_exit(qemu_plugin_id_t id, void *udata)
 {
   (void)id;
   (void)udata;
-  if (getpid() == install_pid) {
-    jf_sched_credit_all();
-    struct totals t = collect_totals();
-    uint64_t seed = jf_opts.have_seed ? jf_opts.seed : jf_config->seed;
-    /* Symbolises the guest's code once for the three forms. */
-    GString *members = g_string_new(NULL);
-    jf_findings_report(members, jf_opts.findings_path, jf_opts.sarif_path);
-    if (jf_opts.report_path) {
-      GString *json = build_report(&t, seed, members->str);
-      jf_write_file(jf_opts.report_path, json);
-      g_string_free(json, true);
-    }
-    if (jf_opts.summary_path) {
-      /* insns tells the runner whether the guest ran at all: QEMU also
-       * calls this when it gives up before the first guest instruction
-       * (no loader, a bad -cpu), and all-zero counters must not pass for
-       * a clean run. */
-      GString *line = g_string_new(NULL);
-      g_string_printf(line,
-                      "stale_fetches=%" PRIu64 " fetch_checks=%" PRIu64 " migrations=%" PRIu64
-                      " ctr_reads=%" PRIu64 " dc_ops=%" PRIu64 " ic_ops=%" PRIu64 " isb=%" PRIu64
-                      " insns=%" PRIu64 " findings=%u\n",
-                      t.stale_fetches, t.fetch_checks, t.migrations, t.ctr_reads, t.dc_ops,
-                      t.ic_ops, t.isb, t.insns, jf_findings_count());
-      jf_write_file(jf_opts.summary_path, line);
-      g_string_free(line, true);
-    }
-    g_string_free(members, true);
+  /* A forked child inherits the plugin's state; only the process QEMU
+   * started writes the report. */
+  if (getpid() == rig->install_pid) {
+    write_reports(rig);
   }
-  jf_instrument_free();
-  jf_store_free();
-  jf_region_free();
-  jf_findings_free();
-  g_clear_pointer(&jf_model, jf_model_free);
-  jf_alias_free();
-  jf_hotplug_free();
-  jf_sched_free();
-  jf_decoder_close();
-  qemu_plugin_scoreboard_free(jf_score);
-  emu_config_free(jf_config);
-  jf_config = NULL;
+  rig_free(rig);
+  rig = NULL;
 }
 
 /* ---- install ------------------------------------------------------------------- */
-
-static uint64_t view_canon(uint64_t va, void *ctx)
-{
-  (void)ctx;
-  return jf_alias_canon(va);
-}
-
-static bool view_nonexec(uint64_t va, void *ctx)
-{
-  (void)ctx;
-  return jf_alias_nonexec_view(va);
-}
-
-/* The coherence model of this config's clusters, over plugin_alias.c's
- * view of double-mapped code. */
-static struct jf_model *new_model(void)
-{
-  unsigned n = jf_config->nclusters;
-  struct jf_model_geometry *geo = g_new0(struct jf_model_geometry, n);
-  for (unsigned c = 0; c < n; c++) {
-    jf_model_geometry_from_ctr(jf_config->clusters[c].ctr, &geo[c]);
-  }
-  const struct jf_model_views views = {view_canon, view_nonexec, NULL};
-  struct jf_model *m = jf_model_new(geo, n, &views);
-  g_free(geo);
-  return m;
-}
 
 /* Returns NULL when TEXT is a whole unsigned number, else the error. */
 static char *parse_u64(const char *key, const char *text, uint64_t *out)
@@ -250,7 +260,8 @@ static char *parse_u64(const char *key, const char *text, uint64_t *out)
   return NULL;
 }
 
-static char *parse_option(const char *opt)
+/* One KEY=VALUE argument into O; NULL, or the error. */
+static char *parse_option(struct jf_options *o, const char *opt)
 {
   g_auto(GStrv) kv = g_strsplit(opt, "=", 2);
   if (!kv[0] || !kv[1]) {
@@ -258,48 +269,69 @@ static char *parse_option(const char *opt)
   }
   const char *key = kv[0];
   const char *value = kv[1];
-  if (g_strcmp0(key, "config") == 0) {
-    jf_opts.config_path = g_strdup(value);
-  } else if (g_strcmp0(key, "report") == 0) {
-    jf_opts.report_path = g_strdup(value);
-  } else if (g_strcmp0(key, "overlay") == 0) {
-    jf_opts.overlay_path = g_strdup(value);
-  } else if (g_strcmp0(key, "summary") == 0) {
-    jf_opts.summary_path = g_strdup(value);
-  } else if (g_strcmp0(key, "seed") == 0) {
-    jf_opts.have_seed = true;
-    return parse_u64(key, value, &jf_opts.seed);
-  } else if (g_strcmp0(key, "migrate-every") == 0) {
-    jf_opts.have_migrate_every = true;
-    char *err = parse_u64(key, value, &jf_opts.migrate_every);
-    if (!err && jf_opts.migrate_every > (UINT64_C(1) << 40)) {
+  const char **path = NULL;
+  if (g_strcmp0(key, JF_OPT_CONFIG) == 0) {
+    path = &o->config_path;
+  } else if (g_strcmp0(key, JF_OPT_REPORT) == 0) {
+    path = &o->report_path;
+  } else if (g_strcmp0(key, JF_OPT_OVERLAY) == 0) {
+    path = &o->overlay_path;
+  } else if (g_strcmp0(key, JF_OPT_SUMMARY) == 0) {
+    path = &o->summary_path;
+  } else if (g_strcmp0(key, JF_OPT_FINDINGS) == 0) {
+    path = &o->findings_path;
+  } else if (g_strcmp0(key, JF_OPT_SARIF) == 0) {
+    path = &o->sarif_path;
+  } else if (g_strcmp0(key, JF_OPT_SEED) == 0) {
+    o->have_seed = true;
+    return parse_u64(key, value, &o->seed);
+  } else if (g_strcmp0(key, JF_OPT_MIGRATE_EVERY) == 0) {
+    o->have_migrate_every = true;
+    char *err = parse_u64(key, value, &o->migrate_every);
+    if (!err && o->migrate_every > (UINT64_C(1) << 40)) {
       err = g_strdup_printf("%s: too large: '%s'", key, value);
     }
     return err;
-  } else if (g_strcmp0(key, "findings") == 0) {
-    jf_opts.findings_path = g_strdup(value);
-  } else if (g_strcmp0(key, "sarif") == 0) {
-    jf_opts.sarif_path = g_strdup(value);
-  } else if (g_strcmp0(key, "policy") == 0) {
+  } else if (g_strcmp0(key, JF_OPT_POLICY) == 0) {
     for (int i = 0; emu_sched_policy_names[i]; i++) {
       if (g_strcmp0(value, emu_sched_policy_names[i]) == 0) {
-        jf_opts.policy = (enum emu_sched_policy)i;
-        jf_opts.have_policy = true;
+        o->policy = (enum emu_sched_policy)i;
+        o->have_policy = true;
       }
     }
-    if (!jf_opts.have_policy) {
+    if (!o->have_policy) {
       return g_strdup_printf("policy: expected adversarial or random, got '%s'", value);
     }
-  } else if (g_strcmp0(key, "check") == 0) {
+  } else if (g_strcmp0(key, JF_OPT_CHECK) == 0) {
     /* full: the model on every fetch of a checked word, no fast path */
-    jf_opts.check_full = g_strcmp0(value, "full") == 0;
-    if (jf_opts.check_full) {
-      jf_opts.check = true;
-    } else if (!qemu_plugin_bool_parse(key, value, &jf_opts.check)) {
+    o->check_full = g_strcmp0(value, "full") == 0;
+    if (o->check_full) {
+      o->check = true;
+    } else if (!qemu_plugin_bool_parse(key, value, &o->check)) {
       return g_strdup_printf("check: expected on, off or full, got '%s'", value);
     }
   } else {
     return g_strdup_printf("unknown option '%s'", key);
+  }
+  if (path) {
+    g_free((char *)*path);
+    *path = g_strdup(value);
+  }
+  return NULL;
+}
+
+/* The options into O; NULL, or the error. */
+static char *parse_options(struct jf_options *o, int argc, char **argv)
+{
+  o->check = true;
+  for (int i = 0; i < argc; i++) {
+    char *err = parse_option(o, argv[i]);
+    if (err) {
+      return err;
+    }
+  }
+  if (!o->config_path) {
+    return g_strdup(JF_OPT_CONFIG "=PATH is required");
   }
   return NULL;
 }
@@ -307,47 +339,30 @@ static char *parse_option(const char *opt)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
                                            char **argv)
 {
-  memset(&jf_opts, 0, sizeof(jf_opts));
-  jf_opts.check = true;
-  for (int i = 0; i < argc; i++) {
-    char *err = parse_option(argv[i]);
-    if (err) {
-      fprintf(stderr, "jitflush plugin: option parsing failed: %s\n", err);
-      g_free(err);
-      return -1;
-    }
-  }
-  if (!jf_opts.config_path) {
-    fprintf(stderr, "jitflush plugin: option parsing failed: config=PATH is "
-                    "required\n");
+  struct jf_rig *r = g_new0(struct jf_rig, 1);
+  g_mutex_init(&r->lock);
+  char *err = parse_options(&r->opts, argc, argv);
+  if (err) {
+    fprintf(stderr, "jitflush plugin: option parsing failed: %s\n", err);
+    g_free(err);
+    rig_free(r);
     return -1;
   }
   if (info->system_emulation || g_strcmp0(info->target_name, "aarch64") != 0) {
     fprintf(stderr, "jitflush plugin: needs qemu-aarch64 user mode, not %s%s\n", info->target_name,
             info->system_emulation ? " system" : "");
+    rig_free(r);
     return -1;
   }
-
-  GError *gerr = NULL;
-  jf_config = emu_config_load(jf_opts.config_path, &gerr);
-  if (!jf_config) {
-    fprintf(stderr, "jitflush plugin: %s\n", gerr ? gerr->message : jf_opts.config_path);
-    g_clear_error(&gerr);
-    return -1;
-  }
-  char *err = NULL;
-  if (!jf_decoder_open(&err) || !jf_sched_init(&err) || !jf_hotplug_init(&err)) {
+  if (!rig_start(r, &err)) {
     fprintf(stderr, "jitflush plugin: %s\n", err);
     g_free(err);
+    rig_free(r);
     return -1;
   }
-  jf_model = new_model();
-  jf_store_init();
-  jf_alias_init();
-  jf_findings_init();
-  jf_region_init();
-  jf_score = qemu_plugin_scoreboard_new(sizeof(struct jf_vcpu_score));
-  install_pid = getpid();
+  r->install_pid = getpid();
+  rig = r;
+  jf_instrument_attach(r);
 
   qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
   qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);

@@ -15,7 +15,7 @@
  * every mprotect), because the I-side does not treat the two views alike:
  * a VIPT instruction cache is indexed by the virtual address, so an
  * `ic ivau` through the RW view may miss the lines the RX view filled
- * (plugin_model.c, "VIPT"). jf_alias_nonexec_view says when an address is
+ * (coherence.c, "VIPT"). jf_alias_nonexec_view says when an address is
  * such a view: a non-executable mapping of file pages that some other,
  * executable, mapping also shows. A file mapped once and flipped between
  * RW and RX with mprotect has no second view, so maintenance through its
@@ -25,7 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "plugin.h"
+#include "plugin_alias.h"
+#include "plugin_store.h"
 
 #define NR_MUNMAP 215
 #define NR_MMAP 222
@@ -46,27 +47,37 @@ struct alias_map {
                         same file pages (recomputed at every change) */
 };
 
-static GArray *maps;         /* struct alias_map, sorted by va, disjoint */
-static GHashTable *file_ids; /* "dev:ino" -> id (1..) */
-/* A vCPU's syscall entry and return run in its host thread. */
+struct jf_alias {
+  GArray *maps;         /* struct alias_map, sorted by va, disjoint */
+  GHashTable *file_ids; /* "dev:ino" -> id (1..) */
+};
+
+/* A vCPU's syscall entry and return run in its host thread: the arguments
+ * of the one syscall in flight there, not shared state. */
 static _Thread_local uint64_t mmap_args[6];
 
-void jf_alias_init(void)
+struct jf_alias *jf_alias_new(void)
 {
-  maps = g_array_new(false, false, sizeof(struct alias_map));
-  file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  struct jf_alias *a = g_new0(struct jf_alias, 1);
+  a->maps = g_array_new(false, false, sizeof(struct alias_map));
+  a->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  return a;
 }
 
-void jf_alias_free(void)
+void jf_alias_free(struct jf_alias *a)
 {
-  g_clear_pointer(&maps, g_array_unref);
-  g_clear_pointer(&file_ids, g_hash_table_destroy);
+  if (a) {
+    g_array_unref(a->maps);
+    g_hash_table_destroy(a->file_ids);
+    g_free(a);
+  }
 }
 
 /* The mapping holding VA, or NULL when VA is in no shared file mapping. */
-static const struct alias_map *find(uint64_t va)
+static const struct alias_map *find(const struct jf_alias *a, uint64_t va)
 {
-  if (!maps || maps->len == 0) {
+  const GArray *maps = a->maps;
+  if (maps->len == 0) {
     return NULL;
   }
   guint lo = 0, hi = maps->len;
@@ -84,15 +95,15 @@ static const struct alias_map *find(uint64_t va)
   return NULL;
 }
 
-uint64_t jf_alias_canon(uint64_t va)
+uint64_t jf_alias_canon(const struct jf_alias *a, uint64_t va)
 {
-  const struct alias_map *m = find(va);
+  const struct alias_map *m = find(a, va);
   return m ? m->canon + (va - m->va) : va;
 }
 
-bool jf_alias_nonexec_view(uint64_t va)
+bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va)
 {
-  const struct alias_map *m = find(va);
+  const struct alias_map *m = find(a, va);
   return m && m->nonexec_view;
 }
 
@@ -104,10 +115,11 @@ bool jf_alias_nonexec_view(uint64_t va)
  * the number of shared file mappings (a handful in a JIT), so that the
  * ic ivau callback is a binary search.
  */
-static void recompute_views(void)
+static void recompute_views(struct jf_alias *a, struct jf_store *store)
 {
+  GArray *maps = a->maps;
   /* The store caches map guest pages to canonical records. */
-  jf_store_forget_pages();
+  jf_store_forget_pages(store);
   for (guint i = 0; i < maps->len; i++) {
     struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     m->nonexec_view = false;
@@ -123,8 +135,9 @@ static void recompute_views(void)
 /* Forgets every mapping overlapping [va, va + len): replaced or unmapped.
  * A partial unmap drops the whole entry (the rest then counts by VA).
  * Returns whether any was dropped. */
-static bool forget(uint64_t va, uint64_t len)
+static bool forget(struct jf_alias *a, uint64_t va, uint64_t len)
 {
+  GArray *maps = a->maps;
   bool dropped = false;
   for (guint i = 0; i < maps->len;) {
     const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
@@ -145,8 +158,9 @@ static gint by_va(gconstpointer a, gconstpointer b)
 }
 
 /* Returns whether the mapping was learnt (a file fstat could name). */
-static bool learn(uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
+static bool learn(struct jf_alias *a, uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
 {
+  GHashTable *file_ids = a->file_ids;
   struct stat st;
   if (fstat(fd, &st) != 0 || offset >= (UINT64_C(1) << CANON_ID_SHIFT)) {
     return false;
@@ -163,8 +177,8 @@ static bool learn(uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
                         .len = len,
                         .canon = CANON_FILE_BIT | (id << CANON_ID_SHIFT) | offset,
                         .exec = exec};
-  g_array_append_val(maps, m);
-  g_array_sort(maps, by_va);
+  g_array_append_val(a->maps, m);
+  g_array_sort(a->maps, by_va);
   return true;
 }
 
@@ -173,8 +187,9 @@ static bool learn(uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
  * [va, va + len) takes the new permission, split off from the rest.
  * Returns whether any mapping changed.
  */
-static bool reprotect(uint64_t va, uint64_t len, bool exec)
+static bool reprotect(struct jf_alias *a, uint64_t va, uint64_t len, bool exec)
 {
+  GArray *maps = a->maps;
   uint64_t end = va + ((len + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1));
   bool changed = false;
   GArray *pieces = g_array_new(false, false, sizeof(struct alias_map));
@@ -198,8 +213,8 @@ static bool reprotect(uint64_t va, uint64_t len, bool exec)
       }
     }
   }
-  g_array_unref(maps);
-  maps = pieces; /* still sorted: pieces replace their mapping in order */
+  g_array_unref(a->maps);
+  a->maps = pieces; /* still sorted: pieces replace their mapping in order */
   return changed;
 }
 
@@ -210,32 +225,33 @@ void jf_alias_syscall(int64_t num, const uint64_t args[6])
   }
 }
 
-void jf_alias_syscall_ret(int64_t num, int64_t ret)
+void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
 {
+  struct jf_alias *a = rig->alias;
   if (num == NR_MUNMAP && ret == 0) {
-    g_mutex_lock(&jf_lock);
-    if (forget(mmap_args[0], mmap_args[1])) {
-      recompute_views();
+    g_mutex_lock(&rig->lock);
+    if (forget(a, mmap_args[0], mmap_args[1])) {
+      recompute_views(a, rig->store);
     }
-    g_mutex_unlock(&jf_lock);
+    g_mutex_unlock(&rig->lock);
   } else if (num == NR_MPROTECT && ret == 0) {
-    g_mutex_lock(&jf_lock);
-    if (reprotect(mmap_args[0], mmap_args[1], (mmap_args[2] & GUEST_PROT_EXEC) != 0)) {
-      recompute_views();
+    g_mutex_lock(&rig->lock);
+    if (reprotect(a, mmap_args[0], mmap_args[1], (mmap_args[2] & GUEST_PROT_EXEC) != 0)) {
+      recompute_views(a, rig->store);
     }
-    g_mutex_unlock(&jf_lock);
+    g_mutex_unlock(&rig->lock);
   } else if (num == NR_MMAP && ret >= 0) {
     uint64_t va = (uint64_t)ret, len = mmap_args[1];
     uint64_t flags = mmap_args[3] & GUEST_MAP_SHARED_VALIDATE;
     int fd = (int)mmap_args[4];
-    g_mutex_lock(&jf_lock);
-    bool changed = forget(va, len);
+    g_mutex_lock(&rig->lock);
+    bool changed = forget(a, va, len);
     if ((flags == GUEST_MAP_SHARED || flags == GUEST_MAP_SHARED_VALIDATE) && fd >= 0) {
-      changed |= learn(va, len, fd, mmap_args[5], (mmap_args[2] & GUEST_PROT_EXEC) != 0);
+      changed |= learn(a, va, len, fd, mmap_args[5], (mmap_args[2] & GUEST_PROT_EXEC) != 0);
     }
     if (changed) {
-      recompute_views();
+      recompute_views(a, rig->store);
     }
-    g_mutex_unlock(&jf_lock);
+    g_mutex_unlock(&rig->lock);
   }
 }

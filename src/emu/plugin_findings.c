@@ -1,44 +1,18 @@
-/*
- * The plugin's side of the findings (findings.c): one collector for the
- * run, fed under jf_lock by the execution callbacks, and at exit the
- * names of the guest's code (symbols.c) and the three reports.
- */
+/* The findings at exit (plugin_findings.h). */
 #include <stdio.h>
 
-#include "findings.h"
-#include "plugin.h"
+#include <qemu-plugin.h>
+
+#include "plugin_findings.h"
 #include "symbols.h"
 
-static struct emu_findings *findings;
-
-void jf_findings_init(void)
+void jf_write_file(const char *path, const GString *text)
 {
-  findings = emu_findings_new(jf_config);
-}
-
-void jf_findings_free(void)
-{
-  g_clear_pointer(&findings, emu_findings_free);
-}
-
-uint32_t jf_findings_site(uint64_t pc, uint64_t caller)
-{
-  return emu_findings_site(findings, pc, caller);
-}
-
-void jf_findings_record(uint64_t va, const struct jf_thread *t, const struct jf_verdict *v)
-{
-  emu_findings_record(findings, va, t->mt.cpu, t->mt.serial, v);
-}
-
-void jf_findings_ctr_read(uint64_t pc, unsigned cpu, uint64_t value)
-{
-  emu_findings_ctr_read(findings, pc, cpu, value);
-}
-
-unsigned jf_findings_count(void)
-{
-  return emu_findings_count(findings);
+  GError *err = NULL;
+  if (!g_file_set_contents(path, text->str, (gssize)text->len, &err)) {
+    fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path, err->message);
+    g_error_free(err);
+  }
 }
 
 /* The guest's mappings, in guest addresses: QEMU's own address space holds
@@ -74,21 +48,22 @@ static void lookup_lazily(uint64_t pc, char **symbol, char **location, void *ctx
   emu_symbols_lookup(pc, symbol, location, lazy->symbols);
 }
 
-void jf_findings_report(GString *json, const char *text_path, const char *sarif_path)
+void jf_findings_report(struct emu_findings *f, JsonObject *report, const char *text_path,
+                        const char *sarif_path)
 {
   struct lazy_symbols lazy = {NULL};
-  emu_findings_resolve(findings, lookup_lazily, &lazy);
+  emu_findings_resolve(f, lookup_lazily, &lazy);
   emu_symbols_free(lazy.symbols);
-  if (json) {
-    emu_findings_json(findings, json);
+  if (report) {
+    emu_findings_json(f, report);
   }
   if (text_path) {
-    GString *text = emu_findings_text(findings);
+    GString *text = emu_findings_text(f);
     jf_write_file(text_path, text);
     g_string_free(text, true);
   }
   if (sarif_path) {
-    GString *sarif = emu_findings_sarif(findings);
+    GString *sarif = emu_findings_sarif(f);
     jf_write_file(sarif_path, sarif);
     g_string_free(sarif, true);
   }

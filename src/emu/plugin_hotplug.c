@@ -13,7 +13,7 @@
  *     syscalls and getcpu answer on the new online set, a thread gets back
  *     the CPUs it asked for when they return, and a thread on a CPU that
  *     goes offline moves off it;
- *   - the coherence model (plugin_model.c, jf_model_cluster_online): what
+ *   - the coherence model (coherence.c, jf_model_cluster_online): what
  *     the kernel guarantees about the caches of a cluster that comes back.
  *
  * Events are checked where the scheduler already looks at the clock: at
@@ -26,119 +26,121 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "internal/cpuset.h"
+#include "plugin_hotplug.h"
+#include "plugin_sched.h"
 #include "sysfs_overlay.h"
+#include "vcpu.h"
 
-static struct jf_cpuset online;
-static unsigned next_event;
-/* The next event's instruction count, read without jf_lock on the fast
- * path (UINT64_MAX once every event has happened). */
-static uint64_t next_at = UINT64_MAX;
-static bool overlay_warned;
+struct jf_hotplug {
+  struct jf_cpuset online;
+  unsigned next_event;
+  /* The next event's instruction count, read without the lock on the fast
+   * path (UINT64_MAX once every event has happened). */
+  uint64_t next_at;
+  bool overlay_warned;
+};
 
-static void arm_next(void)
+static uint64_t event_at(const struct emu_config *cfg, unsigned event)
 {
-  next_at = next_event < jf_config->nevents ? jf_config->events[next_event].at : UINT64_MAX;
+  return event < cfg->nevents ? cfg->events[event].at : UINT64_MAX;
 }
 
-bool jf_hotplug_init(char **error)
+struct jf_hotplug *jf_hotplug_new(const struct emu_config *cfg)
 {
-  (void)error;
-  memset(&online, 0, sizeof(online));
-  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
-    if (jf_config->cpus[cpu].online) {
-      jf_cpuset_add(&online, cpu);
+  struct jf_hotplug *h = g_new0(struct jf_hotplug, 1);
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    if (cfg->cpus[cpu].online) {
+      jf_cpuset_add(&h->online, cpu);
     }
   }
-  next_event = 0;
-  overlay_warned = false;
-  arm_next();
-  return true;
+  h->next_at = event_at(cfg, 0);
+  return h;
 }
 
-void jf_hotplug_free(void)
+void jf_hotplug_free(struct jf_hotplug *h)
 {
-  next_at = UINT64_MAX;
+  g_free(h);
 }
 
-bool jf_hotplug_online(unsigned cpu)
+static bool cluster_has_online(const struct emu_config *cfg, const struct jf_hotplug *h,
+                               unsigned cluster)
 {
-  return jf_cpuset_has(&online, cpu);
-}
-
-static bool cluster_has_online(unsigned cluster)
-{
-  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
-    if (jf_cluster_of(cpu) == cluster && jf_cpuset_has(&online, cpu)) {
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    if (emu_config_cluster_of(cfg, cpu) == cluster && jf_cpuset_has(&h->online, cpu)) {
       return true;
     }
   }
   return false;
 }
 
-static void update_overlay(void)
+static void update_overlay(struct jf_rig *rig)
 {
-  if (!jf_opts.overlay_path) {
+  struct jf_hotplug *h = rig->hotplug;
+  if (!rig->opts.overlay_path) {
     return;
   }
   bool on[EMU_MAX_CPUS] = {false};
-  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
-    on[cpu] = jf_cpuset_has(&online, cpu);
+  for (unsigned cpu = 0; cpu < rig->config->ncpus; cpu++) {
+    on[cpu] = jf_cpuset_has(&h->online, cpu);
   }
   GError *err = NULL;
-  if (!emu_overlay_set_online(jf_config, jf_opts.overlay_path, on, &err)) {
-    if (!overlay_warned) {
+  if (!emu_overlay_set_online(rig->config, rig->opts.overlay_path, on, &err)) {
+    if (!h->overlay_warned) {
       fprintf(stderr, "jitflush plugin: hotplug: %s\n", err->message);
-      overlay_warned = true;
+      h->overlay_warned = true;
     }
     g_error_free(err);
   }
 }
 
-/* jf_lock held. */
-static void apply(const struct emu_hotplug_event *e, unsigned vcpu)
+/* The lock held. */
+static void apply(struct jf_rig *rig, const struct emu_hotplug_event *e, unsigned vcpu)
 {
-  unsigned n = jf_config->nclusters;
+  const struct emu_config *cfg = rig->config;
+  struct jf_hotplug *h = rig->hotplug;
+  unsigned n = cfg->nclusters;
   bool *was_up = g_new0(bool, n);
   for (unsigned c = 0; c < n; c++) {
-    was_up[c] = cluster_has_online(c);
+    was_up[c] = cluster_has_online(cfg, h, c);
   }
-  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
     if (!emu_event_has(e, cpu)) {
       continue;
     }
     if (e->online) {
-      jf_cpuset_add(&online, cpu);
+      jf_cpuset_add(&h->online, cpu);
     } else {
-      online.bits[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
+      h->online.bits[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
     }
   }
   /* Files first: a CPU is visible in sysfs before anything runs on it. */
-  update_overlay();
+  update_overlay(rig);
   for (unsigned c = 0; c < n; c++) {
-    if (!was_up[c] && cluster_has_online(c)) {
-      jf_model_cluster_online(jf_model, c);
+    if (!was_up[c] && cluster_has_online(cfg, h, c)) {
+      jf_model_cluster_online(rig->model, c);
     }
   }
   g_free(was_up);
-  jf_sched_set_online(&online, vcpu);
+  jf_sched_set_online(rig, &h->online, vcpu);
 }
 
-void jf_hotplug_poll(unsigned vcpu)
+void jf_hotplug_poll(struct jf_rig *rig, unsigned vcpu)
 {
-  if (__atomic_load_n(&next_at, __ATOMIC_RELAXED) == UINT64_MAX) {
+  struct jf_hotplug *h = rig->hotplug;
+  const struct emu_config *cfg = rig->config;
+  if (__atomic_load_n(&h->next_at, __ATOMIC_RELAXED) == UINT64_MAX) {
     return;
   }
-  uint64_t now = jf_clock_totals().insns;
-  if (now < __atomic_load_n(&next_at, __ATOMIC_RELAXED)) {
+  uint64_t now = jf_vcpu_clock_totals(rig).insns;
+  if (now < __atomic_load_n(&h->next_at, __ATOMIC_RELAXED)) {
     return;
   }
-  g_mutex_lock(&jf_lock);
-  while (next_event < jf_config->nevents && jf_config->events[next_event].at <= now) {
-    apply(&jf_config->events[next_event], vcpu);
-    next_event++;
+  g_mutex_lock(&rig->lock);
+  while (h->next_event < cfg->nevents && cfg->events[h->next_event].at <= now) {
+    apply(rig, &cfg->events[h->next_event], vcpu);
+    h->next_event++;
   }
-  uint64_t at = next_event < jf_config->nevents ? jf_config->events[next_event].at : UINT64_MAX;
-  __atomic_store_n(&next_at, at, __ATOMIC_RELAXED);
-  g_mutex_unlock(&jf_lock);
+  __atomic_store_n(&h->next_at, event_at(cfg, h->next_event), __ATOMIC_RELAXED);
+  g_mutex_unlock(&rig->lock);
 }

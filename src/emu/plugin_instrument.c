@@ -7,7 +7,7 @@
  *
  * Per TB:
  *   - one inline add: the migration clock, which also counts the TB's
- *     instructions and fetch checks (jf_clock_tick, plugin_sched.c);
+ *     instructions and fetch checks (jf_clock_tick, vcpu.h);
  *   - one conditional callback (on_tb_due) when the clock is due: for a
  *     migration, or for a register write armed when the previous TB ended
  *     with an mrs (or a syscall result must be overridden), which lands
@@ -22,20 +22,33 @@
  *     point where the register holds the value QEMU computed;
  *   - dc / ic / isb / dsb: counters inline, model callbacks that read Xt.
  */
-#include <stdio.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "keep.h"
+#include "plugin_alias.h"
+#include "plugin_decode.h"
+#include "findings.h"
+#include "plugin_hotplug.h"
+#include "plugin_instrument.h"
+#include "plugin_region.h"
+#include "plugin_regs.h"
+#include "plugin_sched.h"
+#include "plugin_store.h"
+#include "store_groups.h"
+#include "vcpu.h"
 
-#define NUM_XREGS 31
+/*
+ * The rig the callbacks serve. QEMU hands a callback userdata of the
+ * plugin's choosing, but the span store callback packs its writer and size
+ * there, and the translation callback takes none: so the glue keeps the
+ * one pointer, set by plugin.c at install, and passes it to every unit.
+ */
+static struct jf_rig *rig;
 
-static struct qemu_plugin_register *xreg[NUM_XREGS];
-static bool xreg_ready;
-/* Callbacks of one vCPU run in its own host thread. */
-static _Thread_local GByteArray *reg_buf;
-/* Every block of userdata given to QEMU (jf_keep_until_exit), freed at exit. */
-static GPtrArray *insn_records;
-static GMutex records_lock;
+void jf_instrument_attach(struct jf_rig *r)
+{
+  rig = r;
+}
 
 struct insn_record {
   uint64_t vaddr;
@@ -51,96 +64,11 @@ struct tb_record {
   struct insn_record *words[];
 };
 
-void *jf_keep_until_exit(void *block)
-{
-  g_mutex_lock(&records_lock);
-  if (!insn_records) {
-    insn_records = g_ptr_array_new_with_free_func(g_free);
-  }
-  g_ptr_array_add(insn_records, block);
-  g_mutex_unlock(&records_lock);
-  return block;
-}
-
 static struct insn_record *record_new(uint64_t vaddr)
 {
-  struct insn_record *r = jf_keep_until_exit(g_new0(struct insn_record, 1));
+  struct insn_record *r = jf_keep_until_exit(rig->keep, g_new0(struct insn_record, 1));
   r->vaddr = vaddr;
   return r;
-}
-
-void jf_instrument_vcpu_init(unsigned vcpu)
-{
-  (void)vcpu;
-  if (xreg_ready) {
-    return;
-  }
-  /* The handles are the same for every vCPU of a target. */
-  GArray *regs = qemu_plugin_get_registers();
-  for (guint i = 0; i < regs->len; i++) {
-    qemu_plugin_reg_descriptor *d = &g_array_index(regs, qemu_plugin_reg_descriptor, i);
-    unsigned n;
-    char tail;
-    if (sscanf(d->name, "x%u%c", &n, &tail) == 1 && n < NUM_XREGS) {
-      xreg[n] = d->handle;
-    }
-  }
-  g_array_free(regs, true);
-  xreg_ready = true;
-}
-
-static GByteArray *buffer(void)
-{
-  if (!reg_buf) {
-    reg_buf = g_byte_array_sized_new(16);
-  }
-  return reg_buf;
-}
-
-static uint64_t read_xreg(unsigned reg)
-{
-  if (reg >= NUM_XREGS || !xreg[reg]) {
-    return 0; /* xzr */
-  }
-  GByteArray *buf = buffer();
-  g_byte_array_set_size(buf, 0);
-  if (qemu_plugin_read_register(xreg[reg], buf) < 8) {
-    return 0;
-  }
-  uint64_t value;
-  memcpy(&value, buf->data, sizeof(value)); /* target order: little-endian */
-  return GUINT64_FROM_LE(value);
-}
-
-uint64_t jf_instrument_read_xreg(unsigned reg)
-{
-  return read_xreg(reg);
-}
-
-static void write_xreg(unsigned reg, uint64_t value)
-{
-  if (reg >= NUM_XREGS || !xreg[reg]) {
-    return;
-  }
-  GByteArray *buf = buffer();
-  uint64_t le = GUINT64_TO_LE(value);
-  g_byte_array_set_size(buf, 0);
-  g_byte_array_append(buf, (const guint8 *)&le, sizeof(le));
-  qemu_plugin_write_register(xreg[reg], buf);
-}
-
-void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg, uint64_t value)
-{
-  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
-  s->reg_index = reg;
-  s->reg_value = value;
-  if (!s->reg_pending) {
-    /* Park the migration clock where the next TB's add makes on_tb_due
-     * fire; on_tb_due puts it back. */
-    s->clock_parked = s->migrate_clock;
-    jf_score_set_clock(s, JF_MIGRATE_DUE);
-    s->reg_pending = 1;
-  }
 }
 
 /* The value of the ID register an mrs at R reads on VCPU's emulated CPU.
@@ -148,20 +76,21 @@ void jf_instrument_defer_reg_write(unsigned vcpu, unsigned reg, uint64_t value)
  * read is recorded as a CTR_EL0 read site. */
 static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
 {
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  const struct emu_config *cfg = rig->config;
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   uint64_t value;
   if (r->kind == JF_INSN_MRS_CTR) {
     if (t) {
-      jf_sched_adversary_ctr_read(t);
+      jf_sched_adversary_ctr_read(rig, t);
     }
     unsigned cpu = t ? t->mt.cpu : 0;
-    value = jf_visible_ctr(cpu);
-    jf_findings_ctr_read(r->vaddr, cpu, value);
+    value = emu_config_visible_ctr(cfg, cpu);
+    emu_findings_ctr_read(rig->findings, r->vaddr, cpu, value);
   } else {
-    value = jf_config->clusters[jf_cluster_of(t ? t->mt.cpu : 0)].midr;
+    value = cfg->clusters[emu_config_cluster_of(cfg, t ? t->mt.cpu : 0)].midr;
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
   return value;
 }
 
@@ -177,43 +106,37 @@ static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
 static void on_tb_due(unsigned vcpu, void *udata)
 {
   (void)udata;
-  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
-  if (s->reg_pending) {
-    unsigned reg = (unsigned)s->reg_index;
-    uint64_t value = s->reg_value;
-    /* The clock counted this TB from the parked JF_MIGRATE_DUE. */
-    jf_score_set_clock(s, s->clock_parked + (s->migrate_clock - JF_MIGRATE_DUE));
-    s->reg_pending = 0;
-    write_xreg(reg, value);
-    if (s->migrate_clock < JF_MIGRATE_DUE) {
-      return;
-    }
+  jf_regs_apply_pending(rig, vcpu);
+  if (jf_vcpu(rig, vcpu)->clock.now < JF_MIGRATE_DUE || jf_sched_stretch_ended(rig, vcpu)) {
+    return;
   }
-  jf_sched_migration_due(vcpu, s);
+  /* A migration point: hotplug events land here too. */
+  jf_hotplug_poll(rig, vcpu);
+  jf_sched_migrate(rig, vcpu);
 }
 
 /* On the instruction after the mrs: its result is in Xt now. */
 static void on_after_id_read(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
-  write_xreg(r->reg, id_register_value(vcpu, r));
+  jf_regs_write_x(rig->regs, r->reg, id_register_value(vcpu, r));
 }
 
 /* On an mrs that ends its TB: the next TB's first instruction writes. */
 static void on_id_read_at_tb_end(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
-  jf_instrument_defer_reg_write(vcpu, r->reg, id_register_value(vcpu, r));
+  jf_regs_defer_write(rig, vcpu, r->reg, id_register_value(vcpu, r));
 }
 
-/* One fetch of R's word by T (jf_lock held); whether it was stale. */
+/* One fetch of R's word by T (the lock held); whether it was stale. */
 static bool check_fetch(struct jf_thread *t, const struct insn_record *r)
 {
-  struct jf_verdict v = jf_model_fetch(jf_model, &t->mt, r->word, r->cmodx_safe);
+  struct jf_verdict v = jf_model_fetch(rig->model, &t->mt, r->word, r->cmodx_safe);
   if (v.kind == JF_FRESH) {
     return false;
   }
-  jf_findings_record(r->vaddr, t, &v);
+  emu_findings_record(rig->findings, r->vaddr, t->mt.cpu, t->mt.serial, &v);
   return true;
 }
 
@@ -222,12 +145,12 @@ static bool check_fetch(struct jf_thread *t, const struct insn_record *r)
 static void on_fetch(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   bool stale = t && check_fetch(t, r);
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
   if (stale) {
-    jf_vcpu_score(vcpu)->stale_fetches++;
+    jf_vcpu(rig, vcpu)->counts.stale_fetches++;
   }
 }
 
@@ -237,13 +160,13 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
 {
   const struct tb_record *tr = udata;
   uint64_t stale = 0;
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   for (size_t i = 0; t && i < tr->n; i++) {
     stale += check_fetch(t, tr->words[i]);
   }
-  g_mutex_unlock(&jf_lock);
-  jf_vcpu_score(vcpu)->stale_fetches += stale;
+  g_mutex_unlock(&rig->lock);
+  jf_vcpu(rig, vcpu)->counts.stale_fetches += stale;
 }
 
 /* The link register: in a leaf flush routine, the return address into
@@ -253,41 +176,41 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
 static void on_maintenance(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
-  uint64_t addr = read_xreg(r->reg);
-  uint64_t lr = r->kind == JF_INSN_DC_ZVA ? 0 : read_xreg(XREG_LR);
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  uint64_t addr = jf_regs_read_x(rig->regs, r->reg);
+  uint64_t lr = r->kind == JF_INSN_DC_ZVA ? 0 : jf_regs_read_x(rig->regs, XREG_LR);
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
     switch (r->kind) {
     case JF_INSN_DC_CLEAN:
-      jf_sched_adversary_maintenance(t);
-      jf_model_dc_clean(jf_model, &t->mt, addr, jf_findings_site(r->vaddr, lr));
+      jf_sched_adversary_maintenance(rig, t);
+      jf_model_dc_clean(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr));
       break;
     case JF_INSN_IC_IVAU:
-      jf_sched_adversary_maintenance(t);
-      jf_model_ic_ivau(jf_model, &t->mt, addr, jf_findings_site(r->vaddr, lr));
+      jf_sched_adversary_maintenance(rig, t);
+      jf_model_ic_ivau(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr));
       break;
     case JF_INSN_DC_ZVA:
       /* QEMU zeroes the block without a memory callback. DCZID_EL0 of
        * QEMU's Arm cores gives 64-byte blocks. */
-      jf_model_store(jf_model, &t->mt, addr & ~UINT64_C(63), 64, r->vaddr);
+      jf_model_store(rig->model, &t->mt, addr & ~UINT64_C(63), 64, r->vaddr);
       break;
     default:
       break;
     }
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
 }
 
 /* Applies a model event to the thread on VCPU. */
 static void thread_event(unsigned vcpu, void (*event)(struct jf_model *, struct jf_model_thread *))
 {
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
-    event(jf_model, &t->mt);
+    event(rig->model, &t->mt);
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
 }
 
 static void on_dsb(unsigned vcpu, void *udata)
@@ -299,17 +222,15 @@ static void on_dsb(unsigned vcpu, void *udata)
 static void on_isb(unsigned vcpu, void *udata)
 {
   (void)udata;
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
-    jf_sched_sync(t);
+    jf_sched_sync(rig, t);
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
 }
 
 /* ---- translation --------------------------------------------------------- */
-
-#define SCORE_U64(field) qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, field)
 
 /*
  * The fetch check, decided at translation. Only words on pages the guest
@@ -344,7 +265,7 @@ struct fetch_plan {
   uint64_t *fresh_after;
   uint64_t tb_fresh_after; /* the largest F of the TB's words */
   bool every_fetch;        /* check=full or a double-mapped word */
-  uint64_t settled;        /* jf_sched_settled_before() at translation */
+  uint64_t settled;        /* jf_sched_settled_before at translation */
 };
 
 /*
@@ -376,11 +297,11 @@ static bool insn_is_plain(uint32_t w)
 static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint64_t vaddr,
                        uint32_t word, bool cmodx_safe)
 {
-  g_mutex_lock(&jf_lock);
-  struct jf_word *w = jf_model_word_for_fetch(jf_model, vaddr, word, cmodx_safe);
-  uint64_t fresh_after = w ? jf_model_fresh_after(jf_model, w) : 0;
-  bool every_fetch = w && (jf_opts.check_full || jf_alias_canon(vaddr) != vaddr);
-  g_mutex_unlock(&jf_lock);
+  g_mutex_lock(&rig->lock);
+  struct jf_word *w = jf_model_word_for_fetch(rig->model, vaddr, word, cmodx_safe);
+  uint64_t fresh_after = w ? jf_model_fresh_after(rig->model, w) : 0;
+  bool every_fetch = w && (rig->opts.check_full || jf_alias_canon(rig->alias, vaddr) != vaddr);
+  g_mutex_unlock(&rig->lock);
   if (!w) {
     return;
   }
@@ -411,12 +332,12 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
     struct tb_record *t = g_malloc(sizeof(*t) + p->nslow * sizeof(t->words[0]));
     t->n = p->nslow;
     memcpy(t->words, p->slow, p->nslow * sizeof(t->words[0]));
-    jf_keep_until_exit(t);
+    jf_keep_until_exit(rig->keep, t);
     if (p->tb_fresh_after == UINT64_MAX) {
       qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS, t);
     } else {
       qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS,
-                                                QEMU_PLUGIN_COND_LE, SCORE_U64(sync_seq),
+                                                QEMU_PLUGIN_COND_LE, JF_VCPU_U64(rig, sync_seq),
                                                 p->tb_fresh_after, t);
     }
     return;
@@ -427,10 +348,28 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
                                              p->slow[i]);
     } else {
       qemu_plugin_register_vcpu_insn_exec_cond_cb(p->slow_insn[i], on_fetch, QEMU_PLUGIN_CB_NO_REGS,
-                                                  QEMU_PLUGIN_COND_LE, SCORE_U64(sync_seq),
+                                                  QEMU_PLUGIN_COND_LE, JF_VCPU_U64(rig, sync_seq),
                                                   p->fresh_after[i], p->slow[i]);
     }
   }
+}
+
+/* The store callbacks QEMU calls (QEMU_PLUGIN_MEM_W), into plugin_store.c. */
+static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+  jf_store_on_store(rig->store, vcpu, info, vaddr, udata);
+}
+
+static void on_store_group(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+  (void)info;
+  jf_store_on_group(rig->store, vcpu, vaddr, udata);
+}
+
+static void on_store_span(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+  (void)info;
+  jf_store_on_span(rig->store, vcpu, vaddr, udata);
 }
 
 /* QEMU calls a memory callback only for the accesses an instruction makes,
@@ -449,19 +388,19 @@ static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *
     pc[i] = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i));
     role[i] = JF_STORE_OWN;
   }
-  if (!jf_opts.check_full) {
+  if (!rig->opts.check_full) {
     jf_store_groups_plan(words, n, role, group_of, groups);
   }
   for (size_t i = 0; i < n; i++) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
     void *span = NULL;
     if (role[i] == JF_STORE_OWN) {
-      if (!jf_opts.check_full) {
+      if (!rig->opts.check_full) {
         span = jf_store_span_udata(pc[i], jf_store_simple_bytes(words[i]));
       }
       if (!span) {
-        qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_store, QEMU_PLUGIN_CB_NO_REGS,
-                                         QEMU_PLUGIN_MEM_W, (void *)(uintptr_t)pc[i]);
+        qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
+                                         (void *)(uintptr_t)pc[i]);
       }
     } else if (role[i] == JF_STORE_LEADER) {
       const struct jf_store_group *g = &groups[group_of[i]];
@@ -469,12 +408,13 @@ static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *
         span = jf_store_span_udata(pc[g->range[0].last_insn], g->range[0].bytes);
       }
       if (!span) {
-        qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_group, QEMU_PLUGIN_CB_NO_REGS,
-                                         QEMU_PLUGIN_MEM_W, jf_store_group_record(g, pc));
+        qemu_plugin_register_vcpu_mem_cb(insn, on_store_group, QEMU_PLUGIN_CB_NO_REGS,
+                                         QEMU_PLUGIN_MEM_W,
+                                         jf_store_group_record(rig->store, g, pc));
       }
     }
     if (span) {
-      qemu_plugin_register_vcpu_mem_cb(insn, jf_store_on_span, QEMU_PLUGIN_CB_NO_REGS,
+      qemu_plugin_register_vcpu_mem_cb(insn, on_store_span, QEMU_PLUGIN_CB_NO_REGS,
                                        QEMU_PLUGIN_MEM_W, span);
     }
   }
@@ -496,9 +436,9 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   if (n == 0) {
     return;
   }
-  g_mutex_lock(&jf_lock);
-  uint64_t settled = jf_sched_settled_before();
-  g_mutex_unlock(&jf_lock);
+  g_mutex_lock(&rig->lock);
+  uint64_t settled = jf_sched_settled_before(rig->sched);
+  g_mutex_unlock(&rig->lock);
   struct fetch_plan plan = {
       .settled = settled,
       .slow = g_new(struct insn_record *, n),
@@ -519,12 +459,12 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       continue;
     }
     word = GUINT32_FROM_LE(word);
-    struct jf_decoded dec = jf_decode(word);
+    struct jf_decoded dec = jf_decode(rig->decoder, word);
     words[i] = word;
     kinds[i] = dec.kind;
     plain = plain && dec.kind == JF_INSN_OTHER && (i + 1 == n || insn_is_plain(word));
 
-    if (jf_opts.check) {
+    if (rig->opts.check) {
       plan_fetch(&plan, insn, vaddr, word, dec.cmodx_safe);
     }
 
@@ -537,8 +477,8 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     switch (dec.kind) {
     case JF_INSN_MRS_CTR:
     case JF_INSN_MRS_MIDR:
-      count_inline(insn,
-                   dec.kind == JF_INSN_MRS_CTR ? SCORE_U64(ctr_reads) : SCORE_U64(midr_reads));
+      count_inline(insn, dec.kind == JF_INSN_MRS_CTR ? JF_VCPU_U64(rig, counts.ctr_reads)
+                                                     : JF_VCPU_U64(rig, counts.midr_reads));
       if (dec.reg == 31) {
         break; /* xzr: nothing to rewrite */
       }
@@ -555,23 +495,24 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     case JF_INSN_IC_IALLU:
     case JF_INSN_DC_ZVA:
       if (dec.kind == JF_INSN_DC_CLEAN) {
-        count_inline(insn, SCORE_U64(dc_ops));
+        count_inline(insn, JF_VCPU_U64(rig, counts.dc_ops));
       } else if (dec.kind != JF_INSN_DC_ZVA) {
-        count_inline(insn, SCORE_U64(ic_ops));
+        count_inline(insn, JF_VCPU_U64(rig, counts.ic_ops));
       }
       /* ic iallu[is] is EL1-only (UNDEFINED at EL0): counted, not modelled. */
-      if (jf_opts.check && dec.kind != JF_INSN_IC_IALLU) {
+      if (rig->opts.check && dec.kind != JF_INSN_IC_IALLU) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_maintenance, QEMU_PLUGIN_CB_R_REGS, r);
       }
       break;
     case JF_INSN_ISB:
-      count_inline(insn, SCORE_U64(isb));
-      if (jf_opts.check) {
+      count_inline(insn, JF_VCPU_U64(rig, counts.isb));
+      if (rig->opts.check) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_isb, QEMU_PLUGIN_CB_NO_REGS, r);
       }
       break;
     case JF_INSN_DSB:
-      if (jf_opts.check && dec.dsb_completes) {
+      count_inline(insn, JF_VCPU_U64(rig, counts.dsb));
+      if (rig->opts.check && dec.dsb_completes) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dsb, QEMU_PLUGIN_CB_NO_REGS, r);
       }
       break;
@@ -585,23 +526,18 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
    * counts the TB (its instructions and fetch checks, both exact unless
    * the TB faults) before on_tb_due and the TB's fetch check. */
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-      tb, QEMU_PLUGIN_INLINE_ADD_U64, SCORE_U64(migrate_clock), jf_clock_tick(n, plan.checked));
+      tb, QEMU_PLUGIN_INLINE_ADD_U64, JF_VCPU_U64(rig, clock.now), jf_clock_tick(n, plan.checked));
   qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,
-                                            QEMU_PLUGIN_COND_GE, SCORE_U64(migrate_clock),
+                                            QEMU_PLUGIN_COND_GE, JF_VCPU_U64(rig, clock.now),
                                             JF_MIGRATE_DUE, NULL);
   register_fetch_checks(tb, &plan, plain);
-  if (jf_opts.check) {
+  if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
   }
   g_free(plan.slow);
   g_free(plan.slow_insn);
   g_free(plan.fresh_after);
-  jf_region_instrument_tb(tb, words, kinds, n);
+  jf_region_instrument_tb(rig, tb, words, kinds, n);
   g_free(words);
   g_free(kinds);
-}
-
-void jf_instrument_free(void)
-{
-  g_clear_pointer(&insn_records, g_ptr_array_unref);
 }

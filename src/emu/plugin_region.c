@@ -42,28 +42,10 @@
 #include <inttypes.h>
 #include <stddef.h>
 
-#include "plugin.h"
-
-/* The counters a region measures, in report order. Two are no field of
- * their own but counted by the migration clock (jf_score_counts): insns
- * and fetch_checks, whose offsets are unused. */
-static const struct {
-  const char *name;
-  size_t offset;
-} counters[JF_REGION_NCOUNTERS] = {
-    {"insns", 0},
-    {"loop_insns", offsetof(struct jf_vcpu_score, loop_insns)},
-    {"dc_ops", offsetof(struct jf_vcpu_score, dc_ops)},
-    {"ic_ops", offsetof(struct jf_vcpu_score, ic_ops)},
-    {"ctr_reads", offsetof(struct jf_vcpu_score, ctr_reads)},
-    {"isb", offsetof(struct jf_vcpu_score, isb)},
-    {"syscalls", offsetof(struct jf_vcpu_score, syscalls)},
-    {"migrations", offsetof(struct jf_vcpu_score, migrations)},
-    {"fetch_checks", 0},
-    {"stale_fetches", offsetof(struct jf_vcpu_score, stale_fetches)},
-};
-#define INSNS 0        /* index of "insns" above */
-#define FETCH_CHECKS 8 /* and of "fetch_checks" */
+#include "keep.h"
+#include "plugin_region.h"
+#include "plugin_regs.h"
+#include "vcpu.h"
 
 /* The register that carries the tag to the begin marker. */
 #define TAG_REG 16
@@ -71,45 +53,41 @@ static const struct {
 struct region_sum {
   uint64_t tag;
   uint64_t calls;
-  uint64_t sum[JF_REGION_NCOUNTERS];
+  uint64_t sum[JF_NCOUNTERS];    /* every counter of rig_counters.def */
   uint64_t insns_min, insns_max; /* per call: shows whether a cost varies */
 };
 
 /* What a marker callback needs from translation time. */
 struct marker {
+  struct jf_rig *rig;
   uint64_t after; /* instructions of its TB after it, already counted */
 };
 
-static GMutex region_lock;
-static GHashTable *sums;     /* tag -> struct region_sum */
-static GPtrArray *markers;   /* every struct marker, freed at exit */
-static GHashTable *maint_at; /* vaddrs of translated dc/ic operations */
-static uint64_t unbalanced;  /* begin while open, end while closed */
+struct jf_region {
+  GMutex lock;
+  GHashTable *sums;     /* tag -> struct region_sum */
+  GHashTable *maint_at; /* vaddrs of translated dc/ic operations */
+  uint64_t unbalanced;  /* begin while open, end while closed */
+};
 
-void jf_region_init(void)
+struct jf_region *jf_region_new(void)
 {
-  sums = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-  markers = g_ptr_array_new_with_free_func(g_free);
-  maint_at = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-  unbalanced = 0;
+  struct jf_region *r = g_new0(struct jf_region, 1);
+  g_mutex_init(&r->lock);
+  r->sums = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+  r->maint_at = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  return r;
 }
 
-void jf_region_free(void)
+void jf_region_free(struct jf_region *r)
 {
-  g_clear_pointer(&sums, g_hash_table_unref);
-  g_clear_pointer(&markers, g_ptr_array_unref);
-  g_clear_pointer(&maint_at, g_hash_table_unref);
-}
-
-static void totals_now(uint64_t out[JF_REGION_NCOUNTERS])
-{
-  struct jf_clock_counts counted = jf_clock_totals();
-  for (size_t c = 0; c < JF_REGION_NCOUNTERS; c++) {
-    out[c] = c == INSNS ? counted.insns
-             : c == FETCH_CHECKS
-                 ? counted.fetch_checks
-                 : qemu_plugin_u64_sum((qemu_plugin_u64){jf_score, counters[c].offset});
+  if (!r) {
+    return;
   }
+  g_hash_table_unref(r->sums);
+  g_hash_table_unref(r->maint_at);
+  g_mutex_clear(&r->lock);
+  g_free(r);
 }
 
 /* ---- execution callbacks ------------------------------------------------- */
@@ -117,53 +95,56 @@ static void totals_now(uint64_t out[JF_REGION_NCOUNTERS])
 static void on_begin(unsigned vcpu, void *udata)
 {
   const struct marker *m = udata;
-  uint64_t tag = jf_instrument_read_xreg(TAG_REG);
-  uint64_t now[JF_REGION_NCOUNTERS];
-  totals_now(now);
-  now[INSNS] -= m->after; /* the region starts right after the marker */
-  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
-  if (s->region_open) {
-    g_mutex_lock(&region_lock);
-    unbalanced++;
-    g_mutex_unlock(&region_lock);
+  struct jf_rig *rig = m->rig;
+  uint64_t tag = jf_regs_read_x(rig->regs, TAG_REG);
+  uint64_t now[JF_NCOUNTERS];
+  jf_vcpu_counter_totals(rig, now);
+  now[JF_COUNTER_insns] -= m->after; /* the region starts right after the marker */
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  if (v->region.open) {
+    g_mutex_lock(&rig->region->lock);
+    rig->region->unbalanced++;
+    g_mutex_unlock(&rig->region->lock);
   }
-  s->region_open = 1;
-  s->region_tag = tag;
-  for (size_t c = 0; c < JF_REGION_NCOUNTERS; c++) {
-    s->region_start[c] = now[c];
+  v->region.open = 1;
+  v->region.tag = tag;
+  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+    v->region.start[c] = now[c];
   }
 }
 
 static void on_end(unsigned vcpu, void *udata)
 {
   const struct marker *m = udata;
-  uint64_t now[JF_REGION_NCOUNTERS];
-  totals_now(now);
-  now[INSNS] -= m->after + 1; /* it ends before the marker */
-  struct jf_vcpu_score *s = jf_vcpu_score(vcpu);
-  g_mutex_lock(&region_lock);
-  if (!s->region_open) {
-    unbalanced++;
-    g_mutex_unlock(&region_lock);
+  struct jf_rig *rig = m->rig;
+  struct jf_region *reg = rig->region;
+  uint64_t now[JF_NCOUNTERS];
+  jf_vcpu_counter_totals(rig, now);
+  now[JF_COUNTER_insns] -= m->after + 1; /* it ends before the marker */
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  g_mutex_lock(&reg->lock);
+  if (!v->region.open) {
+    reg->unbalanced++;
+    g_mutex_unlock(&reg->lock);
     return;
   }
-  s->region_open = 0;
-  uint64_t tag = s->region_tag;
-  struct region_sum *r = g_hash_table_lookup(sums, &tag);
+  v->region.open = 0;
+  uint64_t tag = v->region.tag;
+  struct region_sum *r = g_hash_table_lookup(reg->sums, &tag);
   if (!r) {
     r = g_new0(struct region_sum, 1);
     r->tag = tag;
     r->insns_min = UINT64_MAX;
-    g_hash_table_insert(sums, &r->tag, r);
+    g_hash_table_insert(reg->sums, &r->tag, r);
   }
   r->calls++;
-  for (size_t c = 0; c < JF_REGION_NCOUNTERS; c++) {
-    r->sum[c] += now[c] - s->region_start[c];
+  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+    r->sum[c] += now[c] - v->region.start[c];
   }
-  uint64_t insns = now[INSNS] - s->region_start[INSNS];
+  uint64_t insns = now[JF_COUNTER_insns] - v->region.start[JF_COUNTER_insns];
   r->insns_min = MIN(r->insns_min, insns);
   r->insns_max = MAX(r->insns_max, insns);
-  g_mutex_unlock(&region_lock);
+  g_mutex_unlock(&reg->lock);
 }
 
 /* ---- translation --------------------------------------------------------- */
@@ -197,52 +178,50 @@ static bool is_maintenance(enum jf_insn_kind k)
  * backward branches are outer loops, whatever their range holds. */
 #define MAX_LOOP_BODY 64
 
-static void count_loop(struct qemu_plugin_tb *tb, const uint32_t *words,
+static void count_loop(struct jf_rig *rig, struct qemu_plugin_tb *tb, const uint32_t *words,
                        const enum jf_insn_kind *kinds, size_t n)
 {
+  struct jf_region *reg = rig->region;
   uint64_t start = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
   uint64_t last_pc = start + 4 * (n - 1);
   bool maintains = false;
-  g_mutex_lock(&region_lock);
+  g_mutex_lock(&reg->lock);
   for (size_t i = 0; i < n; i++) {
     if (is_maintenance(kinds[i])) {
       uint64_t *key = g_new(uint64_t, 1);
       *key = start + 4 * i;
-      g_hash_table_add(maint_at, key);
+      g_hash_table_add(reg->maint_at, key);
     }
   }
   uint64_t target;
   if (branch_target(words[n - 1], last_pc, &target) && target <= last_pc &&
       last_pc - target < 4 * MAX_LOOP_BODY && (last_pc - target) % 4 == 0) {
     for (uint64_t pc = target; pc <= last_pc && !maintains; pc += 4) {
-      maintains = g_hash_table_contains(maint_at, &pc);
+      maintains = g_hash_table_contains(reg->maint_at, &pc);
     }
   }
-  g_mutex_unlock(&region_lock);
+  g_mutex_unlock(&reg->lock);
   if (maintains) {
     qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
         qemu_plugin_tb_get_insn(tb, n - 1), QEMU_PLUGIN_INLINE_ADD_U64,
-        qemu_plugin_scoreboard_u64_in_struct(jf_score, struct jf_vcpu_score, loop_insns),
-        (last_pc - target) / 4 + 1);
+        JF_VCPU_U64(rig, counts.loop_insns), (last_pc - target) / 4 + 1);
   }
 }
 
-void jf_region_instrument_tb(struct qemu_plugin_tb *tb, const uint32_t *words,
+void jf_region_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb, const uint32_t *words,
                              const enum jf_insn_kind *kinds, size_t n)
 {
   if (n == 0) {
     return;
   }
-  count_loop(tb, words, kinds, n);
+  count_loop(rig, tb, words, kinds, n);
   for (size_t i = 0; i < n; i++) {
     if (kinds[i] != JF_INSN_MARK_BEGIN && kinds[i] != JF_INSN_MARK_END) {
       continue;
     }
-    struct marker *m = g_new0(struct marker, 1);
+    struct marker *m = jf_keep_until_exit(rig->keep, g_new0(struct marker, 1));
+    m->rig = rig;
     m->after = n - 1 - i;
-    g_mutex_lock(&region_lock);
-    g_ptr_array_add(markers, m);
-    g_mutex_unlock(&region_lock);
     if (kinds[i] == JF_INSN_MARK_BEGIN) {
       qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_begin,
                                              QEMU_PLUGIN_CB_R_REGS, m);
@@ -262,33 +241,35 @@ static gint by_tag(gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* [{"tag": T, "calls": N, "insns": SUM, ..., "insns_min": A,
- *   "insns_max": B}, ...] sorted by tag; sums over the calls, so a reader
+/* "regions": [{"tag": T, "calls": N, "insns": SUM, ..., "insns_min": A,
+ * "insns_max": B}, ...] sorted by tag; sums over the calls, so a reader
  * divides by "calls". An unbalanced marker pair is reported, never hidden. */
-void jf_region_report(GString *json)
+void jf_region_report(struct jf_region *reg, JsonObject *report)
 {
-  g_mutex_lock(&region_lock);
+  g_mutex_lock(&reg->lock);
   GPtrArray *list = g_ptr_array_new();
   GHashTableIter it;
   gpointer value;
-  g_hash_table_iter_init(&it, sums);
+  g_hash_table_iter_init(&it, reg->sums);
   while (g_hash_table_iter_next(&it, NULL, &value)) {
     g_ptr_array_add(list, value);
   }
   g_ptr_array_sort(list, by_tag);
-  g_string_append(json, "[");
+  JsonArray *regions = json_array_new();
   for (guint i = 0; i < list->len; i++) {
     const struct region_sum *r = g_ptr_array_index(list, i);
-    g_string_append_printf(json, "%s\n    {\"tag\": %" PRIu64 ", \"calls\": %" PRIu64, i ? "," : "",
-                           r->tag, r->calls);
-    for (size_t c = 0; c < JF_REGION_NCOUNTERS; c++) {
-      g_string_append_printf(json, ", \"%s\": %" PRIu64, counters[c].name, r->sum[c]);
+    JsonObject *o = json_object_new();
+    json_object_set_int_member(o, "tag", (gint64)r->tag);
+    json_object_set_int_member(o, "calls", (gint64)r->calls);
+    for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+      json_object_set_int_member(o, jf_counters[c].name, (gint64)r->sum[c]);
     }
-    g_string_append_printf(json, ", \"insns_min\": %" PRIu64 ", \"insns_max\": %" PRIu64 "}",
-                           r->insns_min, r->insns_max);
+    json_object_set_int_member(o, "insns_min", (gint64)r->insns_min);
+    json_object_set_int_member(o, "insns_max", (gint64)r->insns_max);
+    json_array_add_object_element(regions, o);
   }
-  g_string_append_printf(json, "%s],\n  \"region_unbalanced\": %" PRIu64, list->len ? "\n  " : "",
-                         unbalanced);
+  json_object_set_array_member(report, "regions", regions);
+  json_object_set_int_member(report, "region_unbalanced", (gint64)reg->unbalanced);
   g_ptr_array_free(list, true);
-  g_mutex_unlock(&region_lock);
+  g_mutex_unlock(&reg->lock);
 }

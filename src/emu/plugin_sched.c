@@ -39,7 +39,9 @@
 #include <unistd.h>
 
 #include "fast_mod.h"
-#include "plugin.h"
+#include "plugin_regs.h"
+#include "plugin_sched.h"
+#include "plugin_store.h"
 
 /* Linux's generic syscall numbers, which aarch64 uses
  * (include/uapi/asm-generic/unistd.h). */
@@ -53,21 +55,24 @@
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE 32
 #define MASK_BYTES_MAX (EMU_MAX_CPUS / 8)
 
-static struct jf_cpuset process_allowed; /* [process] allowed ∩ online */
-static struct jf_cpuset allowed_all;     /* [process] allowed, offline CPUs too */
-static unsigned process_allowed_count;
-static GPtrArray *threads;  /* every struct jf_thread, by serial */
-static GPtrArray *by_vcpu;  /* vCPU index -> live struct jf_thread */
-static GQueue children;     /* made at clone, waiting for their vCPU */
-static uint64_t *cpu_insns; /* per emulated CPU */
-static uint64_t seed;
-static uint64_t migrate_every;
-/* The remainders a migration draws (fast_mod.h): by 2 * migrate_every - 1
- * for the interval, by n - 1 (PICK_MOD[n - 1]) for the target among the n
- * CPUs of a mask. */
-static struct jf_fast_mod interval_mod;
-static struct jf_fast_mod *pick_mod;
-static uint8_t host_mask[MASK_BYTES_MAX]; /* the host's own affinity */
+struct jf_sched {
+  struct jf_cpuset process_allowed; /* [process] allowed ∩ online */
+  struct jf_cpuset allowed_all;     /* [process] allowed, offline CPUs too */
+  unsigned ncpus;
+  GPtrArray *threads;  /* every struct jf_thread, by serial */
+  GPtrArray *by_vcpu;  /* vCPU index -> live struct jf_thread */
+  GQueue children;     /* made at clone, waiting for their vCPU */
+  uint64_t *cpu_insns; /* per emulated CPU */
+  uint64_t seed;
+  uint64_t migrate_every;
+  bool adversarial;
+  /* The remainders a migration draws (fast_mod.h): by 2 * migrate_every - 1
+   * for the interval, by n - 1 (PICK_MOD[n - 1]) for the target among the n
+   * CPUs of a mask. */
+  struct jf_fast_mod interval_mod;
+  struct jf_fast_mod *pick_mod;
+  uint8_t host_mask[MASK_BYTES_MAX]; /* the host's own affinity */
+};
 
 /* splitmix64: small, good enough, and the same on every host. */
 static uint64_t rng_next(uint64_t *state)
@@ -81,24 +86,19 @@ static uint64_t rng_next(uint64_t *state)
 /* Sets only ever hold CPUs of the config: the words past its last CPU are
  * zero, and the migration callback (every few hundred guest instructions)
  * need not look at them. */
-static unsigned cpu_words(void)
-{
-  return (jf_config->ncpus + 63) / 64;
-}
-
-static unsigned cpuset_count(const struct jf_cpuset *s)
+static unsigned cpuset_count(const struct jf_sched *sc, const struct jf_cpuset *s)
 {
   unsigned n = 0;
-  for (unsigned i = 0; i < cpu_words(); i++) {
+  for (unsigned i = 0; i < (sc->ncpus + 63) / 64; i++) {
     n += (unsigned)__builtin_popcountll(s->bits[i]);
   }
   return n;
 }
 
 /* The INDEX-th CPU (from 0) of S, which must hold more than INDEX. */
-static unsigned cpuset_nth(const struct jf_cpuset *s, unsigned index)
+static unsigned cpuset_nth(const struct jf_sched *sc, const struct jf_cpuset *s, unsigned index)
 {
-  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
+  for (unsigned cpu = 0; cpu < sc->ncpus; cpu++) {
     if (jf_cpuset_has(s, cpu) && index-- == 0) {
       return cpu;
     }
@@ -116,64 +116,70 @@ static void thread_free(gpointer data)
   g_free(t);
 }
 
-bool jf_sched_init(char **error)
+struct jf_sched *jf_sched_new(struct jf_rig *rig, char **error)
 {
-  const struct emu_config *cfg = jf_config;
-  memset(&process_allowed, 0, sizeof(process_allowed));
-  memset(&allowed_all, 0, sizeof(allowed_all));
+  const struct emu_config *cfg = rig->config;
+  struct jf_sched *sc = g_new0(struct jf_sched, 1);
+  sc->ncpus = cfg->ncpus;
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
     if (cfg->allowed[cpu]) {
-      jf_cpuset_add(&allowed_all, cpu);
+      jf_cpuset_add(&sc->allowed_all, cpu);
     }
     if (cfg->allowed[cpu] && cfg->cpus[cpu].online) {
-      jf_cpuset_add(&process_allowed, cpu);
+      jf_cpuset_add(&sc->process_allowed, cpu);
     }
   }
-  process_allowed_count = cpuset_count(&process_allowed);
-  if (process_allowed_count == 0) {
+  if (cpuset_count(sc, &sc->process_allowed) == 0) {
     *error = g_strdup_printf("%s: [process] allowed has no online CPU", cfg->path);
-    return false;
+    g_free(sc);
+    return NULL;
   }
-  seed = jf_opts.have_seed ? jf_opts.seed : cfg->seed;
-  migrate_every = jf_opts.have_migrate_every ? jf_opts.migrate_every : cfg->migrate_every;
-  interval_mod = jf_fast_mod_for(migrate_every ? 2 * migrate_every - 1 : 1);
-  pick_mod = g_new(struct jf_fast_mod, cfg->ncpus + 1);
+  sc->seed = jf_rig_seed(rig);
+  sc->migrate_every = rig->opts.have_migrate_every ? rig->opts.migrate_every : cfg->migrate_every;
+  sc->adversarial = jf_rig_policy(rig) == EMU_SCHED_ADVERSARIAL;
+  sc->interval_mod = jf_fast_mod_for(sc->migrate_every ? 2 * sc->migrate_every - 1 : 1);
+  sc->pick_mod = g_new(struct jf_fast_mod, cfg->ncpus + 1);
   for (unsigned d = 1; d <= cfg->ncpus; d++) {
-    pick_mod[d] = jf_fast_mod_for(d);
+    sc->pick_mod[d] = jf_fast_mod_for(d);
   }
-  threads = g_ptr_array_new_with_free_func(thread_free);
-  by_vcpu = g_ptr_array_new();
-  g_queue_init(&children);
-  cpu_insns = g_new0(uint64_t, cfg->ncpus);
+  sc->threads = g_ptr_array_new_with_free_func(thread_free);
+  sc->by_vcpu = g_ptr_array_new();
+  g_queue_init(&sc->children);
+  sc->cpu_insns = g_new0(uint64_t, cfg->ncpus);
 
   cpu_set_t host;
   CPU_ZERO(&host);
   if (sched_getaffinity(0, sizeof(host), &host) != 0) {
     CPU_SET(0, &host);
   }
-  memcpy(host_mask, &host, MIN(sizeof(host), sizeof(host_mask)));
-  return true;
+  memcpy(sc->host_mask, &host, MIN(sizeof(host), sizeof(sc->host_mask)));
+  return sc;
 }
 
-void jf_sched_free(void)
+void jf_sched_free(struct jf_sched *sc)
 {
-  g_clear_pointer(&threads, g_ptr_array_unref);
-  g_clear_pointer(&by_vcpu, g_ptr_array_unref);
-  g_queue_clear(&children);
-  g_clear_pointer(&cpu_insns, g_free);
-  g_clear_pointer(&pick_mod, g_free);
+  if (!sc) {
+    return;
+  }
+  g_ptr_array_unref(sc->threads);
+  g_ptr_array_unref(sc->by_vcpu);
+  g_queue_clear(&sc->children);
+  g_free(sc->cpu_insns);
+  g_free(sc->pick_mod);
+  g_free(sc);
 }
 
-uint64_t jf_sched_cpu_insns(unsigned cpu)
+uint64_t jf_sched_cpu_insns(const struct jf_sched *sc, unsigned cpu)
 {
-  return cpu_insns[cpu];
-}
-unsigned jf_sched_nthreads(void)
-{
-  return threads ? threads->len : 0;
+  return sc->cpu_insns[cpu];
 }
 
-uint64_t jf_sched_settled_before(void)
+unsigned jf_sched_nthreads(const struct jf_sched *sc)
+{
+  return sc->threads->len;
+}
+
+uint64_t jf_sched_settled_before(const struct jf_sched *sc)
 {
   /* A thread that is not alive yet is synchronised when it starts
    * (jf_sched_vcpu_init), later than anything the model holds now. */
@@ -181,8 +187,8 @@ uint64_t jf_sched_settled_before(void)
   /* by_vcpu holds the live threads only, and its length is bounded by the
    * most threads alive at once (QEMU reuses vCPU indices), not by every
    * thread the program ever started. */
-  for (guint i = 0; by_vcpu && i < by_vcpu->len; i++) {
-    const struct jf_thread *t = g_ptr_array_index(by_vcpu, i);
+  for (guint i = 0; i < sc->by_vcpu->len; i++) {
+    const struct jf_thread *t = g_ptr_array_index(sc->by_vcpu, i);
     if (t) {
       oldest = MIN(oldest, t->mt.sync_seq);
     }
@@ -190,26 +196,26 @@ uint64_t jf_sched_settled_before(void)
   return oldest;
 }
 
-static struct jf_thread *thread_new(const struct jf_cpuset *mask)
+static struct jf_thread *thread_new(struct jf_sched *sc, const struct jf_cpuset *mask)
 {
   struct jf_thread *t = g_new0(struct jf_thread, 1);
-  jf_model_thread_init(&t->mt, threads->len, 0, 0);
+  jf_model_thread_init(&t->mt, sc->threads->len, 0, 0);
   t->mask = *mask;
   t->wanted = *mask;
-  t->rng = seed ^ (UINT64_C(0xd1b54a32d192ed03) * (t->mt.serial + 1));
-  g_ptr_array_add(threads, t);
+  t->rng = sc->seed ^ (UINT64_C(0xd1b54a32d192ed03) * (t->mt.serial + 1));
+  g_ptr_array_add(sc->threads, t);
   return t;
 }
 
-struct jf_thread *jf_sched_thread(unsigned vcpu)
+struct jf_thread *jf_sched_thread(const struct jf_sched *sc, unsigned vcpu)
 {
-  return vcpu < by_vcpu->len ? g_ptr_array_index(by_vcpu, vcpu) : NULL;
+  return vcpu < sc->by_vcpu->len ? g_ptr_array_index(sc->by_vcpu, vcpu) : NULL;
 }
 
-static struct jf_thread *thread_by_tid(int tid)
+static struct jf_thread *thread_by_tid(const struct jf_sched *sc, int tid)
 {
-  for (guint i = 0; i < threads->len; i++) {
-    struct jf_thread *t = g_ptr_array_index(threads, i);
+  for (guint i = 0; i < sc->threads->len; i++) {
+    struct jf_thread *t = g_ptr_array_index(sc->threads, i);
     if (t->alive && t->tid == tid) {
       return t;
     }
@@ -217,81 +223,74 @@ static struct jf_thread *thread_by_tid(int tid)
   return NULL;
 }
 
-static uint64_t draw_interval(struct jf_thread *t)
-{
-  return 1 + jf_fast_remainder(rng_next(&t->rng), &interval_mod);
-}
-
-/* Sets S's clock for the next stretch of the instructions to its next
+/* Sets V's clock for the next stretch of the instructions to its next
  * migration: at most JF_CLOCK_CHUNK, so that the fetch checks the clock
  * also counts never reach an instruction's worth. The TB callback fires
  * once the clock reaches JF_MIGRATE_DUE; the inline add of each TB
  * (jf_clock_tick) moves it forward. */
-static void arm_stretch(struct jf_vcpu_score *s)
+static void arm_stretch(struct jf_vcpu *v)
 {
-  uint64_t stretch = MIN(s->until_migration, JF_CLOCK_CHUNK);
-  s->until_migration -= stretch;
-  jf_score_set_clock(s, JF_MIGRATE_DUE - (stretch << JF_CLOCK_INSN_SHIFT));
+  uint64_t stretch = MIN(v->clock.until_migration, JF_CLOCK_CHUNK);
+  v->clock.until_migration -= stretch;
+  jf_vcpu_set_clock(v, JF_MIGRATE_DUE - (stretch << JF_CLOCK_INSN_SHIFT));
 }
 
-/* T's vCPU's entry is S. */
-static void arm_migration_clock(struct jf_thread *t, struct jf_vcpu_score *s)
+/* T's vCPU's entry is V. */
+static void arm_migration_clock(struct jf_sched *sc, struct jf_thread *t, struct jf_vcpu *v)
 {
-  s->until_migration = migrate_every ? draw_interval(t) : UINT64_MAX; /* never */
-  arm_stretch(s);
+  v->clock.until_migration = sc->migrate_every
+                                 ? 1 + jf_fast_remainder(rng_next(&t->rng), &sc->interval_mod)
+                                 : UINT64_MAX; /* never */
+  arm_stretch(v);
 }
 
-/* Moves the instructions T executed since the last call onto its CPU. S
- * is the scoreboard entry of T's vCPU. The callers that already hold it
- * pass it: qemu_plugin_scoreboard_find is a call into QEMU, and a
- * migration made six of them (5% of a --check off run of testinput17). */
-static void credit_with(struct jf_thread *t, const struct jf_vcpu_score *s)
+/* Moves the instructions T executed since the last call onto its CPU. V
+ * is the entry of T's vCPU. The callers that already hold it pass it:
+ * qemu_plugin_scoreboard_find is a call into QEMU, and a migration made
+ * six of them (5% of a --check off run of testinput17). */
+static void credit_with(struct jf_sched *sc, struct jf_thread *t, const struct jf_vcpu *v)
 {
-  uint64_t now = jf_score_counts(s).insns;
-  cpu_insns[t->mt.cpu] += now - t->insns_credited;
+  uint64_t now = jf_vcpu_clock_counts(v).insns;
+  sc->cpu_insns[t->mt.cpu] += now - t->insns_credited;
   t->insns_credited = now;
 }
 
-static void credit(struct jf_thread *t)
+void jf_sched_credit_all(struct jf_rig *rig)
 {
-  credit_with(t, jf_vcpu_score(t->vcpu));
-}
-
-void jf_sched_credit_all(void)
-{
-  g_mutex_lock(&jf_lock);
-  for (guint i = 0; threads && i < threads->len; i++) {
-    struct jf_thread *t = g_ptr_array_index(threads, i);
+  struct jf_sched *sc = rig->sched;
+  g_mutex_lock(&rig->lock);
+  for (guint i = 0; i < sc->threads->len; i++) {
+    struct jf_thread *t = g_ptr_array_index(sc->threads, i);
     if (t->alive) {
-      credit(t);
+      credit_with(sc, t, jf_vcpu(rig, t->vcpu));
     }
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
 }
 
 /* Puts T on CPU (the model tracks the CPU's cluster with it). */
-static void place(struct jf_thread *t, unsigned cpu)
+static void place(struct jf_rig *rig, struct jf_thread *t, unsigned cpu)
 {
   t->mt.cpu = cpu;
-  t->mt.cluster = jf_cluster_of(cpu);
+  t->mt.cluster = emu_config_cluster_of(rig->config, cpu);
   if (t->alive) {
-    jf_store_thread_placed(t->vcpu, t->mt.cluster);
+    jf_store_thread_placed(rig->store, t->vcpu, &t->mt);
   }
 }
 
 /* jf_sched_sync; OWN is T's vCPU's entry when T is alive, else NULL. */
-static void sync_with(struct jf_thread *t, struct jf_vcpu_score *own)
+static void sync_with(struct jf_rig *rig, struct jf_thread *t, struct jf_vcpu *own)
 {
-  jf_model_sync(jf_model, &t->mt);
+  jf_model_sync(rig->model, &t->mt);
   if (own) {
     /* Only grows; a vCPU reading an older value only takes the slow path. */
     own->sync_seq = t->mt.sync_seq;
   }
 }
 
-void jf_sched_sync(struct jf_thread *t)
+void jf_sched_sync(struct jf_rig *rig, struct jf_thread *t)
 {
-  sync_with(t, t->alive ? jf_vcpu_score(t->vcpu) : NULL);
+  sync_with(rig, t, t->alive ? jf_vcpu(rig, t->vcpu) : NULL);
 }
 
 /*
@@ -301,124 +300,137 @@ void jf_sched_sync(struct jf_thread *t)
  * OWN is T's vCPU's entry (NULL: looked up), COUNTER the entry that counts
  * the migration.
  */
-static void migrate_with(struct jf_thread *t, unsigned new_cpu, struct jf_vcpu_score *own,
-                         struct jf_vcpu_score *counter)
+static void migrate_with(struct jf_rig *rig, struct jf_thread *t, unsigned new_cpu,
+                         struct jf_vcpu *own, struct jf_vcpu *counter)
 {
   if (!own) {
-    own = jf_vcpu_score(t->vcpu);
+    own = jf_vcpu(rig, t->vcpu);
   }
-  credit_with(t, own);
-  jf_model_dsb(jf_model, &t->mt);
-  place(t, new_cpu);
-  sync_with(t, t->alive ? own : NULL);
-  counter->migrations++;
+  credit_with(rig->sched, t, own);
+  jf_model_dsb(rig->model, &t->mt);
+  place(rig, t, new_cpu);
+  sync_with(rig, t, t->alive ? own : NULL);
+  counter->counts.migrations++;
 }
 
-static void migrate(struct jf_thread *t, unsigned new_cpu, unsigned counter_vcpu)
+static void migrate(struct jf_rig *rig, struct jf_thread *t, unsigned new_cpu,
+                    unsigned counter_vcpu)
 {
-  migrate_with(t, new_cpu, NULL, jf_vcpu_score(counter_vcpu));
+  migrate_with(rig, t, new_cpu, NULL, jf_vcpu(rig, counter_vcpu));
 }
 
-void jf_sched_vcpu_init(unsigned vcpu)
+void jf_sched_vcpu_init(struct jf_rig *rig, unsigned vcpu)
 {
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = g_queue_pop_head(&children);
-  bool is_main = threads->len == 0;
+  struct jf_sched *sc = rig->sched;
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = g_queue_pop_head(&sc->children);
+  bool is_main = sc->threads->len == 0;
   if (!t) {
-    t = thread_new(&process_allowed);
-    t->wanted = allowed_all; /* Linux's default: every CPU, as they come */
+    t = thread_new(sc, &sc->process_allowed);
+    t->wanted = sc->allowed_all; /* Linux's default: every CPU, as they come */
   }
-  unsigned n = cpuset_count(&t->mask);
+  unsigned n = cpuset_count(sc, &t->mask);
   if (is_main) {
     /* The first allowed CPU, as a process started by a shell on Linux
      * usually is before the scheduler balances it. */
-    place(t, cpuset_nth(&t->mask, 0));
+    place(rig, t, cpuset_nth(sc, &t->mask, 0));
     t->tid = getpid();
   } else {
     /* Round robin over the inherited mask from a seeded offset. */
-    place(t, cpuset_nth(&t->mask, (unsigned)((seed + t->mt.serial) % n)));
+    place(rig, t, cpuset_nth(sc, &t->mask, (unsigned)((sc->seed + t->mt.serial) % n)));
   }
   t->vcpu = vcpu;
   t->alive = true;
-  jf_store_thread_placed(vcpu, t->mt.cluster);
-  if (by_vcpu->len <= vcpu) {
-    g_ptr_array_set_size(by_vcpu, (gint)vcpu + 1);
+  jf_store_thread_placed(rig->store, vcpu, &t->mt);
+  if (sc->by_vcpu->len <= vcpu) {
+    g_ptr_array_set_size(sc->by_vcpu, (gint)vcpu + 1);
   }
-  g_ptr_array_index(by_vcpu, vcpu) = t;
-  /* The scoreboard slot may have served an earlier thread. */
-  t->insns_credited = jf_score_counts(jf_vcpu_score(vcpu)).insns;
-  jf_vcpu_score(vcpu)->reg_pending = 0; /* not for this thread */
-  jf_sched_sync(t);
-  arm_migration_clock(t, jf_vcpu_score(vcpu));
-  g_mutex_unlock(&jf_lock);
+  g_ptr_array_index(sc->by_vcpu, vcpu) = t;
+  /* The vCPU's entry may have served an earlier thread. */
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  t->insns_credited = jf_vcpu_clock_counts(v).insns;
+  jf_regs_forget_pending(rig, vcpu); /* not for this thread */
+  sync_with(rig, t, v);
+  arm_migration_clock(sc, t, v);
+  g_mutex_unlock(&rig->lock);
 }
 
-void jf_sched_vcpu_exit(unsigned vcpu)
+void jf_sched_vcpu_exit(struct jf_rig *rig, unsigned vcpu)
 {
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  struct jf_sched *sc = rig->sched;
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(sc, vcpu);
   if (t) {
-    credit(t);
-    jf_model_dsb(jf_model, &t->mt);
+    struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+    credit_with(sc, t, v);
+    jf_model_dsb(rig->model, &t->mt);
     t->alive = false;
-    jf_store_thread_gone(vcpu);
-    g_ptr_array_index(by_vcpu, vcpu) = NULL;
-    jf_vcpu_score(vcpu)->sync_seq = 0; /* the slot's next thread starts over */
+    jf_store_thread_gone(rig->store, vcpu);
+    g_ptr_array_index(sc->by_vcpu, vcpu) = NULL;
+    v->sync_seq = 0; /* the slot's next thread starts over */
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
 }
 
-void jf_sched_migration_due(unsigned vcpu, struct jf_vcpu_score *s)
+bool jf_sched_stretch_ended(struct jf_rig *rig, unsigned vcpu)
 {
-  if (s->until_migration > 0) {
-    arm_stretch(s); /* only a stretch ended: no migration point */
-    return;
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  if (v->clock.until_migration > 0) {
+    arm_stretch(v); /* only a stretch ended: no migration point */
+    return true;
   }
-  jf_hotplug_poll(vcpu);
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  return false;
+}
+
+void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu)
+{
+  struct jf_sched *sc = rig->sched;
+  g_mutex_lock(&rig->lock);
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  struct jf_thread *t = jf_sched_thread(sc, vcpu);
   if (!t) {
     /* No thread to move: the clock stays due, and what it counted is
      * folded into the bases. */
-    jf_score_set_clock(s, s->migrate_clock);
+    jf_vcpu_set_clock(v, v->clock.now);
   } else {
-    unsigned n = cpuset_count(&t->mask);
+    unsigned n = cpuset_count(sc, &t->mask);
     if (n > 1) {
       /* Uniform over the other CPUs of the mask. */
-      unsigned pick = (unsigned)jf_fast_remainder(rng_next(&t->rng), &pick_mod[n - 1]);
-      unsigned target = cpuset_nth(&t->mask, pick);
+      unsigned pick = (unsigned)jf_fast_remainder(rng_next(&t->rng), &sc->pick_mod[n - 1]);
+      unsigned target = cpuset_nth(sc, &t->mask, pick);
       if (target == t->mt.cpu) {
-        target = cpuset_nth(&t->mask, n - 1);
+        target = cpuset_nth(sc, &t->mask, n - 1);
       }
-      migrate_with(t, target, s, s);
+      migrate_with(rig, t, target, v, v);
     }
-    arm_migration_clock(t, s);
+    arm_migration_clock(sc, t, v);
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
 }
 
 /* ---- policy=adversarial -------------------------------------------------- */
 
 /* How much a flush routine that trusts CPU's CTR_EL0 may skip: DIC, then
  * IDC, then the I line, then the D line (larger skips more). */
-static uint64_t laxness(unsigned cpu)
+static uint64_t laxness(const struct jf_rig *rig, unsigned cpu)
 {
   struct jf_model_geometry g;
-  jf_model_geometry_from_ctr(jf_visible_ctr(cpu), &g);
+  jf_model_geometry_from_ctr(emu_config_visible_ctr(rig->config, cpu), &g);
   return ((uint64_t)g.dic << 63) | ((uint64_t)g.idc << 62) | ((uint64_t)g.iline << 31) | g.dline;
 }
 
 /* The most and least lax CPUs of T's mask (the first of equals); false when
  * every CPU of the mask shows the same geometry. */
-static bool mask_extremes(const struct jf_thread *t, unsigned *laxest, unsigned *strictest)
+static bool mask_extremes(const struct jf_rig *rig, const struct jf_thread *t, unsigned *laxest,
+                          unsigned *strictest)
 {
   bool any = false;
   uint64_t hi = 0, lo = 0;
-  for (unsigned cpu = 0; cpu < jf_config->ncpus; cpu++) {
+  for (unsigned cpu = 0; cpu < rig->config->ncpus; cpu++) {
     if (!jf_cpuset_has(&t->mask, cpu)) {
       continue;
     }
-    uint64_t l = laxness(cpu);
+    uint64_t l = laxness(rig, cpu);
     if (!any || l > hi) {
       hi = l;
       *laxest = cpu;
@@ -432,33 +444,28 @@ static bool mask_extremes(const struct jf_thread *t, unsigned *laxest, unsigned 
   return any && hi != lo;
 }
 
-static bool adversarial(void)
-{
-  enum emu_sched_policy p = jf_opts.have_policy ? jf_opts.policy : jf_config->policy;
-  return p == EMU_SCHED_ADVERSARIAL;
-}
-
-void jf_sched_adversary_ctr_read(struct jf_thread *t)
+void jf_sched_adversary_ctr_read(struct jf_rig *rig, struct jf_thread *t)
 {
   unsigned laxest, strictest;
-  if (!adversarial() || !mask_extremes(t, &laxest, &strictest)) {
+  if (!rig->sched->adversarial || !mask_extremes(rig, t, &laxest, &strictest)) {
     return;
   }
-  if (laxness(t->mt.cpu) != laxness(laxest)) {
-    migrate(t, laxest, t->vcpu);
+  if (laxness(rig, t->mt.cpu) != laxness(rig, laxest)) {
+    migrate(rig, t, laxest, t->vcpu);
   }
   t->adversary_armed = true;
 }
 
-void jf_sched_adversary_maintenance(struct jf_thread *t)
+void jf_sched_adversary_maintenance(struct jf_rig *rig, struct jf_thread *t)
 {
   unsigned laxest, strictest;
   if (!t->adversary_armed) {
     return;
   }
   t->adversary_armed = false;
-  if (mask_extremes(t, &laxest, &strictest) && laxness(t->mt.cpu) != laxness(strictest)) {
-    migrate(t, strictest, t->vcpu);
+  if (mask_extremes(rig, t, &laxest, &strictest) &&
+      laxness(rig, t->mt.cpu) != laxness(rig, strictest)) {
+    migrate(rig, t, strictest, t->vcpu);
   }
 }
 
@@ -467,32 +474,26 @@ void jf_sched_adversary_maintenance(struct jf_thread *t)
 /* T's mask: what it asked for within the process's online CPUs; when none
  * of those is online, all of them (the kernel's fallback for a task whose
  * CPUs all went offline, select_fallback_rq in kernel/sched/core.c). */
-static void effective_mask(struct jf_thread *t)
+static void effective_mask(const struct jf_sched *sc, struct jf_thread *t)
 {
-  unsigned n = 0;
-  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
-    t->mask.bits[i] = t->wanted.bits[i] & process_allowed.bits[i];
-    n += (unsigned)__builtin_popcountll(t->mask.bits[i]);
-  }
-  if (n == 0) {
-    t->mask = process_allowed;
+  jf_cpuset_and(&t->wanted, &sc->process_allowed, &t->mask);
+  if (cpuset_count(sc, &t->mask) == 0) {
+    t->mask = sc->process_allowed;
   }
 }
 
-void jf_sched_set_online(const struct jf_cpuset *online, unsigned vcpu)
+void jf_sched_set_online(struct jf_rig *rig, const struct jf_cpuset *online, unsigned vcpu)
 {
-  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
-    process_allowed.bits[i] = allowed_all.bits[i] & online->bits[i];
-  }
-  process_allowed_count = cpuset_count(&process_allowed);
-  for (guint i = 0; i < threads->len; i++) {
-    struct jf_thread *t = g_ptr_array_index(threads, i);
-    effective_mask(t);
+  struct jf_sched *sc = rig->sched;
+  jf_cpuset_and(&sc->allowed_all, online, &sc->process_allowed);
+  for (guint i = 0; i < sc->threads->len; i++) {
+    struct jf_thread *t = g_ptr_array_index(sc->threads, i);
+    effective_mask(sc, t);
     if (t->alive && !jf_cpuset_has(&t->mask, t->mt.cpu)) {
       /* Its CPU went offline: the kernel migrates it away before the CPU
        * dies (migrate_tasks, kernel/sched/core.c). */
-      migrate(t, cpuset_nth(&t->mask, (unsigned)(rng_next(&t->rng) % cpuset_count(&t->mask))),
-              vcpu);
+      unsigned pick = (unsigned)(rng_next(&t->rng) % cpuset_count(sc, &t->mask));
+      migrate(rig, t, cpuset_nth(sc, &t->mask, pick), vcpu);
     }
   }
 }
@@ -505,20 +506,20 @@ static bool guest_read(uint64_t addr, GByteArray *buf, size_t len)
 }
 
 /*
- * Guest memory is written only after jf_lock is released: QEMU's memory
- * access takes its mmap_lock, and a thread that is translating holds
- * mmap_lock while it waits for jf_lock in jf_instrument_tb, so writing
- * under jf_lock deadlocks. The syscall callbacks queue their writes here
- * (per host thread, at most three per syscall) and flush them on the way
- * out.
+ * Guest memory is written only after the rig's lock is released: QEMU's
+ * memory access takes its mmap_lock, and a thread that is translating
+ * holds mmap_lock while it waits for the rig's lock, so writing under the
+ * lock deadlocks. The syscall callbacks queue their writes here (per host
+ * thread, at most three per syscall: not shared state) and flush them on
+ * the way out.
  */
 struct pending_write {
   uint64_t addr;
   size_t len;
   uint8_t bytes[MASK_BYTES_MAX];
 };
-static __thread struct pending_write pending_writes[3];
-static __thread unsigned pending_count;
+static _Thread_local struct pending_write pending_writes[3];
+static _Thread_local unsigned pending_count;
 
 static void guest_write(uint64_t addr, const void *bytes, size_t len)
 {
@@ -529,7 +530,7 @@ static void guest_write(uint64_t addr, const void *bytes, size_t len)
   memcpy(w->bytes, bytes, len);
 }
 
-/* Call with jf_lock released. */
+/* Call with the lock released. */
 static void flush_guest_writes(void)
 {
   for (unsigned i = 0; i < pending_count; i++) {
@@ -551,19 +552,21 @@ static void cpuset_to_bytes(const struct jf_cpuset *s, uint8_t *out, size_t len)
 
 /* pid 0 and the caller's own tid mean the caller (sched_setaffinity(2));
  * other tids must be one of the process's live threads. */
-static struct jf_thread *affinity_target(struct jf_thread *self, int64_t pid)
+static struct jf_thread *affinity_target(const struct jf_sched *sc, struct jf_thread *self,
+                                         int64_t pid)
 {
   if (pid == 0 || pid == self->tid) {
     return self;
   }
-  return thread_by_tid((int)pid);
+  return thread_by_tid(sc, (int)pid);
 }
 
-/* ORIG is the guest's mask, read before jf_lock was taken (see
+/* ORIG is the guest's mask, read before the lock was taken (see
  * guest_write), or NULL when it could not be read. Takes ownership. */
-static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t addr, GByteArray *orig)
+static void setaffinity_enter(struct jf_sched *sc, struct jf_thread *t, uint64_t pid, uint64_t addr,
+                              GByteArray *orig)
 {
-  struct jf_thread *target = affinity_target(t, (int64_t)pid);
+  struct jf_thread *target = affinity_target(sc, t, (int64_t)pid);
   if (!target || !orig) {
     if (orig) {
       g_byte_array_unref(orig);
@@ -575,20 +578,18 @@ static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t addr, 
    * the active ones; nothing left is EINVAL (kernel/sched/core.c,
    * __sched_setaffinity). Bytes past LEN count as zero. */
   struct jf_cpuset wanted;
-  memset(&wanted, 0, sizeof(wanted));
+  jf_cpuset_clear(&wanted);
   for (size_t i = 0; i < n; i++) {
     wanted.bits[i / 8] |= (uint64_t)orig->data[i] << (8 * (i % 8));
   }
   struct jf_cpuset online_part;
-  for (unsigned i = 0; i < JF_CPU_WORDS; i++) {
-    wanted.bits[i] &= allowed_all.bits[i]; /* kept for hotplug */
-    online_part.bits[i] = wanted.bits[i] & process_allowed.bits[i];
-  }
-  bool empty = cpuset_count(&online_part) == 0;
+  jf_cpuset_and(&wanted, &sc->allowed_all, &wanted); /* kept for hotplug */
+  jf_cpuset_and(&wanted, &sc->process_allowed, &online_part);
+  bool empty = cpuset_count(sc, &online_part) == 0;
   uint8_t replacement[MASK_BYTES_MAX];
   memset(replacement, 0, sizeof(replacement));
   if (!empty) {
-    memcpy(replacement, host_mask, n);
+    memcpy(replacement, sc->host_mask, n);
   }
   /* An empty mask makes the host fail with EINVAL, as Linux would here. */
   guest_write(addr, replacement, n);
@@ -598,7 +599,7 @@ static void setaffinity_enter(struct jf_thread *t, uint64_t pid, uint64_t addr, 
   t->sc_target = target;
 }
 
-static void setaffinity_return(struct jf_thread *t, int64_t ret, unsigned vcpu)
+static void setaffinity_return(struct jf_rig *rig, struct jf_thread *t, int64_t ret, unsigned vcpu)
 {
   if (!t->sc_saved) {
     return;
@@ -608,17 +609,17 @@ static void setaffinity_return(struct jf_thread *t, int64_t ret, unsigned vcpu)
   struct jf_thread *target = t->sc_target;
   if (ret == 0 && t->sc_apply && target->alive) {
     target->wanted = t->sc_mask;
-    effective_mask(target);
+    effective_mask(rig->sched, target);
     if (!jf_cpuset_has(&target->mask, target->mt.cpu)) {
       /* Linux moves a task off a CPU its new mask excludes at once. */
-      migrate(target, cpuset_nth(&target->mask, 0), vcpu);
+      migrate(rig, target, cpuset_nth(rig->sched, &target->mask, 0), vcpu);
     }
   }
 }
 
-static void getaffinity_return(struct jf_thread *t, int64_t ret, unsigned vcpu)
+static void getaffinity_return(struct jf_rig *rig, struct jf_thread *t, int64_t ret, unsigned vcpu)
 {
-  struct jf_thread *target = affinity_target(t, (int64_t)t->sc_args[0]);
+  struct jf_thread *target = affinity_target(rig->sched, t, (int64_t)t->sc_args[0]);
   if (ret <= 0 || !target) {
     return;
   }
@@ -632,9 +633,10 @@ static void getaffinity_return(struct jf_thread *t, int64_t ret, unsigned vcpu)
    * callback, hence the override at the next TB start.
    */
   uint64_t len = t->sc_args[1];
-  uint64_t size = (jf_config->ncpus + 63) / 64 * 8;
-  if (len * 8 < jf_config->ncpus) {
-    jf_instrument_defer_reg_write(vcpu, 0, (uint64_t)-EINVAL);
+  unsigned ncpus = rig->config->ncpus;
+  uint64_t size = (ncpus + 63) / 64 * 8;
+  if (len * 8 < ncpus) {
+    jf_regs_defer_write(rig, vcpu, 0, (uint64_t)-EINVAL);
     return;
   }
   uint8_t bytes[MASK_BYTES_MAX];
@@ -642,7 +644,7 @@ static void getaffinity_return(struct jf_thread *t, int64_t ret, unsigned vcpu)
   cpuset_to_bytes(&target->mask, bytes, n);
   guest_write(t->sc_args[2], bytes, n);
   if ((uint64_t)ret != n) {
-    jf_instrument_defer_reg_write(vcpu, 0, n);
+    jf_regs_defer_write(rig, vcpu, 0, n);
   }
 }
 
@@ -661,21 +663,22 @@ static void getcpu_return(struct jf_thread *t, int64_t ret)
   }
 }
 
-void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3)
+void jf_sched_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
+                      uint64_t a3)
 {
+  struct jf_sched *sc = rig->sched;
   GByteArray *wanted_mask = NULL;
-  jf_hotplug_poll(vcpu);
   if (num == NR_SCHED_SETAFFINITY) {
-    /* Read before taking jf_lock, for the reason given at guest_write. */
+    /* Read before taking the lock, for the reason given at guest_write. */
     wanted_mask = g_byte_array_new();
     if (!guest_read(a3, wanted_mask, MIN(a2, (uint64_t)MASK_BYTES_MAX))) {
       g_clear_pointer(&wanted_mask, g_byte_array_unref);
     }
   }
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(sc, vcpu);
   if (!t) {
-    g_mutex_unlock(&jf_lock);
+    g_mutex_unlock(&rig->lock);
     if (wanted_mask) {
       g_byte_array_unref(wanted_mask);
     }
@@ -694,31 +697,32 @@ void jf_sched_syscall(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, uint
   case NR_CLONE:
     if ((a1 & GUEST_CLONE_VM) && (a1 & GUEST_CLONE_THREAD)) {
       /* A new thread inherits its creator's affinity (sched_fork). */
-      t->sc_clone_child = thread_new(&t->mask);
+      t->sc_clone_child = thread_new(sc, &t->mask);
       t->sc_clone_child->wanted = t->wanted;
-      g_queue_push_tail(&children, t->sc_clone_child);
+      g_queue_push_tail(&sc->children, t->sc_clone_child);
     }
     break;
   case NR_SCHED_SETAFFINITY:
-    setaffinity_enter(t, a1, a3, wanted_mask);
+    setaffinity_enter(sc, t, a1, a3, wanted_mask);
     wanted_mask = NULL;
     break;
   default:
     break;
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
   if (wanted_mask) {
     g_byte_array_unref(wanted_mask);
   }
   flush_guest_writes();
 }
 
-void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret)
+void jf_sched_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
 {
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
+  struct jf_sched *sc = rig->sched;
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(sc, vcpu);
   if (!t || t->sc_num != num) {
-    g_mutex_unlock(&jf_lock);
+    g_mutex_unlock(&rig->lock);
     return;
   }
   switch (num) {
@@ -726,16 +730,16 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret)
     if (t->sc_clone_child) {
       if (ret > 0) {
         t->sc_clone_child->tid = (int)ret;
-      } else if (g_queue_remove(&children, t->sc_clone_child)) {
+      } else if (g_queue_remove(&sc->children, t->sc_clone_child)) {
         /* No thread was made: the record stays unused in THREADS. */
       }
     }
     break;
   case NR_SCHED_SETAFFINITY:
-    setaffinity_return(t, ret, vcpu);
+    setaffinity_return(rig, t, ret, vcpu);
     break;
   case NR_SCHED_GETAFFINITY:
-    getaffinity_return(t, ret, vcpu);
+    getaffinity_return(rig, t, ret, vcpu);
     break;
   case NR_GETCPU:
     getcpu_return(t, ret);
@@ -745,10 +749,10 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret)
       /* Every core running one of the process's threads gets an IPI and
        * an exception return; the threads not running will pass one when
        * they are scheduled in (kernel/sched/membarrier.c). */
-      for (guint i = 0; i < threads->len; i++) {
-        struct jf_thread *other = g_ptr_array_index(threads, i);
+      for (guint i = 0; i < sc->threads->len; i++) {
+        struct jf_thread *other = g_ptr_array_index(sc->threads, i);
         if (other->alive) {
-          jf_sched_sync(other);
+          jf_sched_sync(rig, other);
         }
       }
     }
@@ -757,8 +761,8 @@ void jf_sched_syscall_ret(unsigned vcpu, int64_t num, int64_t ret)
     break;
   }
   /* The return to user space is an exception return. */
-  jf_sched_sync(t);
+  jf_sched_sync(rig, t);
   t->sc_num = -1;
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
   flush_guest_writes();
 }

@@ -2,24 +2,28 @@
  * Guest stores into the coherence model. Every storing instruction runs
  * this callback, once per access (an stp is two), so it is the hottest
  * one the rig has: a store-heavy program (PCRE2's interpreter, a JIT
- * compiler) makes tens of millions of them. Taking jf_lock and a hash
+ * compiler) makes tens of millions of them. Taking the rig's lock and a hash
  * lookup for each was most of the checker's cost there.
  *
  * So each vCPU keeps a small direct-mapped cache, page number -> the
- * model's page record (jf_model_store_page), filled under jf_lock when a
+ * model's page record (jf_model_store_page), filled under the lock when a
  * store misses it, and records a store on a cached page with
  * jf_model_store_quick, without any lock. The model refuses the quick path
  * for pages that have per-word records (code, or pages that were
  * maintained) and for stores that leave an aligned block; those, and
- * misses, take jf_lock and jf_model_store as before. The verdicts are the
+ * misses, take the lock and jf_model_store. The verdicts are the
  * same either way (coherence.c, "Concurrency").
  *
  * A cache's entries are keyed by the guest address, the model's by the
  * canonical one (plugin_alias.c): when the double mappings change, every
  * cache is emptied (jf_store_forget_pages).
+ *
+ * The thread each vCPU runs is told to this unit by the scheduler
+ * (jf_store_thread_placed), so that the store path needs nothing above it.
  */
 #include "coherence_quick.h"
-#include "plugin.h"
+#include "keep.h"
+#include "plugin_store.h"
 
 /* Slots per vCPU: a program's hot store targets (stack, a few heap pages,
  * a JIT's buffer) rarely collide in 64. */
@@ -31,8 +35,8 @@
 #define SIZE_MEMO_SLOTS 16
 
 /*
- * Only the vCPU a cache belongs to fills its slots (under jf_lock); other
- * threads only empty them, also under jf_lock, by zeroing KEY: when the
+ * Only the vCPU a cache belongs to fills its slots (under the lock); other
+ * threads only empty them, also under the lock, by zeroing KEY: when the
  * double mappings change (jf_store_forget_pages) or the vCPU's thread
  * exits. So the hot path needs no generation or liveness check: an empty
  * slot sends the store to the locked path, which finds the current
@@ -46,24 +50,33 @@ struct store_cache {
   } slot[STORE_CACHE_SLOTS];
 };
 
-/* In place rather than allocated per vCPU: one dependent load fewer on
- * every store (264 KiB of zero pages until vCPUs touch them). */
-static struct store_cache caches[STORE_CACHE_VCPUS];
-/* One more than the highest vCPU ever placed (written under jf_lock): the
- * caches jf_store_forget_pages must empty, on every mmap of a JIT. */
-static unsigned caches_used;
-/* jf_model's clock (jf_store_init), read by every quick store. */
-static const uint64_t *model_clock;
-/* meminfo -> access size: info << 8 | 0x80 | shift, or 0. Calling
- * qemu_plugin_mem_size_shift through the PLT for every store made the
- * callback a non-leaf function, which cost more than the rest of its hot
- * path; a program uses a handful of meminfo values. Keyed by the whole
- * value, so nothing depends on how QEMU lays it out. */
-static uint64_t size_memo[SIZE_MEMO_SLOTS];
+struct jf_store {
+  /* In place rather than allocated per vCPU: one dependent load fewer on
+   * every store (264 KiB of zero pages until vCPUs touch them). */
+  struct store_cache caches[STORE_CACHE_VCPUS];
+  /* One more than the highest vCPU ever placed (written under the lock):
+   * the caches jf_store_forget_pages must empty, on every mmap of a JIT. */
+  unsigned caches_used;
+  /* The model's clock, read by every quick store. */
+  const uint64_t *model_clock;
+  /* meminfo -> access size: info << 8 | 0x80 | shift, or 0. Calling
+   * qemu_plugin_mem_size_shift through the PLT for every store made the
+   * callback a non-leaf function, which cost more than the rest of its hot
+   * path; a program uses a handful of meminfo values. Keyed by the whole
+   * value, so nothing depends on how QEMU lays it out. */
+  uint64_t size_memo[SIZE_MEMO_SLOTS];
+  /* vCPU index -> the struct jf_model_thread it runs (the lock held). */
+  GPtrArray *thread_of_vcpu;
+  struct jf_rig *rig; /* its lock and model, for the locked path */
+};
 
-void jf_store_init(void)
+struct jf_store *jf_store_new(struct jf_rig *rig)
 {
-  model_clock = jf_model_clock(jf_model);
+  struct jf_store *st = g_new0(struct jf_store, 1);
+  st->model_clock = jf_model_clock(rig->model);
+  st->thread_of_vcpu = g_ptr_array_new();
+  st->rig = rig;
+  return st;
 }
 
 static void forget_slots(struct store_cache *c)
@@ -73,33 +86,41 @@ static void forget_slots(struct store_cache *c)
   }
 }
 
-void jf_store_thread_placed(unsigned vcpu, unsigned cluster)
+void jf_store_thread_placed(struct jf_store *st, unsigned vcpu, struct jf_model_thread *mt)
 {
   if (vcpu < STORE_CACHE_VCPUS) {
-    __atomic_store_n(&caches[vcpu].cluster, cluster, __ATOMIC_RELAXED);
-    caches_used = MAX(caches_used, vcpu + 1);
+    __atomic_store_n(&st->caches[vcpu].cluster, mt->cluster, __ATOMIC_RELAXED);
+    st->caches_used = MAX(st->caches_used, vcpu + 1);
   }
+  if (st->thread_of_vcpu->len <= vcpu) {
+    g_ptr_array_set_size(st->thread_of_vcpu, (gint)vcpu + 1);
+  }
+  g_ptr_array_index(st->thread_of_vcpu, vcpu) = mt;
 }
 
-void jf_store_thread_gone(unsigned vcpu)
+void jf_store_thread_gone(struct jf_store *st, unsigned vcpu)
 {
   if (vcpu < STORE_CACHE_VCPUS) {
-    forget_slots(&caches[vcpu]);
+    forget_slots(&st->caches[vcpu]);
+  }
+  if (vcpu < st->thread_of_vcpu->len) {
+    g_ptr_array_index(st->thread_of_vcpu, vcpu) = NULL;
   }
 }
 
-void jf_store_forget_pages(void)
+void jf_store_forget_pages(struct jf_store *st)
 {
-  for (unsigned i = 0; i < caches_used; i++) {
-    forget_slots(&caches[i]);
+  for (unsigned i = 0; i < st->caches_used; i++) {
+    forget_slots(&st->caches[i]);
   }
 }
 
-void jf_store_free(void)
+void jf_store_free(struct jf_store *st)
 {
-  model_clock = NULL;
-  jf_store_forget_pages();
-  caches_used = 0;
+  if (st) {
+    g_ptr_array_unref(st->thread_of_vcpu);
+    g_free(st);
+  }
 }
 
 static size_t size_memo_index(qemu_plugin_meminfo_t info)
@@ -107,72 +128,77 @@ static size_t size_memo_index(qemu_plugin_meminfo_t info)
   return (info ^ info >> 4 ^ info >> 8) % SIZE_MEMO_SLOTS;
 }
 
-__attribute__((noinline, cold)) static unsigned size_shift_slow(qemu_plugin_meminfo_t info)
+__attribute__((noinline, cold)) static unsigned size_shift_slow(struct jf_store *st,
+                                                                qemu_plugin_meminfo_t info)
 {
   unsigned shift = qemu_plugin_mem_size_shift(info);
-  __atomic_store_n(&size_memo[size_memo_index(info)], (uint64_t)info << 8 | 0x80 | shift,
+  __atomic_store_n(&st->size_memo[size_memo_index(info)], (uint64_t)info << 8 | 0x80 | shift,
                    __ATOMIC_RELAXED);
   return shift;
 }
 
-static inline unsigned size_shift(qemu_plugin_meminfo_t info)
+static inline unsigned size_shift(struct jf_store *st, qemu_plugin_meminfo_t info)
 {
-  uint64_t memo = __atomic_load_n(&size_memo[size_memo_index(info)], __ATOMIC_RELAXED);
+  uint64_t memo = __atomic_load_n(&st->size_memo[size_memo_index(info)], __ATOMIC_RELAXED);
   if (memo >> 8 == info && memo & 0x80) {
     return memo & 0x7f;
   }
-  return size_shift_slow(info);
+  return size_shift_slow(st, info);
 }
 
 /* The locked path: a miss in C (then VADDR's record is looked up and C's
  * slot for it filled), a page with per-word records, or a store that
  * leaves its block. PAGE is VADDR's cached record, or NULL. */
-__attribute__((noinline, cold)) static void store_locked(unsigned vcpu, struct store_cache *c,
+__attribute__((noinline, cold)) static void store_locked(struct jf_store *st, unsigned vcpu,
+                                                         struct store_cache *c,
                                                          struct jf_model_page *page, uint64_t vaddr,
                                                          unsigned bytes, uint64_t writer_pc)
 {
-  g_mutex_lock(&jf_lock);
-  struct jf_thread *t = jf_sched_thread(vcpu);
-  if (t && page) {
-    jf_model_store_on_page(jf_model, &t->mt, page, vaddr, bytes, writer_pc);
-  } else if (t) {
-    jf_model_store(jf_model, &t->mt, vaddr, bytes, writer_pc);
+  struct jf_rig *rig = st->rig;
+  g_mutex_lock(&rig->lock);
+  struct jf_model_thread *mt =
+      vcpu < st->thread_of_vcpu->len ? g_ptr_array_index(st->thread_of_vcpu, vcpu) : NULL;
+  if (mt && page) {
+    jf_model_store_on_page(rig->model, mt, page, vaddr, bytes, writer_pc);
+  } else if (mt) {
+    jf_model_store(rig->model, mt, vaddr, bytes, writer_pc);
     if (c) {
       uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
       size_t i = page_number % STORE_CACHE_SLOTS;
-      c->slot[i].page = jf_model_store_page(jf_model, vaddr);
+      c->slot[i].page = jf_model_store_page(rig->model, vaddr);
       __atomic_store_n(&c->slot[i].key, page_number + 1, __ATOMIC_RELAXED);
     }
   }
-  g_mutex_unlock(&jf_lock);
+  g_mutex_unlock(&rig->lock);
 }
 
 /* One store of BYTES at VADDR by the instruction at WRITER_PC. Inlined in
  * each callback: a call per store showed in the profile. */
-__attribute__((always_inline)) static inline void record_store(unsigned vcpu, uint64_t vaddr,
-                                                               unsigned bytes, uint64_t writer_pc)
+__attribute__((always_inline)) static inline void
+record_store(struct jf_store *st, unsigned vcpu, uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
 {
-  struct store_cache *c = vcpu < STORE_CACHE_VCPUS ? &caches[vcpu] : NULL;
+  struct store_cache *c = vcpu < STORE_CACHE_VCPUS ? &st->caches[vcpu] : NULL;
   struct jf_model_page *page = NULL;
   if (c) {
     uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
     size_t i = page_number % STORE_CACHE_SLOTS;
     if (__atomic_load_n(&c->slot[i].key, __ATOMIC_RELAXED) == page_number + 1) {
       page = c->slot[i].page;
-      if (jf_model_store_quick(model_clock, page, vaddr, bytes, writer_pc,
+      if (jf_model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc,
                                __atomic_load_n(&c->cluster, __ATOMIC_RELAXED))) {
         return;
       }
     }
   }
-  store_locked(vcpu, c, page, vaddr, bytes, writer_pc);
+  store_locked(st, vcpu, c, page, vaddr, bytes, writer_pc);
 }
 
 /* Registered for QEMU_PLUGIN_MEM_W only. UDATA is the storing
  * instruction's address (the finding's writer). */
-void jf_store_on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+void jf_store_on_store(struct jf_store *st, unsigned vcpu, qemu_plugin_meminfo_t info,
+                       uint64_t vaddr, void *udata)
 {
-  record_store(vcpu, vaddr, 1u << size_shift(info), (uint64_t)(uintptr_t)udata);
+  record_store(st, vcpu, vaddr, 1u << size_shift(st, info), (uint64_t)(uintptr_t)udata);
 }
 
 /* What a group's leader records (store_groups.h), relative to its address. */
@@ -185,7 +211,8 @@ struct group_record {
   } range[];
 };
 
-void *jf_store_group_record(const struct jf_store_group *g, const uint64_t *insn_pc)
+void *jf_store_group_record(struct jf_store *st, const struct jf_store_group *g,
+                            const uint64_t *insn_pc)
 {
   struct group_record *r = g_malloc(sizeof(*r) + g->nranges * sizeof(r->range[0]));
   r->n = g->nranges;
@@ -194,7 +221,7 @@ void *jf_store_group_record(const struct jf_store_group *g, const uint64_t *insn
     r->range[i].bytes = g->range[i].bytes;
     r->range[i].writer_pc = insn_pc[g->range[i].last_insn];
   }
-  return jf_keep_until_exit(r);
+  return jf_keep_until_exit(st->rig->keep, r);
 }
 
 /* A span's userdata: the writer's address in the low bits (an AArch64
@@ -213,20 +240,18 @@ void *jf_store_span_udata(uint64_t writer_pc, uint32_t bytes)
   return (void *)(uintptr_t)(writer_pc | (uint64_t)bytes << SPAN_BYTES_SHIFT);
 }
 
-void jf_store_on_span(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+void jf_store_on_span(struct jf_store *st, unsigned vcpu, uint64_t vaddr, void *udata)
 {
-  (void)info;
   uint64_t span = (uint64_t)(uintptr_t)udata;
-  record_store(vcpu, vaddr, (unsigned)(span >> SPAN_BYTES_SHIFT),
+  record_store(st, vcpu, vaddr, (unsigned)(span >> SPAN_BYTES_SHIFT),
                span & ((UINT64_C(1) << SPAN_BYTES_SHIFT) - 1));
 }
 
-void jf_store_on_group(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+void jf_store_on_group(struct jf_store *st, unsigned vcpu, uint64_t vaddr, void *udata)
 {
-  (void)info;
   const struct group_record *r = udata;
   for (uint32_t i = 0; i < r->n; i++) {
-    record_store(vcpu, vaddr + (uint64_t)r->range[i].offset, r->range[i].bytes,
+    record_store(st, vcpu, vaddr + (uint64_t)r->range[i].offset, r->range[i].bytes,
                  r->range[i].writer_pc);
   }
 }

@@ -23,8 +23,10 @@
  * stderr afterwards gets EPIPE, as it would from a closed terminal.
  */
 #define _GNU_SOURCE
-#include "runner.h"
+#include "runner_exec.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

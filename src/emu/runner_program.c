@@ -13,8 +13,10 @@
  * names the loader, which QEMU opens under the -L prefix.
  */
 #define _GNU_SOURCE
-#include "runner.h"
+#include "runner_program.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -98,7 +98,7 @@ protected:
   {
     jf_word *w = jf_model_word_for_fetch(model.m, va, insn, cmodx_safe);
     if (!w)
-      return jf_verdict{JF_FRESH, 0, 0, 0, 0};
+      return jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
     return jf_model_fetch(model.m, &t.t, w, cmodx_safe);
   }
 

@@ -11,6 +11,7 @@
 extern "C" {
 #include "emu_config.h"
 }
+#include "emu_json.h"
 #include "findings.h"
 #include "symbols.h"
 
@@ -34,7 +35,7 @@ struct Config {
 
 jf_verdict Geometry(uint32_t site, uint64_t writer = 0x4031fc)
 {
-  return jf_verdict{JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, writer, site, 128, 64};
+  return jf_verdict{JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, writer, site, 128, 64, 0};
 }
 
 // A fixed "symbolizer": every PC gets a name, only some a location.
@@ -63,10 +64,9 @@ protected:
   }
   nlohmann::json Json()
   {
-    GString *s = g_string_new("{\"x\": 0");
-    emu_findings_json(f, s);
-    g_string_append(s, "}");
-    return nlohmann::json::parse(Take(s));
+    JsonObject *report = json_object_new();
+    emu_findings_json(f, report);
+    return nlohmann::json::parse(Take(emu_json_write_object(report)));
   }
   Config config;
   emu_findings *f;
@@ -96,6 +96,7 @@ TEST_F(Findings, ManyStaleFetchesOfOneBugAreOneFindingWithACount)
   EXPECT_EQ(fd["words"], 16);
   EXPECT_EQ(fd["fetch_cpu"], 0);
   EXPECT_EQ(fd["fetch_core"], "Cortex-A53");
+  EXPECT_EQ(fd["writer_core"], "Cortex-A53") << "the verdict's writer cluster 0";
   EXPECT_EQ(fd["line"], 64);
   EXPECT_EQ(fd["stride"], 128);
   EXPECT_EQ(fd["writer"]["pc"], "0x4031fc");
@@ -111,15 +112,35 @@ TEST_F(Findings, ManyStaleFetchesOfOneBugAreOneFindingWithACount)
   EXPECT_EQ(j["stale"][0]["reason"], "not invalidated in this core's geometry");
 }
 
+TEST_F(Findings, WriterCoreIsTheCoreThatStoredNotTheOneThatFetched)
+{
+  // Stored on a big core (cluster 1), fetched stale on LITTLE CPU 0: the
+  // D line that a clean missed is the writer's.
+  const jf_verdict v = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 1};
+  const jf_verdict unknown_writer = {JF_STALE_NOT_SYNCHRONISED, 0, JF_MODEL_NO_SITE, 0, 64, 1};
+  emu_findings_record(f, 0x9000, 0, 0, &v);
+  emu_findings_record(f, 0x9004, 0, 0, &unknown_writer);
+  emu_findings_resolve(f, nullptr, nullptr);
+  const nlohmann::json j = Json();
+  ASSERT_EQ(j["findings"].size(), 2u);
+  for (const auto &fd : j["findings"]) {
+    EXPECT_EQ(fd["fetch_core"], "Cortex-A53");
+    if (fd["kind"] == "not-cleaned")
+      EXPECT_EQ(fd["writer_core"], "Exynos M1");
+    else
+      EXPECT_TRUE(fd["writer_core"].is_null()) << "no writer, no writer core";
+  }
+}
+
 TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirst)
 {
   const uint32_t a = emu_findings_site(f, 0x1000, 0x2004);
   const uint32_t b = emu_findings_site(f, 0x1100, 0x2004);
   const jf_verdict geo = Geometry(a);
   jf_verdict other_site = Geometry(b);
-  jf_verdict no_isb = {JF_STALE_NOT_SYNCHRONISED, 0x4031fc, a, 64, 64};
-  jf_verdict no_site_w1 = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64};
-  jf_verdict no_site_w2 = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64};
+  jf_verdict no_isb = {JF_STALE_NOT_SYNCHRONISED, 0x4031fc, a, 64, 64, 0};
+  jf_verdict no_site_w1 = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0};
+  jf_verdict no_site_w2 = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64, 0};
   emu_findings_record(f, 0x9000, 0, 0, &geo);
   for (int i = 0; i < 3; i++)
     emu_findings_record(f, 0x9004, 4, 1, &other_site);

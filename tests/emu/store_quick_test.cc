@@ -42,7 +42,7 @@ struct Model {
   jf_verdict Fetch(uint64_t va)
   {
     jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
-    return w ? jf_model_fetch(m, &t, w, false) : jf_verdict{JF_FRESH, 0, 0, 0, 0};
+    return w ? jf_model_fetch(m, &t, w, false) : jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
   }
   std::vector<jf_model_geometry> geo;
   jf_model *m;

@@ -9,7 +9,9 @@
 
 #include <capstone/capstone.h>
 
-#include "plugin.h"
+#include <glib.h>
+
+#include "plugin_decode.h"
 
 /* Only the prefixes differ between the versions; the names are built from
  * them once, below. */
@@ -67,39 +69,47 @@ static const struct {
     {SYS_ENC(0, 7, 1, 0), JF_INSN_IC_IALLU},  /* ic ialluis */
 };
 
-static csh handle;
-static cs_insn *scratch;
-/* Translation is serialised by QEMU's mmap_lock in linux-user, but the
- * scratch cs_insn must never be shared, so it has its own lock. */
-static GMutex decode_lock;
+struct jf_decoder {
+  csh handle;
+  cs_insn *scratch;
+  /* Translation is serialised by QEMU's mmap_lock in linux-user, but the
+   * scratch cs_insn must never be shared, so it has its own lock. */
+  GMutex lock;
+};
 
-bool jf_decoder_open(char **error)
+struct jf_decoder *jf_decoder_open(char **error)
 {
-  if (cs_open(JF_CS_ARCH, CS_MODE_LITTLE_ENDIAN, &handle) != CS_ERR_OK) {
+  struct jf_decoder *d = g_new0(struct jf_decoder, 1);
+  const char *problem = NULL;
+  if (cs_open(JF_CS_ARCH, CS_MODE_LITTLE_ENDIAN, &d->handle) != CS_ERR_OK) {
+    g_free(d);
     *error = g_strdup("capstone: cs_open(AArch64) failed");
-    return false;
+    return NULL;
   }
-  if (cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
-    *error = g_strdup("capstone: cannot enable instruction details");
-    cs_close(&handle);
-    return false;
+  if (cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+    problem = "capstone: cannot enable instruction details";
+  } else if (!(d->scratch = cs_malloc(d->handle))) {
+    problem = "capstone: cs_malloc failed";
   }
-  scratch = cs_malloc(handle);
-  if (!scratch) {
-    *error = g_strdup("capstone: cs_malloc failed");
-    cs_close(&handle);
-    return false;
+  if (problem) {
+    cs_close(&d->handle);
+    g_free(d);
+    *error = g_strdup(problem);
+    return NULL;
   }
-  return true;
+  g_mutex_init(&d->lock);
+  return d;
 }
 
-void jf_decoder_close(void)
+void jf_decoder_close(struct jf_decoder *d)
 {
-  if (scratch) {
-    cs_free(scratch, 1);
-    scratch = NULL;
-    cs_close(&handle);
+  if (!d) {
+    return;
   }
+  cs_free(d->scratch, 1);
+  cs_close(&d->handle);
+  g_mutex_clear(&d->lock);
+  g_free(d);
 }
 
 static bool barrier_is_ld_only(const cs_insn *insn)
@@ -137,7 +147,7 @@ static bool is_cmodx_safe(const cs_insn *insn)
   }
 }
 
-struct jf_decoded jf_decode(uint32_t word)
+struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
 {
   struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
 
@@ -180,12 +190,12 @@ struct jf_decoded jf_decode(uint32_t word)
   size_t size = sizeof(bytes);
   uint64_t address = 0;
 
-  g_mutex_lock(&decode_lock);
-  if (!cs_disasm_iter(handle, &code, &size, &address, scratch)) {
-    g_mutex_unlock(&decode_lock);
+  g_mutex_lock(&d->lock);
+  if (!cs_disasm_iter(d->handle, &code, &size, &address, d->scratch)) {
+    g_mutex_unlock(&d->lock);
     return out;
   }
-  switch (scratch->id) {
+  switch (d->scratch->id) {
   case JF_INS(DC):
   case JF_INS(IC):
   case JF_INS(SYS):
@@ -207,12 +217,12 @@ struct jf_decoded jf_decode(uint32_t word)
     out.kind = JF_INSN_DSB;
     /* The Arm ARM completes cache maintenance at a DSB whose required
      * access types include stores; a DSB *LD only waits for loads. */
-    out.dsb_completes = !barrier_is_ld_only(scratch);
+    out.dsb_completes = !barrier_is_ld_only(d->scratch);
     break;
   default:
     break;
   }
-  out.cmodx_safe = is_cmodx_safe(scratch);
-  g_mutex_unlock(&decode_lock);
+  out.cmodx_safe = is_cmodx_safe(d->scratch);
+  g_mutex_unlock(&d->lock);
   return out;
 }

@@ -1,0 +1,25 @@
+/*
+ * Double-mapped (RW + RX) views of one file (plugin_alias.c): the
+ * canonical address the model keys a guest address by.
+ */
+#ifndef JITFLUSH_EMU_PLUGIN_ALIAS_H
+#define JITFLUSH_EMU_PLUGIN_ALIAS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rig.h"
+
+struct jf_alias *jf_alias_new(void);
+void jf_alias_free(struct jf_alias *a);
+/* The address the model keys VA by (the rig's lock held). */
+uint64_t jf_alias_canon(const struct jf_alias *a, uint64_t va);
+/* VA lies in a non-executable mapping of file pages that an executable
+ * mapping also shows: the RW view of double-mapped code (lock held). */
+bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va);
+/* The syscall entry and return callbacks. The return takes the rig's lock;
+ * when the views change, the store caches are emptied (plugin_store.h). */
+void jf_alias_syscall(int64_t num, const uint64_t args[6]);
+void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret);
+
+#endif /* JITFLUSH_EMU_PLUGIN_ALIAS_H */

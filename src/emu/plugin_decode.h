@@ -1,0 +1,41 @@
+/*
+ * Instruction decoding, once per instruction at translation time
+ * (plugin_decode.c, the only file that knows Capstone's v4/v5 vs v6
+ * AArch64 names).
+ */
+#ifndef JITFLUSH_EMU_PLUGIN_DECODE_H
+#define JITFLUSH_EMU_PLUGIN_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum jf_insn_kind {
+  JF_INSN_OTHER,
+  JF_INSN_MRS_CTR,  /* mrs xN, ctr_el0 */
+  JF_INSN_MRS_MIDR, /* mrs xN, midr_el1 */
+  JF_INSN_DC_CLEAN, /* dc cvau|cvac|civac|cvap|cvadp|ivac */
+  JF_INSN_DC_ZVA,   /* a store of a zero block to the model */
+  JF_INSN_IC_IVAU,
+  JF_INSN_IC_IALLU, /* ic iallu / ic ialluis */
+  JF_INSN_ISB,
+  JF_INSN_DSB,
+  JF_INSN_MARK_BEGIN, /* hint #0x7c: a measured region begins after it */
+  JF_INSN_MARK_END,   /* hint #0x7d: the open region ends before it */
+};
+
+struct jf_decoded {
+  enum jf_insn_kind kind;
+  unsigned reg;       /* Xt (0..30, 31 = xzr) for mrs/dc/ic */
+  bool dsb_completes; /* a DSB that waits for maintenance (not *LD) */
+  bool cmodx_safe;    /* B, BL, BRK, HVC, ISB, NOP, SMC, SVC */
+};
+
+struct jf_decoder;
+
+/* NULL with *ERROR set (g_free) when Capstone cannot be opened. */
+struct jf_decoder *jf_decoder_open(char **error);
+void jf_decoder_close(struct jf_decoder *d);
+/* Any thread. */
+struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t insn);
+
+#endif /* JITFLUSH_EMU_PLUGIN_DECODE_H */

@@ -1,0 +1,26 @@
+/*
+ * The plugin's side of the findings: the run's one collector
+ * (findings.h, rig->findings) is fed under the rig's lock by the execution
+ * callbacks; at exit this unit names the guest's code (symbols.c) and
+ * writes the three reports.
+ */
+#ifndef JITFLUSH_EMU_PLUGIN_FINDINGS_H
+#define JITFLUSH_EMU_PLUGIN_FINDINGS_H
+
+#include <stdint.h>
+
+#include <json-glib/json-glib.h>
+
+#include "findings.h"
+
+/* At exit, without the lock: names the guest's code once, adds the
+ * report's "stale", "findings" and "ctr_read_sites" members to REPORT
+ * (when not NULL), writes the sanitizer-style text to TEXT_PATH and SARIF
+ * to SARIF_PATH when set. */
+void jf_findings_report(struct emu_findings *f, JsonObject *report, const char *text_path,
+                        const char *sarif_path);
+
+/* Writes TEXT to PATH, or says on stderr why it could not. */
+void jf_write_file(const char *path, const GString *text);
+
+#endif /* JITFLUSH_EMU_PLUGIN_FINDINGS_H */

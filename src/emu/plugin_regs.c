@@ -1,0 +1,111 @@
+/* Guest register access (plugin_regs.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin_regs.h"
+#include "vcpu.h"
+
+#define NUM_XREGS 31
+
+struct jf_regs {
+  struct qemu_plugin_register *x[NUM_XREGS];
+  bool ready;
+};
+
+/* Callbacks of one vCPU run in its own host thread: a scratch buffer per
+ * host thread, not shared state. */
+static _Thread_local GByteArray *reg_buf;
+
+struct jf_regs *jf_regs_new(void)
+{
+  return g_new0(struct jf_regs, 1);
+}
+
+void jf_regs_free(struct jf_regs *regs)
+{
+  g_free(regs);
+}
+
+void jf_regs_vcpu_init(struct jf_regs *regs)
+{
+  if (regs->ready) {
+    return;
+  }
+  GArray *list = qemu_plugin_get_registers();
+  for (guint i = 0; i < list->len; i++) {
+    qemu_plugin_reg_descriptor *d = &g_array_index(list, qemu_plugin_reg_descriptor, i);
+    unsigned n;
+    char tail;
+    if (sscanf(d->name, "x%u%c", &n, &tail) == 1 && n < NUM_XREGS) {
+      regs->x[n] = d->handle;
+    }
+  }
+  g_array_free(list, true);
+  regs->ready = true;
+}
+
+static GByteArray *buffer(void)
+{
+  if (!reg_buf) {
+    reg_buf = g_byte_array_sized_new(16);
+  }
+  return reg_buf;
+}
+
+uint64_t jf_regs_read_x(const struct jf_regs *regs, unsigned reg)
+{
+  if (reg >= NUM_XREGS || !regs->x[reg]) {
+    return 0; /* xzr */
+  }
+  GByteArray *buf = buffer();
+  g_byte_array_set_size(buf, 0);
+  if (qemu_plugin_read_register(regs->x[reg], buf) < 8) {
+    return 0;
+  }
+  uint64_t value;
+  memcpy(&value, buf->data, sizeof(value)); /* target order: little-endian */
+  return GUINT64_FROM_LE(value);
+}
+
+void jf_regs_write_x(const struct jf_regs *regs, unsigned reg, uint64_t value)
+{
+  if (reg >= NUM_XREGS || !regs->x[reg]) {
+    return;
+  }
+  GByteArray *buf = buffer();
+  uint64_t le = GUINT64_TO_LE(value);
+  g_byte_array_set_size(buf, 0);
+  g_byte_array_append(buf, (const guint8 *)&le, sizeof(le));
+  qemu_plugin_write_register(regs->x[reg], buf);
+}
+
+void jf_regs_defer_write(const struct jf_rig *rig, unsigned vcpu, unsigned reg, uint64_t value)
+{
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  v->reg.index = reg;
+  v->reg.value = value;
+  if (!v->reg.pending) {
+    /* Park the migration clock where the next TB's add makes the TB's
+     * conditional callback fire; jf_regs_apply_pending puts it back. */
+    v->clock.parked = v->clock.now;
+    jf_vcpu_set_clock(v, JF_MIGRATE_DUE);
+    v->reg.pending = 1;
+  }
+}
+
+void jf_regs_apply_pending(const struct jf_rig *rig, unsigned vcpu)
+{
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  if (!v->reg.pending) {
+    return;
+  }
+  /* The clock counted this TB from the parked JF_MIGRATE_DUE. */
+  jf_vcpu_set_clock(v, v->clock.parked + (v->clock.now - JF_MIGRATE_DUE));
+  v->reg.pending = 0;
+  jf_regs_write_x(rig->regs, (unsigned)v->reg.index, v->reg.value);
+}
+
+void jf_regs_forget_pending(const struct jf_rig *rig, unsigned vcpu)
+{
+  jf_vcpu(rig, vcpu)->reg.pending = 0;
+}

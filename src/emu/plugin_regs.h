@@ -1,0 +1,36 @@
+/*
+ * Guest register access from execution callbacks: reading Xt, writing it
+ * now (from a callback registered with QEMU_PLUGIN_CB_RW_REGS), or at the
+ * vCPU's next TB start.
+ */
+#ifndef JITFLUSH_EMU_PLUGIN_REGS_H
+#define JITFLUSH_EMU_PLUGIN_REGS_H
+
+#include <stdint.h>
+
+#include "rig.h"
+
+struct jf_regs *jf_regs_new(void);
+void jf_regs_free(struct jf_regs *regs);
+/* Learns the register handles (from a vCPU init callback: they are the
+ * same for every vCPU of a target). */
+void jf_regs_vcpu_init(struct jf_regs *regs);
+
+/* X[REG] of the calling vCPU (from a callback registered with R_REGS);
+ * 31 (xzr) reads 0. */
+uint64_t jf_regs_read_x(const struct jf_regs *regs, unsigned reg);
+/* X[REG] := VALUE on the calling vCPU (from a callback registered with
+ * RW_REGS). */
+void jf_regs_write_x(const struct jf_regs *regs, unsigned reg, uint64_t value);
+
+/* Arms X[REG] := VALUE for VCPU's next TB start: the migration clock is
+ * parked at JF_MIGRATE_DUE so that the TB's conditional callback fires,
+ * and jf_regs_apply_pending puts it back. */
+void jf_regs_defer_write(const struct jf_rig *rig, unsigned vcpu, unsigned reg, uint64_t value);
+/* At a TB start whose clock is due: applies VCPU's pending write, if any,
+ * and restores its clock. */
+void jf_regs_apply_pending(const struct jf_rig *rig, unsigned vcpu);
+/* VCPU starts a new thread: a write armed for the last one is dropped. */
+void jf_regs_forget_pending(const struct jf_rig *rig, unsigned vcpu);
+
+#endif /* JITFLUSH_EMU_PLUGIN_REGS_H */

@@ -1,0 +1,43 @@
+/*
+ * Guest stores into the coherence model, mostly without the rig's lock
+ * (plugin_store.c).
+ */
+#ifndef JITFLUSH_EMU_PLUGIN_STORE_H
+#define JITFLUSH_EMU_PLUGIN_STORE_H
+
+#include <stdint.h>
+
+#include "coherence.h"
+#include "rig.h"
+#include "store_groups.h"
+
+/* After the rig's model is created. */
+struct jf_store *jf_store_new(struct jf_rig *rig);
+void jf_store_free(struct jf_store *st);
+
+/* The memory callbacks' bodies (the QEMU glue registers them for
+ * QEMU_PLUGIN_MEM_W only and passes the rig's store):
+ *   own:   udata is the storing instruction's address (the writer);
+ *   group: udata is jf_store_group_record(G, INSN_PC), INSN_PC the block's
+ *          instruction addresses (store_groups.h);
+ *   span:  the store, or a group's leader, writes BYTES from the address of
+ *          the access QEMU reports; udata is jf_store_span_udata(WRITER_PC,
+ *          BYTES), which is NULL when the two do not fit in a pointer (then
+ *          use a group record). */
+void jf_store_on_store(struct jf_store *st, unsigned vcpu, qemu_plugin_meminfo_t info,
+                       uint64_t vaddr, void *udata);
+void jf_store_on_group(struct jf_store *st, unsigned vcpu, uint64_t vaddr, void *udata);
+void jf_store_on_span(struct jf_store *st, unsigned vcpu, uint64_t vaddr, void *udata);
+void *jf_store_group_record(struct jf_store *st, const struct jf_store_group *g,
+                            const uint64_t *insn_pc);
+void *jf_store_span_udata(uint64_t writer_pc, uint32_t bytes);
+
+/* The thread MT now runs on VCPU (on a CPU of MT's cluster) / VCPU runs no
+ * thread (the rig's lock held): whom its stores are recorded for. */
+void jf_store_thread_placed(struct jf_store *st, unsigned vcpu, struct jf_model_thread *mt);
+void jf_store_thread_gone(struct jf_store *st, unsigned vcpu);
+/* The canonical addresses may be other now (lock held): every vCPU's
+ * cached page records are dropped. */
+void jf_store_forget_pages(struct jf_store *st);
+
+#endif /* JITFLUSH_EMU_PLUGIN_STORE_H */

@@ -1,0 +1,94 @@
+/*
+ * The plugin's one state object (docs/ARCHITECTURE.md).
+ *
+ * The QEMU entry points (plugin.c, plugin_instrument.c) create it at
+ * install and pass it to every unit; no unit of src/emu keeps shared state
+ * of its own beyond what it is handed here. The units form layers:
+ *
+ *   QEMU glue      plugin.c, plugin_instrument.c
+ *   services       plugin_hotplug.c > plugin_sched.c > plugin_store.c,
+ *                  plugin_alias.c, plugin_region.c, plugin_findings.c
+ *   bottom         vcpu.h (per-vCPU state), plugin_regs.c, keep.c,
+ *                  plugin_decode.c, and the QEMU-free model
+ *                  (coherence.c, findings.c, emu_config.c, ...)
+ *
+ * Locking: LOCK guards the scheduler, the model, the findings, the alias
+ * tracker and the hotplug state. Guest threads run in parallel host
+ * threads in linux-user, so every execution callback that touches them
+ * takes it; per-vCPU state lives in a QEMU scoreboard (vcpu.h) and needs
+ * no lock.
+ */
+#ifndef JITFLUSH_EMU_RIG_H
+#define JITFLUSH_EMU_RIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <glib.h>
+#include <qemu-plugin.h>
+
+#include "coherence.h"
+#include "emu_config.h"
+
+/* The options qemu_plugin_install parsed (rig_contract.h names the keys). */
+struct jf_options {
+  const char *config_path;
+  const char *report_path;
+  const char *summary_path;
+  bool have_seed;
+  uint64_t seed;
+  bool have_migrate_every;
+  uint64_t migrate_every;
+  bool check;
+  bool check_full; /* check=full: every fetch of a checked word
+                      calls the model (the fast path's reference) */
+  bool have_policy;
+  enum emu_sched_policy policy;
+  const char *sarif_path;
+  const char *findings_path; /* the stderr blocks, for the runner to print */
+  const char *overlay_path;  /* the generated ROOT/sys/devices/system/cpu
+                                that hotplug events rewrite; NULL for a
+                                --sysfs-root tree, which is never changed */
+};
+
+struct jf_sched;
+struct jf_hotplug;
+struct jf_alias;
+struct jf_store;
+struct jf_region;
+struct emu_findings;
+struct jf_regs;
+struct jf_keep;
+struct jf_decoder;
+
+struct jf_rig {
+  GMutex lock;
+  struct emu_config *config;
+  struct jf_options opts;
+  struct qemu_plugin_scoreboard *vcpus; /* struct jf_vcpu (vcpu.h) */
+  struct jf_model *model;               /* guarded by LOCK */
+  struct jf_sched *sched;
+  struct jf_hotplug *hotplug;
+  struct jf_alias *alias;
+  struct jf_store *store;
+  struct jf_region *region;
+  struct emu_findings *findings; /* findings.h, guarded by LOCK */
+  struct jf_regs *regs;
+  struct jf_keep *keep;
+  struct jf_decoder *decoder;
+  pid_t install_pid; /* the process QEMU started: it writes the report */
+};
+
+/* The run's seed and policy: the option when given, else the config's. */
+static inline uint64_t jf_rig_seed(const struct jf_rig *rig)
+{
+  return rig->opts.have_seed ? rig->opts.seed : rig->config->seed;
+}
+
+static inline enum emu_sched_policy jf_rig_policy(const struct jf_rig *rig)
+{
+  return rig->opts.have_policy ? rig->opts.policy : rig->config->policy;
+}
+
+#endif /* JITFLUSH_EMU_RIG_H */

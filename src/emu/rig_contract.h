@@ -1,0 +1,72 @@
+/*
+ * What the runner (jitflush-emu) and the plugin agree on, in one place:
+ * the plugin's option keys, the counters (rig_counters.def) and the
+ * one-line summary the plugin writes at exit and the runner reads. No
+ * QEMU here: the runner, the plugin and the tests all include it.
+ */
+#ifndef JITFLUSH_EMU_RIG_CONTRACT_H
+#define JITFLUSH_EMU_RIG_CONTRACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* -plugin libjitflush_plugin.so,KEY=VALUE,... (docs/RIG.md). */
+#define JF_OPT_CONFIG "config"
+#define JF_OPT_SEED "seed"
+#define JF_OPT_REPORT "report"
+#define JF_OPT_SUMMARY "summary"
+#define JF_OPT_MIGRATE_EVERY "migrate-every"
+#define JF_OPT_CHECK "check"
+#define JF_OPT_POLICY "policy"
+#define JF_OPT_FINDINGS "findings"
+#define JF_OPT_SARIF "sarif"
+#define JF_OPT_OVERLAY "overlay"
+
+enum jf_counter_source { JF_SOURCE_VCPU, JF_SOURCE_CLOCK };
+/* Where a counter is shown, from the most places to the fewest. */
+enum jf_counter_shown { JF_SHOWN_STDERR, JF_SHOWN_SUMMARY, JF_SHOWN_REPORT };
+
+enum jf_counter {
+#define JF_COUNTER(name, source, shown, description) JF_COUNTER_##name,
+#include "rig_counters.def"
+#undef JF_COUNTER
+  JF_NCOUNTERS
+};
+
+struct jf_counter_info {
+  const char *name;
+  enum jf_counter_source source;
+  enum jf_counter_shown shown;
+  const char *description;
+};
+extern const struct jf_counter_info jf_counters[JF_NCOUNTERS];
+
+/* The summary: every counter shown at SUMMARY or more, then the number of
+ * findings, as "key=N" pairs separated by spaces, e.g. "stale_fetches=0
+ * fetch_checks=1200 ... insns=52000 findings=0". */
+struct jf_summary {
+  uint64_t counter[JF_NCOUNTERS]; /* 0 for the REPORT-only ones */
+  uint64_t findings;              /* stale fetches grouped by root cause */
+};
+
+/* Appends the "key=N" pairs of every counter shown at SHOWN or more, then
+ * "findings=N", to OUT (no newline). */
+void jf_summary_format(GString *out, const struct jf_summary *s, enum jf_counter_shown shown);
+
+/* Parses a summary line (order free, unknown keys ignored; every field of
+ * the summary is required, so that an all-zero line from a QEMU that never
+ * started the guest cannot pass for a clean run). Returns false and sets
+ * *ERROR (g_free) when the text is not one. */
+bool jf_summary_parse(const char *text, struct jf_summary *out, char **error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_EMU_RIG_CONTRACT_H */

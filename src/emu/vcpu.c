@@ -1,0 +1,38 @@
+/* Sums over the per-vCPU state (vcpu.h). */
+#include <stddef.h>
+
+#include "vcpu.h"
+
+struct jf_clock_counts jf_vcpu_clock_totals(const struct jf_rig *rig)
+{
+  struct jf_clock_counts sum = {0, 0};
+  for (int i = 0; i < qemu_plugin_num_vcpus(); i++) {
+    struct jf_clock_counts c = jf_vcpu_clock_counts(jf_vcpu(rig, (unsigned)i));
+    sum.insns += c.insns;
+    sum.fetch_checks += c.fetch_checks;
+  }
+  return sum;
+}
+
+/* Where each VCPU-source counter lives in struct jf_vcpu. */
+#define OFFSET_VCPU(name) offsetof(struct jf_vcpu, counts.name)
+#define OFFSET_CLOCK(name) 0
+static const size_t counter_offset[JF_NCOUNTERS] = {
+#define JF_COUNTER(name, source, shown, description) OFFSET_##source(name),
+#include "rig_counters.def"
+#undef JF_COUNTER
+};
+
+void jf_vcpu_counter_totals(const struct jf_rig *rig, uint64_t out[JF_NCOUNTERS])
+{
+  struct jf_clock_counts clock = jf_vcpu_clock_totals(rig);
+  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+    if (c == JF_COUNTER_insns) {
+      out[c] = clock.insns;
+    } else if (c == JF_COUNTER_fetch_checks) {
+      out[c] = clock.fetch_checks;
+    } else {
+      out[c] = qemu_plugin_u64_sum((qemu_plugin_u64){rig->vcpus, counter_offset[c]});
+    }
+  }
+}

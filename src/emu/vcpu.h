@@ -1,0 +1,157 @@
+/*
+ * Per-vCPU state, one QEMU scoreboard entry per vCPU, split by concern.
+ * The inline operations QEMU emits update it without a callback; the
+ * conditional callbacks test it. Never keep a pointer to an entry across
+ * callbacks: QEMU reallocates scoreboards when a vCPU with a new index
+ * appears.
+ */
+#ifndef JITFLUSH_EMU_VCPU_H
+#define JITFLUSH_EMU_VCPU_H
+
+#include <stdint.h>
+
+#include "rig.h"
+#include "rig_contract.h"
+
+/*
+ * The migration clock: the one inline add every TB makes (jf_clock_tick),
+ * its instruction count in the high part, the number of its words the
+ * fetch check examines in the low part. Counting each in a field of its
+ * own cost one more inline add per TB, two on a JIT's code: 0.1 s of a
+ * 0.36 s run (docs/BENCHMARKS.md). The clock counts up to JF_MIGRATE_DUE
+ * (plugin_sched.c); whenever the plugin sets it (jf_vcpu_set_clock), what
+ * it counted since ORIGIN is folded into INSNS_BASE and CHECKS_BASE.
+ */
+struct jf_vcpu_clock {
+  uint64_t now;
+  uint64_t origin;
+  uint64_t insns_base;
+  uint64_t checks_base;
+  uint64_t seq; /* odd while jf_vcpu_set_clock runs */
+  /* Instructions to the next migration beyond the clock's current stretch
+   * (plugin_sched.c); only this vCPU's thread uses it. */
+  uint64_t until_migration;
+  /* The clock's value while a register write parks it at JF_MIGRATE_DUE
+   * (plugin_regs.c). */
+  uint64_t parked;
+};
+
+/* The VCPU-source counters of rig_counters.def. */
+struct jf_vcpu_counters {
+#define JF_FIELD_VCPU(name) uint64_t name;
+#define JF_FIELD_CLOCK(name)
+#define JF_COUNTER(name, source, shown, description) JF_FIELD_##source(name)
+#include "rig_counters.def"
+#undef JF_COUNTER
+#undef JF_FIELD_CLOCK
+#undef JF_FIELD_VCPU
+};
+
+/* A write of x[INDEX] := VALUE due at the vCPU's next TB start
+ * (plugin_regs.c): the mrs ended its TB, or a syscall result must be
+ * overridden. */
+struct jf_vcpu_reg_write {
+  uint64_t pending;
+  uint64_t index;
+  uint64_t value;
+};
+
+/* The measured region this vCPU has open (plugin_region.c). */
+struct jf_vcpu_region {
+  uint64_t open;
+  uint64_t tag;
+  uint64_t start[JF_NCOUNTERS];
+};
+
+struct jf_vcpu {
+  struct jf_vcpu_clock clock;
+  struct jf_vcpu_counters counts;
+  /* The model's sync_seq of the thread on this vCPU (0 none), published by
+   * plugin_sched.c: the fetch fast path compares it inline with each
+   * word's fresh_after bound (plugin_instrument.c). */
+  uint64_t sync_seq;
+  struct jf_vcpu_reg_write reg;
+  struct jf_vcpu_region region;
+};
+
+/* A field of every vCPU's entry, for QEMU's inline operations and
+ * conditions: JF_VCPU_U64(rig, clock.now). */
+#define JF_VCPU_U64(rig, member)                                                                   \
+  qemu_plugin_scoreboard_u64_in_struct((rig)->vcpus, struct jf_vcpu, member)
+
+static inline struct jf_vcpu *jf_vcpu(const struct jf_rig *rig, unsigned vcpu)
+{
+  return qemu_plugin_scoreboard_find(rig->vcpus, vcpu);
+}
+
+/* The migration clock reaches this value when a migration is due. */
+#define JF_MIGRATE_DUE (UINT64_C(1) << 62)
+/* One instruction on the migration clock: the fetch checks a TB adds stay
+ * below it as long as the plugin sets the clock at least every
+ * JF_CLOCK_CHUNK instructions (plugin_sched.c), since a TB has at most 512
+ * instructions (QEMU's TCG_MAX_INSNS) and checks at most all of them. */
+#define JF_CLOCK_INSN_SHIFT 24
+#define JF_CLOCK_CHUNK (UINT64_C(1) << 23)
+
+/* What a TB of N instructions, CHECKED of them fetch-checked, adds to the
+ * clock. */
+static inline uint64_t jf_clock_tick(uint64_t n, uint64_t checked)
+{
+  return n << JF_CLOCK_INSN_SHIFT | checked;
+}
+
+/*
+ * Sets V's migration clock to CLOCK, on V's own vCPU (only it adds to the
+ * clock) or before the vCPU runs, folding what the clock counted into the
+ * bases. Other threads read the fields (hotplug, measured regions,
+ * migrations of another thread), so the rewrite is a sequence lock's write
+ * side: a reader never mixes old and new values.
+ */
+static inline void jf_vcpu_set_clock(struct jf_vcpu *v, uint64_t clock)
+{
+  struct jf_vcpu_clock *c = &v->clock;
+  uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->seq, seq + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  uint64_t counted = c->now - c->origin;
+  uint64_t one_insn = UINT64_C(1) << JF_CLOCK_INSN_SHIFT;
+  __atomic_store_n(&c->insns_base, c->insns_base + (counted >> JF_CLOCK_INSN_SHIFT),
+                   __ATOMIC_RELAXED);
+  __atomic_store_n(&c->checks_base, c->checks_base + (counted & (one_insn - 1)), __ATOMIC_RELAXED);
+  __atomic_store_n(&c->origin, clock, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->now, clock, __ATOMIC_RELAXED);
+  __atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* The guest instructions V's vCPU has executed and the fetches the checker
+ * examined there, from any thread. */
+struct jf_clock_counts {
+  uint64_t insns, fetch_checks;
+};
+
+static inline struct jf_clock_counts jf_vcpu_clock_counts(const struct jf_vcpu *v)
+{
+  const struct jf_vcpu_clock *c = &v->clock;
+  for (;;) {
+    uint64_t seq = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+    uint64_t counted =
+        __atomic_load_n(&c->now, __ATOMIC_RELAXED) - __atomic_load_n(&c->origin, __ATOMIC_RELAXED);
+    struct jf_clock_counts r = {
+        __atomic_load_n(&c->insns_base, __ATOMIC_RELAXED) + (counted >> JF_CLOCK_INSN_SHIFT),
+        __atomic_load_n(&c->checks_base, __ATOMIC_RELAXED) +
+            (counted & ((UINT64_C(1) << JF_CLOCK_INSN_SHIFT) - 1)),
+    };
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (!(seq & 1) && __atomic_load_n(&c->seq, __ATOMIC_RELAXED) == seq) {
+      return r;
+    }
+  }
+}
+
+/* jf_vcpu_clock_counts summed over every vCPU. */
+struct jf_clock_counts jf_vcpu_clock_totals(const struct jf_rig *rig);
+
+/* Every counter of rig_counters.def summed over every vCPU, by index. */
+void jf_vcpu_counter_totals(const struct jf_rig *rig, uint64_t out[JF_NCOUNTERS]);
+
+#endif /* JITFLUSH_EMU_VCPU_H */

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The rig's structure (docs/ARCHITECTURE.md), checked on src/emu:
+
+1. No #include circle among its units. A unit is a .c file and the header
+   of the same name; unit A depends on unit B when a file of A includes B's
+   header. The layers of the architecture are only real if these
+   dependencies run one way.
+2. No mutable global shared between files: no `extern` variable in a header
+   other than a const one, and no file-scope variable definition that is
+   not static in a .c file (QEMU's required `qemu_plugin_version` aside).
+3. Each header declares only what its own unit defines: a function
+   declared in X.h is defined in X.c. A header that declares the functions
+   of many files hides their dependencies from check 1 (the shape the rig
+   had in plugin.h).
+4. File-scope mutable statics only where the architecture says why: the
+   QEMU glue's one rig pointer (plugin.c, plugin_instrument.c), per-host-
+   thread scratch (_Thread_local), the runner's signal state and libdwfl's
+   debuginfo path callback argument (symbols.c), listed below.
+
+Prints each violation and exits 1; exits 0 when there is none.
+"""
+import os
+import re
+import sys
+
+ALLOWED_STATICS = {
+    ("plugin.c", "rig"),
+    ("plugin_instrument.c", "rig"),
+    ("runner.c", "child_pid"),
+    ("symbols.c", "debuginfo_path"),
+}
+
+# Headers that are part of another unit: the model's lock-free store path,
+# inline for the plugin's store callback (coherence_quick.h says why).
+PART_OF = {"coherence_quick": "coherence"}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+EXTERN = re.compile(r'^\s*extern\s+(?!"C")([^;(]*);', re.M)
+# A file-scope declaration that ends a statement on its own line: the
+# shape of a variable definition (functions have parentheses).
+FILE_SCOPE_VAR = re.compile(r'^(?!static|typedef|extern|struct\s+\w+\s*\{|enum|union|#|return|\s)'
+                            r'([A-Za-z_][\w \*]*?)\b(\w+)\s*(\[[^\]\n]*\])?\s*(=[^;]*)?;', re.M)
+STATIC_VAR = re.compile(r'^static\s+(?!inline)([^;=(){}\n]*?)\b(\w+)\s*(\[[^\]\n]*\])*\s*(=[^;]*)?;\s*$',
+                        re.M)
+
+
+def strip_comments(text):
+    return re.sub(r'/\*.*?\*/|//[^\n]*', lambda m: '\n' * m.group(0).count('\n'), text, flags=re.S)
+
+
+def unit_of(name):
+    base = os.path.splitext(name)[0]
+    return PART_OF.get(base, base)
+
+
+def main(root):
+    files = sorted(f for f in os.listdir(root) if f.endswith(('.c', '.h')))
+    problems = []
+    deps = {}
+    for f in files:
+        text = strip_comments(open(os.path.join(root, f), encoding='utf-8').read())
+        u = unit_of(f)
+        for inc in INCLUDE.findall(text):
+            base = os.path.basename(inc)
+            if base in files and unit_of(base) != u:
+                deps.setdefault(u, set()).add(unit_of(base))
+        if f.endswith('.h'):
+            for decl in EXTERN.findall(text):
+                if not re.search(r'\bconst\b', decl):
+                    problems.append(f"{f}: extern mutable global: extern {decl.strip()};")
+        else:
+            for m in FILE_SCOPE_VAR.finditer(text):
+                if re.search(r'\bconst\b', m.group(1)):
+                    continue  # read-only: nothing shared can change
+                if m.group(2) != 'qemu_plugin_version' and 'QEMU_PLUGIN_EXPORT' not in m.group(1):
+                    problems.append(f"{f}: global variable shared with other files: {m.group(0).strip()}")
+            for m in STATIC_VAR.finditer(text):
+                decl, name = m.group(1), m.group(2)
+                if re.search(r'\bconst\b', decl) or \
+                        '_Thread_local' in decl or (f, name) in ALLOWED_STATICS:
+                    continue
+                problems.append(f"{f}: file-scope mutable state outside the rig: {m.group(0).strip()}")
+
+    # Declarations: every prototype of X.h is defined in the unit's .c file.
+    prototype = re.compile(r'^(?!static|typedef|#|\s)[\w \*]*?\b(\w+)\s*\([^;{]*\)\s*;', re.M)
+    for f in files:
+        if not f.endswith('.h'):
+            continue
+        text = strip_comments(open(os.path.join(root, f), encoding='utf-8').read())
+        names = prototype.findall(text)
+        source = unit_of(f) + '.c'
+        body = ''
+        if source in files:
+            body = strip_comments(open(os.path.join(root, source), encoding='utf-8').read())
+        for name in names:
+            if not re.search(r'\b' + re.escape(name) + r'\s*\([^;{]*\)\s*\{', body):
+                problems.append(f"{f}: declares {name}, which {source} does not define")
+
+    # Circles: depth-first search over the unit graph.
+    state = {}
+    stack = []
+
+    def visit(u):
+        state[u] = 'open'
+        stack.append(u)
+        for v in sorted(deps.get(u, ())):
+            if state.get(v) == 'open':
+                circle = stack[stack.index(v):] + [v]
+                problems.append("include circle: " + " -> ".join(circle))
+            elif v not in state:
+                visit(v)
+        stack.pop()
+        state[u] = 'done'
+
+    for u in sorted(deps):
+        if u not in state:
+            visit(u)
+
+    for p in problems:
+        print(p)
+    if not problems:
+        print(f"{len(files)} files, {len(deps)} units with dependencies: no circle, no shared global")
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else 'src/emu'))
