@@ -17,6 +17,9 @@ pkgs+=(libglib2.0-dev device-tree-compiler dpkg-dev python3-venv flex bison)
 pkgs+=(libdw-dev libelf-dev)
 # Compile checks of the Windows and generic platform files.
 pkgs+=(gcc-mingw-w64-x86-64-posix gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
+# The zig cc checks for macOS and Windows arm64 (zig itself: ci/install-zig.sh)
+# read the linked files with llvm-objdump, -nm, -readobj and -pdbutil.
+pkgs+=(llvm-14)
 # JSON in the C++ tests (scenario tests read the runner's report).
 pkgs+=(nlohmann-json3-dev)
 # Fuzzing and sanitizers.
