@@ -36,6 +36,10 @@ pkgs+=(python3-jsonschema)
 pkgs+=(make xz-utils binutils-aarch64-linux-gnu python3)
 # ci/bench.sh: the host micro-benchmark (Google Benchmark) and its plot.
 pkgs+=(libbenchmark-dev gnuplot-nox)
+# The Debian packages (ci/build-packages.sh, tests/packages): debhelper and
+# lintian, and Debian's cross toolchain for dpkg-buildpackage -aarm64. Not
+# libc6:arm64 (multiarch): see debian/rules.
+pkgs+=(debhelper lintian crossbuild-essential-arm64 dpkg-cross)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 version_at_least() { dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo 0)" ge "$2"; }
