@@ -19,6 +19,9 @@ pkgs+=(libdw-dev libelf-dev)
 pkgs+=(libjson-glib-dev)
 # Compile checks of the Windows and generic platform files.
 pkgs+=(gcc-mingw-w64-x86-64-posix gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
+# The zig cc checks for macOS and Windows arm64 (zig itself: ci/install-zig.sh)
+# read the linked files with llvm-objdump, -nm, -readobj and -pdbutil.
+pkgs+=(llvm-14)
 # JSON in the C++ tests (scenario tests read the runner's report).
 pkgs+=(nlohmann-json3-dev)
 # Fuzzing and sanitizers.
@@ -35,6 +38,10 @@ pkgs+=(python3-jsonschema)
 pkgs+=(make xz-utils binutils-aarch64-linux-gnu python3)
 # ci/bench.sh: the host micro-benchmark (Google Benchmark) and its plot.
 pkgs+=(libbenchmark-dev gnuplot-nox)
+# The Debian packages (ci/build-packages.sh, tests/packages): debhelper and
+# lintian, and Debian's cross toolchain for dpkg-buildpackage -aarm64. Not
+# libc6:arm64 (multiarch): see debian/rules.
+pkgs+=(debhelper lintian crossbuild-essential-arm64 dpkg-cross)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 version_at_least() { dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo 0)" ge "$2"; }

@@ -16,6 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 "$root/ci/install-deps.sh"
 "$root/ci/install-sarif-tools.sh"
+"$root/ci/install-zig.sh"
 "$root/ci/build.sh"
 
 status=0

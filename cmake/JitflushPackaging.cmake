@@ -6,7 +6,8 @@
 #
 # Every consumer names the same targets, however it got jitflush:
 #   jitflush::jitflush   the library (alias in the build tree, exported name)
-#   jitflush::info       the jitflush-info CLI, when it is built
+#   jitflush::info       the jitflush-info CLI, when it is built (its own
+#                        export file, jitflush-info-targets.cmake)
 #
 # Included by the top-level CMakeLists.txt after the library and src/cli.
 # Inside another project (add_subdirectory, FetchContent) nothing is
@@ -41,13 +42,19 @@ install(TARGETS jitflush EXPORT jitflush-targets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/jitflush.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
-if(TARGET jitflush-info)
-  set_target_properties(jitflush-info PROPERTIES EXPORT_NAME info)
-  install(TARGETS jitflush-info EXPORT jitflush-targets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-endif()
-
 install(EXPORT jitflush-targets NAMESPACE jitflush:: FILE jitflush-targets.cmake
         DESTINATION ${JITFLUSH_INSTALL_CMAKEDIR})
+
+# The CLI has an export file of its own, which jitflush-config.cmake
+# includes when it is there: distributions ship the CLI in a package of its
+# own (Debian's jitflush-info), and a targets file that named a program the
+# system does not have would make every find_package(jitflush) fail.
+if(TARGET jitflush-info)
+  set_target_properties(jitflush-info PROPERTIES EXPORT_NAME info)
+  install(TARGETS jitflush-info EXPORT jitflush-info-targets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(EXPORT jitflush-info-targets NAMESPACE jitflush:: FILE jitflush-info-targets.cmake
+          DESTINATION ${JITFLUSH_INSTALL_CMAKEDIR})
+endif()
 
 # A static libjitflush carries $<LINK_ONLY:Threads::Threads> (the AArch64
 # probe runs on a helper thread), so the package must find Threads before

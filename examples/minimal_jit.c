@@ -12,19 +12,23 @@
  * AArch64 is the target that needs the flush. On x86_64 the example emits
  * x86 code instead (the flush is a no-op there, instruction fetch snoops
  * stores) so the same program runs natively; elsewhere it says so and
- * exits 0.
+ * exits 0. POSIX systems get the page from mmap, Windows from VirtualAlloc.
  *
  * "minimal_jit --no-flush" leaves the flush out, to see what a checker
  * (examples/run-under-rig.sh) says about a JIT that forgets it.
  *
- * Exit status: 0 every result correct, 1 a wrong result, 2 mmap/mprotect
- * failed, 64 an unknown argument.
+ * Exit status: 0 every result correct, 1 a wrong result, 2 the page could
+ * not be mapped or protected, 64 an unknown argument.
  */
 #define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS under -std=c11 */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(_WIN32)
+#include <windows.h>
+#else
 #include <sys/mman.h>
+#endif
 
 #include "jitflush.h"
 
@@ -54,8 +58,12 @@ static size_t emit(uint8_t *code, unsigned k)
 static size_t emit(uint8_t *code, unsigned k)
 {
   size_t n = 0;
-  code[n++] = 0x89; /* mov eax, edi */
+  code[n++] = 0x89; /* mov eax, edi (Windows: mov eax, ecx, its first argument) */
+#if defined(_WIN32)
+  code[n++] = 0xc8;
+#else
   code[n++] = 0xf8;
+#endif
   for (unsigned i = 0; i < STEPS; i++) {
     code[n++] = 0x05; /* add eax, imm32 */
     uint32_t imm = k;
@@ -64,6 +72,43 @@ static size_t emit(uint8_t *code, unsigned k)
   }
   code[n++] = 0xc3; /* ret */
   return n;
+}
+#endif
+
+#if defined(ARCH) && defined(_WIN32)
+static uint8_t *code_map(void)
+{
+  return VirtualAlloc(NULL, CODE_SIZE, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+}
+
+/* Returns 0 on success, like mprotect. */
+static int code_protect(uint8_t *code, int executable)
+{
+  DWORD old;
+  return VirtualProtect(code, CODE_SIZE, executable ? PAGE_EXECUTE_READ : PAGE_READWRITE, &old)
+             ? 0
+             : -1;
+}
+
+static void code_unmap(uint8_t *code)
+{
+  VirtualFree(code, 0, MEM_RELEASE);
+}
+#elif defined(ARCH)
+static uint8_t *code_map(void)
+{
+  void *p = mmap(NULL, CODE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static int code_protect(uint8_t *code, int executable)
+{
+  return mprotect(code, CODE_SIZE, executable ? PROT_READ | PROT_EXEC : PROT_READ | PROT_WRITE);
+}
+
+static void code_unmap(uint8_t *code)
+{
+  munmap(code, CODE_SIZE);
 }
 #endif
 
@@ -79,20 +124,20 @@ int main(int argc, char **argv)
   return 0;
 #else
   /* W^X: the page is writable or executable, never both at once. */
-  uint8_t *code = mmap(NULL, CODE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED) {
+  uint8_t *code = code_map();
+  if (!code) {
     perror("minimal_jit: mmap");
     return 2;
   }
 
   for (unsigned round = 0; round < ROUNDS; round++) {
     unsigned k = round + 1;
-    if (mprotect(code, CODE_SIZE, PROT_READ | PROT_WRITE) != 0) {
+    if (code_protect(code, 0) != 0) {
       perror("minimal_jit: mprotect RW");
       return 2;
     }
     size_t size = emit(code, k);
-    if (mprotect(code, CODE_SIZE, PROT_READ | PROT_EXEC) != 0) {
+    if (code_protect(code, 1) != 0) {
       perror("minimal_jit: mprotect RX");
       return 2;
     }
@@ -118,7 +163,7 @@ int main(int argc, char **argv)
          "D-line %u)\n",
          flush ? "" : " (without flushing)", ROUNDS, STEPS, ARCH, JITFLUSH_VERSION_STRING,
          info.platform, info.iline, info.dline);
-  munmap(code, CODE_SIZE);
+  code_unmap(code);
   return 0;
 #endif
 }

@@ -2,7 +2,8 @@
  * Apple arm64 (macOS, iOS): the OS owns the cache geometry. Its
  * sys_icache_invalidate (libkern/OSCacheControl.h) does the D-side clean
  * and I-side invalidate for the whole range on every core; Apple's own JITs
- * (JavaScriptCore) call it. Not compile-checked here: no Apple SDK in Debian.
+ * (JavaScriptCore) call it. Built and linked here with zig cc, which carries
+ * the macOS headers and libSystem stubs (tests/portability/zig_check.sh).
  */
 #include "internal/platform.h"
 #if JF_PLATFORM_APPLE_ARM64

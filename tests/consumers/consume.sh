@@ -151,7 +151,7 @@ find_package)
     -DJITFLUSH_FROM=find_package -Djitflush_DIR="$cmakedir" >/dev/null
   run cmake --build "$b"
   grep -qF "$libdir/libjitflush.a" "$b/build.ninja" || fail "minimal_jit is not linked with the installed $libdir/libjitflush.a"
-  grep -q 'add_executable(jitflush::info IMPORTED)' "$cmakedir"/jitflush-targets*.cmake ||
+  grep -q 'add_executable(jitflush::info IMPORTED)' "$cmakedir"/jitflush*-targets*.cmake ||
     fail "the package does not export jitflush::info"
   # Version requests, semantic versioning before 1.0: same minor only.
   run cmake -DDIR="$cmakedir" -DVERSION="$version" -P "$src/tests/consumers/check_version.cmake"
