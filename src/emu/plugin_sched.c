@@ -246,8 +246,8 @@ static void arm_migration_clock(struct jf_sched *sc, struct jf_thread *t, struct
 
 /* Moves the instructions T executed since the last call onto its CPU. V
  * is the entry of T's vCPU. The callers that already hold it pass it:
- * qemu_plugin_scoreboard_find is a call into QEMU, and a migration made
- * six of them (5% of a --check off run of testinput17). */
+ * qemu_plugin_scoreboard_find is a call into QEMU, and migrations are
+ * frequent (docs/BENCHMARKS.md). */
 static void credit_with(struct jf_sched *sc, struct jf_thread *t, const struct jf_vcpu *v)
 {
   uint64_t now = jf_vcpu_clock_counts(v).insns;

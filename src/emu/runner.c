@@ -306,9 +306,8 @@ static bool report_writable(const char *path, int *err)
  * on an 8-CPU config), the plugin's summary and findings. Where the user
  * set TMPDIR, there. Otherwise in /dev/shm when it is a writable tmpfs, and
  * else in /tmp: creating and removing the overlay on a disk file system
- * (ext4 journals every inode) cost 0.03 s of system time per run, measured
- * on this project's CI machine, a fifth of a short guest's whole run under
- * plain QEMU (docs/BENCHMARKS.md, "The rig's own speed").
+ * (ext4 journals every inode) costs a measurable part of a short guest's
+ * run (docs/BENCHMARKS.md, "The rig's own speed").
  */
 static char *make_scratch(GError **err)
 {

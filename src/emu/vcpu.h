@@ -16,9 +16,9 @@
 /*
  * The migration clock: the one inline add every TB makes (jf_clock_tick),
  * its instruction count in the high part, the number of its words the
- * fetch check examines in the low part. Counting each in a field of its
- * own cost one more inline add per TB, two on a JIT's code: 0.1 s of a
- * 0.36 s run (docs/BENCHMARKS.md). The clock counts up to JF_MIGRATE_DUE
+ * fetch check examines in the low part: one inline add per TB instead of
+ * two, three on a JIT's code (the cost is in docs/BENCHMARKS.md). The clock
+ * counts up to JF_MIGRATE_DUE
  * (plugin_sched.c); whenever the plugin sets it (jf_vcpu_set_clock), what
  * it counted since ORIGIN is folded into INSNS_BASE and CHECKS_BASE.
  */
