@@ -177,17 +177,19 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
 __attribute__((always_inline)) static inline void
 record_store(struct jf_store *st, unsigned vcpu, uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
 {
-  struct store_cache *c = vcpu < STORE_CACHE_VCPUS ? &st->caches[vcpu] : NULL;
+  if (__builtin_expect(vcpu >= STORE_CACHE_VCPUS, 0)) {
+    store_locked(st, vcpu, NULL, NULL, vaddr, bytes, writer_pc);
+    return;
+  }
+  struct store_cache *c = &st->caches[vcpu];
   struct jf_model_page *page = NULL;
-  if (c) {
-    uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
-    size_t i = page_number % STORE_CACHE_SLOTS;
-    if (__atomic_load_n(&c->slot[i].key, __ATOMIC_RELAXED) == page_number + 1) {
-      page = c->slot[i].page;
-      if (jf_model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc,
-                               __atomic_load_n(&c->cluster, __ATOMIC_RELAXED))) {
-        return;
-      }
+  uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
+  size_t i = page_number % STORE_CACHE_SLOTS;
+  if (__atomic_load_n(&c->slot[i].key, __ATOMIC_RELAXED) == page_number + 1) {
+    page = c->slot[i].page;
+    if (jf_model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc,
+                             __atomic_load_n(&c->cluster, __ATOMIC_RELAXED))) {
+      return;
     }
   }
   store_locked(st, vcpu, c, page, vaddr, bytes, writer_pc);
