@@ -458,6 +458,20 @@ static JsonObject *json_frame(const struct emu_findings *f, uint64_t pc)
   return o;
 }
 
+/* ONE's object for every finding, most stale fetches first. */
+static JsonArray *each_finding(const struct emu_findings *f,
+                               JsonObject *(*one)(const struct emu_findings *,
+                                                  const struct finding *))
+{
+  JsonArray *out = json_array_new();
+  GPtrArray *list = sorted(f);
+  for (guint i = 0; i < list->len; i++) {
+    json_array_add_object_element(out, one(f, g_ptr_array_index(list, i)));
+  }
+  g_ptr_array_unref(list);
+  return out;
+}
+
 static JsonObject *json_finding(const struct emu_findings *f, const struct finding *fd)
 {
   JsonObject *o = json_object_new();
@@ -521,13 +535,7 @@ void emu_findings_json(const struct emu_findings *f, JsonObject *report)
   }
   json_object_set_array_member(report, "stale", stale);
 
-  JsonArray *findings = json_array_new();
-  GPtrArray *list = sorted(f);
-  for (guint i = 0; i < list->len; i++) {
-    json_array_add_object_element(findings, json_finding(f, g_ptr_array_index(list, i)));
-  }
-  g_ptr_array_unref(list);
-  json_object_set_array_member(report, "findings", findings);
+  json_object_set_array_member(report, "findings", each_finding(f, json_finding));
 
   JsonArray *sites = json_array_new();
   for (guint i = 0; i < f->ctr_sites->len; i++) {
@@ -650,15 +658,9 @@ GString *emu_findings_sarif(const struct emu_findings *f)
   json_object_set_array_member(driver, "rules", sarif_rules());
   JsonObject *tool = json_object_new();
   json_object_set_object_member(tool, "driver", driver);
-  JsonArray *results = json_array_new();
-  GPtrArray *list = sorted(f);
-  for (guint i = 0; i < list->len; i++) {
-    json_array_add_object_element(results, sarif_result(f, g_ptr_array_index(list, i)));
-  }
-  g_ptr_array_unref(list);
   JsonObject *run = json_object_new();
   json_object_set_object_member(run, "tool", tool);
-  json_object_set_array_member(run, "results", results);
+  json_object_set_array_member(run, "results", each_finding(f, sarif_result));
   JsonArray *runs = json_array_new();
   json_array_add_object_element(runs, run);
   JsonObject *log = json_object_new();

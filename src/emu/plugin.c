@@ -13,6 +13,7 @@
  * events rewrite (plugin_hotplug.c). The keys are in rig_contract.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +37,24 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 /* The rig, for QEMU's callbacks that carry no userdata (vCPU init and
  * exit, syscalls). */
 static struct jf_rig *rig;
+
+/* The options whose value is a path, and where each is kept. */
+static const struct {
+  const char *key;
+  size_t offset;
+} path_options[] = {
+    {JF_OPT_CONFIG, offsetof(struct jf_options, config_path)},
+    {JF_OPT_REPORT, offsetof(struct jf_options, report_path)},
+    {JF_OPT_OVERLAY, offsetof(struct jf_options, overlay_path)},
+    {JF_OPT_SUMMARY, offsetof(struct jf_options, summary_path)},
+    {JF_OPT_FINDINGS, offsetof(struct jf_options, findings_path)},
+    {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
+};
+
+static const char **option_path(struct jf_options *o, size_t i)
+{
+  return (const char **)((char *)o + path_options[i].offset);
+}
 
 /* ---- report ---------------------------------------------------------------- */
 
@@ -113,26 +132,17 @@ static void rig_free(struct jf_rig *r)
   jf_store_free(r->store);
   jf_region_free(r->region);
   emu_findings_free(r->findings);
-  if (r->model) {
-    jf_model_free(r->model);
-  }
+  g_clear_pointer(&r->model, jf_model_free);
   jf_alias_free(r->alias);
   jf_hotplug_free(r->hotplug);
   jf_sched_free(r->sched);
   jf_decoder_close(r->decoder);
   jf_regs_free(r->regs);
-  if (r->vcpus) {
-    qemu_plugin_scoreboard_free(r->vcpus);
+  g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
+  g_clear_pointer(&r->config, emu_config_free);
+  for (size_t i = 0; i < G_N_ELEMENTS(path_options); i++) {
+    g_free((char *)*option_path(&r->opts, i));
   }
-  if (r->config) {
-    emu_config_free(r->config);
-  }
-  g_free((char *)r->opts.config_path);
-  g_free((char *)r->opts.report_path);
-  g_free((char *)r->opts.summary_path);
-  g_free((char *)r->opts.sarif_path);
-  g_free((char *)r->opts.findings_path);
-  g_free((char *)r->opts.overlay_path);
   g_mutex_clear(&r->lock);
   g_free(r);
 }
@@ -269,20 +279,15 @@ static char *parse_option(struct jf_options *o, const char *opt)
   }
   const char *key = kv[0];
   const char *value = kv[1];
-  const char **path = NULL;
-  if (g_strcmp0(key, JF_OPT_CONFIG) == 0) {
-    path = &o->config_path;
-  } else if (g_strcmp0(key, JF_OPT_REPORT) == 0) {
-    path = &o->report_path;
-  } else if (g_strcmp0(key, JF_OPT_OVERLAY) == 0) {
-    path = &o->overlay_path;
-  } else if (g_strcmp0(key, JF_OPT_SUMMARY) == 0) {
-    path = &o->summary_path;
-  } else if (g_strcmp0(key, JF_OPT_FINDINGS) == 0) {
-    path = &o->findings_path;
-  } else if (g_strcmp0(key, JF_OPT_SARIF) == 0) {
-    path = &o->sarif_path;
-  } else if (g_strcmp0(key, JF_OPT_SEED) == 0) {
+  for (size_t i = 0; i < G_N_ELEMENTS(path_options); i++) {
+    if (g_strcmp0(key, path_options[i].key) == 0) {
+      const char **path = option_path(o, i);
+      g_free((char *)*path);
+      *path = g_strdup(value);
+      return NULL;
+    }
+  }
+  if (g_strcmp0(key, JF_OPT_SEED) == 0) {
     o->have_seed = true;
     return parse_u64(key, value, &o->seed);
   } else if (g_strcmp0(key, JF_OPT_MIGRATE_EVERY) == 0) {
@@ -312,10 +317,6 @@ static char *parse_option(struct jf_options *o, const char *opt)
     }
   } else {
     return g_strdup_printf("unknown option '%s'", key);
-  }
-  if (path) {
-    g_free((char *)*path);
-    *path = g_strdup(value);
   }
   return NULL;
 }

@@ -81,13 +81,12 @@ struct jf_region *jf_region_new(void)
 
 void jf_region_free(struct jf_region *r)
 {
-  if (!r) {
-    return;
+  if (r) {
+    g_clear_pointer(&r->sums, g_hash_table_unref);
+    g_clear_pointer(&r->maint_at, g_hash_table_unref);
+    g_mutex_clear(&r->lock);
+    g_free(r);
   }
-  g_hash_table_unref(r->sums);
-  g_hash_table_unref(r->maint_at);
-  g_mutex_clear(&r->lock);
-  g_free(r);
 }
 
 /* ---- execution callbacks ------------------------------------------------- */
