@@ -6,40 +6,21 @@
  */
 #include "internal/platform.h"
 #if JF_PLATFORM_GENERIC
-#include <stdint.h>
+#include "internal/os_flush.h"
 
-#include "jitflush.h"
-#include "internal/platform_info.h"
-#include "internal/range.h"
+const char *const jf_os_platform = "generic";
+const char *const jf_os_method =
+    "__builtin___clear_cache (the compiler's sequence for this target)";
 
-int jitflush_init(void)
+void jf_os_flush(void *begin, size_t len)
 {
-  return JITFLUSH_OK;
+  __builtin___clear_cache((char *)begin, (char *)begin + len);
 }
 
-void jitflush_clear_cache(void *begin, void *end)
+void jf_os_flush_dual(const void *rw, const void *rx, size_t len)
 {
-  uintptr_t last;
-  if (!jf_range_last(begin, end, &last))
-    return;
-  __builtin___clear_cache((char *)begin, (char *)end);
-}
-
-void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
-{
-  if (len == 0)
-    return;
   /* The builtin takes one range for both sides; give it both views. */
   __builtin___clear_cache((char *)rw, (char *)rw + len);
   __builtin___clear_cache((char *)rx, (char *)rx + len);
-}
-
-int jitflush_get_info(struct jitflush_info *out)
-{
-  if (!out)
-    return JITFLUSH_ERR_ARG;
-  jf_platform_info(out, "generic",
-                   "__builtin___clear_cache (the compiler's sequence for this target)", false);
-  return JITFLUSH_OK;
 }
 #endif

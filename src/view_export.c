@@ -6,18 +6,9 @@
 void jf_view_export(const struct jf_view *view, struct jitflush_info *out)
 {
   const struct jf_global *g = &view->global;
-  out->iline = g->iline;
-  out->dline = g->dline;
-  out->idc = g->idc;
-  out->dic = g->dic;
-  out->iline_source = g->iline_source;
-  out->dline_source = g->dline_source;
-  out->complete = g->complete;
-  out->heterogeneous = g->heterogeneous;
-  out->per_call_guard = g->per_call_guard;
-  out->online_check = g->online_check;
-  out->use_dc_civac = g->use_dc_civac;
-  out->status = g->status;
+#define JF_COPY(field) out->field = g->field;
+  JF_GLOBAL_EXPORTED(JF_COPY)
+#undef JF_COPY
   out->ncpus_possible = view->ncpus_possible;
   out->truncated = view->ncpus > JITFLUSH_MAX_CPUS;
   out->ncpus = out->truncated ? JITFLUSH_MAX_CPUS : view->ncpus;
@@ -26,21 +17,9 @@ void jf_view_export(const struct jf_view *view, struct jitflush_info *out)
 
 const char *jitflush_source_name(enum jitflush_source source)
 {
-  switch (source) {
-  case JITFLUSH_SRC_CTR_EL0:
-    return "ctr_el0";
-  case JITFLUSH_SRC_SYSFS:
-    return "sysfs";
-  case JITFLUSH_SRC_MIDR_TABLE:
-    return "midr_table";
-  case JITFLUSH_SRC_FLOOR:
-    return "floor";
-  case JITFLUSH_SRC_PLATFORM:
-    return "platform";
-  case JITFLUSH_SRC_CLUSTER:
-    return "cluster";
-  case JITFLUSH_SRC_NONE:
-    break;
-  }
-  return "none";
+  /* In the enum's order (include/jitflush.h). */
+  static const char *const names[] = {"none",  "ctr_el0",  "sysfs",  "midr_table",
+                                      "floor", "platform", "cluster"};
+  _Static_assert(sizeof names / sizeof names[0] == JITFLUSH_SRC_CLUSTER + 1, "one name per source");
+  return (unsigned)source < sizeof names / sizeof names[0] ? names[source] : "none";
 }

@@ -40,23 +40,10 @@ enum jitflush_source jfi_lines_source(const struct jitflush_cpu_info *cpu)
 
 const char *jfi_source_tag(enum jitflush_source source)
 {
-  switch (source) {
-  case JITFLUSH_SRC_CTR_EL0:
-    return "c";
-  case JITFLUSH_SRC_SYSFS:
-    return "s";
-  case JITFLUSH_SRC_MIDR_TABLE:
-    return "t";
-  case JITFLUSH_SRC_FLOOR:
-    return "f";
-  case JITFLUSH_SRC_PLATFORM:
-    return "p";
-  case JITFLUSH_SRC_CLUSTER:
-    return "i";
-  case JITFLUSH_SRC_NONE:
-    break;
-  }
-  return "-";
+  /* One letter per source, in the enum's order (include/jitflush.h). */
+  static const char *const tags[] = {"-", "c", "s", "t", "f", "p", "i"};
+  _Static_assert(sizeof tags / sizeof tags[0] == JITFLUSH_SRC_CLUSTER + 1, "one tag per source");
+  return (unsigned)source < sizeof tags / sizeof tags[0] ? tags[source] : "-";
 }
 
 const char *jfi_implementer_name(unsigned implementer)

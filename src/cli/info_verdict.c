@@ -26,30 +26,16 @@
 
 const char *jfi_kind_name(enum jfi_kind kind)
 {
-  switch (kind) {
-  case JFI_HOMOGENEOUS:
-    return "homogeneous";
-  case JFI_HETEROGENEOUS:
-    return "heterogeneous";
-  case JFI_INCOMPLETE:
-    return "incomplete";
-  case JFI_PLATFORM:
-    return "platform";
-  }
-  return "?";
+  static const char *const names[] = {"homogeneous", "heterogeneous", "incomplete", "platform"};
+  _Static_assert(sizeof names / sizeof names[0] == JFI_PLATFORM + 1, "one name per kind");
+  return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
 const char *jfi_safety_name(enum jfi_safety safety)
 {
-  switch (safety) {
-  case JFI_SAFE:
-    return "safe";
-  case JFI_UNSAFE:
-    return "unsafe";
-  case JFI_UNKNOWN:
-    return "unknown";
-  }
-  return "?";
+  static const char *const names[] = {"safe", "unsafe", "unknown"};
+  _Static_assert(sizeof names / sizeof names[0] == JFI_UNKNOWN + 1, "one name per safety");
+  return (unsigned)safety < sizeof names / sizeof names[0] ? names[safety] : "?";
 }
 
 /* "CPU 4 (Exynos M1)" or "CPU 4". */
