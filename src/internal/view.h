@@ -15,10 +15,21 @@
 
 /* The fields of struct jf_global that struct jitflush_info shows under the
  * same names (jf_view_export copies them). */
-#define JF_GLOBAL_EXPORTED(X)                                                                      \
-  X(iline)                                                                                         \
-  X(dline) X(idc) X(dic) X(iline_source) X(dline_source) X(complete) X(heterogeneous)              \
-      X(per_call_guard) X(online_check) X(use_dc_civac) X(status)
+// clang-format off
+#define JF_GLOBAL_EXPORTED(X) \
+  X(iline) \
+  X(dline) \
+  X(idc) \
+  X(dic) \
+  X(iline_source) \
+  X(dline_source) \
+  X(complete) \
+  X(heterogeneous) \
+  X(per_call_guard) \
+  X(online_check) \
+  X(use_dc_civac) \
+  X(status)
+// clang-format on
 
 struct jf_global {
   unsigned iline;
