@@ -14,6 +14,12 @@ void jf_cpuset_add(struct jf_cpuset *set, unsigned cpu)
     set->bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
 }
 
+void jf_cpuset_remove(struct jf_cpuset *set, unsigned cpu)
+{
+  if (cpu < JF_MAX_CPUS)
+    set->bits[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
+}
+
 bool jf_cpuset_has(const struct jf_cpuset *set, unsigned cpu)
 {
   return cpu < JF_MAX_CPUS && ((set->bits[cpu / 64] >> (cpu % 64)) & 1);
@@ -35,51 +41,75 @@ unsigned jf_cpuset_end(const struct jf_cpuset *set)
   return 0;
 }
 
-/* Reads a decimal CPU number at *pos. Bounded so that hostile input
- * cannot overflow: anything past JF_MAX_CPUS is an error anyway. */
-static bool read_cpu_number(const char *text, size_t len, size_t *pos, unsigned *out)
+/* Reads the decimal number at *POS; false when there is none. The value
+ * stops growing at CPU_NUMBER_CAP, so hostile input cannot overflow, and
+ * numbers below it compare exactly (anything past JF_MAX_CPUS is an error
+ * anyway). */
+#define CPU_NUMBER_CAP (UINT64_C(1) << 32)
+static bool read_cpu_number(const char *text, size_t len, size_t *pos, uint64_t *out)
 {
   size_t start = *pos;
-  unsigned value = 0;
+  uint64_t value = 0;
   while (*pos < len && text[*pos] >= '0' && text[*pos] <= '9') {
-    value = value * 10 + (unsigned)(text[*pos] - '0');
-    if (value >= JF_MAX_CPUS)
-      return false;
+    if (value < CPU_NUMBER_CAP)
+      value = value * 10 + (unsigned)(text[*pos] - '0');
     (*pos)++;
   }
   *out = value;
   return *pos > start;
 }
 
-bool jf_cpulist_parse(const char *text, size_t len, struct jf_cpuset *out)
+/* The reasons of jf_cpulist_problem. The emulator's config errors quote
+ * them (tests/emu/emu_config_test.cc), so the words are part of its
+ * contract. */
+_Static_assert(JF_MAX_CPUS == 1024, "the message below names the limit");
+static const char reason_empty[] = "empty CPU list";
+static const char reason_malformed[] = "malformed CPU list";
+static const char reason_descending[] = "descending range in CPU list";
+static const char reason_too_large[] = "CPU number too large (the limit is 1023)";
+
+static const char *cpulist_reject(struct jf_cpuset *out, const char *why)
+{
+  jf_cpuset_clear(out);
+  return why;
+}
+
+const char *jf_cpulist_problem(const char *text, size_t len, struct jf_cpuset *out)
 {
   jf_cpuset_clear(out);
   if (len > 0 && text[len - 1] == '\n')
     len--;
   if (len == 0)
-    return false; /* the kernel prints an empty line only for an empty set */
+    return reason_empty; /* the kernel prints an empty line only for an empty set */
   size_t pos = 0;
   for (;;) {
-    unsigned first, last;
+    uint64_t first, last;
     if (!read_cpu_number(text, len, &pos, &first))
-      goto malformed;
+      return cpulist_reject(out, reason_malformed);
     last = first;
     if (pos < len && text[pos] == '-') {
       pos++;
-      if (!read_cpu_number(text, len, &pos, &last) || last < first)
-        goto malformed;
+      if (!read_cpu_number(text, len, &pos, &last))
+        return cpulist_reject(out, reason_malformed);
     }
-    for (unsigned cpu = first; cpu <= last; cpu++)
+    /* The item's syntax first: "7-4x" is malformed, not descending. */
+    if (pos < len && text[pos] != ',')
+      return cpulist_reject(out, reason_malformed);
+    if (last < first)
+      return cpulist_reject(out, reason_descending);
+    if (last >= JF_MAX_CPUS)
+      return cpulist_reject(out, reason_too_large);
+    for (unsigned cpu = (unsigned)first; cpu <= last; cpu++)
       jf_cpuset_add(out, cpu);
     if (pos == len)
-      return true;
-    if (text[pos] != ',')
-      goto malformed;
-    pos++;
+      return NULL;
+    pos++; /* the comma */
   }
-malformed:
-  jf_cpuset_clear(out);
-  return false;
+}
+
+bool jf_cpulist_parse(const char *text, size_t len, struct jf_cpuset *out)
+{
+  return jf_cpulist_problem(text, len, out) == NULL;
 }
 
 bool jf_cpuwords_parse(const char *text, size_t len, struct jf_cpuset *out)
@@ -93,10 +123,10 @@ bool jf_cpuwords_parse(const char *text, size_t len, struct jf_cpuset *out)
     return false;
   size_t pos = 0;
   for (;;) {
-    unsigned cpu;
-    if (!read_cpu_number(text, len, &pos, &cpu))
+    uint64_t cpu;
+    if (!read_cpu_number(text, len, &pos, &cpu) || cpu >= JF_MAX_CPUS)
       goto malformed;
-    jf_cpuset_add(out, cpu);
+    jf_cpuset_add(out, (unsigned)cpu);
     if (pos == len)
       return true;
     if (text[pos] != ' ')

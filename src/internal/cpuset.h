@@ -16,14 +16,24 @@ struct jf_cpuset {
 
 void jf_cpuset_clear(struct jf_cpuset *set);
 void jf_cpuset_add(struct jf_cpuset *set, unsigned cpu);
+void jf_cpuset_remove(struct jf_cpuset *set, unsigned cpu);
 bool jf_cpuset_has(const struct jf_cpuset *set, unsigned cpu);
 unsigned jf_cpuset_count(const struct jf_cpuset *set);
 /* One past the highest member, 0 for an empty set. */
 unsigned jf_cpuset_end(const struct jf_cpuset *set);
 
 /* Parses a cpulist of LEN bytes (not NUL-terminated; a trailing newline is
- * fine). Rejects anything malformed, reversed ranges and CPUs >=
- * JF_MAX_CPUS. Returns false and leaves *out empty on error. */
+ * fine) into *OUT. Returns NULL, or why it is not a cpulist, one of these
+ * static strings, and leaves *OUT empty:
+ *   "empty CPU list"
+ *   "malformed CPU list"                       anything but "N" and "N-M" items
+ *                                              separated by single commas
+ *   "descending range in CPU list"             "7-4"
+ *   "CPU number too large (the limit is 1023)" a CPU >= JF_MAX_CPUS
+ * The items are read in order and the first problem is the one reported. */
+const char *jf_cpulist_problem(const char *text, size_t len, struct jf_cpuset *out);
+
+/* jf_cpulist_problem(...) == NULL. */
 bool jf_cpulist_parse(const char *text, size_t len, struct jf_cpuset *out);
 
 /* Parses cpufreq's related_cpus/affected_cpus format: CPU numbers each

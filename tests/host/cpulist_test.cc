@@ -75,3 +75,61 @@ TEST(CpuList, FormatIsTheKernelsFormatAndRoundTrips)
   ASSERT_TRUE(jf_cpulist_format(&s, buf, sizeof buf));
   EXPECT_STREQ(buf, "");
 }
+
+// Why a list is refused, in the words the rig's config errors quote
+// (tests/emu/emu_config_test.cc): the first item with a problem decides.
+TEST(CpulistProblem, NamesTheFirstProblem)
+{
+  const struct {
+    const char *text;
+    const char *reason;
+  } cases[] = {
+      {"0-3,6", nullptr},
+      {"0-3,6\n", nullptr},
+      {"", "empty CPU list"},
+      {"\n", "empty CPU list"},
+      {"a", "malformed CPU list"},
+      {"0,,1", "malformed CPU list"},
+      {"1-", "malformed CPU list"},
+      {"0x4", "malformed CPU list"},
+      {"0, 1", "malformed CPU list"},
+      {"7-4x", "malformed CPU list"}, // the item's syntax before its values
+      {"7-4", "descending range in CPU list"},
+      {"2000-4", "descending range in CPU list"},
+      {"1024", "CPU number too large (the limit is 1023)"},
+      {"4-2000", "CPU number too large (the limit is 1023)"},
+      {"99999999999999999999", "CPU number too large (the limit is 1023)"},
+      {"7-4,1024", "descending range in CPU list"},
+      {"1024,7-4", "CPU number too large (the limit is 1023)"},
+      {"0-3,x", "malformed CPU list"},
+  };
+  for (const auto &c : cases) {
+    jf_cpuset s;
+    jf_cpuset_add(&s, 5);
+    const char *reason = jf_cpulist_problem(c.text, std::strlen(c.text), &s);
+    if (!c.reason) {
+      EXPECT_EQ(reason, nullptr) << '"' << c.text << "\": " << reason;
+      EXPECT_EQ(jf_cpuset_count(&s), 5u) << '"' << c.text << '"'; // 0-3 and 6
+      EXPECT_FALSE(jf_cpuset_has(&s, 5)) << '"' << c.text << '"';
+      continue;
+    }
+    ASSERT_NE(reason, nullptr) << '"' << c.text << '"';
+    EXPECT_STREQ(reason, c.reason) << '"' << c.text << '"';
+    EXPECT_EQ(jf_cpuset_count(&s), 0u) << '"' << c.text << '"';
+    EXPECT_EQ(jf_cpulist_parse(c.text, std::strlen(c.text), &s), false) << '"' << c.text << '"';
+  }
+}
+
+TEST(Cpuset, RemoveTakesOneCpuOut)
+{
+  jf_cpuset s;
+  jf_cpuset_clear(&s);
+  jf_cpuset_add(&s, 3);
+  jf_cpuset_add(&s, 700);
+  jf_cpuset_remove(&s, 700);
+  jf_cpuset_remove(&s, 4);    // not a member: no change
+  jf_cpuset_remove(&s, 5000); // out of range: ignored, as jf_cpuset_add ignores it
+  EXPECT_EQ(jf_cpuset_count(&s), 1u);
+  EXPECT_TRUE(jf_cpuset_has(&s, 3));
+  EXPECT_EQ(jf_cpuset_end(&s), 1u + 3u);
+}
