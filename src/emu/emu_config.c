@@ -20,8 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal/cpuset.h" /* the library's cpulist parser (src/cpuset.c) */
-
 /* CTR_EL0's layout is the library's (src/internal/ctr.h): one definition. */
 #define CTR_IMINLINE_SHIFT JF_CTR_IMINLINE_SHIFT
 #define CTR_DMINLINE_SHIFT JF_CTR_DMINLINE_SHIFT
@@ -248,48 +246,12 @@ static bool get_u64(struct ctx *c, const char *group, const char *key, uint64_t 
   return ok;
 }
 
-/* Parses a Linux cpulist ("0-3,6"); on failure returns a description. */
-static const char *cpulist_problem(const char *text, bool set[EMU_MAX_CPUS])
-{
-  memset(set, 0, sizeof(bool) * EMU_MAX_CPUS);
-  if (!text || !*text)
-    return "empty CPU list";
-  char **parts = g_strsplit(text, ",", -1);
-  const char *problem = NULL;
-  for (int i = 0; !problem && parts[i]; i++) {
-    char *part = g_strstrip(parts[i]);
-    char *dash = strchr(part, '-');
-    uint64_t lo = 0, hi = 0;
-    if (dash) {
-      *dash = '\0';
-      char *a = g_strstrip(part), *b = g_strstrip(dash + 1);
-      if (!parse_u64(a, &lo) || !parse_u64(b, &hi))
-        problem = "malformed CPU list";
-      else if (lo > hi)
-        problem = "descending range in CPU list";
-    } else if (!parse_u64(part, &lo)) {
-      problem = "malformed CPU list";
-    } else {
-      hi = lo;
-    }
-    if (!problem && hi >= EMU_MAX_CPUS)
-      problem = "CPU number too large (the limit is 1023)";
-    for (uint64_t cpu = lo; !problem && cpu <= hi; cpu++)
-      set[cpu] = true;
-  }
-  g_strfreev(parts);
-  return problem;
-}
-
-bool emu_parse_cpulist(const char *text, bool set[EMU_MAX_CPUS])
-{
-  return cpulist_problem(text, set) == NULL;
-}
-
-static bool get_cpulist(struct ctx *c, const char *group, const char *key, bool set[EMU_MAX_CPUS])
+/* A cpulist ("0-3,6") with the library's parser (src/cpuset.c), whose
+ * reasons the message quotes. */
+static bool get_cpulist(struct ctx *c, const char *group, const char *key, struct jf_cpuset *set)
 {
   char *v = get_value(c, group, key);
-  const char *problem = cpulist_problem(v, set);
+  const char *problem = jf_cpulist_problem(v ? v : "", v ? strlen(v) : 0, set);
   bool ok = problem == NULL;
   if (!ok)
     fail_key(c, group, key, "%s: '%s'", problem, v ? v : "");
@@ -366,8 +328,10 @@ static bool load_line_size(struct ctx *c, const char *group, const char *key, un
   return true;
 }
 
+/* Reads [cluster NAME] into cfg->clusters[cfg->nclusters]. Its online= goes
+ * into ONLINE, and its CPUs into ONLINE_GIVEN when it has one. */
 static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *group, const char *name,
-                         bool online_seen[EMU_MAX_CPUS], bool has_online[EMU_MAX_CPUS])
+                         struct jf_cpuset *online, struct jf_cpuset *online_given)
 {
   if (!check_keys(c, group, cluster_keys))
     return false;
@@ -403,11 +367,11 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
   if (!load_line_size(c, group, "l1d-line", dline, &cl->l1d_line))
     return false;
 
-  bool set[EMU_MAX_CPUS];
-  if (!get_cpulist(c, group, "cpus", set))
+  struct jf_cpuset set;
+  if (!get_cpulist(c, group, "cpus", &set))
     return false;
-  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++) {
-    if (!set[cpu])
+  for (unsigned cpu = 0; cpu < jf_cpuset_end(&set); cpu++) {
+    if (!jf_cpuset_has(&set, cpu))
       continue;
     if (cfg->cpus[cpu].cluster >= 0)
       return fail_key(c, group, "cpus", "cpu %u is already in [cluster %s]", cpu,
@@ -418,18 +382,21 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
   }
 
   if (has_key(c, group, "online")) {
-    bool on[EMU_MAX_CPUS] = {false};
+    struct jf_cpuset on;
+    jf_cpuset_clear(&on);
     char *text = get_value(c, group, "online");
     bool none = *text == '\0';
     g_free(text);
-    if (!none && !get_cpulist(c, group, "online", on))
+    if (!none && !get_cpulist(c, group, "online", &on))
       return false;
-    for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++) {
-      if (on[cpu] && !set[cpu])
+    unsigned end = MAX(jf_cpuset_end(&on), jf_cpuset_end(&set));
+    for (unsigned cpu = 0; cpu < end; cpu++) {
+      if (jf_cpuset_has(&on, cpu) && !jf_cpuset_has(&set, cpu))
         return fail_key(c, group, "online", "cpu %u is not one of this cluster's cpus", cpu);
-      if (set[cpu]) {
-        has_online[cpu] = true;
-        online_seen[cpu] = on[cpu];
+      if (jf_cpuset_has(&set, cpu)) {
+        jf_cpuset_add(online_given, cpu);
+        if (jf_cpuset_has(&on, cpu))
+          jf_cpuset_add(online, cpu);
       }
     }
   }
@@ -486,16 +453,19 @@ static int event_order(gconstpointer a, gconstpointer b)
   return x->at < y->at ? -1 : x->at > y->at;
 }
 
-const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **events,
-                                     unsigned *n)
+bool emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **events, unsigned *n,
+                              GError **error)
 {
   *events = NULL;
   *n = 0;
-  if (!text || !*text)
-    return "empty list of events";
+  if (!text || !*text) {
+    g_set_error_literal(error, EMU_CONFIG_ERROR, 1, "empty list of events");
+    return false;
+  }
   GArray *list = g_array_new(false, true, sizeof(struct emu_hotplug_event));
-  const char *p = text, *problem = NULL;
-  while (!problem) {
+  /* The problem, and " in an event" after the library's cpulist reasons. */
+  const char *p = text, *problem = NULL, *where = "";
+  for (;;) {
     struct emu_hotplug_event e;
     memset(&e, 0, sizeof e);
     if (*p != '+' && *p != '-') {
@@ -508,12 +478,11 @@ const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event 
       problem = "an event needs @N (guest instructions)";
       break;
     }
-    struct jf_cpuset set;
-    if (!jf_cpulist_parse(p, (size_t)(at - p), &set)) {
-      problem = "malformed CPU list in an event";
+    problem = jf_cpulist_problem(p, (size_t)(at - p), &e.cpus);
+    if (problem) {
+      where = " in an event";
       break;
     }
-    memcpy(e.cpus, set.bits, sizeof e.cpus);
     const char *num = at + 1, *end = num;
     while (g_ascii_isdigit(*end))
       end++;
@@ -535,12 +504,13 @@ const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event 
   }
   if (problem) {
     g_array_free(list, true);
-    return problem;
+    g_set_error(error, EMU_CONFIG_ERROR, 1, "%s%s", problem, where);
+    return false;
   }
   g_array_sort(list, event_order); /* stable (GLib >= 2.32): ties keep file order */
   *n = list->len;
   *events = (struct emu_hotplug_event *)(void *)g_array_free(list, false);
-  return NULL;
+  return true;
 }
 
 /* Plays the events on the initial online set: each must change something
@@ -548,31 +518,37 @@ const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event 
 static bool load_events(struct ctx *c, struct emu_config *cfg)
 {
   char *v = get_value(c, "hotplug", "events");
-  const char *problem = emu_parse_hotplug_events(v, &cfg->events, &cfg->nevents);
-  bool ok = problem == NULL;
-  if (!ok)
-    fail_key(c, "hotplug", "events", "%s: '%s'", problem, v ? v : "");
+  GError *err = NULL;
+  bool ok = emu_parse_hotplug_events(v, &cfg->events, &cfg->nevents, &err);
+  if (!ok) {
+    fail_key(c, "hotplug", "events", "%s: '%s'", err->message, v ? v : "");
+    g_error_free(err);
+  }
   g_free(v);
-  bool online[EMU_MAX_CPUS];
-  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++)
-    online[cpu] = cpu < cfg->ncpus && cfg->cpus[cpu].online;
+  struct jf_cpuset online;
+  jf_cpuset_clear(&online);
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++)
+    if (cfg->cpus[cpu].online)
+      jf_cpuset_add(&online, cpu);
   for (unsigned i = 0; ok && i < cfg->nevents; i++) {
     const struct emu_hotplug_event *e = &cfg->events[i];
-    for (unsigned cpu = 0; ok && cpu < EMU_MAX_CPUS; cpu++) {
-      if (!emu_event_has(e, cpu))
+    for (unsigned cpu = 0; ok && cpu < jf_cpuset_end(&e->cpus); cpu++) {
+      if (!jf_cpuset_has(&e->cpus, cpu))
         continue;
       if (cpu >= cfg->ncpus)
         ok = fail_key(c, "hotplug", "events", "cpu %u does not exist (CPUs are 0..%u)", cpu,
                       cfg->ncpus - 1);
-      else if (online[cpu] == e->online)
+      else if (jf_cpuset_has(&online, cpu) == e->online)
         ok = fail_key(c, "hotplug", "events", "cpu %u is already %s at %" PRIu64, cpu,
                       e->online ? "online" : "offline", e->at);
-      online[cpu] = e->online;
+      else if (e->online)
+        jf_cpuset_add(&online, cpu);
+      else
+        jf_cpuset_remove(&online, cpu);
     }
-    bool runnable = false;
-    for (unsigned cpu = 0; ok && cpu < cfg->ncpus; cpu++)
-      runnable = runnable || (online[cpu] && cfg->allowed[cpu]);
-    if (ok && !runnable)
+    struct jf_cpuset usable;
+    jf_cpuset_and(&online, &cfg->allowed, &usable);
+    if (ok && jf_cpuset_count(&usable) == 0)
       ok = fail_key(c, "hotplug", "events",
                     "at %" PRIu64 " no CPU the process may use would be online", e->at);
   }
@@ -584,10 +560,12 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
   gsize ngroups = 0;
   char **groups = g_key_file_get_groups(c->kf, &ngroups);
   bool ok = true;
-  bool online[EMU_MAX_CPUS] = {false}, online_given[EMU_MAX_CPUS] = {false};
+  struct jf_cpuset online, online_given;
+  jf_cpuset_clear(&online);
+  jf_cpuset_clear(&online_given);
 
   cfg->clusters = g_new0(struct emu_cluster, ngroups ? ngroups : 1);
-  for (unsigned cpu = 0; cpu < EMU_MAX_CPUS; cpu++)
+  for (unsigned cpu = 0; cpu < JF_MAX_CPUS; cpu++)
     cfg->cpus[cpu].cluster = -1;
   cfg->seed = 1;
   cfg->ctr_trap = EMU_CTR_TRAP_NONE;
@@ -605,7 +583,7 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
       char *name = g_strstrip(g_strdup(g + strlen("cluster")));
       if (!*name) {
         ok = fail_group(c, g, "a cluster needs a name: [cluster NAME]");
-      } else if (!(ok = load_cluster(c, cfg, g, name, online, online_given))) {
+      } else if (!(ok = load_cluster(c, cfg, g, name, &online, &online_given))) {
         /* A cluster that failed half-way is not counted in nclusters, so
          * emu_config_free would never see the strings it already holds
          * (found by tests/fuzz/fuzz_emu_config: a leak per bad cluster). */
@@ -652,7 +630,7 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
 
   bool any_online = false;
   for (unsigned cpu = 0; ok && cpu < cfg->ncpus; cpu++) {
-    cfg->cpus[cpu].online = online_given[cpu] ? online[cpu] : true;
+    cfg->cpus[cpu].online = !jf_cpuset_has(&online_given, cpu) || jf_cpuset_has(&online, cpu);
     any_online = any_online || cfg->cpus[cpu].online;
   }
   if (ok && !any_online) {
@@ -662,13 +640,13 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
   }
 
   if (ok && has_key(c, "process", "allowed")) {
-    ok = get_cpulist(c, "process", "allowed", cfg->allowed);
+    ok = get_cpulist(c, "process", "allowed", &cfg->allowed);
     bool runnable = false;
-    for (unsigned cpu = 0; ok && cpu < EMU_MAX_CPUS; cpu++) {
-      if (cfg->allowed[cpu] && cpu >= cfg->ncpus)
+    for (unsigned cpu = 0; ok && cpu < jf_cpuset_end(&cfg->allowed); cpu++) {
+      if (jf_cpuset_has(&cfg->allowed, cpu) && cpu >= cfg->ncpus)
         ok = fail_key(c, "process", "allowed", "cpu %u does not exist (CPUs are 0..%u)", cpu,
                       cfg->ncpus - 1);
-      else if (cfg->allowed[cpu] && cfg->cpus[cpu].online)
+      else if (jf_cpuset_has(&cfg->allowed, cpu) && cfg->cpus[cpu].online)
         runnable = true;
     }
     if (ok && !runnable)
@@ -678,7 +656,8 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
      * online later are the process's too. */
     bool later = has_key(c, "hotplug", "events");
     for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++)
-      cfg->allowed[cpu] = later || cfg->cpus[cpu].online;
+      if (later || cfg->cpus[cpu].online)
+        jf_cpuset_add(&cfg->allowed, cpu);
   }
 
   if (ok && has_key(c, "sched", "seed"))

@@ -12,7 +12,7 @@
 
 #include <glib.h>
 
-#define EMU_MAX_CPUS 1024 /* CPU_SETSIZE: the largest cpuset glibc passes */
+#include "internal/cpuset.h" /* struct jf_cpuset, JF_MAX_CPUS (src/cpuset.c) */
 
 enum emu_ctr_trap {
   EMU_CTR_TRAP_NONE,     /* each CPU's own CTR_EL0 is visible at EL0 */
@@ -54,7 +54,7 @@ struct emu_cluster {
 struct emu_hotplug_event {
   uint64_t at;
   bool online;
-  uint64_t cpus[EMU_MAX_CPUS / 64];
+  struct jf_cpuset cpus;
 };
 
 struct emu_cpu {
@@ -67,12 +67,12 @@ struct emu_config {
   char *soc_name;
   char *qemu_cpu; /* NULL when not given */
   unsigned ncpus; /* CPUs 0..ncpus-1; every one belongs to a cluster */
-  struct emu_cpu cpus[EMU_MAX_CPUS];
+  struct emu_cpu cpus[JF_MAX_CPUS];
   struct emu_cluster *clusters;
   unsigned nclusters;
   enum emu_ctr_trap ctr_trap;
   enum emu_sysfs_mode sysfs;
-  bool allowed[EMU_MAX_CPUS];       /* initial affinity; default: online CPUs */
+  struct jf_cpuset allowed;         /* initial affinity; default: online CPUs */
   uint64_t seed;                    /* [sched] seed, default 1 */
   unsigned migrate_every;           /* [sched] mean instructions; 0 = never */
   enum emu_sched_policy policy;     /* [sched] policy, default adversarial */
@@ -81,11 +81,6 @@ struct emu_config {
   struct emu_hotplug_event *events; /* sorted by at (stable) */
   unsigned nevents;
 };
-
-static inline bool emu_event_has(const struct emu_hotplug_event *e, unsigned cpu)
-{
-  return cpu < EMU_MAX_CPUS && (e->cpus[cpu / 64] >> (cpu % 64)) & 1;
-}
 
 /* The cluster CPU belongs to. */
 static inline unsigned emu_config_cluster_of(const struct emu_config *cfg, unsigned cpu)
@@ -106,10 +101,12 @@ static inline uint64_t emu_config_visible_ctr(const struct emu_config *cfg, unsi
 
 /* Parses a [hotplug] events value: items "+CPULIST@N" or "-CPULIST@N"
  * separated by commas (a CPULIST may hold commas itself: "+4,6@100"), in
- * the kernel's cpulist format. Returns NULL and fills *events / *n (the
- * caller frees *events with g_free), or the problem. Exposed for tests. */
-const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **events,
-                                     unsigned *n);
+ * the kernel's cpulist format. Fills *events / *n (the caller frees *events
+ * with g_free), or returns false with *ERROR saying what is wrong (without
+ * the file, the line or the value: emu_config_load adds them). Exposed for
+ * tests. */
+bool emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **events, unsigned *n,
+                              GError **error);
 
 /*
  * Loads and validates PATH. On error returns NULL and sets *error to a
@@ -120,9 +117,5 @@ const char *emu_parse_hotplug_events(const char *text, struct emu_hotplug_event 
  */
 struct emu_config *emu_config_load(const char *path, GError **error);
 void emu_config_free(struct emu_config *config);
-
-/* Parses a cpulist such as "0-3,6" into set[0..EMU_MAX_CPUS). Returns
- * false (and leaves set unspecified) on malformed text. */
-bool emu_parse_cpulist(const char *text, bool set[EMU_MAX_CPUS]);
 
 #endif /* JITFLUSH_EMU_CONFIG_H */

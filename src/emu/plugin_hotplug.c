@@ -80,12 +80,8 @@ static void update_overlay(struct jf_rig *rig)
   if (!rig->opts.overlay_path) {
     return;
   }
-  bool on[EMU_MAX_CPUS] = {false};
-  for (unsigned cpu = 0; cpu < rig->config->ncpus; cpu++) {
-    on[cpu] = jf_cpuset_has(&h->online, cpu);
-  }
   GError *err = NULL;
-  if (!emu_overlay_set_online(rig->config, rig->opts.overlay_path, on, &err)) {
+  if (!emu_overlay_set_online(rig->config, rig->opts.overlay_path, &h->online, &err)) {
     if (!h->overlay_warned) {
       fprintf(stderr, "jitflush plugin: hotplug: %s\n", err->message);
       h->overlay_warned = true;
@@ -105,13 +101,13 @@ static void apply(struct jf_rig *rig, const struct emu_hotplug_event *e, unsigne
     was_up[c] = cluster_has_online(cfg, h, c);
   }
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
-    if (!emu_event_has(e, cpu)) {
+    if (!jf_cpuset_has(&e->cpus, cpu)) {
       continue;
     }
     if (e->online) {
       jf_cpuset_add(&h->online, cpu);
     } else {
-      h->online.bits[cpu / 64] &= ~(UINT64_C(1) << (cpu % 64));
+      jf_cpuset_remove(&h->online, cpu);
     }
   }
   /* Files first: a CPU is visible in sysfs before anything runs on it. */

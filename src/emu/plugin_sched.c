@@ -53,7 +53,7 @@
 #define GUEST_CLONE_VM 0x00000100
 #define GUEST_CLONE_THREAD 0x00010000
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE 32
-#define MASK_BYTES_MAX (EMU_MAX_CPUS / 8)
+#define MASK_BYTES_MAX (JF_MAX_CPUS / 8)
 
 struct jf_sched {
   struct jf_cpuset process_allowed; /* [process] allowed ∩ online */
@@ -122,10 +122,10 @@ struct jf_sched *jf_sched_new(struct jf_rig *rig, char **error)
   struct jf_sched *sc = g_new0(struct jf_sched, 1);
   sc->ncpus = cfg->ncpus;
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
-    if (cfg->allowed[cpu]) {
+    if (jf_cpuset_has(&cfg->allowed, cpu)) {
       jf_cpuset_add(&sc->allowed_all, cpu);
     }
-    if (cfg->allowed[cpu] && cfg->cpus[cpu].online) {
+    if (jf_cpuset_has(&cfg->allowed, cpu) && cfg->cpus[cpu].online) {
       jf_cpuset_add(&sc->process_allowed, cpu);
     }
   }

@@ -34,32 +34,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal/cpuset.h" /* the library's cpulist formatter (src/cpuset.c) */
-
 #define EMU_OVERLAY_ERROR (g_quark_from_static_string("emu-overlay-error"))
 
-char *emu_format_cpulist(const bool *set, unsigned n)
+/* "0,2,4,...,1022", the longest cpulist of JF_MAX_CPUS CPUs, is under
+ * 4.5 KiB. */
+#define CPULIST_BYTES 8192
+
+/* SET in the kernel's cpulist format (the library's, src/cpuset.c), in
+ * BUF. */
+static const char *cpulist(const struct jf_cpuset *set, char buf[CPULIST_BYTES])
 {
-  struct jf_cpuset cpus;
-  jf_cpuset_clear(&cpus);
-  for (unsigned cpu = 0; cpu < n && cpu < JF_MAX_CPUS; cpu++)
-    if (set[cpu])
-      jf_cpuset_add(&cpus, cpu);
-  /* "0,2,4,...,1022", the longest list of 1024 CPUs, is under 4.5 KiB. */
-  char buf[8192];
-  bool fits = jf_cpulist_format(&cpus, buf, sizeof buf);
+  bool fits = jf_cpulist_format(set, buf, CPULIST_BYTES);
   g_assert(fits);
-  return g_strdup(buf);
+  return buf;
 }
 
 /* The CPUs of CPU's domain, offline ones included. */
-static void domain_members(const struct emu_config *config, unsigned cpu,
-                           bool members[EMU_MAX_CPUS])
+static void domain_members(const struct emu_config *config, unsigned cpu, struct jf_cpuset *members)
 {
   unsigned domain = config->clusters[config->cpus[cpu].cluster].domain_id;
-  for (unsigned other = 0; other < EMU_MAX_CPUS; other++)
-    members[other] =
-        other < config->ncpus && config->clusters[config->cpus[other].cluster].domain_id == domain;
+  jf_cpuset_clear(members);
+  for (unsigned other = 0; other < config->ncpus; other++)
+    if (config->clusters[config->cpus[other].cluster].domain_id == domain)
+      jf_cpuset_add(members, other);
 }
 
 static bool make_dir(const char *path, GError **error)
@@ -108,12 +105,13 @@ static bool write_cache_index(const char *cpu_dir, unsigned index, const char *t
 static bool write_grouping(const struct emu_config *config, const char *dir, unsigned cpu,
                            GError **error)
 {
-  bool members[EMU_MAX_CPUS];
-  domain_members(config, cpu, members);
-  char *list = emu_format_cpulist(members, config->ncpus);
+  struct jf_cpuset members;
+  domain_members(config, cpu, &members);
+  char buf[CPULIST_BYTES];
+  const char *list = cpulist(&members, buf);
   GString *words = g_string_new(NULL);
   for (unsigned other = 0; other < config->ncpus; other++)
-    if (members[other])
+    if (jf_cpuset_has(&members, other))
       g_string_append_printf(words, "%u ", other);
   char *topology = g_strdup_printf("%s/topology", dir);
   char *cpufreq = g_strdup_printf("%s/cpufreq", dir);
@@ -124,7 +122,6 @@ static bool write_grouping(const struct emu_config *config, const char *dir, uns
   g_free(topology);
   g_free(cpufreq);
   g_string_free(words, TRUE);
-  g_free(list);
   return ok;
 }
 
@@ -156,29 +153,27 @@ static bool write_cpu(const struct emu_config *config, const char *cpu_root, uns
 }
 
 static bool write_lists(const struct emu_config *config, const char *cpu_root,
-                        const bool *online_now, GError **error)
+                        const struct jf_cpuset *online_now, GError **error)
 {
-  bool all[EMU_MAX_CPUS] = {false}, online[EMU_MAX_CPUS] = {false}, offline[EMU_MAX_CPUS] = {false};
+  struct jf_cpuset all, online, offline;
+  jf_cpuset_clear(&all);
+  jf_cpuset_clear(&online);
+  jf_cpuset_clear(&offline);
   for (unsigned cpu = 0; cpu < config->ncpus; cpu++) {
-    all[cpu] = true;
-    online[cpu] = online_now[cpu];
-    offline[cpu] = !online_now[cpu];
+    jf_cpuset_add(&all, cpu);
+    jf_cpuset_add(jf_cpuset_has(online_now, cpu) ? &online : &offline, cpu);
   }
-  char *possible = emu_format_cpulist(all, config->ncpus);
-  char *on = emu_format_cpulist(online, config->ncpus);
-  char *off = emu_format_cpulist(offline, config->ncpus);
   /* kernel_max is NR_CPUS - 1: 255 for the long-time arm64 default of 256,
    * raised when the emulated system has more CPUs than that. */
-  unsigned kernel_max = config->ncpus <= 256 ? 255 : config->ncpus <= 512 ? 511 : EMU_MAX_CPUS - 1;
-  bool ok = make_dir(cpu_root, error) && write_attr(cpu_root, "possible", possible, error) &&
-            write_attr(cpu_root, "present", possible, error) &&
-            write_attr(cpu_root, "online", on, error) &&
-            write_attr(cpu_root, "offline", off, error) &&
-            write_attr_uint(cpu_root, "kernel_max", kernel_max, error);
-  g_free(possible);
-  g_free(on);
-  g_free(off);
-  return ok;
+  unsigned kernel_max = config->ncpus <= 256 ? 255 : config->ncpus <= 512 ? 511 : JF_MAX_CPUS - 1;
+  /* One buffer, each list formatted just before it is written: this runs
+   * on a guest thread's host stack at a hotplug event. */
+  char buf[CPULIST_BYTES];
+  return make_dir(cpu_root, error) && write_attr(cpu_root, "possible", cpulist(&all, buf), error) &&
+         write_attr(cpu_root, "present", buf, error) &&
+         write_attr(cpu_root, "online", cpulist(&online, buf), error) &&
+         write_attr(cpu_root, "offline", cpulist(&offline, buf), error) &&
+         write_attr_uint(cpu_root, "kernel_max", kernel_max, error);
 }
 
 bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, GError **error)
@@ -186,12 +181,14 @@ bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, 
   if (config->sysfs == EMU_SYSFS_NONE)
     return true;
   char *cpu_root = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
-  bool online[EMU_MAX_CPUS] = {false};
+  struct jf_cpuset online;
+  jf_cpuset_clear(&online);
   for (unsigned cpu = 0; cpu < config->ncpus; cpu++)
-    online[cpu] = config->cpus[cpu].online;
-  bool ok = write_lists(config, cpu_root, online, error);
+    if (config->cpus[cpu].online)
+      jf_cpuset_add(&online, cpu);
+  bool ok = write_lists(config, cpu_root, &online, error);
   for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++)
-    if (online[cpu])
+    if (jf_cpuset_has(&online, cpu))
       ok = write_cpu(config, cpu_root, cpu, error);
   g_free(cpu_root);
   return ok;
@@ -206,7 +203,7 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 }
 
 bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_root,
-                            const bool *online, GError **error)
+                            const struct jf_cpuset *online, GError **error)
 {
   if (config->sysfs == EMU_SYSFS_NONE)
     return true;
@@ -217,9 +214,10 @@ bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_roo
   for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++) {
     char *dir = g_strdup_printf("%s/cpu%u", cpu_root, cpu);
     bool exists = g_file_test(dir, G_FILE_TEST_IS_DIR);
-    if (online[cpu] && !exists) {
+    if (jf_cpuset_has(online, cpu) && !exists) {
       ok = write_cpu(config, cpu_root, cpu, error);
-    } else if (!online[cpu] && exists && nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+    } else if (!jf_cpuset_has(online, cpu) && exists &&
+               nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
       int e = errno;
       g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot remove %s: %s", dir, g_strerror(e));
       ok = false;

@@ -24,12 +24,13 @@ bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, 
 
 /*
  * Applies a hotplug event to a tree emu_overlay_write_sysfs wrote: CPU_ROOT
- * (ROOT/sys/devices/system/cpu) gets ONLINE[0..ncpus) as its online and
- * offline lists, the per-CPU folders of CPUs that came online, and loses
- * those of CPUs that went offline. Each file is replaced atomically.
+ * (ROOT/sys/devices/system/cpu) gets ONLINE (within CPUs 0..ncpus-1) as its
+ * online and offline lists, the per-CPU folders of CPUs that came online,
+ * and loses those of CPUs that went offline. Each file is replaced
+ * atomically.
  */
 bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_root,
-                            const bool *online, GError **error);
+                            const struct jf_cpuset *online, GError **error);
 
 /*
  * QEMU's -L prefix applies to every absolute path the guest opens, the
@@ -40,8 +41,5 @@ bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_roo
  * SYSROOT is taken from the current folder (the links are absolute).
  */
 bool emu_overlay_link_sysroot(const char *root, const char *sysroot, GError **error);
-
-/* Formats SET[0..n) as a Linux cpulist ("0-3,6"; "" when empty). */
-char *emu_format_cpulist(const bool *set, unsigned n);
 
 #endif /* JITFLUSH_EMU_SYSFS_OVERLAY_H */

@@ -129,9 +129,9 @@ TEST(ShippedConfigs, Exynos8890MatchesTheDesignTable)
   for (unsigned cpu = 0; cpu < 8; cpu++) {
     EXPECT_EQ(c.cpus[cpu].cluster, cpu < 4 ? 0 : 1) << cpu;
     EXPECT_TRUE(c.cpus[cpu].online) << cpu;
-    EXPECT_TRUE(c.allowed[cpu]) << cpu;
+    EXPECT_TRUE(jf_cpuset_has(&c.allowed, cpu)) << cpu;
   }
-  EXPECT_FALSE(c.allowed[8]);
+  EXPECT_FALSE(jf_cpuset_has(&c.allowed, 8));
   EXPECT_EQ(c.ctr_trap, EMU_CTR_TRAP_NONE);
   EXPECT_EQ(c.sysfs, EMU_SYSFS_FULL);
   EXPECT_EQ(c.seed, 1u);
@@ -146,7 +146,7 @@ TEST(ShippedConfigs, HotplugStartsWithTheBigClusterOffline)
   ASSERT_NE(l.cfg, nullptr) << l.error;
   for (unsigned cpu = 0; cpu < 8; cpu++) {
     EXPECT_EQ(l.cfg->cpus[cpu].online, cpu < 4) << cpu;
-    EXPECT_TRUE(l.cfg->allowed[cpu]) << cpu;
+    EXPECT_TRUE(jf_cpuset_has(&l.cfg->allowed, cpu)) << cpu;
   }
 }
 
@@ -158,8 +158,8 @@ TEST(ShippedConfigs, CpusetsConfineTheProcess)
   ASSERT_NE(little.cfg, nullptr) << little.error;
   ASSERT_NE(big.cfg, nullptr) << big.error;
   for (unsigned cpu = 0; cpu < 8; cpu++) {
-    EXPECT_EQ(little.cfg->allowed[cpu], cpu < 4) << cpu;
-    EXPECT_EQ(big.cfg->allowed[cpu], cpu >= 4) << cpu;
+    EXPECT_EQ(jf_cpuset_has(&little.cfg->allowed, cpu), cpu < 4) << cpu;
+    EXPECT_EQ(jf_cpuset_has(&big.cfg->allowed, cpu), cpu >= 4) << cpu;
   }
   // The hidden cluster still counts for the system-wide value.
   EXPECT_EQ(big.cfg->sanitized_ctr, 0x84448004u);
@@ -201,8 +201,8 @@ TEST(ShippedConfigs, ThreeHundredCpus)
   EXPECT_EQ(l.cfg->cpus[149].cluster, 0);
   EXPECT_EQ(l.cfg->cpus[150].cluster, 1);
   EXPECT_EQ(l.cfg->cpus[299].cluster, 1);
-  EXPECT_TRUE(l.cfg->allowed[299]);
-  EXPECT_FALSE(l.cfg->allowed[300]);
+  EXPECT_TRUE(jf_cpuset_has(&l.cfg->allowed, 299));
+  EXPECT_FALSE(jf_cpuset_has(&l.cfg->allowed, 300));
 }
 
 // ---------------------------------------------------------------------------
@@ -231,21 +231,36 @@ TEST_F(ConfigFixture, AllowedDefaultsToTheOnlineCpus)
   for (unsigned cpu = 0; cpu < 8; cpu++) {
     bool online = cpu < 4 || cpu == 5;
     EXPECT_EQ(l.cfg->cpus[cpu].online, online) << cpu;
-    EXPECT_EQ(l.cfg->allowed[cpu], online) << cpu;
+    EXPECT_EQ(jf_cpuset_has(&l.cfg->allowed, cpu), online) << cpu;
   }
 }
 
+// The config's cpulists are the library's (src/cpuset.c), and its messages
+// quote the library's reasons.
 TEST(CpuList, ParsesLinuxCpulists)
 {
-  bool set[EMU_MAX_CPUS];
-  ASSERT_TRUE(emu_parse_cpulist("0-3,6", set));
+  jf_cpuset set;
+  ASSERT_EQ(jf_cpulist_problem("0-3,6", 5, &set), nullptr);
   for (unsigned cpu = 0; cpu < 8; cpu++)
-    EXPECT_EQ(set[cpu], cpu <= 3 || cpu == 6) << cpu;
-  ASSERT_TRUE(emu_parse_cpulist("1023", set));
-  EXPECT_TRUE(set[1023]);
-  EXPECT_FALSE(set[0]);
-  for (const char *bad : {"", "1-", "-1", "3-1", "a", "0,,1", "1024", "0-1024", "0x"})
-    EXPECT_FALSE(emu_parse_cpulist(bad, set)) << bad;
+    EXPECT_EQ(jf_cpuset_has(&set, cpu), cpu <= 3 || cpu == 6) << cpu;
+  ASSERT_EQ(jf_cpulist_problem("1023", 4, &set), nullptr);
+  EXPECT_TRUE(jf_cpuset_has(&set, 1023));
+  EXPECT_FALSE(jf_cpuset_has(&set, 0));
+  const char *malformed = "malformed CPU list";
+  const char *too_large = "CPU number too large (the limit is 1023)";
+  const struct {
+    std::string text;
+    const char *reason;
+  } bad[] = {{"", "empty CPU list"}, {"1-", malformed},
+             {"-1", malformed},      {"3-1", "descending range in CPU list"},
+             {"a", malformed},       {"0,,1", malformed},
+             {"1024", too_large},    {"0-1024", too_large},
+             {"0x", malformed}};
+  for (const auto &b : bad) {
+    const char *problem = jf_cpulist_problem(b.text.data(), b.text.size(), &set);
+    ASSERT_NE(problem, nullptr) << b.text;
+    EXPECT_STREQ(problem, b.reason) << b.text;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -446,31 +461,38 @@ TEST_F(ConfigFixture, HotplugEventsAreSortedAndTheCpusetFollowsThem)
   ASSERT_EQ(l.cfg->nevents, 2u);
   EXPECT_EQ(l.cfg->events[0].at, 2000000u);
   EXPECT_TRUE(l.cfg->events[0].online);
-  EXPECT_TRUE(emu_event_has(&l.cfg->events[0], 6));
-  EXPECT_TRUE(emu_event_has(&l.cfg->events[0], 7));
-  EXPECT_FALSE(emu_event_has(&l.cfg->events[0], 5));
+  EXPECT_TRUE(jf_cpuset_has(&l.cfg->events[0].cpus, 6));
+  EXPECT_TRUE(jf_cpuset_has(&l.cfg->events[0].cpus, 7));
+  EXPECT_FALSE(jf_cpuset_has(&l.cfg->events[0].cpus, 5));
   EXPECT_EQ(l.cfg->events[1].at, 9000000u);
   EXPECT_FALSE(l.cfg->events[1].online);
   // With events, [process] allowed defaults to every CPU (Linux's root
   // cpuset takes CPUs as they come online).
-  EXPECT_TRUE(l.cfg->allowed[7]);
+  EXPECT_TRUE(jf_cpuset_has(&l.cfg->allowed, 7));
 }
 
 TEST(HotplugEvents, CpulistsMayHoldCommas)
 {
   emu_hotplug_event *events = nullptr;
   unsigned n = 0;
-  ASSERT_EQ(emu_parse_hotplug_events("+4,6@100,-4@200", &events, &n), nullptr);
+  GError *err = nullptr;
+  ASSERT_TRUE(emu_parse_hotplug_events("+4,6@100,-4@200", &events, &n, &err)) << err->message;
   ASSERT_EQ(n, 2u);
-  EXPECT_TRUE(emu_event_has(&events[0], 4));
-  EXPECT_TRUE(emu_event_has(&events[0], 6));
-  EXPECT_FALSE(emu_event_has(&events[0], 5));
+  EXPECT_TRUE(jf_cpuset_has(&events[0].cpus, 4));
+  EXPECT_TRUE(jf_cpuset_has(&events[0].cpus, 6));
+  EXPECT_FALSE(jf_cpuset_has(&events[0].cpus, 5));
   g_free(events);
   for (const char *bad : {"", "6@100", "+6", "+6@", "+6@x", "+@100", "+6@100;-6@200", "+6@100,",
                           "+6-@1", "+1024@1", "+6@-1", "+6@100 ,-6@200"}) {
-    EXPECT_NE(emu_parse_hotplug_events(bad, &events, &n), nullptr) << bad;
+    EXPECT_FALSE(emu_parse_hotplug_events(bad, &events, &n, &err)) << bad;
+    EXPECT_NE(err, nullptr) << bad;
+    g_clear_error(&err);
     EXPECT_EQ(events, nullptr) << bad;
   }
+  // A list's problem is the library's reason (src/cpuset.c).
+  ASSERT_FALSE(emu_parse_hotplug_events("+7-6@100", &events, &n, &err));
+  EXPECT_STREQ(err->message, "descending range in CPU list in an event");
+  g_clear_error(&err);
 }
 
 TEST_F(ConfigFixture, HotplugEventErrorsNameFileLineAndKey)

@@ -166,29 +166,19 @@ TEST_F(OverlayTest, ClustersSharingADomainShareTheirLists)
 TEST_F(OverlayTest, HotplugEventsRewriteListsAndPerCpuFolders)
 {
   Generate("full", "online=4-5\n");
-  bool online[EMU_MAX_CPUS] = {false};
+  jf_cpuset online;
+  jf_cpuset_clear(&online);
   for (unsigned cpu = 0; cpu < 8; cpu++)
-    online[cpu] = cpu != 5; // +6-7, -5
+    if (cpu != 5) // +6-7, -5
+      jf_cpuset_add(&online, cpu);
   GError *err = nullptr;
   const std::string cpu_root = root() + "/sys/devices/system/cpu";
-  ASSERT_TRUE(emu_overlay_set_online(cfg_, cpu_root.c_str(), online, &err)) << err->message;
+  ASSERT_TRUE(emu_overlay_set_online(cfg_, cpu_root.c_str(), &online, &err)) << err->message;
   EXPECT_EQ(Read("online"), "0-4,6-7\n");
   EXPECT_EQ(Read("offline"), "5\n");
   EXPECT_EQ(Read("cpu7/cache/index1/coherency_line_size"), "128\n");
   EXPECT_EQ(Read("cpu6/cpufreq/related_cpus"), "4 5 6 7 \n");
   EXPECT_FALSE(PathExists(Cpu("cpu5")));
-}
-
-TEST(FormatCpulist, RangesAndSingles)
-{
-  bool set[10] = {true, true, true, true, false, false, true, false, true, true};
-  char *text = emu_format_cpulist(set, 10);
-  EXPECT_STREQ(text, "0-3,6,8-9");
-  g_free(text);
-  bool none[3] = {false, false, false};
-  text = emu_format_cpulist(none, 3);
-  EXPECT_STREQ(text, "");
-  g_free(text);
 }
 
 TEST(SysrootLinks, LinksLibraryFoldersOnly)

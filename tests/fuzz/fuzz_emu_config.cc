@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g_error_free(error);
     return 0;
   }
-  FUZZ_CHECK(cfg->ncpus >= 1 && cfg->ncpus <= EMU_MAX_CPUS);
+  FUZZ_CHECK(cfg->ncpus >= 1 && cfg->ncpus <= JF_MAX_CPUS);
   FUZZ_CHECK(cfg->nclusters >= 1 && cfg->clusters != nullptr);
   for (unsigned i = 0; i < cfg->ncpus; i++)
     FUZZ_CHECK(cfg->cpus[i].cluster >= 0 &&

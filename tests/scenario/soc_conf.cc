@@ -50,7 +50,7 @@ SocConf LoadSocConf(const std::string &path)
   }
   conf.ctr_trap = cfg->ctr_trap == EMU_CTR_TRAP_SANITIZE ? "sanitize" : "none";
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++)
-    if (cfg->allowed[cpu])
+    if (jf_cpuset_has(&cfg->allowed, cpu))
       conf.allowed.push_back(static_cast<int>(cpu));
   conf.migrate_every = static_cast<long>(cfg->migrate_every);
   return conf;
