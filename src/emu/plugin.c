@@ -175,13 +175,10 @@ static struct jf_model *new_model(struct jf_rig *r)
 }
 
 /* Creates every unit of the rig from its options, or says why not. */
-static bool rig_start(struct jf_rig *r, char **error)
+static bool rig_start(struct jf_rig *r, GError **error)
 {
-  GError *gerr = NULL;
-  r->config = emu_config_load(r->opts.config_path, &gerr);
+  r->config = emu_config_load(r->opts.config_path, error);
   if (!r->config) {
-    *error = g_strdup(gerr ? gerr->message : r->opts.config_path);
-    g_clear_error(&gerr);
     return false;
   }
   r->decoder = jf_decoder_open(error);
@@ -355,9 +352,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     rig_free(r);
     return -1;
   }
-  if (!rig_start(r, &err)) {
-    fprintf(stderr, "jitflush plugin: %s\n", err);
-    g_free(err);
+  GError *start_err = NULL;
+  if (!rig_start(r, &start_err)) {
+    fprintf(stderr, "jitflush plugin: %s\n", start_err->message);
+    g_error_free(start_err);
     rig_free(r);
     return -1;
   }

@@ -13,6 +13,8 @@
 
 #include "plugin_decode.h"
 
+#define JF_DECODER_ERROR (g_quark_from_static_string("jf-decoder-error"))
+
 /* Only the prefixes differ between the versions; the names are built from
  * them once, below. */
 #if CS_API_MAJOR >= 6
@@ -77,13 +79,13 @@ struct jf_decoder {
   GMutex lock;
 };
 
-struct jf_decoder *jf_decoder_open(char **error)
+struct jf_decoder *jf_decoder_open(GError **error)
 {
   struct jf_decoder *d = g_new0(struct jf_decoder, 1);
   const char *problem = NULL;
   if (cs_open(JF_CS_ARCH, CS_MODE_LITTLE_ENDIAN, &d->handle) != CS_ERR_OK) {
     g_free(d);
-    *error = g_strdup("capstone: cs_open(AArch64) failed");
+    g_set_error_literal(error, JF_DECODER_ERROR, 1, "capstone: cs_open(AArch64) failed");
     return NULL;
   }
   if (cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
@@ -94,7 +96,7 @@ struct jf_decoder *jf_decoder_open(char **error)
   if (problem) {
     cs_close(&d->handle);
     g_free(d);
-    *error = g_strdup(problem);
+    g_set_error_literal(error, JF_DECODER_ERROR, 1, problem);
     return NULL;
   }
   g_mutex_init(&d->lock);

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <glib.h>
+
 enum jf_insn_kind {
   JF_INSN_OTHER,
   JF_INSN_MRS_CTR,  /* mrs xN, ctr_el0 */
@@ -32,8 +34,8 @@ struct jf_decoded {
 
 struct jf_decoder;
 
-/* NULL with *ERROR set (g_free) when Capstone cannot be opened. */
-struct jf_decoder *jf_decoder_open(char **error);
+/* NULL with *ERROR set when Capstone cannot be opened. */
+struct jf_decoder *jf_decoder_open(GError **error);
 void jf_decoder_close(struct jf_decoder *d);
 /* Any thread. */
 struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t insn);

@@ -55,6 +55,8 @@
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE 32
 #define MASK_BYTES_MAX (JF_MAX_CPUS / 8)
 
+#define JF_SCHED_ERROR (g_quark_from_static_string("jf-sched-error"))
+
 struct jf_sched {
   struct jf_cpuset process_allowed; /* [process] allowed ∩ online */
   struct jf_cpuset allowed_all;     /* [process] allowed, offline CPUs too */
@@ -116,7 +118,7 @@ static void thread_free(gpointer data)
   g_free(t);
 }
 
-struct jf_sched *jf_sched_new(struct jf_rig *rig, char **error)
+struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error)
 {
   const struct emu_config *cfg = rig->config;
   struct jf_sched *sc = g_new0(struct jf_sched, 1);
@@ -130,7 +132,7 @@ struct jf_sched *jf_sched_new(struct jf_rig *rig, char **error)
     }
   }
   if (cpuset_count(sc, &sc->process_allowed) == 0) {
-    *error = g_strdup_printf("%s: [process] allowed has no online CPU", cfg->path);
+    g_set_error(error, JF_SCHED_ERROR, 1, "%s: [process] allowed has no online CPU", cfg->path);
     g_free(sc);
     return NULL;
   }

@@ -40,8 +40,8 @@ struct jf_thread {
   struct jf_thread *sc_clone_child; /* clone: the record made for the child */
 };
 
-/* NULL with *ERROR set (g_free) when the config leaves no CPU to run on. */
-struct jf_sched *jf_sched_new(struct jf_rig *rig, char **error);
+/* NULL with *ERROR set when the config leaves no CPU to run on. */
+struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error);
 void jf_sched_free(struct jf_sched *sc);
 
 void jf_sched_vcpu_init(struct jf_rig *rig, unsigned vcpu);

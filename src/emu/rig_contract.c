@@ -13,6 +13,8 @@ const struct jf_counter_info jf_counters[JF_NCOUNTERS] = {
 
 #define FINDINGS_KEY "findings"
 
+#define JF_SUMMARY_ERROR (g_quark_from_static_string("jf-summary-error"))
+
 void jf_summary_format(GString *out, const struct jf_summary *s, enum jf_counter_shown shown)
 {
   for (size_t c = 0; c < JF_NCOUNTERS; c++) {
@@ -34,7 +36,7 @@ static int field_of(const char *key)
   return strcmp(key, FINDINGS_KEY) == 0 ? JF_NCOUNTERS : -1;
 }
 
-bool jf_summary_parse(const char *text, struct jf_summary *out, char **error)
+bool jf_summary_parse(const char *text, struct jf_summary *out, GError **error)
 {
   bool seen[JF_NCOUNTERS + 1] = {false};
   memset(out, 0, sizeof *out);
@@ -45,7 +47,7 @@ bool jf_summary_parse(const char *text, struct jf_summary *out, char **error)
     }
     char *eq = strchr(tokens[i], '=');
     if (!eq) {
-      *error = g_strdup_printf("a field without '=': '%s'", tokens[i]);
+      g_set_error(error, JF_SUMMARY_ERROR, 1, "a field without '=': '%s'", tokens[i]);
       return false;
     }
     *eq = '\0';
@@ -55,11 +57,12 @@ bool jf_summary_parse(const char *text, struct jf_summary *out, char **error)
     }
     guint64 v = 0;
     if (seen[f]) {
-      *error = g_strdup_printf("%s given twice", tokens[i]);
+      g_set_error(error, JF_SUMMARY_ERROR, 1, "%s given twice", tokens[i]);
       return false;
     }
     if (!g_ascii_string_to_unsigned(eq + 1, 10, 0, G_MAXUINT64, &v, NULL)) {
-      *error = g_strdup_printf("%s: not an unsigned decimal number: '%s'", tokens[i], eq + 1);
+      g_set_error(error, JF_SUMMARY_ERROR, 1, "%s: not an unsigned decimal number: '%s'", tokens[i],
+                  eq + 1);
       return false;
     }
     seen[f] = true;
@@ -71,8 +74,8 @@ bool jf_summary_parse(const char *text, struct jf_summary *out, char **error)
   }
   for (int f = 0; f <= JF_NCOUNTERS; f++) {
     if (!seen[f] && (f == JF_NCOUNTERS || jf_counters[f].shown <= JF_SHOWN_SUMMARY)) {
-      *error =
-          g_strdup_printf("%s is missing", f == JF_NCOUNTERS ? FINDINGS_KEY : jf_counters[f].name);
+      g_set_error(error, JF_SUMMARY_ERROR, 1, "%s is missing",
+                  f == JF_NCOUNTERS ? FINDINGS_KEY : jf_counters[f].name);
       return false;
     }
   }

@@ -62,8 +62,8 @@ void jf_summary_format(GString *out, const struct jf_summary *s, enum jf_counter
 /* Parses a summary line (order free, unknown keys ignored; every field of
  * the summary is required, so that an all-zero line from a QEMU that never
  * started the guest cannot pass for a clean run). Returns false and sets
- * *ERROR (g_free) when the text is not one. */
-bool jf_summary_parse(const char *text, struct jf_summary *out, char **error);
+ * *ERROR when the text is not one. */
+bool jf_summary_parse(const char *text, struct jf_summary *out, GError **error);
 
 #ifdef __cplusplus
 }

@@ -603,10 +603,10 @@ static int outcome(const char *summary, int wstatus, const GString *tail)
 {
   char *text = NULL;
   struct jf_summary sum;
-  char *problem = NULL;
+  GError *problem = NULL;
   bool have = g_file_get_contents(summary, &text, NULL, NULL);
   if (!have)
-    problem = g_strdup("the file is missing");
+    g_set_error_literal(&problem, G_FILE_ERROR, G_FILE_ERROR_NOENT, "the file is missing");
   else
     have = jf_summary_parse(text, &sum, &problem);
   g_free(text);
@@ -618,9 +618,9 @@ static int outcome(const char *summary, int wstatus, const GString *tail)
      * as what it is, not as QEMU's words. */
     char *said = last_lines(tail, 1);
     int status = fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)%s%s",
-                      problem, how, *said ? "; stderr ended with: " : "", said);
+                      problem->message, how, *said ? "; stderr ended with: " : "", said);
     g_free(said);
-    g_free(problem);
+    g_error_free(problem);
     return status;
   }
   if (sum.counter[JF_COUNTER_insns] == 0) {
@@ -722,10 +722,11 @@ static int check_program(const struct options *o, const char *sysroot)
     /* QEMU runs the path as given (no PATH search). */
     return usage_error("program not found: %s", prog);
   char *interp = NULL;
-  char *problem = emu_program_problem(prog, &interp);
+  GError *err = NULL;
   int status = 0;
-  if (problem) {
-    status = fail(EMU_EXIT_PROGRAM, "cannot run %s on the rig: %s", prog, problem);
+  if (!emu_program_check(prog, &interp, &err)) {
+    status = fail(EMU_EXIT_PROGRAM, "cannot run %s on the rig: %s", prog, err->message);
+    g_error_free(err);
   } else if (interp) {
     /* QEMU opens the loader under -L, where the overlay shows the sysroot. */
     const char *where = sysroot ? sysroot : DEFAULT_SYSROOT;
@@ -738,7 +739,6 @@ static int check_program(const struct options *o, const char *sysroot)
                     o->sysroot ? "" : "; give one with --sysroot DIR");
     g_free(loader);
   }
-  g_free(problem);
   g_free(interp);
   return status;
 }

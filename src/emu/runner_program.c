@@ -27,6 +27,8 @@
 
 #include <glib.h>
 
+#define EMU_PROGRAM_ERROR (g_quark_from_static_string("emu-program-error"))
+
 /* The machines a program given to the rig by mistake is most likely for;
  * the values are from <elf.h> (the System V gABI's registry). */
 static const struct {
@@ -131,7 +133,8 @@ static char *find_interp(int fd, const Elf64_Ehdr *eh, char **interp)
   return NULL;
 }
 
-char *emu_program_problem(const char *path, char **interp)
+/* Why the program at PATH cannot run (newly allocated), or NULL. */
+static char *program_problem(const char *path, char **interp)
 {
   *interp = NULL;
   struct stat st;
@@ -156,4 +159,14 @@ char *emu_program_problem(const char *path, char **interp)
     problem = find_interp(fd, &eh, interp);
   close(fd);
   return problem;
+}
+
+bool emu_program_check(const char *path, char **interp, GError **error)
+{
+  char *problem = program_problem(path, interp);
+  if (!problem)
+    return true;
+  g_set_error_literal(error, EMU_PROGRAM_ERROR, 1, problem);
+  g_free(problem);
+  return false;
 }

@@ -2,10 +2,14 @@
 #ifndef JITFLUSH_EMU_RUNNER_PROGRAM_H
 #define JITFLUSH_EMU_RUNNER_PROGRAM_H
 
-/* Why qemu-aarch64 cannot run the program at PATH (a newly allocated
- * phrase, e.g. "an ELF program for x86-64, not AArch64"), or NULL when it
- * can. Then *interp is its PT_INTERP loader (newly allocated), or NULL for
- * a static program. */
-char *emu_program_problem(const char *path, char **interp);
+#include <stdbool.h>
+
+#include <glib.h>
+
+/* Whether qemu-aarch64 can run the program at PATH. True with *INTERP its
+ * PT_INTERP loader (newly allocated), or NULL for a static program; false
+ * with *ERROR saying why in a phrase, e.g. "an ELF program for x86-64, not
+ * AArch64". */
+bool emu_program_check(const char *path, char **interp, GError **error);
 
 #endif /* JITFLUSH_EMU_RUNNER_PROGRAM_H */

@@ -52,8 +52,9 @@ TEST(RigContract, ParseReadsBackWhatFormatWrote)
   jf_summary s = Distinct();
   s.counter[JF_COUNTER_insns] = UINT64_MAX;
   jf_summary back{};
-  char *error = nullptr;
-  ASSERT_TRUE(jf_summary_parse(Format(s, JF_SHOWN_SUMMARY).c_str(), &back, &error)) << error;
+  GError *error = nullptr;
+  ASSERT_TRUE(jf_summary_parse(Format(s, JF_SHOWN_SUMMARY).c_str(), &back, &error))
+      << error->message;
   for (int c = 0; c < JF_NCOUNTERS; c++) {
     uint64_t want = jf_counters[c].shown <= JF_SHOWN_SUMMARY ? s.counter[c] : 0;
     EXPECT_EQ(back.counter[c], want) << jf_counters[c].name;
@@ -64,11 +65,11 @@ TEST(RigContract, ParseReadsBackWhatFormatWrote)
 TEST(RigContract, ParseIgnoresOrderAndUnknownKeys)
 {
   jf_summary back{};
-  char *error = nullptr;
+  GError *error = nullptr;
   ASSERT_TRUE(jf_summary_parse("findings=2 insns=9 isb=0 ic_ops=0 dc_ops=1 ctr_reads=0 "
                                "migrations=3 fetch_checks=4 stale_fetches=5 future=1\n",
                                &back, &error))
-      << error;
+      << error->message;
   EXPECT_EQ(back.counter[JF_COUNTER_stale_fetches], 5u);
   EXPECT_EQ(back.counter[JF_COUNTER_insns], 9u);
   EXPECT_EQ(back.findings, 2u);
@@ -83,12 +84,12 @@ TEST(RigContract, ParseRefusesALineWithoutAnyOneSummaryField)
     std::string line = " " + full + " ";
     line.replace(line.find(" " + dropped + " "), dropped.size() + 1, "");
     jf_summary back{};
-    char *error = nullptr;
+    GError *error = nullptr;
     EXPECT_FALSE(jf_summary_parse(line.c_str(), &back, &error)) << "without " << dropped;
     ASSERT_NE(error, nullptr);
     std::string key = dropped.substr(0, dropped.find('='));
-    EXPECT_EQ(std::string(error), key + " is missing");
-    g_free(error);
+    EXPECT_EQ(std::string(error->message), key + " is missing");
+    g_error_free(error);
   }
 }
 
@@ -99,9 +100,9 @@ TEST(RigContract, ParseRefusesBadValuesAndRepeats)
   for (const char *bad : {"stale_fetches=-1", "stale_fetches=x", "stale_fetches=1 stale_fetches=2",
                           "stale_fetches"}) {
     jf_summary back{};
-    char *error = nullptr;
+    GError *error = nullptr;
     EXPECT_FALSE(jf_summary_parse((bad + rest).c_str(), &back, &error)) << bad;
-    g_free(error);
+    g_clear_error(&error);
   }
 }
 
