@@ -189,6 +189,16 @@ struct jf_word {
 
 /* struct jf_model_page: coherence_quick.h. */
 
+/* A cluster's cache geometry, as its CTR_EL0 reports it (src/ctr.c),
+ * derived once in jf_model_new. */
+struct jf_model_geometry {
+  unsigned iline; /* bytes */
+  unsigned dline; /* bytes */
+  bool idc;
+  bool dic;
+  bool vipt; /* L1Ip says the I-cache may be indexed by VA (aliasing) */
+};
+
 struct jf_model {
   uint64_t seq;      /* the latest event's time (see "Time" above) */
   GHashTable *pages; /* canonical page number -> jf_model_page */
@@ -230,7 +240,7 @@ const char *jf_stale_kind_reason(enum jf_stale_kind kind)
   return kind < JF_STALE_KIND_COUNT ? kind_text[kind].reason : "unknown";
 }
 
-void jf_model_geometry_from_ctr(uint64_t ctr, struct jf_model_geometry *g)
+static void geometry_from_ctr(uint64_t ctr, struct jf_model_geometry *g)
 {
   struct jf_ctr d = jf_ctr_decode(ctr);
   g->iline = d.iline;
@@ -264,7 +274,7 @@ static void free_page(gpointer data)
   g_free(page);
 }
 
-struct jf_model *jf_model_new(const struct jf_model_geometry *clusters, unsigned nclusters,
+struct jf_model *jf_model_new(const uint64_t *ctr, unsigned nclusters,
                               const struct jf_model_views *views)
 {
   struct jf_model *m = g_new0(struct jf_model, 1);
@@ -273,11 +283,12 @@ struct jf_model *jf_model_new(const struct jf_model_geometry *clusters, unsigned
   m->nclusters = nclusters;
   m->word_size = sizeof(struct jf_word) + INVAL_SLOTS * nclusters * sizeof(uint64_t);
   m->word_size = (m->word_size + 7) & ~(size_t)7;
-  m->geo = g_memdup2(clusters, nclusters * sizeof(*clusters));
+  m->geo = g_new0(struct jf_model_geometry, nclusters);
   m->online_seq = g_new0(uint64_t, nclusters);
   m->all_idc = true;
   for (unsigned c = 0; c < nclusters; c++) {
-    m->all_idc = m->all_idc && clusters[c].idc;
+    geometry_from_ctr(ctr[c], &m->geo[c]);
+    m->all_idc = m->all_idc && m->geo[c].idc;
   }
   if (views) {
     m->views = *views;

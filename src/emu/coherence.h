@@ -24,18 +24,6 @@
 extern "C" {
 #endif
 
-/* A cluster's cache geometry, as its CTR_EL0 reports it (src/ctr.c). */
-struct jf_model_geometry {
-  unsigned iline; /* bytes */
-  unsigned dline; /* bytes */
-  bool idc;
-  bool dic;
-  bool vipt; /* L1Ip says the I-cache may be indexed by VA (aliasing) */
-};
-
-/* Fills G from a raw CTR_EL0 value. */
-void jf_model_geometry_from_ctr(uint64_t ctr, struct jf_model_geometry *g);
-
 /* What the model needs to know about double-mapped code (plugin_alias.c).
  * Either hook may be NULL: every address is then its own canonical one and
  * no view is a non-executable alias. */
@@ -93,7 +81,10 @@ void jf_model_thread_clear(struct jf_model_thread *t);
 struct jf_model;
 struct jf_word;
 
-struct jf_model *jf_model_new(const struct jf_model_geometry *clusters, unsigned nclusters,
+/* A model of NCLUSTERS clusters, cluster C's cores reporting CTR[C] in
+ * CTR_EL0 (their own value, not the one a trapping kernel shows): the
+ * model reads each cluster's line sizes, IDC, DIC and L1Ip from it. */
+struct jf_model *jf_model_new(const uint64_t *ctr, unsigned nclusters,
                               const struct jf_model_views *views);
 void jf_model_free(struct jf_model *m);
 

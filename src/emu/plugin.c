@@ -164,13 +164,13 @@ static bool view_nonexec(uint64_t va, void *ctx)
 static struct jf_model *new_model(struct jf_rig *r)
 {
   unsigned n = r->config->nclusters;
-  struct jf_model_geometry *geo = g_new0(struct jf_model_geometry, n);
+  uint64_t *ctr = g_new0(uint64_t, n);
   for (unsigned c = 0; c < n; c++) {
-    jf_model_geometry_from_ctr(r->config->clusters[c].ctr, &geo[c]);
+    ctr[c] = r->config->clusters[c].ctr;
   }
   const struct jf_model_views views = {view_canon, view_nonexec, r};
-  struct jf_model *m = jf_model_new(geo, n, &views);
-  g_free(geo);
+  struct jf_model *m = jf_model_new(ctr, n, &views);
+  g_free(ctr);
   return m;
 }
 

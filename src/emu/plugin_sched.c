@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "fast_mod.h"
+#include "internal/ctr.h"
 #include "plugin_regs.h"
 #include "plugin_sched.h"
 #include "plugin_store.h"
@@ -416,9 +417,9 @@ void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu)
  * IDC, then the I line, then the D line (larger skips more). */
 static uint64_t laxness(const struct jf_rig *rig, unsigned cpu)
 {
-  struct jf_model_geometry g;
-  jf_model_geometry_from_ctr(emu_config_visible_ctr(rig->config, cpu), &g);
-  return ((uint64_t)g.dic << 63) | ((uint64_t)g.idc << 62) | ((uint64_t)g.iline << 31) | g.dline;
+  const struct jf_ctr ctr = jf_ctr_decode(emu_config_visible_ctr(rig->config, cpu));
+  return ((uint64_t)ctr.dic << 63) | ((uint64_t)ctr.idc << 62) | ((uint64_t)ctr.iline << 31) |
+         ctr.dline;
 }
 
 /* The most and least lax CPUs of T's mask (the first of equals); false when

@@ -27,18 +27,12 @@ constexpr uint32_t kBranch = 0x14000001; // b .+4
 struct Model {
   explicit Model(std::vector<uint64_t> ctrs, const jf_model_views *views = nullptr)
   {
-    for (uint64_t ctr : ctrs) {
-      jf_model_geometry g;
-      jf_model_geometry_from_ctr(ctr, &g);
-      geo.push_back(g);
-    }
-    m = jf_model_new(geo.data(), static_cast<unsigned>(geo.size()), views);
+    m = jf_model_new(ctrs.data(), static_cast<unsigned>(ctrs.size()), views);
   }
   ~Model()
   {
     jf_model_free(m);
   }
-  std::vector<jf_model_geometry> geo;
   jf_model *m;
 };
 

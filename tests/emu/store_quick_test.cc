@@ -14,6 +14,10 @@
 #include "coherence.h"
 #include "coherence_quick.h"
 
+extern "C" {
+#include "internal/ctr.h"
+}
+
 namespace
 {
 
@@ -26,12 +30,8 @@ constexpr uint32_t kMovInsn = 0xd2800000; // not CMODX-safe
 struct Model {
   Model()
   {
-    for (uint64_t ctr : {kLittleCtr, kBigCtr}) {
-      jf_model_geometry g;
-      jf_model_geometry_from_ctr(ctr, &g);
-      geo.push_back(g);
-    }
-    m = jf_model_new(geo.data(), static_cast<unsigned>(geo.size()), nullptr);
+    const uint64_t ctr[] = {kLittleCtr, kBigCtr};
+    m = jf_model_new(ctr, 2, nullptr);
     jf_model_thread_init(&t, 0, 0, 0);
   }
   ~Model()
@@ -44,7 +44,6 @@ struct Model {
     jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
     return w ? jf_model_fetch(m, &t, w, false) : jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
   }
-  std::vector<jf_model_geometry> geo;
   jf_model *m;
   jf_model_thread t;
 };
@@ -118,10 +117,9 @@ TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
   constexpr uint64_t kIdcDicCtr = 0xb444c004; // Neoverse N1: IDC, DIC, 64-byte lines
   for (bool store_again : {false, true}) {
     SCOPED_TRACE(store_again);
-    jf_model_geometry g;
-    jf_model_geometry_from_ctr(kIdcDicCtr, &g);
+    const jf_ctr g = jf_ctr_decode(kIdcDicCtr);
     ASSERT_TRUE(g.idc && g.dic);
-    jf_model *m = jf_model_new(&g, 1, nullptr);
+    jf_model *m = jf_model_new(&kIdcDicCtr, 1, nullptr);
     jf_model_thread t;
     jf_model_thread_init(&t, 0, 0, 0);
     jf_model_page *page = jf_model_store_page(m, kPage);
