@@ -69,6 +69,7 @@ struct jf_sched {
   uint64_t seed;
   uint64_t migrate_every;
   bool adversarial;
+  uint64_t *laxness; /* per CPU: what its visible CTR_EL0 lets a flush skip */
   /* The remainders a migration draws (fast_mod.h): by 2 * migrate_every - 1
    * for the interval, by n - 1 (PICK_MOD[n - 1]) for the target among the n
    * CPUs of a mask. */
@@ -119,6 +120,15 @@ static void thread_free(gpointer data)
   g_free(t);
 }
 
+/* How much a flush routine that trusts CTR may skip: DIC, then IDC, then
+ * the I line, then the D line (larger skips more; policy=adversarial). */
+static uint64_t laxness_of(uint64_t ctr_el0)
+{
+  const struct jf_ctr ctr = jf_ctr_decode(ctr_el0);
+  return ((uint64_t)ctr.dic << 63) | ((uint64_t)ctr.idc << 62) | ((uint64_t)ctr.iline << 31) |
+         ctr.dline;
+}
+
 struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error)
 {
   const struct emu_config *cfg = rig->config;
@@ -140,6 +150,10 @@ struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error)
   sc->seed = jf_rig_seed(rig);
   sc->migrate_every = rig->opts.have_migrate_every ? rig->opts.migrate_every : cfg->migrate_every;
   sc->adversarial = jf_rig_policy(rig) == EMU_SCHED_ADVERSARIAL;
+  sc->laxness = g_new(uint64_t, cfg->ncpus);
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    sc->laxness[cpu] = laxness_of(emu_config_visible_ctr(cfg, cpu));
+  }
   sc->interval_mod = jf_fast_mod_for(sc->migrate_every ? 2 * sc->migrate_every - 1 : 1);
   sc->pick_mod = g_new(struct jf_fast_mod, cfg->ncpus + 1);
   for (unsigned d = 1; d <= cfg->ncpus; d++) {
@@ -169,6 +183,7 @@ void jf_sched_free(struct jf_sched *sc)
   g_queue_clear(&sc->children);
   g_free(sc->cpu_insns);
   g_free(sc->pick_mod);
+  g_free(sc->laxness);
   g_free(sc);
 }
 
@@ -385,6 +400,31 @@ bool jf_sched_stretch_ended(struct jf_rig *rig, unsigned vcpu)
   return false;
 }
 
+/* The CPUs of T's mask whose geometry is its least permissive one, into
+ * HELD (policy=adversarial, between a move there and the next CTR_EL0
+ * read): a random migration back to a larger-line CPU would let the code
+ * that a latched stride skipped be fetched where the stride was right, and
+ * whether it did would depend on where the seeded migration points fall,
+ * which moves with anything the program does before (its environment, its
+ * arguments). */
+static const struct jf_cpuset *strictest_of(const struct jf_sched *sc, const struct jf_thread *t,
+                                            struct jf_cpuset *held)
+{
+  uint64_t least = UINT64_MAX;
+  for (unsigned cpu = 0; cpu < sc->ncpus; cpu++) {
+    if (jf_cpuset_has(&t->mask, cpu)) {
+      least = MIN(least, sc->laxness[cpu]);
+    }
+  }
+  jf_cpuset_clear(held);
+  for (unsigned cpu = 0; cpu < sc->ncpus; cpu++) {
+    if (jf_cpuset_has(&t->mask, cpu) && sc->laxness[cpu] == least) {
+      jf_cpuset_add(held, cpu);
+    }
+  }
+  return held;
+}
+
 void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu)
 {
   struct jf_sched *sc = rig->sched;
@@ -396,13 +436,20 @@ void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu)
      * folded into the bases. */
     jf_vcpu_set_clock(v, v->clock.now);
   } else {
-    unsigned n = cpuset_count(sc, &t->mask);
-    if (n > 1) {
-      /* Uniform over the other CPUs of the mask. */
+    struct jf_cpuset held;
+    const struct jf_cpuset *from = t->adversary_holding ? strictest_of(sc, t, &held) : &t->mask;
+    unsigned n = cpuset_count(sc, from);
+    if (!jf_cpuset_has(from, t->mt.cpu)) {
+      /* Held, and moved off that geometry by the kernel (an affinity
+       * change, hotplug): back onto it, uniform over its CPUs. */
+      unsigned pick = (unsigned)jf_fast_remainder(rng_next(&t->rng), &sc->pick_mod[n]);
+      migrate_with(rig, t, cpuset_nth(sc, from, pick), v, v);
+    } else if (n > 1) {
+      /* Uniform over the other CPUs. */
       unsigned pick = (unsigned)jf_fast_remainder(rng_next(&t->rng), &sc->pick_mod[n - 1]);
-      unsigned target = cpuset_nth(sc, &t->mask, pick);
+      unsigned target = cpuset_nth(sc, from, pick);
       if (target == t->mt.cpu) {
-        target = cpuset_nth(sc, &t->mask, n - 1);
+        target = cpuset_nth(sc, from, n - 1);
       }
       migrate_with(rig, t, target, v, v);
     }
@@ -413,13 +460,9 @@ void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu)
 
 /* ---- policy=adversarial -------------------------------------------------- */
 
-/* How much a flush routine that trusts CPU's CTR_EL0 may skip: DIC, then
- * IDC, then the I line, then the D line (larger skips more). */
 static uint64_t laxness(const struct jf_rig *rig, unsigned cpu)
 {
-  const struct jf_ctr ctr = jf_ctr_decode(emu_config_visible_ctr(rig->config, cpu));
-  return ((uint64_t)ctr.dic << 63) | ((uint64_t)ctr.idc << 62) | ((uint64_t)ctr.iline << 31) |
-         ctr.dline;
+  return rig->sched->laxness[cpu];
 }
 
 /* The most and least lax CPUs of T's mask (the first of equals); false when
@@ -457,6 +500,7 @@ void jf_sched_adversary_ctr_read(struct jf_rig *rig, struct jf_thread *t)
     migrate(rig, t, laxest, t->vcpu);
   }
   t->adversary_armed = true;
+  t->adversary_holding = false;
 }
 
 void jf_sched_adversary_maintenance(struct jf_rig *rig, struct jf_thread *t)
@@ -466,9 +510,11 @@ void jf_sched_adversary_maintenance(struct jf_rig *rig, struct jf_thread *t)
     return;
   }
   t->adversary_armed = false;
-  if (mask_extremes(rig, t, &laxest, &strictest) &&
-      laxness(rig, t->mt.cpu) != laxness(rig, strictest)) {
-    migrate(rig, t, strictest, t->vcpu);
+  if (mask_extremes(rig, t, &laxest, &strictest)) {
+    if (laxness(rig, t->mt.cpu) != laxness(rig, strictest)) {
+      migrate(rig, t, strictest, t->vcpu);
+    }
+    t->adversary_holding = true;
   }
 }
 

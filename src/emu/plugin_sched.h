@@ -26,6 +26,8 @@ struct jf_thread {
   bool adversary_armed;    /* read CTR_EL0 on its largest-line CPU; moves to
                               its smallest-line CPU at the next maintenance
                               (policy=adversarial) */
+  bool adversary_holding;  /* moved there: random migrations stay on CPUs
+                              of that geometry until its next CTR_EL0 read */
   /* The syscall in flight (entry callback -> return callback). */
   int64_t sc_num;
   uint64_t sc_args[3];
