@@ -204,13 +204,9 @@ int main(int argc, char **argv)
   /* Page-aligned, so every flush starts on a line boundary of any core and
    * the minimum number of operations is exactly bytes / line. */
   const size_t region_bytes = (size_t)(largest + PAGE - 1) / PAGE * PAGE;
-  uint32_t *code = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE | PROT_EXEC,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED) {
-    fprintf(stderr, "flush_bench: mmap of %zu RWX bytes failed: %s\n", region_bytes,
-            strerror(errno));
+  uint32_t *code = sc_map_code("flush_bench", region_bytes);
+  if (!code)
     return EXIT_ENVIRONMENT;
-  }
 
   struct sc_rng rng = {opt.seed * 0x100000001b3u + 1};
   unsigned long wrong = 0;

@@ -29,7 +29,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "a64_encode.h"
 #include "code_gen.h"
@@ -100,12 +99,9 @@ int main(int argc, char **argv)
   if (rc != 0) {
     return rc < 0 ? 0 : rc;
   }
-  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) {
-    perror("jit_loop: mmap");
+  void *region = sc_map_code("jit_loop", REGION_BYTES);
+  if (!region)
     return EXIT_ENVIRONMENT;
-  }
   uint32_t *code = region;
   struct sc_rng rng = {o.seed};
   unsigned wrong = 0;

@@ -221,12 +221,9 @@ int main(int argc, char **argv)
   if (rc != 0)
     return rc < 0 ? 0 : rc;
 
-  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) {
-    fprintf(stderr, "patch_sync: mmap of %d RWX bytes failed: %s\n", REGION_BYTES, strerror(errno));
+  void *region = sc_map_code("patch_sync", REGION_BYTES);
+  if (!region)
     return EXIT_ENVIRONMENT;
-  }
   static struct shared sh;
   sh.opt = &opt;
   /* Not line aligned, so the function straddles lines of every geometry. */

@@ -265,13 +265,9 @@ int main(int argc, char **argv)
   /* Twice the longest function, so that offsets have room to vary. */
   sh.slot_bytes = ((size_t)opt.max_bytes * 2 + PAGE - 1) / PAGE * PAGE;
   const size_t region_bytes = sh.slot_bytes * opt.threads;
-  void *region = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE | PROT_EXEC,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) {
-    fprintf(stderr, "jit_stress: mmap of %zu RWX bytes failed: %s\n", region_bytes,
-            strerror(errno));
+  void *region = sc_map_code("jit_stress", region_bytes);
+  if (!region)
     return EXIT_ENVIRONMENT;
-  }
   sh.region = region;
 
   unsigned long first_flushes = 0;
