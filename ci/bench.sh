@@ -118,7 +118,10 @@ fi
 #     workload NAME SYSROOT PROGRAM [ARGS...]
 # one call per row. SYSROOT is passed to plain QEMU as -L and to the rig as
 # --sysroot ("-" for a static program). A PROGRAM that is not an executable
-# file gives a "not built" row instead of a failure.
+# file gives a "not built" row instead of a failure. Every run's current
+# folder is build/bench/scratch, so that a file a workload writes by a
+# relative name (pcre2test's "#save testsaved1" in testinput17) lands
+# there, not where the user stands: give the hook's paths from $root.
 qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCache.txt")
 [ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
 config=$root/qemu-configs/exynos8890.conf
@@ -169,11 +172,15 @@ workload() {
         median(roc, k), median(row, k), median(rnc, k), median(rnw, k) }')")
 }
 
+hook=${JITFLUSH_BENCH_WORKLOADS:-$root/tests/realjit/bench-workloads.sh}
+case "$hook" in /*) ;; *) hook=$PWD/$hook ;; esac
+mkdir -p "$out/scratch"
+cd "$out/scratch"
+
 echo
 echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat interleaved rounds; seconds as CPU / wall)"
 workload jit_loop - "$loop" --iterations=100000000
 workload jit_stress - "$stress" --impl=jitflush --threads=1 --iterations=6000 --seed=1
-hook=${JITFLUSH_BENCH_WORKLOADS:-$root/tests/realjit/bench-workloads.sh}
 if [ -f "$hook" ]; then
   # shellcheck source=/dev/null
   . "$hook"

@@ -2,9 +2,11 @@
 # Builds the libFuzzer targets of tests/fuzz with clang (the fuzz preset,
 # build/fuzz) and runs them through CTest: each target's seed replay
 # (fuzz.<target>.seeds), then its bounded run (fuzz.<target>.run) of SECONDS.
-# Seeds come from tests/fuzz/corpus/<target>/ (never written to); what the
-# fuzzer learns goes to build/fuzz/tests/fuzz/corpus/<target>/, a crashing
-# input to build/fuzz/tests/fuzz/artifacts/<target>/. libFuzzer's final
+# Seeds come from tests/fuzz/corpus/<target>/ and, for fuzz_emu_config, from
+# every qemu-configs/ file, copied to build/fuzz/tests/fuzz/seeds/ when the
+# tree is configured (neither is written to); what the fuzzer learns goes
+# to build/fuzz/tests/fuzz/corpus/<target>/, a crashing input to
+# build/fuzz/tests/fuzz/artifacts/<target>/. libFuzzer's final
 # stats (exec counts) are in build/fuzz/Testing/Temporary/LastTest.log.
 # Usage: ci/fuzz.sh [SECONDS] [TARGET...]   one target after another (default 60 s)
 #        ci/fuzz.sh --ctest [SECONDS]       every target, two at a time (default 30 s;

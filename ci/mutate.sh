@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # Mutation check: proves that the flush tests can fail. Each mutant below is
 # one plausible bug in the flush path (the ones docs/BACKGROUND.md#the-problem lists
-# and a few more); the script applies it to a scratch copy of the library
-# (build/mutate/lib, never the tree), rebuilds only the library and the
-# target test binary for aarch64, runs the killing tests under the rig
-# until one fails, and prints which. A mutant that no test kills fails the
-# run. ci/test.sh runs this unless JITFLUSH_QUICK=1.
+# and a few more); the script applies it to a scratch copy of the project
+# (the library, tests/target and the presets, never the tree), rebuilds the
+# target test binary for aarch64 there with the aarch64 preset, runs the
+# killing tests under the rig until one fails, and prints which. A mutant
+# that no test kills fails the run. ci/test.sh runs this unless
+# JITFLUSH_QUICK=1.
 #
-# Needs ci/build.sh first: the rig (build/host/src/emu/jitflush-emu) and the
-# aarch64 tree's GoogleTest libraries are reused, not rebuilt.
+# The scratch copy is a temporary folder removed when the script exits, by
+# any path: no mutated libjitflush.a is left where a build or a user could
+# find and link it. Only the logs stay, in build/mutate/; the run fails if
+# anything else is left there or the copy survives.
+#
+# Needs ci/build.sh first: the rig (build/host/src/emu/jitflush-emu) is
+# reused, not rebuilt.
 # Usage: ci/mutate.sh [MUTANT...]     (default: all; --list names them)
 # Exit status: 0 every mutant killed, 1 a mutant survived or did not apply,
-# 2 usage or setup error.
+# or something mutated was left behind, 2 usage or setup error.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-work="$root/build/mutate"
+work="$root/build/mutate" # the logs
 runner="$root/build/host/src/emu/jitflush-emu"
-gtest_lib="$root/build/aarch64/lib"
 jobs=${JITFLUSH_JOBS:-2}
 
 # name ^ file ^ text to find (exactly once) ^ replacement ^ why it is a bug
@@ -57,28 +62,26 @@ for w in "${want[@]}"; do
     { echo "ci/mutate.sh: no mutant '$w' (ci/mutate.sh --list)" >&2; exit 2; }
 done
 
-for f in "$runner" "$gtest_lib/libgtest.a" "$gtest_lib/libgtest_main.a"; do
-  [ -e "$f" ] || { echo "ci/mutate.sh: $f is missing: run ci/build.sh first" >&2; exit 2; }
-done
+[ -x "$runner" ] || { echo "ci/mutate.sh: $runner is missing: run ci/build.sh first" >&2; exit 2; }
 
-# The scratch project: a pristine copy of the library, and the target test
-# binary linked against it. Only the library is rebuilt per mutant.
-rm -rf "$work/lib" "$work/pristine"
-mkdir -p "$work/lib" "$work/pristine"
-cp -r "$root/CMakeLists.txt" "$root/cmake" "$root/include" "$root/src" "$work/pristine/"
-cp -r "$work/pristine/." "$work/lib/"
-cat >"$work/CMakeLists.txt" <<EOF
-cmake_minimum_required(VERSION 3.21)
-project(jitflush_mutant C CXX)
-add_subdirectory(lib)  # as a subproject: the library only
-add_executable(target_tests "$root/tests/target/target_test.cc")
-target_include_directories(target_tests PRIVATE /usr/src/googletest/googletest/include)
-target_link_libraries(target_tests PRIVATE jitflush "$gtest_lib/libgtest_main.a" "$gtest_lib/libgtest.a" pthread)
-set_target_properties(target_tests PROPERTIES CXX_STANDARD 17)
-EOF
-cmake -S "$work" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" >"$work/configure.log" 2>&1 ||
+# The scratch project: the library, tests/target and the presets, copied;
+# pristine/ keeps the sources to restore after each mutant. The aarch64
+# preset builds it in tree/build/aarch64, and only target_tests is built.
+rm -rf "$work"
+mkdir -p "$work"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/jitflush-mutate.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+tree="$scratch/tree"
+mkdir -p "$tree/tests" "$scratch/pristine"
+cp -r "$root/CMakeLists.txt" "$root/CMakePresets.json" "$root/cmake" "$root/include" "$root/src" "$tree/"
+cp -r "$root/tests/CMakeLists.txt" "$root/tests/common" "$root/tests/target" "$tree/tests/"
+cp -r "$tree/src" "$scratch/pristine/"
+(cd "$tree" && cmake --preset aarch64) >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log" >&2; exit 2; }
+target_tests="$tree/build/aarch64/tests/target/target_tests"
+build() { (cd "$tree" && cmake --build --preset aarch64 --target target_tests -j "$jobs") >"$work/build.log" 2>&1; }
 
 # Replaces the one occurrence of $2 in $1 by $3 (\n: newline), or fails.
 apply() {
@@ -95,21 +98,20 @@ PY
 # Puts the pristine file back with a new mtime, so that ninja rebuilds it
 # (a copy with the old mtime would look older than the mutant's object).
 restore() {
-  cp "$work/pristine/$1" "$work/lib/$1"
-  touch "$work/lib/$1"
+  cp "$scratch/pristine/$1" "$tree/$1"
+  touch "$tree/$1"
 }
 
 # Runs one killer; returns 0 when the test binary passed.
 run_killer() {
   local config=$1 filter=$2
-  "$runner" --config "$root/$config" -- "$work/build/target_tests" --gtest_filter="$filter" \
-    >"$work/run.log" 2>&1
+  "$runner" --config "$root/$config" -- "$target_tests" --gtest_filter="$filter" >"$work/run.log" 2>&1
 }
 
 start=$(date +%s)
 status=0
 # The unmutated library must pass every killer, or a kill proves nothing.
-cmake --build "$work/build" -j "$jobs" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 2; }
+build || { cat "$work/build.log" >&2; exit 2; }
 for k in "${killers[@]}"; do
   IFS='^' read -r config filter <<<"$k"
   run_killer "$config" "$filter" || {
@@ -121,14 +123,14 @@ done
 for m in "${mutants[@]}"; do
   IFS='^' read -r name file old new why <<<"$m"
   if [ "${#want[@]}" -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then continue; fi
-  if ! apply "$work/lib/$file" "$old" "$new" 2>"$work/apply.log"; then
+  if ! apply "$tree/$file" "$old" "$new" 2>"$work/apply.log"; then
     echo "MUTANT $name: did not apply ($(cat "$work/apply.log")); update ci/mutate.sh"
     status=1
     restore "$file"
     continue
   fi
   killer=""
-  if cmake --build "$work/build" -j "$jobs" >"$work/build.log" 2>&1; then
+  if build; then
     for k in "${killers[@]}"; do
       IFS='^' read -r config filter <<<"$k"
       rc=0
@@ -153,5 +155,15 @@ for m in "${mutants[@]}"; do
   fi
   restore "$file"
 done
+
+# Nothing mutated may outlive the run: the scratch copy goes, and
+# build/mutate/ holds logs only.
+rm -rf "$scratch"
+left=$(find "$work" -type f ! -name '*.log'; [ ! -e "$scratch" ] || echo "$scratch")
+if [ -n "$left" ]; then
+  echo "ci/mutate.sh: left behind after the run (a build could link a mutant):" >&2
+  echo "$left" >&2
+  status=1
+fi
 echo "ci/mutate.sh: took $(( $(date +%s) - start )) s"
 exit $status

@@ -6,12 +6,16 @@
 #   build/asan  AddressSanitizer + UndefinedBehaviorSanitizer, no recovery
 #   build/tsan  ThreadSanitizer (the concurrency, fork and signal tests are
 #               what it is for)
-# The flags and the *SAN_OPTIONS live in CMakePresets.json; the project's
-# CMakeLists never set global flags. The rig and the CLI are left out.
+# Each is the workflow preset of that name (configure, build, test); the
+# flags, the build targets, the test filter and the *SAN_OPTIONS live in
+# CMakePresets.json, and the project's CMakeLists never set global flags.
+# The rig and the CLI are left out. JITFLUSH_JOBS (default 2) is the build's
+# parallelism; the tests run two at a time (the test presets' jobs).
 # Usage: ci/sanitizers.sh [asan] [tsan]      (default: both)
+# Exit status: 0 both clean, 1 a build failed or a test failed, 2 usage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jobs=${JITFLUSH_JOBS:-2}
+export CMAKE_BUILD_PARALLEL_LEVEL=${JITFLUSH_JOBS:-2}
 
 kinds=("$@")
 [ "${#kinds[@]}" -gt 0 ] || kinds=(asan tsan)
@@ -23,9 +27,7 @@ for kind in "${kinds[@]}"; do
     *) echo "ci/sanitizers.sh: unknown sanitizer build '$kind' (asan, tsan)" >&2; exit 2 ;;
   esac
   start=$(date +%s)
-  cmake --preset "$kind" >/dev/null
-  cmake --build --preset "$kind" -j "$jobs"
-  ctest --preset "$kind" -j "$jobs" || status=1
+  cmake --workflow --preset "$kind" || status=1
   echo "ci/sanitizers.sh: $kind took $(( $(date +%s) - start )) s"
 done
 exit $status

@@ -82,12 +82,9 @@ struct options {
 static void usage(FILE *out)
 {
   fprintf(out, "usage: flush_bench [--impl=NAME] [--sizes=N,N,...] [--calls=N] [--seed=N]\n"
-               "                   [--first-call-cpu=N]\n"
-               "  --impl=NAME         flush routine (default jitflush):");
-  for (unsigned i = 0; i < sc_nimpls; i++)
-    fprintf(out, " %s", sc_impls[i].name);
+               "                   [--first-call-cpu=N]\n");
+  sc_print_impl_usage(out);
   fprintf(out,
-          "\n"
           "  --sizes=LIST        bytes per flush, multiples of 64 up to %d\n"
           "                      (default 64,1024,16384,1048576)\n"
           "  --calls=N           steady-state flushes per size, 1-1000 (default 4)\n"
@@ -135,52 +132,21 @@ static int parse_options(int argc, char **argv, struct options *opt)
                           .calls = 4,
                           .seed = 1,
                           .first_call_cpu = -1};
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    const char *eq = strchr(arg, '=');
-    const size_t key_len = eq ? (size_t)(eq - arg) : strlen(arg);
-    const char *value = eq ? eq + 1 : NULL;
-#define IS(key) (key_len == strlen(key) && strncmp(arg, key, key_len) == 0)
-    uint64_t v;
-    if (IS("--help") && !value) {
-      usage(stdout);
-      return -1;
-    }
-    if (!value) {
-      fprintf(stderr, "flush_bench: unknown or incomplete option '%s'\n", arg);
-      usage(stderr);
-      return EXIT_USAGE;
-    }
-    if (IS("--impl")) {
-      opt->impl = sc_find_impl(value);
-      if (!opt->impl) {
-        fprintf(stderr, "flush_bench: --impl: unknown routine '%s'\n", value);
-        usage(stderr);
-        return EXIT_USAGE;
-      }
-    } else if (IS("--sizes")) {
-      if (!parse_sizes(value, opt))
-        return EXIT_USAGE;
-    } else if (IS("--calls")) {
-      if (!sc_parse_number("flush_bench", "--calls", value, 1, 1000, &v))
-        return EXIT_USAGE;
-      opt->calls = (unsigned)v;
-    } else if (IS("--seed")) {
-      if (!sc_parse_number("flush_bench", "--seed", value, 0, UINT64_MAX, &v))
-        return EXIT_USAGE;
-      opt->seed = v;
-    } else if (IS("--first-call-cpu")) {
-      if (!sc_parse_number("flush_bench", "--first-call-cpu", value, 0, CPU_SETSIZE - 1, &v))
-        return EXIT_USAGE;
-      opt->first_call_cpu = (int)v;
-    } else {
-      fprintf(stderr, "flush_bench: unknown option '%s'\n", arg);
-      usage(stderr);
-      return EXIT_USAGE;
-    }
-#undef IS
-  }
-  return 0;
+  const char *impl = NULL, *sizes = NULL;
+  const struct sc_option options[] = {
+      SC_TEXT("--impl", impl),
+      SC_TEXT("--sizes", sizes),
+      SC_NUMBER("--calls", 1, 1000, opt->calls),
+      SC_NUMBER("--seed", 0, UINT64_MAX, opt->seed),
+      SC_NUMBER("--first-call-cpu", 0, CPU_SETSIZE - 1, opt->first_call_cpu),
+  };
+  int rc = sc_parse_options("flush_bench", argc, argv, options, sizeof options / sizeof options[0],
+                            usage);
+  if (rc == 0 && impl && !(opt->impl = sc_impl_option("flush_bench", impl, usage)))
+    rc = EXIT_USAGE;
+  if (rc == 0 && sizes && !parse_sizes(sizes, opt))
+    rc = EXIT_USAGE;
+  return rc;
 }
 
 /* Writes a function of BYTES at CODE, moves to FIRST_CPU (unless -1, see
@@ -238,13 +204,9 @@ int main(int argc, char **argv)
   /* Page-aligned, so every flush starts on a line boundary of any core and
    * the minimum number of operations is exactly bytes / line. */
   const size_t region_bytes = (size_t)(largest + PAGE - 1) / PAGE * PAGE;
-  uint32_t *code = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE | PROT_EXEC,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED) {
-    fprintf(stderr, "flush_bench: mmap of %zu RWX bytes failed: %s\n", region_bytes,
-            strerror(errno));
+  uint32_t *code = sc_map_code("flush_bench", region_bytes);
+  if (!code)
     return EXIT_ENVIRONMENT;
-  }
 
   struct sc_rng rng = {opt.seed * 0x100000001b3u + 1};
   unsigned long wrong = 0;

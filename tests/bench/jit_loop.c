@@ -29,7 +29,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "a64_encode.h"
 #include "code_gen.h"
@@ -68,41 +67,14 @@ static void usage(FILE *out)
 
 static int parse(int argc, char **argv, struct options *o)
 {
-  static const struct {
-    const char *name;
-    uint64_t lo, hi;
-    size_t offset;
-  } keys[] = {
-      {"--iterations=", 1, UINT64_C(1) << 40, offsetof(struct options, iterations)},
-      {"--body=", 1, MAX_BODY, offsetof(struct options, body)},
-      {"--calls=", 1, 1000000, offsetof(struct options, calls)},
-      {"--seed=", 0, UINT64_MAX, offsetof(struct options, seed)},
+  const struct sc_option options[] = {
+      SC_NUMBER("--iterations", 1, UINT64_C(1) << 40, o->iterations),
+      SC_NUMBER("--body", 1, MAX_BODY, o->body),
+      SC_NUMBER("--calls", 1, 1000000, o->calls),
+      SC_NUMBER("--seed", 0, UINT64_MAX, o->seed),
   };
-  for (int i = 1; i < argc; i++) {
-    size_t k = 0;
-    for (; k < sizeof keys / sizeof keys[0]; k++) {
-      size_t len = strlen(keys[k].name);
-      if (strncmp(argv[i], keys[k].name, len) == 0) {
-        uint64_t *field = (uint64_t *)((char *)o + keys[k].offset);
-        char name[32];
-        snprintf(name, sizeof name, "%.*s", (int)(len - 1), keys[k].name);
-        if (!sc_parse_number("jit_loop", name, argv[i] + len, keys[k].lo, keys[k].hi, field)) {
-          return EXIT_USAGE;
-        }
-        break;
-      }
-    }
-    if (k == sizeof keys / sizeof keys[0]) {
-      if (strcmp(argv[i], "--help") == 0) {
-        usage(stdout);
-        return -1;
-      }
-      fprintf(stderr, "jit_loop: unknown argument '%s'\n", argv[i]);
-      usage(stderr);
-      return EXIT_USAGE;
-    }
-  }
-  return 0;
+  return sc_parse_options("jit_loop", argc, argv, options, sizeof options / sizeof options[0],
+                          usage);
 }
 
 /* Writes the loop at CODE; returns what one iteration adds to x0. */
@@ -127,12 +99,9 @@ int main(int argc, char **argv)
   if (rc != 0) {
     return rc < 0 ? 0 : rc;
   }
-  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) {
-    perror("jit_loop: mmap");
+  void *region = sc_map_code("jit_loop", REGION_BYTES);
+  if (!region)
     return EXIT_ENVIRONMENT;
-  }
   uint32_t *code = region;
   struct sc_rng rng = {o.seed};
   unsigned wrong = 0;

@@ -9,12 +9,16 @@
 //   runner's report.
 //
 // Paths come from compile definitions set by tests/cli/CMakeLists.txt.
+// With JITFLUSH_REGEN_GOLDENS=1 in the environment (ci/regen-goldens.sh)
+// the golden and fixture tests first rewrite their expectation files from
+// the run (golden_compare.h), then check the run against them as usual.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -25,6 +29,7 @@
 
 namespace fs = std::filesystem;
 using jfi_test::CompareWithExpectation;
+using jfi_test::ordered_json;
 using nlohmann::json;
 
 namespace
@@ -86,6 +91,32 @@ json ParseOutput(const RigRun &run, const std::string &what)
   }
 }
 
+// The expectation in PATH for RUN. Regenerating, PATH is first rewritten
+// from the run (created for a config that has none), and only when a
+// checked value changed, so that an unchanged file keeps its hand layout.
+json Expectation(const fs::path &path, const RigRun &run, const std::string &what)
+{
+  if (!jfi_test::Regenerating())
+    return LoadJson(path);
+  json doc = ParseOutput(run, what);
+  if (!doc.is_object() || !doc.contains("cpus"))
+    return fs::exists(path) ? LoadJson(path) : json::object();
+  ordered_json old;
+  if (fs::exists(path)) {
+    std::ifstream in(path);
+    old = ordered_json::parse(in);
+  } else {
+    old = jfi_test::NewExpectation(doc["cpus"].size());
+  }
+  ordered_json fresh = jfi_test::RegenerateExpectation(doc, run.process.status, old);
+  json result = json::parse(fresh.dump());
+  if (!fs::exists(path) || result != json::parse(old.dump())) {
+    std::ofstream(path) << jfi_test::FormatExpectation(fresh);
+    std::cout << "regenerated " << path.string() << "\n";
+  }
+  return result;
+}
+
 std::vector<std::string> ListConfigs()
 {
   std::vector<std::string> stems;
@@ -140,12 +171,12 @@ TEST_P(Golden, JsonMatchesTheConfigsFacts)
   const std::string stem = GetParam();
   fs::path config = fs::path(JFI_CONFIG_DIR) / (stem + ".conf");
   fs::path golden = fs::path(JFI_GOLDEN_DIR) / (stem + ".json");
-  ASSERT_TRUE(fs::exists(golden))
+  ASSERT_TRUE(fs::exists(golden) || jfi_test::Regenerating())
       << "no expectation for " << config << ": write " << golden
-      << " from the config's facts (docs/BACKGROUND.md#architecture-facts)";
-  json expected = LoadJson(golden);
+      << " from the config's facts (docs/BACKGROUND.md#architecture-facts), or start one with "
+         "ci/regen-goldens.sh";
   RigRun run = RunUnderRig(config, {"--json"});
-  CheckRun(run, expected, stem);
+  CheckRun(run, Expectation(golden, run, stem), stem);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, Golden, testing::ValuesIn(ListConfigs()), TestName);
@@ -159,7 +190,7 @@ class Fixture : public testing::TestWithParam<std::string>
 TEST_P(Fixture, HonestReportFromThisTree)
 {
   fs::path dir = fs::path(JFI_FIXTURE_DIR) / GetParam();
-  json expected = LoadJson(dir / "expected.json");
+  json expected = LoadJson(dir / "expected.json"); // for its config; checked below
   // "config": a rig config beside the fixture; "qemu_config": one of qemu-configs/.
   fs::path config = expected.contains("qemu_config")
                         ? fs::path(JFI_CONFIG_DIR) / expected["qemu_config"].get<std::string>()
@@ -167,6 +198,7 @@ TEST_P(Fixture, HonestReportFromThisTree)
   ASSERT_TRUE(fs::exists(config)) << config;
   fs::path root = fs::exists(dir / "sys") ? dir : fs::path();
   RigRun run = RunUnderRig(config, {"--json"}, root);
+  expected = Expectation(dir / "expected.json", run, GetParam());
   CheckRun(run, expected, GetParam());
   // The same tree through the table: it must also exit the same way and
   // never print a number for a CPU it marked unknown (checked by the JSON).

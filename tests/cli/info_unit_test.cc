@@ -136,11 +136,18 @@ const jfi_strategy &Strategy(const jfi_verdict &v, int which)
   return v.strategies[which];
 }
 
+// jitflush-info's verdict on INFO.
+jfi_verdict VerdictOf(const jitflush_info *info)
+{
+  jfi_verdict v;
+  jfi_verdict_compute(info, &v);
+  return v;
+}
+
 TEST(Verdict, Exynos8890IsHeterogeneousAndBothReadStrategiesAreUnsafe)
 {
   auto info = Build(Exynos8890());
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_HETEROGENEOUS);
   EXPECT_TRUE(v.stride_safe);
   EXPECT_FALSE(v.kernel_sanitises_ctr);
@@ -168,8 +175,7 @@ TEST(Verdict, SanitisingKernelIsDetectedFromTheMidrTable)
     c.ctr = kA53Ctr;
   auto info = Build(cpus);
   EXPECT_FALSE(info->heterogeneous); // the library sees identical reads
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_TRUE(v.kernel_sanitises_ctr);
   EXPECT_EQ(v.kind, JFI_HETEROGENEOUS);
   EXPECT_NE(std::string(v.sanitise_why).find("Exynos M1"), std::string::npos) << v.sanitise_why;
@@ -186,8 +192,7 @@ TEST(Verdict, SanitisingKernelIsDetectedFromSysfsWhenTheMidrIsUnknown)
     c.midr = 0; // no HWCAP_CPUID and no sysfs MIDR
   }
   auto info = Build(cpus);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_TRUE(v.kernel_sanitises_ctr);
   EXPECT_NE(std::string(v.sanitise_why).find("sysfs"), std::string::npos) << v.sanitise_why;
 }
@@ -198,8 +203,7 @@ TEST(Verdict, SameCoreEverywhereIsNotSanitising)
   for (int i = 0; i < 4; i++)
     cpus.push_back(A53(i));
   auto info = Build(cpus);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_HOMOGENEOUS);
   EXPECT_FALSE(v.kernel_sanitises_ctr);
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_SAFE);
@@ -214,8 +218,7 @@ TEST(Verdict, HomogeneousIdcDicSystemIsSafeForEveryStrategy)
   for (int i = 0; i < 4; i++)
     cpus.push_back(CpuFacts{i, true, true, kN2Ctr, kN2Midr, false, 64, 64});
   auto info = Build(cpus);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_HOMOGENEOUS);
   for (int s = 0; s < JFI_NSTRATEGIES; s++)
     EXPECT_EQ(Strategy(v, s).safety, JFI_SAFE) << Strategy(v, s).key << ": " << Strategy(v, s).why;
@@ -228,8 +231,7 @@ TEST(Verdict, OfflineBigClusterIsIncompleteAndNamesTheFloor)
   for (int i = 6; i < 8; i++)
     cpus[i] = CpuFacts{i, false, false, 0, 0, false, 0, 0};
   auto info = Build(cpus);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_INCOMPLETE);
   EXPECT_STREQ(v.unseen, "6-7");
   EXPECT_STREQ(v.unseen_offline, "6-7");
@@ -244,7 +246,7 @@ TEST(Verdict, OfflineBigClusterIsIncompleteAndNamesTheFloor)
   for (int i = 0; i < 6; i++)
     cpus[i].ctr = kN2Ctr;
   info = Build(cpus);
-  jfi_verdict_compute(info.get(), &v);
+  v = VerdictOf(info.get());
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNKNOWN);
 }
 
@@ -256,8 +258,7 @@ TEST(Verdict, CpusetHidingCpusIsIncompleteWithOnlineUnseen)
     cpus[i].midr_from_sysfs = true;
   }
   auto info = Build(cpus);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_INCOMPLETE);
   EXPECT_STREQ(v.unseen_online, "4-7");
   EXPECT_STREQ(v.unseen_offline, "");
@@ -271,8 +272,7 @@ TEST(Verdict, QemuMaxThirtyTwoByteLinesBreakTheFixed64Stride)
   for (int i = 0; i < 2; i++)
     cpus.push_back(CpuFacts{i, true, true, kMaxCtr, 0x000f0510, false, 64, 64});
   auto info = Build(cpus);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_HOMOGENEOUS);
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
   EXPECT_NE(std::string(Strategy(v, JFI_STRATEGY_FIXED_64).why).find("32-byte"), std::string::npos);
@@ -287,8 +287,7 @@ TEST(Verdict, Tegra186IdcMismatchBreaksTheReadStrategies)
       {3, true, true, kA57Ctr, kA57Midr, false, 64, 64},
   };
   auto info = Build(cpus);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_HETEROGENEOUS);
   EXPECT_FALSE(info->idc);
   const jfi_strategy &first = Strategy(v, JFI_STRATEGY_FIRST_CORE);
@@ -300,8 +299,7 @@ TEST(Verdict, Tegra186IdcMismatchBreaksTheReadStrategies)
 TEST(Verdict, ProbeFailureMeansTheStrideIsNotSafe)
 {
   auto info = Build({A53(0)}, true, JITFLUSH_ERR_PROBE);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_FALSE(v.stride_safe);
   EXPECT_NE(std::string(v.problem).find("probe"), std::string::npos);
 }
@@ -312,8 +310,7 @@ TEST(Verdict, GlobalLineAboveACpusLineIsCaught)
   // a core's line.
   auto info = Build(Exynos8890());
   info->iline = 128;
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_FALSE(v.stride_safe);
   EXPECT_NE(std::string(v.problem).find("CPU 0"), std::string::npos) << v.problem;
 }
@@ -321,8 +318,7 @@ TEST(Verdict, GlobalLineAboveACpusLineIsCaught)
 TEST(Verdict, UnreadablePossibleListIsIncompleteEvenWithEveryListedCpuSeen)
 {
   auto info = Build({A53(0), A53(1)}, /*possible_known=*/false);
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_INCOMPLETE);
   EXPECT_TRUE(v.possible_unknown);
 }
@@ -338,8 +334,7 @@ TEST(Verdict, TruncatedIncompleteViewDoesNotBlameThePossibleList)
   info->truncated = true;
   info->ncpus_possible = 300;
   info->complete = false;
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
   EXPECT_EQ(v.kind, JFI_INCOMPLETE);
   EXPECT_TRUE(v.unlisted_incomplete);
   EXPECT_FALSE(v.possible_unknown);
@@ -349,8 +344,7 @@ TEST(Verdict, X86IsAPlatformVerdict)
 {
   auto info = std::make_unique<jitflush_info>();
   ASSERT_EQ(jitflush_get_info(info.get()), JITFLUSH_OK); // this host's own library
-  jfi_verdict v;
-  jfi_verdict_compute(info.get(), &v);
+  jfi_verdict v = VerdictOf(info.get());
 #if defined(__x86_64__)
   EXPECT_EQ(v.kind, JFI_PLATFORM);
   EXPECT_STREQ(info->platform, "x86_64");
@@ -363,8 +357,7 @@ TEST(Verdict, X86IsAPlatformVerdict)
 std::string Capture(void (*render)(FILE *, const jitflush_info *, const jfi_verdict *),
                     const jitflush_info *info)
 {
-  jfi_verdict v;
-  jfi_verdict_compute(info, &v);
+  const jfi_verdict v = VerdictOf(info);
   char *buf = nullptr;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);

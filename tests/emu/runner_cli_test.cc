@@ -155,6 +155,21 @@ protected:
     args.insert(args.begin(), kRunner);
     return RunProcess(args, env_);
   }
+  // The usual run: the Exynos 8890 config, PROGRAM, and the fake QEMU in
+  // FAKE_MODE MODE.
+  ProcessResult RunAs(const std::string &mode, const std::string &program = "")
+  {
+    env_["FAKE_MODE"] = mode;
+    return Run({"--config", kExynos, "--", program.empty() ? prog_ : program});
+  }
+  // PROGRAM is refused before QEMU starts: status 6, saying WHY.
+  void ExpectCannotRun(const std::string &program, const std::string &why)
+  {
+    ProcessResult r = RunAs("ok", program);
+    EXPECT_EQ(r.status, 6) << why << "\n" << r.err;
+    EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + program + " on the rig: " + why);
+    EXPECT_TRUE(QemuArgs().empty()) << why << ": QEMU must not run";
+  }
   std::vector<std::string> QemuArgs()
   {
     return Lines(ReadFileOrEmpty(fake_ / "args"));
@@ -237,8 +252,7 @@ TEST_F(RunnerTest, RejectsAnUnknownPolicy)
 
 TEST_F(RunnerTest, PrintsTheFindingBlocksBeforeTheSummaryLine)
 {
-  env_["FAKE_MODE"] = "findings";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  ProcessResult r = RunAs("findings");
   EXPECT_EQ(r.status, 86);
   const std::string block =
       "==jitflush-emu== STALE FETCH #1 not-cleaned: 3 stale fetches\n"
@@ -277,51 +291,67 @@ TEST_F(RunnerTest, OmitsCpuWhenTheConfigGivesNone)
   EXPECT_EQ(QemuArgs()[0], "-L");
 }
 
-TEST_F(RunnerTest, StaleFetchesExit86WithTheSummaryLast)
-{
-  env_["FAKE_MODE"] = "stale";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
-  EXPECT_EQ(r.status, 86) << r.err;
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 "
-            "ic_ops=5 findings=0");
-}
+// How the fake QEMU ends the run (FAKE_MODE), the runner's status, its
+// last line, and what else stderr must hold ("": nothing).
+struct Ending {
+  const char *mode;
+  int status;
+  std::string last_line;
+  std::string also_in_err;
+};
 
-TEST_F(RunnerTest, ProgramStatusPassesThrough)
+TEST_F(RunnerTest, EachEndingHasItsStatusAndLastLine)
 {
-  env_["FAKE_MODE"] = "exit7";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
-  EXPECT_EQ(r.status, 7);
-  EXPECT_NE(r.err.find("guest output\n"), std::string::npos);
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 "
-            "ic_ops=0 findings=0");
+  const std::string clean = "jitflush-emu: stale_fetches=0 fetch_checks=0 migrations=0 "
+                            "ctr_reads=0 dc_ops=0 ic_ops=0 findings=0";
+  const Ending endings[] = {
+      // Stale fetches: 86, with the summary last.
+      {"stale", 86,
+       "jitflush-emu: stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 ic_ops=5 "
+       "findings=0",
+       ""},
+      // The program's own status passes through, the summary after it.
+      {"exit7", 7, clean, "guest output\n"},
+      // No summary, or one without insns (which cannot tell a clean run
+      // from one that never started): the plugin failed (5).
+      {"nosummary", 5,
+       "jitflush-emu: the plugin wrote no usable summary (the file is missing; QEMU exited with "
+       "status 0)",
+       ""},
+      {"noinsns", 5,
+       "jitflush-emu: the plugin wrote no usable summary (insns is missing; QEMU "
+       "exited with status 0)",
+       ""},
+      // A guest that never ran: 7 with QEMU's last three lines, or its death.
+      {"noguest2", 7,
+       "jitflush-emu: QEMU exited with status 1 before the program's first instruction: "
+       "qemu-aarch64: first; qemu-aarch64: second; qemu-aarch64: third",
+       ""},
+      {"noguestkill", 7,
+       "jitflush-emu: QEMU was killed by signal 9 before the program's first instruction (QEMU "
+       "printed nothing)",
+       ""},
+  };
+  for (const Ending &e : endings) {
+    ProcessResult r = RunAs(e.mode);
+    EXPECT_EQ(r.status, e.status) << e.mode << "\n" << r.err;
+    EXPECT_EQ(r.LastErrLine(), e.last_line) << e.mode;
+    EXPECT_NE(r.err.find(e.also_in_err), std::string::npos) << e.mode << "\n" << r.err;
+  }
 }
 
 TEST_F(RunnerTest, SignalDeathIs128PlusTheSignal)
 {
-  env_["FAKE_MODE"] = "signal";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  ProcessResult r = RunAs("signal");
   EXPECT_EQ(r.status, 128 + 11) << r.err;
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
-}
-
-TEST_F(RunnerTest, MissingSummaryIsAnInternalFailure)
-{
-  env_["FAKE_MODE"] = "nosummary";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
-  EXPECT_EQ(r.status, 5);
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: the plugin wrote no usable summary (the file is missing; QEMU "
-            "exited with status 0)");
 }
 
 // QEMU that could not load the plugin writes no summary: the plugin's
 // failure (5), whether or not the guest ran, with QEMU's last line.
 TEST_F(RunnerTest, PluginQemuCannotLoadIsAnInternalFailureQuotingQemu)
 {
-  env_["FAKE_MODE"] = "noplugin";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  ProcessResult r = RunAs("noplugin");
   EXPECT_EQ(r.status, 5);
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: the plugin wrote no usable summary (the file is missing; QEMU exited "
@@ -329,24 +359,12 @@ TEST_F(RunnerTest, PluginQemuCannotLoadIsAnInternalFailureQuotingQemu)
                 PluginOption() + ": undefined symbol: qemu_plugin_foo");
 }
 
-// A plugin that does not say how many instructions ran cannot tell a clean
-// run from one that never started.
-TEST_F(RunnerTest, SummaryWithoutInsnsIsAnInternalFailure)
-{
-  env_["FAKE_MODE"] = "noinsns";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
-  EXPECT_EQ(r.status, 5);
-  EXPECT_EQ(r.LastErrLine(), "jitflush-emu: the plugin wrote no usable summary (insns is missing; "
-                             "QEMU exited with status 0)");
-}
-
 // ---------------------------------------------------------------------------
 // A guest that never ran: status 7 with QEMU's words, never a summary.
 
 TEST_F(RunnerTest, QemuEndingBeforeTheGuestExit7WithItsMessage)
 {
-  env_["FAKE_MODE"] = "noguest";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  ProcessResult r = RunAs("noguest");
   EXPECT_EQ(r.status, 7);
   const std::string said =
       "qemu-aarch64: Could not open '/lib/ld-linux-aarch64.so.1': No such file or directory";
@@ -358,26 +376,6 @@ TEST_F(RunnerTest, QemuEndingBeforeTheGuestExit7WithItsMessage)
   EXPECT_EQ(r.err.find("stale_fetches="), std::string::npos) << r.err;
 }
 
-TEST_F(RunnerTest, Exit7KeepsQemusLastThreeLines)
-{
-  env_["FAKE_MODE"] = "noguest2";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
-  EXPECT_EQ(r.status, 7);
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: QEMU exited with status 1 before the program's first instruction: "
-            "qemu-aarch64: first; qemu-aarch64: second; qemu-aarch64: third");
-}
-
-TEST_F(RunnerTest, Exit7WhenQemuIsKilledBeforeTheGuest)
-{
-  env_["FAKE_MODE"] = "noguestkill";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
-  EXPECT_EQ(r.status, 7);
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: QEMU was killed by signal 9 before the program's first instruction "
-            "(QEMU printed nothing)");
-}
-
 // Passing QEMU's stderr through a pipe must not cut a long output short.
 TEST_F(RunnerTest, LongStderrPassesThroughWhole)
 {
@@ -385,8 +383,7 @@ TEST_F(RunnerTest, LongStderrPassesThroughWhole)
   fake.replace(fake.find("  exit7)"), 0,
                "  long) echo \"$ran\" > \"$summary\"; seq 1 100000 >&2; exit 3;;\n");
   WriteFile(qemu_, fake);
-  env_["FAKE_MODE"] = "long";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  ProcessResult r = RunAs("long");
   EXPECT_EQ(r.status, 3);
   std::string want;
   for (int i = 1; i <= 100000; i++)
@@ -440,10 +437,7 @@ TEST_F(RunnerTest, ProgramsTheRigCannotRunExit6)
   for (const ProgramCase &c : cases) {
     std::string prog = work_ / c.name;
     WriteElf(prog, c.spec);
-    ProcessResult r = Run({"--config", kExynos, "--", prog});
-    EXPECT_EQ(r.status, 6) << c.name << "\n" << r.err;
-    EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + prog + " on the rig: " + c.why);
-    EXPECT_TRUE(QemuArgs().empty()) << c.name << ": QEMU must not run";
+    ExpectCannotRun(prog, c.why);
   }
 }
 
@@ -461,10 +455,7 @@ TEST_F(RunnerTest, NonElfFilesExit6)
     std::string prog = work_ / "file";
     WriteFile(prog, text);
     ASSERT_EQ(chmod(prog.c_str(), 0755), 0);
-    ProcessResult r = Run({"--config", kExynos, "--", prog});
-    EXPECT_EQ(r.status, 6) << why << "\n" << r.err;
-    EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot run " + prog + " on the rig: " + why);
-    EXPECT_TRUE(QemuArgs().empty()) << why << ": QEMU must not run";
+    ExpectCannotRun(prog, why);
   }
 }
 
@@ -472,11 +463,7 @@ TEST_F(RunnerTest, NonExecutableProgramExit6)
 {
   std::string prog = work_ / "noexec";
   WriteElf(prog, ElfSpec{}, 0644);
-  ProcessResult r = Run({"--config", kExynos, "--", prog});
-  EXPECT_EQ(r.status, 6) << r.err;
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: cannot run " + prog + " on the rig: not executable (no x permission)");
-  EXPECT_TRUE(QemuArgs().empty());
+  ExpectCannotRun(prog, "not executable (no x permission)");
 }
 
 TEST_F(RunnerTest, LoaderMissingFromTheGivenSysrootExit6)
@@ -509,15 +496,10 @@ TEST_F(RunnerTest, LoaderMissingFromTheDefaultSysrootExit6)
   ElfSpec spec;
   spec.interp = "/lib/ld-jitflush-nonexistent.so.1";
   WriteElf(prog, spec);
-  ProcessResult r = Run({"--config", kExynos, "--", prog});
-  EXPECT_EQ(r.status, 6) << r.err;
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: cannot run " + prog +
-                " on the rig: its loader /lib/ld-jitflush-nonexistent.so.1 is not in the default "
-                "sysroot /usr/aarch64-linux-gnu (no "
-                "/usr/aarch64-linux-gnu/lib/ld-jitflush-nonexistent.so.1); give one with "
-                "--sysroot DIR");
-  EXPECT_TRUE(QemuArgs().empty());
+  ExpectCannotRun(prog, "its loader /lib/ld-jitflush-nonexistent.so.1 is not in the default "
+                        "sysroot /usr/aarch64-linux-gnu (no "
+                        "/usr/aarch64-linux-gnu/lib/ld-jitflush-nonexistent.so.1); give one with "
+                        "--sysroot DIR");
 }
 
 // ---------------------------------------------------------------------------
@@ -564,8 +546,7 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
 
 TEST_F(RunnerTest, MalformedSummaryIsAnInternalFailure)
 {
-  env_["FAKE_MODE"] = "garbage";
-  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  ProcessResult r = RunAs("garbage");
   EXPECT_EQ(r.status, 5);
   EXPECT_NE(r.LastErrLine().find("not an unsigned decimal number"), std::string::npos) << r.err;
 }

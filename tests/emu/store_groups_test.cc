@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "store_groups.h"
@@ -44,6 +45,15 @@ struct Plan {
   {
     return groups[group_of[insn]];
   }
+  // The (offset, bytes) ranges of INSN's group, from its leader's address.
+  std::vector<std::pair<int32_t, uint32_t>> Ranges(size_t insn) const
+  {
+    const jf_store_group &g = GroupOf(insn);
+    std::vector<std::pair<int32_t, uint32_t>> out;
+    for (uint32_t i = 0; i < g.nranges; i++)
+      out.push_back({g.range[i].offset, g.range[i].bytes});
+    return out;
+  }
   std::vector<jf_store_role> role;
   std::vector<uint32_t> group_of;
   std::vector<jf_store_group> groups;
@@ -51,6 +61,7 @@ struct Plan {
 };
 
 using Roles = std::vector<jf_store_role>;
+using Ranges = std::vector<std::pair<int32_t, uint32_t>>;
 constexpr jf_store_role kOwn = JF_STORE_OWN;
 constexpr jf_store_role kLeader = JF_STORE_LEADER;
 constexpr jf_store_role kMember = JF_STORE_MEMBER;
@@ -59,27 +70,20 @@ TEST(StoreGroups, AdjacentStoresThroughOneBaseShareOneRange)
 {
   Plan p({kStrX1AtX0, kStrX2AtX0Plus8});
   EXPECT_EQ(p.role, (Roles{kLeader, kMember}));
-  const jf_store_group &g = p.GroupOf(0);
   EXPECT_EQ(p.group_of[1], p.group_of[0]);
-  EXPECT_EQ(g.leader, 0u);
-  ASSERT_EQ(g.nranges, 1u);
-  EXPECT_EQ(g.range[0].offset, 0);
-  EXPECT_EQ(g.range[0].bytes, 16u);
-  EXPECT_EQ(g.range[0].last_insn, 1u) << "the later store is the writer of the merged range";
+  EXPECT_EQ(p.GroupOf(0).leader, 0u);
+  ASSERT_EQ(p.Ranges(0), (Ranges{{0, 16}}));
+  EXPECT_EQ(p.GroupOf(0).range[0].last_insn, 1u)
+      << "the later store is the writer of the merged range";
 }
 
 TEST(StoreGroups, SizesComeFromTheEncoding)
 {
   Plan p({kStrbW1AtX0Plus1, kStrW3AtX0Plus4});
   EXPECT_EQ(p.role, (Roles{kLeader, kMember}));
-  const jf_store_group &g = p.GroupOf(0);
   // strb at +1 (1 byte) and str w at +4 (4 bytes), from the leader's +1:
   // [0, 1) and [3, 7), not touching.
-  ASSERT_EQ(g.nranges, 2u);
-  EXPECT_EQ(g.range[0].offset, 0);
-  EXPECT_EQ(g.range[0].bytes, 1u);
-  EXPECT_EQ(g.range[1].offset, 3);
-  EXPECT_EQ(g.range[1].bytes, 4u);
+  EXPECT_EQ(p.Ranges(0), (Ranges{{0, 1}, {3, 4}}));
 }
 
 TEST(StoreGroups, ChangingTheBaseEndsTheGroup)
@@ -112,18 +116,12 @@ TEST(StoreGroups, WritebackIsFollowed)
   // A prologue: sp moves down by 32, then a store at the new sp + 8.
   Plan prologue({kStrX19PreSpMinus32, kStrX20AtSpPlus8});
   EXPECT_EQ(prologue.role, (Roles{kLeader, kMember}));
-  const jf_store_group &g = prologue.GroupOf(0);
-  ASSERT_EQ(g.nranges, 1u);
-  EXPECT_EQ(g.range[0].offset, 0);
-  EXPECT_EQ(g.range[0].bytes, 16u);
+  EXPECT_EQ(prologue.Ranges(0), (Ranges{{0, 16}}));
 
   // Post-index: the second store lands 16 bytes after the first.
   Plan post({kStrX1AtX0Post16, kStrX1AtX0});
   EXPECT_EQ(post.role, (Roles{kLeader, kMember}));
-  const jf_store_group &h = post.GroupOf(0);
-  ASSERT_EQ(h.nranges, 2u);
-  EXPECT_EQ(h.range[1].offset, 16);
-  EXPECT_EQ(h.range[1].bytes, 8u);
+  EXPECT_EQ(post.Ranges(0), (Ranges{{0, 8}, {16, 8}}));
 }
 
 TEST(StoreGroups, UnpredictableWritebackKeepsItsOwnCallback)
@@ -155,10 +153,8 @@ TEST(StoreGroups, AFullGroupStartsANewOne)
   want.push_back(kMember);
   EXPECT_EQ(p.role, want);
   EXPECT_EQ(p.GroupOf(0).nranges, static_cast<uint32_t>(JF_STORE_GROUP_RANGES));
-  const jf_store_group &second = p.GroupOf(JF_STORE_GROUP_RANGES);
-  EXPECT_EQ(second.leader, static_cast<uint32_t>(JF_STORE_GROUP_RANGES));
-  ASSERT_EQ(second.nranges, 2u);
-  EXPECT_EQ(second.range[1].offset, 32);
+  EXPECT_EQ(p.GroupOf(JF_STORE_GROUP_RANGES).leader, static_cast<uint32_t>(JF_STORE_GROUP_RANGES));
+  EXPECT_EQ(p.Ranges(JF_STORE_GROUP_RANGES), (Ranges{{0, 8}, {32, 8}}));
 }
 
 } // namespace

@@ -39,22 +39,6 @@ fakecpus::Machine BigOnlineSmallOffline(bool small_online)
   return m;
 }
 
-// What Linux shows: per-CPU files only for online CPUs.
-void Sysfs(const fakecpus::Machine &m)
-{
-  fakefs::Reset();
-  fakefs::CreateFile("/sys/devices/system/cpu/possible", "0-7\n");
-  std::string online;
-  for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
-    if (!m.cpus[cpu].online)
-      continue;
-    online += (online.empty() ? "" : ",") + std::to_string(cpu);
-    fakefs::CreateL1(cpu, cpu < 4 ? 128 : 32, cpu < 4 ? 64 : 32);
-    fakefs::CreateMidr(cpu, m.cpus[cpu].midr);
-  }
-  fakefs::CreateFile("/sys/devices/system/cpu/online", online + "\n");
-}
-
 unsigned ILine(uint64_t ctr)
 {
   return 4u << (ctr & 0xf);
@@ -70,7 +54,7 @@ TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe)
   probegate::Reset();
   fakecpus::Machine at_init = BigOnlineSmallOffline(/*small_online=*/false);
   fakecpus::Install(at_init);
-  Sysfs(at_init);
+  fakecpus::CreateSysfs(at_init);
   jf_state_reset();
   ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE); // CPUs 4-7 were not seen
   ASSERT_EQ(fakecpus::probes.load(), 1);
@@ -82,7 +66,7 @@ TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe)
   // The small cluster comes online (Install also zeroes the counters).
   fakecpus::Machine later = BigOnlineSmallOffline(/*small_online=*/true);
   fakecpus::Install(later);
-  Sysfs(later);
+  fakecpus::CreateSysfs(later);
   for (int call = 0; call < 3; call++) {
     EXPECT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE); // the same answer, cached
     const jf_geometry g = jf_state_geometry();
@@ -112,7 +96,7 @@ TEST(StateHotplug, ControlEverythingOnlineTakesTheSmallCoresLine)
   probegate::Reset();
   fakecpus::Machine m = BigOnlineSmallOffline(/*small_online=*/true);
   fakecpus::Install(m);
-  Sysfs(m);
+  fakecpus::CreateSysfs(m);
   jf_state_reset();
   ASSERT_EQ(jf_state_init(), JITFLUSH_OK);
   EXPECT_EQ(jf_state_geometry().iline, 32u);
@@ -128,7 +112,7 @@ namespace
 // observed M1s 0-3, but have 32-byte lines.
 void GroupedSysfs(const fakecpus::Machine &m)
 {
-  Sysfs(m);
+  fakecpus::CreateSysfs(m);
   for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
     if (!m.cpus[cpu].online)
       continue;

@@ -56,6 +56,19 @@ void ResetCounters()
 }
 
 enum { kOk = 0, kHandlerDidNotRun = 20, kNotFloor = 21, kInit = 22, kAfter = 23, kView = 24 };
+
+// jf_state_init with the handler armed to run once inside it: kOk when
+// init succeeded and the handler ran exactly once, with the floor.
+int InitWithOneFloorSignal()
+{
+  if (jf_state_init() != JITFLUSH_OK)
+    return kInit;
+  if (handled.load() != 1)
+    return kHandlerDidNotRun;
+  if (handled_floor.load() != 1)
+    return kNotFloor;
+  return kOk;
+}
 } // namespace
 
 TEST(StateSignal, HandlerOnTheProbingThreadItselfGetsTheFloor)
@@ -72,12 +85,8 @@ TEST(StateSignal, HandlerOnTheProbingThreadItselfGetsTheFloor)
       if (jf_state_view() != nullptr)
         view_visible_while_running++;
     });
-    if (jf_state_init() != JITFLUSH_OK)
-      return int{kInit};
-    if (handled.load() != 1)
-      return int{kHandlerDidNotRun};
-    if (handled_floor.load() != 1)
-      return int{kNotFloor};
+    if (int rc = InitWithOneFloorSignal(); rc != kOk)
+      return rc;
     if (view_visible_while_running.load() != 0)
       return int{kView};
     raise(SIGUSR1); // after init: the probed geometry
@@ -106,13 +115,7 @@ TEST(StateSignal, HandlerOnTheThreadWaitingForTheHelperGetsTheFloor)
       while (handled.load() == 0)
         std::this_thread::yield();
     });
-    if (jf_state_init() != JITFLUSH_OK)
-      return int{kInit};
-    if (handled.load() != 1)
-      return int{kHandlerDidNotRun};
-    if (handled_floor.load() != 1)
-      return int{kNotFloor};
-    return int{kOk};
+    return InitWithOneFloorSignal();
   });
   EXPECT_TRUE(outcome.exited && outcome.status == kOk) << "child " << outcome.Describe();
 }

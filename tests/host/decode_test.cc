@@ -8,6 +8,7 @@ extern "C" {
 }
 
 #include <cstdio>
+#include <ostream>
 #include <string>
 
 static std::string HexName(const char *what, uint64_t value)
@@ -82,6 +83,14 @@ struct MidrCase {
   const char *name;
   unsigned iline, dline;
 };
+
+// The value CTest appends to each test's name: without it GoogleTest
+// prints the struct's bytes, name pointer included, and every link renamed
+// the tests.
+void PrintTo(const MidrCase &c, std::ostream *os)
+{
+  *os << c.name << " " << c.iline << "/" << c.dline;
+}
 
 class MidrTable : public ::testing::TestWithParam<MidrCase>
 {

@@ -25,21 +25,6 @@ fakecpus::Machine Exynos()
   return m;
 }
 
-void ExynosSysfs(const fakecpus::Machine &m)
-{
-  fakefs::Reset();
-  fakefs::CreateFile("/sys/devices/system/cpu/possible", "0-7\n");
-  std::string online;
-  for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
-    if (!m.cpus[cpu].online)
-      continue;
-    online += (online.empty() ? "" : ",") + std::to_string(cpu);
-    fakefs::CreateL1(cpu, cpu < 4 ? 64 : 128, 64);
-    fakefs::CreateMidr(cpu, m.cpus[cpu].midr);
-  }
-  fakefs::CreateFile("/sys/devices/system/cpu/online", online + "\n");
-}
-
 std::unique_ptr<jf_view> Probe(int *rc = nullptr)
 {
   std::unique_ptr<jf_view> v(new jf_view());
@@ -55,7 +40,7 @@ TEST(Probe, ReadsEveryCoreOfAnExynos8890)
 {
   fakecpus::Machine m = Exynos();
   fakecpus::Install(m);
-  ExynosSysfs(m);
+  fakecpus::CreateSysfs(m);
   auto v = Probe();
   ASSERT_EQ(v->ncpus, 8u);
   for (unsigned i = 0; i < 8; i++) {
@@ -75,7 +60,7 @@ TEST(Probe, SeccompDenyingPinningObservesOnlyTheCurrentCore)
   m.pinning_refused = true;
   m.start_cpu = 5; // a big core
   fakecpus::Install(m);
-  ExynosSysfs(m);
+  fakecpus::CreateSysfs(m);
   auto v = Probe();
   EXPECT_TRUE(v->cpus[5].observed);
   EXPECT_FALSE(v->cpus[0].observed);
@@ -91,7 +76,7 @@ TEST(Probe, CpusetHidingTheLittleCoresStillFindsTheirLine)
   m.allowed = {false, false, false, false, true, true, true, true};
   m.start_cpu = 4;
   fakecpus::Install(m);
-  ExynosSysfs(m);
+  fakecpus::CreateSysfs(m);
   auto v = Probe();
   EXPECT_FALSE(v->cpus[0].observed);
   EXPECT_TRUE(v->cpus[4].observed);
@@ -110,7 +95,7 @@ TEST(Probe, CallerPinnedToOneCoreStillObservesTheWholeCpuset)
   m.caller_mask = {true, false, false, false, false, false, false, false};
   m.start_cpu = 0;
   fakecpus::Install(m);
-  ExynosSysfs(m);
+  fakecpus::CreateSysfs(m);
   auto v = Probe();
   for (int cpu = 0; cpu < 8; cpu++)
     EXPECT_TRUE(v->cpus[cpu].observed) << "cpu " << cpu;
@@ -126,7 +111,7 @@ TEST(Probe, OfflineCpusWithoutSysfsFallToTheFloor)
   for (int i = 4; i < 8; i++)
     m.cpus[i].online = false;
   fakecpus::Install(m);
-  ExynosSysfs(m); // offline CPUs get no per-CPU files, as on Linux
+  fakecpus::CreateSysfs(m); // offline CPUs get no per-CPU files, as on Linux
   auto v = Probe();
   EXPECT_FALSE(v->cpus[6].online);
   EXPECT_FALSE(v->cpus[6].observed);

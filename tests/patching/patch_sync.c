@@ -98,47 +98,29 @@ static int parse_options(int argc, char **argv, struct options *opt)
 {
   *opt = (struct options){
       .mode = MODE_FLUSH_ONLY, .rounds = 40, .seed = 1, .patcher_cpu = 4, .runner_cpu = 0};
-  bool have_mode = false;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    uint64_t v;
-    if (strcmp(arg, "--help") == 0) {
-      usage(stdout);
-      return -1;
-    } else if (strcmp(arg, "--mode=flush-only") == 0) {
-      opt->mode = MODE_FLUSH_ONLY;
-      have_mode = true;
-    } else if (strcmp(arg, "--mode=sync") == 0) {
-      opt->mode = MODE_SYNC;
-      have_mode = true;
-    } else if (strncmp(arg, "--mode=", 7) == 0) {
-      fprintf(stderr, "patch_sync: --mode: expected flush-only or sync, got '%s'\n", arg + 7);
-      return EXIT_USAGE;
-    } else if (strncmp(arg, "--rounds=", 9) == 0) {
-      if (!sc_parse_number("patch_sync", "--rounds", arg + 9, 1, 100000, &v))
-        return EXIT_USAGE;
-      opt->rounds = (unsigned long)v;
-    } else if (strncmp(arg, "--seed=", 7) == 0) {
-      if (!sc_parse_number("patch_sync", "--seed", arg + 7, 0, UINT64_MAX, &v))
-        return EXIT_USAGE;
-      opt->seed = v;
-    } else if (strncmp(arg, "--patcher-cpu=", 14) == 0) {
-      if (!sc_parse_number("patch_sync", "--patcher-cpu", arg + 14, 0, CPU_SETSIZE - 1, &v))
-        return EXIT_USAGE;
-      opt->patcher_cpu = (int)v;
-    } else if (strncmp(arg, "--runner-cpu=", 13) == 0) {
-      if (!sc_parse_number("patch_sync", "--runner-cpu", arg + 13, 0, CPU_SETSIZE - 1, &v))
-        return EXIT_USAGE;
-      opt->runner_cpu = (int)v;
-    } else {
-      fprintf(stderr, "patch_sync: unknown option '%s'\n", arg);
-      usage(stderr);
-      return EXIT_USAGE;
-    }
-  }
-  if (!have_mode) {
+  const char *mode = NULL;
+  const struct sc_option options[] = {
+      SC_TEXT("--mode", mode),
+      SC_NUMBER("--rounds", 1, 100000, opt->rounds),
+      SC_NUMBER("--seed", 0, UINT64_MAX, opt->seed),
+      SC_NUMBER("--patcher-cpu", 0, CPU_SETSIZE - 1, opt->patcher_cpu),
+      SC_NUMBER("--runner-cpu", 0, CPU_SETSIZE - 1, opt->runner_cpu),
+  };
+  int rc = sc_parse_options("patch_sync", argc, argv, options, sizeof options / sizeof options[0],
+                            usage);
+  if (rc != 0)
+    return rc;
+  if (!mode) {
     fprintf(stderr, "patch_sync: --mode=flush-only or --mode=sync is required\n");
     usage(stderr);
+    return EXIT_USAGE;
+  }
+  if (strcmp(mode, "flush-only") == 0) {
+    opt->mode = MODE_FLUSH_ONLY;
+  } else if (strcmp(mode, "sync") == 0) {
+    opt->mode = MODE_SYNC;
+  } else {
+    fprintf(stderr, "patch_sync: --mode: expected flush-only or sync, got '%s'\n", mode);
     return EXIT_USAGE;
   }
   return 0;
@@ -239,12 +221,9 @@ int main(int argc, char **argv)
   if (rc != 0)
     return rc < 0 ? 0 : rc;
 
-  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) {
-    fprintf(stderr, "patch_sync: mmap of %d RWX bytes failed: %s\n", REGION_BYTES, strerror(errno));
+  void *region = sc_map_code("patch_sync", REGION_BYTES);
+  if (!region)
     return EXIT_ENVIRONMENT;
-  }
   static struct shared sh;
   sh.opt = &opt;
   /* Not line aligned, so the function straddles lines of every geometry. */

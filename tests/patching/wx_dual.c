@@ -75,31 +75,14 @@ static int parse_options(int argc, char **argv, struct options *opt)
 {
   *opt =
       (struct options){.wrong_way = false, .rx_via_mprotect = false, .functions = 300, .seed = 1};
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    uint64_t v;
-    if (strcmp(arg, "--help") == 0) {
-      usage(stdout);
-      return -1;
-    } else if (strcmp(arg, "--wrong-way") == 0) {
-      opt->wrong_way = true;
-    } else if (strcmp(arg, "--rx-via-mprotect") == 0) {
-      opt->rx_via_mprotect = true;
-    } else if (strncmp(arg, "--functions=", 12) == 0) {
-      if (!sc_parse_number("wx_dual", "--functions", arg + 12, 1, 5000, &v))
-        return EXIT_USAGE;
-      opt->functions = (unsigned long)v;
-    } else if (strncmp(arg, "--seed=", 7) == 0) {
-      if (!sc_parse_number("wx_dual", "--seed", arg + 7, 0, UINT64_MAX, &v))
-        return EXIT_USAGE;
-      opt->seed = v;
-    } else {
-      fprintf(stderr, "wx_dual: unknown option '%s'\n", arg);
-      usage(stderr);
-      return EXIT_USAGE;
-    }
-  }
-  return 0;
+  const struct sc_option options[] = {
+      SC_FLAG("--wrong-way", opt->wrong_way),
+      SC_FLAG("--rx-via-mprotect", opt->rx_via_mprotect),
+      SC_NUMBER("--functions", 1, 5000, opt->functions),
+      SC_NUMBER("--seed", 0, UINT64_MAX, opt->seed),
+  };
+  return sc_parse_options("wx_dual", argc, argv, options, sizeof options / sizeof options[0],
+                          usage);
 }
 
 int main(int argc, char **argv)

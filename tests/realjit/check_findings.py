@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The rig's findings (DESIGN.md section 7) for a real JIT caught stale.
+"""The rig's findings (docs/FINDINGS.md, "The findings array") for a real JIT caught stale.
 
     check_findings.py REPORT.json ARCHIVE [--max N]
 

@@ -96,7 +96,8 @@ def run(args, config, check, work):
     cmd = ["setarch", "-R", args.rig, "--config", config, "--seed", str(args.seed),
            "--report", report, "--check", check, "--"] + program
     with open(os.path.join(work, f"fastpath-{check}.stderr"), "w") as err:
-        status = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=err).returncode
+        # In WORK: a file the program writes by a relative name stays there.
+        status = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=work).returncode
     if status not in (0, STALE_EXIT) or not os.path.exists(report):
         print(f"fast_path_agrees.py: --check {check} exited {status} without a report "
               f"(see {err.name})", file=sys.stderr)

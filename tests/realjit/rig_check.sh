@@ -18,6 +18,10 @@
 #   --same-stdout-with ARG   stdout must equal that of PROGRAM ARG ARGS...
 #                            under stock QEMU (QEMU, default qemu-aarch64):
 #                            LuaJIT's -joff run
+# The program runs in a scratch folder of its own, REPORT without .json plus
+# ".cwd", so that files it writes by a relative name (pcre2test's "#save
+# testsaved1" in testinput17) land there, never in the source tree or in a
+# folder that parallel runs share. Give absolute paths.
 # Exit status: 0 pass, 1 an expectation failed, 2 usage.
 set -euo pipefail
 
@@ -49,7 +53,9 @@ name=$(basename "$report" .json)
 fail() { echo "rig_check.sh: $name: FAIL: $*" >&2; exit 1; }
 
 work=$(dirname "$report")
-mkdir -p "$work"
+scratch=${report%.json}.cwd
+rm -rf "$scratch"
+mkdir -p "$work" "$scratch"
 out=${report%.json}.stdout err=${report%.json}.stderr
 rm -f "$report" "$out" "$err"
 for ((i = 0; i < ${#files[@]}; i += 2)); do rm -f "${files[i]}"; done
@@ -60,7 +66,8 @@ rc=0
 # guest's memory at the same addresses every run; with it, LuaJIT's
 # machine code moved between runs and the same rig seed was caught in one
 # run and clean in the next.
-setarch -R "$rig" --config "$config" --seed "$seed" --report "$report" -- "$@" >"$out" 2>"$err" || rc=$?
+(cd "$scratch" && exec setarch -R "$rig" --config "$config" --seed "$seed" --report "$report" -- "$@") \
+  >"$out" 2>"$err" || rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 summary=$(grep '^jitflush-emu: stale_fetches=' "$err" | tail -n 1 || true)
 printf '%s: status %s in %d.%01d s\n%s\n' "$name" "$rc" $((ms / 1000)) $((ms % 1000 / 100)) "$summary"
@@ -98,7 +105,7 @@ for re in "${stderr_res[@]}"; do
 done
 if [ -n "$ref_arg" ]; then
   prog=$1; shift
-  "${QEMU:-qemu-aarch64}" "$prog" "$ref_arg" "$@" >"$out.ref" 2>/dev/null || fail "the reference run ($prog $ref_arg) failed"
+  (cd "$scratch" && exec "${QEMU:-qemu-aarch64}" "$prog" "$ref_arg" "$@") >"$out.ref" 2>/dev/null || fail "the reference run ($prog $ref_arg) failed"
   [ -s "$out.ref" ] || fail "the reference run printed nothing"
   diff -u "$out.ref" "$out" >&2 || fail "stdout differs from the $ref_arg run's"
 fi

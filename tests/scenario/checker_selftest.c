@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "arm64_cache_ops.h"
 #include "a64_encode.h"
@@ -260,12 +259,9 @@ int main(int argc, char **argv)
   if (which == CASE_WRONG_CORE_CLEAN)
     dstride = topo.max_dline > target->dline ? topo.max_dline : 2 * (uintptr_t)target->dline;
 
-  void *region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) {
-    fprintf(stderr, "checker_selftest: mmap: %s\n", strerror(errno));
+  void *region = sc_map_code("checker_selftest", REGION_BYTES);
+  if (!region)
     return EXIT_ENVIRONMENT;
-  }
   uint32_t *code = region;
   const uintptr_t begin = (uintptr_t)code, end = (uintptr_t)(code + CODE_WORDS);
 

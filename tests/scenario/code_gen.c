@@ -1,4 +1,11 @@
+/* MAP_ANONYMOUS (mmap(2)) is not ISO C. */
+#define _GNU_SOURCE
 #include "code_gen.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "a64_encode.h"
 
@@ -40,4 +47,14 @@ uint64_t sc_emit_chain(uint32_t *code, size_t count, uint64_t input, struct sc_r
   }
   code[count - 1] = A64_RET;
   return x0;
+}
+
+void *sc_map_code(const char *program, size_t bytes)
+{
+  void *p =
+      mmap(NULL, bytes, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED)
+    return p;
+  fprintf(stderr, "%s: mmap of %zu RWX bytes failed: %s\n", program, bytes, strerror(errno));
+  return NULL;
 }

@@ -30,6 +30,10 @@ uint64_t sc_apply_insn(uint32_t insn, uint64_t x0);
  */
 uint64_t sc_emit_chain(uint32_t *code, size_t count, uint64_t input, struct sc_rng *rng);
 
+/* BYTES of private read-write-execute memory for generated code, or NULL
+ * after printing "PROGRAM: mmap of BYTES RWX bytes failed: REASON". */
+void *sc_map_code(const char *program, size_t bytes);
+
 typedef uint64_t (*sc_jit_fn)(uint64_t x0);
 
 /* Object-to-function pointer conversion is implementation-defined in C11;

@@ -7,6 +7,8 @@
 #ifndef JITFLUSH_SCENARIO_FLUSH_IMPLS_H
 #define JITFLUSH_SCENARIO_FLUSH_IMPLS_H
 
+#include <stdio.h>
+
 /* Same contract as __builtin___clear_cache: make [begin, end) fetchable. */
 typedef void (*sc_flush_fn)(void *begin, void *end);
 
@@ -24,7 +26,12 @@ struct sc_impl {
 extern const struct sc_impl sc_impls[];
 extern const unsigned sc_nimpls;
 
-/* The routine called NAME, or NULL. */
-const struct sc_impl *sc_find_impl(const char *name);
+/* The --impl line of a usage text: the option and every routine's name. */
+void sc_print_impl_usage(FILE *out);
+
+/* The routine called NAME (--impl=NAME of PROGRAM); NULL after printing
+ * "PROGRAM: --impl: unknown routine 'NAME'" and USAGE on stderr. */
+const struct sc_impl *sc_impl_option(const char *program, const char *name,
+                                     void (*usage)(FILE *out));
 
 #endif

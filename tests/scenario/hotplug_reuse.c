@@ -32,9 +32,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "code_gen.h"
 #include "cpu_pin.h"
 #include "guest_args.h"
 #include "jitflush.h"
@@ -86,9 +86,8 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: hotplug_reuse --cpu=N [--late]\n");
     return 2;
   }
-  uint32_t *code =
-      mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED)
+  uint32_t *code = sc_map_code("hotplug_reuse", PAGE);
+  if (!code)
     return 3;
   if (cpu_online((unsigned)cpu)) {
     fprintf(stderr, "hotplug_reuse: CPU %u is online already\n", (unsigned)cpu);

@@ -102,12 +102,9 @@ struct worker {
 static void usage(FILE *out)
 {
   fprintf(out, "usage: jit_stress [--impl=NAME] [--threads=N] [--iterations=N] [--seed=N]\n"
-               "                  [--max-bytes=N] [--first-call-cpu=N] [--watch-ctr]\n"
-               "  --impl=NAME         flush routine (default jitflush):");
-  for (unsigned i = 0; i < sc_nimpls; i++)
-    fprintf(out, " %s", sc_impls[i].name);
+               "                  [--max-bytes=N] [--first-call-cpu=N] [--watch-ctr]\n");
+  sc_print_impl_usage(out);
   fprintf(out,
-          "\n"
           "  --threads=N         worker threads, 1-%d (default 4)\n"
           "  --iterations=N      functions each thread writes (default 100)\n"
           "  --seed=N            seed for lengths, offsets and code (default 1)\n"
@@ -126,61 +123,22 @@ static int parse_options(int argc, char **argv, struct options *opt)
                           .seed = 1,
                           .max_bytes = 4096,
                           .first_call_cpu = -1};
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    const char *eq = strchr(arg, '=');
-    const size_t key_len = eq ? (size_t)(eq - arg) : strlen(arg);
-    const char *value = eq ? eq + 1 : NULL;
-#define IS(key) (key_len == strlen(key) && strncmp(arg, key, key_len) == 0)
-    uint64_t v;
-    if (IS("--help") && !value) {
-      usage(stdout);
-      return -1;
-    }
-    if (IS("--watch-ctr") && !value) {
-      opt->watch_ctr = true;
-      continue;
-    }
-    if (!value) {
-      fprintf(stderr, "jit_stress: unknown or incomplete option '%s'\n", arg);
-      usage(stderr);
-      return EXIT_USAGE;
-    }
-    if (IS("--impl")) {
-      opt->impl = sc_find_impl(value);
-      if (!opt->impl) {
-        fprintf(stderr, "jit_stress: --impl: unknown routine '%s'\n", value);
-        usage(stderr);
-        return EXIT_USAGE;
-      }
-    } else if (IS("--threads")) {
-      if (!sc_parse_number("jit_stress", "--threads", value, 1, MAX_THREADS, &v))
-        return EXIT_USAGE;
-      opt->threads = (unsigned)v;
-    } else if (IS("--iterations")) {
-      if (!sc_parse_number("jit_stress", "--iterations", value, 1, 100000000, &v))
-        return EXIT_USAGE;
-      opt->iterations = (unsigned long)v;
-    } else if (IS("--seed")) {
-      if (!sc_parse_number("jit_stress", "--seed", value, 0, UINT64_MAX, &v))
-        return EXIT_USAGE;
-      opt->seed = v;
-    } else if (IS("--max-bytes")) {
-      if (!sc_parse_number("jit_stress", "--max-bytes", value, 8, 65536, &v))
-        return EXIT_USAGE;
-      opt->max_bytes = (unsigned)v & ~3u;
-    } else if (IS("--first-call-cpu")) {
-      if (!sc_parse_number("jit_stress", "--first-call-cpu", value, 0, CPU_SETSIZE - 1, &v))
-        return EXIT_USAGE;
-      opt->first_call_cpu = (int)v;
-    } else {
-      fprintf(stderr, "jit_stress: unknown option '%s'\n", arg);
-      usage(stderr);
-      return EXIT_USAGE;
-    }
-#undef IS
-  }
-  return 0;
+  const char *impl = NULL;
+  const struct sc_option options[] = {
+      SC_TEXT("--impl", impl),
+      SC_NUMBER("--threads", 1, MAX_THREADS, opt->threads),
+      SC_NUMBER("--iterations", 1, 100000000, opt->iterations),
+      SC_NUMBER("--seed", 0, UINT64_MAX, opt->seed),
+      SC_NUMBER("--max-bytes", 8, 65536, opt->max_bytes),
+      SC_NUMBER("--first-call-cpu", 0, CPU_SETSIZE - 1, opt->first_call_cpu),
+      SC_FLAG("--watch-ctr", opt->watch_ctr),
+  };
+  int rc = sc_parse_options("jit_stress", argc, argv, options, sizeof options / sizeof options[0],
+                            usage);
+  if (rc == 0 && impl && !(opt->impl = sc_impl_option("jit_stress", impl, usage)))
+    rc = EXIT_USAGE;
+  opt->max_bytes &= ~3u;
+  return rc;
 }
 
 static void wait_for(_Atomic unsigned long *flag, unsigned long want)
@@ -307,13 +265,9 @@ int main(int argc, char **argv)
   /* Twice the longest function, so that offsets have room to vary. */
   sh.slot_bytes = ((size_t)opt.max_bytes * 2 + PAGE - 1) / PAGE * PAGE;
   const size_t region_bytes = sh.slot_bytes * opt.threads;
-  void *region = mmap(NULL, region_bytes, PROT_READ | PROT_WRITE | PROT_EXEC,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) {
-    fprintf(stderr, "jit_stress: mmap of %zu RWX bytes failed: %s\n", region_bytes,
-            strerror(errno));
+  void *region = sc_map_code("jit_stress", region_bytes);
+  if (!region)
     return EXIT_ENVIRONMENT;
-  }
   sh.region = region;
 
   unsigned long first_flushes = 0;

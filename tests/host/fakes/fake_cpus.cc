@@ -1,6 +1,9 @@
 #include "fake_cpus.h"
 
 #include <mutex>
+#include <string>
+
+#include "fake_fs.h"
 
 extern "C" {
 #include "internal/os.h"
@@ -34,6 +37,23 @@ void Install(const Machine &m)
   machine = m;
   ctr_reads = 0;
   probes = 0;
+}
+
+void CreateSysfs(const Machine &m)
+{
+  fakefs::Reset();
+  fakefs::CreateFile("/sys/devices/system/cpu/possible",
+                     "0-" + std::to_string(m.cpus.size() - 1) + "\n");
+  std::string online;
+  for (unsigned cpu = 0; cpu < m.cpus.size(); cpu++) {
+    if (!m.cpus[cpu].online)
+      continue;
+    online += (online.empty() ? "" : ",") + std::to_string(cpu);
+    // CTR_EL0 IminLine [3:0] and DminLine [19:16]: log2 of the line in words.
+    fakefs::CreateL1(cpu, 4u << (m.cpus[cpu].ctr & 0xf), 4u << ((m.cpus[cpu].ctr >> 16) & 0xf));
+    fakefs::CreateMidr(cpu, m.cpus[cpu].midr);
+  }
+  fakefs::CreateFile("/sys/devices/system/cpu/online", online + "\n");
 }
 } // namespace fakecpus
 

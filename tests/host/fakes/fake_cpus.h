@@ -25,6 +25,11 @@ struct Machine {
   int start_cpu = 0;       // where unpinned threads run
 };
 void Install(const Machine &machine);
+// What Linux shows of MACHINE under /sys/devices/system/cpu, on a fake
+// filesystem (fake_fs.h) reset first: every CPU possible, the online ones
+// listed, and per-CPU files (L1 line sizes from its CTR_EL0, its MIDR) for
+// the online CPUs only.
+void CreateSysfs(const Machine &machine);
 // Every CTR_EL0 read through the seam, and every probe (get_affinity call).
 extern std::atomic<int> ctr_reads;
 extern std::atomic<int> probes;
