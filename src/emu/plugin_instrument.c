@@ -106,13 +106,14 @@ static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
 static void on_tb_due(unsigned vcpu, void *udata)
 {
   (void)udata;
-  jf_regs_apply_pending(rig, vcpu);
-  if (jf_vcpu(rig, vcpu)->clock.now < JF_MIGRATE_DUE || jf_sched_stretch_ended(rig, vcpu)) {
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  jf_regs_apply_pending(rig->regs, v);
+  if (v->clock.now < JF_MIGRATE_DUE || jf_sched_stretch_ended(v)) {
     return;
   }
   /* A migration point: hotplug events land here too. */
   jf_hotplug_poll(rig, vcpu);
-  jf_sched_migrate(rig, vcpu);
+  jf_sched_migrate(rig, vcpu, v);
 }
 
 /* On the instruction after the mrs: its result is in Xt now. */

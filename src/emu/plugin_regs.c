@@ -93,16 +93,15 @@ void jf_regs_defer_write(const struct jf_rig *rig, unsigned vcpu, unsigned reg, 
   }
 }
 
-void jf_regs_apply_pending(const struct jf_rig *rig, unsigned vcpu)
+void jf_regs_apply_pending(const struct jf_regs *regs, struct jf_vcpu *v)
 {
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
   if (!v->reg.pending) {
     return;
   }
   /* The clock counted this TB from the parked JF_MIGRATE_DUE. */
   jf_vcpu_set_clock(v, v->clock.parked + (v->clock.now - JF_MIGRATE_DUE));
   v->reg.pending = 0;
-  jf_regs_write_x(rig->regs, (unsigned)v->reg.index, v->reg.value);
+  jf_regs_write_x(regs, (unsigned)v->reg.index, v->reg.value);
 }
 
 void jf_regs_forget_pending(const struct jf_rig *rig, unsigned vcpu)

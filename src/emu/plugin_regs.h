@@ -10,6 +10,8 @@
 
 #include "rig.h"
 
+struct jf_vcpu;
+
 struct jf_regs *jf_regs_new(void);
 void jf_regs_free(struct jf_regs *regs);
 /* Learns the register handles (from a vCPU init callback: they are the
@@ -27,9 +29,9 @@ void jf_regs_write_x(const struct jf_regs *regs, unsigned reg, uint64_t value);
  * parked at JF_MIGRATE_DUE so that the TB's conditional callback fires,
  * and jf_regs_apply_pending puts it back. */
 void jf_regs_defer_write(const struct jf_rig *rig, unsigned vcpu, unsigned reg, uint64_t value);
-/* At a TB start whose clock is due: applies VCPU's pending write, if any,
- * and restores its clock. */
-void jf_regs_apply_pending(const struct jf_rig *rig, unsigned vcpu);
+/* At a TB start whose clock is due: applies the pending write of the
+ * calling vCPU, whose state is V, if any, and restores its clock. */
+void jf_regs_apply_pending(const struct jf_regs *regs, struct jf_vcpu *v);
 /* VCPU starts a new thread: a write armed for the last one is dropped. */
 void jf_regs_forget_pending(const struct jf_rig *rig, unsigned vcpu);
 

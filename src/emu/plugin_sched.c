@@ -99,11 +99,18 @@ static unsigned cpuset_count(const struct jf_sched *sc, const struct jf_cpuset *
   return n;
 }
 
+/* jf_cpuset_has for a CPU of the config, inline: the migration callback
+ * (every few hundred guest instructions) tests every CPU of a mask. */
+static inline bool has_cpu(const struct jf_cpuset *s, unsigned cpu)
+{
+  return (s->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
 /* The INDEX-th CPU (from 0) of S, which must hold more than INDEX. */
 static unsigned cpuset_nth(const struct jf_sched *sc, const struct jf_cpuset *s, unsigned index)
 {
   for (unsigned cpu = 0; cpu < sc->ncpus; cpu++) {
-    if (jf_cpuset_has(s, cpu) && index-- == 0) {
+    if (has_cpu(s, cpu) && index-- == 0) {
       return cpu;
     }
   }
@@ -390,9 +397,8 @@ void jf_sched_vcpu_exit(struct jf_rig *rig, unsigned vcpu)
   g_mutex_unlock(&rig->lock);
 }
 
-bool jf_sched_stretch_ended(struct jf_rig *rig, unsigned vcpu)
+bool jf_sched_stretch_ended(struct jf_vcpu *v)
 {
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
   if (v->clock.until_migration > 0) {
     arm_stretch(v); /* only a stretch ended: no migration point */
     return true;
@@ -400,16 +406,16 @@ bool jf_sched_stretch_ended(struct jf_rig *rig, unsigned vcpu)
   return false;
 }
 
-/* The CPUs of T's mask whose geometry is its least permissive one, into
- * HELD (policy=adversarial, between a move there and the next CTR_EL0
+/* Keeps T among the CPUs of its mask whose geometry is its least
+ * permissive one (policy=adversarial, between a move there and the next CTR_EL0
  * read): a random migration back to a larger-line CPU would let the code
  * that a latched stride skipped be fetched where the stride was right, and
  * whether it did would depend on where the seeded migration points fall,
  * which moves with anything the program does before (its environment, its
  * arguments). */
-static const struct jf_cpuset *strictest_of(const struct jf_sched *sc, const struct jf_thread *t,
-                                            struct jf_cpuset *held)
+static void hold_on_strictest(const struct jf_sched *sc, struct jf_thread *t)
 {
+  struct jf_cpuset *held = &t->held;
   uint64_t least = UINT64_MAX;
   for (unsigned cpu = 0; cpu < sc->ncpus; cpu++) {
     if (jf_cpuset_has(&t->mask, cpu)) {
@@ -422,24 +428,22 @@ static const struct jf_cpuset *strictest_of(const struct jf_sched *sc, const str
       jf_cpuset_add(held, cpu);
     }
   }
-  return held;
+  t->adversary_holding = true;
 }
 
-void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu)
+void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu, struct jf_vcpu *v)
 {
   struct jf_sched *sc = rig->sched;
   g_mutex_lock(&rig->lock);
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
   struct jf_thread *t = jf_sched_thread(sc, vcpu);
   if (!t) {
     /* No thread to move: the clock stays due, and what it counted is
      * folded into the bases. */
     jf_vcpu_set_clock(v, v->clock.now);
   } else {
-    struct jf_cpuset held;
-    const struct jf_cpuset *from = t->adversary_holding ? strictest_of(sc, t, &held) : &t->mask;
+    const struct jf_cpuset *from = t->adversary_holding ? &t->held : &t->mask;
     unsigned n = cpuset_count(sc, from);
-    if (!jf_cpuset_has(from, t->mt.cpu)) {
+    if (!has_cpu(from, t->mt.cpu)) {
       /* Held, and moved off that geometry by the kernel (an affinity
        * change, hotplug): back onto it, uniform over its CPUs. */
       unsigned pick = (unsigned)jf_fast_remainder(rng_next(&t->rng), &sc->pick_mod[n]);
@@ -514,7 +518,7 @@ void jf_sched_adversary_maintenance(struct jf_rig *rig, struct jf_thread *t)
     if (laxness(rig, t->mt.cpu) != laxness(rig, strictest)) {
       migrate(rig, t, strictest, t->vcpu);
     }
-    t->adversary_holding = true;
+    hold_on_strictest(rig->sched, t);
   }
 }
 
@@ -528,6 +532,9 @@ static void effective_mask(const struct jf_sched *sc, struct jf_thread *t)
   jf_cpuset_and(&t->wanted, &sc->process_allowed, &t->mask);
   if (cpuset_count(sc, &t->mask) == 0) {
     t->mask = sc->process_allowed;
+  }
+  if (t->adversary_holding) {
+    hold_on_strictest(sc, t); /* within the new mask */
   }
 }
 

@@ -28,6 +28,7 @@ struct jf_thread {
                               (policy=adversarial) */
   bool adversary_holding;  /* moved there: random migrations stay on CPUs
                               of that geometry until its next CTR_EL0 read */
+  struct jf_cpuset held;   /* those CPUs of MASK, while holding */
   /* The syscall in flight (entry callback -> return callback). */
   int64_t sc_num;
   uint64_t sc_args[3];
@@ -52,12 +53,13 @@ void jf_sched_vcpu_exit(struct jf_rig *rig, unsigned vcpu);
  * guest code). */
 struct jf_thread *jf_sched_thread(const struct jf_sched *sc, unsigned vcpu);
 
-/* The migration clock of VCPU is due: true when only a stretch of it ended
- * (the clock is set for the next one) and nothing else is to be done,
- * false at a migration point (then the caller polls hotplug and calls
- * jf_sched_migrate). */
-bool jf_sched_stretch_ended(struct jf_rig *rig, unsigned vcpu);
-void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu);
+/* The migration clock of the vCPU whose state is V is due: true when only
+ * a stretch of it ended (the clock is set for the next one) and nothing
+ * else is to be done, false at a migration point (then the caller polls
+ * hotplug and calls jf_sched_migrate). V is passed in, not looked up: a
+ * scoreboard lookup is a call into QEMU, and migrations are frequent. */
+bool jf_sched_stretch_ended(struct jf_vcpu *v);
+void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu, struct jf_vcpu *v);
 
 /* The syscall callbacks (the caller polls hotplug first). */
 void jf_sched_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
