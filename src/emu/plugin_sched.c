@@ -65,6 +65,7 @@ struct jf_sched {
   GPtrArray *threads;  /* every struct jf_thread, by serial */
   GPtrArray *by_vcpu;  /* vCPU index -> live struct jf_thread */
   GQueue children;     /* made at clone, waiting for their vCPU */
+  GCond child_known;   /* a clone returned: a child's tid is known */
   uint64_t *cpu_insns; /* per emulated CPU */
   uint64_t seed;
   uint64_t migrate_every;
@@ -169,6 +170,7 @@ struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error)
   sc->threads = g_ptr_array_new_with_free_func(thread_free);
   sc->by_vcpu = g_ptr_array_new();
   g_queue_init(&sc->children);
+  g_cond_init(&sc->child_known);
   sc->cpu_insns = g_new0(uint64_t, cfg->ncpus);
 
   cpu_set_t host;
@@ -188,6 +190,7 @@ void jf_sched_free(struct jf_sched *sc)
   g_ptr_array_unref(sc->threads);
   g_ptr_array_unref(sc->by_vcpu);
   g_queue_clear(&sc->children);
+  g_cond_clear(&sc->child_known);
   g_free(sc->cpu_insns);
   g_free(sc->pick_mod);
   g_free(sc->laxness);
@@ -344,11 +347,46 @@ static void migrate(struct jf_rig *rig, struct jf_thread *t, unsigned new_cpu,
   migrate_with(rig, t, new_cpu, NULL, jf_vcpu(rig, counter_vcpu));
 }
 
+/*
+ * The record its creator made at clone for the thread TID, which is
+ * starting (the lock held). QEMU initialises a vCPU on the new thread
+ * itself, when it starts running, which may be before or after the clone
+ * returns in the creator. Records are matched by thread id, never by order:
+ * with several threads creating threads at once, the oldest record may be
+ * another creator's, and a child would start with that creator's affinity.
+ * While some clone has not returned yet, the child's record may be that
+ * one, so it waits for the return (the lock is released meanwhile, and a
+ * clone returns whatever the child does). NULL: no clone made it (the main
+ * thread, or a thread QEMU started otherwise).
+ */
+static struct jf_thread *claim_child(struct jf_rig *rig, int tid)
+{
+  struct jf_sched *sc = rig->sched;
+  for (;;) {
+    bool pending = false;
+    for (GList *l = sc->children.head; l; l = l->next) {
+      struct jf_thread *c = l->data;
+      if (c->tid == tid) {
+        g_queue_delete_link(&sc->children, l);
+        return c;
+      }
+      pending |= c->tid == 0;
+    }
+    if (!pending) {
+      return NULL;
+    }
+    g_cond_wait(&sc->child_known, &rig->lock);
+  }
+}
+
 void jf_sched_vcpu_init(struct jf_rig *rig, unsigned vcpu)
 {
   struct jf_sched *sc = rig->sched;
+  /* linux-user runs each guest thread in a host thread of the same id, and
+   * the vCPU is initialised on it. */
+  int tid = (int)syscall(SYS_gettid);
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = g_queue_pop_head(&sc->children);
+  struct jf_thread *t = claim_child(rig, tid);
   bool is_main = sc->threads->len == 0;
   if (!t) {
     t = thread_new(sc, &sc->process_allowed);
@@ -359,11 +397,11 @@ void jf_sched_vcpu_init(struct jf_rig *rig, unsigned vcpu)
     /* The first allowed CPU, as a process started by a shell on Linux
      * usually is before the scheduler balances it. */
     place(rig, t, cpuset_nth(sc, &t->mask, 0));
-    t->tid = getpid();
   } else {
     /* Round robin over the inherited mask from a seeded offset. */
     place(rig, t, cpuset_nth(sc, &t->mask, (unsigned)((sc->seed + t->mt.serial) % n)));
   }
+  t->tid = tid;
   t->vcpu = vcpu;
   t->alive = true;
   jf_store_thread_placed(rig->store, vcpu, &t->mt);
@@ -789,6 +827,7 @@ void jf_sched_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
       } else if (g_queue_remove(&sc->children, t->sc_clone_child)) {
         /* No thread was made: the record stays unused in THREADS. */
       }
+      g_cond_broadcast(&sc->child_known); /* claim_child */
     }
     break;
   case NR_SCHED_SETAFFINITY:

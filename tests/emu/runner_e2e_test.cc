@@ -98,6 +98,17 @@ TEST(RunnerEndToEnd, UnflushedCodeIsStaleAndExits86)
   EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"stale_fetches\""), std::string::npos);
 }
 
+// Issue 23: with several threads creating threads at once, a new thread
+// got the affinity of another creator (150 of 600 ran outside their
+// creator's mask). Six creators, each pinned to its own CPU, start 100
+// threads each; every child must see exactly its creator's CPU.
+TEST(RunnerEndToEnd, NewThreadsTakeTheirCreatorsAffinityUnderConcurrentCreation)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"affinity-race", "6", "100"});
+  EXPECT_EQ(r.out, "children: 600 wrong: 0\n") << r.err;
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)
 {
   ProcessResult r = Emu("apple-m1.conf", {"jit-flush"});

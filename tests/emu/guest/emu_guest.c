@@ -8,9 +8,18 @@
  *   emu_guest segv          dies of SIGSEGV
  *   emu_guest jit           writes code and runs it without any flush
  *   emu_guest jit-flush     the same with __builtin___clear_cache
+ *   emu_guest affinity-race CREATORS CHILDREN
+ *                           CREATORS threads, each pinned to its own CPU,
+ *                           start CHILDREN threads each at the same time;
+ *                           every child compares its affinity with its
+ *                           creator's; prints "children: N wrong: M"
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +74,71 @@ static int jit(int flush)
   return fn();
 }
 
+/* Thread creation under load from several creators at once: a new thread
+ * inherits its creator's affinity (sched_fork), whoever else is creating
+ * threads at the same moment. */
+struct creator {
+  int cpu;
+  int children;
+  pthread_barrier_t *start;
+  int wrong;
+};
+
+static void *child_checks_affinity(void *arg)
+{
+  const struct creator *c = arg;
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  bool right = sched_getaffinity(0, sizeof mine, &mine) == 0 && CPU_COUNT(&mine) == 1 &&
+               CPU_ISSET(c->cpu, &mine);
+  return (void *)(uintptr_t)!right;
+}
+
+static void *creator(void *arg)
+{
+  struct creator *c = arg;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(c->cpu, &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0) {
+    c->wrong = c->children;
+    return NULL;
+  }
+  pthread_barrier_wait(c->start);
+  for (int i = 0; i < c->children; i++) {
+    pthread_t t;
+    void *wrong = NULL;
+    if (pthread_create(&t, NULL, child_checks_affinity, c) != 0 || pthread_join(t, &wrong) != 0) {
+      c->wrong++;
+      continue;
+    }
+    c->wrong += wrong != NULL;
+  }
+  return NULL;
+}
+
+static int affinity_race(int creators, int children)
+{
+  if (creators < 1 || creators > 64)
+    return 64;
+  pthread_barrier_t start;
+  pthread_barrier_init(&start, NULL, (unsigned)creators);
+  struct creator c[64];
+  pthread_t t[64];
+  for (int i = 0; i < creators; i++) {
+    c[i] = (struct creator){.cpu = i, .children = children, .start = &start};
+    if (pthread_create(&t[i], NULL, creator, &c[i]) != 0)
+      return 65;
+  }
+  int wrong = 0;
+  for (int i = 0; i < creators; i++) {
+    pthread_join(t[i], NULL);
+    wrong += c[i].wrong;
+  }
+  printf("children: %d wrong: %d\n", creators * children, wrong);
+  return wrong ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 2 && strcmp(argv[1], "cat") == 0) {
@@ -80,6 +154,9 @@ int main(int argc, char **argv)
     return jit(0);
   if (argc == 2 && strcmp(argv[1], "jit-flush") == 0)
     return jit(1);
-  fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush\n");
+  if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)
+    return affinity_race(atoi(argv[2]), atoi(argv[3]));
+  fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush |\n"
+                  "       affinity-race CREATORS CHILDREN\n");
   return 64;
 }
