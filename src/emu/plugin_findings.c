@@ -1,13 +1,58 @@
 /* The findings at exit (plugin_findings.h). */
+#define _GNU_SOURCE /* lstat under -std=c11 */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <qemu-plugin.h>
 
 #include "plugin_findings.h"
 #include "symbols.h"
 
+/* Writes into the file PATH names (a symlink's target, a device such as
+ * /dev/null) without replacing it. */
+static bool write_in_place(const char *path, const GString *text, const char **problem)
+{
+  int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) {
+    *problem = g_strerror(errno);
+    return false;
+  }
+  for (gsize done = 0; done < text->len;) {
+    ssize_t n = write(fd, text->str + done, text->len - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      *problem = g_strerror(n < 0 ? errno : EIO);
+      close(fd);
+      return false;
+    }
+    done += (gsize)n;
+  }
+  if (close(fd) != 0) {
+    *problem = g_strerror(errno);
+    return false;
+  }
+  return true;
+}
+
 void jf_write_file(const char *path, const GString *text)
 {
+  /* A regular file (or none yet) is replaced whole, so a reader never sees
+   * half a report; anything else is the user's and is written in place, never
+   * replaced by a regular file (--report /dev/null as root must not turn the
+   * system's node into a file). */
+  struct stat st;
+  const char *problem = NULL;
+  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (!write_in_place(path, text, &problem)) {
+      fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path, problem);
+    }
+    return;
+  }
   GError *err = NULL;
   if (!g_file_set_contents(path, text->str, (gssize)text->len, &err)) {
     fprintf(stderr, "jitflush plugin: cannot write %s: %s\n", path, err->message);

@@ -19,7 +19,7 @@
  * Exit status: 86 when the plugin saw a stale instruction fetch, otherwise
  * the program's own (128+N when signal N killed it). The runner's own
  * failures use 2 (usage or config), 3 (QEMU missing or without -plugin),
- * 4 (--report not writable, checked before the run), 5 (plugin missing,
+ * 4 (--report or --sarif not writable, checked before the run), 5 (plugin missing,
  * or it wrote no summary), 6 (the program cannot run on the rig: not an
  * AArch64 ELF, not executable, or its loader is not in the sysroot) and 7
  * (QEMU ended before the guest's first instruction: the plugin counted
@@ -110,7 +110,7 @@ static const char help_text[] =
     "  N    otherwise the program's own status (128+S if signal S killed it)\n"
     "  2    usage or config error\n"
     "  3    QEMU not found, not executable, or built without plugin support\n"
-    "  4    the --report file cannot be written\n"
+    "  4    the --report or --sarif file cannot be written (checked before the run)\n"
     "  5    the plugin is missing or wrote no summary (internal failure)\n"
     "  6    PROGRAM cannot run on the rig: not an AArch64 ELF program, not\n"
     "       executable, or its loader is not in the sysroot (found before\n"
@@ -274,26 +274,29 @@ static char *absolute(const char *path)
   return abs;
 }
 
-/* Checks, before the run, that the plugin will be able to write the
- * report: creates it if absent (and removes it again, so a failed run
- * leaves nothing that looks like a report). */
-static bool report_writable(const char *path, int *err)
+/* Checks, before the run, that the plugin will be able to write an output
+ * file (--report, --sarif) at PATH; NULL, or why not (static text, or
+ * strerror's). A missing file is created and removed again, so a failed run
+ * leaves nothing that looks like a report. The plugin writes a regular file
+ * by replacing it, and anything else in place (a symlink's target, a device
+ * such as /dev/null), never replacing it; a FIFO or a socket is refused here,
+ * because the plugin writes at exit and nothing would read the FIFO then. */
+static const char *output_problem(const char *path)
 {
   struct stat st;
   bool existed = stat(path, &st) == 0;
-  if (existed && S_ISDIR(st.st_mode)) {
-    *err = EISDIR;
-    return false;
-  }
-  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    *err = errno;
-    return false;
-  }
+  if (existed && S_ISDIR(st.st_mode))
+    return g_strerror(EISDIR);
+  if (existed && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+    return S_ISFIFO(st.st_mode) ? "it is a FIFO (give a file, a device or a symlink to one)"
+                                : "it is a socket (give a file, a device or a symlink to one)";
+  int fd = open(path, O_WRONLY | O_CLOEXEC | (existed ? 0 : O_CREAT | O_EXCL), 0644);
+  if (fd < 0)
+    return g_strerror(errno);
   close(fd);
   if (!existed)
     unlink(path);
-  return true;
+  return NULL;
 }
 
 /* statfs(2)'s f_type of a tmpfs (linux/magic.h, not included for one
@@ -761,12 +764,14 @@ int main(int argc, char **argv)
   }
 
   char *sysroot = NULL, *qemu = NULL, *plugin = NULL, *tmp = NULL;
-  int report_err = 0;
+  const char *report_problem = o.report ? output_problem(o.report) : NULL;
+  const char *sarif_problem = o.sarif ? output_problem(o.sarif) : NULL;
   if ((status = find_sysroot(&o, &sysroot)) != 0 || (status = check_program(&o, sysroot)) != 0) {
     /* printed */
-  } else if (o.report && !report_writable(o.report, &report_err)) {
-    status =
-        fail(EMU_EXIT_REPORT, "cannot write the report %s: %s", o.report, g_strerror(report_err));
+  } else if (report_problem) {
+    status = fail(EMU_EXIT_REPORT, "cannot write the report %s: %s", o.report, report_problem);
+  } else if (sarif_problem) {
+    status = fail(EMU_EXIT_REPORT, "cannot write the SARIF log %s: %s", o.sarif, sarif_problem);
   } else if ((qemu = find_qemu(&o, &status)) && (plugin = find_plugin(&status))) {
     tmp = make_scratch(&err);
     if (!tmp) {

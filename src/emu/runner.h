@@ -18,7 +18,7 @@
 enum {
   EMU_EXIT_USAGE = 2,       /* bad command line or config */
   EMU_EXIT_QEMU = 3,        /* QEMU not found, not executable, no -plugin */
-  EMU_EXIT_REPORT = 4,      /* --report path cannot be written */
+  EMU_EXIT_REPORT = 4,      /* --report or --sarif path cannot be written */
   EMU_EXIT_INTERNAL = 5,    /* plugin missing, or it wrote no summary */
   EMU_EXIT_PROGRAM = 6,     /* the program cannot run on the rig (not an
                                AArch64 ELF, not executable, its loader is

@@ -599,7 +599,7 @@ TEST_F(RunnerTest, HelpListsTheExitStatuses)
   ProcessResult r = Run({"--help"});
   EXPECT_EQ(r.status, 0);
   for (const char *line : {"  86   at least one stale", "  2    usage or config error",
-                           "  3    QEMU not found", "  4    the --report file",
+                           "  3    QEMU not found", "  4    the --report or --sarif file",
                            "  5    the plugin is missing", "  6    PROGRAM cannot run on the rig",
                            "  7    QEMU ended before the program's first instruction"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line;
@@ -700,6 +700,32 @@ TEST_F(RunnerTest, UnwritableReportExit4BeforeRunning)
   r = Run({"--config", kExynos, "--report", work_.path(), "--", prog_});
   EXPECT_EQ(r.status, 4);
   EXPECT_NE(r.LastErrLine().find("Is a directory"), std::string::npos) << r.err;
+}
+
+// Issue 23: an unwritable --sarif path was found only after the run, with
+// exit 0; it is checked with --report's status before QEMU starts.
+TEST_F(RunnerTest, UnwritableSarifExit4BeforeRunning)
+{
+  ProcessResult r = Run({"--config", kExynos, "--sarif", "/nonexistent/dir/f.sarif", "--", prog_});
+  EXPECT_EQ(r.status, 4);
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: cannot write the SARIF log /nonexistent/dir/f.sarif: No such file or "
+            "directory");
+  EXPECT_TRUE(QemuArgs().empty());
+}
+
+// A FIFO would be written only at exit, when nothing reads it: refused
+// before the run rather than left to block the plugin.
+TEST_F(RunnerTest, AFifoAsReportOrSarifIsRefusedBeforeRunning)
+{
+  const std::string fifo = work_ / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  for (const char *option : {"--report", "--sarif"}) {
+    ProcessResult r = Run({"--config", kExynos, option, fifo, "--", prog_});
+    EXPECT_EQ(r.status, 4) << option;
+    EXPECT_NE(r.LastErrLine().find(fifo + ": it is a FIFO"), std::string::npos) << r.err;
+    EXPECT_TRUE(QemuArgs().empty()) << option;
+  }
 }
 
 TEST_F(RunnerTest, ReportCheckLeavesNoFileBehind)

@@ -3,6 +3,8 @@
 // guest reads is what a library probing the emulated SoC would read.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +109,32 @@ TEST(RunnerEndToEnd, NewThreadsTakeTheirCreatorsAffinityUnderConcurrentCreation)
   ProcessResult r = Emu("exynos8890.conf", {"affinity-race", "6", "100"});
   EXPECT_EQ(r.out, "children: 600 wrong: 0\n") << r.err;
   EXPECT_EQ(r.status, 0) << r.err;
+}
+
+// Issue 23: --report and --sarif replaced a symlink (or, as root, a device
+// node such as /dev/null) with a regular file. What the path names is
+// written in place.
+TEST(RunnerEndToEnd, ReportAndSarifThroughASymlinkKeepTheLink)
+{
+  TempDir dir;
+  const std::string report_target = dir / "real-report.json";
+  const std::string sarif_target = dir / "real.sarif";
+  ASSERT_EQ(symlink(report_target.c_str(), (dir / "r.json").c_str()), 0);
+  ASSERT_EQ(symlink(sarif_target.c_str(), (dir / "f.sarif").c_str()), 0);
+  {
+    std::ofstream(report_target) << "old";
+    std::ofstream(sarif_target) << "old";
+  }
+  ProcessResult r =
+      Emu("exynos8890.conf", {"jit"}, {"--report", dir / "r.json", "--sarif", dir / "f.sarif"});
+  EXPECT_EQ(r.status, 86) << r.err;
+  struct stat st;
+  ASSERT_EQ(lstat((dir / "r.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the report's symlink was replaced";
+  ASSERT_EQ(lstat((dir / "f.sarif").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the SARIF symlink was replaced";
+  EXPECT_NE(ReadFileOrEmpty(report_target).find("\"stale_fetches\""), std::string::npos);
+  EXPECT_NE(ReadFileOrEmpty(sarif_target).find("\"version\": \"2.1.0\""), std::string::npos);
 }
 
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)
