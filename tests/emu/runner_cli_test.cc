@@ -16,6 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "run_process.h"
@@ -689,29 +690,21 @@ TEST_F(RunnerTest, QemuWithoutPluginSupportExit3)
   EXPECT_TRUE(QemuArgs().empty());
 }
 
-TEST_F(RunnerTest, UnwritableReportExit4BeforeRunning)
+// Both output files are checked before QEMU starts (issue 23: an
+// unwritable --sarif path was found only after the run, with status 0).
+TEST_F(RunnerTest, UnwritableReportOrSarifExit4BeforeRunning)
 {
-  ProcessResult r = Run({"--config", kExynos, "--report", "/nonexistent/dir/r.json", "--", prog_});
-  EXPECT_EQ(r.status, 4);
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: cannot write the report /nonexistent/dir/r.json: No such file or "
-            "directory");
-  EXPECT_TRUE(QemuArgs().empty());
-  r = Run({"--config", kExynos, "--report", work_.path(), "--", prog_});
-  EXPECT_EQ(r.status, 4);
-  EXPECT_NE(r.LastErrLine().find("Is a directory"), std::string::npos) << r.err;
-}
-
-// Issue 23: an unwritable --sarif path was found only after the run, with
-// exit 0; it is checked with --report's status before QEMU starts.
-TEST_F(RunnerTest, UnwritableSarifExit4BeforeRunning)
-{
-  ProcessResult r = Run({"--config", kExynos, "--sarif", "/nonexistent/dir/f.sarif", "--", prog_});
-  EXPECT_EQ(r.status, 4);
-  EXPECT_EQ(r.LastErrLine(),
-            "jitflush-emu: cannot write the SARIF log /nonexistent/dir/f.sarif: No such file or "
-            "directory");
-  EXPECT_TRUE(QemuArgs().empty());
+  for (const auto &[option, what] : {std::pair<std::string, std::string>{"--report", "the report"},
+                                     {"--sarif", "the SARIF log"}}) {
+    ProcessResult r = Run({"--config", kExynos, option, "/nonexistent/dir/out", "--", prog_});
+    EXPECT_EQ(r.status, 4) << option;
+    EXPECT_EQ(r.LastErrLine(), "jitflush-emu: cannot write " + what +
+                                   " /nonexistent/dir/out: No such file or directory");
+    EXPECT_TRUE(QemuArgs().empty()) << option;
+    r = Run({"--config", kExynos, option, work_.path(), "--", prog_});
+    EXPECT_EQ(r.status, 4) << option;
+    EXPECT_NE(r.LastErrLine().find("Is a directory"), std::string::npos) << r.err;
+  }
 }
 
 // A FIFO would be written only at exit, when nothing reads it: refused
