@@ -7,12 +7,16 @@
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
  *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
- *           [,overlay=DIR]
+ *           [,overlay=DIR][,control=FIFO]
  *
  * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
- * events rewrite (plugin_hotplug.c). The keys are in rig_contract.h.
+ * events rewrite (plugin_hotplug.c); control=FIFO is the runner's way to ask
+ * for the reports before QEMU is ended (control_thread). The keys are in
+ * rig_contract.h.
  */
+#define _POSIX_C_SOURCE 200809L /* O_CLOEXEC under -std=c11 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +53,7 @@ static const struct {
     {JF_OPT_SUMMARY, offsetof(struct jf_options, summary_path)},
     {JF_OPT_FINDINGS, offsetof(struct jf_options, findings_path)},
     {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
+    {JF_OPT_CONTROL, offsetof(struct jf_options, control_path)},
 };
 
 static const char **option_path(struct jf_options *o, size_t i)
@@ -90,7 +95,10 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   }
   json_object_set_int_member(report, "threads", jf_sched_nthreads(r->sched));
   json_object_set_array_member(report, "cores", report_cores(r));
-  jf_findings_report(r->findings, report, r->opts.findings_path, r->opts.sarif_path);
+  g_mutex_lock(&r->lock);
+  const struct jf_guest_image image = r->image;
+  g_mutex_unlock(&r->lock);
+  jf_findings_report(r->findings, &image, report, r->opts.findings_path, r->opts.sarif_path);
   jf_region_report(r->region, report);
   return report;
 }
@@ -123,6 +131,52 @@ static void write_reports(struct jf_rig *r)
   }
 }
 
+/* Writes the reports unless they were written already. */
+static void report_once(struct jf_rig *r)
+{
+  g_mutex_lock(&r->report_lock);
+  if (!r->reported) {
+    r->reported = true;
+    write_reports(r);
+  }
+  g_mutex_unlock(&r->report_lock);
+}
+
+/*
+ * The runner's control FIFO (control=PATH). QEMU user mode dies at once of a
+ * SIGTERM, SIGHUP or SIGINT the guest does not handle, without the exit
+ * callbacks, so every finding would be lost with it. The runner instead
+ * catches the signal, writes a byte here, waits until the summary appears
+ * and then ends QEMU. The runner keeps the FIFO open for writing, so the
+ * open does not block; end of file (the runner is gone) ends the thread.
+ *
+ * The reports are written from this thread while guest threads run: the
+ * model and findings under the lock, the counters read as any other thread
+ * reads them (vcpu.h). What it cannot order against is QEMU growing its
+ * scoreboards for a new vCPU at that very moment; the window is that of one
+ * thread creation while the run is being interrupted.
+ */
+static gpointer control_thread(gpointer data)
+{
+  struct jf_rig *r = data;
+  int fd = open(r->opts.control_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fprintf(stderr, "jitflush plugin: cannot open %s: %s\n", r->opts.control_path,
+            g_strerror(errno));
+    return NULL;
+  }
+  char byte;
+  ssize_t n;
+  do {
+    n = read(fd, &byte, 1);
+  } while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n == 1) {
+    report_once(r);
+  }
+  return NULL;
+}
+
 /* ---- the rig's life ------------------------------------------------------------ */
 
 static void rig_free(struct jf_rig *r)
@@ -140,6 +194,8 @@ static void rig_free(struct jf_rig *r)
   jf_regs_free(r->regs);
   g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
   g_clear_pointer(&r->config, emu_config_free);
+  g_mutex_clear(&r->report_lock);
+  g_free(r->image.path);
   for (size_t i = 0; i < G_N_ELEMENTS(path_options); i++) {
     g_free((char *)*option_path(&r->opts, i));
   }
@@ -206,6 +262,13 @@ static bool rig_start(struct jf_rig *r, GError **error)
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
   (void)id;
+  g_mutex_lock(&rig->lock);
+  if (!rig->image.path) {
+    /* QEMU answers these only on a vCPU thread (jf_guest_image). */
+    rig->image.path = g_strdup(qemu_plugin_path_to_binary());
+    rig->image.start_code = qemu_plugin_start_code();
+  }
+  g_mutex_unlock(&rig->lock);
   jf_regs_vcpu_init(rig->regs);
   jf_sched_vcpu_init(rig, vcpu);
 }
@@ -244,7 +307,12 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
   /* A forked child inherits the plugin's state; only the process QEMU
    * started writes the report. */
   if (getpid() == rig->install_pid) {
-    write_reports(rig);
+    report_once(rig);
+  }
+  if (rig->control) {
+    /* The control thread may still wait in read() and holds the rig: the
+     * process ends right after this callback, so the rig stays. */
+    return;
   }
   rig_free(rig);
   rig = NULL;
@@ -339,6 +407,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 {
   struct jf_rig *r = g_new0(struct jf_rig, 1);
   g_mutex_init(&r->lock);
+  g_mutex_init(&r->report_lock);
   char *err = parse_options(&r->opts, argc, argv);
   if (err) {
     fprintf(stderr, "jitflush plugin: option parsing failed: %s\n", err);
@@ -362,6 +431,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   r->install_pid = getpid();
   rig = r;
   jf_instrument_attach(r);
+  if (r->opts.control_path) {
+    r->control = g_thread_new("jitflush-control", control_thread, r);
+  }
 
   qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
   qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);

@@ -6,8 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <qemu-plugin.h>
-
 #include "plugin_findings.h"
 #include "symbols.h"
 
@@ -63,14 +61,13 @@ void jf_write_file(const char *path, const GString *text)
 /* The guest's mappings, in guest addresses: QEMU's own address space holds
  * them at guest_base above (linux-user maps guest memory 1:1 plus a base),
  * which the executable's text mapping reveals. */
-static struct emu_symbols *guest_symbols(void)
+static struct emu_symbols *guest_symbols(const struct jf_guest_image *image)
 {
   char *host = NULL;
-  if (!g_file_get_contents("/proc/self/maps", &host, NULL, NULL)) {
+  if (!image->path || !g_file_get_contents("/proc/self/maps", &host, NULL, NULL)) {
     return emu_symbols_new("");
   }
-  uint64_t base =
-      emu_symbols_guest_base(host, qemu_plugin_path_to_binary(), qemu_plugin_start_code());
+  uint64_t base = emu_symbols_guest_base(host, image->path, image->start_code);
   char *guest = emu_symbols_guest_maps(host, base);
   struct emu_symbols *s = emu_symbols_new(guest);
   g_free(guest);
@@ -81,6 +78,7 @@ static struct emu_symbols *guest_symbols(void)
 /* Reads the mappings only when a PC needs a name: when QEMU gave up before
  * the guest ran, it has no executable to ask about. */
 struct lazy_symbols {
+  const struct jf_guest_image *image;
   struct emu_symbols *symbols;
 };
 
@@ -88,15 +86,15 @@ static void lookup_lazily(uint64_t pc, char **symbol, char **location, void *ctx
 {
   struct lazy_symbols *lazy = ctx;
   if (!lazy->symbols) {
-    lazy->symbols = guest_symbols();
+    lazy->symbols = guest_symbols(lazy->image);
   }
   emu_symbols_lookup(pc, symbol, location, lazy->symbols);
 }
 
-void jf_findings_report(struct emu_findings *f, JsonObject *report, const char *text_path,
-                        const char *sarif_path)
+void jf_findings_report(struct emu_findings *f, const struct jf_guest_image *image,
+                        JsonObject *report, const char *text_path, const char *sarif_path)
 {
-  struct lazy_symbols lazy = {NULL};
+  struct lazy_symbols lazy = {image, NULL};
   emu_findings_resolve(f, lookup_lazily, &lazy);
   emu_symbols_free(lazy.symbols);
   if (report) {

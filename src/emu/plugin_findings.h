@@ -12,13 +12,14 @@
 #include <json-glib/json-glib.h>
 
 #include "findings.h"
+#include "rig.h"
 
 /* At exit, without the lock: names the guest's code once, adds the
  * report's "stale", "findings" and "ctr_read_sites" members to REPORT
  * (when not NULL), writes the sanitizer-style text to TEXT_PATH and SARIF
  * to SARIF_PATH when set. */
-void jf_findings_report(struct emu_findings *f, JsonObject *report, const char *text_path,
-                        const char *sarif_path);
+void jf_findings_report(struct emu_findings *f, const struct jf_guest_image *image,
+                        JsonObject *report, const char *text_path, const char *sarif_path);
 
 /* Writes TEXT to PATH, or says on stderr why it could not. */
 void jf_write_file(const char *path, const GString *text);

@@ -50,6 +50,16 @@ struct jf_options {
   const char *overlay_path;  /* the generated ROOT/sys/devices/system/cpu
                                 that hotplug events rewrite; NULL for a
                                 --sysfs-root tree, which is never changed */
+  const char *control_path;  /* a FIFO: a byte written there by the runner
+                                asks for the reports now (plugin.c) */
+};
+
+/* The guest's executable as QEMU loaded it: asked of QEMU on a vCPU thread
+ * (at the first vCPU's start), because the reports may be written on
+ * another (plugin.c, control_thread). PATH is NULL until the guest ran. */
+struct jf_guest_image {
+  char *path;
+  uint64_t start_code;
 };
 
 struct jf_sched;
@@ -78,6 +88,12 @@ struct jf_rig {
   struct jf_keep *keep;
   struct jf_decoder *decoder;
   pid_t install_pid; /* the process QEMU started: it writes the report */
+  /* The reports are written once: at exit, or earlier when the runner asks
+   * through the control FIFO (it was interrupted). */
+  GMutex report_lock;
+  bool reported;
+  GThread *control;
+  struct jf_guest_image image;
 };
 
 /* The run's seed and policy: the option when given, else the config's. */

@@ -17,7 +17,8 @@
  * fetches grouped by root cause, docs/FINDINGS.md).
  *
  * Exit status: 86 when the plugin saw a stale instruction fetch, otherwise
- * the program's own (128+N when signal N killed it). The runner's own
+ * the program's own (128+N when signal N killed it, or interrupted the
+ * runner: the findings so far are reported first). The runner's own
  * failures use 2 (usage or config), 3 (QEMU missing or without -plugin),
  * 4 (--report or --sarif not writable, checked before the run), 5 (plugin missing,
  * or it wrote no summary), 6 (the program cannot run on the rig: not an
@@ -116,7 +117,9 @@ static const char help_text[] =
     "       executable, or its loader is not in the sysroot (found before\n"
     "       QEMU starts)\n"
     "  7    QEMU ended before the program's first instruction (the line\n"
-    "       repeats QEMU's message and status)\n";
+    "       repeats QEMU's message and status)\n"
+    "  128+S the runner was interrupted by signal S (INT, TERM, HUP): the\n"
+    "       findings gathered so far are reported first\n";
 
 struct options {
   const char *config;
@@ -312,19 +315,63 @@ static const char *output_problem(const char *path)
  * (ext4 journals every inode) costs a measurable part of a short guest's
  * run (docs/BENCHMARKS.md, "The rig's own speed").
  */
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  (void)st;
+  (void)type;
+  (void)ftw;
+  remove(path);
+  return 0;
+}
+
+/* FTW_PHYS: the overlay links to the sysroot and to --sysfs-root trees;
+ * those links are removed, never followed. */
+static void remove_tree(const char *dir)
+{
+  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Removes the scratch folders in DIR of runs whose runner is gone (killed
+ * with SIGKILL, say): they are named jitflush-emu-PID-XXXXXX, and a PID that
+ * no longer exists cannot come back for its folder. */
+static void reclaim_scratch(const char *dir)
+{
+  GDir *d = g_dir_open(dir, 0, NULL);
+  if (!d)
+    return;
+  const char *name;
+  while ((name = g_dir_read_name(d))) {
+    unsigned long pid = 0;
+    char rest[16];
+    if (sscanf(name, "jitflush-emu-%lu-%15s", &pid, rest) != 2 || pid == 0 ||
+        pid == (unsigned long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+      continue;
+    char *path = g_build_filename(dir, name, NULL);
+    remove_tree(path);
+    g_free(path);
+  }
+  g_dir_close(d);
+}
+
 static char *make_scratch(GError **err)
 {
   const char *set = getenv("TMPDIR");
+  char *template = g_strdup_printf("jitflush-emu-%ld-XXXXXX", (long)getpid());
   struct statfs fs;
+  char *path = NULL;
   if ((!set || !*set) && statfs(SCRATCH_SHM, &fs) == 0 && fs.f_type == SCRATCH_TMPFS_MAGIC &&
       access(SCRATCH_SHM, W_OK | X_OK) == 0) {
-    char *path = g_build_filename(SCRATCH_SHM, "jitflush-emu-XXXXXX", NULL);
-    if (g_mkdtemp(path)) {
-      return path;
-    }
-    g_free(path); /* full or refused: fall back to /tmp */
+    reclaim_scratch(SCRATCH_SHM);
+    path = g_build_filename(SCRATCH_SHM, template, NULL);
+    if (!g_mkdtemp(path))
+      g_clear_pointer(&path, g_free); /* full or refused: fall back to /tmp */
   }
-  return g_dir_make_tmp("jitflush-emu-XXXXXX", err);
+  if (!path) {
+    reclaim_scratch(g_get_tmp_dir());
+    path = g_dir_make_tmp(template, err);
+  }
+  g_free(template);
+  return path;
 }
 
 /* QEMU built without plugins does not list -plugin in its help. */
@@ -405,26 +452,25 @@ static char *find_plugin(int *status)
   return absolute(want);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-  (void)st;
-  (void)type;
-  (void)ftw;
-  remove(path);
-  return 0;
-}
-
-/* FTW_PHYS: the overlay links to the sysroot and to --sysfs-root trees;
- * those links are removed, never followed. */
-static void remove_tree(const char *dir)
-{
-  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
+/* The signal state of one run (main thread and handler only). */
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t interrupted; /* the first SIGINT/TERM/HUP */
+static volatile sig_atomic_t control_fd = -1;
 
-static void forward_signal(int sig)
+/*
+ * SIGINT, SIGTERM or SIGHUP to the runner: QEMU would die of it at once
+ * without its exit callbacks, losing every finding. So the first one asks
+ * the plugin, through the control FIFO, to write its reports now; the wait
+ * loop ends QEMU with the same signal once the summary is there
+ * (emu_wait_qemu). A second one is passed on at once.
+ */
+static void interrupt_run(int sig)
 {
+  if (!interrupted) {
+    interrupted = sig;
+    if (control_fd >= 0 && write(control_fd, "r", 1) == 1)
+      return;
+  }
   if (child_pid > 0)
     kill((pid_t)child_pid, sig);
 }
@@ -527,7 +573,7 @@ static char *last_lines(const GString *tail, guint max)
 /* The plugin option: PLUGIN,config=...,seed=...[,report=...][,check=...],summary=... */
 static GString *plugin_option(const struct options *o, const struct emu_config *cfg,
                               const char *plugin, const char *root, const char *summary,
-                              const char *findings)
+                              const char *findings, const char *control)
 {
   GString *opt = g_string_new(NULL);
   for (const char *p = plugin; *p; p++) {
@@ -562,26 +608,32 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     append_plugin_arg(opt, JF_OPT_OVERLAY, overlay_cpu);
     g_free(overlay_cpu);
   }
+  append_plugin_arg(opt, JF_OPT_CONTROL, control);
   append_plugin_arg(opt, JF_OPT_FINDINGS, findings);
   append_plugin_arg(opt, JF_OPT_SUMMARY, summary);
   g_free(config_abs);
   return opt;
 }
 
-/* Runs ARGV with the overlay sealed in, passing signals as system(3)
- * does, and returns QEMU's wait status; its stderr's tail goes to TAIL.
- * Returns -1 after printing the problem when QEMU could not start. */
-static int spawn_and_wait(char *const argv[], const char *seal, GString *tail)
+/* Runs ARGV with the overlay sealed in and returns QEMU's wait status; its
+ * stderr's tail goes to TAIL. CONTROL is the FIFO the plugin reads
+ * (control=), SUMMARY the file it writes. Returns -1 after printing the
+ * problem when QEMU could not start. */
+static int spawn_and_wait(char *const argv[], const char *seal, const char *control,
+                          const char *summary, GString *tail)
 {
-  /* Like system(3): ^C reaches QEMU through the terminal's process group;
-   * the runner waits for it and still reports. A TERM or HUP sent to the
-   * runner alone is passed on. */
-  struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward_signal};
+  /* Held open for writing, so that the plugin's open does not wait and a
+   * signal handler can write without blocking; not inherited by QEMU. */
+  if (mkfifo(control, 0600) == 0)
+    control_fd = open(control, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  /* ^C from a terminal reaches QEMU too, through the process group: QEMU
+   * then dies at once, and the run ends as interrupted (outcome). */
+  struct sigaction ign = {.sa_handler = SIG_IGN}, stop = {.sa_handler = interrupt_run};
   struct sigaction old_int, old_quit, old_term, old_hup;
-  sigaction(SIGINT, &ign, &old_int);
+  sigaction(SIGINT, &stop, &old_int);
   sigaction(SIGQUIT, &ign, &old_quit);
-  sigaction(SIGTERM, &fwd, &old_term);
-  sigaction(SIGHUP, &fwd, &old_hup);
+  sigaction(SIGTERM, &stop, &old_term);
+  sigaction(SIGHUP, &stop, &old_hup);
 
   int stderr_fd = -1;
   int wstatus = -1;
@@ -590,20 +642,27 @@ static int spawn_and_wait(char *const argv[], const char *seal, GString *tail)
     fail(EMU_EXIT_QEMU, "cannot run %s: %s", argv[0], g_strerror(errno));
   } else {
     child_pid = pid;
-    wstatus = emu_wait_qemu(pid, stderr_fd, tail);
+    const struct emu_interrupt intr = {&interrupted, summary};
+    wstatus = emu_wait_qemu(pid, stderr_fd, tail, &intr);
     child_pid = 0;
   }
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGQUIT, &old_quit, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   sigaction(SIGHUP, &old_hup, NULL);
+  if (control_fd >= 0) {
+    close(control_fd);
+    control_fd = -1;
+  }
   return wstatus;
 }
 
 /* After QEMU ended: the summary line and the program's status, or why
- * there is neither. */
+ * there is neither. An interrupted run (SIGINT, SIGTERM, SIGHUP to the
+ * runner) ends with 128+N, after the findings gathered so far. */
 static int outcome(const char *summary, int wstatus, const GString *tail)
 {
+  const int stopped_by = interrupted;
   char *text = NULL;
   struct jf_summary sum;
   GError *problem = NULL;
@@ -615,6 +674,13 @@ static int outcome(const char *summary, int wstatus, const GString *tail)
   g_free(text);
   char how[48];
   describe_end(wstatus, how, sizeof how);
+  if (!have && stopped_by) {
+    int status = fail(128 + stopped_by,
+                      "interrupted by %s: QEMU %s before the plugin wrote its findings (%s)",
+                      strsignal(stopped_by), how, problem->message);
+    g_error_free(problem);
+    return status;
+  }
   if (!have) {
     /* Mostly a plugin QEMU could not load or install (then QEMU's last
      * line says why); but the guest may have run, so the line is quoted
@@ -648,6 +714,12 @@ static int outcome(const char *summary, int wstatus, const GString *tail)
   jf_summary_format(line, &sum, JF_SHOWN_STDERR);
   fprintf(stderr, "%s\n", line->str);
   g_string_free(line, TRUE);
+  if (stopped_by) {
+    fprintf(stderr,
+            "jitflush-emu: interrupted by %s: the findings above are those gathered so far\n",
+            strsignal(stopped_by));
+    return 128 + stopped_by;
+  }
   return sum.counter[JF_COUNTER_stale_fetches] > 0 ? EMU_EXIT_STALE : exit_status_of(wstatus);
 }
 
@@ -663,7 +735,8 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   }
   char *summary = g_build_filename(tmp, "summary", NULL);
   char *findings = g_build_filename(tmp, "findings", NULL);
-  GString *plugin_opt = plugin_option(o, cfg, plugin, root, summary, findings);
+  char *control = g_build_filename(tmp, "control", NULL);
+  GString *plugin_opt = plugin_option(o, cfg, plugin, root, summary, findings, control);
 
   GPtrArray *argv = g_ptr_array_new();
   g_ptr_array_add(argv, (char *)qemu);
@@ -680,7 +753,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   g_ptr_array_add(argv, NULL);
 
   GString *tail = g_string_new(NULL);
-  int wstatus = spawn_and_wait((char *const *)argv->pdata, seal, tail);
+  int wstatus = spawn_and_wait((char *const *)argv->pdata, seal, control, summary, tail);
   status = wstatus == -1 ? EMU_EXIT_QEMU : outcome(summary, wstatus, tail);
 
   g_string_free(tail, TRUE);
@@ -688,6 +761,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   g_string_free(plugin_opt, TRUE);
   g_free(summary);
   g_free(findings);
+  g_free(control);
   g_free(seal);
   g_free(root);
   return status;

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -110,6 +111,7 @@ pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd
     errno = e;
     return -1;
   }
+  pid_t runner = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
@@ -122,8 +124,15 @@ pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd
   }
   if (pid == 0) {
     close(pipefd[0]);
+    /* QEMU dies with the runner, even of a SIGKILL that leaves the runner
+     * no chance to end it; the check after it covers a runner that died
+     * before the prctl. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != runner)
+      _exit(127);
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     /* A guest that dies of a signal makes QEMU write qemu_<prog>_*.core
      * into the working folder; the rig's SIGILL runs must not litter. */
     struct rlimit no_core = {0, 0};
@@ -194,7 +203,12 @@ static enum relay_result relay(int fd, GString *tail)
   return RELAY_MORE;
 }
 
-int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail)
+/* How long an interrupted run waits for the plugin's reports before it
+ * ends QEMU anyway. */
+#define INTERRUPT_GRACE_MS 10000
+#define INTERRUPT_POLL_MS 20
+
+int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_interrupt *intr)
 {
   /* A pidfd wakes poll() when the child exits; without one (Linux < 5.3,
    * or a seccomp filter) waitpid is polled every 50 ms. Waiting for end of
@@ -206,6 +220,8 @@ int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail)
   /* EPIPE is the relay's to handle, not a reason for the runner to die. */
   void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
   int wstatus = 0;
+  bool ended = false; /* an interruption's signal was sent */
+  int waited_ms = 0;
   for (;;) {
     pid_t done;
     do {
@@ -213,8 +229,17 @@ int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail)
     } while (done < 0 && errno == EINTR);
     if (done != 0)
       break;
+    int sig = intr ? *intr->signal : 0;
+    if (sig && !ended) {
+      if (access(intr->summary, F_OK) == 0 || waited_ms >= INTERRUPT_GRACE_MS) {
+        kill(pid, sig);
+        ended = true;
+      }
+      waited_ms += INTERRUPT_POLL_MS;
+    }
     struct pollfd fds[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
-    int ready = poll(fds, 2, pidfd >= 0 ? -1 : 50);
+    int timeout = sig && !ended ? INTERRUPT_POLL_MS : pidfd >= 0 ? -1 : 50;
+    int ready = poll(fds, 2, timeout);
     if (ready < 0 && errno != EINTR) {
       /* Only with bad fds; rather than spin, just wait for the child. */
       while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {

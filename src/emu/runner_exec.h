@@ -2,6 +2,7 @@
 #ifndef JITFLUSH_EMU_RUNNER_EXEC_H
 #define JITFLUSH_EMU_RUNNER_EXEC_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <glib.h>
@@ -16,11 +17,21 @@
  */
 pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd);
 
+/* An interruption of the run: *SIGNAL becomes the signal the runner caught;
+ * the plugin was asked to write SUMMARY and its other reports. */
+struct emu_interrupt {
+  const volatile sig_atomic_t *signal;
+  const char *summary;
+};
+
 /*
  * Copies everything the child writes to STDERR_FD to the runner's own
  * stderr as it comes, keeping the last few KiB in TAIL, until the child
- * PID exits; then closes STDERR_FD and returns its wait status.
+ * PID exits; then closes STDERR_FD and returns its wait status. Once
+ * *INTR->signal is set, the child is sent that signal as soon as
+ * INTR->summary exists, or after INTERRUPT_GRACE_MS if the plugin never
+ * writes it.
  */
-int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail);
+int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_interrupt *intr);
 
 #endif /* JITFLUSH_EMU_RUNNER_EXEC_H */

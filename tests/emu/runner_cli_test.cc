@@ -205,8 +205,8 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   EXPECT_EQ(a[4], "-plugin");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,overlay=" + a[3] +
-                      "/sys/devices/system/cpu,findings=" + tmp + "/findings,summary=" + tmp +
-                      "/summary");
+                      "/sys/devices/system/cpu,control=" + tmp + "/control,findings=" + tmp +
+                      "/findings,summary=" + tmp + "/summary");
   EXPECT_EQ(a[6], prog_);
   EXPECT_EQ(a[7], "x y");
   EXPECT_EQ(a[8], "--not-an-option");
@@ -532,7 +532,8 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
   ASSERT_EQ(a.size(), 7u) << ReadFileOrEmpty(fake_ / "args");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
-                      "/r.json,findings=" + tmp + "/findings,summary=" + tmp + "/summary");
+                      "/r.json,control=" + tmp + "/control,findings=" + tmp +
+                      "/findings,summary=" + tmp + "/summary");
   EXPECT_EQ(a[6], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
@@ -602,7 +603,8 @@ TEST_F(RunnerTest, HelpListsTheExitStatuses)
   for (const char *line : {"  86   at least one stale", "  2    usage or config error",
                            "  3    QEMU not found", "  4    the --report or --sarif file",
                            "  5    the plugin is missing", "  6    PROGRAM cannot run on the rig",
-                           "  7    QEMU ended before the program's first instruction"})
+                           "  7    QEMU ended before the program's first instruction",
+                           "  128+S the runner was interrupted by signal S"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line;
 }
 

@@ -3,6 +3,20 @@
 // guest reads is what a library probing the emulated SoC would read.
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
+#include <cstring>
+
+#include <filesystem>
+
+#include <chrono>
+
+#include <sys/wait.h>
+
+#include <signal.h>
+
+#include <fcntl.h>
+
 #include <fstream>
 
 #include <sys/stat.h>
@@ -32,6 +46,66 @@ ProcessResult Emu(const std::string &config, std::vector<std::string> guest_args
   argv.push_back(kGuest);
   argv.insert(argv.end(), guest_args.begin(), guest_args.end());
   return RunProcess(argv);
+}
+
+// The runner started in the background on the jit-forever guest, for the
+// signal tests: its stderr goes to a file, its stdout is read up to the
+// guest's "running PID" line.
+struct BackgroundRun {
+  pid_t runner = -1;
+  pid_t guest = -1; // QEMU's pid: linux-user runs the guest in its process
+  std::string err_file;
+
+  BackgroundRun(const std::string &dir, std::vector<std::string> runner_args)
+  {
+    err_file = dir + "/stderr";
+    std::vector<std::string> args = {kRunner, "--config", kConfigs + "/exynos8890.conf"};
+    args.insert(args.end(), runner_args.begin(), runner_args.end());
+    args.insert(args.end(), {"--", kGuest, "jit-forever"});
+    int out[2];
+    if (pipe(out) != 0)
+      return;
+    runner = fork();
+    if (runner == 0) {
+      int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(out[1], STDOUT_FILENO);
+      dup2(err, STDERR_FILENO);
+      close(out[0]);
+      std::vector<char *> argv;
+      for (auto &a : args)
+        argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    std::string line;
+    char c;
+    while (read(out[0], &c, 1) == 1 && c != '\n')
+      line += c;
+    close(out[0]);
+    if (line.rfind("running ", 0) == 0)
+      guest = std::stoi(line.substr(8));
+  }
+
+  int Wait()
+  {
+    int wstatus = 0;
+    while (waitpid(runner, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  }
+};
+
+bool Gone(pid_t pid, std::chrono::seconds within)
+{
+  const auto end = std::chrono::steady_clock::now() + within;
+  while (std::chrono::steady_clock::now() < end) {
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+      return true;
+    usleep(20000);
+  }
+  return false;
 }
 
 bool Has(const std::string &text, const std::string &line)
@@ -135,6 +209,58 @@ TEST(RunnerEndToEnd, ReportAndSarifThroughASymlinkKeepTheLink)
   EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the SARIF symlink was replaced";
   EXPECT_NE(ReadFileOrEmpty(report_target).find("\"stale_fetches\""), std::string::npos);
   EXPECT_NE(ReadFileOrEmpty(sarif_target).find("\"version\": \"2.1.0\""), std::string::npos);
+}
+
+// Issue 23: SIGINT, SIGTERM or SIGHUP to the runner lost every finding
+// (QEMU dies of it without its exit callbacks; status 5, "the plugin wrote
+// no usable summary"). The runner asks the plugin for its reports first,
+// then ends QEMU, and exits 128+N.
+TEST(RunnerEndToEnd, ASignalToTheRunnerKeepsTheFindingsSoFarAndExits128PlusN)
+{
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    TempDir dir;
+    BackgroundRun run(dir.path(), {"--report", dir / "r.json", "--sarif", dir / "f.sarif"});
+    ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
+    ASSERT_EQ(kill(run.runner, sig), 0);
+    EXPECT_EQ(run.Wait(), 128 + sig) << ReadFileOrEmpty(run.err_file);
+    const std::string err = ReadFileOrEmpty(run.err_file);
+    EXPECT_NE(err.find("SUMMARY: jitflush-emu: 1 finding"), std::string::npos) << err;
+    EXPECT_NE(err.find("jitflush-emu: stale_fetches="), std::string::npos) << err;
+    EXPECT_NE(err.find("jitflush-emu: interrupted by " + std::string(strsignal(sig)) +
+                       ": the findings above are those gathered so far"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"not-cleaned\""), std::string::npos);
+    EXPECT_NE(ReadFileOrEmpty(dir / "f.sarif").find("\"ruleId\""), std::string::npos);
+    EXPECT_TRUE(Gone(run.guest, std::chrono::seconds(5))) << "QEMU outlived the run";
+  }
+}
+
+// A SIGKILL of the runner left QEMU running and its scratch folder behind:
+// QEMU now dies with the runner, and the next run removes the folder.
+TEST(RunnerEndToEnd, QemuDiesWithAKilledRunnerAndItsFolderIsReclaimed)
+{
+  TempDir dir, scratch;
+  setenv("TMPDIR", scratch.path().c_str(), 1);
+  BackgroundRun run(dir.path(), {});
+  unsetenv("TMPDIR");
+  ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
+  ASSERT_EQ(kill(run.runner, SIGKILL), 0);
+  run.Wait();
+  EXPECT_TRUE(Gone(run.guest, std::chrono::seconds(5))) << "QEMU was orphaned";
+  const std::string left = "jitflush-emu-" + std::to_string(run.runner) + "-";
+  auto count_left = [&] {
+    int n = 0;
+    for (const auto &e : std::filesystem::directory_iterator(scratch.path()))
+      n += e.path().filename().string().rfind(left, 0) == 0;
+    return n;
+  };
+  EXPECT_EQ(count_left(), 1) << "the killed run's scratch folder";
+  setenv("TMPDIR", scratch.path().c_str(), 1);
+  ProcessResult again = Emu("apple-m1.conf", {"exit", "0"});
+  unsetenv("TMPDIR");
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(count_left(), 0) << "a later run did not reclaim it";
 }
 
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)

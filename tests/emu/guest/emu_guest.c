@@ -8,6 +8,8 @@
  *   emu_guest segv          dies of SIGSEGV
  *   emu_guest jit           writes code and runs it without any flush
  *   emu_guest jit-flush     the same with __builtin___clear_cache
+ *   emu_guest jit-forever   writes code without a flush, runs it, prints
+ *                           "running PID" and runs it on until killed
  *   emu_guest affinity-race CREATORS CHILDREN
  *                           CREATORS threads, each pinned to its own CPU,
  *                           start CHILDREN threads each at the same time;
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "a64_encode.h"
 
@@ -60,18 +63,40 @@ static void cat(const char *path)
   printf("%s: %s", path, buf);
 }
 
-static int jit(int flush)
+typedef int (*jit_fn)(void);
+
+/* "return 42" written into a fresh RWX page, flushed or not; NULL when no
+ * page could be mapped. */
+static jit_fn write_code(int flush)
 {
   uint32_t *code =
       mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED)
-    return 100;
+    return NULL;
   code[0] = a64_movz_x0(42);
   code[1] = A64_RET;
   if (flush)
     __builtin___clear_cache((char *)code, (char *)(code + 2));
-  int (*fn)(void) = (int (*)(void))(uintptr_t)code;
-  return fn();
+  return (jit_fn)(uintptr_t)code;
+}
+
+static int jit(int flush)
+{
+  jit_fn fn = write_code(flush);
+  return fn ? fn() : 100;
+}
+
+/* Stale code run until the process is killed (the runner's signal tests). */
+static int jit_forever(void)
+{
+  jit_fn fn = write_code(0);
+  if (!fn)
+    return 100;
+  volatile int sum = fn(); /* stale at least once before anyone is told */
+  printf("running %d\n", (int)getpid());
+  fflush(stdout);
+  for (;;)
+    sum += fn();
 }
 
 /* Thread creation under load from several creators at once: a new thread
@@ -154,9 +179,11 @@ int main(int argc, char **argv)
     return jit(0);
   if (argc == 2 && strcmp(argv[1], "jit-flush") == 0)
     return jit(1);
+  if (argc == 2 && strcmp(argv[1], "jit-forever") == 0)
+    return jit_forever();
   if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)
     return affinity_race(atoi(argv[2]), atoi(argv[3]));
-  fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush |\n"
+  fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
                   "       affinity-race CREATORS CHILDREN\n");
   return 64;
 }
