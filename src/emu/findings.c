@@ -77,7 +77,8 @@ struct emu_findings {
   struct finding *last;
   GArray *stale_kept; /* struct stale_entry */
   uint64_t stale_total;
-  GPtrArray *ctr_sites; /* struct ctr_site * */
+  uint64_t omitted_stale; /* of root causes beyond EMU_FINDINGS_KEEP */
+  GPtrArray *ctr_sites;   /* struct ctr_site * */
   GHashTable *ctr_by_key;
   GHashTable *frames; /* pc -> struct frame *, after resolve */
 };
@@ -201,6 +202,9 @@ static struct finding *finding_for(struct emu_findings *f, const struct finding_
     return f->last;
   }
   struct finding *fd = g_hash_table_lookup(f->by_key, key);
+  if (!fd && f->findings->len >= EMU_FINDINGS_KEEP) {
+    return NULL;
+  }
   if (!fd) {
     fd = g_new0(struct finding, 1);
     fd->key = *key;
@@ -232,6 +236,10 @@ void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsi
       .line = v->line,
   };
   struct finding *fd = finding_for(f, &key, cpu, v);
+  if (!fd) {
+    f->omitted_stale++;
+    return;
+  }
   fd->count++;
   if (v->stride) {
     fd->stride = v->stride;
@@ -262,6 +270,11 @@ void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, ui
 unsigned emu_findings_count(const struct emu_findings *f)
 {
   return f->findings->len;
+}
+
+uint64_t emu_findings_omitted_stale(const struct emu_findings *f)
+{
+  return f->omitted_stale;
 }
 
 uint64_t emu_findings_stale_total(const struct emu_findings *f)
@@ -440,6 +453,12 @@ GString *emu_findings_text(const struct emu_findings *f)
     g_string_append_printf(out, "    %s\n", msg);
     g_free(msg);
   }
+  if (f->omitted_stale) {
+    g_string_append_printf(out,
+                           "==jitflush-emu== %" PRIu64 " more stale fetches of root causes beyond "
+                           "the first %d, which are the only ones kept\n",
+                           f->omitted_stale, EMU_FINDINGS_KEEP);
+  }
   g_string_append_printf(out, "SUMMARY: jitflush-emu: %u finding%s, %" PRIu64 " stale fetches\n",
                          list->len, list->len == 1 ? "" : "s", f->stale_total);
   g_ptr_array_unref(list);
@@ -536,6 +555,7 @@ void emu_findings_json(const struct emu_findings *f, JsonObject *report)
   json_object_set_array_member(report, "stale", stale);
 
   json_object_set_array_member(report, "findings", each_finding(f, json_finding));
+  json_object_set_int_member(report, "findings_omitted_stale", (gint64)f->omitted_stale);
 
   JsonArray *sites = json_array_new();
   for (guint i = 0; i < f->ctr_sites->len; i++) {

@@ -26,6 +26,12 @@ extern "C" {
 
 struct emu_findings;
 
+/* Root causes kept: a guest with more distinct ones (100,000 flush callers
+ * each missing a step) would otherwise grow the rig, its stderr and its
+ * report without bound. The stale fetches of the others are counted
+ * (emu_findings_omitted_stale), never dropped silently. */
+#define EMU_FINDINGS_KEEP 1000
+
 /* CFG names the clusters' cores; it must outlive the object. */
 struct emu_findings *emu_findings_new(const struct emu_config *cfg);
 void emu_findings_free(struct emu_findings *f);
@@ -42,6 +48,8 @@ void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsi
 void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, uint64_t value);
 
 unsigned emu_findings_count(const struct emu_findings *f);
+/* Stale fetches of root causes beyond the first EMU_FINDINGS_KEEP. */
+uint64_t emu_findings_omitted_stale(const struct emu_findings *f);
 uint64_t emu_findings_stale_total(const struct emu_findings *f);
 
 /* Names PC: SYMBOL "function+0xoffset" and LOCATION "file:line", each set
@@ -52,7 +60,8 @@ typedef void (*emu_symbolize_fn)(uint64_t pc, char **symbol, char **location, vo
  * be NULL: then nothing has a name). */
 void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx);
 
-/* Sets the report's members "stale", "findings" and "ctr_read_sites". */
+/* Sets the report's members "stale", "findings", "findings_omitted_stale"
+ * and "ctr_read_sites". */
 void emu_findings_json(const struct emu_findings *f, JsonObject *report);
 /* The stderr blocks, most stale fetches first, and a SUMMARY line; empty
  * when there is no finding. */

@@ -132,6 +132,31 @@ TEST_F(Findings, WriterCoreIsTheCoreThatStoredNotTheOneThatFetched)
   }
 }
 
+// Issue 23: 100,000 distinct flush callers gave 50,000 findings, 22 MB of
+// stderr and a 33 MB report. Root causes past EMU_FINDINGS_KEEP are not
+// kept, and their stale fetches are counted where a reader sees them.
+TEST_F(Findings, RootCausesBeyondTheCapAreCountedNotKept)
+{
+  const unsigned extra = 7;
+  for (unsigned i = 0; i < EMU_FINDINGS_KEEP + extra; i++) {
+    const jf_verdict v = {
+        JF_STALE_NOT_CLEANED, 0x10000 + 4 * uint64_t{i}, JF_MODEL_NO_SITE, 0, 64, 0};
+    emu_findings_record(f, 0x900000 + 4 * uint64_t{i}, 0, 0, &v);
+    emu_findings_record(f, 0x900000 + 4 * uint64_t{i}, 0, 0, &v);
+  }
+  EXPECT_EQ(emu_findings_count(f), unsigned{EMU_FINDINGS_KEEP});
+  EXPECT_EQ(emu_findings_omitted_stale(f), 2u * extra);
+  EXPECT_EQ(emu_findings_stale_total(f), 2u * (EMU_FINDINGS_KEEP + extra)) << "all still counted";
+  emu_findings_resolve(f, nullptr, nullptr);
+  const nlohmann::json j = Json();
+  EXPECT_EQ(j["findings"].size(), size_t{EMU_FINDINGS_KEEP});
+  EXPECT_EQ(j["findings_omitted_stale"], 2 * extra);
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("==jitflush-emu== 14 more stale fetches of root causes beyond the first "
+                      "1000, which are the only ones kept\n"),
+            std::string::npos);
+}
+
 TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirst)
 {
   const uint32_t a = emu_findings_site(f, 0x1000, 0x2004);
