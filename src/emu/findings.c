@@ -78,6 +78,7 @@ struct emu_findings {
   GArray *stale_kept; /* struct stale_entry */
   uint64_t stale_total;
   uint64_t omitted_stale; /* of root causes beyond EMU_FINDINGS_KEEP */
+  char *reproduce;        /* emu_findings_set_reproduce, or NULL */
   GPtrArray *ctr_sites;   /* struct ctr_site * */
   GHashTable *ctr_by_key;
   GHashTable *frames; /* pc -> struct frame *, after resolve */
@@ -177,6 +178,7 @@ void emu_findings_free(struct emu_findings *f)
   g_clear_pointer(&f->findings, g_ptr_array_unref);
   g_clear_pointer(&f->stale_kept, g_array_unref);
   g_clear_pointer(&f->ctr_sites, g_ptr_array_unref);
+  g_free(f->reproduce);
   g_free(f);
 }
 
@@ -270,6 +272,12 @@ void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, ui
 unsigned emu_findings_count(const struct emu_findings *f)
 {
   return f->findings->len;
+}
+
+void emu_findings_set_reproduce(struct emu_findings *f, const char *command)
+{
+  g_free(f->reproduce);
+  f->reproduce = g_strdup(command);
 }
 
 uint64_t emu_findings_omitted_stale(const struct emu_findings *f)
@@ -449,6 +457,9 @@ GString *emu_findings_text(const struct emu_findings *f)
       g_string_append(out, "    flush   none reached these words\n");
     }
     text_frame(out, "writer", fd->writer_pc, frame_of(f, fd->writer_pc));
+    if (f->reproduce) {
+      g_string_append_printf(out, "    rerun   %s\n", f->reproduce);
+    }
     char *msg = message(f, fd);
     g_string_append_printf(out, "    %s\n", msg);
     g_free(msg);
@@ -680,6 +691,15 @@ GString *emu_findings_sarif(const struct emu_findings *f)
   json_object_set_object_member(tool, "driver", driver);
   JsonObject *run = json_object_new();
   json_object_set_object_member(run, "tool", tool);
+  if (f->reproduce) {
+    /* SARIF 2.1.0 section 3.20.2, invocation.commandLine. */
+    JsonObject *invocation = json_object_new();
+    json_object_set_string_member(invocation, "commandLine", f->reproduce);
+    json_object_set_boolean_member(invocation, "executionSuccessful", true);
+    JsonArray *invocations = json_array_new();
+    json_array_add_object_element(invocations, invocation);
+    json_object_set_array_member(run, "invocations", invocations);
+  }
   json_object_set_array_member(run, "results", each_finding(f, sarif_result));
   JsonArray *runs = json_array_new();
   json_array_add_object_element(runs, run);

@@ -47,6 +47,11 @@ void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsi
 /* One executed mrs xN, ctr_el0 at PC on CPU, which returned VALUE. */
 void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, uint64_t value);
 
+/* The command line that reproduces the run (the runner's, with its seed
+ * and policy written out), shown in each stderr block and in the SARIF
+ * log's invocation. NULL: none (the default). Copied. */
+void emu_findings_set_reproduce(struct emu_findings *f, const char *command);
+
 unsigned emu_findings_count(const struct emu_findings *f);
 /* Stale fetches of root causes beyond the first EMU_FINDINGS_KEEP. */
 uint64_t emu_findings_omitted_stale(const struct emu_findings *f);

@@ -42,11 +42,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
  * exit, syscalls). */
 static struct jf_rig *rig;
 
-/* The options whose value is a path, and where each is kept. */
+/* The options whose value is kept as text (paths, the reproduction
+ * command), and where each is kept. */
 static const struct {
   const char *key;
   size_t offset;
-} path_options[] = {
+} text_options[] = {
     {JF_OPT_CONFIG, offsetof(struct jf_options, config_path)},
     {JF_OPT_REPORT, offsetof(struct jf_options, report_path)},
     {JF_OPT_OVERLAY, offsetof(struct jf_options, overlay_path)},
@@ -54,11 +55,12 @@ static const struct {
     {JF_OPT_FINDINGS, offsetof(struct jf_options, findings_path)},
     {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
     {JF_OPT_CONTROL, offsetof(struct jf_options, control_path)},
+    {JF_OPT_REPRODUCE, offsetof(struct jf_options, reproduce)},
 };
 
-static const char **option_path(struct jf_options *o, size_t i)
+static const char **option_text(struct jf_options *o, size_t i)
 {
-  return (const char **)((char *)o + path_options[i].offset);
+  return (const char **)((char *)o + text_options[i].offset);
 }
 
 /* ---- report ---------------------------------------------------------------- */
@@ -90,6 +92,9 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   json_object_set_int_member(report, "seed", (gint64)jf_rig_seed(r));
   json_object_set_boolean_member(report, "check", r->opts.check);
   json_object_set_string_member(report, "policy", emu_sched_policy_names[jf_rig_policy(r)]);
+  if (r->opts.reproduce) {
+    json_object_set_string_member(report, "reproduce", r->opts.reproduce);
+  }
   for (size_t c = 0; c < JF_NCOUNTERS; c++) {
     json_object_set_int_member(report, jf_counters[c].name, (gint64)counter[c]);
   }
@@ -196,8 +201,8 @@ static void rig_free(struct jf_rig *r)
   g_clear_pointer(&r->config, emu_config_free);
   g_mutex_clear(&r->report_lock);
   g_free(r->image.path);
-  for (size_t i = 0; i < G_N_ELEMENTS(path_options); i++) {
-    g_free((char *)*option_path(&r->opts, i));
+  for (size_t i = 0; i < G_N_ELEMENTS(text_options); i++) {
+    g_free((char *)*option_text(&r->opts, i));
   }
   g_mutex_clear(&r->lock);
   g_free(r);
@@ -253,6 +258,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   r->model = new_model(r);
   r->store = jf_store_new(r);
   r->findings = emu_findings_new(r->config);
+  emu_findings_set_reproduce(r->findings, r->opts.reproduce);
   r->region = jf_region_new();
   return true;
 }
@@ -344,9 +350,9 @@ static char *parse_option(struct jf_options *o, const char *opt)
   }
   const char *key = kv[0];
   const char *value = kv[1];
-  for (size_t i = 0; i < G_N_ELEMENTS(path_options); i++) {
-    if (g_strcmp0(key, path_options[i].key) == 0) {
-      const char **path = option_path(o, i);
+  for (size_t i = 0; i < G_N_ELEMENTS(text_options); i++) {
+    if (g_strcmp0(key, text_options[i].key) == 0) {
+      const char **path = option_text(o, i);
       g_free((char *)*path);
       *path = g_strdup(value);
       return NULL;

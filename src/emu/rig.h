@@ -52,6 +52,8 @@ struct jf_options {
                                 --sysfs-root tree, which is never changed */
   const char *control_path;  /* a FIFO: a byte written there by the runner
                                 asks for the reports now (plugin.c) */
+  const char *reproduce;     /* the runner's command line that reproduces
+                                the run, for the reports */
 };
 
 /* The guest's executable as QEMU loaded it: asked of QEMU on a vCPU thread

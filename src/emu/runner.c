@@ -570,6 +570,61 @@ static char *last_lines(const GString *tail, guint max)
   return g_string_free(msg, FALSE);
 }
 
+/* The command line that reproduces this run: the same program, config,
+ * sysroot and sysfs root as absolute paths, the seed and the policy written
+ * out (a later default cannot change them), --check when given; shell
+ * quoted. Reports and SARIF carry it (issue 27, "Reproduction printed"). */
+/* WORD for a POSIX shell: as it is when it needs no quoting. */
+static void append_shell_word(GString *cmd, const char *word)
+{
+  bool plain = *word != '\0';
+  for (const char *p = word; *p && plain; p++)
+    plain = g_ascii_isalnum(*p) || strchr("_./:=@%+,-", *p);
+  if (plain) {
+    g_string_append_printf(cmd, " %s", word);
+  } else {
+    char *q = g_shell_quote(word);
+    g_string_append_printf(cmd, " %s", q);
+    g_free(q);
+  }
+}
+
+static char *reproduce_command(const struct options *o, const struct emu_config *cfg)
+{
+  GString *cmd = g_string_new("jitflush-emu");
+  char seed_text[24];
+  g_snprintf(seed_text, sizeof seed_text, "%" PRIu64, o->seed_text ? o->seed : cfg->seed);
+  char *config = absolute(o->config);
+  const char *policy = o->policy ? o->policy : emu_sched_policy_names[cfg->policy];
+  const char *words[] = {"--config", config, "--seed", seed_text, "--policy", policy};
+  for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
+    append_shell_word(cmd, words[i]);
+  g_free(config);
+  const struct {
+    const char *flag, *value;
+    bool path;
+  } given[] = {{"--check", o->check, false},
+               {"--sysroot", o->sysroot, true},
+               {"--sysfs-root", o->sysfs_root, true}};
+  for (size_t i = 0; i < G_N_ELEMENTS(given); i++) {
+    if (!given[i].value)
+      continue;
+    char *value = given[i].path ? absolute(given[i].value) : g_strdup(given[i].value);
+    append_shell_word(cmd, given[i].flag);
+    append_shell_word(cmd, value);
+    g_free(value);
+  }
+  g_string_append(cmd, " --");
+  for (char **a = o->program; *a; a++) {
+    /* The program by absolute path when it was given by one relative to
+     * here; its arguments as they were. */
+    char *word = a == o->program && strchr(*a, '/') ? absolute(*a) : g_strdup(*a);
+    append_shell_word(cmd, word);
+    g_free(word);
+  }
+  return g_string_free(cmd, FALSE);
+}
+
 /* The plugin option: PLUGIN,config=...,seed=...[,report=...][,check=...],summary=... */
 static GString *plugin_option(const struct options *o, const struct emu_config *cfg,
                               const char *plugin, const char *root, const char *summary,
@@ -608,6 +663,9 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     append_plugin_arg(opt, JF_OPT_OVERLAY, overlay_cpu);
     g_free(overlay_cpu);
   }
+  char *reproduce = reproduce_command(o, cfg);
+  append_plugin_arg(opt, JF_OPT_REPRODUCE, reproduce);
+  g_free(reproduce);
   append_plugin_arg(opt, JF_OPT_CONTROL, control);
   append_plugin_arg(opt, JF_OPT_FINDINGS, findings);
   append_plugin_arg(opt, JF_OPT_SUMMARY, summary);

@@ -157,6 +157,28 @@ TEST_F(Findings, RootCausesBeyondTheCapAreCountedNotKept)
             std::string::npos);
 }
 
+// Issue 27: each finding block and the SARIF log say how to get the run
+// again.
+TEST_F(Findings, EachBlockAndTheSarifLogCarryTheReproducingCommand)
+{
+  const std::string cmd =
+      "jitflush-emu --config /c/x.conf --seed 7 --policy random -- /bin/jit 'a b'";
+  emu_findings_set_reproduce(f, cmd.c_str());
+  const jf_verdict a = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0};
+  const jf_verdict b = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64, 0};
+  emu_findings_record(f, 0x9000, 0, 0, &a);
+  emu_findings_record(f, 0x9004, 0, 0, &b);
+  emu_findings_resolve(f, nullptr, nullptr);
+  const std::string text = Take(emu_findings_text(f));
+  size_t blocks = 0;
+  for (size_t at = text.find("    rerun   " + cmd + "\n"); at != std::string::npos;
+       at = text.find("    rerun   " + cmd + "\n", at + 1))
+    blocks++;
+  EXPECT_EQ(blocks, 2u) << text;
+  const nlohmann::json s = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  EXPECT_EQ(s["runs"][0]["invocations"][0]["commandLine"], cmd);
+}
+
 TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirst)
 {
   const uint32_t a = emu_findings_site(f, 0x1000, 0x2004);

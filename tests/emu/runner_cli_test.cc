@@ -205,7 +205,9 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   EXPECT_EQ(a[4], "-plugin");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,overlay=" + a[3] +
-                      "/sys/devices/system/cpu,control=" + tmp + "/control,findings=" + tmp +
+                      "/sys/devices/system/cpu,reproduce=jitflush-emu --config " + kExynos +
+                      " --seed 1 --policy adversarial -- " + prog_ +
+                      " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
                       "/findings,summary=" + tmp + "/summary");
   EXPECT_EQ(a[6], prog_);
   EXPECT_EQ(a[7], "x y");
@@ -532,8 +534,10 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
   ASSERT_EQ(a.size(), 7u) << ReadFileOrEmpty(fake_ / "args");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
-                      "/r.json,control=" + tmp + "/control,findings=" + tmp +
-                      "/findings,summary=" + tmp + "/summary");
+                      "/r.json,reproduce=jitflush-emu --config " + dir +
+                      "/soc.conf --seed 1 --policy adversarial --sysroot " + dir +
+                      "/sysroot --sysfs-root " + dir + "/phone -- " + dir + "/bin/jit,control=" +
+                      tmp + "/control,findings=" + tmp + "/findings,summary=" + tmp + "/summary");
   EXPECT_EQ(a[6], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");

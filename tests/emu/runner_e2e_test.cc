@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "run_process.h"
 
 namespace
@@ -261,6 +263,27 @@ TEST(RunnerEndToEnd, QemuDiesWithAKilledRunnerAndItsFolderIsReclaimed)
   unsetenv("TMPDIR");
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(count_left(), 0) << "a later run did not reclaim it";
+}
+
+// Issue 27: the report carries the command line that reproduces the run,
+// with the seed and policy written out and absolute paths; run again, it
+// gives the same findings and counts.
+TEST(RunnerEndToEnd, TheReportsReproducingCommandGivesTheSameRun)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"jit"}, {"--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 86) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  const std::string cmd = report["reproduce"];
+  EXPECT_EQ(cmd, "jitflush-emu --config " + kConfigs +
+                     "/exynos8890.conf --seed 1 --policy "
+                     "adversarial -- " +
+                     kGuest + " jit");
+  EXPECT_NE(r.err.find("    rerun   " + cmd + "\n"), std::string::npos) << r.err;
+  // The same words, with this build's runner for the name.
+  ProcessResult again = RunProcess({"/bin/sh", "-c", kRunner + cmd.substr(cmd.find(' '))});
+  EXPECT_EQ(again.status, 86) << again.err;
+  EXPECT_EQ(again.LastErrLine(), r.LastErrLine());
 }
 
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)
