@@ -4,28 +4,24 @@
 #if defined(__linux__)
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal/fs.h"
 
-/* Only regular files: every sysfs and procfs file the probe reads is one.
- * A FIFO or a device in a tree given in their place (a dump served with
- * jitflush-emu --sysfs-root, a container's bind mount) would block the
- * read until a writer came, so it is opened without blocking (fstat is
- * async-signal-safe too) and refused like a missing file. */
+/* Without blocking: every sysfs and procfs file the probe reads is a
+ * regular file, for which O_NONBLOCK changes nothing, but a FIFO in a tree
+ * given in their place (a dump served with jitflush-emu --sysfs-root, a
+ * container's bind mount) would block the open until a writer came. Opened
+ * so, a FIFO without a writer reads as empty at once, which the parsers
+ * refuse like a missing file. (No fstat to refuse it earlier: the probe's
+ * per-flush online check reads sysfs, and a system call more per flush is
+ * measured in docs/BENCHMARKS.md.) */
 int jf_fs_open(const char *path)
 {
   int fd;
   do
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   while (fd < 0 && errno == EINTR);
-  struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-    close(fd);
-    errno = ENXIO;
-    return -1;
-  }
   return fd;
 }
 
