@@ -81,9 +81,9 @@ struct turn_thread {
 struct jf_turns {
   GMutex m;
   GCond changed;
-  bool serial; /* schedule=turns (the default) */
-  bool on;     /* the turns are kept: until the process ends or the
-                  watchdog gives them up */
+  bool serial;          /* schedule=turns (the default) */
+  bool on;              /* the turns are kept: until the process ends or the
+                           watchdog gives them up */
   const char *given_up; /* why the turns were given up, or NULL */
   uint64_t quantum;
   uint64_t rng;

@@ -136,8 +136,8 @@ struct options {
   const char *qemu;
   const char *seed_text;
   uint64_t seed;
-  const char *check;  /* "on", "off" or NULL (the plugin's default: on) */
-  const char *policy; /* "adversarial", "random" or NULL (the config's) */
+  const char *check;    /* "on", "off" or NULL (the plugin's default: on) */
+  const char *policy;   /* "adversarial", "random" or NULL (the config's) */
   const char *schedule; /* "turns", "parallel" or NULL (turns) */
   const char *quantum_text;
   uint64_t quantum;
