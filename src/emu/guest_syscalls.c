@@ -112,6 +112,49 @@ static const int64_t keeps_turn[] = {
     293, /* rseq */
 };
 
+/* Calls that change nothing another thread can be asleep on (a wait needs
+ * a futex word, a file, a signal or time: none of these are touched). */
+static const int64_t wake_nobody[] = {
+    17,  /* getcwd */
+    61,  /* getdents64 */
+    62,  /* lseek */
+    78,  /* readlinkat */
+    79,  /* newfstatat */
+    80,  /* fstat */
+    96,  /* set_tid_address */
+    99,  /* set_robust_list */
+    113, /* clock_gettime */
+    114, /* clock_getres */
+    123, /* sched_getaffinity */
+    132, /* sigaltstack */
+    134, /* rt_sigaction */
+    135, /* rt_sigprocmask */
+    160, /* uname */
+    163, /* getrlimit */
+    165, /* getrusage */
+    168, /* getcpu */
+    169, /* gettimeofday */
+    172, /* getpid */
+    173, /* getppid */
+    174, /* getuid */
+    175, /* geteuid */
+    176, /* getgid */
+    177, /* getegid */
+    178, /* gettid */
+    179, /* sysinfo */
+    214, /* brk */
+    215, /* munmap */
+    216, /* mremap */
+    222, /* mmap */
+    226, /* mprotect */
+    232, /* mincore */
+    233, /* madvise */
+    261, /* prlimit64 */
+    278, /* getrandom */
+    291, /* statx */
+    293, /* rseq */
+};
+
 #define NR_FCNTL 25
 #define NR_FUTEX 98
 #define NR_SCHED_YIELD 124
@@ -168,6 +211,26 @@ enum jf_guest_call_kind jf_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2
   /* Unknown calls and exit (the thread's last) may block as far as the
    * schedule knows. */
   return JF_CALL_MAY_BLOCK;
+}
+
+enum jf_guest_call_wakes jf_guest_call_wakes(int64_t num, uint64_t a1, uint64_t a2, uint64_t *word)
+{
+  if (num == NR_FUTEX) {
+    uint64_t cmd = a2 & FUTEX_CMD_MASK;
+    if (cmd == 1 || cmd == 10) { /* FUTEX_WAKE, FUTEX_WAKE_BITSET */
+      *word = a1;
+      return JF_WAKES_FUTEX_WORD;
+    }
+    /* A wait wakes nobody; requeues, WAKE_OP and the PI operations touch
+     * a second word or hand a lock over. */
+    return futex_may_block(a2) ? JF_WAKES_NONE : JF_WAKES_ANY;
+  }
+  for (size_t i = 0; i < sizeof(wake_nobody) / sizeof(wake_nobody[0]); i++) {
+    if (wake_nobody[i] == num) {
+      return JF_WAKES_NONE;
+    }
+  }
+  return JF_WAKES_ANY;
 }
 
 int64_t jf_guest_call_host_nr(int64_t num)

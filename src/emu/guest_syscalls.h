@@ -22,6 +22,16 @@ enum jf_guest_call_kind {
 /* NUM with its first argument A1 (futex's and fcntl's operation is A2). */
 enum jf_guest_call_kind jf_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2);
 
+/* What a call that returns may have done to threads asleep in the kernel:
+ * nothing (it touches only its own thread or memory maps), woken the
+ * waiters of one futex word (*WORD), or woken anyone. */
+enum jf_guest_call_wakes {
+  JF_WAKES_NONE,
+  JF_WAKES_FUTEX_WORD,
+  JF_WAKES_ANY,
+};
+enum jf_guest_call_wakes jf_guest_call_wakes(int64_t num, uint64_t a1, uint64_t a2, uint64_t *word);
+
 /* The x86_64 host system call number QEMU's linux-user makes for the
  * blocking aarch64 call NUM (its safe_syscall wrappers pass most through),
  * or -1 when unknown. */

@@ -76,6 +76,11 @@ struct turn_thread {
   unsigned vcpu;
   int64_t sc_num; /* the call in flight, and its first two arguments */
   uint64_t sc_a1, sc_a2;
+  /* Found asleep in its call at wake epoch ASLEEP_EPOCH: it stays so until
+   * a call that may wake it (or time, or the outside world). */
+  bool asleep;
+  uint64_t asleep_epoch;
+  bool may_wake; /* in a call that may wake others, which has not returned */
 };
 
 struct jf_turns {
@@ -89,6 +94,10 @@ struct jf_turns {
   uint64_t rng;
   uint64_t next_serial;
   uint64_t handovers; /* draws that gave the turn to another thread */
+  uint64_t wake_epoch;        /* calls so far that may have woken any thread */
+  unsigned wakers_in_flight; /* threads in such a call that gave their turn
+                                up: until they return, any thread may be
+                                woken at any moment */
   GHashTable *by_tid; /* tid -> struct turn_thread */
   GPtrArray *by_vcpu; /* vCPU index -> struct turn_thread */
   struct turn_thread *holder;
@@ -256,7 +265,20 @@ static void try_draw(struct jf_turns *turns)
       g_ptr_array_add(ready, t);
       break;
     case TURN_IN_SYSCALL:
-      settled = !t->returning && asleep_in_its_call(t);
+      if (t->sc_num == JF_GUEST_NR_EXIT) {
+        /* Settled once gone: on its way out QEMU wakes its joiners
+         * (CLONE_CHILD_CLEARTID) before the vCPU's exit callback. */
+        settled = host_state(t->tid) == 0;
+        break;
+      }
+      if (!t->returning && !(t->asleep && t->asleep_epoch == turns->wake_epoch &&
+                             turns->wakers_in_flight == 0)) {
+        /* Reading /proc costs some microseconds a thread: each asleep
+         * thread is looked at again only after a call that may wake it. */
+        t->asleep = asleep_in_its_call(t);
+        t->asleep_epoch = turns->wake_epoch;
+      }
+      settled = !t->returning && t->asleep;
       break;
     case TURN_RUNNING:
       break;
@@ -341,6 +363,35 @@ static void release(struct jf_turns *turns, struct turn_thread *t, enum turn_sta
 
 /* ---- events ------------------------------------------------------------- */
 
+/* A call about to run, or that has just returned, may have woken threads
+ * asleep in theirs: those are looked at again before the next draw (the
+ * lock held). Returns whether it may wake any. */
+static bool note_wakes(struct jf_turns *turns, int64_t num, uint64_t a1, uint64_t a2)
+{
+  uint64_t word = 0;
+  switch (jf_guest_call_wakes(num, a1, a2, &word)) {
+  case JF_WAKES_NONE:
+    return false;
+  case JF_WAKES_FUTEX_WORD: {
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init(&it, turns->by_tid);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+      struct turn_thread *t = value;
+      if (t->state == TURN_IN_SYSCALL && jf_guest_call_host_nr(t->sc_num) == 202 &&
+          t->sc_a1 == word) {
+        t->asleep = false;
+      }
+    }
+    return true;
+  }
+  case JF_WAKES_ANY:
+    turns->wake_epoch++;
+    return true;
+  }
+  return true;
+}
+
 void jf_turns_thread_start(struct jf_rig *rig, unsigned vcpu)
 {
   struct jf_turns *turns = rig->turns;
@@ -381,7 +432,10 @@ void jf_turns_thread_exit(struct jf_rig *rig, unsigned vcpu)
       turns->last_holder = NULL;
     }
     release(turns, t, TURN_IN_SYSCALL);
+    turns->wakers_in_flight -= t->may_wake;
     g_hash_table_remove(turns->by_tid, GINT_TO_POINTER(t->tid));
+    /* The kernel wakes the thread's joiners (CLONE_CHILD_CLEARTID). */
+    turns->wake_epoch++;
   }
   g_mutex_unlock(&turns->m);
 }
@@ -396,7 +450,9 @@ bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
     t->sc_num = num;
     t->sc_a1 = a1;
     t->sc_a2 = a2;
+    t->asleep = false;
   }
+  bool wakes = note_wakes(turns, num, a1, a2);
   if (!turns->on || !t || kind == JF_CALL_KEEPS_TURN || kind == JF_CALL_ENDS_PROCESS) {
     g_mutex_unlock(&turns->m);
     return kind == JF_CALL_ENDS_PROCESS;
@@ -407,6 +463,11 @@ bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
     begin_turn(rig, turns, t);
   } else {
     t->returning = false;
+    /* Whom it wakes, it may wake at any moment until it returns: a write
+     * to a pipe wakes the reader halfway through, a partial write may
+     * block after. */
+    t->may_wake = wakes;
+    turns->wakers_in_flight += wakes;
     release(turns, t, TURN_IN_SYSCALL);
   }
   g_mutex_unlock(&turns->m);
@@ -434,6 +495,8 @@ static void forked(struct jf_turns *turns, struct turn_thread *self)
   self->tid = (int)syscall(SYS_gettid);
   g_hash_table_insert(turns->by_tid, GINT_TO_POINTER(self->tid), self);
   self->state = TURN_RUNNING;
+  self->may_wake = false;
+  turns->wakers_in_flight = 0;
   turns->holder = self;
   turns->last_holder = self;
 }
@@ -453,6 +516,11 @@ void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
     give_serial(turns, thread_of_tid(turns, (int)ret));
   } else if (num == JF_GUEST_NR_CLONE && !jf_guest_clone_is_thread(t->sc_a1) && ret == 0) {
     forked(turns, t);
+  }
+  if (t->may_wake) {
+    t->may_wake = false;
+    turns->wakers_in_flight--;
+    note_wakes(turns, t->sc_num, t->sc_a1, t->sc_a2);
   }
   if (turns->on && t->state == TURN_IN_SYSCALL) {
     t->returning = true;
