@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC under -std=c11 */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -322,6 +323,7 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   jf_turns_syscall_ret(rig, vcpu, num, ret);
   jf_alias_syscall_ret(rig, num, ret);
   jf_sched_syscall_ret(rig, vcpu, num, ret);
+  jf_turns_await_child(rig, vcpu, num, ret);
 }
 
 static void on_exit(qemu_plugin_id_t id, void *udata)
@@ -340,6 +342,30 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
   }
   rig_free(rig);
   rig = NULL;
+}
+
+/*
+ * A guest fork is a host fork of QEMU's thread that made it: the child has
+ * only that thread, and a lock another thread held at that moment would
+ * stay held forever. Threads waiting for their turn take the schedule's
+ * lock as they wake (plugin_turns.c), and any callback may hold the rig's,
+ * so the forking thread takes both before the fork and gives them back on
+ * both sides after it.
+ */
+static void before_fork(void)
+{
+  if (rig) {
+    g_mutex_lock(&rig->lock);
+    jf_turns_lock(rig->turns);
+  }
+}
+
+static void after_fork(void)
+{
+  if (rig) {
+    jf_turns_unlock(rig->turns);
+    g_mutex_unlock(&rig->lock);
+  }
 }
 
 /* ---- install ------------------------------------------------------------------- */
@@ -470,6 +496,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     r->control = g_thread_new("jitflush-control", control_thread, r);
   }
 
+  pthread_atfork(before_fork, after_fork, after_fork);
   qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
   qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
   qemu_plugin_register_vcpu_tb_trans_cb(id, jf_instrument_tb);

@@ -32,13 +32,24 @@
  * vCPU starts, and a thread back from a system call waits in the return
  * callback: both outside QEMU's execution loop. A holder whose quantum
  * ended waits inside it (in a TB callback), where QEMU counts it as
- * running: an exclusive section QEMU starts meanwhile (a fork, an atomic
- * step, a full translation cache, the plugin's exit) would wait for it
- * forever. The process's exit lets everyone go once the reports are
- * written, and fork is a hand-over point; for what remains, a watchdog:
- * when the holder has made no progress for WATCHDOG_US while asleep in the
- * host, the turns are given up for the rest of the run, and the report
- * says so ("schedule": {"given_up": ...}).
+ * running, and an exclusive section of QEMU's (a new vCPU growing the
+ * plugin's scoreboards, a fork, a full translation cache, an atomic step
+ * the host cannot do in parallel) waits until every running vCPU stops.
+ * So such a section is let through, the same way on every run:
+ *
+ *   - a creator keeps the turn until its new thread's vCPU has started
+ *     (the vCPU's start is where the scoreboards grow), so no guest code
+ *     runs while the section waits;
+ *   - when nothing has moved for STALL_US (no draw, no system call, the
+ *     holder's clock still) while some thread is asleep in the host, the
+ *     threads waiting inside the execution loop are let go one at a time,
+ *     in creation order: each runs the rest of the block it stopped at
+ *     (QEMU checks for a pending section at block entry, before the
+ *     plugin's callback), stops for the section, and waits for its turn
+ *     again at its next block ("escapes" in the report).
+ *
+ * If nothing moves even with every such thread let go, the turns are given
+ * up for the rest of the run and the report says so ("given_up").
  */
 #define _GNU_SOURCE /* syscall */
 #include <fcntl.h>
@@ -53,11 +64,13 @@
 #include "vcpu.h"
 
 /* How long a waiting thread sleeps between looks when the draw waits for
- * threads in system calls to settle, and how long the holder may sit still
- * in the host before the watchdog gives the turns up. */
+ * threads in system calls to settle, and otherwise; how long nothing may
+ * move before a thread waiting in the execution loop is let go; and how
+ * long after the last one before the turns are given up. */
 #define SETTLE_POLL_US 100
-#define WATCHDOG_POLL_US 100000
-#define WATCHDOG_US 500000
+#define STALL_POLL_US 20000
+#define STALL_US 200000
+#define GIVE_UP_US 5000000
 
 enum turn_state {
   TURN_STARTING,   /* its creator's clone returned; its vCPU has not started */
@@ -80,7 +93,9 @@ struct turn_thread {
    * a call that may wake it (or time, or the outside world). */
   bool asleep;
   uint64_t asleep_epoch;
-  bool may_wake; /* in a call that may wake others, which has not returned */
+  bool may_wake;     /* in a call that may wake others, which has not returned */
+  bool in_exec_wait; /* waiting for the turn inside QEMU's execution loop */
+  bool escaped;      /* let go for an exclusive section, not yet back */
 };
 
 struct jf_turns {
@@ -93,18 +108,22 @@ struct jf_turns {
   uint64_t quantum;
   uint64_t rng;
   uint64_t next_serial;
-  uint64_t handovers; /* draws that gave the turn to another thread */
-  uint64_t wake_epoch;        /* calls so far that may have woken any thread */
+  uint64_t handovers;        /* draws that gave the turn to another thread */
+  uint64_t wake_epoch;       /* calls so far that may have woken any thread */
   unsigned wakers_in_flight; /* threads in such a call that gave their turn
                                 up: until they return, any thread may be
                                 woken at any moment */
-  GHashTable *by_tid; /* tid -> struct turn_thread */
-  GPtrArray *by_vcpu; /* vCPU index -> struct turn_thread */
+  GHashTable *by_tid;        /* tid -> struct turn_thread */
+  GPtrArray *by_vcpu;        /* vCPU index -> struct turn_thread */
   struct turn_thread *holder;
   struct turn_thread *last_holder;
-  /* The watchdog's view of the holder. */
-  uint64_t watch_insns;
-  gint64 watch_since;
+  uint64_t escapes; /* threads let go for an exclusive section */
+  /* Progress, to see a stall: events (draws, system calls, starts and
+   * exits) and the holder's clock, when they last changed. */
+  uint64_t events;
+  uint64_t seen_events;
+  uint64_t seen_insns;
+  gint64 still_since;
 };
 
 /* splitmix64, as the scheduler's migrations (plugin_sched.c). */
@@ -271,8 +290,8 @@ static void try_draw(struct jf_turns *turns)
         settled = host_state(t->tid) == 0;
         break;
       }
-      if (!t->returning && !(t->asleep && t->asleep_epoch == turns->wake_epoch &&
-                             turns->wakers_in_flight == 0)) {
+      if (!t->returning &&
+          !(t->asleep && t->asleep_epoch == turns->wake_epoch && turns->wakers_in_flight == 0)) {
         /* Reading /proc costs some microseconds a thread: each asleep
          * thread is looked at again only after a call that may wake it. */
         t->asleep = asleep_in_its_call(t);
@@ -293,50 +312,136 @@ static void try_draw(struct jf_turns *turns)
       turns->handovers++;
     }
     turns->last_holder = next;
-    turns->watch_since = 0;
+    turns->events++;
     g_cond_broadcast(&turns->changed);
   }
   g_ptr_array_free(ready, true);
 }
 
-/* The holder sits still asleep in the host: an exclusive section of QEMU's
- * is waiting for the threads that wait here. */
-static void watch_holder(struct jf_rig *rig, struct jf_turns *turns)
+/* Some thread is asleep in the host outside a system call's own wait: in
+ * an exclusive section, or waiting for one to end. */
+static bool someone_asleep(struct jf_turns *turns)
 {
-  struct turn_thread *h = turns->holder;
-  uint64_t insns = jf_vcpu_clock_counts(jf_vcpu(rig, h->vcpu)).insns;
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, turns->by_tid);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    struct turn_thread *t = value;
+    if (t->in_exec_wait || (t->state == TURN_IN_SYSCALL && t->asleep) ||
+        (t->state == TURN_READY && !t->escaped)) {
+      continue; /* waiting where the schedule knows why */
+    }
+    if (host_state(t->tid) == 'S') {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* The next thread to let go: the oldest one waiting inside the execution
+ * loop, once the one let go before it has stopped (asleep in the host). */
+static struct turn_thread *next_escape(struct jf_turns *turns)
+{
+  struct turn_thread *next = NULL;
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, turns->by_tid);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    struct turn_thread *t = value;
+    if (t->escaped && host_state(t->tid) != 'S') {
+      return NULL; /* still running the rest of its block */
+    }
+    if (t->in_exec_wait && !t->escaped && (!next || t->serial < next->serial)) {
+      next = t;
+    }
+  }
+  return next;
+}
+
+/* Called by waiting threads as they wake: when nothing has moved for a
+ * while and some thread sleeps in the host, an exclusive section waits for
+ * the threads waiting inside the execution loop (see the top). */
+static void watch_for_stall(struct jf_rig *rig, struct jf_turns *turns)
+{
+  uint64_t insns = 0;
+  if (turns->holder && turns->holder->started) {
+    insns = jf_vcpu_clock_counts(jf_vcpu(rig, turns->holder->vcpu)).insns;
+  }
   gint64 now = g_get_monotonic_time();
-  if (turns->watch_since == 0 || insns != turns->watch_insns) {
-    turns->watch_insns = insns;
-    turns->watch_since = now;
+  if (turns->still_since == 0 || turns->events != turns->seen_events ||
+      insns != turns->seen_insns) {
+    turns->seen_events = turns->events;
+    turns->seen_insns = insns;
+    turns->still_since = now;
     return;
   }
-  char state = host_state(h->tid);
-  if (now - turns->watch_since >= WATCHDOG_US && state == 'S') {
+  if (now - turns->still_since < STALL_US || !someone_asleep(turns)) {
+    return;
+  }
+  struct turn_thread *t = next_escape(turns);
+  if (t) {
+    t->escaped = true;
+    turns->escapes++;
+    turns->still_since = now; /* give it STALL_US to stop */
+    g_cond_broadcast(&turns->changed);
+  } else if (now - turns->still_since >= GIVE_UP_US) {
     turns->on = false;
-    turns->given_up = "the thread holding the turn waited inside QEMU for the others "
-                      "(an exclusive section: fork with threads, an atomic step, "
-                      "a full translation cache, a crash)";
+    turns->given_up = "nothing moved for 5 s with every thread waiting inside QEMU's "
+                      "execution loop let go";
     g_cond_broadcast(&turns->changed);
   }
 }
 
-/* Waits until T holds the turn (the lock held). */
-static void wait_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t)
+/* Waits until T holds the turn, or, waiting inside the execution loop
+ * (IN_EXEC), until it is let go for an exclusive section: returns false
+ * then (the lock held). */
+static bool wait_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t,
+                      bool in_exec)
 {
-  while (turns->on && turns->holder != t) {
+  t->in_exec_wait = in_exec;
+  while (turns->on && turns->holder != t && !(in_exec && t->escaped)) {
     if (!turns->holder) {
       try_draw(turns);
       if (turns->holder == t) {
         break;
       }
     }
-    gint64 wait_us = turns->holder ? WATCHDOG_POLL_US : SETTLE_POLL_US;
+    gint64 wait_us = turns->holder ? STALL_POLL_US : SETTLE_POLL_US;
     if (!g_cond_wait_until(&turns->changed, &turns->m, g_get_monotonic_time() + wait_us) &&
-        turns->holder && turns->on) {
-      watch_holder(rig, turns);
+        turns->on) {
+      watch_for_stall(rig, turns);
     }
   }
+  t->in_exec_wait = false;
+  return !(in_exec && t->escaped && turns->holder != t && turns->on);
+}
+
+/* T, let go for an exclusive section, runs the rest of its block and waits
+ * for its turn at the start of the next (on its own vCPU). */
+static void escape(struct jf_rig *rig, struct turn_thread *t)
+{
+  struct jf_vcpu *v = jf_vcpu(rig, t->vcpu);
+  v->clock.until_handover = 0;
+  if (v->reg.pending) {
+    v->clock.parked = JF_MIGRATE_DUE;
+  } else {
+    jf_vcpu_set_clock(v, JF_MIGRATE_DUE);
+  }
+}
+
+/* T comes back from an escape, outside a block (a system call, a new turn
+ * at a block's start): it waits for its turn like any thread (the lock
+ * held). Returns whether it did. */
+static bool back_from_escape(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t)
+{
+  if (!t->escaped) {
+    return false;
+  }
+  t->escaped = false;
+  if (turns->holder != t) {
+    wait_turn(rig, turns, t, false);
+  }
+  return true;
 }
 
 /* T's turn begins: a fresh quantum on its clock (on its own vCPU). */
@@ -414,8 +519,9 @@ void jf_turns_thread_start(struct jf_rig *rig, unsigned vcpu)
     /* Its serial comes from its creator's clone return, which the
      * creator, holding the turn, reaches before any draw. */
     t->state = TURN_READY;
+    turns->events++;
     g_cond_broadcast(&turns->changed);
-    wait_turn(rig, turns, t);
+    wait_turn(rig, turns, t, false);
   }
   begin_turn(rig, turns, t);
   g_mutex_unlock(&turns->m);
@@ -436,6 +542,7 @@ void jf_turns_thread_exit(struct jf_rig *rig, unsigned vcpu)
     g_hash_table_remove(turns->by_tid, GINT_TO_POINTER(t->tid));
     /* The kernel wakes the thread's joiners (CLONE_CHILD_CLEARTID). */
     turns->wake_epoch++;
+    turns->events++;
   }
   g_mutex_unlock(&turns->m);
 }
@@ -446,7 +553,10 @@ bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
   enum jf_guest_call_kind kind = jf_guest_call_kind(num, a1, a2);
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_vcpu(turns, vcpu);
+  turns->events++;
   if (t) {
+    /* Let go for an exclusive section, its block ended in this call. */
+    back_from_escape(rig, turns, t);
     t->sc_num = num;
     t->sc_a1 = a1;
     t->sc_a2 = a2;
@@ -459,7 +569,7 @@ bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
   }
   if (kind == JF_CALL_YIELDS) {
     release(turns, t, TURN_READY);
-    wait_turn(rig, turns, t);
+    wait_turn(rig, turns, t, false);
     begin_turn(rig, turns, t);
   } else {
     t->returning = false;
@@ -510,6 +620,7 @@ void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
     g_mutex_unlock(&turns->m);
     return;
   }
+  turns->events++;
   if (num == JF_GUEST_NR_CLONE && jf_guest_clone_is_thread(t->sc_a1) && ret > 0) {
     /* The child's place in the draw's order, given while the creator
      * holds the turn: before any draw can see the child. */
@@ -526,9 +637,30 @@ void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
     t->returning = true;
     t->state = TURN_READY;
     g_cond_broadcast(&turns->changed);
-    wait_turn(rig, turns, t);
+    wait_turn(rig, turns, t, false);
     t->returning = false;
     begin_turn(rig, turns, t);
+  }
+  g_mutex_unlock(&turns->m);
+}
+
+void jf_turns_await_child(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
+{
+  if (num != JF_GUEST_NR_CLONE || ret <= 0) {
+    return;
+  }
+  struct jf_turns *turns = rig->turns;
+  g_mutex_lock(&turns->m);
+  struct turn_thread *self = thread_of_vcpu(turns, vcpu);
+  if (!self || !jf_guest_clone_is_thread(self->sc_a1)) {
+    g_mutex_unlock(&turns->m);
+    return;
+  }
+  struct turn_thread *child = thread_of_tid(turns, (int)ret);
+  while (turns->on && !child->started) {
+    if (!g_cond_wait_until(&turns->changed, &turns->m, g_get_monotonic_time() + STALL_POLL_US)) {
+      watch_for_stall(rig, turns);
+    }
   }
   g_mutex_unlock(&turns->m);
 }
@@ -538,13 +670,30 @@ void jf_turns_quantum_ended(struct jf_rig *rig, unsigned vcpu)
   struct jf_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_vcpu(turns, vcpu);
-  if (t && turns->on && turns->holder == t) {
+  if (t && turns->on && !back_from_escape(rig, turns, t) && turns->holder == t) {
     release(turns, t, TURN_READY);
-    wait_turn(rig, turns, t);
+    turns->events++;
+    if (!wait_turn(rig, turns, t, true)) {
+      /* Let go for an exclusive section: the rest of this block runs, and
+       * the next one's start comes back here. */
+      escape(rig, t);
+      g_mutex_unlock(&turns->m);
+      return;
+    }
   }
   if (t) {
     begin_turn(rig, turns, t);
   }
+  g_mutex_unlock(&turns->m);
+}
+
+void jf_turns_lock(struct jf_turns *turns)
+{
+  g_mutex_lock(&turns->m);
+}
+
+void jf_turns_unlock(struct jf_turns *turns)
+{
   g_mutex_unlock(&turns->m);
 }
 
@@ -563,6 +712,7 @@ void jf_turns_report(struct jf_turns *turns, JsonObject *report)
   json_object_set_string_member(o, "mode", turns->serial ? "turns" : "parallel");
   json_object_set_int_member(o, "quantum", (gint64)turns->quantum);
   json_object_set_int_member(o, "handovers", (gint64)turns->handovers);
+  json_object_set_int_member(o, "escapes", (gint64)turns->escapes);
   json_object_set_boolean_member(o, "reproducible", turns->serial && !turns->given_up);
   if (turns->given_up) {
     json_object_set_string_member(o, "given_up", turns->given_up);

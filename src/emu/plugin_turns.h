@@ -34,9 +34,18 @@ void jf_turns_thread_exit(struct jf_rig *rig, unsigned vcpu);
 bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2);
 void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret);
 
+/* After a clone that made thread RET returned and every unit saw it: the creator keeps the turn
+ * until the child's vCPU has started. QEMU may grow the plugin's scoreboards there, in an exclusive
+ * section, and no guest code may run while it waits. */
+void jf_turns_await_child(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret);
+
 /* The vCPU's turn ended (its clock's until_handover reached 0): the turn
  * passes, and the thread waits inside QEMU's execution loop for its next. */
 void jf_turns_quantum_ended(struct jf_rig *rig, unsigned vcpu);
+
+/* The schedule's lock, held across a fork (plugin.c). */
+void jf_turns_lock(struct jf_turns *turns);
+void jf_turns_unlock(struct jf_turns *turns);
 
 /* The process is ending: every thread runs freely from now on. */
 void jf_turns_finish(struct jf_turns *turns);

@@ -57,6 +57,8 @@
 #include "sysfs_overlay.h"
 
 #define DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
+/* The guest's address space under the turns: 256 GiB (QEMU's -R). */
+#define EMU_GUEST_ADDRESS_SPACE "0x4000000000"
 
 static const char usage_text[] =
     "usage: jitflush-emu --config FILE [--seed N] [--report FILE.json]\n"
@@ -827,6 +829,16 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   if (cfg->qemu_cpu) {
     g_ptr_array_add(argv, "-cpu");
     g_ptr_array_add(argv, cfg->qemu_cpu);
+  }
+  if (!o->schedule || strcmp(o->schedule, "parallel") != 0) {
+    /* Guest mappings placed by QEMU alone, inside one reservation, not
+     * wherever the host's mmap puts them: the host's own mappings (the
+     * arenas and stacks of QEMU's threads) come and go with host timing,
+     * and a guest whose allocator trims unaligned mappings would make
+     * more or fewer system calls from run to run (docs/RIG.md,
+     * "Reproducible runs"). */
+    g_ptr_array_add(argv, "-R");
+    g_ptr_array_add(argv, EMU_GUEST_ADDRESS_SPACE);
   }
   g_ptr_array_add(argv, "-L");
   g_ptr_array_add(argv, root);

@@ -5,6 +5,8 @@
 // only the header and the loader's name before QEMU starts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <elf.h>
 #include <sys/stat.h>
 
@@ -198,9 +200,13 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   ProcessResult r = Run({"--config", kExynos, "--", prog_, "x y", "--not-an-option"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
-  ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args"); // argv[1..]
+  ASSERT_EQ(a.size(), 11u) << ReadFileOrEmpty(fake_ / "args"); // argv[1..]
   EXPECT_EQ(a[0], "-cpu");
   EXPECT_EQ(a[1], "cortex-a53"); // [soc] qemu-cpu
+  // The turns' reserved guest address space (docs/RIG.md, "Reproducible runs").
+  EXPECT_EQ(a[2], "-R");
+  EXPECT_EQ(a[3], "0x4000000000");
+  a.erase(a.begin() + 2, a.begin() + 4);
   EXPECT_EQ(a[2], "-L");
   EXPECT_EQ(a[4], "-plugin");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
@@ -259,6 +265,9 @@ TEST_F(RunnerTest, PassesTheScheduleAndQuantum)
   r = Run({"--config", kExynos, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(PluginOption().find("schedule="), std::string::npos) << "turns is the plugin's default";
+  // Only the turns reserve the guest's address space.
+  std::vector<std::string> a = QemuArgs();
+  EXPECT_NE(std::find(a.begin(), a.end(), "-R"), a.end());
 }
 
 TEST_F(RunnerTest, RejectsAnUnknownPolicy)
@@ -306,7 +315,7 @@ TEST_F(RunnerTest, OmitsCpuWhenTheConfigGivesNone)
   ProcessResult r = Run({"--config", config, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_FALSE(QemuArgs().empty());
-  EXPECT_EQ(QemuArgs()[0], "-L");
+  EXPECT_EQ(QemuArgs()[0], "-R");
 }
 
 // How the fake QEMU ends the run (FAKE_MODE), the runner's status, its
@@ -546,7 +555,8 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
                  env_, 600, dir);
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
-  ASSERT_EQ(a.size(), 7u) << ReadFileOrEmpty(fake_ / "args");
+  ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args");
+  a.erase(a.begin() + 2, a.begin() + 4); // -R SIZE
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
                       "/r.json,reproduce=jitflush-emu --config " + dir +

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "a64_encode.h"
@@ -234,6 +235,40 @@ static int publish(int readers, int rounds)
   return atomic_load(&p.wrong) ? 1 : 0;
 }
 
+/* fork while other threads spin without system calls: QEMU's fork stops
+ * every other vCPU (an exclusive section), which a thread waiting for its
+ * turn inside the execution loop cannot do; the rig must not hang. */
+static atomic_int spin_stop;
+
+static void *spin_until_stopped(void *arg)
+{
+  (void)arg;
+  while (!atomic_load_explicit(&spin_stop, memory_order_relaxed)) {
+  }
+  return NULL;
+}
+
+static int fork_with_threads(int spinners)
+{
+  if (spinners < 1 || spinners > 8)
+    return 64;
+  pthread_t t[8];
+  for (int i = 0; i < spinners; i++)
+    if (pthread_create(&t[i], NULL, spin_until_stopped, NULL) != 0)
+      return 65;
+  pid_t child = fork();
+  if (child == 0)
+    _exit(7);
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child)
+    return 66;
+  atomic_store(&spin_stop, 1);
+  for (int i = 0; i < spinners; i++)
+    pthread_join(t[i], NULL);
+  printf("fork-with-threads: child exited %d\n", WEXITSTATUS(status));
+  return WEXITSTATUS(status) == 7 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 2 && strcmp(argv[1], "cat") == 0) {
@@ -253,9 +288,12 @@ int main(int argc, char **argv)
     return jit_forever();
   if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)
     return affinity_race(atoi(argv[2]), atoi(argv[3]));
+  if (argc == 3 && strcmp(argv[1], "fork-with-threads") == 0)
+    return fork_with_threads(atoi(argv[2]));
   if (argc == 4 && strcmp(argv[1], "publish") == 0)
     return publish(atoi(argv[2]), atoi(argv[3]));
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
-                  "       affinity-race CREATORS CHILDREN | publish READERS ROUNDS\n");
+                  "       affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
+                  "       fork-with-threads SPINNERS\n");
   return 64;
 }
