@@ -27,7 +27,8 @@ if(JITFLUSH_RIG)
                         "(examples/run-under-rig.sh does) or pass -DJITFLUSH_EMU=/path/to/jitflush-emu")
   endif()
   # A plain variable: it wins over the cache entry below for this build.
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${JITFLUSH_EMU} --)
+  # --summary=stale: a clean test's stderr stays its own.
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${JITFLUSH_EMU} --summary=stale --)
 else()
   set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L ${JITFLUSH_AARCH64_SYSROOT} CACHE STRING "")
 endif()

@@ -139,9 +139,9 @@ int emu_binfmt_run(const char *interpreter, char *const command[], GError **erro
     set_errno_error(error, errno, "cannot make the mounts private");
     return -1;
   }
-  /* A binfmt_misc of this user namespace's own (Linux >= 6.7): before
-   * that, the mount shows the host's, and registering there would outlive
-   * the command, so it is refused. */
+  /* A binfmt_misc of this user namespace's own (Linux >= 6.7); older
+   * kernels refuse the mount in a user namespace, and the run stops here
+   * rather than register with the host's, which would outlive COMMAND. */
   if (mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", 0, NULL) != 0) {
     set_errno_error(error, errno,
                     "cannot mount a private binfmt_misc (Linux 6.7 or later is needed)");

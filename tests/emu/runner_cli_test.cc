@@ -28,9 +28,10 @@ namespace
 const std::string kRunner = JITFLUSH_EMU_RUNNER;
 const std::string kConfigs = JITFLUSH_QEMU_CONFIGS_DIR;
 const std::string kExynos = kConfigs + "/exynos8890.conf";
-const char *const kOptionVariables[] = {
-    "JITFLUSH_EMU_CONFIG",  "JITFLUSH_EMU_SEED",       "JITFLUSH_EMU_POLICY", "JITFLUSH_EMU_CHECK",
-    "JITFLUSH_EMU_SYSROOT", "JITFLUSH_EMU_SYSFS_ROOT", "JITFLUSH_EMU_STORE"};
+const char *const kOptionVariables[] = {"JITFLUSH_EMU_CONFIG",  "JITFLUSH_EMU_SEED",
+                                        "JITFLUSH_EMU_POLICY",  "JITFLUSH_EMU_CHECK",
+                                        "JITFLUSH_EMU_SYSROOT", "JITFLUSH_EMU_SYSFS_ROOT",
+                                        "JITFLUSH_EMU_STORE",   "JITFLUSH_EMU_SUMMARY"};
 
 // Stands in for qemu-aarch64: lists -plugin in its help like a plugin-enabled
 // build, records its arguments and what it sees, and writes the summary the
@@ -52,10 +53,9 @@ cat "$root/sys/devices/system/cpu/possible" > "$FAKE_DIR/overlay_possible" 2>/de
 cat /sys/devices/system/cpu/possible > "$FAKE_DIR/host_possible" 2>/dev/null
 readlink "$root/lib" > "$FAKE_DIR/lib_link"
 summary=${opt##*,summary=}
-# Like the plugin, a report and a SARIF log when asked, unless it wrote
-# nothing at all.
-[ "$FAKE_MODE" = nosummary ] || case "$opt" in *,report=*) report=${opt##*,report=}; report=${report%%,*}; echo '{"stale_fetches": 0}' > "$report";; esac
-[ "$FAKE_MODE" = nosummary ] || case "$opt" in *,sarif=*) sarif=${opt##*,sarif=}; sarif=${sarif%%,*}; echo '{"runs": []}' > "$sarif";; esac
+# With FAKE_REPORTS, like the plugin, a report and a SARIF log when asked.
+[ -z "$FAKE_REPORTS" ] || case "$opt" in *,report=*) report=${opt##*,report=}; report=${report%%,*}; echo '{"stale_fetches": 0}' > "$report";; esac
+[ -z "$FAKE_REPORTS" ] || case "$opt" in *,sarif=*) sarif=${opt##*,sarif=}; sarif=${sarif%%,*}; echo '{"runs": []}' > "$sarif";; esac
 ran="stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0 insns=5120 findings=0"
 # What QEMU 10.2 does when it gives up before the guest's first instruction:
 # it prints its reason, and the plugin's exit callback still runs.
@@ -152,11 +152,8 @@ protected:
     WriteFile(plugin_, "not really a plugin; the fake QEMU never loads it\n");
     prog_ = work_ / "prog";
     WriteElf(prog_, ElfSpec{}); // a static AArch64 program
-    env_ = {{"JITFLUSH_QEMU", qemu_},
-            {"JITFLUSH_PLUGIN", plugin_},
-            {"FAKE_DIR", fake_.path()},
-            {"FAKE_MODE", "ok"},
-            {"FAKE_NO_PLUGIN", kUnset}};
+    env_ = {{"JITFLUSH_QEMU", qemu_}, {"JITFLUSH_PLUGIN", plugin_}, {"FAKE_DIR", fake_.path()},
+            {"FAKE_MODE", "ok"},      {"FAKE_NO_PLUGIN", kUnset},   {"FAKE_REPORTS", kUnset}};
     // The variables that stand in for options (docs/RIG.md#environment):
     // unset unless a test sets them, whatever the caller's environment.
     for (const char *v : kOptionVariables)
@@ -694,6 +691,42 @@ TEST_F(RunnerTest, UnderItsBinfmtNameTheArgumentsAreTheProgram)
   EXPECT_NE(PluginOption().find(",seed=5,"), std::string::npos) << PluginOption();
 }
 
+// In a suite a clean test's stderr must stay its own (scripts compare it);
+// a stale one still ends with the blocks and the summary line.
+TEST_F(RunnerTest, SummaryStaleLeavesACleanRunsStderrAsTheProgramWroteIt)
+{
+  env_["FAKE_MODE"] = "exit7"; // writes "guest output" to stderr, exits 7
+  ProcessResult r = Run({"--summary", "stale", "--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 7);
+  EXPECT_EQ(r.err, "guest output\n");
+  env_["FAKE_MODE"] = "findings";
+  env_["JITFLUSH_EMU_SUMMARY"] = "stale";
+  r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 86);
+  EXPECT_EQ(r.LastErrLine(), "jitflush-emu: stale_fetches=3 fetch_checks=9 migrations=1 "
+                             "ctr_reads=2 dc_ops=4 ic_ops=5 findings=1");
+  EXPECT_NE(r.err.find("STALE FETCH #1"), std::string::npos) << r.err;
+  env_["JITFLUSH_EMU_SUMMARY"] = "sometimes";
+  r = Run({"--config", kExynos, "--", prog_});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.LastErrLine().find("JITFLUSH_EMU_SUMMARY: expected always or stale, got 'sometimes'"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(RunnerTest, UnderItsBinfmtNameACleanRunIsSilentUnlessAskedOtherwise)
+{
+  std::string link = work_ / "jitflush-emu-binfmt";
+  ASSERT_EQ(symlink(kRunner.c_str(), link.c_str()), 0);
+  env_["JITFLUSH_EMU_CONFIG"] = kExynos;
+  ProcessResult r = RunProcess({link, prog_}, env_);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err, "");
+  env_["JITFLUSH_EMU_SUMMARY"] = "always";
+  r = RunProcess({link, prog_}, env_);
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+}
+
 TEST_F(RunnerTest, HelpAndRigDocListEveryVariable)
 {
   ProcessResult r = Run({"--help"});
@@ -720,6 +753,7 @@ std::map<std::string, std::string> StoreFiles(const std::string &dir)
 
 TEST_F(RunnerTest, EachProcessAddsOneCompleteEntryToTheStore)
 {
+  env_["FAKE_REPORTS"] = "1";
   std::string store = work_ / "suite/store"; // created, parents too
   env_["JITFLUSH_EMU_STORE"] = store;
   env_["JITFLUSH_EMU_CONFIG"] = kExynos;
@@ -771,6 +805,7 @@ TEST_F(RunnerTest, TheStoreRecordsARunThatNeverStarted)
 
 TEST_F(RunnerTest, TheUsersReportIsCopiedIntoTheStore)
 {
+  env_["FAKE_REPORTS"] = "1";
   std::string store = work_ / "store";
   std::string report = work_ / "mine.json";
   ASSERT_EQ(Run({"--store", store, "--report", report, "--config", kExynos, "--", prog_}).status,
@@ -809,7 +844,7 @@ TEST_F(RunnerTest, HelpListsTheExitStatuses)
                            "  3    QEMU not found", "  4    the --report or --sarif file",
                            "  5    the plugin is missing", "  6    PROGRAM cannot run on the rig",
                            "  7    QEMU ended before the program's first instruction",
-                           "  8    --binfmt-*: binfmt_misc could not be set up",
+                           "  9    --binfmt-*: binfmt_misc could not be set up",
                            "  128+S the runner was interrupted by signal S"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line;
 }

@@ -3,6 +3,8 @@
 "Test suites on the rig").
 
   suite_test.py cmake|meson|binfmt RUNNER SOURCE AARCH64_BUILD WORK
+  suite_test.py pcre2-build|pcre2-libgcc SEED|pcre2-dropin|pcre2-merge SEEDS...
+                RUNNER SOURCE AARCH64_BUILD WORK PCRE2_JIT_LINK   (see below)
 
 cmake   builds tests/suite/cmake-project with cmake/aarch64-linux-gnu-rig.cmake
         and runs its ctest with the suite store in the environment: the
@@ -15,6 +17,20 @@ meson   the same suite under Meson with examples/meson-aarch64-rig.ini.
 binfmt  the CMake suite under "jitflush-emu --binfmt-run -- ctest": every
         test reaches the rig, the old form and the script's program too,
         and the host's binfmt_misc has no registration afterwards.
+
+PCRE2's own CMake build and CTest suite, unchanged (docs/RIG.md): its
+CMakeLists registers every test the old add_test way and runs pcre2test
+from scripts, so ctest runs under "jitflush-emu --binfmt-run". The source
+is the one tests/realjit/build_jit.sh fetched from Debian into .cache/
+(PCRE2_JIT_LINK: its "jit" link, whose ../src it is).
+pcre2-build   configures and builds it twice with aarch64-linux-gnu-rig.cmake,
+              static, JIT on: as is (libgcc's __clear_cache) and with
+              jitflush's drop-in at the end of every link.
+pcre2-libgcc  ctest on the emulated Exynos 8890 with seed SEED: the JIT test
+              fails with status 86, every stale process's findings are the
+              geometry kind (libgcc's latched 128-byte stride).
+pcre2-dropin  ctest with the drop-in: every test passes, nothing stale.
+pcre2-merge   the libgcc stores of SEEDS merged: one finding, hit on every seed.
 Exits 0 when every assertion holds, 1 with the reason otherwise.
 """
 import glob
@@ -182,7 +198,7 @@ def binfmt_suite(source, a64, work):
     shutil.rmtree(store, ignore_errors=True)
     r = run([RUNNER, "--binfmt-run", "--", "ctest", "--test-dir", build, "--output-on-failure"],
             env={"JITFLUSH_EMU_STORE": store})
-    if r.returncode == 8 and "cannot" in r.stdout:
+    if r.returncode == 9 and "jitflush-emu: --binfmt-run: " in r.stdout:
         print("suite_test: skipped: " + r.stdout.strip().splitlines()[-1])
         sys.exit(77)
     got = ctest_results(r.stdout)
@@ -200,8 +216,118 @@ def binfmt_suite(source, a64, work):
     check_merged(suite, log, [store], 2)
 
 
+PCRE2_VARIANTS = {
+    "libgcc": [],
+    # After every object and archive that calls the builtin (docs/RUNNING-YOUR-JIT.md).
+    "dropin": ["libjitflush_clear_cache_dropin.a", "libjitflush.a"],
+}
+GEOMETRY = "not-invalidated-in-geometry"
+
+
+def pcre2_build(source, a64, work, src):
+    for variant, libs in PCRE2_VARIANTS.items():
+        build = os.path.join(work, "pcre2-" + variant)
+        if not os.path.exists(os.path.join(build, "build.ninja")):
+            extra = " ".join([os.path.join(a64, l) for l in libs] + ["-lpthread"])
+            r = run(["cmake", "-S", src, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+                     "-DCMAKE_TOOLCHAIN_FILE=" + os.path.join(source, "cmake/aarch64-linux-gnu-rig.cmake"),
+                     "-DJITFLUSH_EMU=" + RUNNER, "-DPCRE2_SUPPORT_JIT=ON",
+                     "-DCMAKE_EXE_LINKER_FLAGS=-static", "-DCMAKE_C_STANDARD_LIBRARIES=" + extra])
+            if r.returncode != 0:
+                shutil.rmtree(build, ignore_errors=True)
+                fail("PCRE2 configure (%s) failed:\n%s" % (variant, r.stdout))
+        r = run(["cmake", "--build", build])
+        if r.returncode != 0:
+            fail("PCRE2 build (%s) failed:\n%s" % (variant, r.stdout))
+        r = run(["aarch64-linux-gnu-nm", os.path.join(build, "pcre2_jit_test")])
+        latched = "__aarch64_sync_cache_range" in r.stdout
+        if latched != (variant == "libgcc"):
+            fail("%s: pcre2_jit_test %s libgcc's __aarch64_sync_cache_range"
+                 % (variant, "lacks" if variant == "libgcc" else "still has"))
+
+
+def pcre2_ctest(work, variant, store, seed):
+    shutil.rmtree(store, ignore_errors=True)
+    r = run([RUNNER, "--binfmt-run", "--", "ctest", "--test-dir", os.path.join(work, "pcre2-" + variant),
+             "--output-on-failure"],
+            env={"JITFLUSH_EMU_STORE": store, "JITFLUSH_EMU_SEED": seed})
+    if r.returncode == 9 and "jitflush-emu: --binfmt-run: " in r.stdout:
+        print("suite_test: skipped: " + r.stdout.strip().splitlines()[-1])
+        sys.exit(77)
+    return r, ctest_results(r.stdout)
+
+
+def pcre2_libgcc(work, seed):
+    store = os.path.join(work, "store-pcre2-libgcc-seed" + seed)
+    r, got = pcre2_ctest(work, "libgcc", store, seed)
+    if got.get("pcre2_jit_test") != "Failed" or len(got) != 4:
+        fail("seed %s: expected pcre2_jit_test to fail among 4 tests, got %s:\n%s"
+             % (seed, got, r.stdout[-4000:]))
+    jit = [rec for rec in records(store) if rec["argv"][0].endswith("/pcre2_jit_test")]
+    if len(jit) != 1 or jit[0]["status"] != 86:
+        fail("seed %s: pcre2_jit_test's record: %s" % (seed, jit))
+    for rec in records(store):
+        if rec["status"] != 86:
+            continue
+        with open(os.path.join(store, rec["report"])) as f:
+            kinds = {fd["kind"] for fd in json.load(f)["findings"]}
+        if kinds != {GEOMETRY}:
+            fail("seed %s: %s found %s, expected only %s" % (seed, rec["argv"], kinds, GEOMETRY))
+
+
+def pcre2_dropin(work):
+    store = os.path.join(work, "store-pcre2-dropin")
+    r, got = pcre2_ctest(work, "dropin", store, "1")
+    want = {"pcre2_test": "Passed", "pcre2_grep_test": "Passed", "pcre2_jit_test": "Passed",
+            "pcre2posix_test": "Passed"}
+    if r.returncode != 0 or got != want:
+        fail("with the drop-in every test must pass: %s\n%s" % (got, r.stdout[-4000:]))
+    stale = [rec["argv"] for rec in records(store) if rec["status"] == 86]
+    if stale or len(records(store)) < 4:
+        fail("drop-in: stale processes %s, %d records" % (stale, len(records(store))))
+
+
+def pcre2_merge(work, seeds):
+    stores = [os.path.join(work, "store-pcre2-libgcc-seed" + s) for s in seeds]
+    suite, log, out = merge(RUNNER, stores, work)
+    findings = suite["findings"]
+    if len(findings) != 1 or findings[0]["kind"] != GEOMETRY:
+        fail("the merged suite report must have one geometry finding: %s"
+             % json.dumps(findings, indent=1)[:4000])
+    hit_seeds = {h["seed"] for h in findings[0]["hits"]}
+    if hit_seeds != {int(s) for s in seeds}:
+        fail("the finding was hit on seeds %s, expected %s" % (sorted(hit_seeds), seeds))
+    if len(log["runs"][0]["results"]) != 1:
+        fail("the merged SARIF log has %d results" % len(log["runs"][0]["results"]))
+    print(out, end="")
+
+
 def main(argv):
     global RUNNER
+    if len(argv) >= 7 and argv[1].startswith("pcre2-"):
+        what = argv[1]
+        args = argv[2:]
+        seeds = []
+        while args and args[0].isdigit():
+            seeds.append(args.pop(0))
+        if len(args) != 5:
+            print(__doc__, file=sys.stderr)
+            sys.exit(2)
+        RUNNER, source, a64, work, jit_link = args
+        os.makedirs(work, exist_ok=True)
+        if what == "pcre2-build":
+            pcre2_build(source, a64, work, os.path.realpath(os.path.join(jit_link, "..", "src")))
+        elif what == "pcre2-libgcc" and len(seeds) == 1:
+            pcre2_libgcc(work, seeds[0])
+        elif what == "pcre2-dropin":
+            pcre2_dropin(work)
+        elif what == "pcre2-merge" and seeds:
+            pcre2_merge(work, seeds)
+        else:
+            print(__doc__, file=sys.stderr)
+            sys.exit(2)
+        print("suite_test %s: ok" % what)
+        return
     if len(argv) != 6 or argv[1] not in ("cmake", "meson", "binfmt"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
