@@ -17,6 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/ci/install-deps.sh"
 "$root/ci/install-sarif-tools.sh"
 "$root/ci/install-zig.sh"
+"$root/ci/install-actionlint.sh" >/dev/null
 "$root/ci/build.sh"
 
 status=0
