@@ -55,6 +55,7 @@
 #include "runner_binfmt.h"
 #include "runner_exec.h"
 #include "runner_program.h"
+#include "runner_qemu.h"
 #include "runner_store.h"
 #include "sysfs_overlay.h"
 
@@ -469,9 +470,14 @@ static char *make_scratch(GError **err)
   return path;
 }
 
-/* QEMU built without plugins does not list -plugin in its help. */
+/* QEMU built without plugins does not export their API
+ * (runner_qemu.c), nor list -plugin in its help, which is asked only when
+ * the file does not tell. */
 static bool qemu_has_plugins(const char *qemu)
 {
+  enum emu_plugin_support known = emu_qemu_plugin_support(qemu);
+  if (known != EMU_PLUGINS_UNKNOWN)
+    return known == EMU_PLUGINS_YES;
   char *argv[] = {(char *)qemu, "-h", NULL};
   char *out = NULL;
   gint status = 0;
