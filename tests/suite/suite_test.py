@@ -18,6 +18,16 @@ binfmt  the CMake suite under "jitflush-emu --binfmt-run -- ctest": every
         test reaches the rig, the old form and the script's program too,
         and the host's binfmt_misc has no registration afterwards.
 
+cargo   tests/suite/cargo-jit, a crate that JIT-compiles with cranelift-jit,
+        cross-built for aarch64 (ci/install-rust-aarch64.sh: Debian's
+        rustc-web and its arm64 standard library) and run with
+        "cargo test" through CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER:
+        its test's results are right, and the rig fails it with status 86:
+        cranelift-jit's flush (wasmtime's jit-icache-coherence) issues
+        "ic ivau" only, never "dc cvau", so on the Exynos 8890, whose cores
+        lack IDC, the code it wrote was never cleaned (FACTS: Wasmtime).
+        Skipped (77) when the toolchain cannot be installed.
+
 PCRE2's own CMake build and CTest suite, unchanged (docs/RIG.md): its
 CMakeLists registers every test the old add_test way and runs pcre2test
 from scripts, so ctest runs under "jitflush-emu --binfmt-run". The source
@@ -302,6 +312,45 @@ def pcre2_merge(work, seeds):
     print(out, end="")
 
 
+def cargo_suite(source, a64, work):
+    r = subprocess.run(["bash", os.path.join(source, "ci/install-rust-aarch64.sh")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        print("suite_test: skipped: no Rust cross toolchain: " + r.stderr.strip()[-500:])
+        sys.exit(77)
+    tool = dict(line.split("=", 1) for line in r.stdout.split())
+    crate = os.path.join(work, "crate")
+    shutil.rmtree(crate, ignore_errors=True)
+    shutil.copytree(os.path.join(source, "tests/suite/cargo-jit"), crate,
+                    ignore=shutil.ignore_patterns("Cargo.lock", "target"))
+    store = os.path.join(work, "store")
+    shutil.rmtree(store, ignore_errors=True)
+    cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
+    env = {"RUSTC": tool["JITFLUSH_RUSTC"],
+           "RUSTFLAGS": "--sysroot=" + tool["JITFLUSH_RUST_SYSROOT"],
+           # Cranelift takes minutes to build: once, in the shared cache.
+           "CARGO_TARGET_DIR": os.path.join(source, ".cache/cargo-jit/target"),
+           "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER": "aarch64-linux-gnu-gcc",
+           "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER": RUNNER + " --summary=stale --",
+           "JITFLUSH_EMU_STORE": store}
+    r = run([cargo, "build", "--tests", "--target", "aarch64-unknown-linux-gnu"], env=env, cwd=crate)
+    if r.returncode != 0:
+        fail("cargo build failed:\n" + r.stdout[-4000:])
+    r = run([cargo, "test", "--target", "aarch64-unknown-linux-gnu"], env=env, cwd=crate)
+    if r.returncode == 0 or "test tests::jit_code_runs_as_compiled ... ok" not in r.stdout:
+        fail("expected the test to pass its own assertion and cargo test to fail (86):\n"
+             + r.stdout[-4000:])
+    recs = records(store)
+    if len(recs) != 1 or recs[0]["status"] != 86:
+        fail("expected one record of status 86: %s" % recs)
+    with open(os.path.join(store, recs[0]["report"])) as f:
+        kinds = {fd["kind"] for fd in json.load(f)["findings"]}
+    if kinds != {"not-cleaned"}:
+        fail("cranelift-jit's findings are %s, expected not-cleaned only" % kinds)
+    if "STALE FETCH #1 not-cleaned" not in r.stdout:
+        fail("the finding block is not in cargo test's output:\n" + r.stdout[-4000:])
+
+
 def main(argv):
     global RUNNER
     if len(argv) >= 7 and argv[1].startswith("pcre2-"):
@@ -328,12 +377,13 @@ def main(argv):
             sys.exit(2)
         print("suite_test %s: ok" % what)
         return
-    if len(argv) != 6 or argv[1] not in ("cmake", "meson", "binfmt"):
+    modes = {"cmake": cmake_suite, "meson": meson_suite, "binfmt": binfmt_suite, "cargo": cargo_suite}
+    if len(argv) != 6 or argv[1] not in modes:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     what, RUNNER, source, a64, work = argv[1:]
     os.makedirs(work, exist_ok=True)
-    {"cmake": cmake_suite, "meson": meson_suite, "binfmt": binfmt_suite}[what](source, a64, work)
+    modes[what](source, a64, work)
     print("suite_test %s: ok" % what)
 
 
