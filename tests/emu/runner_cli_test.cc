@@ -727,6 +727,37 @@ TEST_F(RunnerTest, UnderItsBinfmtNameACleanRunIsSilentUnlessAskedOtherwise)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
+// --binfmt-register and --binfmt-unregister, in a user namespace of the
+// test's own with a binfmt_misc of its own (Linux >= 6.7), so that the
+// host's registrations are never touched: registered, an AArch64 program
+// started by a shell runs through the runner (here: into the fake QEMU);
+// unregistered, the kernel refuses it again. Each command refuses to do
+// twice what it did (status 9).
+TEST_F(RunnerTest, BinfmtRegisterAndUnregisterInAPrivateNamespace)
+{
+  env_["JITFLUSH_EMU_CONFIG"] = kExynos;
+  const std::string script =
+      "mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || exit 77\n"
+      "R=" +
+      kRunner + "; P=" + prog_ +
+      "\n"
+      "$R --binfmt-register || exit 1\n"
+      "$R --binfmt-register 2>/dev/null; [ $? = 9 ] || exit 2\n"
+      "\"$P\" from-binfmt || exit 3\n"
+      "$R --binfmt-unregister || exit 4\n"
+      "$R --binfmt-unregister 2>/dev/null; [ $? = 9 ] || exit 5\n"
+      "\"$P\" 2>/dev/null; [ $? = 126 ] || exit 6\n";
+  ProcessResult r = RunProcess(
+      {"/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh", "-c", script}, env_);
+  if (r.status == 77 || (r.status == 1 && r.err.find("unshare") != std::string::npos))
+    GTEST_SKIP() << "no private binfmt_misc here: " << r.err;
+  ASSERT_EQ(r.status, 0) << r.Describe();
+  std::vector<std::string> a = QemuArgs();
+  ASSERT_GE(a.size(), 2u);
+  EXPECT_EQ(std::vector<std::string>(a.end() - 2, a.end()),
+            (std::vector<std::string>{prog_, "from-binfmt"}));
+}
+
 TEST_F(RunnerTest, HelpAndRigDocListEveryVariable)
 {
   ProcessResult r = Run({"--help"});
