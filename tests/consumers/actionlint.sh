@@ -11,7 +11,7 @@
 # Exit status: 0 ok, 1 a finding (or the broken copy was accepted), 2 usage.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: actionlint.sh ACTIONLINT REPO" >&2; exit 2; }
-actionlint=$1
+actionlint=$(realpath "$1")
 repo=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

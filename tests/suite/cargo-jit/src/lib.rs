@@ -26,6 +26,7 @@ pub fn compile_and_call(steps: u32, x: i64) -> i64 {
     ctx.func.signature.params.push(AbiParam::new(types::I64));
     ctx.func.signature.returns.push(AbiParam::new(types::I64));
     let mut fctx = FunctionBuilderContext::new();
+    let frontend_config = module.isa().frontend_config();
     {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let block = b.create_block();
@@ -34,10 +35,10 @@ pub fn compile_and_call(steps: u32, x: i64) -> i64 {
         b.seal_block(block);
         let mut v = b.block_params(block)[0];
         for _ in 0..steps {
-            v = b.ins().iadd_imm(v, 1);
+            v = b.ins().iadd_imm_s(v, 1);
         }
         b.ins().return_(&[v]);
-        b.finalize();
+        b.finalize(frontend_config);
     }
     let id = module
         .declare_function("add_steps", Linkage::Export, &ctx.func.signature)
