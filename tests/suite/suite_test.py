@@ -92,7 +92,28 @@ def merge(runner, stores, work):
         suite = json.load(f)
     with open(sarif) as f:
         log = json.load(f)
+    check_sarif_schema(log)
     return suite, log, r.stdout
+
+
+def check_sarif_schema(log):
+    """The merged log against the SARIF 2.1.0 schema that
+    ci/install-sarif-tools.sh caches, when it and jsonschema are here."""
+    schema = os.path.join(SOURCE, ".cache/sarif/sarif-2.1.0.json")
+    try:
+        import jsonschema
+    except ImportError:
+        print("suite_test: note: no jsonschema module, the merged SARIF log is not validated")
+        return
+    if not os.path.exists(schema):
+        print("suite_test: note: no %s, the merged SARIF log is not validated" % schema)
+        return
+    with open(schema) as f:
+        validator = jsonschema.Draft202012Validator(json.load(f))
+    errors = list(validator.iter_errors(log))
+    if errors:
+        fail("the merged SARIF log is not valid SARIF 2.1.0: %s at %s"
+             % (errors[0].message, list(errors[0].path)))
 
 
 def one_process_findings(store):
@@ -352,7 +373,7 @@ def cargo_suite(source, a64, work):
 
 
 def main(argv):
-    global RUNNER
+    global RUNNER, SOURCE
     if len(argv) >= 7 and argv[1].startswith("pcre2-"):
         what = argv[1]
         args = argv[2:]
@@ -363,6 +384,7 @@ def main(argv):
             print(__doc__, file=sys.stderr)
             sys.exit(2)
         RUNNER, source, a64, work, jit_link = args
+        SOURCE = source
         os.makedirs(work, exist_ok=True)
         if what == "pcre2-build":
             pcre2_build(source, a64, work, os.path.realpath(os.path.join(jit_link, "..", "src")))
@@ -382,11 +404,13 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     what, RUNNER, source, a64, work = argv[1:]
+    SOURCE = source
     os.makedirs(work, exist_ok=True)
     modes[what](source, a64, work)
     print("suite_test %s: ok" % what)
 
 
 RUNNER = None
+SOURCE = None
 if __name__ == "__main__":
     main(sys.argv)
