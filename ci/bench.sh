@@ -9,6 +9,7 @@
 #                               tables in docs/BENCHMARKS.md byte for byte
 #   ci/bench.sh --write-doc     counts only, and rewrite those tables
 #   ci/bench.sh --speed-only    only part 3, the rig's speed
+#   ci/bench.sh --startup-only  only part 4, the rig's start-up cost
 #   ci/bench.sh --no-build      skip ci/build.sh (with any of the above)
 #
 # Parts:
@@ -27,6 +28,10 @@
 #               the rig with the checker off, and with it on (median of
 #               JITFLUSH_BENCH_REPEAT interleaved rounds, default 3), ratios
 #               side by side.
+#   4. start-up the rig's start-up cost: a static "hello" under plain QEMU
+#               and under jitflush-emu --summary=stale, as a test suite's
+#               emulator setting runs it, interleaved (ci/bench_startup.py;
+#               JITFLUSH_BENCH_STARTUP_ROUNDS x _RUNS, default 5 x 40).
 #
 # Exit status: 0 ok; 1 a jitflush target was missed; 2 usage; 3 a run
 # failed; 4 --check found the counts differ from docs/BENCHMARKS.md; or the
@@ -44,6 +49,7 @@ for arg in "$@"; do
   case "$arg" in
     --counts-only) mode=counts ;;
     --speed-only) mode=speed ;;
+    --startup-only) mode=startup ;;
     --check) mode=check ;;
     --write-doc) mode=write ;;
     --no-build) build=0 ;;
@@ -65,6 +71,25 @@ for f in "$runner" "$guest" "$stress" "$conf_facts"; do
 done
 mkdir -p "$out"
 start=$(date +%s)
+
+# ---- 4. start-up (run last in a full run) ------------------------------------
+startup() {
+  local qemu hello=$out/hello
+  qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCache.txt")
+  [ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
+  printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' > "$out/hello.c"
+  aarch64-linux-gnu-gcc -O2 -static -o "$hello" "$out/hello.c" || exit 3
+  echo
+  echo "## Start-up (exynos8890.conf, $(nproc) CPUs, $(uname -m))"
+  # The same folder for every run; the runner's default config.
+  (cd "$out" && python3 "$root/ci/bench_startup.py" "$qemu" "$runner" "$hello" \
+     "${JITFLUSH_BENCH_STARTUP_ROUNDS:-5}" "${JITFLUSH_BENCH_STARTUP_RUNS:-40}") | tee "$out/startup.md" || exit 3
+}
+if [ "$mode" = startup ]; then
+  startup
+  echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
+  exit 0
+fi
 
 # ---- 1. counts ---------------------------------------------------------------
 doc_args=()
@@ -194,5 +219,6 @@ fi
   echo "|---|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
 } | tee "$out/rig_speed.md"
+[ "$mode" = speed ] || startup
 echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
 exit $status

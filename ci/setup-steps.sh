@@ -1,4 +1,4 @@
-# Sourced by ci/info.sh and examples/run-under-rig.sh: the setup steps of a
+# Sourced by ci/info.sh and ci/install-rig.sh: the setup steps of a
 # first run. Each step that has work to do says so on one line before it
 # starts (what it does, and what it took the first time on the 2-core
 # machine where the figures below were measured); a step with nothing to do

@@ -9,7 +9,13 @@
 # flush path must fail a target test under the rig; about 1 minute), and,
 # in the host tree's ctest, the realjit label (PCRE2 and LuaJIT under the
 # rig: 3 to 4 minutes warm, 4.2 the first time, when it also builds them
-# into .cache/realjit-*/, docs/RUNNING-YOUR-JIT.md).
+# into .cache/realjit-*/, docs/RUNNING-YOUR-JIT.md), and the suite label
+# (docs/RIG.md#test-suites-on-the-rig): PCRE2's own CTest suite under the
+# rig on five seeds (about 16 minutes on 2 busy cores), and a cranelift-jit
+# crate under Cargo's runner (its first build of Cranelift, cached in
+# .cache/cargo-jit, takes several minutes; ci/install-rust-aarch64.sh gets
+# the toolchain). actionlint (ci/install-actionlint.sh) checks the example
+# workflows and actions/rig.
 # JITFLUSH_QUICK=1 skips the sanitizer, fuzzing and mutation stages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +23,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/ci/install-deps.sh"
 "$root/ci/install-sarif-tools.sh"
 "$root/ci/install-zig.sh"
+"$root/ci/install-actionlint.sh" >/dev/null
 "$root/ci/build.sh"
 
 status=0

@@ -57,23 +57,7 @@ if [ -z "$runner" ]; then
 fi
 
 if [ -z "$runner" ]; then
-  mkdir -p "$repo/build"
-  jf_me=examples/run-under-rig.sh
-  jf_repo=$repo
-  jf_log="$repo/build/rig-setup.log"
-  : > "$jf_log"
-  # shellcheck source=../ci/setup-steps.sh
-  . "$repo/ci/setup-steps.sh"
-  jf_step_deps
-  jf_step_qemu
-  # Only the rig: no tests, no CLI.
-  jf_step_build "the rig's runner and QEMU plugin" "about 10 s on 2 cores" "$repo/build/rig" \
-    jitflush-emu src/emu/jitflush-emu \
-    cmake -S "$repo" -B "$repo/build/rig" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DJITFLUSH_BUILD_TESTS=OFF -DJITFLUSH_BUILD_CLI=OFF -DJITFLUSH_BUILD_RIG=ON \
-      -DJITFLUSH_QEMU_AARCH64="$jf_qemu"
-  runner="$repo/build/rig/src/emu/jitflush-emu"
-  [ -x "$runner" ] || { echo "examples/run-under-rig.sh: $runner was not built (see $jf_log)" >&2; exit 1; }
+  runner="$("$repo/ci/install-rig.sh")/jitflush-emu"
 fi
 
 exec "$runner" "${runner_args[@]}" -- "$@"

@@ -25,6 +25,8 @@ enum {
                                not in the sysroot), found before QEMU starts */
   EMU_EXIT_NOT_STARTED = 7, /* QEMU ended before the guest's first
                                instruction (the plugin counted none) */
+  EMU_EXIT_BINFMT = 9,      /* --binfmt-*: binfmt_misc could not be set up
+                               (not root, no user namespaces, taken) */
   EMU_EXIT_STALE = 86,      /* the plugin saw at least one stale fetch */
 };
 

@@ -1,0 +1,23 @@
+/* Whether a qemu-aarch64 can load TCG plugins, read from its ELF file
+ * (runner_qemu.c). */
+#ifndef JITFLUSH_EMU_RUNNER_QEMU_H
+#define JITFLUSH_EMU_RUNNER_QEMU_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum emu_plugin_support {
+  EMU_PLUGINS_YES,     /* it exports QEMU's plugin API */
+  EMU_PLUGINS_NO,      /* a dynamic ELF program without it */
+  EMU_PLUGINS_UNKNOWN, /* not a dynamic x86-64 ELF program (a script, a
+                          static build): ask QEMU itself */
+};
+
+enum emu_plugin_support emu_qemu_plugin_support(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_EMU_RUNNER_QEMU_H */
