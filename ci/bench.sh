@@ -9,6 +9,7 @@
 #                               tables in docs/BENCHMARKS.md byte for byte
 #   ci/bench.sh --write-doc     counts only, and rewrite those tables
 #   ci/bench.sh --speed-only    only part 3, the rig's speed
+#   ci/bench.sh --memory-only   only part 4, the rig's memory under churn
 #   ci/bench.sh --no-build      skip ci/build.sh (with any of the above)
 #
 # Parts:
@@ -27,6 +28,10 @@
 #               the rig with the checker off, and with it on (median of
 #               JITFLUSH_BENCH_REPEAT interleaved rounds, default 3), ratios
 #               side by side.
+#   4. memory   peak RSS of build/host's emu guest mapping one page of code
+#               at a new address JITFLUSH_BENCH_CHURN times (default
+#               3,000,000: minutes), on plain QEMU and under the rig with
+#               the checker off and on.
 #
 # Exit status: 0 ok; 1 a jitflush target was missed; 2 usage; 3 a run
 # failed; 4 --check found the counts differ from docs/BENCHMARKS.md; or the
@@ -44,6 +49,7 @@ for arg in "$@"; do
   case "$arg" in
     --counts-only) mode=counts ;;
     --speed-only) mode=speed ;;
+    --memory-only) mode=memory ;;
     --check) mode=check ;;
     --write-doc) mode=write ;;
     --no-build) build=0 ;;
@@ -60,7 +66,9 @@ runner=$root/build/host/src/emu/jitflush-emu
 guest=$root/build/aarch64/tests/bench/flush_bench
 stress=$root/build/aarch64/tests/scenario/jit_stress
 conf_facts=$root/build/host/tests/bench/conf_facts
-for f in "$runner" "$guest" "$stress" "$conf_facts"; do
+needed=("$runner")
+[ "$mode" = memory ] || needed+=("$guest" "$stress" "$conf_facts")
+for f in "${needed[@]}"; do
   [ -x "$f" ] || { echo "ci/bench.sh: $f is not built (run ci/build.sh)" >&2; exit 3; }
 done
 mkdir -p "$out"
@@ -73,7 +81,7 @@ case "$mode" in
   write) doc_args=(--write-doc "$root/docs/BENCHMARKS.md") ;;
 esac
 status=0
-if [ "$mode" != speed ]; then
+if [ "$mode" != speed ] && [ "$mode" != memory ]; then
 python3 "$root/ci/bench_counts.py" --runner "$runner" --guest "$guest" --conf-facts "$conf_facts" \
   --out "$out" --seed "$seed" \
   ${doc_args[@]+"${doc_args[@]}"} || status=$?
@@ -85,7 +93,7 @@ fi
 
 # ---- 2. host micro-benchmark -------------------------------------------------
 host_bench=$root/build/host/tests/bench/host_bench
-if [ "$mode" = speed ]; then
+if [ "$mode" = speed ] || [ "$mode" = memory ]; then
   :
 elif [ -x "$host_bench" ]; then
   echo
@@ -126,7 +134,8 @@ qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCac
 [ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
 config=$root/qemu-configs/exynos8890.conf
 loop=$root/build/aarch64/tests/bench/jit_loop
-[ -x "$loop" ] || { echo "ci/bench.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
+[ -x "$loop" ] || [ "$mode" = memory ] ||
+  { echo "ci/bench.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
 
 # Prints "WALL CPU" of one run of the command, in seconds.
 time_once() {
@@ -176,6 +185,7 @@ hook=${JITFLUSH_BENCH_WORKLOADS:-$root/tests/realjit/bench-workloads.sh}
 case "$hook" in /*) ;; *) hook=$PWD/$hook ;; esac
 mkdir -p "$out/scratch"
 cd "$out/scratch"
+if [ "$mode" != memory ]; then
 
 echo
 echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat interleaved rounds; seconds as CPU / wall)"
@@ -194,5 +204,33 @@ fi
   echo "|---|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
 } | tee "$out/rig_speed.md"
+fi
+
+# ---- 4. the rig's memory under map/unmap churn --------------------------------
+# The guest of the rig's end-to-end tests maps one page of code at a new
+# address CHURN times (remap-churn: written, flushed, run, then unmapped,
+# replaced or moved), the pattern that grew the rig by gigabytes while the
+# model kept a record per page ever mapped. Peak RSS is GNU time's maximum
+# resident set of the run's largest process (QEMU), in MB.
+if [ "$mode" = all ] || [ "$mode" = memory ]; then
+  churn=${JITFLUSH_BENCH_CHURN:-3000000}
+  churn_guest=$root/build/host/tests/emu/emu_guest_aarch64
+  [ -x "$churn_guest" ] || { echo "ci/bench.sh: $churn_guest is not built (needs aarch64-linux-gnu-gcc)" >&2; exit 3; }
+  peak_once() {
+    /usr/bin/time -f 'jfbench %e %M' "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1 |
+      awk '{ printf "%.0f s, %.0f MB", $2, $3 / 1024 }'
+  }
+  plain=$(peak_once "$qemu" -cpu cortex-a53 -L /usr/aarch64-linux-gnu "$churn_guest" remap-churn "$churn")
+  off=$(peak_once "$runner" --config "$config" --check off -- "$churn_guest" remap-churn "$churn")
+  on=$(peak_once "$runner" --config "$config" --report "$out/churn.json" -- "$churn_guest" remap-churn "$churn")
+  pages=$(sed -n 's/.*"model_pages_peak": *\([0-9]*\).*/\1/p' "$out/churn.json")
+  echo
+  echo "## Rig memory under map/unmap churn ($churn mappings, $config)"
+  {
+    echo "| run | plain QEMU | rig, checker off | rig, checker on | model_pages_peak |"
+    echo "|---|---:|---:|---:|---:|"
+    echo "| remap-churn $churn | $plain | $off | $on | $pages |"
+  } | tee "$out/rig_memory.md"
+fi
 echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
 exit $status

@@ -276,6 +276,9 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
   }
   g_mutex_unlock(&rig->lock);
   jf_regs_vcpu_init(rig->regs);
+  /* A new thread may take the index, and the flag, of one that exited in
+   * its exit syscall. */
+  jf_store_syscall(rig->store, vcpu, false);
   jf_sched_vcpu_init(rig, vcpu);
 }
 
@@ -294,7 +297,8 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
   jf_vcpu(rig, vcpu)->counts.syscalls++;
-  jf_alias_syscall(num, args);
+  jf_store_syscall(rig->store, vcpu, true);
+  jf_alias_syscall(rig, num, args);
   jf_hotplug_poll(rig, vcpu);
   jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
 }
@@ -304,6 +308,7 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   (void)id;
   jf_alias_syscall_ret(rig, num, ret);
   jf_sched_syscall_ret(rig, vcpu, num, ret);
+  jf_store_syscall(rig->store, vcpu, false);
 }
 
 static void on_exit(qemu_plugin_id_t id, void *udata)

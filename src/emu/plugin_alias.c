@@ -7,9 +7,11 @@
  * the offset in the file; for everything else, the virtual address itself.
  * Guest VAs are below 2^56, so canonical file addresses set bit 63.
  *
- * The mappings are learnt from the guest's mmap/munmap syscalls (linux-user
- * passes guest fds through to the host, so fstat on the host names the
- * file). Offsets are page aligned, so cache lines stay aligned.
+ * The mappings are learnt from the guest's mmap/munmap/mremap syscalls
+ * (linux-user passes guest fds through to the host, so fstat on the host
+ * names the file). Offsets are page aligned, so cache lines stay aligned.
+ * The same syscalls tell the model which memory went away
+ * (forget_unmapped), so that its records of unmapped pages are freed.
  *
  * Each mapping also remembers whether it is executable (mmap's prot, then
  * every mprotect), because the I-side does not treat the two views alike:
@@ -29,6 +31,7 @@
 #include "plugin_store.h"
 
 #define NR_MUNMAP 215
+#define NR_MREMAP 216
 #define NR_MMAP 222
 #define NR_MPROTECT 226
 #define GUEST_PROT_EXEC 0x4
@@ -53,8 +56,10 @@ struct jf_alias {
 };
 
 /* A vCPU's syscall entry and return run in its host thread: the arguments
- * of the one syscall in flight there, not shared state. */
+ * of the one syscall in flight there, and the model's page epoch when it
+ * was entered (forget_unmapped), not shared state. */
 static _Thread_local uint64_t mmap_args[6];
+static _Thread_local uint64_t pages_made_before;
 
 struct jf_alias *jf_alias_new(void)
 {
@@ -134,21 +139,21 @@ static void recompute_views(struct jf_alias *a, struct jf_store *store)
 
 /* Forgets every mapping overlapping [va, va + len): replaced or unmapped.
  * A partial unmap drops the whole entry (the rest then counts by VA).
- * Returns whether any was dropped. */
-static bool forget(struct jf_alias *a, uint64_t va, uint64_t len)
+ * Each dropped mapping is appended to DROPPED. Returns whether any was. */
+static bool forget(struct jf_alias *a, uint64_t va, uint64_t len, GArray *dropped)
 {
   GArray *maps = a->maps;
-  bool dropped = false;
+  guint before = dropped->len;
   for (guint i = 0; i < maps->len;) {
     const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     if (m->va < va + len && va < m->va + m->len) {
+      g_array_append_val(dropped, *m);
       g_array_remove_index(maps, i);
-      dropped = true;
     } else {
       i++;
     }
   }
-  return dropped;
+  return dropped->len > before;
 }
 
 static gint by_va(gconstpointer a, gconstpointer b)
@@ -218,10 +223,112 @@ static bool reprotect(struct jf_alias *a, uint64_t va, uint64_t len, bool exec)
   return changed;
 }
 
-void jf_alias_syscall(int64_t num, const uint64_t args[6])
+/* ---- unmapped memory ------------------------------------------------------- */
+
+static uint64_t page_align_up(uint64_t len)
 {
-  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MPROTECT) {
+  return (len + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
+}
+
+/* The model forgets the file pages of [START, END) (canonical) that no
+ * mapping from FROM on shows any more. */
+static void forget_unshown(struct jf_rig *rig, uint64_t start, uint64_t end, guint from,
+                           GPtrArray *retired)
+{
+  const GArray *maps = rig->alias->maps;
+  for (guint i = from; i < maps->len && start < end; i++) {
+    const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
+    if (m->canon < end && start < m->canon + m->len) {
+      forget_unshown(rig, start, m->canon, i + 1, retired);
+      forget_unshown(rig, m->canon + m->len, end, i + 1, retired);
+      return;
+    }
+  }
+  if (start < end) {
+    jf_model_forget(rig->model, start, end, pages_made_before, retired);
+  }
+}
+
+/*
+ * The syscall unmapped (or replaced) the guest range [VA, VA + LEN) and
+ * dropped the shared mappings DROPPED (lock held): the model forgets what
+ * it kept of that memory (coherence.h, jf_model_forget). Memory that is
+ * not a shared file mapping is keyed by its address; a file page is
+ * forgotten once no mapping shows it, since the file keeps its bytes for
+ * the next mapping while one does.
+ */
+static void forget_unmapped(struct jf_rig *rig, uint64_t va, uint64_t len, const GArray *dropped)
+{
+  GPtrArray *retired = g_ptr_array_new();
+  jf_model_forget(rig->model, va, va + page_align_up(len), pages_made_before, retired);
+  for (guint i = 0; i < dropped->len; i++) {
+    const struct alias_map *d = &g_array_index(dropped, struct alias_map, i);
+    forget_unshown(rig, d->canon, d->canon + d->len, 0, retired);
+  }
+  jf_store_retire(rig->store, retired);
+}
+
+/* munmap(VA, LEN) succeeded. */
+static void unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
+{
+  GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
+  if (forget(rig->alias, va, len, dropped)) {
+    recompute_views(rig->alias, rig->store);
+  }
+  forget_unmapped(rig, va, len, dropped);
+  g_array_unref(dropped);
+}
+
+/* mremap(OLD, OLD_LEN, NEW_LEN, ...) returned TO: the pages that left OLD's
+ * range and whatever TO's range held before are forgotten. A shared file
+ * mapping moved whole keeps its file (and so its other view). */
+static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_t new_len,
+                     uint64_t to)
+{
+  struct jf_alias *a = rig->alias;
+  if (to == old) {
+    if (new_len < old_len) {
+      unmapped(rig, old + page_align_up(new_len), old_len - page_align_up(new_len));
+    }
+    return;
+  }
+  const struct alias_map *whole = find(a, old);
+  struct alias_map moved = {0};
+  if (whole && whole->va == old && whole->len == old_len) {
+    moved = *whole;
+    moved.va = to;
+    moved.len = new_len;
+  }
+  GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
+  /* old_len 0 duplicates a shared mapping and unmaps nothing. */
+  bool changed = old_len && forget(a, old, old_len, dropped);
+  changed |= forget(a, to, new_len, dropped);
+  if (moved.len) {
+    g_array_append_val(a->maps, moved);
+    g_array_sort(a->maps, by_va);
+    changed = true;
+  }
+  if (changed) {
+    recompute_views(a, rig->store);
+  }
+  forget_unmapped(rig, to, new_len, dropped);
+  if (old_len) {
+    GArray *none = g_array_new(false, false, sizeof(struct alias_map));
+    forget_unmapped(rig, old, old_len, none);
+    g_array_unref(none);
+  }
+  g_array_unref(dropped);
+}
+
+void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])
+{
+  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MPROTECT || num == NR_MREMAP) {
     memcpy(mmap_args, args, sizeof(mmap_args));
+  }
+  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MREMAP) {
+    g_mutex_lock(&rig->lock);
+    pages_made_before = jf_model_page_epoch(rig->model);
+    g_mutex_unlock(&rig->lock);
   }
 }
 
@@ -230,9 +337,11 @@ void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
   struct jf_alias *a = rig->alias;
   if (num == NR_MUNMAP && ret == 0) {
     g_mutex_lock(&rig->lock);
-    if (forget(a, mmap_args[0], mmap_args[1])) {
-      recompute_views(a, rig->store);
-    }
+    unmapped(rig, mmap_args[0], mmap_args[1]);
+    g_mutex_unlock(&rig->lock);
+  } else if (num == NR_MREMAP && ret >= 0) {
+    g_mutex_lock(&rig->lock);
+    remapped(rig, mmap_args[0], mmap_args[1], mmap_args[2], (uint64_t)ret);
     g_mutex_unlock(&rig->lock);
   } else if (num == NR_MPROTECT && ret == 0) {
     g_mutex_lock(&rig->lock);
@@ -245,13 +354,18 @@ void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
     uint64_t flags = mmap_args[3] & GUEST_MAP_SHARED_VALIDATE;
     int fd = (int)mmap_args[4];
     g_mutex_lock(&rig->lock);
-    bool changed = forget(a, va, len);
+    GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
+    bool changed = forget(a, va, len, dropped);
     if ((flags == GUEST_MAP_SHARED || flags == GUEST_MAP_SHARED_VALIDATE) && fd >= 0) {
       changed |= learn(a, va, len, fd, mmap_args[5], (mmap_args[2] & GUEST_PROT_EXEC) != 0);
     }
     if (changed) {
       recompute_views(a, rig->store);
     }
+    /* Whatever the range held before (MAP_FIXED over old pages, or pages
+     * unmapped in a way the rig did not see) is not these pages. */
+    forget_unmapped(rig, va, len, dropped);
+    g_array_unref(dropped);
     g_mutex_unlock(&rig->lock);
   }
 }

@@ -39,5 +39,12 @@ void jf_store_thread_gone(struct jf_store *st, unsigned vcpu);
 /* The canonical addresses may be other now (lock held): every vCPU's
  * cached page records are dropped. */
 void jf_store_forget_pages(struct jf_store *st);
+/* PAGES (taken over) left the model because their memory was unmapped
+ * (jf_model_forget; lock held): they are freed as soon as no vCPU can
+ * still be using one (plugin_store.c explains when). */
+void jf_store_retire(struct jf_store *st, GPtrArray *pages);
+/* VCPU entered (ENTERED) or returned from a syscall: while there it holds
+ * no page record. */
+void jf_store_syscall(struct jf_store *st, unsigned vcpu, bool entered);
 
 #endif /* JITFLUSH_EMU_PLUGIN_STORE_H */

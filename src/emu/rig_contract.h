@@ -30,7 +30,7 @@ extern "C" {
 #define JF_OPT_CONTROL "control"
 #define JF_OPT_REPRODUCE "reproduce"
 
-enum jf_counter_source { JF_SOURCE_VCPU, JF_SOURCE_CLOCK };
+enum jf_counter_source { JF_SOURCE_VCPU, JF_SOURCE_CLOCK, JF_SOURCE_MODEL };
 /* Where a counter is shown, from the most places to the fewest. */
 enum jf_counter_shown { JF_SHOWN_STDERR, JF_SHOWN_SUMMARY, JF_SHOWN_REPORT };
 

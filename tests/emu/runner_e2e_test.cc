@@ -293,6 +293,23 @@ TEST(RunnerEndToEnd, FlushedCodeRunsClean)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
+// Issue 23: a JIT that maps its code at a new address each time grew the
+// rig by gigabytes, one model page record per page ever mapped; the model
+// now forgets unmapped memory (munmap, MAP_FIXED over old pages, mremap).
+// 3,000 mappings held at most 22 records here; before, one per mapping.
+TEST(RunnerEndToEnd, MapUnmapChurnKeepsTheModelsPageRecordsBounded)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"remap-churn", "3000"}, {"--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "remapped: 3000 wrong: 0\n");
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_TRUE(report.contains("model_pages_peak")) << report.dump();
+  EXPECT_GT(report["model_pages_peak"].get<int>(), 0);
+  EXPECT_LT(report["model_pages_peak"].get<int>(), 100);
+}
+
 // Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
 // "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
 // summary. The guest is dynamically linked.

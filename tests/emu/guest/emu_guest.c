@@ -15,6 +15,10 @@
  *                           start CHILDREN threads each at the same time;
  *                           every child compares its affinity with its
  *                           creator's; prints "children: N wrong: M"
+ *   emu_guest remap-churn N keeps one function but maps it at a new address
+ *                           N times (written, flushed, run, then the page is
+ *                           unmapped, replaced by MAP_FIXED or moved by
+ *                           mremap in turn); prints "remapped: N wrong: M"
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include <dirent.h>
@@ -164,6 +168,56 @@ static int affinity_race(int creators, int children)
   return wrong ? 1 : 0;
 }
 
+/*
+ * Map/unmap churn (issue 23): one page of code, "return I", at a new
+ * address each time. The address hint walks a 1 GiB window, so no address
+ * is used twice in a row; the page then goes away in one of the three ways
+ * a JIT frees code memory.
+ */
+#define CHURN_WINDOW (UINT64_C(1) << 30)
+#define CHURN_BASE UINT64_C(0x5000000000)
+
+static void *churn_map(void *hint, int extra_flags)
+{
+  return mmap(hint, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+              MAP_PRIVATE | MAP_ANONYMOUS | extra_flags, -1, 0);
+}
+
+static int churn_one(int i)
+{
+  void *hint = (void *)(uintptr_t)(CHURN_BASE + ((uint64_t)i * 2 * 4096) % CHURN_WINDOW);
+  uint32_t *code = churn_map(hint, 0);
+  if (code == MAP_FAILED)
+    return 1;
+  code[0] = a64_movz_x0((uint32_t)i & 0xffff);
+  code[1] = A64_RET;
+  __builtin___clear_cache((char *)code, (char *)(code + 2));
+  int wrong = ((jit_fn)(uintptr_t)code)() != (i & 0xffff);
+  switch (i % 3) {
+  case 0:
+    break;
+  case 1: /* a new anonymous page over the old one, then unmapped */
+    if (churn_map(code, MAP_FIXED) != code)
+      return 1;
+    break;
+  case 2: /* moved to the next slot of the window, then unmapped there */
+    code = mremap(code, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)code + 4096);
+    if (code == MAP_FAILED)
+      return 1;
+    break;
+  }
+  return munmap(code, 4096) != 0 || wrong;
+}
+
+static int remap_churn(int n)
+{
+  int wrong = 0;
+  for (int i = 0; i < n; i++)
+    wrong += churn_one(i);
+  printf("remapped: %d wrong: %d\n", n, wrong);
+  return wrong ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 2 && strcmp(argv[1], "cat") == 0) {
@@ -183,7 +237,9 @@ int main(int argc, char **argv)
     return jit_forever();
   if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)
     return affinity_race(atoi(argv[2]), atoi(argv[3]));
+  if (argc == 3 && strcmp(argv[1], "remap-churn") == 0)
+    return remap_churn(atoi(argv[2]));
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
-                  "       affinity-race CREATORS CHILDREN\n");
+                  "       affinity-race CREATORS CHILDREN | remap-churn N\n");
   return 64;
 }
