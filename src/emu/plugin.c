@@ -7,11 +7,12 @@
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
  *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
- *           [,overlay=DIR][,control=FIFO]
+ *           [,overlay=DIR][,control=FIFO][,exec=PATH]
  *
  * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
  * events rewrite (plugin_hotplug.c); control=FIFO is the runner's way to ask
- * for the reports before QEMU is ended (control_thread). The keys are in
+ * for the reports before QEMU is ended (control_thread); exec=PATH is where
+ * an execve of an AArch64 program is noted (plugin_exec.c). The keys are in
  * rig_contract.h.
  */
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC under -std=c11 */
@@ -26,6 +27,7 @@
 #include "keep.h"
 #include "plugin_alias.h"
 #include "plugin_decode.h"
+#include "plugin_exec.h"
 #include "plugin_findings.h"
 #include "plugin_hotplug.h"
 #include "plugin_instrument.h"
@@ -56,6 +58,7 @@ static const struct {
     {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
     {JF_OPT_CONTROL, offsetof(struct jf_options, control_path)},
     {JF_OPT_REPRODUCE, offsetof(struct jf_options, reproduce)},
+    {JF_OPT_EXEC, offsetof(struct jf_options, exec_path)},
 };
 
 static const char **option_text(struct jf_options *o, size_t i)
@@ -299,6 +302,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   jf_vcpu(rig, vcpu)->counts.syscalls++;
   jf_store_syscall(rig->store, vcpu, true);
   jf_alias_syscall(rig, num, args);
+  jf_exec_syscall(rig, num, args);
   jf_hotplug_poll(rig, vcpu);
   jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
 }

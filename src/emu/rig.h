@@ -54,6 +54,8 @@ struct jf_options {
                                 asks for the reports now (plugin.c) */
   const char *reproduce;     /* the runner's command line that reproduces
                                 the run, for the reports */
+  const char *exec_path;     /* where to note each AArch64 program the guest
+                                execs, for the runner (plugin_exec.c) */
 };
 
 /* The guest's executable as QEMU loaded it: asked of QEMU on a vCPU thread

@@ -29,6 +29,7 @@ extern "C" {
 #define JF_OPT_OVERLAY "overlay"
 #define JF_OPT_CONTROL "control"
 #define JF_OPT_REPRODUCE "reproduce"
+#define JF_OPT_EXEC "exec"
 
 enum jf_counter_source { JF_SOURCE_VCPU, JF_SOURCE_CLOCK, JF_SOURCE_MODEL };
 /* Where a counter is shown, from the most places to the fewest. */

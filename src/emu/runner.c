@@ -24,7 +24,9 @@
  * or it wrote no summary), 6 (the program cannot run on the rig: not an
  * AArch64 ELF, not executable, or its loader is not in the sysroot) and 7
  * (QEMU ended before the guest's first instruction: the plugin counted
- * none; the line repeats QEMU's message and status). Only a run whose
+ * none; the line repeats QEMU's message and status), and 8 when the
+ * program executed an AArch64 program (which QEMU user mode runs outside
+ * the rig or not at all; the line names it). Only a run whose
  * guest executed ends with the summary line, so a failure never looks
  * clean. The checks run cheapest first: command line, config, sysroot,
  * program, report, QEMU, plugin. Every path may be relative to the
@@ -118,6 +120,8 @@ static const char help_text[] =
     "       QEMU starts)\n"
     "  7    QEMU ended before the program's first instruction (the line\n"
     "       repeats QEMU's message and status)\n"
+    "  8    the program executed an AArch64 program (execve), which QEMU user\n"
+    "       mode cannot run under the rig: the line names it; no summary\n"
     "  128+S the runner was interrupted by signal S (INT, TERM, HUP): the\n"
     "       findings gathered so far are reported first\n";
 
@@ -625,6 +629,16 @@ static char *reproduce_command(const struct options *o, const struct emu_config 
   return g_string_free(cmd, FALSE);
 }
 
+/* The exec= file next to SUMMARY, where the plugin notes every AArch64
+ * program the guest executes (plugin_exec.c). */
+static char *exec_note_path(const char *summary)
+{
+  char *dir = g_path_get_dirname(summary);
+  char *path = g_build_filename(dir, "exec", NULL);
+  g_free(dir);
+  return path;
+}
+
 /* The plugin option: PLUGIN,config=...,seed=...[,report=...][,check=...],summary=... */
 static GString *plugin_option(const struct options *o, const struct emu_config *cfg,
                               const char *plugin, const char *root, const char *summary,
@@ -669,6 +683,9 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
   append_plugin_arg(opt, JF_OPT_CONTROL, control);
   append_plugin_arg(opt, JF_OPT_FINDINGS, findings);
   append_plugin_arg(opt, JF_OPT_SUMMARY, summary);
+  char *exec_note = exec_note_path(summary);
+  append_plugin_arg(opt, JF_OPT_EXEC, exec_note);
+  g_free(exec_note);
   g_free(config_abs);
   return opt;
 }
@@ -715,12 +732,65 @@ static int spawn_and_wait(char *const argv[], const char *seal, const char *cont
   return wstatus;
 }
 
+/* The finding blocks the plugin wrote next to SUMMARY, on stderr. */
+static void print_findings(const char *summary)
+{
+  char *dir = g_path_get_dirname(summary);
+  char *findings = g_build_filename(dir, "findings", NULL);
+  char *blocks = NULL;
+  if (g_file_get_contents(findings, &blocks, NULL, NULL))
+    fputs(blocks, stderr);
+  g_free(blocks);
+  g_free(findings);
+  g_free(dir);
+}
+
+/* Status 8 when the guest executed an AArch64 program: QEMU user mode
+ * hands execve to the host kernel, which fails with ENOEXEC or (with
+ * binfmt_misc) runs it in a QEMU without the rig; either way what ran next
+ * was not checked, so no summary may pass for a checked run. 0 otherwise.
+ * An interrupted run keeps its 128+N. */
+static int exec_outcome(const char *summary, int stopped_by)
+{
+  char *note = exec_note_path(summary);
+  char *text = NULL;
+  bool executed = !stopped_by && g_file_get_contents(note, &text, NULL, NULL) && *text;
+  g_free(note);
+  if (!executed) {
+    g_free(text);
+    return 0;
+  }
+  g_strchomp(text);
+  g_auto(GStrv) paths = g_strsplit(text, "\n", -1);
+  g_free(text);
+  GString *names = g_string_new(NULL);
+  for (guint i = 0; paths[i]; i++) {
+    guint first = 0;
+    while (strcmp(paths[first], paths[i]) != 0)
+      first++;
+    if (first == i) /* each program once, in the order executed */
+      g_string_append_printf(names, "%s%s", names->len ? ", " : "", paths[i]);
+  }
+  print_findings(summary);
+  int status = fail(EMU_EXIT_EXEC,
+                    "the program executed %s, an AArch64 program that QEMU user mode cannot run "
+                    "under the rig (it fails with \"Exec format error\", or binfmt_misc starts it "
+                    "outside the rig): what it did was not checked",
+                    names->str);
+  g_string_free(names, TRUE);
+  return status;
+}
+
 /* After QEMU ended: the summary line and the program's status, or why
  * there is neither. An interrupted run (SIGINT, SIGTERM, SIGHUP to the
  * runner) ends with 128+N, after the findings gathered so far. */
 static int outcome(const char *summary, int wstatus, const GString *tail)
 {
   const int stopped_by = interrupted;
+  int exec_status = exec_outcome(summary, stopped_by);
+  if (exec_status) {
+    return exec_status;
+  }
   char *text = NULL;
   struct jf_summary sum;
   GError *problem = NULL;
@@ -760,14 +830,7 @@ static int outcome(const char *summary, int wstatus, const GString *tail)
     return status;
   }
   /* The plugin's finding blocks (next to the summary), then the summary. */
-  char *dir = g_path_get_dirname(summary);
-  char *findings = g_build_filename(dir, "findings", NULL);
-  char *blocks = NULL;
-  if (g_file_get_contents(findings, &blocks, NULL, NULL))
-    fputs(blocks, stderr);
-  g_free(blocks);
-  g_free(findings);
-  g_free(dir);
+  print_findings(summary);
   GString *line = g_string_new("jitflush-emu: ");
   jf_summary_format(line, &sum, JF_SHOWN_STDERR);
   fprintf(stderr, "%s\n", line->str);

@@ -25,6 +25,8 @@ enum {
                                not in the sysroot), found before QEMU starts */
   EMU_EXIT_NOT_STARTED = 7, /* QEMU ended before the guest's first
                                instruction (the plugin counted none) */
+  EMU_EXIT_EXEC = 8,        /* the program executed an AArch64 program,
+                               which runs outside the rig or not at all */
   EMU_EXIT_STALE = 86,      /* the plugin saw at least one stale fetch */
 };
 

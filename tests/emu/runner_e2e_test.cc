@@ -310,6 +310,42 @@ TEST(RunnerEndToEnd, MapUnmapChurnKeepsTheModelsPageRecordsBounded)
   EXPECT_LT(report["model_pages_peak"].get<int>(), 100);
 }
 
+// Issue 23: a program that execs another AArch64 program got "Exec format
+// error" from the host kernel (QEMU user mode passes execve on), and the
+// run still ended with an ordinary summary line. It now ends with status 8
+// and a line naming the program, never a summary.
+TEST(RunnerEndToEnd, ExecOfAnAarch64ProgramExits8AndNamesIt)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"exec", kGuest, "exit", "3"});
+  EXPECT_EQ(r.status, 8) << r.err;
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: the program executed " + kGuest +
+                ", an AArch64 program that QEMU user mode cannot run under the rig (it fails with "
+                "\"Exec format error\", or binfmt_misc starts it outside the rig): what it did was "
+                "not checked")
+      << r.err;
+  EXPECT_EQ(r.err.find("stale_fetches="), std::string::npos) << r.err;
+}
+
+// The same from a forked child (posix_spawn, system()): the child's exec
+// is what went unchecked.
+TEST(RunnerEndToEnd, AChildsExecOfAnAarch64ProgramExits8)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"spawn", kGuest, "exit", "3"});
+  EXPECT_EQ(r.status, 8) << r.err;
+  EXPECT_NE(r.LastErrLine().find("executed " + kGuest + ", an AArch64 program"), std::string::npos)
+      << r.err;
+}
+
+// A child that execs a host program (a shell, as system() does) runs
+// nothing the rig could check: the run ends as usual.
+TEST(RunnerEndToEnd, AChildsExecOfAHostProgramEndsWithTheSummary)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"spawn", "/bin/sh", "-c", "exit 4"});
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+}
+
 // Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
 // "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
 // summary. The guest is dynamically linked.

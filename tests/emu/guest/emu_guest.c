@@ -15,6 +15,12 @@
  *                           start CHILDREN threads each at the same time;
  *                           every child compares its affinity with its
  *                           creator's; prints "children: N wrong: M"
+ *   emu_guest exec PROGRAM [ARGS...]
+ *                           execv(PROGRAM, ...); prints the error and exits
+ *                           127 when it fails
+ *   emu_guest spawn PROGRAM [ARGS...]
+ *                           the same in a forked child; exits with the
+ *                           child's status
  *   emu_guest remap-churn N keeps one function but maps it at a new address
  *                           N times (written, flushed, run, then the page is
  *                           unmapped, replaced by MAP_FIXED or moved by
@@ -31,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "a64_encode.h"
@@ -237,9 +244,27 @@ int main(int argc, char **argv)
     return jit_forever();
   if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)
     return affinity_race(atoi(argv[2]), atoi(argv[3]));
+  if (argc >= 3 && strcmp(argv[1], "exec") == 0) {
+    execv(argv[2], argv + 2);
+    perror(argv[2]);
+    return 127;
+  }
+  if (argc >= 3 && strcmp(argv[1], "spawn") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      execv(argv[2], argv + 2);
+      perror(argv[2]);
+      _exit(127);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child)
+      return 126;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
   if (argc == 3 && strcmp(argv[1], "remap-churn") == 0)
     return remap_churn(atoi(argv[2]));
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
-                  "       affinity-race CREATORS CHILDREN | remap-churn N\n");
+                  "       affinity-race CREATORS CHILDREN | remap-churn N |\n"
+                  "       exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...]\n");
   return 64;
 }
