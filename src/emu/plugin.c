@@ -29,6 +29,7 @@
 #include "plugin_decode.h"
 #include "plugin_exec.h"
 #include "plugin_findings.h"
+#include "plugin_fork.h"
 #include "plugin_hotplug.h"
 #include "plugin_instrument.h"
 #include "plugin_region.h"
@@ -196,6 +197,7 @@ static void rig_free(struct jf_rig *r)
   emu_findings_free(r->findings);
   g_clear_pointer(&r->model, jf_model_free);
   jf_alias_free(r->alias);
+  jf_fork_free(r);
   jf_hotplug_free(r->hotplug);
   jf_sched_free(r->sched);
   jf_decoder_close(r->decoder);
@@ -310,6 +312,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
   (void)id;
+  jf_fork_syscall_ret(rig, num, ret);
   jf_alias_syscall_ret(rig, num, ret);
   jf_sched_syscall_ret(rig, vcpu, num, ret);
   jf_store_syscall(rig->store, vcpu, false);
@@ -320,9 +323,12 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
   (void)id;
   (void)udata;
   /* A forked child inherits the plugin's state; only the process QEMU
-   * started writes the report. */
+   * started writes the report, a child its own findings for the runner to
+   * merge (plugin_fork.c). */
   if (getpid() == rig->install_pid) {
     report_once(rig);
+  } else if (jf_fork_is_child(rig)) {
+    jf_fork_report(rig);
   }
   if (rig->control) {
     /* The control thread may still wait in read() and holds the rig: the

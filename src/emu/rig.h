@@ -75,6 +75,7 @@ struct emu_findings;
 struct jf_regs;
 struct jf_keep;
 struct jf_decoder;
+struct jf_fork;
 
 struct jf_rig {
   GMutex lock;
@@ -91,7 +92,8 @@ struct jf_rig {
   struct jf_regs *regs;
   struct jf_keep *keep;
   struct jf_decoder *decoder;
-  pid_t install_pid; /* the process QEMU started: it writes the report */
+  pid_t install_pid;    /* the process QEMU started: it writes the report */
+  struct jf_fork *fork; /* in a process the guest forked (plugin_fork.c) */
   /* The reports are written once: at exit, or earlier when the runner asks
    * through the control FIFO (it was interrupted). */
   GMutex report_lock;

@@ -55,6 +55,7 @@
 #include "rig_contract.h"
 #include "runner.h"
 #include "runner_exec.h"
+#include "runner_fork.h"
 #include "runner_program.h"
 #include "sysfs_overlay.h"
 
@@ -682,10 +683,10 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
   g_free(reproduce);
   append_plugin_arg(opt, JF_OPT_CONTROL, control);
   append_plugin_arg(opt, JF_OPT_FINDINGS, findings);
-  append_plugin_arg(opt, JF_OPT_SUMMARY, summary);
   char *exec_note = exec_note_path(summary);
   append_plugin_arg(opt, JF_OPT_EXEC, exec_note);
   g_free(exec_note);
+  append_plugin_arg(opt, JF_OPT_SUMMARY, summary);
   g_free(config_abs);
   return opt;
 }
@@ -784,7 +785,7 @@ static int exec_outcome(const char *summary, int stopped_by)
 /* After QEMU ended: the summary line and the program's status, or why
  * there is neither. An interrupted run (SIGINT, SIGTERM, SIGHUP to the
  * runner) ends with 128+N, after the findings gathered so far. */
-static int outcome(const char *summary, int wstatus, const GString *tail)
+static int outcome(const char *summary, const char *report, int wstatus, const GString *tail)
 {
   const int stopped_by = interrupted;
   int exec_status = exec_outcome(summary, stopped_by);
@@ -829,8 +830,15 @@ static int outcome(const char *summary, int wstatus, const GString *tail)
     g_free(said);
     return status;
   }
-  /* The plugin's finding blocks (next to the summary), then the summary. */
+  /* The plugin's finding blocks (next to the summary), those of the
+   * processes the program forked, then the summary of them all. */
   print_findings(summary);
+  char *scratch = g_path_get_dirname(summary);
+  GString *forked_blocks = g_string_new(NULL);
+  emu_merge_forked(scratch, report, &sum, forked_blocks);
+  fputs(forked_blocks->str, stderr);
+  g_string_free(forked_blocks, TRUE);
+  g_free(scratch);
   GString *line = g_string_new("jitflush-emu: ");
   jf_summary_format(line, &sum, JF_SHOWN_STDERR);
   fprintf(stderr, "%s\n", line->str);
@@ -875,7 +883,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
 
   GString *tail = g_string_new(NULL);
   int wstatus = spawn_and_wait((char *const *)argv->pdata, seal, control, summary, tail);
-  status = wstatus == -1 ? EMU_EXIT_QEMU : outcome(summary, wstatus, tail);
+  status = wstatus == -1 ? EMU_EXIT_QEMU : outcome(summary, o->report, wstatus, tail);
 
   g_string_free(tail, TRUE);
   g_ptr_array_free(argv, TRUE);

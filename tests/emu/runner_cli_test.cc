@@ -208,7 +208,7 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
                       "/sys/devices/system/cpu,reproduce=jitflush-emu --config " + kExynos +
                       " --seed 1 --policy adversarial -- " + prog_ +
                       " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
-                      "/findings,summary=" + tmp + "/summary");
+                      "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
   EXPECT_EQ(a[6], prog_);
   EXPECT_EQ(a[7], "x y");
   EXPECT_EQ(a[8], "--not-an-option");
@@ -536,8 +536,9 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
   EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
                       "/r.json,reproduce=jitflush-emu --config " + dir +
                       "/soc.conf --seed 1 --policy adversarial --sysroot " + dir +
-                      "/sysroot --sysfs-root " + dir + "/phone -- " + dir + "/bin/jit,control=" +
-                      tmp + "/control,findings=" + tmp + "/findings,summary=" + tmp + "/summary");
+                      "/sysroot --sysfs-root " + dir + "/phone -- " + dir +
+                      "/bin/jit,control=" + tmp + "/control,findings=" + tmp +
+                      "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
   EXPECT_EQ(a[6], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");

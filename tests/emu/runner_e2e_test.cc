@@ -346,6 +346,42 @@ TEST(RunnerEndToEnd, AChildsExecOfAHostProgramEndsWithTheSummary)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
+// Issue 23: a forked child that ran unflushed code was not checked
+// (stale_fetches=0). The child runs under its copy of the model, with the
+// parent's cache state at the fork (here: code written, never cleaned), and
+// its findings reach the one report, each naming its process.
+TEST(RunnerEndToEnd, AForkedChildsStaleFetchReachesTheReportNamingItsProcess)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"fork-jit"}, {"--report", dir / "r.json"});
+  EXPECT_EQ(r.status, 86) << r.err;
+  ASSERT_EQ(r.out.rfind("child ", 0), 0u) << r.out;
+  const int child = std::stoi(r.out.substr(6));
+  EXPECT_EQ(r.out, "child " + std::to_string(child) + " status 42\n");
+  EXPECT_NE(r.err.find("jitflush-emu: in process " + std::to_string(child) + " (forked by "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=2 ", 0), 0u) << r.err;
+  EXPECT_NE(r.LastErrLine().find(" findings=1"), std::string::npos) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_EQ(report["findings"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["findings"][0]["kind"], "not-cleaned");
+  EXPECT_EQ(report["findings"][0]["process"], child);
+  EXPECT_EQ(report["stale_fetches"], 2);
+  ASSERT_EQ(report["processes"].size(), 2u) << report.dump();
+  EXPECT_EQ(report["processes"][1]["pid"], child);
+  EXPECT_EQ(report["processes"][1]["parent"], report["processes"][0]["pid"]);
+}
+
+// The control: flushed before the fork, the child inherits clean caches.
+TEST(RunnerEndToEnd, AForkedChildInheritsTheParentsFlush)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"fork-jit-flushed"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+  EXPECT_NE(r.LastErrLine().find(" fetch_checks=4 "), std::string::npos) << r.err;
+}
+
 // Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
 // "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
 // summary. The guest is dynamically linked.

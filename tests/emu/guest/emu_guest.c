@@ -21,6 +21,12 @@
  *   emu_guest spawn PROGRAM [ARGS...]
  *                           the same in a forked child; exits with the
  *                           child's status
+ *   emu_guest fork-jit      writes code without a flush, forks; the child
+ *                           runs it (stale: it inherits the parent's caches)
+ *                           and exits with its result; the parent prints
+ *                           "child PID status N", flushes the code, runs
+ *                           it and exits 0 when both returned 42
+ *   emu_guest fork-jit-flushed  the same, flushed before the fork
  *   emu_guest remap-churn N keeps one function but maps it at a new address
  *                           N times (written, flushed, run, then the page is
  *                           unmapped, replaced by MAP_FIXED or moved by
@@ -225,6 +231,23 @@ static int remap_churn(int n)
   return wrong ? 1 : 0;
 }
 
+static int fork_jit(int flushed)
+{
+  jit_fn fn = write_code(flushed);
+  if (!fn)
+    return 100;
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0)
+    _exit(fn());
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child)
+    return 101;
+  printf("child %d status %d\n", (int)child, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  __builtin___clear_cache((char *)(uintptr_t)fn, (char *)(uintptr_t)fn + 8);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 42 && fn() == 42 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 2 && strcmp(argv[1], "cat") == 0) {
@@ -249,6 +272,10 @@ int main(int argc, char **argv)
     perror(argv[2]);
     return 127;
   }
+  if (argc == 2 && strcmp(argv[1], "fork-jit") == 0)
+    return fork_jit(0);
+  if (argc == 2 && strcmp(argv[1], "fork-jit-flushed") == 0)
+    return fork_jit(1);
   if (argc >= 3 && strcmp(argv[1], "spawn") == 0) {
     pid_t child = fork();
     if (child == 0) {
@@ -265,6 +292,7 @@ int main(int argc, char **argv)
     return remap_churn(atoi(argv[2]));
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
                   "       affinity-race CREATORS CHILDREN | remap-churn N |\n"
-                  "       exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...]\n");
+                  "       exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
+                  "       fork-jit | fork-jit-flushed\n");
   return 64;
 }
