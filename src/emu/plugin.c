@@ -225,6 +225,12 @@ static bool view_nonexec(uint64_t va, void *ctx)
   return jf_alias_nonexec_view(r->alias, va);
 }
 
+static void view_store(void *ctx, uint64_t va, unsigned bytes)
+{
+  const struct jf_rig *r = ctx;
+  jf_alias_note_store(r->alias, va, bytes);
+}
+
 /* The coherence model of this config's clusters, over plugin_alias.c's
  * view of double-mapped code. */
 static struct jf_model *new_model(struct jf_rig *r)
@@ -262,6 +268,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   r->alias = jf_alias_new();
   r->model = new_model(r);
   r->store = jf_store_new(r);
+  jf_store_watch(r->store, view_store, r);
   r->findings = emu_findings_new(r->config);
   emu_findings_set_reproduce(r->findings, r->opts.reproduce);
   r->region = jf_region_new();
@@ -316,6 +323,8 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   jf_alias_syscall_ret(rig, num, ret);
   jf_sched_syscall_ret(rig, vcpu, num, ret);
   jf_store_syscall(rig->store, vcpu, false);
+  /* A syscall's return synchronises the context (plugin_alias.c). */
+  jf_alias_refresh_views(rig);
 }
 
 static void on_exit(qemu_plugin_id_t id, void *udata)

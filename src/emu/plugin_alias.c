@@ -53,6 +53,11 @@ struct alias_map {
 struct jf_alias {
   GArray *maps;         /* struct alias_map, sorted by va, disjoint */
   GHashTable *file_ids; /* "dev:ino" -> id (1..) */
+  /* Lines of executable views whose bytes were stored through another
+   * view since QEMU last translated them (jf_alias_refresh_views); the
+   * count is read without the lock. */
+  GHashTable *stale_lines; /* exec-view VA of a VIEW_LINE-aligned line */
+  unsigned stale_count;
 };
 
 /* A vCPU's syscall entry and return run in its host thread: the arguments
@@ -66,6 +71,7 @@ struct jf_alias *jf_alias_new(void)
   struct jf_alias *a = g_new0(struct jf_alias, 1);
   a->maps = g_array_new(false, false, sizeof(struct alias_map));
   a->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  a->stale_lines = g_hash_table_new(g_direct_hash, g_direct_equal);
   return a;
 }
 
@@ -74,6 +80,7 @@ void jf_alias_free(struct jf_alias *a)
   if (a) {
     g_array_unref(a->maps);
     g_hash_table_destroy(a->file_ids);
+    g_hash_table_destroy(a->stale_lines);
     g_free(a);
   }
 }
@@ -112,6 +119,13 @@ bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va)
   return m && m->nonexec_view;
 }
 
+static gboolean line_gone(gpointer key, gpointer value, gpointer data)
+{
+  (void)value;
+  const struct alias_map *m = find(data, GPOINTER_TO_SIZE(key));
+  return !m || !m->exec;
+}
+
 /*
  * Marks every non-executable mapping whose file range overlaps an
  * executable mapping's. Per mapping, not per page: an RW view larger than
@@ -125,6 +139,10 @@ static void recompute_views(struct jf_alias *a, struct jf_store *store)
   GArray *maps = a->maps;
   /* The store caches map guest pages to canonical records. */
   jf_store_forget_pages(store);
+  /* Marked lines no executable view shows any more are dropped: QEMU
+   * dropped their translations when it unmapped or re-protected them. */
+  g_hash_table_foreach_remove(a->stale_lines, line_gone, a);
+  __atomic_store_n(&a->stale_count, g_hash_table_size(a->stale_lines), __ATOMIC_RELAXED);
   for (guint i = 0; i < maps->len; i++) {
     struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     m->nonexec_view = false;
@@ -318,6 +336,83 @@ static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_
     g_array_unref(none);
   }
   g_array_unref(dropped);
+}
+
+/* ---- QEMU's translations of executable views ------------------------------ */
+
+/*
+ * QEMU re-translates code when the guest writes through the address it
+ * fetches from, or runs ic ivau on that address (its ic_ivau helper); a
+ * store through the RW view of double-mapped code does neither for the RX
+ * view, so QEMU went on running the old instructions where the model, and
+ * the architecture, say the new ones are fetched: with ic ivau through the
+ * RW view on a PIPT I-cache, which the Arm ARM allows, and with no ic at
+ * all where CTR_EL0.DIC is set. So every store through a non-executable
+ * view of pages an executable view shows marks the executable view's lines
+ * (under the lock, on the locked store path: such pages have per-word
+ * records once QEMU translated them); at the next context synchronisation
+ * of any thread (isb, a syscall's return) those lines are written back
+ * with their own bytes through QEMU's debug write
+ * (qemu_plugin_write_memory_vaddr), which for a page without write
+ * permission invalidates its translations before it writes
+ * (cpu_memory_rw_debug in accel/tcg/user-exec.c). QEMU then fetches the
+ * new instruction wherever the model judges the fetch fresh; where the
+ * model says stale, the report says so, whichever bytes QEMU runs.
+ *
+ * The write-back copies bytes it has just read; a store another thread
+ * makes to the same bytes between the read and the write would be undone.
+ * Such a store races with code being published in the same line and is
+ * unsupported (docs/RIG.md, "Limits").
+ */
+#define VIEW_LINE UINT64_C(64)
+
+void jf_alias_note_store(struct jf_alias *a, uint64_t va, unsigned bytes)
+{
+  const struct alias_map *m = find(a, va);
+  if (!m || !m->nonexec_view) {
+    return;
+  }
+  uint64_t c = m->canon + (va - m->va), c_end = c + (bytes ? bytes : 1);
+  for (guint i = 0; i < a->maps->len; i++) {
+    const struct alias_map *x = &g_array_index(a->maps, struct alias_map, i);
+    if (!x->exec || x->canon >= c_end || c >= x->canon + x->len) {
+      continue;
+    }
+    uint64_t first = MAX(c, x->canon), last = MIN(c_end, x->canon + x->len) - 1;
+    for (uint64_t line = (first - x->canon + x->va) & ~(VIEW_LINE - 1);
+         line <= last - x->canon + x->va; line += VIEW_LINE) {
+      g_hash_table_add(a->stale_lines, GSIZE_TO_POINTER(line));
+    }
+  }
+  __atomic_store_n(&a->stale_count, g_hash_table_size(a->stale_lines), __ATOMIC_RELAXED);
+}
+
+static void rewrite_line(uint64_t line)
+{
+  GByteArray *bytes = g_byte_array_new();
+  if (qemu_plugin_read_memory_vaddr(line, bytes, VIEW_LINE) && bytes->len == VIEW_LINE) {
+    qemu_plugin_write_memory_vaddr(line, bytes);
+  }
+  g_byte_array_unref(bytes);
+}
+
+void jf_alias_refresh_views(struct jf_rig *rig)
+{
+  struct jf_alias *a = rig->alias;
+  if (__atomic_load_n(&a->stale_count, __ATOMIC_RELAXED) == 0) {
+    return;
+  }
+  g_mutex_lock(&rig->lock);
+  GList *lines = g_hash_table_get_keys(a->stale_lines);
+  g_hash_table_steal_all(a->stale_lines);
+  __atomic_store_n(&a->stale_count, 0, __ATOMIC_RELAXED);
+  g_mutex_unlock(&rig->lock);
+  /* Outside the lock: QEMU's memory access takes its mmap_lock, which a
+   * translating thread holds while it waits for the rig's lock. */
+  for (GList *l = lines; l; l = l->next) {
+    rewrite_line(GPOINTER_TO_SIZE(l->data));
+  }
+  g_list_free(lines);
 }
 
 void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])

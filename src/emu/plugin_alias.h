@@ -24,4 +24,12 @@ bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va);
 void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6]);
 void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret);
 
+/* A store of BYTES at VA (lock held): when VA is in the RW view of
+ * double-mapped code, the executable views' lines it changed are marked
+ * for jf_alias_refresh_views. */
+void jf_alias_note_store(struct jf_alias *a, uint64_t va, unsigned bytes);
+/* At a context synchronisation, on a vCPU thread, lock NOT held: makes
+ * QEMU translate the marked lines again (plugin_alias.c). */
+void jf_alias_refresh_views(struct jf_rig *rig);
+
 #endif /* JITFLUSH_EMU_PLUGIN_ALIAS_H */

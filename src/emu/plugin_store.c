@@ -72,6 +72,9 @@ struct jf_store {
   /* Page records of unmapped memory, oldest first, waiting until no vCPU
    * can still hold them (jf_store_retire). */
   GQueue retired;
+  /* Told of every store made under the lock (jf_store_watch). */
+  void (*watch)(void *ctx, uint64_t vaddr, unsigned bytes);
+  void *watch_ctx;
 };
 
 /* Page records retired together, and each vCPU's instruction count then. */
@@ -204,6 +207,13 @@ void jf_store_retire(struct jf_store *st, GPtrArray *pages)
   g_queue_push_tail(&st->retired, b);
 }
 
+void jf_store_watch(struct jf_store *st, void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes),
+                    void *ctx)
+{
+  st->watch = fn;
+  st->watch_ctx = ctx;
+}
+
 void jf_store_syscall(struct jf_store *st, unsigned vcpu, bool entered)
 {
   __atomic_store_n(&jf_vcpu(st->rig, vcpu)->in_syscall, entered, __ATOMIC_RELEASE);
@@ -248,6 +258,9 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
   if (page && __atomic_load_n(&c->slot[page_number % STORE_CACHE_SLOTS].key, __ATOMIC_RELAXED) !=
                   page_number + 1) {
     page = NULL; /* emptied since it was read: the record may be retired */
+  }
+  if (mt && st->watch) {
+    st->watch(st->watch_ctx, vaddr, bytes);
   }
   if (mt && page) {
     jf_model_store_on_page(rig->model, mt, page, vaddr, bytes, writer_pc);

@@ -382,6 +382,36 @@ TEST(RunnerEndToEnd, AForkedChildInheritsTheParentsFlush)
   EXPECT_NE(r.LastErrLine().find(" fetch_checks=4 "), std::string::npos) << r.err;
 }
 
+// Issue 23: QEMU kept its translation of the RX view of double-mapped code
+// when the program wrote through the RW view and made the code visible
+// correctly, so a W^X program that rewrote a function in place got the old
+// function's result with no finding to explain it: invalidating through
+// RW on the PIPT Tegra186, and with no ic at all (DIC) on n1-idc-dic. Now
+// QEMU runs the new instruction wherever the model says the fetch is
+// fresh: the correct program (ic through RX; through RW where the I-cache
+// is PIPT) computes the right results on every shipped SoC.
+TEST(RunnerEndToEnd, ACorrectWxProgramRewritingInPlaceComputesRightOnEverySoc)
+{
+  std::vector<std::string> configs;
+  for (const auto &e : std::filesystem::directory_iterator(kConfigs))
+    if (e.path().extension() == ".conf")
+      configs.push_back(e.path().filename());
+  ASSERT_GE(configs.size(), 10u);
+  std::vector<std::pair<std::string, std::string>> runs;
+  for (const auto &c : configs)
+    runs.emplace_back(c, "rx");
+  runs.emplace_back("tegra186.conf", "rw");   // PIPT: ic through RW is enough
+  runs.emplace_back("n1-idc-dic.conf", "rw"); // DIC: no ic at all
+  for (const auto &[config, view] : runs) {
+    ProcessResult r = Emu(config, {"wx-reuse", "20", view});
+    EXPECT_EQ(r.status, 0) << config << " " << view << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out, "wx-reuse: 20 wrong: 0\n") << config << " " << view;
+    EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u)
+        << config << " " << view << "\n"
+        << r.err;
+  }
+}
+
 // Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
 // "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
 // summary. The guest is dynamically linked.

@@ -27,6 +27,15 @@
  *                           "child PID status N", flushes the code, runs
  *                           it and exits 0 when both returned 42
  *   emu_guest fork-jit-flushed  the same, flushed before the fork
+ *   emu_guest wx-reuse N rx|rw
+ *                           W^X: "return I" written N times at the SAME place
+ *                           through the RW view of a memfd, made visible by
+ *                           the correct sequence (dc cvau through RW, dsb
+ *                           ish, ic ivau unless CTR_EL0.DIC through RX, or
+ *                           through RW with "rw",
+ *                           which only a PIPT I-cache allows, dsb ish, isb)
+ *                           and called through the RX view; prints
+ *                           "wx-reuse: N wrong: M"
  *   emu_guest remap-churn N keeps one function but maps it at a new address
  *                           N times (written, flushed, run, then the page is
  *                           unmapped, replaced by MAP_FIXED or moved by
@@ -231,6 +240,44 @@ static int remap_churn(int n)
   return wrong ? 1 : 0;
 }
 
+/* The sequence of Arm ARM B2.4.4 for one line of new code: clean through
+ * the view that wrote it, invalidate through IVIEW. The clean is never
+ * skipped: IDC differs between the cores of some SoCs (Tegra186), and the
+ * thread may move after it read CTR_EL0. DIC is the same on every core of
+ * every shipped config. */
+static void make_visible(char *rw, char *iview)
+{
+  uint64_t ctr;
+  __asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+  __asm__ volatile("dc cvau, %0" ::"r"(rw) : "memory");
+  __asm__ volatile("dsb ish" ::: "memory");
+  if (!(ctr >> 29 & 1)) { /* DIC */
+    __asm__ volatile("ic ivau, %0" ::"r"(iview) : "memory");
+    __asm__ volatile("dsb ish" ::: "memory");
+  }
+  __asm__ volatile("isb" ::: "memory");
+}
+
+static int wx_reuse(int n, bool through_rx)
+{
+  int fd = memfd_create("wx-reuse", 0);
+  if (fd < 0 || ftruncate(fd, 4096) != 0)
+    return 3;
+  uint32_t *rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  char *rx = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+  if (rw == MAP_FAILED || rx == MAP_FAILED)
+    return 3;
+  int wrong = 0;
+  for (int i = 0; i < n; i++) {
+    rw[0] = a64_movz_x0((uint32_t)i & 0xffff);
+    rw[1] = A64_RET;
+    make_visible((char *)rw, through_rx ? rx : (char *)rw);
+    wrong += ((jit_fn)(uintptr_t)rx)() != (i & 0xffff);
+  }
+  printf("wx-reuse: %d wrong: %d\n", n, wrong);
+  return wrong ? 1 : 0;
+}
+
 static int fork_jit(int flushed)
 {
   jit_fn fn = write_code(flushed);
@@ -272,6 +319,8 @@ int main(int argc, char **argv)
     perror(argv[2]);
     return 127;
   }
+  if (argc == 4 && strcmp(argv[1], "wx-reuse") == 0)
+    return wx_reuse(atoi(argv[2]), strcmp(argv[3], "rx") == 0);
   if (argc == 2 && strcmp(argv[1], "fork-jit") == 0)
     return fork_jit(0);
   if (argc == 2 && strcmp(argv[1], "fork-jit-flushed") == 0)
@@ -293,6 +342,6 @@ int main(int argc, char **argv)
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
                   "       affinity-race CREATORS CHILDREN | remap-churn N |\n"
                   "       exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
-                  "       fork-jit | fork-jit-flushed\n");
+                  "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw\n");
   return 64;
 }
