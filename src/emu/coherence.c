@@ -201,11 +201,12 @@ struct jf_model_geometry {
 };
 
 struct jf_model {
-  uint64_t seq;        /* the latest event's time (see "Time" above) */
-  GHashTable *pages;   /* canonical page number -> jf_model_page */
-  uint64_t pages_made; /* page records ever made (jf_model_page_epoch) */
-  size_t pages_peak;   /* the most records held at once */
-  size_t word_size;    /* sizeof(struct jf_word) + per cluster */
+  uint64_t seq;         /* the latest event's time (see "Time" above) */
+  GHashTable *pages;    /* canonical page number -> jf_model_page */
+  uint64_t pages_made;  /* page records ever made (jf_model_page_epoch) */
+  size_t pages_retired; /* forgotten, not yet released by the caller */
+  size_t pages_peak;    /* the most records allocated at once */
+  size_t word_size;     /* sizeof(struct jf_word) + per cluster */
   unsigned nclusters;
   struct jf_model_geometry *geo;
   uint64_t *online_seq; /* per cluster: when it came back online */
@@ -398,9 +399,10 @@ static struct jf_model_page *page_new(struct jf_model *m, uint64_t canon_page)
   struct jf_model_page *page = g_new0(struct jf_model_page, 1);
   page->born = m->pages_made++;
   g_hash_table_insert(m->pages, GSIZE_TO_POINTER(canon_page), page);
-  if (g_hash_table_size(m->pages) > m->pages_peak) {
+  size_t allocated = g_hash_table_size(m->pages) + m->pages_retired;
+  if (allocated > m->pages_peak) {
     /* Read without the lock by the counters (jf_model_pages_peak). */
-    __atomic_store_n(&m->pages_peak, g_hash_table_size(m->pages), __ATOMIC_RELAXED);
+    __atomic_store_n(&m->pages_peak, allocated, __ATOMIC_RELAXED);
   }
   return page;
 }
@@ -908,5 +910,11 @@ size_t jf_model_forget(struct jf_model *m, uint64_t canon_start, uint64_t canon_
       }
     }
   }
+  m->pages_retired += retired->len - before;
   return retired->len - before;
+}
+
+void jf_model_pages_released(struct jf_model *m, size_t n)
+{
+  m->pages_retired -= MIN(n, m->pages_retired);
 }

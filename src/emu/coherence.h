@@ -163,8 +163,9 @@ unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site);
 /* ---- unmapped memory ----------------------------------------------------- */
 /* Page records made so far: a record made later has a larger epoch. */
 uint64_t jf_model_page_epoch(const struct jf_model *m);
-/* Page records held now, and the most held at once over the model's life
- * (the peak may be read without the caller's lock). */
+/* Page records held now, and the most allocated at once over the model's
+ * life, held or retired and not yet released (the peak may be read
+ * without the caller's lock). */
 size_t jf_model_pages_live(const struct jf_model *m);
 size_t jf_model_pages_peak(const struct jf_model *m);
 /*
@@ -180,6 +181,8 @@ size_t jf_model_pages_peak(const struct jf_model *m);
 size_t jf_model_forget(struct jf_model *m, uint64_t canon_start, uint64_t canon_end,
                        uint64_t made_before, GPtrArray *retired);
 void jf_model_page_free(struct jf_model_page *page);
+/* The caller freed N of the records jf_model_forget retired. */
+void jf_model_pages_released(struct jf_model *m, size_t n);
 
 #ifdef __cplusplus
 }

@@ -319,7 +319,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
   (void)id;
-  jf_fork_syscall_ret(rig, num, ret);
+  jf_fork_syscall_ret(rig, vcpu, num, ret);
   jf_alias_syscall_ret(rig, num, ret);
   jf_sched_syscall_ret(rig, vcpu, num, ret);
   jf_store_syscall(rig->store, vcpu, false);

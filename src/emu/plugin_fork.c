@@ -10,7 +10,8 @@
  * their exits would leave whichever came last.
  *
  * So at the fork's return in the child, its findings restart empty (sites
- * kept: the model's records name them) and its counters are noted; at its
+ * kept: the model's records name them), its counters are noted and the
+ * parent's other threads, absent from the child, count as idle; at its
  * exit it writes, next to the runner's summary, process-PID.json (its pid,
  * its parent's, its counters since the fork and its findings) and
  * process-PID.findings (their stderr blocks). The runner merges them into
@@ -23,6 +24,7 @@
 #include "emu_json.h"
 #include "plugin_findings.h"
 #include "plugin_fork.h"
+#include "plugin_store.h"
 #include "rig_contract.h"
 #include "vcpu.h"
 
@@ -39,7 +41,7 @@ static pid_t current_process(const struct jf_rig *rig)
   return rig->fork ? rig->fork->pid : rig->install_pid;
 }
 
-void jf_fork_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
+void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
 {
   if ((num != NR_CLONE && num != NR_CLONE3) || ret != 0 || getpid() == current_process(rig)) {
     return; /* not the child of a fork (a new thread shares the pid) */
@@ -52,6 +54,14 @@ void jf_fork_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
   emu_findings_restart(rig->findings);
   rig->fork = f;
   g_mutex_unlock(&rig->lock);
+  /* Only the forking thread lives on in the child: the parent's other
+   * vCPUs never run here, so they hold no model record (plugin_store.c
+   * waits for every vCPU before it frees one). */
+  for (unsigned i = 0; i < (unsigned)qemu_plugin_num_vcpus(); i++) {
+    if (i != vcpu) {
+      jf_store_syscall(rig->store, i, true);
+    }
+  }
 }
 
 bool jf_fork_is_child(const struct jf_rig *rig)

@@ -10,9 +10,10 @@
 
 #include "rig.h"
 
-/* The syscall return callback: in a process the guest just forked, starts
- * its own findings and counts (the model's state stays the parent's). */
-void jf_fork_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret);
+/* The syscall return callback on VCPU: in a process the guest just
+ * forked, starts its own findings and counts (the model's state stays the
+ * parent's). */
+void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret);
 /* Whether this process is one the guest forked (not the one QEMU
  * started). */
 bool jf_fork_is_child(const struct jf_rig *rig);

@@ -183,6 +183,7 @@ static void reclaim(struct jf_store *st)
 {
   struct retired_batch *b;
   while ((b = g_queue_peek_head(&st->retired)) && batch_quiescent(st, b)) {
+    jf_model_pages_released(st->rig->model, b->pages->len);
     batch_free(g_queue_pop_head(&st->retired));
   }
 }

@@ -310,6 +310,20 @@ TEST(RunnerEndToEnd, MapUnmapChurnKeepsTheModelsPageRecordsBounded)
   EXPECT_LT(report["model_pages_peak"].get<int>(), 100);
 }
 
+// The same while another thread waits in read() all along: records of
+// unmapped pages are freed once no thread can still hold one, and a thread
+// in a syscall holds none, so the waiter does not keep them alive.
+TEST(RunnerEndToEnd, MapUnmapChurnFreesRecordsWhileAThreadWaitsInASyscall)
+{
+  TempDir dir;
+  ProcessResult r =
+      Emu("exynos8890.conf", {"remap-churn", "3000", "waiter"}, {"--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "remapped: 3000 wrong: 0\n");
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
+}
+
 // Issue 23: a program that execs another AArch64 program got "Exec format
 // error" from the host kernel (QEMU user mode passes execve on), and the
 // run still ended with an ordinary summary line. It now ends with status 8

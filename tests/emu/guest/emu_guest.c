@@ -39,7 +39,9 @@
  *   emu_guest remap-churn N keeps one function but maps it at a new address
  *                           N times (written, flushed, run, then the page is
  *                           unmapped, replaced by MAP_FIXED or moved by
- *                           mremap in turn); prints "remapped: N wrong: M"
+ *                           mremap in turn), with "waiter" while another
+ *                           thread waits in read(); prints
+ *                           "remapped: N wrong: M"
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include <dirent.h>
@@ -231,11 +233,28 @@ static int churn_one(int i)
   return munmap(code, 4096) != 0 || wrong;
 }
 
-static int remap_churn(int n)
+/* A thread that waits in a syscall for the whole churn: the rig must not
+ * wait for it before it frees the records of unmapped pages. */
+static void *wait_for_end(void *arg)
 {
+  int *end = arg;
+  char byte;
+  return (void *)(intptr_t)read(*end, &byte, 1);
+}
+
+static int remap_churn(int n, bool with_waiter)
+{
+  int end[2];
+  pthread_t waiter;
+  if (with_waiter && (pipe(end) != 0 || pthread_create(&waiter, NULL, wait_for_end, &end[0]) != 0))
+    return 3;
   int wrong = 0;
   for (int i = 0; i < n; i++)
     wrong += churn_one(i);
+  if (with_waiter) {
+    close(end[1]);
+    pthread_join(waiter, NULL);
+  }
   printf("remapped: %d wrong: %d\n", n, wrong);
   return wrong ? 1 : 0;
 }
@@ -337,10 +356,10 @@ int main(int argc, char **argv)
       return 126;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
-  if (argc == 3 && strcmp(argv[1], "remap-churn") == 0)
-    return remap_churn(atoi(argv[2]));
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "remap-churn") == 0)
+    return remap_churn(atoi(argv[2]), argc == 4 && strcmp(argv[3], "waiter") == 0);
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
-                  "       affinity-race CREATORS CHILDREN | remap-churn N |\n"
+                  "       affinity-race CREATORS CHILDREN | remap-churn N [waiter] |\n"
                   "       exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
                   "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw\n");
   return 64;
