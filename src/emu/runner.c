@@ -630,6 +630,18 @@ static char *reproduce_command(const struct options *o, const struct emu_config 
   return g_string_free(cmd, FALSE);
 }
 
+/*
+ * The guest's address space, reserved by QEMU (-R) apart from everything
+ * QEMU and the plugin map (issue 23). Without it linux-user QEMU on a
+ * 64-bit host lets guest and host mappings share one address space, and
+ * the guest's /proc/self/maps shows only the guest's: a program that picks
+ * a range it sees free and maps it with MAP_FIXED (PHP's opcache places its
+ * shared memory so) replaces QEMU's or the plugin's memory under them, and
+ * QEMU dies with "QEMU internal SIGSEGV". 1 TiB leaves room for the largest
+ * reservations real JITs make (V8's pointer cage, HotSpot's heap).
+ */
+#define EMU_GUEST_RESERVED_VA "0x10000000000"
+
 /* The exec= file next to SUMMARY, where the plugin notes every AArch64
  * program the guest executes (plugin_exec.c). */
 static char *exec_note_path(const char *summary)
@@ -877,6 +889,10 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   g_ptr_array_add(argv, root);
   g_ptr_array_add(argv, "-plugin");
   g_ptr_array_add(argv, plugin_opt->str);
+  /* The guest's own address space, apart from QEMU's and the plugin's
+   * memory (docs/RIG.md, "How the rig works inside QEMU"). */
+  g_ptr_array_add(argv, "-R");
+  g_ptr_array_add(argv, EMU_GUEST_RESERVED_VA);
   for (char **a = o->program; *a; a++)
     g_ptr_array_add(argv, *a);
   g_ptr_array_add(argv, NULL);

@@ -198,7 +198,7 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   ProcessResult r = Run({"--config", kExynos, "--", prog_, "x y", "--not-an-option"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
-  ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args"); // argv[1..]
+  ASSERT_EQ(a.size(), 11u) << ReadFileOrEmpty(fake_ / "args"); // argv[1..]
   EXPECT_EQ(a[0], "-cpu");
   EXPECT_EQ(a[1], "cortex-a53"); // [soc] qemu-cpu
   EXPECT_EQ(a[2], "-L");
@@ -209,9 +209,11 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
                       " --seed 1 --policy adversarial -- " + prog_ +
                       " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
                       "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
-  EXPECT_EQ(a[6], prog_);
-  EXPECT_EQ(a[7], "x y");
-  EXPECT_EQ(a[8], "--not-an-option");
+  EXPECT_EQ(a[6], "-R"); // the guest's address space apart from QEMU's memory
+  EXPECT_EQ(a[7], "0x10000000000");
+  EXPECT_EQ(a[8], prog_);
+  EXPECT_EQ(a[9], "x y");
+  EXPECT_EQ(a[10], "--not-an-option");
   // The temporary overlay is gone after the run.
   EXPECT_FALSE(PathExists(a[3]));
 }
@@ -531,7 +533,7 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
                  env_, 600, dir);
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
-  ASSERT_EQ(a.size(), 7u) << ReadFileOrEmpty(fake_ / "args");
+  ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
                       "/r.json,reproduce=jitflush-emu --config " + dir +
@@ -539,7 +541,7 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
                       "/sysroot --sysfs-root " + dir + "/phone -- " + dir +
                       "/bin/jit,control=" + tmp + "/control,findings=" + tmp +
                       "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
-  EXPECT_EQ(a[6], "bin/jit"); // QEMU runs in the same folder
+  EXPECT_EQ(a[8], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
 

@@ -426,6 +426,22 @@ TEST(RunnerEndToEnd, ACorrectWxProgramRewritingInPlaceComputesRightOnEverySoc)
   }
 }
 
+// Issue 23: PHP 8.2's opcache JIT made QEMU die with "QEMU internal
+// SIGSEGV" in some runs with the checker on. The cause: linux-user QEMU
+// shared one address space between the guest and itself, the guest's
+// /proc/self/maps shows only the guest's mappings, and opcache maps its
+// shared memory with MAP_FIXED over a range it sees free, replacing QEMU's
+// or the plugin's memory. The guest here does the same just below its
+// libraries (4 x 2 GiB); it crashed QEMU in 6 of 6 runs before the runner
+// gave the guest an address space of its own (-R).
+TEST(RunnerEndToEnd, AGuestMapFixedOverARangeItSeesFreeLeavesTheRigIntact)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"map-below-libs", "2048"});
+  EXPECT_EQ(r.status, 42) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find("internal SIG"), std::string::npos) << r.err;
+}
+
 // Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
 // "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
 // summary. The guest is dynamically linked.

@@ -36,6 +36,14 @@
  *                           which only a PIPT I-cache allows, dsb ish, isb)
  *                           and called through the RX view; prints
  *                           "wx-reuse: N wrong: M"
+ *   emu_guest map-below-libs MIB
+ *                           maps MIB MiB with MAP_FIXED just below the lowest
+ *                           shared library, where /proc/self/maps shows no
+ *                           mapping (PHP's opcache picks its shared memory
+ *                           this way), writes to it and unmaps it, and the
+ *                           same for the three ranges below, then
+ *                           runs flushed JIT code: exits 42, or 3 when the
+ *                           range was not free
  *   emu_guest remap-churn N keeps one function but maps it at a new address
  *                           N times (written, flushed, run, then the page is
  *                           unmapped, replaced by MAP_FIXED or moved by
@@ -297,6 +305,70 @@ static int wx_reuse(int n, bool through_rx)
   return wrong ? 1 : 0;
 }
 
+/* The lowest start of the mappings around the shared libraries (within
+ * 4 GiB below the lowest library), from /proc/self/maps as the program
+ * sees it; UINT64_MAX when there is no library. */
+static uint64_t lowest_near_libraries(void)
+{
+  uint64_t lib = UINT64_MAX, lowest = UINT64_MAX;
+  for (int pass = 0; pass < 2; pass++) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+      unsigned long long start = 0;
+      if (sscanf(line, "%llx-", &start) != 1)
+        continue;
+      if (pass == 0 && strstr(line, ".so") && start < lib)
+        lib = start;
+      if (pass == 1 && start < lowest && start + (UINT64_C(4) << 30) >= lib && start <= lib)
+        lowest = start;
+    }
+    if (f)
+      fclose(f);
+  }
+  return lowest;
+}
+
+static bool range_free(uint64_t lo, uint64_t hi)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512];
+  bool free_range = f != NULL;
+  while (f && fgets(line, sizeof line, f)) {
+    unsigned long long start = 0, end = 0;
+    if (sscanf(line, "%llx-%llx", &start, &end) == 2 && start < hi && lo < end)
+      free_range = false;
+  }
+  if (f)
+    fclose(f);
+  return free_range;
+}
+
+static int map_below_libs(int mib)
+{
+  uint64_t len = (uint64_t)mib << 20;
+  uint64_t lowest = lowest_near_libraries();
+  uint64_t top = lowest & ~((UINT64_C(1) << 21) - 1);
+  if (lowest == UINT64_MAX || top < 4 * len) {
+    fprintf(stderr, "map-below-libs: no room below 0x%llx\n", (unsigned long long)lowest);
+    return 3;
+  }
+  /* Four ranges in turn, each free as far as the program can see. */
+  for (uint64_t lo = top - len; lo >= top - 4 * len; lo -= len) {
+    if (!range_free(lo, lo + len)) {
+      fprintf(stderr, "map-below-libs: 0x%llx is mapped\n", (unsigned long long)lo);
+      return 3;
+    }
+    char *p = mmap((void *)(uintptr_t)lo, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED)
+      return 3;
+    p[0] = p[len - 1] = 1;
+    munmap(p, len);
+  }
+  return jit(1);
+}
+
 static int fork_jit(int flushed)
 {
   jit_fn fn = write_code(flushed);
@@ -338,6 +410,8 @@ int main(int argc, char **argv)
     perror(argv[2]);
     return 127;
   }
+  if (argc == 3 && strcmp(argv[1], "map-below-libs") == 0)
+    return map_below_libs(atoi(argv[2]));
   if (argc == 4 && strcmp(argv[1], "wx-reuse") == 0)
     return wx_reuse(atoi(argv[2]), strcmp(argv[3], "rx") == 0);
   if (argc == 2 && strcmp(argv[1], "fork-jit") == 0)
@@ -361,6 +435,7 @@ int main(int argc, char **argv)
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
                   "       affinity-race CREATORS CHILDREN | remap-churn N [waiter] |\n"
                   "       exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
-                  "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw\n");
+                  "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw |\n"
+                  "       map-below-libs MIB\n");
   return 64;
 }
