@@ -30,6 +30,8 @@ extern "C" {
 #define JF_OPT_CONTROL "control"
 #define JF_OPT_REPRODUCE "reproduce"
 #define JF_OPT_EXEC "exec"
+#define JF_OPT_SCHEDULE "schedule"
+#define JF_OPT_QUANTUM "quantum"
 
 /* A process the guest forked writes PREFIX<pid>.json and PREFIX<pid>.findings
  * next to the summary at its exit, for the runner to merge (plugin_fork.c,
