@@ -10,6 +10,7 @@
 #   ci/bench.sh --write-doc     counts only, and rewrite those tables
 #   ci/bench.sh --speed-only    only part 3, the rig's speed
 #   ci/bench.sh --startup-only  only part 4, the rig's start-up cost
+#   ci/bench.sh --memory-only   only part 5, the rig's memory under churn
 #   ci/bench.sh --no-build      skip ci/build.sh (with any of the above)
 #
 # Parts:
@@ -32,6 +33,10 @@
 #               and under jitflush-emu --summary=stale, as a test suite's
 #               emulator setting runs it, interleaved (ci/bench_startup.py;
 #               JITFLUSH_BENCH_STARTUP_ROUNDS x _RUNS, default 5 x 40).
+#   5. memory   peak RSS of build/host's emu guest mapping one page of code
+#               at a new address JITFLUSH_BENCH_CHURN times (default
+#               3,000,000: minutes), on plain QEMU and under the rig with
+#               the checker off and on.
 #
 # Exit status: 0 ok; 1 a jitflush target was missed; 2 usage; 3 a run
 # failed; 4 --check found the counts differ from docs/BENCHMARKS.md; or the
@@ -50,6 +55,7 @@ for arg in "$@"; do
     --counts-only) mode=counts ;;
     --speed-only) mode=speed ;;
     --startup-only) mode=startup ;;
+    --memory-only) mode=memory ;;
     --check) mode=check ;;
     --write-doc) mode=write ;;
     --no-build) build=0 ;;
@@ -66,7 +72,9 @@ runner=$root/build/host/src/emu/jitflush-emu
 guest=$root/build/aarch64/tests/bench/flush_bench
 stress=$root/build/aarch64/tests/scenario/jit_stress
 conf_facts=$root/build/host/tests/bench/conf_facts
-for f in "$runner" "$guest" "$stress" "$conf_facts"; do
+needed=("$runner")
+[ "$mode" = memory ] || needed+=("$guest" "$stress" "$conf_facts")
+for f in "${needed[@]}"; do
   [ -x "$f" ] || { echo "ci/bench.sh: $f is not built (run ci/build.sh)" >&2; exit 3; }
 done
 mkdir -p "$out"
@@ -98,7 +106,7 @@ case "$mode" in
   write) doc_args=(--write-doc "$root/docs/BENCHMARKS.md") ;;
 esac
 status=0
-if [ "$mode" != speed ]; then
+if [ "$mode" != speed ] && [ "$mode" != memory ]; then
 python3 "$root/ci/bench_counts.py" --runner "$runner" --guest "$guest" --conf-facts "$conf_facts" \
   --out "$out" --seed "$seed" \
   ${doc_args[@]+"${doc_args[@]}"} || status=$?
@@ -110,7 +118,7 @@ fi
 
 # ---- 2. host micro-benchmark -------------------------------------------------
 host_bench=$root/build/host/tests/bench/host_bench
-if [ "$mode" = speed ]; then
+if [ "$mode" = speed ] || [ "$mode" = memory ]; then
   :
 elif [ -x "$host_bench" ]; then
   echo
@@ -151,7 +159,8 @@ qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCac
 [ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
 config=$root/qemu-configs/exynos8890.conf
 loop=$root/build/aarch64/tests/bench/jit_loop
-[ -x "$loop" ] || { echo "ci/bench.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
+[ -x "$loop" ] || [ "$mode" = memory ] ||
+  { echo "ci/bench.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
 
 # Prints "WALL CPU" of one run of the command, in seconds.
 time_once() {
@@ -201,6 +210,7 @@ hook=${JITFLUSH_BENCH_WORKLOADS:-$root/tests/realjit/bench-workloads.sh}
 case "$hook" in /*) ;; *) hook=$PWD/$hook ;; esac
 mkdir -p "$out/scratch"
 cd "$out/scratch"
+if [ "$mode" != memory ]; then
 
 echo
 echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat interleaved rounds; seconds as CPU / wall)"
@@ -219,6 +229,37 @@ fi
   echo "|---|---:|---:|---:|---:|---:|"
   printf '%s\n' "${rows[@]}"
 } | tee "$out/rig_speed.md"
-[ "$mode" = speed ] || startup
+fi
+
+# ---- 5. the rig's memory under map/unmap churn --------------------------------
+# The guest of the rig's end-to-end tests maps one page of code at a new
+# address CHURN times (remap-churn: written, flushed, run, then unmapped,
+# replaced or moved), the pattern that grew the rig by gigabytes while the
+# model kept a record per page ever mapped. Peak RSS is GNU time's maximum
+# resident set of the run's largest process (QEMU), in MB.
+if [ "$mode" = all ] || [ "$mode" = memory ]; then
+  churn=${JITFLUSH_BENCH_CHURN:-3000000}
+  churn_guest=$root/build/host/tests/emu/emu_guest_aarch64
+  [ -x "$churn_guest" ] || { echo "ci/bench.sh: $churn_guest is not built (needs aarch64-linux-gnu-gcc)" >&2; exit 3; }
+  peak_once() {
+    /usr/bin/time -f 'jfbench %e %M' "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1 |
+      awk '{ printf "%.0f s, %.0f MB", $2, $3 / 1024 }'
+  }
+  plain=$(peak_once "$qemu" -cpu cortex-a53 -L /usr/aarch64-linux-gnu "$churn_guest" remap-churn "$churn")
+  off=$(peak_once "$runner" --config "$config" --check off -- "$churn_guest" remap-churn "$churn")
+  on=$(peak_once "$runner" --config "$config" --report "$out/churn.json" -- "$churn_guest" remap-churn "$churn")
+  pages=$(sed -n 's/.*"model_pages_peak": *\([0-9]*\).*/\1/p' "$out/churn.json")
+  echo
+  echo "## Rig memory under map/unmap churn ($churn mappings, $config)"
+  {
+    echo "| run | plain QEMU | rig, checker off | rig, checker on | model_pages_peak |"
+    echo "|---|---:|---:|---:|---:|"
+    echo "| remap-churn $churn | $plain | $off | $on | $pages |"
+  } | tee "$out/rig_memory.md"
+fi
+
+if [ "$mode" = all ]; then
+  startup
+fi
 echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
 exit $status

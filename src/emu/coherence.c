@@ -74,7 +74,8 @@
  * heap, pages that are never fetched from, and a lock and a hash lookup per
  * store were most of the rig's cost on store-heavy programs. The quick path
  * takes a page record the caller looked up earlier under the lock
- * (jf_model_store_page; records live as long as the model) and, while the
+ * (jf_model_store_page; a record lives until its memory is unmapped,
+ * jf_model_forget, and then until the caller frees it) and, while the
  * page is store-only, adds the store to its summary with atomic
  * read-modify-writes. The only writer of the summary under the lock is the
  * store-only branch of jf_model_store, and the only reader is
@@ -200,9 +201,12 @@ struct jf_model_geometry {
 };
 
 struct jf_model {
-  uint64_t seq;      /* the latest event's time (see "Time" above) */
-  GHashTable *pages; /* canonical page number -> jf_model_page */
-  size_t word_size;  /* sizeof(struct jf_word) + per cluster */
+  uint64_t seq;         /* the latest event's time (see "Time" above) */
+  GHashTable *pages;    /* canonical page number -> jf_model_page */
+  uint64_t pages_made;  /* page records ever made (jf_model_page_epoch) */
+  size_t pages_retired; /* forgotten, not yet released by the caller */
+  size_t pages_peak;    /* the most records allocated at once */
+  size_t word_size;     /* sizeof(struct jf_word) + per cluster */
   unsigned nclusters;
   struct jf_model_geometry *geo;
   uint64_t *online_seq; /* per cluster: when it came back online */
@@ -269,9 +273,15 @@ void jf_model_thread_clear(struct jf_model_thread *t)
 
 static void free_page(gpointer data)
 {
-  struct jf_model_page *page = data;
-  g_free(page->words);
-  g_free(page);
+  jf_model_page_free(data);
+}
+
+void jf_model_page_free(struct jf_model_page *page)
+{
+  if (page) {
+    g_free(page->words);
+    g_free(page);
+  }
 }
 
 struct jf_model *jf_model_new(const uint64_t *ctr, unsigned nclusters,
@@ -383,15 +393,25 @@ static void page_make_dense(const struct jf_model *m, struct jf_model_page *page
 
 /* ---- stores ------------------------------------------------------------ */
 
-static struct jf_model_page *page_get(struct jf_model *m, uint64_t va)
+/* A new, empty record for the canonical page CANON_PAGE. */
+static struct jf_model_page *page_new(struct jf_model *m, uint64_t canon_page)
 {
-  gpointer key = GSIZE_TO_POINTER(canon(m, va) >> MODEL_PAGE_SHIFT);
-  struct jf_model_page *page = g_hash_table_lookup(m->pages, key);
-  if (!page) {
-    page = g_new0(struct jf_model_page, 1);
-    g_hash_table_insert(m->pages, key, page);
+  struct jf_model_page *page = g_new0(struct jf_model_page, 1);
+  page->born = m->pages_made++;
+  g_hash_table_insert(m->pages, GSIZE_TO_POINTER(canon_page), page);
+  size_t allocated = g_hash_table_size(m->pages) + m->pages_retired;
+  if (allocated > m->pages_peak) {
+    /* Read without the lock by the counters (jf_model_pages_peak). */
+    __atomic_store_n(&m->pages_peak, allocated, __ATOMIC_RELAXED);
   }
   return page;
+}
+
+static struct jf_model_page *page_get(struct jf_model *m, uint64_t va)
+{
+  uint64_t key = canon(m, va) >> MODEL_PAGE_SHIFT;
+  struct jf_model_page *page = g_hash_table_lookup(m->pages, GSIZE_TO_POINTER(key));
+  return page ? page : page_new(m, key);
 }
 
 /* The store of the words [FIRST, END) of PAGE at time NOW (lock held). */
@@ -699,8 +719,7 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
     }
     /* QEMU does not re-translate the RX view when the RW view is written,
      * so a double-mapped page is checked even before its first store. */
-    page = g_new0(struct jf_model_page, 1);
-    g_hash_table_insert(m->pages, GSIZE_TO_POINTER(c >> MODEL_PAGE_SHIFT), page);
+    page = page_new(m, c >> MODEL_PAGE_SHIFT);
   }
   page_make_dense(m, page);
   struct jf_word *w = page_word(m, page, va);
@@ -820,4 +839,82 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model
   v.line = clean_step ? m->geo[w->writer_cluster].dline : m->geo[t->cluster].iline;
   v.writer_cluster = w->writer_cluster;
   return v;
+}
+
+/* ---- forgetting unmapped memory ---------------------------------------------- */
+
+/*
+ * Memory the guest unmaps (munmap, mremap, an mmap that replaces pages)
+ * takes its words' history with it: a later mapping at the same address
+ * holds other bytes, written by the kernel or by new stores that the model
+ * sees afresh. Without forgetting, a program that maps its code at a new
+ * address each time left one dense record per page behind (about 100 KiB
+ * with two clusters), and the rig grew by gigabytes a minute.
+ *
+ * The records are not freed here: lock-free stores (coherence_quick.h) and
+ * fetch checks translated earlier may still hold them, so the caller frees
+ * them with jf_model_page_free once no such reference can remain.
+ */
+
+uint64_t jf_model_page_epoch(const struct jf_model *m)
+{
+  return m->pages_made;
+}
+
+size_t jf_model_pages_peak(const struct jf_model *m)
+{
+  return __atomic_load_n(&m->pages_peak, __ATOMIC_RELAXED);
+}
+
+size_t jf_model_pages_live(const struct jf_model *m)
+{
+  return g_hash_table_size(m->pages);
+}
+
+struct forget_range {
+  uint64_t first, last; /* canonical page numbers, inclusive */
+  uint64_t made_before;
+  GPtrArray *retired;
+};
+
+static gboolean forget_if_in_range(gpointer key, gpointer value, gpointer data)
+{
+  const struct forget_range *f = data;
+  uint64_t page_number = GPOINTER_TO_SIZE(key);
+  const struct jf_model_page *page = value;
+  if (page_number < f->first || page_number > f->last || page->born >= f->made_before) {
+    return false;
+  }
+  g_ptr_array_add(f->retired, value);
+  return true;
+}
+
+size_t jf_model_forget(struct jf_model *m, uint64_t canon_start, uint64_t canon_end,
+                       uint64_t made_before, GPtrArray *retired)
+{
+  if (canon_end <= canon_start) {
+    return 0;
+  }
+  struct forget_range f = {canon_start >> MODEL_PAGE_SHIFT, (canon_end - 1) >> MODEL_PAGE_SHIFT,
+                           made_before, retired};
+  guint before = retired->len;
+  if (f.last - f.first >= g_hash_table_size(m->pages)) {
+    /* A large range (a freed heap arena, a reservation): walk the table. */
+    g_hash_table_foreach_steal(m->pages, forget_if_in_range, &f);
+  } else {
+    for (uint64_t p = f.first; p <= f.last; p++) {
+      gpointer key = GSIZE_TO_POINTER(p);
+      gpointer page = g_hash_table_lookup(m->pages, key);
+      if (page && forget_if_in_range(key, page, &f)) {
+        g_hash_table_steal(m->pages, key);
+      }
+    }
+  }
+  m->pages_retired += retired->len - before;
+  return retired->len - before;
+}
+
+void jf_model_pages_released(struct jf_model *m, size_t n)
+{
+  m->pages_retired -= MIN(n, m->pages_retired);
 }

@@ -96,7 +96,8 @@ void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va, 
  * Lock-free stores (coherence.c, "Concurrency"). jf_model_store_page,
  * called under the caller's lock like every other function, returns the
  * record of VA's page, created if needed, for the caller to cache: it lives
- * until jf_model_free, and stays VA's record while VA's canonical address
+ * until jf_model_free or, once jf_model_forget retired it, until the
+ * caller frees it, and stays VA's record while VA's canonical address
  * (the views' canon hook) does not change. With it, coherence_quick.h's
  * jf_model_store_quick records a store WITHOUT the lock, or tells the
  * caller to make it with jf_model_store_on_page (or jf_model_store) under
@@ -158,6 +159,30 @@ uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w)
 
 /* The stride last measured for SITE's loop, 0 when it never repeated. */
 unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site);
+
+/* ---- unmapped memory ----------------------------------------------------- */
+/* Page records made so far: a record made later has a larger epoch. */
+uint64_t jf_model_page_epoch(const struct jf_model *m);
+/* Page records held now, and the most allocated at once over the model's
+ * life, held or retired and not yet released (the peak may be read
+ * without the caller's lock). */
+size_t jf_model_pages_live(const struct jf_model *m);
+size_t jf_model_pages_peak(const struct jf_model *m);
+/*
+ * The guest unmapped the canonical range [CANON_START, CANON_END): the
+ * records of its pages made before the epoch MADE_BEFORE (taken when the
+ * unmapping syscall was entered, so that a page another thread maps and
+ * writes meanwhile keeps its record) leave the model and are appended to
+ * RETIRED; returns how many. The caller frees each with
+ * jf_model_page_free once nothing can reach it any more: not a cached
+ * store page (jf_model_store_page), not a word a translated fetch check
+ * holds (jf_model_word_for_fetch).
+ */
+size_t jf_model_forget(struct jf_model *m, uint64_t canon_start, uint64_t canon_end,
+                       uint64_t made_before, GPtrArray *retired);
+void jf_model_page_free(struct jf_model_page *page);
+/* The caller freed N of the records jf_model_forget retired. */
+void jf_model_pages_released(struct jf_model *m, size_t n);
 
 #ifdef __cplusplus
 }

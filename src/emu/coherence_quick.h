@@ -37,6 +37,7 @@ struct jf_model_page {
   uint64_t last_writer_pc; /* that store's instruction (store-only) */
   int densifying;          /* nonzero once WORDS is being or was built */
   char *words;             /* dense records, or NULL */
+  uint64_t born;           /* jf_model_page_epoch() when it was made */
 };
 
 /* The model's clock, for jf_model_store_quick: lives as long as M. */

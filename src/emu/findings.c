@@ -184,6 +184,18 @@ void emu_findings_free(struct emu_findings *f)
 
 /* ---- recording ------------------------------------------------------------- */
 
+void emu_findings_restart(struct emu_findings *f)
+{
+  g_hash_table_remove_all(f->by_key);
+  g_ptr_array_set_size(f->findings, 0);
+  f->last = NULL;
+  g_array_set_size(f->stale_kept, 0);
+  f->stale_total = 0;
+  f->omitted_stale = 0;
+  g_hash_table_remove_all(f->ctr_by_key);
+  g_ptr_array_set_size(f->ctr_sites, 0);
+}
+
 uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr)
 {
   struct site key = {pc, lr};

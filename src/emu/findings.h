@@ -52,6 +52,11 @@ void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, ui
  * log's invocation. NULL: none (the default). Copied. */
 void emu_findings_set_reproduce(struct emu_findings *f, const char *command);
 
+/* Forgets every stale fetch and CTR_EL0 read recorded so far, keeping the
+ * sites (the model's records still name them): a forked process reports
+ * only what it found itself (plugin_fork.c). */
+void emu_findings_restart(struct emu_findings *f);
+
 unsigned emu_findings_count(const struct emu_findings *f);
 /* Stale fetches of root causes beyond the first EMU_FINDINGS_KEEP. */
 uint64_t emu_findings_omitted_stale(const struct emu_findings *f);

@@ -7,11 +7,12 @@
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
  *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
- *           [,overlay=DIR][,control=FIFO]
+ *           [,overlay=DIR][,control=FIFO][,exec=PATH]
  *
  * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
  * events rewrite (plugin_hotplug.c); control=FIFO is the runner's way to ask
- * for the reports before QEMU is ended (control_thread). The keys are in
+ * for the reports before QEMU is ended (control_thread); exec=PATH is where
+ * an execve of an AArch64 program is noted (plugin_exec.c). The keys are in
  * rig_contract.h.
  */
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC under -std=c11 */
@@ -27,7 +28,9 @@
 #include "keep.h"
 #include "plugin_alias.h"
 #include "plugin_decode.h"
+#include "plugin_exec.h"
 #include "plugin_findings.h"
+#include "plugin_fork.h"
 #include "plugin_hotplug.h"
 #include "plugin_instrument.h"
 #include "plugin_region.h"
@@ -58,6 +61,7 @@ static const struct {
     {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
     {JF_OPT_CONTROL, offsetof(struct jf_options, control_path)},
     {JF_OPT_REPRODUCE, offsetof(struct jf_options, reproduce)},
+    {JF_OPT_EXEC, offsetof(struct jf_options, exec_path)},
 };
 
 static const char **option_text(struct jf_options *o, size_t i)
@@ -196,6 +200,7 @@ static void rig_free(struct jf_rig *r)
   emu_findings_free(r->findings);
   g_clear_pointer(&r->model, jf_model_free);
   jf_alias_free(r->alias);
+  jf_fork_free(r);
   jf_hotplug_free(r->hotplug);
   jf_sched_free(r->sched);
   jf_turns_free(r->turns);
@@ -222,6 +227,12 @@ static bool view_nonexec(uint64_t va, void *ctx)
 {
   const struct jf_rig *r = ctx;
   return jf_alias_nonexec_view(r->alias, va);
+}
+
+static void view_store(void *ctx, uint64_t va, unsigned bytes)
+{
+  const struct jf_rig *r = ctx;
+  jf_alias_note_store(r->alias, va, bytes);
 }
 
 /* The coherence model of this config's clusters, over plugin_alias.c's
@@ -262,6 +273,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   r->alias = jf_alias_new();
   r->model = new_model(r);
   r->store = jf_store_new(r);
+  jf_store_watch(r->store, view_store, r);
   r->findings = emu_findings_new(r->config);
   emu_findings_set_reproduce(r->findings, r->opts.reproduce);
   r->region = jf_region_new();
@@ -281,6 +293,9 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
   }
   g_mutex_unlock(&rig->lock);
   jf_regs_vcpu_init(rig->regs);
+  /* A new thread may take the index, and the flag, of one that exited in
+   * its exit syscall. */
+  jf_store_syscall(rig->store, vcpu, false);
   jf_sched_vcpu_init(rig, vcpu);
   jf_turns_thread_start(rig, vcpu);
 }
@@ -301,7 +316,9 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
   jf_vcpu(rig, vcpu)->counts.syscalls++;
-  jf_alias_syscall(num, args);
+  jf_store_syscall(rig->store, vcpu, true);
+  jf_alias_syscall(rig, num, args);
+  jf_exec_syscall(rig, num, args);
   jf_hotplug_poll(rig, vcpu);
   jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
   if (jf_turns_syscall(rig, vcpu, num, a1, a2)) {
@@ -321,9 +338,13 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   /* First: a thread back from a call that gave its turn up waits for its
    * next before it does anything else. */
   jf_turns_syscall_ret(rig, vcpu, num, ret);
+  jf_fork_syscall_ret(rig, vcpu, num, ret);
   jf_alias_syscall_ret(rig, num, ret);
   jf_sched_syscall_ret(rig, vcpu, num, ret);
   jf_turns_await_child(rig, vcpu, num, ret);
+  jf_store_syscall(rig->store, vcpu, false);
+  /* A syscall's return synchronises the context (plugin_alias.c). */
+  jf_alias_refresh_views(rig);
 }
 
 static void on_exit(qemu_plugin_id_t id, void *udata)
@@ -331,9 +352,12 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
   (void)id;
   (void)udata;
   /* A forked child inherits the plugin's state; only the process QEMU
-   * started writes the report. */
+   * started writes the report, a child its own findings for the runner to
+   * merge (plugin_fork.c). */
   if (getpid() == rig->install_pid) {
     report_once(rig);
+  } else if (jf_fork_is_child(rig)) {
+    jf_fork_report(rig);
   }
   if (rig->control) {
     /* The control thread may still wait in read() and holds the rig: the

@@ -7,9 +7,11 @@
  * the offset in the file; for everything else, the virtual address itself.
  * Guest VAs are below 2^56, so canonical file addresses set bit 63.
  *
- * The mappings are learnt from the guest's mmap/munmap syscalls (linux-user
- * passes guest fds through to the host, so fstat on the host names the
- * file). Offsets are page aligned, so cache lines stay aligned.
+ * The mappings are learnt from the guest's mmap/munmap/mremap syscalls
+ * (linux-user passes guest fds through to the host, so fstat on the host
+ * names the file). Offsets are page aligned, so cache lines stay aligned.
+ * The same syscalls tell the model which memory went away
+ * (forget_unmapped), so that its records of unmapped pages are freed.
  *
  * Each mapping also remembers whether it is executable (mmap's prot, then
  * every mprotect), because the I-side does not treat the two views alike:
@@ -29,6 +31,7 @@
 #include "plugin_store.h"
 
 #define NR_MUNMAP 215
+#define NR_MREMAP 216
 #define NR_MMAP 222
 #define NR_MPROTECT 226
 #define GUEST_PROT_EXEC 0x4
@@ -50,17 +53,25 @@ struct alias_map {
 struct jf_alias {
   GArray *maps;         /* struct alias_map, sorted by va, disjoint */
   GHashTable *file_ids; /* "dev:ino" -> id (1..) */
+  /* Lines of executable views whose bytes were stored through another
+   * view since QEMU last translated them (jf_alias_refresh_views); the
+   * count is read without the lock. */
+  GHashTable *stale_lines; /* exec-view VA of a VIEW_LINE-aligned line */
+  unsigned stale_count;
 };
 
 /* A vCPU's syscall entry and return run in its host thread: the arguments
- * of the one syscall in flight there, not shared state. */
+ * of the one syscall in flight there, and the model's page epoch when it
+ * was entered (forget_unmapped), not shared state. */
 static _Thread_local uint64_t mmap_args[6];
+static _Thread_local uint64_t pages_made_before;
 
 struct jf_alias *jf_alias_new(void)
 {
   struct jf_alias *a = g_new0(struct jf_alias, 1);
   a->maps = g_array_new(false, false, sizeof(struct alias_map));
   a->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  a->stale_lines = g_hash_table_new(g_direct_hash, g_direct_equal);
   return a;
 }
 
@@ -69,6 +80,7 @@ void jf_alias_free(struct jf_alias *a)
   if (a) {
     g_array_unref(a->maps);
     g_hash_table_destroy(a->file_ids);
+    g_hash_table_destroy(a->stale_lines);
     g_free(a);
   }
 }
@@ -107,6 +119,13 @@ bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va)
   return m && m->nonexec_view;
 }
 
+static gboolean line_gone(gpointer key, gpointer value, gpointer data)
+{
+  (void)value;
+  const struct alias_map *m = find(data, GPOINTER_TO_SIZE(key));
+  return !m || !m->exec;
+}
+
 /*
  * Marks every non-executable mapping whose file range overlaps an
  * executable mapping's. Per mapping, not per page: an RW view larger than
@@ -120,6 +139,10 @@ static void recompute_views(struct jf_alias *a, struct jf_store *store)
   GArray *maps = a->maps;
   /* The store caches map guest pages to canonical records. */
   jf_store_forget_pages(store);
+  /* Marked lines no executable view shows any more are dropped: QEMU
+   * dropped their translations when it unmapped or re-protected them. */
+  g_hash_table_foreach_remove(a->stale_lines, line_gone, a);
+  __atomic_store_n(&a->stale_count, g_hash_table_size(a->stale_lines), __ATOMIC_RELAXED);
   for (guint i = 0; i < maps->len; i++) {
     struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     m->nonexec_view = false;
@@ -134,21 +157,21 @@ static void recompute_views(struct jf_alias *a, struct jf_store *store)
 
 /* Forgets every mapping overlapping [va, va + len): replaced or unmapped.
  * A partial unmap drops the whole entry (the rest then counts by VA).
- * Returns whether any was dropped. */
-static bool forget(struct jf_alias *a, uint64_t va, uint64_t len)
+ * Each dropped mapping is appended to DROPPED. Returns whether any was. */
+static bool forget(struct jf_alias *a, uint64_t va, uint64_t len, GArray *dropped)
 {
   GArray *maps = a->maps;
-  bool dropped = false;
+  guint before = dropped->len;
   for (guint i = 0; i < maps->len;) {
     const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
     if (m->va < va + len && va < m->va + m->len) {
+      g_array_append_val(dropped, *m);
       g_array_remove_index(maps, i);
-      dropped = true;
     } else {
       i++;
     }
   }
-  return dropped;
+  return dropped->len > before;
 }
 
 static gint by_va(gconstpointer a, gconstpointer b)
@@ -218,10 +241,189 @@ static bool reprotect(struct jf_alias *a, uint64_t va, uint64_t len, bool exec)
   return changed;
 }
 
-void jf_alias_syscall(int64_t num, const uint64_t args[6])
+/* ---- unmapped memory ------------------------------------------------------- */
+
+static uint64_t page_align_up(uint64_t len)
 {
-  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MPROTECT) {
+  return (len + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
+}
+
+/* The model forgets the file pages of [START, END) (canonical) that no
+ * mapping from FROM on shows any more. */
+static void forget_unshown(struct jf_rig *rig, uint64_t start, uint64_t end, guint from,
+                           GPtrArray *retired)
+{
+  const GArray *maps = rig->alias->maps;
+  for (guint i = from; i < maps->len && start < end; i++) {
+    const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
+    if (m->canon < end && start < m->canon + m->len) {
+      forget_unshown(rig, start, m->canon, i + 1, retired);
+      forget_unshown(rig, m->canon + m->len, end, i + 1, retired);
+      return;
+    }
+  }
+  if (start < end) {
+    jf_model_forget(rig->model, start, end, pages_made_before, retired);
+  }
+}
+
+/*
+ * The syscall unmapped (or replaced) the guest range [VA, VA + LEN) and
+ * dropped the shared mappings DROPPED (lock held): the model forgets what
+ * it kept of that memory (coherence.h, jf_model_forget). Memory that is
+ * not a shared file mapping is keyed by its address; a file page is
+ * forgotten once no mapping shows it, since the file keeps its bytes for
+ * the next mapping while one does.
+ */
+static void forget_unmapped(struct jf_rig *rig, uint64_t va, uint64_t len, const GArray *dropped)
+{
+  GPtrArray *retired = g_ptr_array_new();
+  jf_model_forget(rig->model, va, va + page_align_up(len), pages_made_before, retired);
+  for (guint i = 0; i < dropped->len; i++) {
+    const struct alias_map *d = &g_array_index(dropped, struct alias_map, i);
+    forget_unshown(rig, d->canon, d->canon + d->len, 0, retired);
+  }
+  jf_store_retire(rig->store, retired);
+}
+
+/* munmap(VA, LEN) succeeded. */
+static void unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
+{
+  GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
+  if (forget(rig->alias, va, len, dropped)) {
+    recompute_views(rig->alias, rig->store);
+  }
+  forget_unmapped(rig, va, len, dropped);
+  g_array_unref(dropped);
+}
+
+/* mremap(OLD, OLD_LEN, NEW_LEN, ...) returned TO: the pages that left OLD's
+ * range and whatever TO's range held before are forgotten. A shared file
+ * mapping moved whole keeps its file (and so its other view). */
+static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_t new_len,
+                     uint64_t to)
+{
+  struct jf_alias *a = rig->alias;
+  if (to == old) {
+    if (new_len < old_len) {
+      unmapped(rig, old + page_align_up(new_len), old_len - page_align_up(new_len));
+    }
+    return;
+  }
+  const struct alias_map *whole = find(a, old);
+  struct alias_map moved = {0};
+  if (whole && whole->va == old && whole->len == old_len) {
+    moved = *whole;
+    moved.va = to;
+    moved.len = new_len;
+  }
+  GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
+  /* old_len 0 duplicates a shared mapping and unmaps nothing. */
+  bool changed = old_len && forget(a, old, old_len, dropped);
+  changed |= forget(a, to, new_len, dropped);
+  if (moved.len) {
+    g_array_append_val(a->maps, moved);
+    g_array_sort(a->maps, by_va);
+    changed = true;
+  }
+  if (changed) {
+    recompute_views(a, rig->store);
+  }
+  forget_unmapped(rig, to, new_len, dropped);
+  if (old_len) {
+    GArray *none = g_array_new(false, false, sizeof(struct alias_map));
+    forget_unmapped(rig, old, old_len, none);
+    g_array_unref(none);
+  }
+  g_array_unref(dropped);
+}
+
+/* ---- QEMU's translations of executable views ------------------------------ */
+
+/*
+ * QEMU re-translates code when the guest writes through the address it
+ * fetches from, or runs ic ivau on that address (its ic_ivau helper); a
+ * store through the RW view of double-mapped code does neither for the RX
+ * view, so QEMU went on running the old instructions where the model, and
+ * the architecture, say the new ones are fetched: with ic ivau through the
+ * RW view on a PIPT I-cache, which the Arm ARM allows, and with no ic at
+ * all where CTR_EL0.DIC is set. So every store through a non-executable
+ * view of pages an executable view shows marks the executable view's lines
+ * (under the lock, on the locked store path: such pages have per-word
+ * records once QEMU translated them); at the next context synchronisation
+ * of any thread (isb, a syscall's return) those lines are written back
+ * with their own bytes through QEMU's debug write
+ * (qemu_plugin_write_memory_vaddr), which for a page without write
+ * permission invalidates its translations before it writes
+ * (cpu_memory_rw_debug in accel/tcg/user-exec.c). QEMU then fetches the
+ * new instruction wherever the model judges the fetch fresh; where the
+ * model says stale, the report says so, whichever bytes QEMU runs.
+ *
+ * The write-back copies bytes it has just read; a store another thread
+ * makes to the same bytes between the read and the write would be undone.
+ * Such a store races with code being published in the same line and is
+ * unsupported (docs/RIG.md, "Limits").
+ */
+#define VIEW_LINE UINT64_C(64)
+
+void jf_alias_note_store(struct jf_alias *a, uint64_t va, unsigned bytes)
+{
+  const struct alias_map *m = find(a, va);
+  if (!m || !m->nonexec_view) {
+    return;
+  }
+  uint64_t c = m->canon + (va - m->va), c_end = c + (bytes ? bytes : 1);
+  for (guint i = 0; i < a->maps->len; i++) {
+    const struct alias_map *x = &g_array_index(a->maps, struct alias_map, i);
+    if (!x->exec || x->canon >= c_end || c >= x->canon + x->len) {
+      continue;
+    }
+    uint64_t first = MAX(c, x->canon), last = MIN(c_end, x->canon + x->len) - 1;
+    for (uint64_t line = (first - x->canon + x->va) & ~(VIEW_LINE - 1);
+         line <= last - x->canon + x->va; line += VIEW_LINE) {
+      g_hash_table_add(a->stale_lines, GSIZE_TO_POINTER(line));
+    }
+  }
+  __atomic_store_n(&a->stale_count, g_hash_table_size(a->stale_lines), __ATOMIC_RELAXED);
+}
+
+static void rewrite_line(uint64_t line)
+{
+  GByteArray *bytes = g_byte_array_new();
+  if (qemu_plugin_read_memory_vaddr(line, bytes, VIEW_LINE) && bytes->len == VIEW_LINE) {
+    qemu_plugin_write_memory_vaddr(line, bytes);
+  }
+  g_byte_array_unref(bytes);
+}
+
+void jf_alias_refresh_views(struct jf_rig *rig)
+{
+  struct jf_alias *a = rig->alias;
+  if (__atomic_load_n(&a->stale_count, __ATOMIC_RELAXED) == 0) {
+    return;
+  }
+  g_mutex_lock(&rig->lock);
+  GList *lines = g_hash_table_get_keys(a->stale_lines);
+  g_hash_table_steal_all(a->stale_lines);
+  __atomic_store_n(&a->stale_count, 0, __ATOMIC_RELAXED);
+  g_mutex_unlock(&rig->lock);
+  /* Outside the lock: QEMU's memory access takes its mmap_lock, which a
+   * translating thread holds while it waits for the rig's lock. */
+  for (GList *l = lines; l; l = l->next) {
+    rewrite_line(GPOINTER_TO_SIZE(l->data));
+  }
+  g_list_free(lines);
+}
+
+void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])
+{
+  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MPROTECT || num == NR_MREMAP) {
     memcpy(mmap_args, args, sizeof(mmap_args));
+  }
+  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MREMAP) {
+    g_mutex_lock(&rig->lock);
+    pages_made_before = jf_model_page_epoch(rig->model);
+    g_mutex_unlock(&rig->lock);
   }
 }
 
@@ -230,9 +432,11 @@ void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
   struct jf_alias *a = rig->alias;
   if (num == NR_MUNMAP && ret == 0) {
     g_mutex_lock(&rig->lock);
-    if (forget(a, mmap_args[0], mmap_args[1])) {
-      recompute_views(a, rig->store);
-    }
+    unmapped(rig, mmap_args[0], mmap_args[1]);
+    g_mutex_unlock(&rig->lock);
+  } else if (num == NR_MREMAP && ret >= 0) {
+    g_mutex_lock(&rig->lock);
+    remapped(rig, mmap_args[0], mmap_args[1], mmap_args[2], (uint64_t)ret);
     g_mutex_unlock(&rig->lock);
   } else if (num == NR_MPROTECT && ret == 0) {
     g_mutex_lock(&rig->lock);
@@ -245,13 +449,18 @@ void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
     uint64_t flags = mmap_args[3] & GUEST_MAP_SHARED_VALIDATE;
     int fd = (int)mmap_args[4];
     g_mutex_lock(&rig->lock);
-    bool changed = forget(a, va, len);
+    GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
+    bool changed = forget(a, va, len, dropped);
     if ((flags == GUEST_MAP_SHARED || flags == GUEST_MAP_SHARED_VALIDATE) && fd >= 0) {
       changed |= learn(a, va, len, fd, mmap_args[5], (mmap_args[2] & GUEST_PROT_EXEC) != 0);
     }
     if (changed) {
       recompute_views(a, rig->store);
     }
+    /* Whatever the range held before (MAP_FIXED over old pages, or pages
+     * unmapped in a way the rig did not see) is not these pages. */
+    forget_unmapped(rig, va, len, dropped);
+    g_array_unref(dropped);
     g_mutex_unlock(&rig->lock);
   }
 }

@@ -17,9 +17,19 @@ uint64_t jf_alias_canon(const struct jf_alias *a, uint64_t va);
 /* VA lies in a non-executable mapping of file pages that an executable
  * mapping also shows: the RW view of double-mapped code (lock held). */
 bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va);
-/* The syscall entry and return callbacks. The return takes the rig's lock;
- * when the views change, the store caches are emptied (plugin_store.h). */
-void jf_alias_syscall(int64_t num, const uint64_t args[6]);
+/* The syscall entry and return callbacks. Both take the rig's lock for the
+ * syscalls that map or unmap memory; when the views change, the store
+ * caches are emptied (plugin_store.h), and the model forgets unmapped
+ * memory (jf_model_forget). */
+void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6]);
 void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret);
+
+/* A store of BYTES at VA (lock held): when VA is in the RW view of
+ * double-mapped code, the executable views' lines it changed are marked
+ * for jf_alias_refresh_views. */
+void jf_alias_note_store(struct jf_alias *a, uint64_t va, unsigned bytes);
+/* At a context synchronisation, on a vCPU thread, lock NOT held: makes
+ * QEMU translate the marked lines again (plugin_alias.c). */
+void jf_alias_refresh_views(struct jf_rig *rig);
 
 #endif /* JITFLUSH_EMU_PLUGIN_ALIAS_H */

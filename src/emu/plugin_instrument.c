@@ -236,6 +236,8 @@ static void on_isb(unsigned vcpu, void *udata)
     jf_sched_sync(rig, t);
   }
   g_mutex_unlock(&rig->lock);
+  /* QEMU translates again what the RW view of double-mapped code changed. */
+  jf_alias_refresh_views(rig);
 }
 
 /* ---- translation --------------------------------------------------------- */

@@ -24,6 +24,7 @@
 #include "coherence_quick.h"
 #include "keep.h"
 #include "plugin_store.h"
+#include "vcpu.h"
 
 /* Slots per vCPU: a program's hot store targets (stack, a few heap pages,
  * a JIT's buffer) rarely collide in 64. */
@@ -68,6 +69,18 @@ struct jf_store {
   /* vCPU index -> the struct jf_model_thread it runs (the lock held). */
   GPtrArray *thread_of_vcpu;
   struct jf_rig *rig; /* its lock and model, for the locked path */
+  /* Page records of unmapped memory, oldest first, waiting until no vCPU
+   * can still hold them (jf_store_retire). */
+  GQueue retired;
+  /* Told of every store made under the lock (jf_store_watch). */
+  void (*watch)(void *ctx, uint64_t vaddr, unsigned bytes);
+  void *watch_ctx;
+};
+
+/* Page records retired together, and each vCPU's instruction count then. */
+struct retired_batch {
+  GPtrArray *pages;
+  GArray *insns; /* uint64_t, indexed by vCPU */
 };
 
 struct jf_store *jf_store_new(struct jf_rig *rig)
@@ -115,12 +128,96 @@ void jf_store_forget_pages(struct jf_store *st)
   }
 }
 
+static void batch_free(struct retired_batch *b)
+{
+  g_ptr_array_unref(b->pages);
+  g_array_unref(b->insns);
+  g_free(b);
+}
+
 void jf_store_free(struct jf_store *st)
 {
   if (st) {
+    struct retired_batch *b;
+    while ((b = g_queue_pop_head(&st->retired))) {
+      batch_free(b);
+    }
     g_ptr_array_unref(st->thread_of_vcpu);
     g_free(st);
   }
+}
+
+/*
+ * Freeing the records of unmapped memory. Two kinds of reader may hold a
+ * record without the lock: a store callback between reading its cache slot
+ * and its quick store (record_store), and a fetch check of a TB translated
+ * before the unmap (plugin_instrument.c keeps the word's address). QEMU
+ * drops the TBs of executable memory it unmaps before the syscall returns
+ * (page_set_flags in accel/tcg/user-exec.c), and jf_store_retire empties
+ * every cache slot, so no NEW access can reach a retired record; only a
+ * callback already running on another vCPU can. Such a callback ends
+ * before its vCPU starts another TB (whose inline add moves the
+ * instruction count, vcpu.h) or enters a syscall (jf_store_syscall). So a
+ * batch is freed once every vCPU has done one or the other since the batch
+ * was retired. A vCPU blocked in a syscall or gone holds nothing, so a
+ * waiting thread does not keep the memory alive.
+ */
+static uint64_t vcpu_insns(const struct jf_rig *rig, unsigned vcpu)
+{
+  return jf_vcpu_clock_counts(jf_vcpu(rig, vcpu)).insns;
+}
+
+static bool batch_quiescent(const struct jf_store *st, const struct retired_batch *b)
+{
+  for (guint i = 0; i < b->insns->len; i++) {
+    const struct jf_vcpu *v = jf_vcpu(st->rig, i);
+    if (!__atomic_load_n(&v->in_syscall, __ATOMIC_ACQUIRE) &&
+        vcpu_insns(st->rig, i) == g_array_index(b->insns, uint64_t, i)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static void reclaim(struct jf_store *st)
+{
+  struct retired_batch *b;
+  while ((b = g_queue_peek_head(&st->retired)) && batch_quiescent(st, b)) {
+    jf_model_pages_released(st->rig->model, b->pages->len);
+    batch_free(g_queue_pop_head(&st->retired));
+  }
+}
+
+void jf_store_retire(struct jf_store *st, GPtrArray *pages)
+{
+  reclaim(st);
+  if (pages->len == 0) {
+    g_ptr_array_unref(pages);
+    return;
+  }
+  jf_store_forget_pages(st);
+  g_ptr_array_set_free_func(pages, (GDestroyNotify)jf_model_page_free);
+  struct retired_batch *b = g_new(struct retired_batch, 1);
+  b->pages = pages;
+  unsigned n = (unsigned)qemu_plugin_num_vcpus();
+  b->insns = g_array_sized_new(false, false, sizeof(uint64_t), n);
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t insns = vcpu_insns(st->rig, i);
+    g_array_append_val(b->insns, insns);
+  }
+  g_queue_push_tail(&st->retired, b);
+}
+
+void jf_store_watch(struct jf_store *st, void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes),
+                    void *ctx)
+{
+  st->watch = fn;
+  st->watch_ctx = ctx;
+}
+
+void jf_store_syscall(struct jf_store *st, unsigned vcpu, bool entered)
+{
+  __atomic_store_n(&jf_vcpu(st->rig, vcpu)->in_syscall, entered, __ATOMIC_RELEASE);
 }
 
 static size_t size_memo_index(qemu_plugin_meminfo_t info)
@@ -158,12 +255,19 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
   g_mutex_lock(&rig->lock);
   struct jf_model_thread *mt =
       vcpu < st->thread_of_vcpu->len ? g_ptr_array_index(st->thread_of_vcpu, vcpu) : NULL;
+  uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
+  if (page && __atomic_load_n(&c->slot[page_number % STORE_CACHE_SLOTS].key, __ATOMIC_RELAXED) !=
+                  page_number + 1) {
+    page = NULL; /* emptied since it was read: the record may be retired */
+  }
+  if (mt && st->watch) {
+    st->watch(st->watch_ctx, vaddr, bytes);
+  }
   if (mt && page) {
     jf_model_store_on_page(rig->model, mt, page, vaddr, bytes, writer_pc);
   } else if (mt) {
     jf_model_store(rig->model, mt, vaddr, bytes, writer_pc);
     if (c) {
-      uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
       size_t i = page_number % STORE_CACHE_SLOTS;
       c->slot[i].page = jf_model_store_page(rig->model, vaddr);
       __atomic_store_n(&c->slot[i].key, page_number + 1, __ATOMIC_RELAXED);

@@ -39,5 +39,18 @@ void jf_store_thread_gone(struct jf_store *st, unsigned vcpu);
 /* The canonical addresses may be other now (lock held): every vCPU's
  * cached page records are dropped. */
 void jf_store_forget_pages(struct jf_store *st);
+/* PAGES (taken over) left the model because their memory was unmapped
+ * (jf_model_forget; lock held): they are freed as soon as no vCPU can
+ * still be using one (plugin_store.c explains when). */
+void jf_store_retire(struct jf_store *st, GPtrArray *pages);
+/* FN(CTX, VADDR, BYTES) is called, under the lock, for every store made
+ * on the locked path: stores into pages with per-word records (code) and
+ * misses (plugin_alias.c marks the RX lines a store through an RW view
+ * changed). */
+void jf_store_watch(struct jf_store *st, void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes),
+                    void *ctx);
+/* VCPU entered (ENTERED) or returned from a syscall: while there it holds
+ * no page record. */
+void jf_store_syscall(struct jf_store *st, unsigned vcpu, bool entered);
 
 #endif /* JITFLUSH_EMU_PLUGIN_STORE_H */

@@ -55,6 +55,8 @@ struct jf_options {
                                 asks for the reports now (plugin.c) */
   const char *reproduce;     /* the runner's command line that reproduces
                                 the run, for the reports */
+  const char *exec_path;     /* where to note each AArch64 program the guest
+                                execs, for the runner (plugin_exec.c) */
   bool parallel;             /* schedule=parallel: threads run as the host
                                 schedules them (plugin_turns.c) */
   uint64_t quantum;          /* mean turn length in instructions, 0: the
@@ -79,6 +81,7 @@ struct emu_findings;
 struct jf_regs;
 struct jf_keep;
 struct jf_decoder;
+struct jf_fork;
 
 struct jf_rig {
   GMutex lock;
@@ -96,7 +99,8 @@ struct jf_rig {
   struct jf_regs *regs;
   struct jf_keep *keep;
   struct jf_decoder *decoder;
-  pid_t install_pid; /* the process QEMU started: it writes the report */
+  pid_t install_pid;    /* the process QEMU started: it writes the report */
+  struct jf_fork *fork; /* in a process the guest forked (plugin_fork.c) */
   /* The reports are written once: at exit, or earlier when the runner asks
    * through the control FIFO (it was interrupted). */
   GMutex report_lock;

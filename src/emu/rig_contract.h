@@ -29,10 +29,16 @@ extern "C" {
 #define JF_OPT_OVERLAY "overlay"
 #define JF_OPT_CONTROL "control"
 #define JF_OPT_REPRODUCE "reproduce"
+#define JF_OPT_EXEC "exec"
 #define JF_OPT_SCHEDULE "schedule"
 #define JF_OPT_QUANTUM "quantum"
 
-enum jf_counter_source { JF_SOURCE_VCPU, JF_SOURCE_CLOCK };
+/* A process the guest forked writes PREFIX<pid>.json and PREFIX<pid>.findings
+ * next to the summary at its exit, for the runner to merge (plugin_fork.c,
+ * runner_fork.c). */
+#define JF_PROCESS_FILE_PREFIX "process-"
+
+enum jf_counter_source { JF_SOURCE_VCPU, JF_SOURCE_CLOCK, JF_SOURCE_MODEL };
 /* Where a counter is shown, from the most places to the fewest. */
 enum jf_counter_shown { JF_SHOWN_STDERR, JF_SHOWN_SUMMARY, JF_SHOWN_REPORT };
 

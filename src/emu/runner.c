@@ -24,7 +24,9 @@
  * or it wrote no summary), 6 (the program cannot run on the rig: not an
  * AArch64 ELF, not executable, or its loader is not in the sysroot) and 7
  * (QEMU ended before the guest's first instruction: the plugin counted
- * none; the line repeats QEMU's message and status). Only a run whose
+ * none; the line repeats QEMU's message and status), and 8 when the
+ * program executed an AArch64 program (which QEMU user mode runs outside
+ * the rig or not at all; the line names it). Only a run whose
  * guest executed ends with the summary line, so a failure never looks
  * clean. The checks run cheapest first: command line, config, sysroot,
  * program, report, QEMU, plugin. Every path may be relative to the
@@ -54,14 +56,13 @@
 #include "runner.h"
 #include "runner_binfmt.h"
 #include "runner_exec.h"
+#include "runner_fork.h"
 #include "runner_program.h"
 #include "runner_qemu.h"
 #include "runner_store.h"
 #include "sysfs_overlay.h"
 
 #define DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
-/* The guest's address space under the turns: 256 GiB (QEMU's -R). */
-#define EMU_GUEST_ADDRESS_SPACE "0x4000000000"
 #define VALUED_OPTIONS 13
 
 static const char usage_text[] =
@@ -168,6 +169,8 @@ static const char help_text[] =
     "       QEMU starts)\n"
     "  7    QEMU ended before the program's first instruction (the line\n"
     "       repeats QEMU's message and status)\n"
+    "  8    the program executed an AArch64 program (execve), which QEMU user\n"
+    "       mode cannot run under the rig: the line names it; no summary\n"
     "  9    --binfmt-*: binfmt_misc could not be set up (the line says why)\n"
     "  128+S the runner was interrupted by signal S (INT, TERM, HUP): the\n"
     "       findings gathered so far are reported first\n";
@@ -773,6 +776,28 @@ static char *reproduce_command(const struct options *o, const struct emu_config 
   return g_string_free(cmd, FALSE);
 }
 
+/*
+ * The guest's address space, reserved by QEMU (-R) apart from everything
+ * QEMU and the plugin map (issue 23). Without it linux-user QEMU on a
+ * 64-bit host lets guest and host mappings share one address space, and
+ * the guest's /proc/self/maps shows only the guest's: a program that picks
+ * a range it sees free and maps it with MAP_FIXED (PHP's opcache places its
+ * shared memory so) replaces QEMU's or the plugin's memory under them, and
+ * QEMU dies with "QEMU internal SIGSEGV". 1 TiB leaves room for the largest
+ * reservations real JITs make (V8's pointer cage, HotSpot's heap).
+ */
+#define EMU_GUEST_RESERVED_VA "0x10000000000"
+
+/* The exec= file next to SUMMARY, where the plugin notes every AArch64
+ * program the guest executes (plugin_exec.c). */
+static char *exec_note_path(const char *summary)
+{
+  char *dir = g_path_get_dirname(summary);
+  char *path = g_build_filename(dir, "exec", NULL);
+  g_free(dir);
+  return path;
+}
+
 /* The plugin option: PLUGIN,config=...,seed=...[,report=...][,check=...],summary=... */
 static GString *plugin_option(const struct options *o, const struct emu_config *cfg,
                               const char *plugin, const char *root, const char *summary,
@@ -823,6 +848,9 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
   g_free(reproduce);
   append_plugin_arg(opt, JF_OPT_CONTROL, control);
   append_plugin_arg(opt, JF_OPT_FINDINGS, findings);
+  char *exec_note = exec_note_path(summary);
+  append_plugin_arg(opt, JF_OPT_EXEC, exec_note);
+  g_free(exec_note);
   append_plugin_arg(opt, JF_OPT_SUMMARY, summary);
   g_free(config_abs);
   return opt;
@@ -870,12 +898,66 @@ static int spawn_and_wait(char *const argv[], const char *seal, const char *cont
   return wstatus;
 }
 
+/* The finding blocks the plugin wrote next to SUMMARY, on stderr. */
+static void print_findings(const char *summary)
+{
+  char *dir = g_path_get_dirname(summary);
+  char *findings = g_build_filename(dir, "findings", NULL);
+  char *blocks = NULL;
+  if (g_file_get_contents(findings, &blocks, NULL, NULL))
+    fputs(blocks, stderr);
+  g_free(blocks);
+  g_free(findings);
+  g_free(dir);
+}
+
+/* Status 8 when the guest executed an AArch64 program: QEMU user mode
+ * hands execve to the host kernel, which fails with ENOEXEC or (with
+ * binfmt_misc) runs it in a QEMU without the rig; either way what ran next
+ * was not checked, so no summary may pass for a checked run. 0 otherwise.
+ * An interrupted run keeps its 128+N. */
+static int exec_outcome(const char *summary, int stopped_by)
+{
+  char *note = exec_note_path(summary);
+  char *text = NULL;
+  bool executed = !stopped_by && g_file_get_contents(note, &text, NULL, NULL) && *text;
+  g_free(note);
+  if (!executed) {
+    g_free(text);
+    return 0;
+  }
+  g_strchomp(text);
+  g_auto(GStrv) paths = g_strsplit(text, "\n", -1);
+  g_free(text);
+  GString *names = g_string_new(NULL);
+  for (guint i = 0; paths[i]; i++) {
+    guint first = 0;
+    while (strcmp(paths[first], paths[i]) != 0)
+      first++;
+    if (first == i) /* each program once, in the order executed */
+      g_string_append_printf(names, "%s%s", names->len ? ", " : "", paths[i]);
+  }
+  print_findings(summary);
+  int status = fail(EMU_EXIT_EXEC,
+                    "the program executed %s, an AArch64 program that QEMU user mode cannot run "
+                    "under the rig (it fails with \"Exec format error\", or binfmt_misc starts it "
+                    "outside the rig): what it did was not checked",
+                    names->str);
+  g_string_free(names, TRUE);
+  return status;
+}
+
 /* After QEMU ended: the summary line and the program's status, or why
  * there is neither. An interrupted run (SIGINT, SIGTERM, SIGHUP to the
  * runner) ends with 128+N, after the findings gathered so far. */
-static int outcome(const char *summary, int wstatus, const GString *tail, bool quiet, bool *ran)
+static int outcome(const char *summary, const char *report, int wstatus, const GString *tail,
+                   bool quiet, bool *ran)
 {
   const int stopped_by = interrupted;
+  int exec_status = exec_outcome(summary, stopped_by);
+  if (exec_status) {
+    return exec_status;
+  }
   char *text = NULL;
   struct jf_summary sum;
   GError *problem = NULL;
@@ -914,15 +996,15 @@ static int outcome(const char *summary, int wstatus, const GString *tail, bool q
     g_free(said);
     return status;
   }
-  /* The plugin's finding blocks (next to the summary), then the summary. */
-  char *dir = g_path_get_dirname(summary);
-  char *findings = g_build_filename(dir, "findings", NULL);
-  char *blocks = NULL;
-  if (g_file_get_contents(findings, &blocks, NULL, NULL))
-    fputs(blocks, stderr);
-  g_free(blocks);
-  g_free(findings);
-  g_free(dir);
+  /* The plugin's finding blocks (next to the summary), those of the
+   * processes the program forked, then the summary of them all. */
+  print_findings(summary);
+  char *scratch = g_path_get_dirname(summary);
+  GString *forked_blocks = g_string_new(NULL);
+  emu_merge_forked(scratch, report, &sum, forked_blocks);
+  fputs(forked_blocks->str, stderr);
+  g_string_free(forked_blocks, TRUE);
+  g_free(scratch);
   *ran = true;
   /* --summary stale: a clean run adds nothing to the program's stderr, so
    * a test that compares its stderr passes as without the rig. */
@@ -962,20 +1044,18 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
     g_ptr_array_add(argv, "-cpu");
     g_ptr_array_add(argv, cfg->qemu_cpu);
   }
-  if (!o->schedule || strcmp(o->schedule, "parallel") != 0) {
-    /* Guest mappings placed by QEMU alone, inside one reservation, not
-     * wherever the host's mmap puts them: the host's own mappings (the
-     * arenas and stacks of QEMU's threads) come and go with host timing,
-     * and a guest whose allocator trims unaligned mappings would make
-     * more or fewer system calls from run to run (docs/RIG.md,
-     * "Reproducible runs"). */
-    g_ptr_array_add(argv, "-R");
-    g_ptr_array_add(argv, EMU_GUEST_ADDRESS_SPACE);
-  }
   g_ptr_array_add(argv, "-L");
   g_ptr_array_add(argv, root);
   g_ptr_array_add(argv, "-plugin");
   g_ptr_array_add(argv, plugin_opt->str);
+  /* The guest's own address space, apart from QEMU's and the plugin's
+   * memory (docs/RIG.md, "How the rig works inside QEMU"); QEMU places
+   * every guest mapping in it by itself, not wherever the host's mmap puts
+   * it next to the mappings of QEMU's threads, which come and go with host
+   * timing (a guest allocator that trims unaligned mappings would make
+   * more or fewer system calls from run to run: "Reproducible runs"). */
+  g_ptr_array_add(argv, "-R");
+  g_ptr_array_add(argv, EMU_GUEST_RESERVED_VA);
   for (char **a = o->program; *a; a++)
     g_ptr_array_add(argv, *a);
   g_ptr_array_add(argv, NULL);
@@ -983,7 +1063,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   GString *tail = g_string_new(NULL);
   int wstatus = spawn_and_wait((char *const *)argv->pdata, seal, control, summary, tail);
   const bool quiet = o->summary && strcmp(o->summary, "stale") == 0;
-  status = wstatus == -1 ? EMU_EXIT_QEMU : outcome(summary, wstatus, tail, quiet, ran);
+  status = wstatus == -1 ? EMU_EXIT_QEMU : outcome(summary, o->report, wstatus, tail, quiet, ran);
 
   g_string_free(tail, TRUE);
   g_ptr_array_free(argv, TRUE);

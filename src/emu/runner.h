@@ -27,6 +27,8 @@ enum {
                                instruction (the plugin counted none) */
   EMU_EXIT_BINFMT = 9,      /* --binfmt-*: binfmt_misc could not be set up
                                (not root, no user namespaces, taken) */
+  EMU_EXIT_EXEC = 8,        /* the program executed an AArch64 program,
+                               which runs outside the rig or not at all */
   EMU_EXIT_STALE = 86,      /* the plugin saw at least one stale fetch */
 };
 

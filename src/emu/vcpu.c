@@ -17,6 +17,7 @@ struct jf_clock_counts jf_vcpu_clock_totals(const struct jf_rig *rig)
 /* Where each VCPU-source counter lives in struct jf_vcpu. */
 #define OFFSET_VCPU(name) offsetof(struct jf_vcpu, counts.name)
 #define OFFSET_CLOCK(name) 0
+#define OFFSET_MODEL(name) 0
 static const size_t counter_offset[JF_NCOUNTERS] = {
 #define JF_COUNTER(name, source, shown, description) OFFSET_##source(name),
 #include "rig_counters.def"
@@ -31,6 +32,8 @@ void jf_vcpu_counter_totals(const struct jf_rig *rig, uint64_t out[JF_NCOUNTERS]
       out[c] = clock.insns;
     } else if (c == JF_COUNTER_fetch_checks) {
       out[c] = clock.fetch_checks;
+    } else if (c == JF_COUNTER_model_pages_peak) {
+      out[c] = jf_model_pages_peak(rig->model);
     } else {
       out[c] = qemu_plugin_u64_sum((qemu_plugin_u64){rig->vcpus, counter_offset[c]});
     }

@@ -43,9 +43,11 @@ struct jf_vcpu_clock {
 struct jf_vcpu_counters {
 #define JF_FIELD_VCPU(name) uint64_t name;
 #define JF_FIELD_CLOCK(name)
+#define JF_FIELD_MODEL(name)
 #define JF_COUNTER(name, source, shown, description) JF_FIELD_##source(name)
 #include "rig_counters.def"
 #undef JF_COUNTER
+#undef JF_FIELD_MODEL
 #undef JF_FIELD_CLOCK
 #undef JF_FIELD_VCPU
 };
@@ -75,6 +77,9 @@ struct jf_vcpu {
   uint64_t sync_seq;
   struct jf_vcpu_reg_write reg;
   struct jf_vcpu_region region;
+  /* Nonzero while the vCPU is inside a syscall (plugin_store.c: it holds
+   * no model record there). */
+  uint64_t in_syscall;
 };
 
 /* A field of every vCPU's entry, for QEMU's inline operations and

@@ -213,10 +213,6 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   ASSERT_EQ(a.size(), 11u) << ReadFileOrEmpty(fake_ / "args"); // argv[1..]
   EXPECT_EQ(a[0], "-cpu");
   EXPECT_EQ(a[1], "cortex-a53"); // [soc] qemu-cpu
-  // The turns' reserved guest address space (docs/RIG.md, "Reproducible runs").
-  EXPECT_EQ(a[2], "-R");
-  EXPECT_EQ(a[3], "0x4000000000");
-  a.erase(a.begin() + 2, a.begin() + 4);
   EXPECT_EQ(a[2], "-L");
   EXPECT_EQ(a[4], "-plugin");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
@@ -224,10 +220,14 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
                       "/sys/devices/system/cpu,reproduce=jitflush-emu --config " + kExynos +
                       " --seed 1 --policy adversarial -- " + prog_ +
                       " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
-                      "/findings,summary=" + tmp + "/summary");
-  EXPECT_EQ(a[6], prog_);
-  EXPECT_EQ(a[7], "x y");
-  EXPECT_EQ(a[8], "--not-an-option");
+                      "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
+  // The guest's address space apart from QEMU's memory, where QEMU alone
+  // places its mappings (docs/RIG.md, "Reproducible runs").
+  EXPECT_EQ(a[6], "-R");
+  EXPECT_EQ(a[7], "0x10000000000");
+  EXPECT_EQ(a[8], prog_);
+  EXPECT_EQ(a[9], "x y");
+  EXPECT_EQ(a[10], "--not-an-option");
   // The temporary overlay is gone after the run.
   EXPECT_FALSE(PathExists(a[3]));
 }
@@ -275,9 +275,6 @@ TEST_F(RunnerTest, PassesTheScheduleAndQuantum)
   r = Run({"--config", kExynos, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(PluginOption().find("schedule="), std::string::npos) << "turns is the plugin's default";
-  // Only the turns reserve the guest's address space.
-  std::vector<std::string> a = QemuArgs();
-  EXPECT_NE(std::find(a.begin(), a.end(), "-R"), a.end());
 }
 
 TEST_F(RunnerTest, RejectsAnUnknownPolicy)
@@ -325,7 +322,7 @@ TEST_F(RunnerTest, OmitsCpuWhenTheConfigGivesNone)
   ProcessResult r = Run({"--config", config, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   ASSERT_FALSE(QemuArgs().empty());
-  EXPECT_EQ(QemuArgs()[0], "-R");
+  EXPECT_EQ(QemuArgs()[0], "-L");
 }
 
 // How the fake QEMU ends the run (FAKE_MODE), the runner's status, its
@@ -566,14 +563,14 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
   ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args");
-  a.erase(a.begin() + 2, a.begin() + 4); // -R SIZE
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
                       "/r.json,reproduce=jitflush-emu --config " + dir +
                       "/soc.conf --seed 1 --policy adversarial --sysroot " + dir +
-                      "/sysroot --sysfs-root " + dir + "/phone -- " + dir + "/bin/jit,control=" +
-                      tmp + "/control,findings=" + tmp + "/findings,summary=" + tmp + "/summary");
-  EXPECT_EQ(a[6], "bin/jit"); // QEMU runs in the same folder
+                      "/sysroot --sysfs-root " + dir + "/phone -- " + dir +
+                      "/bin/jit,control=" + tmp + "/control,findings=" + tmp +
+                      "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
+  EXPECT_EQ(a[8], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
 

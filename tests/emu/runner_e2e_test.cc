@@ -406,6 +406,155 @@ TEST(RunnerEndToEnd, FlushedCodeRunsClean)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
+// Issue 23: a JIT that maps its code at a new address each time grew the
+// rig by gigabytes, one model page record per page ever mapped; the model
+// now forgets unmapped memory (munmap, MAP_FIXED over old pages, mremap).
+// 3,000 mappings held at most 22 records here; before, one per mapping.
+TEST(RunnerEndToEnd, MapUnmapChurnKeepsTheModelsPageRecordsBounded)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"remap-churn", "3000"}, {"--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "remapped: 3000 wrong: 0\n");
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_TRUE(report.contains("model_pages_peak")) << report.dump();
+  EXPECT_GT(report["model_pages_peak"].get<int>(), 0);
+  EXPECT_LT(report["model_pages_peak"].get<int>(), 100);
+}
+
+// The same while another thread waits in read() all along: records of
+// unmapped pages are freed once no thread can still hold one, and a thread
+// in a syscall holds none, so the waiter does not keep them alive.
+TEST(RunnerEndToEnd, MapUnmapChurnFreesRecordsWhileAThreadWaitsInASyscall)
+{
+  TempDir dir;
+  ProcessResult r =
+      Emu("exynos8890.conf", {"remap-churn", "3000", "waiter"}, {"--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "remapped: 3000 wrong: 0\n");
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
+}
+
+// Issue 23: a program that execs another AArch64 program got "Exec format
+// error" from the host kernel (QEMU user mode passes execve on), and the
+// run still ended with an ordinary summary line. It now ends with status 8
+// and a line naming the program, never a summary.
+TEST(RunnerEndToEnd, ExecOfAnAarch64ProgramExits8AndNamesIt)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"exec", kGuest, "exit", "3"});
+  EXPECT_EQ(r.status, 8) << r.err;
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: the program executed " + kGuest +
+                ", an AArch64 program that QEMU user mode cannot run under the rig (it fails with "
+                "\"Exec format error\", or binfmt_misc starts it outside the rig): what it did was "
+                "not checked")
+      << r.err;
+  EXPECT_EQ(r.err.find("stale_fetches="), std::string::npos) << r.err;
+}
+
+// The same from a forked child (posix_spawn, system()): the child's exec
+// is what went unchecked.
+TEST(RunnerEndToEnd, AChildsExecOfAnAarch64ProgramExits8)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"spawn", kGuest, "exit", "3"});
+  EXPECT_EQ(r.status, 8) << r.err;
+  EXPECT_NE(r.LastErrLine().find("executed " + kGuest + ", an AArch64 program"), std::string::npos)
+      << r.err;
+}
+
+// A child that execs a host program (a shell, as system() does) runs
+// nothing the rig could check: the run ends as usual.
+TEST(RunnerEndToEnd, AChildsExecOfAHostProgramEndsWithTheSummary)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"spawn", "/bin/sh", "-c", "exit 4"});
+  EXPECT_EQ(r.status, 4) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+}
+
+// Issue 23: a forked child that ran unflushed code was not checked
+// (stale_fetches=0). The child runs under its copy of the model, with the
+// parent's cache state at the fork (here: code written, never cleaned), and
+// its findings reach the one report, each naming its process.
+TEST(RunnerEndToEnd, AForkedChildsStaleFetchReachesTheReportNamingItsProcess)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"fork-jit"}, {"--report", dir / "r.json"});
+  EXPECT_EQ(r.status, 86) << r.err;
+  ASSERT_EQ(r.out.rfind("child ", 0), 0u) << r.out;
+  const int child = std::stoi(r.out.substr(6));
+  EXPECT_EQ(r.out, "child " + std::to_string(child) + " status 42\n");
+  EXPECT_NE(r.err.find("jitflush-emu: in process " + std::to_string(child) + " (forked by "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=2 ", 0), 0u) << r.err;
+  EXPECT_NE(r.LastErrLine().find(" findings=1"), std::string::npos) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_EQ(report["findings"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["findings"][0]["kind"], "not-cleaned");
+  EXPECT_EQ(report["findings"][0]["process"], child);
+  EXPECT_EQ(report["stale_fetches"], 2);
+  ASSERT_EQ(report["processes"].size(), 2u) << report.dump();
+  EXPECT_EQ(report["processes"][1]["pid"], child);
+  EXPECT_EQ(report["processes"][1]["parent"], report["processes"][0]["pid"]);
+}
+
+// The control: flushed before the fork, the child inherits clean caches.
+TEST(RunnerEndToEnd, AForkedChildInheritsTheParentsFlush)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"fork-jit-flushed"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+  EXPECT_NE(r.LastErrLine().find(" fetch_checks=4 "), std::string::npos) << r.err;
+}
+
+// Issue 23: QEMU kept its translation of the RX view of double-mapped code
+// when the program wrote through the RW view and made the code visible
+// correctly, so a W^X program that rewrote a function in place got the old
+// function's result with no finding to explain it: invalidating through
+// RW on the PIPT Tegra186, and with no ic at all (DIC) on n1-idc-dic. Now
+// QEMU runs the new instruction wherever the model says the fetch is
+// fresh: the correct program (ic through RX; through RW where the I-cache
+// is PIPT) computes the right results on every shipped SoC.
+TEST(RunnerEndToEnd, ACorrectWxProgramRewritingInPlaceComputesRightOnEverySoc)
+{
+  std::vector<std::string> configs;
+  for (const auto &e : std::filesystem::directory_iterator(kConfigs))
+    if (e.path().extension() == ".conf")
+      configs.push_back(e.path().filename());
+  ASSERT_GE(configs.size(), 10u);
+  std::vector<std::pair<std::string, std::string>> runs;
+  for (const auto &c : configs)
+    runs.emplace_back(c, "rx");
+  runs.emplace_back("tegra186.conf", "rw");   // PIPT: ic through RW is enough
+  runs.emplace_back("n1-idc-dic.conf", "rw"); // DIC: no ic at all
+  for (const auto &[config, view] : runs) {
+    ProcessResult r = Emu(config, {"wx-reuse", "20", view});
+    EXPECT_EQ(r.status, 0) << config << " " << view << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out, "wx-reuse: 20 wrong: 0\n") << config << " " << view;
+    EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u)
+        << config << " " << view << "\n"
+        << r.err;
+  }
+}
+
+// Issue 23: PHP 8.2's opcache JIT made QEMU die with "QEMU internal
+// SIGSEGV" in some runs with the checker on. The cause: linux-user QEMU
+// shared one address space between the guest and itself, the guest's
+// /proc/self/maps shows only the guest's mappings, and opcache maps its
+// shared memory with MAP_FIXED over a range it sees free, replacing QEMU's
+// or the plugin's memory. The guest here does the same just below its
+// libraries (4 x 2 GiB); it crashed QEMU in 6 of 6 runs before the runner
+// gave the guest an address space of its own (-R).
+TEST(RunnerEndToEnd, AGuestMapFixedOverARangeItSeesFreeLeavesTheRigIntact)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"map-below-libs", "2048"});
+  EXPECT_EQ(r.status, 42) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find("internal SIG"), std::string::npos) << r.err;
+}
+
 // Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
 // "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
 // summary. The guest is dynamically linked.

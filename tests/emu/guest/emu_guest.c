@@ -15,6 +15,41 @@
  *                           start CHILDREN threads each at the same time;
  *                           every child compares its affinity with its
  *                           creator's; prints "children: N wrong: M"
+ *   emu_guest exec PROGRAM [ARGS...]
+ *                           execv(PROGRAM, ...); prints the error and exits
+ *                           127 when it fails
+ *   emu_guest spawn PROGRAM [ARGS...]
+ *                           the same in a forked child; exits with the
+ *                           child's status
+ *   emu_guest fork-jit      writes code without a flush, forks; the child
+ *                           runs it (stale: it inherits the parent's caches)
+ *                           and exits with its result; the parent prints
+ *                           "child PID status N", flushes the code, runs
+ *                           it and exits 0 when both returned 42
+ *   emu_guest fork-jit-flushed  the same, flushed before the fork
+ *   emu_guest wx-reuse N rx|rw
+ *                           W^X: "return I" written N times at the SAME place
+ *                           through the RW view of a memfd, made visible by
+ *                           the correct sequence (dc cvau through RW, dsb
+ *                           ish, ic ivau unless CTR_EL0.DIC through RX, or
+ *                           through RW with "rw",
+ *                           which only a PIPT I-cache allows, dsb ish, isb)
+ *                           and called through the RX view; prints
+ *                           "wx-reuse: N wrong: M"
+ *   emu_guest map-below-libs MIB
+ *                           maps MIB MiB with MAP_FIXED just below the lowest
+ *                           shared library, where /proc/self/maps shows no
+ *                           mapping (PHP's opcache picks its shared memory
+ *                           this way), writes to it and unmaps it, and the
+ *                           same for the three ranges below, then
+ *                           runs flushed JIT code: exits 42, or 3 when the
+ *                           range was not free
+ *   emu_guest remap-churn N keeps one function but maps it at a new address
+ *                           N times (written, flushed, run, then the page is
+ *                           unmapped, replaced by MAP_FIXED or moved by
+ *                           mremap in turn), with "waiter" while another
+ *                           thread waits in read(); prints
+ *                           "remapped: N wrong: M"
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include <dirent.h>
@@ -167,6 +202,192 @@ static int affinity_race(int creators, int children)
 }
 
 /*
+ * Map/unmap churn (issue 23): one page of code, "return I", at a new
+ * address each time. The address hint walks a 1 GiB window, so no address
+ * is used twice in a row; the page then goes away in one of the three ways
+ * a JIT frees code memory.
+ */
+#define CHURN_WINDOW (UINT64_C(1) << 30)
+#define CHURN_BASE UINT64_C(0x5000000000)
+
+static void *churn_map(void *hint, int extra_flags)
+{
+  return mmap(hint, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+              MAP_PRIVATE | MAP_ANONYMOUS | extra_flags, -1, 0);
+}
+
+static int churn_one(int i)
+{
+  void *hint = (void *)(uintptr_t)(CHURN_BASE + ((uint64_t)i * 2 * 4096) % CHURN_WINDOW);
+  uint32_t *code = churn_map(hint, 0);
+  if (code == MAP_FAILED)
+    return 1;
+  code[0] = a64_movz_x0((uint32_t)i & 0xffff);
+  code[1] = A64_RET;
+  __builtin___clear_cache((char *)code, (char *)(code + 2));
+  int wrong = ((jit_fn)(uintptr_t)code)() != (i & 0xffff);
+  switch (i % 3) {
+  case 0:
+    break;
+  case 1: /* a new anonymous page over the old one, then unmapped */
+    if (churn_map(code, MAP_FIXED) != code)
+      return 1;
+    break;
+  case 2: /* moved to the next slot of the window, then unmapped there */
+    code = mremap(code, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)code + 4096);
+    if (code == MAP_FAILED)
+      return 1;
+    break;
+  }
+  return munmap(code, 4096) != 0 || wrong;
+}
+
+/* A thread that waits in a syscall for the whole churn: the rig must not
+ * wait for it before it frees the records of unmapped pages. */
+static void *wait_for_end(void *arg)
+{
+  int *end = arg;
+  char byte;
+  return (void *)(intptr_t)read(*end, &byte, 1);
+}
+
+static int remap_churn(int n, bool with_waiter)
+{
+  int end[2];
+  pthread_t waiter;
+  if (with_waiter && (pipe(end) != 0 || pthread_create(&waiter, NULL, wait_for_end, &end[0]) != 0))
+    return 3;
+  int wrong = 0;
+  for (int i = 0; i < n; i++)
+    wrong += churn_one(i);
+  if (with_waiter) {
+    close(end[1]);
+    pthread_join(waiter, NULL);
+  }
+  printf("remapped: %d wrong: %d\n", n, wrong);
+  return wrong ? 1 : 0;
+}
+
+/* The sequence of Arm ARM B2.4.4 for one line of new code: clean through
+ * the view that wrote it, invalidate through IVIEW. The clean is never
+ * skipped: IDC differs between the cores of some SoCs (Tegra186), and the
+ * thread may move after it read CTR_EL0. DIC is the same on every core of
+ * every shipped config. */
+static void make_visible(char *rw, char *iview)
+{
+  uint64_t ctr;
+  __asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+  __asm__ volatile("dc cvau, %0" ::"r"(rw) : "memory");
+  __asm__ volatile("dsb ish" ::: "memory");
+  if (!(ctr >> 29 & 1)) { /* DIC */
+    __asm__ volatile("ic ivau, %0" ::"r"(iview) : "memory");
+    __asm__ volatile("dsb ish" ::: "memory");
+  }
+  __asm__ volatile("isb" ::: "memory");
+}
+
+static int wx_reuse(int n, bool through_rx)
+{
+  int fd = memfd_create("wx-reuse", 0);
+  if (fd < 0 || ftruncate(fd, 4096) != 0)
+    return 3;
+  uint32_t *rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  char *rx = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+  if (rw == MAP_FAILED || rx == MAP_FAILED)
+    return 3;
+  int wrong = 0;
+  for (int i = 0; i < n; i++) {
+    rw[0] = a64_movz_x0((uint32_t)i & 0xffff);
+    rw[1] = A64_RET;
+    make_visible((char *)rw, through_rx ? rx : (char *)rw);
+    wrong += ((jit_fn)(uintptr_t)rx)() != (i & 0xffff);
+  }
+  printf("wx-reuse: %d wrong: %d\n", n, wrong);
+  return wrong ? 1 : 0;
+}
+
+/* The lowest start of the mappings around the shared libraries (within
+ * 4 GiB below the lowest library), from /proc/self/maps as the program
+ * sees it; UINT64_MAX when there is no library. */
+static uint64_t lowest_near_libraries(void)
+{
+  uint64_t lib = UINT64_MAX, lowest = UINT64_MAX;
+  for (int pass = 0; pass < 2; pass++) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+      unsigned long long start = 0;
+      if (sscanf(line, "%llx-", &start) != 1)
+        continue;
+      if (pass == 0 && strstr(line, ".so") && start < lib)
+        lib = start;
+      if (pass == 1 && start < lowest && start + (UINT64_C(4) << 30) >= lib && start <= lib)
+        lowest = start;
+    }
+    if (f)
+      fclose(f);
+  }
+  return lowest;
+}
+
+static bool range_free(uint64_t lo, uint64_t hi)
+{
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512];
+  bool free_range = f != NULL;
+  while (f && fgets(line, sizeof line, f)) {
+    unsigned long long start = 0, end = 0;
+    if (sscanf(line, "%llx-%llx", &start, &end) == 2 && start < hi && lo < end)
+      free_range = false;
+  }
+  if (f)
+    fclose(f);
+  return free_range;
+}
+
+static int map_below_libs(int mib)
+{
+  uint64_t len = (uint64_t)mib << 20;
+  uint64_t lowest = lowest_near_libraries();
+  uint64_t top = lowest & ~((UINT64_C(1) << 21) - 1);
+  if (lowest == UINT64_MAX || top < 4 * len) {
+    fprintf(stderr, "map-below-libs: no room below 0x%llx\n", (unsigned long long)lowest);
+    return 3;
+  }
+  /* Four ranges in turn, each free as far as the program can see. */
+  for (uint64_t lo = top - len; lo >= top - 4 * len; lo -= len) {
+    if (!range_free(lo, lo + len)) {
+      fprintf(stderr, "map-below-libs: 0x%llx is mapped\n", (unsigned long long)lo);
+      return 3;
+    }
+    char *p = mmap((void *)(uintptr_t)lo, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED)
+      return 3;
+    p[0] = p[len - 1] = 1;
+    munmap(p, len);
+  }
+  return jit(1);
+}
+
+static int fork_jit(int flushed)
+{
+  jit_fn fn = write_code(flushed);
+  if (!fn)
+    return 100;
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0)
+    _exit(fn());
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child)
+    return 101;
+  printf("child %d status %d\n", (int)child, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  __builtin___clear_cache((char *)(uintptr_t)fn, (char *)(uintptr_t)fn + 8);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 42 && fn() == 42 ? 0 : 1;
+}
+
+/*
  * Code published to unpinned readers that never synchronise their own
  * fetches (no isb: the model's "not synchronised" kind), with every way
  * threads wait for each other: readers spin on the published round with no
@@ -288,12 +509,42 @@ int main(int argc, char **argv)
     return jit_forever();
   if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)
     return affinity_race(atoi(argv[2]), atoi(argv[3]));
-  if (argc == 3 && strcmp(argv[1], "fork-with-threads") == 0)
-    return fork_with_threads(atoi(argv[2]));
+  if (argc >= 3 && strcmp(argv[1], "exec") == 0) {
+    execv(argv[2], argv + 2);
+    perror(argv[2]);
+    return 127;
+  }
+  if (argc == 3 && strcmp(argv[1], "map-below-libs") == 0)
+    return map_below_libs(atoi(argv[2]));
+  if (argc == 4 && strcmp(argv[1], "wx-reuse") == 0)
+    return wx_reuse(atoi(argv[2]), strcmp(argv[3], "rx") == 0);
+  if (argc == 2 && strcmp(argv[1], "fork-jit") == 0)
+    return fork_jit(0);
+  if (argc == 2 && strcmp(argv[1], "fork-jit-flushed") == 0)
+    return fork_jit(1);
+  if (argc >= 3 && strcmp(argv[1], "spawn") == 0) {
+    pid_t child = fork();
+    if (child == 0) {
+      execv(argv[2], argv + 2);
+      perror(argv[2]);
+      _exit(127);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child)
+      return 126;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "remap-churn") == 0)
+    return remap_churn(atoi(argv[2]), argc == 4 && strcmp(argv[3], "waiter") == 0);
   if (argc == 4 && strcmp(argv[1], "publish") == 0)
     return publish(atoi(argv[2]), atoi(argv[3]));
-  fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
-                  "       affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
-                  "       fork-with-threads SPINNERS\n");
+  if (argc == 3 && strcmp(argv[1], "fork-with-threads") == 0)
+    return fork_with_threads(atoi(argv[2]));
+  fprintf(stderr,
+          "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
+          "       affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
+          "       remap-churn N [waiter] | exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
+          "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | map-below-libs MIB |\n"
+          "       fork-with-threads SPINNERS\n");
   return 64;
 }

@@ -1,0 +1,117 @@
+/*
+ * A process the guest forks (issue 23). linux-user QEMU forks the host
+ * process for a guest fork() (do_fork in linux-user/syscall.c, without
+ * CLONE_VM), so the child holds a copy of the whole rig: the model with
+ * the parent's cache state at that moment, which is what the child's
+ * caches hold too (fork copies memory, the caches are the same hardware),
+ * the scheduler, the counters and the findings. The child goes on checking
+ * its fetches against that copy. What it must not do is write the run's
+ * reports: they are the parent's, and two processes writing one file at
+ * their exits would leave whichever came last.
+ *
+ * So at the fork's return in the child, its findings restart empty (sites
+ * kept: the model's records name them), its counters are noted and the
+ * parent's other threads, absent from the child, count as idle; at its
+ * exit it writes, next to the runner's summary, process-PID.json (its pid,
+ * its parent's, its counters since the fork and its findings) and
+ * process-PID.findings (their stderr blocks). The runner merges them into
+ * the one report, its stderr and its status (runner_fork.c). A process
+ * forked by a forked process does the same.
+ */
+#define _GNU_SOURCE /* getppid */
+#include <unistd.h>
+
+#include "emu_json.h"
+#include "plugin_findings.h"
+#include "plugin_fork.h"
+#include "plugin_store.h"
+#include "rig_contract.h"
+#include "vcpu.h"
+
+#define NR_CLONE 220
+#define NR_CLONE3 435
+
+struct jf_fork {
+  pid_t pid, parent;
+  uint64_t at_fork[JF_NCOUNTERS];
+};
+
+static pid_t current_process(const struct jf_rig *rig)
+{
+  return rig->fork ? rig->fork->pid : rig->install_pid;
+}
+
+void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
+{
+  if ((num != NR_CLONE && num != NR_CLONE3) || ret != 0 || getpid() == current_process(rig)) {
+    return; /* not the child of a fork (a new thread shares the pid) */
+  }
+  g_mutex_lock(&rig->lock);
+  struct jf_fork *f = rig->fork ? rig->fork : g_new0(struct jf_fork, 1);
+  f->parent = current_process(rig);
+  f->pid = getpid();
+  jf_vcpu_counter_totals(rig, f->at_fork);
+  emu_findings_restart(rig->findings);
+  rig->fork = f;
+  g_mutex_unlock(&rig->lock);
+  /* Only the forking thread lives on in the child: the parent's other
+   * vCPUs never run here, so they hold no model record (plugin_store.c
+   * waits for every vCPU before it frees one). */
+  for (unsigned i = 0; i < (unsigned)qemu_plugin_num_vcpus(); i++) {
+    if (i != vcpu) {
+      jf_store_syscall(rig->store, i, true);
+    }
+  }
+}
+
+bool jf_fork_is_child(const struct jf_rig *rig)
+{
+  return rig->fork && getpid() == rig->fork->pid;
+}
+
+/* PATH's folder, then NAME. */
+static char *beside(const char *path, const char *name)
+{
+  char *dir = g_path_get_dirname(path);
+  char *file = g_build_filename(dir, name, NULL);
+  g_free(dir);
+  return file;
+}
+
+void jf_fork_report(struct jf_rig *rig)
+{
+  const struct jf_fork *f = rig->fork;
+  if (!rig->opts.summary_path) {
+    return; /* not run by jitflush-emu: nobody to merge it */
+  }
+  uint64_t now[JF_NCOUNTERS];
+  jf_vcpu_counter_totals(rig, now);
+  JsonObject *o = json_object_new();
+  json_object_set_int_member(o, "pid", f->pid);
+  json_object_set_int_member(o, "parent", f->parent);
+  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+    /* A gauge is the process's own value; a count, what it added. */
+    uint64_t v = jf_counters[c].source == JF_SOURCE_MODEL ? now[c] : now[c] - f->at_fork[c];
+    json_object_set_int_member(o, jf_counters[c].name, (gint64)v);
+  }
+  g_mutex_lock(&rig->lock);
+  const struct jf_guest_image image = rig->image;
+  g_mutex_unlock(&rig->lock);
+  char *name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.findings", (int)f->pid);
+  char *text_path = beside(rig->opts.summary_path, name);
+  jf_findings_report(rig->findings, &image, o, text_path, NULL);
+  g_free(name);
+  g_free(text_path);
+  name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.json", (int)f->pid);
+  char *json_path = beside(rig->opts.summary_path, name);
+  GString *json = emu_json_write_object(o);
+  jf_write_file(json_path, json);
+  g_string_free(json, true);
+  g_free(name);
+  g_free(json_path);
+}
+
+void jf_fork_free(struct jf_rig *rig)
+{
+  g_clear_pointer(&rig->fork, g_free);
+}

@@ -1,0 +1,25 @@
+/*
+ * Processes the guest forks (plugin_fork.c): each reports what it found
+ * itself, next to the runner's summary, for the runner to merge.
+ */
+#ifndef JITFLUSH_EMU_PLUGIN_FORK_H
+#define JITFLUSH_EMU_PLUGIN_FORK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rig.h"
+
+/* The syscall return callback on VCPU: in a process the guest just
+ * forked, starts its own findings and counts (the model's state stays the
+ * parent's). */
+void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret);
+/* Whether this process is one the guest forked (not the one QEMU
+ * started). */
+bool jf_fork_is_child(const struct jf_rig *rig);
+/* At a forked process's exit: writes its findings and counts for the
+ * runner (rig_contract.h, JF_PROCESS_FILE_PREFIX). */
+void jf_fork_report(struct jf_rig *rig);
+void jf_fork_free(struct jf_rig *rig);
+
+#endif /* JITFLUSH_EMU_PLUGIN_FORK_H */

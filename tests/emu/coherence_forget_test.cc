@@ -1,0 +1,109 @@
+// The coherence model forgets unmapped memory (src/emu/coherence.c,
+// jf_model_forget; issue 23): a program that maps its code at a new address
+// each time must not leave one page record behind per mapping.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "coherence.h"
+
+namespace
+{
+
+constexpr uint64_t kCtr = 0x84448004; // Cortex-A53: 64-byte lines
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kCode = 0x10000;
+constexpr uint64_t kWriterPc = 0x4001f0;
+constexpr uint32_t kMovInsn = 0xd2800000;
+
+struct ForgetModel : ::testing::Test {
+  ForgetModel()
+  {
+    m = jf_model_new(&kCtr, 1, nullptr);
+    jf_model_thread_init(&t, 0, 0, 0);
+    retired = g_ptr_array_new_with_free_func(
+        [](gpointer p) { jf_model_page_free(static_cast<jf_model_page *>(p)); });
+  }
+  ~ForgetModel() override
+  {
+    g_ptr_array_unref(retired);
+    jf_model_thread_clear(&t);
+    jf_model_free(m);
+  }
+  jf_model *m;
+  jf_model_thread t;
+  GPtrArray *retired;
+};
+
+TEST_F(ForgetModel, ForgettingARangeRetiresExactlyItsPages)
+{
+  for (uint64_t p = 0; p < 4; p++)
+    jf_model_store(m, &t, kCode + p * kPage, 4, kWriterPc);
+  ASSERT_EQ(jf_model_pages_live(m), 4u);
+  // The middle two pages, the range ending inside the third.
+  EXPECT_EQ(
+      jf_model_forget(m, kCode + kPage, kCode + 2 * kPage + 8, jf_model_page_epoch(m), retired),
+      2u);
+  EXPECT_EQ(retired->len, 2u);
+  EXPECT_EQ(jf_model_pages_live(m), 2u);
+  EXPECT_EQ(jf_model_pages_peak(m), 4u);
+}
+
+TEST_F(ForgetModel, AForgottenPagesWordsAreNewAgain)
+{
+  jf_model_store(m, &t, kCode, 4, kWriterPc);
+  jf_model_forget(m, kCode, kCode + kPage, jf_model_page_epoch(m), retired);
+  // The next mapping's word was written by no store the model saw.
+  EXPECT_EQ(jf_model_word_for_fetch(m, kCode, kMovInsn, false), nullptr);
+}
+
+TEST_F(ForgetModel, APageMadeAfterTheUnmapWasEnteredIsKept)
+{
+  jf_model_store(m, &t, kCode, 4, kWriterPc);
+  uint64_t entered = jf_model_page_epoch(m);
+  // Another thread maps the range again and writes code before the
+  // unmapping thread's syscall returns.
+  jf_model_forget(m, kCode, kCode + kPage, entered, retired);
+  jf_model_store(m, &t, kCode, 4, kWriterPc);
+  uint64_t entered_again = jf_model_page_epoch(m) - 1;
+  EXPECT_EQ(jf_model_forget(m, kCode, kCode + kPage, entered_again, retired), 0u);
+  jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_STALE_NOT_CLEANED);
+}
+
+TEST_F(ForgetModel, AHugeRangeWalksTheTableInstead)
+{
+  jf_model_store(m, &t, kCode, 4, kWriterPc);
+  jf_model_store(m, &t, UINT64_C(0x7f0000000000), 4, kWriterPc);
+  EXPECT_EQ(jf_model_forget(m, 0, UINT64_C(1) << 46, jf_model_page_epoch(m), retired), 1u);
+  EXPECT_EQ(jf_model_pages_live(m), 1u);
+}
+
+TEST_F(ForgetModel, ChurnKeepsThePeakAtWhatIsMappedAtOnce)
+{
+  for (uint64_t i = 0; i < 1000; i++) {
+    uint64_t va = kCode + i * 2 * kPage;
+    jf_model_store(m, &t, va, 8, kWriterPc);
+    jf_model_dc_clean(m, &t, va, 1);
+    jf_model_dsb(m, &t);
+    EXPECT_EQ(jf_model_forget(m, va, va + kPage, jf_model_page_epoch(m), retired), 1u);
+    jf_model_pages_released(m, retired->len);
+    g_ptr_array_set_size(retired, 0);
+  }
+  EXPECT_EQ(jf_model_pages_peak(m), 1u);
+}
+
+TEST_F(ForgetModel, RetiredRecordsCountUntilReleased)
+{
+  for (uint64_t i = 0; i < 10; i++) {
+    uint64_t va = kCode + i * kPage;
+    jf_model_store(m, &t, va, 4, kWriterPc);
+    jf_model_forget(m, va, va + kPage, jf_model_page_epoch(m), retired);
+  }
+  // Never released: each record is still allocated somewhere.
+  EXPECT_EQ(jf_model_pages_live(m), 0u);
+  EXPECT_EQ(jf_model_pages_peak(m), 10u);
+}
+
+} // namespace
