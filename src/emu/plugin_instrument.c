@@ -214,10 +214,19 @@ static void thread_event(unsigned vcpu, void (*event)(struct jf_model *, struct 
   g_mutex_unlock(&rig->lock);
 }
 
+/* A barrier instruction ends the thread's maintenance loops: a flush
+ * routine's loop runs between two of them, so a step never spans two calls
+ * (coherence.c, "Loop recognition"). */
+static void dsb_insn(struct jf_model *m, struct jf_model_thread *t)
+{
+  jf_model_dsb(m, t);
+  jf_model_loops_end(t);
+}
+
 static void on_dsb(unsigned vcpu, void *udata)
 {
   (void)udata;
-  thread_event(vcpu, jf_model_dsb);
+  thread_event(vcpu, dsb_insn);
 }
 
 static void on_isb(unsigned vcpu, void *udata)
@@ -227,6 +236,7 @@ static void on_isb(unsigned vcpu, void *udata)
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
     jf_sched_sync(rig, t);
+    jf_model_loops_end(&t->mt);
   }
   g_mutex_unlock(&rig->lock);
 }
