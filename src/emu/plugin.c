@@ -7,7 +7,7 @@
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
  *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
- *           [,overlay=DIR][,control=FIFO]
+ *           [,sarif-root=DIR][,overlay=DIR][,control=FIFO]
  *
  * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
  * events rewrite (plugin_hotplug.c); control=FIFO is the runner's way to ask
@@ -54,6 +54,7 @@ static const struct {
     {JF_OPT_SUMMARY, offsetof(struct jf_options, summary_path)},
     {JF_OPT_FINDINGS, offsetof(struct jf_options, findings_path)},
     {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
+    {JF_OPT_SARIF_ROOT, offsetof(struct jf_options, sarif_root)},
     {JF_OPT_CONTROL, offsetof(struct jf_options, control_path)},
     {JF_OPT_REPRODUCE, offsetof(struct jf_options, reproduce)},
 };
@@ -259,6 +260,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   r->store = jf_store_new(r);
   r->findings = emu_findings_new(r->config);
   emu_findings_set_reproduce(r->findings, r->opts.reproduce);
+  emu_findings_set_sarif_root(r->findings, r->opts.sarif_root);
   r->region = jf_region_new();
   return true;
 }

@@ -93,6 +93,8 @@ static const char help_text[] =
     "                     cache maintenance on the smallest) or random (seeded\n"
     "                     migrations only); overrides the config's [sched] policy\n"
     "  --sarif FILE       also write the findings as SARIF 2.1.0 (code scanning)\n"
+    "  --sarif-root DIR   the source tree SARIF locations are relative to (the\n"
+    "                     checkout code scanning resolves them against)\n"
     "  -h, --help         this text\n"
     "\n"
     "Paths may be relative to the current folder.\n"
@@ -132,6 +134,7 @@ struct options {
   const char *check;  /* "on", "off" or NULL (the plugin's default: on) */
   const char *policy; /* "adversarial", "random" or NULL (the config's) */
   const char *sarif;
+  const char *sarif_root;
   char **program; /* NULL-terminated, from after "--" */
 };
 
@@ -199,6 +202,7 @@ static int parse_args(int argc, char **argv, struct options *o)
       {"--check", offsetof(struct options, check)},
       {"--policy", offsetof(struct options, policy)},
       {"--sarif", offsetof(struct options, sarif)},
+      {"--sarif-root", offsetof(struct options, sarif_root)},
   };
   int i = 1;
   for (; i < argc; i++) {
@@ -252,6 +256,10 @@ static int parse_args(int argc, char **argv, struct options *o)
     return usage_error("--check: expected on, off or full, got '%s'", o->check);
   if (o->policy && strcmp(o->policy, "adversarial") != 0 && strcmp(o->policy, "random") != 0)
     return usage_error("--policy: expected adversarial or random, got '%s'", o->policy);
+  if (o->sarif_root && !o->sarif)
+    return usage_error("--sarif-root needs --sarif FILE");
+  if (o->sarif_root && !g_file_test(o->sarif_root, G_FILE_TEST_IS_DIR))
+    return usage_error("--sarif-root: not a folder: '%s'", o->sarif_root);
   return 0;
 }
 
@@ -655,6 +663,13 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     char *sarif_abs = absolute(o->sarif);
     append_plugin_arg(opt, JF_OPT_SARIF, sarif_abs);
     g_free(sarif_abs);
+  }
+  if (o->sarif_root) {
+    /* The real path: DWARF names the files the compiler was given, which a
+     * symlinked checkout would not match textually. */
+    char *root_abs = realpath(o->sarif_root, NULL);
+    append_plugin_arg(opt, JF_OPT_SARIF_ROOT, root_abs ? root_abs : o->sarif_root);
+    free(root_abs);
   }
   /* Hotplug events rewrite the generated tree; a --sysfs-root dump is the
    * user's and stays as it is. */
