@@ -5,7 +5,7 @@
  *   jitflush-emu --config FILE [--seed N] [--report FILE.json]
  *                [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]
  *                [--check on|off|full] [--policy adversarial|random]
- *                [--sarif FILE] -- PROGRAM [ARGS...]
+ *                [--sarif FILE [--sarif-root DIR]] -- PROGRAM [ARGS...]
  *
  * It validates the config, builds the SoC's sysfs overlay in a temporary
  * folder, runs qemu-aarch64 with the jitflush plugin, and ends stderr with
@@ -62,7 +62,7 @@ static const char usage_text[] =
     "usage: jitflush-emu --config FILE [--seed N] [--report FILE.json]\n"
     "                    [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]\n"
     "                    [--check on|off|full] [--policy adversarial|random]\n"
-    "                    [--sarif FILE] -- PROGRAM [ARGS...]\n";
+    "                    [--sarif FILE [--sarif-root DIR]] -- PROGRAM [ARGS...]\n";
 
 static const char help_text[] =
     "Runs an aarch64 Linux PROGRAM under qemu-aarch64 on the emulated SoC that\n"

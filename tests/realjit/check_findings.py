@@ -8,9 +8,14 @@ the JIT's own library (libpcre2-8.a, libluajit.a). Optional by design: the
 rig's reports gain a "findings" key only with the findings work, so a report
 without it exits 77, which CTest shows as skipped. With it, the report must
 group the stale fetches into at most N findings (default 4: one bug, a few
-kinds), and one of them must name the flush routine (libgcc's
-__aarch64_sync_cache_range or __clear_cache) as the flush that should have
-covered the words, called from a function of the JIT's own archive.
+kinds) and at most one per kind and flush routine (one root cause, whatever
+the caller: issue 24), and one of them must name the flush routine
+(libgcc's __aarch64_sync_cache_range or __clear_cache) as the flush that
+should have covered the words, called from a function of the JIT's own
+archive. That finding is the latched stride: not-invalidated-in-geometry,
+a stride larger than the fetching core's I-line ("line", line_cache "I"),
+explained by a CTR_EL0 read whose IminLine is the stride (stride_source);
+its flush and caller frames name their module and file offset.
 
 Exit status: 0 pass, 1 an expectation failed, 2 usage, 77 no findings key.
 """
@@ -40,6 +45,30 @@ def archive_functions(archive):
     return {f[2] for f in (line.split() for line in out.splitlines()) if len(f) == 3 and f[1] in "tT"}
 
 
+def check_latched_stride(f):
+    """libgcc's __aarch64_sync_cache_range latches CTR_EL0 once: on a system
+    with mixed I-lines the skipped lines are a geometry finding whose
+    stride is the latched IminLine."""
+    if f.get("kind") != "not-invalidated-in-geometry":
+        fail(f"the flush routine's finding is {f.get('kind')}, not not-invalidated-in-geometry")
+    if f.get("line_cache") != "I":
+        fail(f"line_cache {f.get('line_cache')}: a geometry finding's line is the fetching core's I-line")
+    stride, line = f.get("stride"), f.get("line")
+    if not stride or stride <= line:
+        fail(f"stride {stride} against a {line}-byte line: the loop stepped over lines, its stride must exceed it")
+    source = f.get("stride_source") or {}
+    if not source:
+        fail(f"no stride_source: no CTR_EL0 read explains the stride {stride}")
+    iline = 4 << (int(source["value"], 16) & 0xF)
+    if iline != stride:
+        fail(f"stride_source {source['value']} has {iline}-byte I-lines, not the stride {stride}")
+    for name, frame in (("flush", f["flush"]), ("caller", f["flush"]["caller"])):
+        if not frame.get("module") or not frame.get("offset"):
+            fail(f"the {name} frame has no module and offset: {frame}")
+    if not f["flush"].get("callers"):
+        fail("the finding lists no callers")
+
+
 def main(argv):
     if len(argv) not in (3, 5) or (len(argv) == 5 and argv[3] != "--max"):
         print("usage: check_findings.py REPORT.json ARCHIVE [--max N]", file=sys.stderr)
@@ -64,13 +93,19 @@ def main(argv):
         caller = flush.get("caller") or {}
         print(f"  {f.get('kind')}: count={f.get('count')} flush={flush.get('symbol')} caller={caller.get('symbol')}")
 
+    causes = [(f.get("kind"), (f.get("flush") or {}).get("pc")) for f in findings if f.get("flush")]
+    if len(causes) != len(set(causes)):
+        fail(f"two findings share a kind and a flush routine: {causes}")
+
     own = archive_functions(archive)
     for f in findings:
         flush = f.get("flush") or {}
         caller = flush.get("caller") or {}
         if any(r in (flush.get("symbol") or "") for r in FLUSH_ROUTINES) and function_of(caller.get("symbol")) in own:
+            check_latched_stride(f)
             print(f"check_findings.py: ok: {flush['symbol']} called from {caller['symbol']} "
-                  f"({os.path.basename(archive)})")
+                  f"({os.path.basename(archive)}), stride {f['stride']} against {f['line']}-byte I-lines, "
+                  f"CTR_EL0 {f['stride_source']['value']} read on cpu {f['stride_source']['cpu']}")
             return 0
     fail(f"no finding names {' or '.join(FLUSH_ROUTINES)} as the flush, called from a function of "
          f"{os.path.basename(archive)}")
