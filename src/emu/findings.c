@@ -82,6 +82,14 @@ struct ctr_site {
   uint64_t count;
 };
 
+/* A thread's last stale fetch: the finding's key (settle may merge the
+ * finding into another; the key still finds it) and when. */
+struct last_stale {
+  struct finding_key key;
+  uint64_t va;
+  uint64_t seq; /* stale_total right after it */
+};
+
 struct mapping {
   char *path;
   uint64_t start, end, load_base;
@@ -104,7 +112,12 @@ struct emu_findings {
   GPtrArray *ctr_sites;   /* struct ctr_site * */
   GHashTable *ctr_by_key;
   GPtrArray *mappings; /* struct mapping * */
-  GHashTable *frames;  /* pc -> struct frame *, after resolve */
+  GArray *last_stale;  /* struct last_stale, by thread serial (seq 0: none) */
+  bool exit_called;    /* emu_findings_note_exit */
+  bool end_noted;      /* emu_findings_note_end */
+  int end_thread;
+  uint64_t end_block;
+  GHashTable *frames; /* pc -> struct frame *, after resolve */
 };
 
 /* ---- hashing --------------------------------------------------------------- */
@@ -199,6 +212,7 @@ struct emu_findings *emu_findings_new(const struct emu_config *cfg)
   f->ctr_sites = g_ptr_array_new_with_free_func(g_free);
   f->ctr_by_key = g_hash_table_new(ctr_key_hash, ctr_key_equal);
   f->mappings = g_ptr_array_new_with_free_func(mapping_free);
+  f->last_stale = g_array_new(false, true, sizeof(struct last_stale));
   f->frames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, frame_free);
   return f;
 }
@@ -219,6 +233,7 @@ void emu_findings_free(struct emu_findings *f)
   g_clear_pointer(&f->stale_kept, g_array_unref);
   g_clear_pointer(&f->ctr_sites, g_ptr_array_unref);
   g_clear_pointer(&f->mappings, g_ptr_array_unref);
+  g_clear_pointer(&f->last_stale, g_array_unref);
   g_free(f->reproduce);
   g_free(f->sarif_root);
   g_free(f);
@@ -309,12 +324,26 @@ void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsi
       .flush_pc = v->flush_site == JF_MODEL_NO_SITE ? 0 : s->pc,
       .writer_pc = v->flush_site == JF_MODEL_NO_SITE ? v->writer_pc : 0,
   };
+  if (thread >= f->last_stale->len) {
+    g_array_set_size(f->last_stale, thread + 1);
+  }
+  struct last_stale *last = &g_array_index(f->last_stale, struct last_stale, thread);
+  last->key = key;
+  last->va = va;
+  last->seq = f->stale_total;
   struct finding *fd = finding_for(f, &key, cpu, v);
   if (!fd) {
     f->omitted_stale++;
     return;
   }
   fd->count++;
+  if (v->line < fd->line) {
+    /* The smallest line missed is the one a stride stepped over: cores and
+     * writers with larger lines share the root cause but not the reason. */
+    fd->line = v->line;
+    fd->fetch_cpu = cpu;
+    fd->writer_cluster = v->writer_cluster;
+  }
   if (v->flush_site != JF_MODEL_NO_SITE) {
     count_caller(fd, s->lr, 1);
   }
@@ -374,6 +403,18 @@ void emu_findings_set_sarif_root(struct emu_findings *f, const char *root)
   while (f->sarif_root && strlen(f->sarif_root) > 1 && g_str_has_suffix(f->sarif_root, "/")) {
     f->sarif_root[strlen(f->sarif_root) - 1] = '\0';
   }
+}
+
+void emu_findings_note_exit(struct emu_findings *f)
+{
+  f->exit_called = true;
+}
+
+void emu_findings_note_end(struct emu_findings *f, int thread, uint64_t block)
+{
+  f->end_noted = true;
+  f->end_thread = thread;
+  f->end_block = block;
 }
 
 uint64_t emu_findings_omitted_stale(const struct emu_findings *f)
@@ -548,6 +589,7 @@ void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx
     const struct ctr_site *s = g_ptr_array_index(f->ctr_sites, i);
     resolve_pc(f, s->key.pc, fn, ctx);
   }
+  resolve_pc(f, f->end_block, fn, ctx);
 }
 
 static const struct emu_frame_names *frame_of(const struct emu_findings *f, uint64_t pc)
@@ -730,6 +772,39 @@ static char *message(const struct emu_findings *f, const struct finding *fd)
   return out;
 }
 
+/* ---- a crash ---------------------------------------------------------------- */
+
+/* Whether the guest died of a signal after stale fetches: it ended without
+ * calling exit_group. */
+static bool died(const struct emu_findings *f)
+{
+  return f->end_noted && !f->exit_called && f->findings->len > 0;
+}
+
+/* The last stale fetch of the thread that ended the process, else NULL. */
+static const struct last_stale *crash_stale(const struct emu_findings *f)
+{
+  if (f->end_thread < 0 || (guint)f->end_thread >= f->last_stale->len) {
+    return NULL;
+  }
+  const struct last_stale *l = &g_array_index(f->last_stale, struct last_stale, f->end_thread);
+  return l->seq ? l : NULL;
+}
+
+/* The number (from 1, in the reports' order) of the finding KEY went to;
+ * 0 when that root cause was not kept. */
+static unsigned finding_number(const struct emu_findings *f, const struct finding_key *key)
+{
+  const struct finding *fd = g_hash_table_lookup(f->by_key, key);
+  unsigned n = 0;
+  GPtrArray *list = sorted(f);
+  for (guint i = 0; fd && i < list->len && !n; i++) {
+    n = g_ptr_array_index(list, i) == fd ? i + 1 : 0;
+  }
+  g_ptr_array_unref(list);
+  return n;
+}
+
 /* ---- text ------------------------------------------------------------------ */
 
 /* "0xPC function+0x48 file:line (module+0xoffset)", as sanitizers print a
@@ -811,6 +886,40 @@ static void text_writers(GString *out, const struct emu_findings *f, const struc
   }
 }
 
+static void text_crash(GString *out, const struct emu_findings *f)
+{
+  if (!died(f)) {
+    return;
+  }
+  g_string_append(out, "==jitflush-emu== CRASH: the program died of a signal (it never called "
+                       "exit_group)");
+  if (f->end_thread >= 0) {
+    g_string_append_printf(out, " in thread %d", f->end_thread);
+  }
+  if (f->end_block) {
+    g_string_append(out, ", in the block at ");
+    append_frame(out, f->end_block, frame_of(f, f->end_block));
+  }
+  g_string_append_c(out, '\n');
+  const struct last_stale *l = crash_stale(f);
+  if (!l) {
+    g_string_append(out, "    that thread fetched no stale word; the findings above are in other "
+                         "threads\n");
+    return;
+  }
+  unsigned n = finding_number(f, &l->key);
+  g_string_append_printf(out, "    its last stale fetch, 0x%" PRIx64 ", was of ", l->va);
+  if (n) {
+    g_string_append_printf(out, "finding #%u", n);
+  } else {
+    g_string_append(out, "a root cause not kept");
+  }
+  g_string_append_printf(out,
+                         " (%s), %" PRIu64 " stale fetches before the end: the stale code it ran "
+                         "is the likely cause\n",
+                         jf_stale_kind_name(l->key.kind), f->stale_total - l->seq);
+}
+
 GString *emu_findings_text(const struct emu_findings *f)
 {
   GString *out = g_string_new(NULL);
@@ -841,6 +950,7 @@ GString *emu_findings_text(const struct emu_findings *f)
     g_string_append_printf(out, "    %s\n", msg);
     g_free(msg);
   }
+  text_crash(out, f);
   if (f->omitted_stale) {
     g_string_append_printf(out,
                            "==jitflush-emu== %" PRIu64 " more stale fetches of root causes beyond "
@@ -1010,6 +1120,39 @@ void emu_findings_json(const struct emu_findings *f, JsonObject *report)
     json_array_add_object_element(maps, o);
   }
   json_object_set_array_member(report, "mappings", maps);
+
+  if (!died(f)) {
+    json_object_set_null_member(report, "crash");
+    return;
+  }
+  JsonObject *crash = json_object_new();
+  if (f->end_thread >= 0) {
+    json_object_set_int_member(crash, "thread", f->end_thread);
+  } else {
+    json_object_set_null_member(crash, "thread");
+  }
+  if (f->end_block) {
+    json_object_set_object_member(crash, "block", json_frame(f, f->end_block));
+  } else {
+    json_object_set_null_member(crash, "block");
+  }
+  const struct last_stale *l = crash_stale(f);
+  if (l) {
+    JsonObject *o = json_object_new();
+    unsigned n = finding_number(f, &l->key);
+    if (n) {
+      json_object_set_int_member(o, "finding", n);
+    } else {
+      json_object_set_null_member(o, "finding");
+    }
+    json_object_set_string_member(o, "kind", jf_stale_kind_name(l->key.kind));
+    emu_json_set_hex(o, "addr", l->va);
+    json_object_set_int_member(o, "stale_fetches_after", (gint64)(f->stale_total - l->seq));
+    json_object_set_object_member(crash, "last_stale", o);
+  } else {
+    json_object_set_null_member(crash, "last_stale");
+  }
+  json_object_set_object_member(report, "crash", crash);
 }
 
 /* ---- SARIF 2.1.0 ----------------------------------------------------------- */

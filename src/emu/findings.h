@@ -57,6 +57,18 @@ void emu_findings_set_reproduce(struct emu_findings *f, const char *command);
 /* The root causes: settles first (a call of a flush routine too short to
  * show its stride joins the finding of the routine's one known stride). */
 unsigned emu_findings_count(struct emu_findings *f);
+
+/*
+ * How the guest ended, for a crash tied to its cause (docs/FINDINGS.md,
+ * "A crash"). NOTE_EXIT: the program called exit_group, a normal end.
+ * NOTE_END, at exit: THREAD (its serial, -1 unknown) was the one running
+ * on the host thread that ends the process, which for a fatal signal is the
+ * thread that took it, and BLOCK the start of the last translation block
+ * it ran (0 unknown). Without NOTE_EXIT before NOTE_END the guest died of a
+ * signal, and the reports name THREAD's last stale fetch and its finding.
+ */
+void emu_findings_note_exit(struct emu_findings *f);
+void emu_findings_note_end(struct emu_findings *f, int thread, uint64_t block);
 /* Stale fetches of root causes beyond the first EMU_FINDINGS_KEEP. */
 uint64_t emu_findings_omitted_stale(const struct emu_findings *f);
 uint64_t emu_findings_stale_total(const struct emu_findings *f);
@@ -79,7 +91,7 @@ void emu_findings_set_sarif_root(struct emu_findings *f, const char *root);
 void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx);
 
 /* Sets the report's members "stale", "findings", "findings_omitted_stale",
- * "ctr_read_sites" and "mappings". */
+ * "ctr_read_sites", "mappings" and "crash". */
 void emu_findings_json(const struct emu_findings *f, JsonObject *report);
 /* The stderr blocks, most stale fetches first, and a SUMMARY line; empty
  * when there is no finding. */

@@ -296,6 +296,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
   jf_vcpu(rig, vcpu)->counts.syscalls++;
+  jf_findings_syscall(rig, num);
   jf_alias_syscall(num, args);
   jf_hotplug_poll(rig, vcpu);
   jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
@@ -315,6 +316,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
   /* A forked child inherits the plugin's state; only the process QEMU
    * started writes the report. */
   if (getpid() == rig->install_pid) {
+    jf_findings_at_exit(rig);
     report_once(rig);
   }
   if (rig->control) {

@@ -8,6 +8,29 @@
 
 #include "plugin_findings.h"
 #include "symbols.h"
+#include "vcpu.h"
+
+/* include/uapi/asm-generic/unistd.h, which arm64 uses. */
+#define NR_EXIT_GROUP 94
+
+void jf_findings_syscall(struct jf_rig *rig, int64_t num)
+{
+  if (num == NR_EXIT_GROUP) {
+    g_mutex_lock(&rig->lock);
+    emu_findings_note_exit(rig->findings);
+    g_mutex_unlock(&rig->lock);
+  }
+}
+
+void jf_findings_at_exit(struct jf_rig *rig)
+{
+  unsigned vcpu, thread;
+  bool known = jf_vcpu_host_thread(&vcpu, &thread);
+  uint64_t block = known ? jf_vcpu(rig, vcpu)->last_block : 0;
+  g_mutex_lock(&rig->lock);
+  emu_findings_note_end(rig->findings, known ? (int)thread : -1, block);
+  g_mutex_unlock(&rig->lock);
+}
 
 /* Writes into the file PATH names (a symlink's target, a device such as
  * /dev/null) without replacing it. */

@@ -149,6 +149,9 @@ static void on_fetch(unsigned vcpu, void *udata)
   g_mutex_lock(&rig->lock);
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   bool stale = t && check_fetch(t, r);
+  if (stale) {
+    jf_vcpu_note_host_thread(vcpu, t->mt.serial);
+  }
   g_mutex_unlock(&rig->lock);
   if (stale) {
     jf_vcpu(rig, vcpu)->counts.stale_fetches++;
@@ -165,6 +168,9 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   for (size_t i = 0; t && i < tr->n; i++) {
     stale += check_fetch(t, tr->words[i]);
+  }
+  if (stale) {
+    jf_vcpu_note_host_thread(vcpu, t->mt.serial);
   }
   g_mutex_unlock(&rig->lock);
   jf_vcpu(rig, vcpu)->counts.stale_fetches += stale;
@@ -544,6 +550,9 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   register_fetch_checks(tb, &plan, plain);
   if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
+    /* Where a fatal signal finds the vCPU (findings.h, "a crash"). */
+    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+        tb, QEMU_PLUGIN_INLINE_STORE_U64, JF_VCPU_U64(rig, last_block), qemu_plugin_tb_vaddr(tb));
   }
   g_free(plan.slow);
   g_free(plan.slow_insn);

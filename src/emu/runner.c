@@ -783,6 +783,13 @@ static int outcome(const char *summary, int wstatus, const GString *tail)
   g_free(blocks);
   g_free(findings);
   g_free(dir);
+  if (WIFSIGNALED(wstatus) && !stopped_by) {
+    /* QEMU ends itself with the signal the guest died of (linux-user's
+     * dump_core_and_abort); the plugin cannot know which, so it is said
+     * here, next to the CRASH block that names the thread and finding. */
+    fprintf(stderr, "==jitflush-emu== the program died of signal %d (%s)\n", WTERMSIG(wstatus),
+            strsignal(WTERMSIG(wstatus)));
+  }
   GString *line = g_string_new("jitflush-emu: ");
   jf_summary_format(line, &sum, JF_SHOWN_STDERR);
   fprintf(stderr, "%s\n", line->str);

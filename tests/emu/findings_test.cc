@@ -461,6 +461,41 @@ TEST_F(Findings, GeneratedCodeHasNoModuleAndSaysSo)
   EXPECT_TRUE(j["findings"][0]["writer"]["offset"].is_null());
 }
 
+// Issue 24: a guest that dies of a signal after stale fetches: the reports
+// name the thread, its last block and the finding it fetched stale last.
+TEST_F(Findings, ACrashNamesTheThreadsLastStaleFetchAndItsFinding)
+{
+  const jf_verdict big = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  const jf_verdict other = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0};
+  for (int i = 0; i < 5; i++)
+    emu_findings_record(f, 0x9040 + 4 * i, 0, 3, &big); // thread 3
+  emu_findings_record(f, 0xa000, 1, 4, &other);         // thread 4, last of all
+  emu_findings_note_end(f, 3, 0x401000);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  nlohmann::json j = Json();
+  ASSERT_TRUE(j["crash"].is_object()) << j.dump();
+  EXPECT_EQ(j["crash"]["thread"], 3);
+  EXPECT_EQ(j["crash"]["block"]["symbol"], "fn_401000+0x4");
+  EXPECT_EQ(j["crash"]["last_stale"]["finding"], 1) << "the most frequent finding is #1";
+  EXPECT_EQ(j["crash"]["last_stale"]["kind"], "not-invalidated-in-geometry");
+  EXPECT_EQ(j["crash"]["last_stale"]["addr"], "0x9050");
+  EXPECT_EQ(j["crash"]["last_stale"]["stale_fetches_after"], 1);
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("==jitflush-emu== CRASH: the program died of a signal (it never called "
+                      "exit_group) in thread 3, in the block at 0x401000 fn_401000+0x4 "
+                      "(libfake.so+0x1000)\n"
+                      "    its last stale fetch, 0x9050, was of finding #1 "
+                      "(not-invalidated-in-geometry), 1 stale fetches before the end"),
+            std::string::npos)
+      << text;
+  EXPECT_LT(text.find("CRASH"), text.find("SUMMARY")) << "before the summary line";
+  // The same end after exit_group is a normal end.
+  emu_findings_note_exit(f);
+  j = Json();
+  EXPECT_TRUE(j["crash"].is_null());
+  EXPECT_EQ(Take(emu_findings_text(f)).find("CRASH"), std::string::npos);
+}
+
 // ---- SARIF that code scanning can place ---------------------------------------
 
 nlohmann::json SarifOf(emu_findings *f)

@@ -12,10 +12,11 @@ kinds) and at most one per kind and flush routine (one root cause, whatever
 the caller: issue 24), and one of them must name the flush routine
 (libgcc's __aarch64_sync_cache_range or __clear_cache) as the flush that
 should have covered the words, called from a function of the JIT's own
-archive. That finding is the latched stride: not-invalidated-in-geometry,
-a stride larger than the fetching core's I-line ("line", line_cache "I"),
-explained by a CTR_EL0 read whose IminLine is the stride (stride_source);
-its flush and caller frames name their module and file offset.
+archive, as not-invalidated-in-geometry. Each such finding is the latched
+stride: a stride larger than the line it missed (the fetching core's I-line,
+line_cache "I"; for not-cleaned the writer's D-line, "D"), explained by a
+CTR_EL0 read whose IminLine (DminLine) is the stride (stride_source); its
+flush and caller frames name their module and file offset.
 
 Exit status: 0 pass, 1 an expectation failed, 2 usage, 77 no findings key.
 """
@@ -47,21 +48,26 @@ def archive_functions(archive):
 
 def check_latched_stride(f):
     """libgcc's __aarch64_sync_cache_range latches CTR_EL0 once: on a system
-    with mixed I-lines the skipped lines are a geometry finding whose
-    stride is the latched IminLine."""
-    if f.get("kind") != "not-invalidated-in-geometry":
-        fail(f"the flush routine's finding is {f.get('kind')}, not not-invalidated-in-geometry")
-    if f.get("line_cache") != "I":
-        fail(f"line_cache {f.get('line_cache')}: a geometry finding's line is the fetching core's I-line")
+    with mixed lines the lines its loops stepped over are a finding whose
+    stride is the latched line size, against the smaller line: the fetching
+    core's I-line for the invalidate loop (not-invalidated-in-geometry), the
+    writing core's D-line for the clean loop (not-cleaned)."""
+    side = {"not-invalidated-in-geometry": "I", "not-cleaned": "D"}.get(f.get("kind"))
+    if not side:
+        fail(f"the flush routine's finding is {f.get('kind')}, not a stride's")
+    if f.get("line_cache") != side:
+        fail(f"{f['kind']}: line_cache {f.get('line_cache')}, expected {side}")
     stride, line = f.get("stride"), f.get("line")
     if not stride or stride <= line:
-        fail(f"stride {stride} against a {line}-byte line: the loop stepped over lines, its stride must exceed it")
+        fail(f"{f['kind']}: stride {stride} against a {line}-byte line: the loop stepped over lines, "
+             f"its stride must exceed it")
     source = f.get("stride_source") or {}
     if not source:
-        fail(f"no stride_source: no CTR_EL0 read explains the stride {stride}")
-    iline = 4 << (int(source["value"], 16) & 0xF)
-    if iline != stride:
-        fail(f"stride_source {source['value']} has {iline}-byte I-lines, not the stride {stride}")
+        fail(f"{f['kind']}: no stride_source: no CTR_EL0 read explains the stride {stride}")
+    value = int(source["value"], 16)
+    latched = 4 << (value & 0xF) if side == "I" else 4 << ((value >> 16) & 0xF)
+    if latched != stride:
+        fail(f"{f['kind']}: stride_source {source['value']} has {latched}-byte {side}-lines, not the stride {stride}")
     for name, frame in (("flush", f["flush"]), ("caller", f["flush"]["caller"])):
         if not frame.get("module") or not frame.get("offset"):
             fail(f"the {name} frame has no module and offset: {frame}")
@@ -98,17 +104,20 @@ def main(argv):
         fail(f"two findings share a kind and a flush routine: {causes}")
 
     own = archive_functions(archive)
-    for f in findings:
-        flush = f.get("flush") or {}
-        caller = flush.get("caller") or {}
-        if any(r in (flush.get("symbol") or "") for r in FLUSH_ROUTINES) and function_of(caller.get("symbol")) in own:
-            check_latched_stride(f)
-            print(f"check_findings.py: ok: {flush['symbol']} called from {caller['symbol']} "
-                  f"({os.path.basename(archive)}), stride {f['stride']} against {f['line']}-byte I-lines, "
-                  f"CTR_EL0 {f['stride_source']['value']} read on cpu {f['stride_source']['cpu']}")
-            return 0
-    fail(f"no finding names {' or '.join(FLUSH_ROUTINES)} as the flush, called from a function of "
-         f"{os.path.basename(archive)}")
+    named = [f for f in findings
+             if any(r in ((f.get("flush") or {}).get("symbol") or "") for r in FLUSH_ROUTINES)
+             and function_of(((f.get("flush") or {}).get("caller") or {}).get("symbol")) in own]
+    for f in named:
+        check_latched_stride(f)
+    geometry = [f for f in named if f["kind"] == "not-invalidated-in-geometry"]
+    if geometry:
+        f = geometry[0]
+        print(f"check_findings.py: ok: {f['flush']['symbol']} called from {f['flush']['caller']['symbol']} "
+              f"({os.path.basename(archive)}), stride {f['stride']} against {f['line']}-byte I-lines, "
+              f"CTR_EL0 {f['stride_source']['value']} read on cpu {f['stride_source']['cpu']}")
+        return 0
+    fail(f"no not-invalidated-in-geometry finding names {' or '.join(FLUSH_ROUTINES)} as the flush, "
+         f"called from a function of {os.path.basename(archive)}")
 
 
 if __name__ == "__main__":
