@@ -2,6 +2,7 @@
 """The rig's findings (docs/FINDINGS.md, "The findings array") for a real JIT caught stale.
 
     check_findings.py REPORT.json ARCHIVE [--max N]
+    check_findings.py REPORT.json --module NAME [--max N]
 
 REPORT is the report of a run that the rig caught (status 86); ARCHIVE is
 the JIT's own library (libpcre2-8.a, libluajit.a). Optional by design: the
@@ -17,6 +18,11 @@ stride: a stride larger than the line it missed (the fetching core's I-line,
 line_cache "I"; for not-cleaned the writer's D-line, "D"), explained by a
 CTR_EL0 read whose IminLine (DminLine) is the stride (stride_source); its
 flush and caller frames name their module and file offset.
+
+With --module NAME (a stripped JIT from a Debian package, such as
+qemu-x86_64-static, whose functions have no symbols), the flush and its
+caller must instead lie in the mapped object named NAME, and the finding
+must be the latched stride as above.
 
 Exit status: 0 pass, 1 an expectation failed, 2 usage, 77 no findings key.
 """
@@ -75,12 +81,41 @@ def check_latched_stride(f):
         fail("the finding lists no callers")
 
 
+def module_of(frame):
+    return os.path.basename((frame or {}).get("module") or "")
+
+
+def check_module(findings, module):
+    named = [f for f in findings if f.get("flush") and module_of(f["flush"]) == module
+             and module_of(f["flush"].get("caller")) == module]
+    if not named:
+        fail(f"no finding has its flush and caller in {module}")
+    for f in named:
+        check_latched_stride(f)
+    geometry = [f for f in named if f["kind"] == "not-invalidated-in-geometry"]
+    if not geometry:
+        fail(f"no not-invalidated-in-geometry finding in {module}")
+    f = geometry[0]
+    print(f"check_findings.py: ok: flush {module}+{f['flush']['offset']} called from "
+          f"{module}+{f['flush']['caller']['offset']}, stride {f['stride']} against {f['line']}-byte "
+          f"I-lines, CTR_EL0 {f['stride_source']['value']} read on cpu {f['stride_source']['cpu']}")
+    return 0
+
+
 def main(argv):
-    if len(argv) not in (3, 5) or (len(argv) == 5 and argv[3] != "--max"):
-        print("usage: check_findings.py REPORT.json ARCHIVE [--max N]", file=sys.stderr)
+    args = argv[1:]
+    module = None
+    limit = 4
+    if len(args) >= 3 and args[1] == "--module":
+        module = args[2]
+        del args[1:3]
+        args.insert(1, None)
+    if len(args) not in (2, 4) or (len(args) == 4 and args[2] != "--max"):
+        print("usage: check_findings.py REPORT.json ARCHIVE|--module NAME [--max N]", file=sys.stderr)
         return 2
-    report_path, archive = argv[1], argv[2]
-    limit = int(argv[4]) if len(argv) == 5 else 4
+    report_path, archive = args[0], args[1]
+    if len(args) == 4:
+        limit = int(args[3])
     with open(report_path) as f:
         report = json.load(f)
     if "findings" not in report:
@@ -103,6 +138,8 @@ def main(argv):
     if len(causes) != len(set(causes)):
         fail(f"two findings share a kind and a flush routine: {causes}")
 
+    if module:
+        return check_module(findings, module)
     own = archive_functions(archive)
     named = [f for f in findings
              if any(r in ((f.get("flush") or {}).get("symbol") or "") for r in FLUSH_ROUTINES)
