@@ -2,7 +2,7 @@
 """The rig's findings (docs/FINDINGS.md, "The findings array") for a real JIT caught stale.
 
     check_findings.py REPORT.json ARCHIVE [--max N]
-    check_findings.py REPORT.json --module NAME [--max N]
+    check_findings.py REPORT.json --module NAME [--caller FUNCTION] [--max N]
 
 REPORT is the report of a run that the rig caught (status 86); ARCHIVE is
 the JIT's own library (libpcre2-8.a, libluajit.a). Optional by design: the
@@ -19,10 +19,12 @@ line_cache "I"; for not-cleaned the writer's D-line, "D"), explained by a
 CTR_EL0 read whose IminLine (DminLine) is the stride (stride_source); its
 flush and caller frames name their module and file offset.
 
-With --module NAME (a stripped JIT from a Debian package, such as
-qemu-x86_64-static, whose functions have no symbols), the flush and its
-caller must instead lie in the mapped object named NAME, and the finding
-must be the latched stride as above.
+With --module NAME (a JIT from a Debian package, such as the stripped
+qemu-x86_64-static, or libgcc_s.so.1 whose flush routine has no symbol),
+the flush must instead lie in the mapped object named NAME, and its caller
+in NAME too, or with --caller in the function FUNCTION (BEAM's
+beamasm_flush_icache in beam.smp); the finding must be the latched stride
+as above.
 
 Exit status: 0 pass, 1 an expectation failed, 2 usage, 77 no findings key.
 """
@@ -85,33 +87,42 @@ def module_of(frame):
     return os.path.basename((frame or {}).get("module") or "")
 
 
-def check_module(findings, module):
+def check_module(findings, module, caller):
+    def called_right(frame):
+        if caller:
+            return function_of((frame or {}).get("symbol")) == caller
+        return module_of(frame) == module
+
     named = [f for f in findings if f.get("flush") and module_of(f["flush"]) == module
-             and module_of(f["flush"].get("caller")) == module]
+             and called_right(f["flush"].get("caller"))]
     if not named:
-        fail(f"no finding has its flush and caller in {module}")
+        fail(f"no finding has its flush in {module} called from {caller or module}")
     for f in named:
         check_latched_stride(f)
     geometry = [f for f in named if f["kind"] == "not-invalidated-in-geometry"]
     if not geometry:
         fail(f"no not-invalidated-in-geometry finding in {module}")
     f = geometry[0]
+    c = f["flush"]["caller"]
     print(f"check_findings.py: ok: flush {module}+{f['flush']['offset']} called from "
-          f"{module}+{f['flush']['caller']['offset']}, stride {f['stride']} against {f['line']}-byte "
+          f"{c.get('symbol') or ''} ({module_of(c)}+{c['offset']}), stride {f['stride']} against {f['line']}-byte "
           f"I-lines, CTR_EL0 {f['stride_source']['value']} read on cpu {f['stride_source']['cpu']}")
     return 0
 
 
 def main(argv):
     args = argv[1:]
-    module = None
+    module = caller_fn = None
     limit = 4
     if len(args) >= 3 and args[1] == "--module":
         module = args[2]
         del args[1:3]
+        if len(args) >= 3 and args[1] == "--caller":
+            caller_fn = args[2]
+            del args[1:3]
         args.insert(1, None)
     if len(args) not in (2, 4) or (len(args) == 4 and args[2] != "--max"):
-        print("usage: check_findings.py REPORT.json ARCHIVE|--module NAME [--max N]", file=sys.stderr)
+        print("usage: check_findings.py REPORT.json ARCHIVE|--module NAME [--caller FUNCTION] [--max N]", file=sys.stderr)
         return 2
     report_path, archive = args[0], args[1]
     if len(args) == 4:
@@ -139,7 +150,7 @@ def main(argv):
         fail(f"two findings share a kind and a flush routine: {causes}")
 
     if module:
-        return check_module(findings, module)
+        return check_module(findings, module, caller_fn)
     own = archive_functions(archive)
     named = [f for f in findings
              if any(r in ((f.get("flush") or {}).get("symbol") or "") for r in FLUSH_ROUTINES)
