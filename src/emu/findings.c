@@ -649,16 +649,26 @@ static bool stepped_over(const struct finding *fd)
          fd->key.stride > fd->line;
 }
 
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+  return a > b ? a - b : b - a;
+}
+
 /* The CTR_EL0 read that the stride of FD's loop came from: a read whose
  * IminLine (DminLine for a clean loop) is the stride, preferably on a
- * cluster other than the fetching CPU's, where the value differs. NULL
- * when no read explains it (a hard-coded stride). */
-static const struct ctr_site *stride_source(const struct emu_findings *f, const struct finding *fd)
+ * cluster other than the fetching CPU's, where the value differs, and then
+ * the one nearest the flush instruction: a routine that latches the line
+ * size reads it itself (libgcc's __aarch64_sync_cache_range), while other
+ * code may read the same value for its own use (HotSpot's VM_Version).
+ * NULL when no read explains it (a hard-coded stride). */
+static const struct ctr_site *stride_source(const struct emu_findings *f,
+                                            const struct finding *fd)
 {
   if (!stepped_over(fd)) {
     return NULL;
   }
   const struct ctr_site *best = NULL;
+  bool best_elsewhere = false;
   unsigned fetch_cluster = (unsigned)f->cfg->cpus[fd->fetch_cpu].cluster;
   for (guint i = 0; i < f->ctr_sites->len; i++) {
     const struct ctr_site *s = g_ptr_array_index(f->ctr_sites, i);
@@ -666,11 +676,12 @@ static const struct ctr_site *stride_source(const struct emu_findings *f, const 
     if ((d_side(fd->key.kind) ? d.dline : d.iline) != fd->key.stride) {
       continue;
     }
-    if (!best || (unsigned)f->cfg->cpus[s->key.cpu].cluster != fetch_cluster) {
+    bool elsewhere = (unsigned)f->cfg->cpus[s->key.cpu].cluster != fetch_cluster;
+    if (!best || (elsewhere && !best_elsewhere) ||
+        (elsewhere == best_elsewhere && distance(s->key.pc, fd->key.flush_pc) <
+                                            distance(best->key.pc, fd->key.flush_pc))) {
       best = s;
-    }
-    if ((unsigned)f->cfg->cpus[s->key.cpu].cluster != fetch_cluster) {
-      break;
+      best_elsewhere = elsewhere;
     }
   }
   return best;

@@ -373,6 +373,19 @@ TEST_F(Findings, TheStrideNamesTheCtrReadItCameFrom)
       << text;
 }
 
+// HotSpot reads CTR_EL0 in VM_Version for itself, and libgcc's
+// __aarch64_sync_cache_range reads it again to latch its stride: the read
+// nearest the flush is the source.
+TEST_F(Findings, TheStrideSourceIsTheReadNearestTheFlush)
+{
+  emu_findings_ctr_read(f, 0x7f0000e36e8c, 4, 0x84448005); // libjvm.so's VM_Version
+  emu_findings_ctr_read(f, 0x403490, 4, 0x84448005);       // the flush routine's own
+  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  emu_findings_record(f, 0x9040, 2, 0, &v);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  EXPECT_EQ(Json()["findings"][0]["stride_source"]["pc"], "0x403490");
+}
+
 TEST_F(Findings, AStrideNoCtrReadExplainsHasNoSource)
 {
   emu_findings_ctr_read(f, 0x4012c0, 0, 0x84448004);
