@@ -661,8 +661,7 @@ static uint64_t distance(uint64_t a, uint64_t b)
  * size reads it itself (libgcc's __aarch64_sync_cache_range), while other
  * code may read the same value for its own use (HotSpot's VM_Version).
  * NULL when no read explains it (a hard-coded stride). */
-static const struct ctr_site *stride_source(const struct emu_findings *f,
-                                            const struct finding *fd)
+static const struct ctr_site *stride_source(const struct emu_findings *f, const struct finding *fd)
 {
   if (!stepped_over(fd)) {
     return NULL;
@@ -678,8 +677,8 @@ static const struct ctr_site *stride_source(const struct emu_findings *f,
     }
     bool elsewhere = (unsigned)f->cfg->cpus[s->key.cpu].cluster != fetch_cluster;
     if (!best || (elsewhere && !best_elsewhere) ||
-        (elsewhere == best_elsewhere && distance(s->key.pc, fd->key.flush_pc) <
-                                            distance(best->key.pc, fd->key.flush_pc))) {
+        (elsewhere == best_elsewhere &&
+         distance(s->key.pc, fd->key.flush_pc) < distance(best->key.pc, fd->key.flush_pc))) {
       best = s;
       best_elsewhere = elsewhere;
     }
