@@ -2,7 +2,7 @@
 """The rig's findings (docs/FINDINGS.md, "The findings array") for a real JIT caught stale.
 
     check_findings.py REPORT.json ARCHIVE [--max N]
-    check_findings.py REPORT.json --module NAME [--caller FUNCTION] [--max N]
+    check_findings.py REPORT.json --module NAME [--caller FUNCTION] [--flush FUNCTION] [--max N]
 
 REPORT is the report of a run that the rig caught (status 86); ARCHIVE is
 the JIT's own library (libpcre2-8.a, libluajit.a). Optional by design: the
@@ -23,8 +23,9 @@ With --module NAME (a JIT from a Debian package, such as the stripped
 qemu-x86_64-static, or libgcc_s.so.1 whose flush routine has no symbol),
 the flush must instead lie in the mapped object named NAME, and its caller
 in NAME too, or with --caller in the function FUNCTION (BEAM's
-beamasm_flush_icache in beam.smp); the finding must be the latched stride
-as above.
+beamasm_flush_icache in beam.smp), and with --flush the flush in the
+function FUNCTION (V8's CpuFeatures::FlushICache); the finding must be the
+latched stride as above.
 
 Exit status: 0 pass, 1 an expectation failed, 2 usage, 77 no findings key.
 """
@@ -87,7 +88,7 @@ def module_of(frame):
     return os.path.basename((frame or {}).get("module") or "")
 
 
-def check_module(findings, module, caller):
+def check_module(findings, module, caller, flush_fn=None):
     def called_right(frame):
         if caller:
             return function_of((frame or {}).get("symbol")) == caller
@@ -97,10 +98,12 @@ def check_module(findings, module, caller):
     # installed by one thread and run by another without isb) is checked
     # by the one-per-kind-and-routine rule above only.
     named = [f for f in findings if f.get("flush") and module_of(f["flush"]) == module
+             and (not flush_fn or function_of(f["flush"].get("symbol")) == flush_fn)
              and called_right(f["flush"].get("caller"))
              and f["kind"] in ("not-invalidated-in-geometry", "not-cleaned")]
     if not named:
-        fail(f"no finding has its flush in {module} called from {caller or module}")
+        fail(f"no finding has its flush in {module} ({flush_fn or 'any function'}) called from "
+             f"{caller or module}")
     for f in named:
         check_latched_stride(f)
     geometry = [f for f in named if f["kind"] == "not-invalidated-in-geometry"]
@@ -116,21 +119,32 @@ def check_module(findings, module, caller):
 
 def main(argv):
     args = argv[1:]
-    module = caller_fn = None
+    module = caller_fn = flush_fn = None
     limit = 4
-    if len(args) >= 3 and args[1] == "--module":
-        module = args[2]
-        del args[1:3]
-        if len(args) >= 3 and args[1] == "--caller":
-            caller_fn = args[2]
-            del args[1:3]
-        args.insert(1, None)
-    if len(args) not in (2, 4) or (len(args) == 4 and args[2] != "--max"):
-        print("usage: check_findings.py REPORT.json ARCHIVE|--module NAME [--caller FUNCTION] [--max N]", file=sys.stderr)
+    usage = "usage: check_findings.py REPORT.json ARCHIVE|--module NAME [--caller F] [--flush F] [--max N]"
+    if len(args) < 2:
+        print(usage, file=sys.stderr)
         return 2
-    report_path, archive = args[0], args[1]
-    if len(args) == 4:
-        limit = int(args[3])
+    report_path, rest = args[0], args[1:]
+    archive = None
+    if rest[0] != "--module":
+        archive, rest = rest[0], rest[1:]
+    while rest:
+        if len(rest) < 2 or rest[0] not in ("--module", "--caller", "--flush", "--max"):
+            print(usage, file=sys.stderr)
+            return 2
+        key, value, rest = rest[0], rest[1], rest[2:]
+        if key == "--module":
+            module = value
+        elif key == "--caller":
+            caller_fn = value
+        elif key == "--flush":
+            flush_fn = value
+        else:
+            limit = int(value)
+    if (archive is None) == (module is None):
+        print(usage, file=sys.stderr)
+        return 2
     with open(report_path) as f:
         report = json.load(f)
     if "findings" not in report:
@@ -154,7 +168,7 @@ def main(argv):
         fail(f"two findings share a kind and a flush routine: {causes}")
 
     if module:
-        return check_module(findings, module, caller_fn)
+        return check_module(findings, module, caller_fn, flush_fn)
     own = archive_functions(archive)
     named = [f for f in findings
              if any(r in ((f.get("flush") or {}).get("symbol") or "") for r in FLUSH_ROUTINES)
