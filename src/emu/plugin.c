@@ -33,6 +33,7 @@
 #include "plugin_regs.h"
 #include "plugin_sched.h"
 #include "plugin_store.h"
+#include "plugin_turns.h"
 #include "rig_contract.h"
 #include "vcpu.h"
 
@@ -100,6 +101,7 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
     json_object_set_int_member(report, jf_counters[c].name, (gint64)counter[c]);
   }
   json_object_set_int_member(report, "threads", jf_sched_nthreads(r->sched));
+  jf_turns_report(r->turns, report);
   json_object_set_array_member(report, "cores", report_cores(r));
   g_mutex_lock(&r->lock);
   const struct jf_guest_image image = r->image;
@@ -196,6 +198,7 @@ static void rig_free(struct jf_rig *r)
   jf_alias_free(r->alias);
   jf_hotplug_free(r->hotplug);
   jf_sched_free(r->sched);
+  jf_turns_free(r->turns);
   jf_decoder_close(r->decoder);
   jf_regs_free(r->regs);
   g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
@@ -251,6 +254,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   if (!r->sched) {
     return false;
   }
+  r->turns = jf_turns_new(jf_rig_seed(r), r->opts.quantum, !r->opts.parallel);
   r->vcpus = qemu_plugin_scoreboard_new(sizeof(struct jf_vcpu));
   r->regs = jf_regs_new();
   r->keep = jf_keep_new();
@@ -279,12 +283,14 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
   g_mutex_unlock(&rig->lock);
   jf_regs_vcpu_init(rig->regs);
   jf_sched_vcpu_init(rig, vcpu);
+  jf_turns_thread_start(rig, vcpu);
 }
 
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 {
   (void)id;
   jf_sched_vcpu_exit(rig, vcpu);
+  jf_turns_thread_exit(rig, vcpu);
 }
 
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
@@ -300,11 +306,23 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   jf_alias_syscall(num, args);
   jf_hotplug_poll(rig, vcpu);
   jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
+  if (jf_turns_syscall(rig, vcpu, num, a1, a2)) {
+    /* exit_group: the reports are written while the other threads still
+     * wait for their turn, so that nothing they would run while QEMU
+     * stops them changes a count (plugin_turns.c); then they go. */
+    if (getpid() == rig->install_pid) {
+      report_once(rig);
+    }
+    jf_turns_finish(rig->turns);
+  }
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
   (void)id;
+  /* First: a thread back from a call that gave its turn up waits for its
+   * next before it does anything else. */
+  jf_turns_syscall_ret(rig, vcpu, num, ret);
   jf_alias_syscall_ret(rig, num, ret);
   jf_sched_syscall_ret(rig, vcpu, num, ret);
 }
@@ -382,6 +400,17 @@ static char *parse_option(struct jf_options *o, const char *opt)
     if (!o->have_policy) {
       return g_strdup_printf("policy: expected adversarial or random, got '%s'", value);
     }
+  } else if (g_strcmp0(key, JF_OPT_SCHEDULE) == 0) {
+    o->parallel = g_strcmp0(value, "parallel") == 0;
+    if (!o->parallel && g_strcmp0(value, "turns") != 0) {
+      return g_strdup_printf("schedule: expected turns or parallel, got '%s'", value);
+    }
+  } else if (g_strcmp0(key, JF_OPT_QUANTUM) == 0) {
+    char *err = parse_u64(key, value, &o->quantum);
+    if (!err && (o->quantum == 0 || o->quantum > (UINT64_C(1) << 40))) {
+      err = g_strdup_printf("%s: expected 1 to 2^40, got '%s'", key, value);
+    }
+    return err;
   } else if (g_strcmp0(key, JF_OPT_CHECK) == 0) {
     /* full: the model on every fetch of a checked word, no fast path */
     o->check_full = g_strcmp0(value, "full") == 0;

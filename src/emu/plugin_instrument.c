@@ -9,9 +9,10 @@
  *   - one inline add: the migration clock, which also counts the TB's
  *     instructions and fetch checks (jf_clock_tick, vcpu.h);
  *   - one conditional callback (on_tb_due) when the clock is due: for a
- *     migration, or for a register write armed when the previous TB ended
- *     with an mrs (or a syscall result must be overridden), which lands
- *     before the TB's first instruction runs;
+ *     migration, the end of the thread's turn (plugin_turns.c), or a
+ *     register write armed when the previous TB ended with an mrs (or a
+ *     syscall result must be overridden), which lands before the TB's
+ *     first instruction runs;
  *   - the fetch check of a plain TB (plan_fetch, register_fetch_checks).
  * Per instruction:
  *   - the fetch check, when the page was ever stored to;
@@ -34,6 +35,7 @@
 #include "plugin_regs.h"
 #include "plugin_sched.h"
 #include "plugin_store.h"
+#include "plugin_turns.h"
 #include "store_groups.h"
 #include "vcpu.h"
 
@@ -111,9 +113,14 @@ static void on_tb_due(unsigned vcpu, void *udata)
   if (v->clock.now < JF_MIGRATE_DUE || jf_sched_stretch_ended(v)) {
     return;
   }
-  /* A migration point: hotplug events land here too. */
-  jf_hotplug_poll(rig, vcpu);
-  jf_sched_migrate(rig, vcpu, v);
+  if (v->clock.until_migration == 0) {
+    /* A migration point: hotplug events land here too. */
+    jf_hotplug_poll(rig, vcpu);
+    jf_sched_migrate(rig, vcpu, v);
+  }
+  if (v->clock.until_handover == 0) {
+    jf_turns_quantum_ended(rig, vcpu);
+  }
 }
 
 /* On the instruction after the mrs: its result is in Xt now. */

@@ -251,16 +251,41 @@ static struct jf_thread *thread_by_tid(const struct jf_sched *sc, int tid)
   return NULL;
 }
 
-/* Sets V's clock for the next stretch of the instructions to its next
- * migration: at most JF_CLOCK_CHUNK, so that the fetch checks the clock
- * also counts never reach an instruction's worth. The TB callback fires
- * once the clock reaches JF_MIGRATE_DUE; the inline add of each TB
- * (jf_clock_tick) moves it forward. */
+/* The clock value for the next stretch of the instructions to V's next
+ * migration or the end of its turn, whichever comes first: at most
+ * JF_CLOCK_CHUNK, so that the fetch checks the clock also counts never
+ * reach an instruction's worth. The TB callback fires once the clock
+ * reaches JF_MIGRATE_DUE; the inline add of each TB (jf_clock_tick) moves
+ * it forward. */
+static uint64_t next_stretch(struct jf_vcpu *v)
+{
+  struct jf_vcpu_clock *c = &v->clock;
+  uint64_t stretch = MIN(MIN(c->until_migration, c->until_handover), JF_CLOCK_CHUNK);
+  c->until_migration -= stretch;
+  if (c->until_handover != UINT64_MAX) {
+    c->until_handover -= stretch;
+  }
+  return JF_MIGRATE_DUE - (stretch << JF_CLOCK_INSN_SHIFT);
+}
+
 static void arm_stretch(struct jf_vcpu *v)
 {
-  uint64_t stretch = MIN(v->clock.until_migration, JF_CLOCK_CHUNK);
-  v->clock.until_migration -= stretch;
-  jf_vcpu_set_clock(v, JF_MIGRATE_DUE - (stretch << JF_CLOCK_INSN_SHIFT));
+  jf_vcpu_set_clock(v, next_stretch(v));
+}
+
+void jf_sched_rearm(struct jf_vcpu *v)
+{
+  /* A pending register write parks the clock (plugin_regs.c): the stretch
+   * in progress is the parked value's. */
+  uint64_t at = v->reg.pending ? v->clock.parked : v->clock.now;
+  if (at < JF_MIGRATE_DUE) {
+    v->clock.until_migration += (JF_MIGRATE_DUE - at) >> JF_CLOCK_INSN_SHIFT;
+  }
+  if (v->reg.pending) {
+    v->clock.parked = next_stretch(v);
+  } else {
+    arm_stretch(v);
+  }
 }
 
 /* T's vCPU's entry is V. */
@@ -437,7 +462,7 @@ void jf_sched_vcpu_exit(struct jf_rig *rig, unsigned vcpu)
 
 bool jf_sched_stretch_ended(struct jf_vcpu *v)
 {
-  if (v->clock.until_migration > 0) {
+  if (v->clock.until_migration > 0 && v->clock.until_handover > 0) {
     arm_stretch(v); /* only a stretch ended: no migration point */
     return true;
   }

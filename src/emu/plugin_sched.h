@@ -55,10 +55,16 @@ struct jf_thread *jf_sched_thread(const struct jf_sched *sc, unsigned vcpu);
 
 /* The migration clock of the vCPU whose state is V is due: true when only
  * a stretch of it ended (the clock is set for the next one) and nothing
- * else is to be done, false at a migration point (then the caller polls
- * hotplug and calls jf_sched_migrate). V is passed in, not looked up: a
- * scoreboard lookup is a call into QEMU, and migrations are frequent. */
+ * else is to be done, false at a migration point (until_migration is 0:
+ * the caller polls hotplug and calls jf_sched_migrate) or at the end of the
+ * thread's turn (until_handover is 0: plugin_turns.c). V is passed in, not
+ * looked up: a scoreboard lookup is a call into QEMU, and migrations are
+ * frequent. */
 bool jf_sched_stretch_ended(struct jf_vcpu *v);
+/* Sets V's clock again after its until_handover changed, on V's own vCPU:
+ * the instructions left in the current stretch go back to until_migration,
+ * so the migration points stay where they were. */
+void jf_sched_rearm(struct jf_vcpu *v);
 void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu, struct jf_vcpu *v);
 
 /* The syscall callbacks (the caller polls hotplug first). */

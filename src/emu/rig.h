@@ -6,7 +6,8 @@
  * of its own beyond what it is handed here. The units form layers:
  *
  *   QEMU glue      plugin.c, plugin_instrument.c
- *   services       plugin_hotplug.c > plugin_sched.c > plugin_store.c,
+ *   services       plugin_turns.c, plugin_hotplug.c > plugin_sched.c
+ *                  > plugin_store.c,
  *                  plugin_alias.c, plugin_region.c, plugin_findings.c
  *   bottom         vcpu.h (per-vCPU state), plugin_regs.c, keep.c,
  *                  plugin_decode.c, and the QEMU-free model
@@ -55,6 +56,10 @@ struct jf_options {
                                 asks for the reports now (plugin.c) */
   const char *reproduce;     /* the runner's command line that reproduces
                                 the run, for the reports */
+  bool parallel;             /* schedule=parallel: threads run as the host
+                                schedules them (plugin_turns.c) */
+  uint64_t quantum;          /* mean turn length in instructions, 0: the
+                                default */
 };
 
 /* The guest's executable as QEMU loaded it: asked of QEMU on a vCPU thread
@@ -66,6 +71,7 @@ struct jf_guest_image {
 };
 
 struct jf_sched;
+struct jf_turns;
 struct jf_hotplug;
 struct jf_alias;
 struct jf_store;
@@ -82,6 +88,7 @@ struct jf_rig {
   struct qemu_plugin_scoreboard *vcpus; /* struct jf_vcpu (vcpu.h) */
   struct jf_model *model;               /* guarded by LOCK */
   struct jf_sched *sched;
+  struct jf_turns *turns;
   struct jf_hotplug *hotplug;
   struct jf_alias *alias;
   struct jf_store *store;

@@ -30,6 +30,8 @@ extern "C" {
 #define JF_OPT_OVERLAY "overlay"
 #define JF_OPT_CONTROL "control"
 #define JF_OPT_REPRODUCE "reproduce"
+#define JF_OPT_SCHEDULE "schedule"
+#define JF_OPT_QUANTUM "quantum"
 
 enum jf_counter_source { JF_SOURCE_VCPU, JF_SOURCE_CLOCK };
 /* Where a counter is shown, from the most places to the fewest. */

@@ -62,6 +62,7 @@ static const char usage_text[] =
     "usage: jitflush-emu --config FILE [--seed N] [--report FILE.json]\n"
     "                    [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]\n"
     "                    [--check on|off|full] [--policy adversarial|random]\n"
+    "                    [--schedule turns|parallel] [--quantum N]\n"
     "                    [--sarif FILE [--sarif-root DIR]] -- PROGRAM [ARGS...]\n";
 
 static const char help_text[] =
@@ -92,6 +93,12 @@ static const char help_text[] =
     "                     reads run on the largest-line CPU it may use, its next\n"
     "                     cache maintenance on the smallest) or random (seeded\n"
     "                     migrations only); overrides the config's [sched] policy\n"
+    "  --schedule S       turns (default: one guest thread runs at a time and the\n"
+    "                     turn passes at seeded instruction counts and blocking\n"
+    "                     system calls, so a seed gives the same run under any\n"
+    "                     host load) or parallel (threads run as the host\n"
+    "                     schedules them: faster on many cores, not reproducible)\n"
+    "  --quantum N        mean turn length in guest instructions (default 20000)\n"
     "  --sarif FILE       also write the findings as SARIF 2.1.0 (code scanning)\n"
     "  --sarif-root DIR   the source tree SARIF locations are relative to (the\n"
     "                     checkout code scanning resolves them against)\n"
@@ -131,8 +138,11 @@ struct options {
   const char *qemu;
   const char *seed_text;
   uint64_t seed;
-  const char *check;  /* "on", "off" or NULL (the plugin's default: on) */
-  const char *policy; /* "adversarial", "random" or NULL (the config's) */
+  const char *check;    /* "on", "off" or NULL (the plugin's default: on) */
+  const char *policy;   /* "adversarial", "random" or NULL (the config's) */
+  const char *schedule; /* "turns", "parallel" or NULL (turns) */
+  const char *quantum_text;
+  uint64_t quantum;
   const char *sarif;
   const char *sarif_root;
   char **program; /* NULL-terminated, from after "--" */
@@ -201,6 +211,8 @@ static int parse_args(int argc, char **argv, struct options *o)
       {"--qemu", offsetof(struct options, qemu)},
       {"--check", offsetof(struct options, check)},
       {"--policy", offsetof(struct options, policy)},
+      {"--schedule", offsetof(struct options, schedule)},
+      {"--quantum", offsetof(struct options, quantum_text)},
       {"--sarif", offsetof(struct options, sarif)},
       {"--sarif-root", offsetof(struct options, sarif_root)},
   };
@@ -256,6 +268,11 @@ static int parse_args(int argc, char **argv, struct options *o)
     return usage_error("--check: expected on, off or full, got '%s'", o->check);
   if (o->policy && strcmp(o->policy, "adversarial") != 0 && strcmp(o->policy, "random") != 0)
     return usage_error("--policy: expected adversarial or random, got '%s'", o->policy);
+  if (o->schedule && strcmp(o->schedule, "turns") != 0 && strcmp(o->schedule, "parallel") != 0)
+    return usage_error("--schedule: expected turns or parallel, got '%s'", o->schedule);
+  if (o->quantum_text && (!parse_seed(o->quantum_text, &o->quantum) || o->quantum == 0 ||
+                          o->quantum > (UINT64_C(1) << 40)))
+    return usage_error("--quantum: expected a number from 1 to 2^40, got '%s'", o->quantum_text);
   if (o->sarif_root && !o->sarif)
     return usage_error("--sarif-root needs --sarif FILE");
   if (o->sarif_root && !g_file_test(o->sarif_root, G_FILE_TEST_IS_DIR))
@@ -612,6 +629,8 @@ static char *reproduce_command(const struct options *o, const struct emu_config 
     const char *flag, *value;
     bool path;
   } given[] = {{"--check", o->check, false},
+               {"--schedule", o->schedule, false},
+               {"--quantum", o->quantum_text, false},
                {"--sysroot", o->sysroot, true},
                {"--sysfs-root", o->sysfs_root, true}};
   for (size_t i = 0; i < G_N_ELEMENTS(given); i++) {
@@ -659,6 +678,13 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     append_plugin_arg(opt, JF_OPT_CHECK, o->check);
   if (o->policy)
     append_plugin_arg(opt, JF_OPT_POLICY, o->policy);
+  if (o->schedule)
+    append_plugin_arg(opt, JF_OPT_SCHEDULE, o->schedule);
+  if (o->quantum_text) {
+    char quantum_text[24];
+    g_snprintf(quantum_text, sizeof quantum_text, "%" PRIu64, o->quantum);
+    append_plugin_arg(opt, JF_OPT_QUANTUM, quantum_text);
+  }
   if (o->sarif) {
     char *sarif_abs = absolute(o->sarif);
     append_plugin_arg(opt, JF_OPT_SARIF, sarif_abs);

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -137,6 +138,14 @@ pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd
      * into the working folder; the rig's SIGILL runs must not litter. */
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
+    /* The same addresses on every run, as record-and-replay tools do:
+     * linux-user places the guest's mappings where the host's mmap does,
+     * and a report that names them must not change with the host's
+     * layout randomisation (docs/RIG.md, "Reproducible runs"). A kernel
+     * that refuses leaves the addresses random, nothing else. */
+    int persona = personality(0xffffffff);
+    if (persona != -1)
+      personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
     /* The warning below goes straight to the runner's stderr. */
     if (seal_source)
       seal_host_cpu_dir(seal_source);

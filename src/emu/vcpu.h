@@ -31,6 +31,9 @@ struct jf_vcpu_clock {
   /* Instructions to the next migration beyond the clock's current stretch
    * (plugin_sched.c); only this vCPU's thread uses it. */
   uint64_t until_migration;
+  /* Instructions to the end of the thread's turn beyond the current
+   * stretch, UINT64_MAX for never (plugin_turns.c). */
+  uint64_t until_handover;
   /* The clock's value while a register write parks it at JF_MIGRATE_DUE
    * (plugin_regs.c). */
   uint64_t parked;

@@ -257,6 +257,21 @@ TEST_F(RunnerTest, PassesTheSarifRootAsARealPath)
   free(real);
 }
 
+TEST_F(RunnerTest, PassesTheScheduleAndQuantum)
+{
+  ProcessResult r =
+      Run({"--schedule", "parallel", "--quantum", "500", "--config", kExynos, "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(PluginOption().find(",schedule=parallel,"), std::string::npos) << PluginOption();
+  EXPECT_NE(PluginOption().find(",quantum=500,"), std::string::npos) << PluginOption();
+  // Both are part of the run's reproduction.
+  EXPECT_NE(PluginOption().find(" --schedule parallel --quantum 500 "), std::string::npos)
+      << PluginOption();
+  r = Run({"--config", kExynos, "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(PluginOption().find("schedule="), std::string::npos) << "turns is the plugin's default";
+}
+
 TEST_F(RunnerTest, RejectsAnUnknownPolicy)
 {
   ProcessResult r = Run({"--policy", "nice", "--config", kExynos, "--", prog_});
@@ -648,6 +663,12 @@ TEST_F(RunnerTest, UsageErrorsExit2)
       {{"--config", kExynos, "--frobnicate", "--", prog_}, "unknown option '--frobnicate'"},
       {{"--config", kExynos, "--check", "maybe", "--", prog_},
        "--check: expected on, off or full, got 'maybe'"},
+      {{"--config", kExynos, "--schedule", "fair", "--", prog_},
+       "--schedule: expected turns or parallel, got 'fair'"},
+      {{"--config", kExynos, "--quantum", "0", "--", prog_},
+       "--quantum: expected a number from 1 to 2^40, got '0'"},
+      {{"--config", kExynos, "--quantum", "many", "--", prog_},
+       "--quantum: expected a number from 1 to 2^40, got 'many'"},
       {{"--config", kExynos, "--", "/nonexistent/prog"}, "program not found: /nonexistent/prog"},
       {{"--config", kExynos, "--sysfs-root", "/nonexistent", "--", prog_},
        "--sysfs-root /nonexistent has no sys/ folder"},

@@ -323,6 +323,97 @@ TEST(RunnerEndToEnd, TheReportsReproducingCommandGivesTheSameRun)
   EXPECT_EQ(again.LastErrLine(), r.LastErrLine());
 }
 
+// Every host CPU kept busy by as many spinning processes again, for as
+// long as the object lives: the host's scheduler then interleaves QEMU's
+// threads unlike on an idle machine.
+class HostLoad
+{
+public:
+  HostLoad()
+  {
+    long n = 2 * sysconf(_SC_NPROCESSORS_ONLN);
+    for (long i = 0; i < n; i++) {
+      pid_t pid = fork();
+      if (pid == 0) {
+        for (volatile unsigned long spin = 0;; spin++) {
+        }
+      }
+      if (pid > 0)
+        spinners_.push_back(pid);
+    }
+  }
+  ~HostLoad()
+  {
+    for (pid_t pid : spinners_) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+  size_t Size() const
+  {
+    return spinners_.size();
+  }
+
+private:
+  std::vector<pid_t> spinners_;
+};
+
+size_t FirstDifference(const std::string &a, const std::string &b)
+{
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i])
+    i++;
+  return i;
+}
+
+// Issue 27: one seed, one run. The complete report (findings, counts,
+// migrations, hand-overs) of a single-threaded and a multi-threaded guest
+// is the same byte for byte, idle or with every host CPU loaded.
+TEST(RunnerEndToEnd, OneSeedGivesTheSameReportUnderAnyHostLoad)
+{
+  TempDir dir;
+  const std::vector<std::vector<std::string>> guests = {{"jit"}, {"publish", "3", "120"}};
+  for (const auto &guest : guests) {
+    std::string name = guest[0];
+    ProcessResult idle =
+        Emu("exynos8890.conf", guest, {"--seed", "5", "--report", dir / "idle.json"});
+    ASSERT_EQ(idle.status, 86) << idle.err;
+    const std::string expected = ReadFileOrEmpty(dir / "idle.json");
+    const nlohmann::json report = nlohmann::json::parse(expected);
+    EXPECT_EQ(report["schedule"]["mode"], "turns") << name;
+    EXPECT_EQ(report["schedule"]["reproducible"], true) << name;
+    if (name == "publish") {
+      EXPECT_GT(report["schedule"]["handovers"].get<int>(), 100) << expected;
+      EXPECT_EQ(report["threads"], 4) << expected;
+    }
+    HostLoad load;
+    ASSERT_GT(load.Size(), 0u);
+    for (int run = 0; run < 3; run++) {
+      std::string path = dir / ("loaded" + std::to_string(run) + ".json");
+      ProcessResult loaded = Emu("exynos8890.conf", guest, {"--seed", "5", "--report", path});
+      EXPECT_EQ(loaded.status, 86) << loaded.err;
+      EXPECT_EQ(loaded.LastErrLine(), idle.LastErrLine()) << name << " run " << run;
+      const std::string got = ReadFileOrEmpty(path);
+      EXPECT_TRUE(got == expected) << name << " run " << run << ": the report differs from "
+                                   << "the idle run's at byte " << FirstDifference(got, expected);
+    }
+  }
+}
+
+// The parallel schedule stays for speed on many cores, and says it is not
+// reproducible.
+TEST(RunnerEndToEnd, TheParallelScheduleSaysItIsNotReproducible)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"publish", "2", "40"},
+                        {"--schedule", "parallel", "--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 86) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  EXPECT_EQ(report["schedule"]["mode"], "parallel");
+  EXPECT_EQ(report["schedule"]["reproducible"], false);
+  EXPECT_EQ(report["schedule"]["handovers"], 0);
+}
+
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)
 {
   ProcessResult r = Emu("apple-m1.conf", {"jit-flush"});

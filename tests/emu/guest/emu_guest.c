@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -178,6 +179,75 @@ static int affinity_race(int creators, int children)
   return wrong ? 1 : 0;
 }
 
+/*
+ * Code published to unpinned readers that never synchronise their own
+ * fetches (no isb: the model's "not synchronised" kind), with every way
+ * threads wait for each other: readers spin on the published round with no
+ * system call (only the end of a turn lets the writer run again), ack
+ * through a pipe the writer reads (a blocking read), and meet at a barrier
+ * every 16 rounds (futex waits); the writer yields now and then. Under the
+ * deterministic schedule every run of a seed gives the same report.
+ */
+struct publish {
+  uint32_t *code;
+  atomic_int round;
+  int rounds;
+  int ack[2];
+  pthread_barrier_t meet;
+  atomic_int wrong;
+};
+
+static void *publish_reader(void *arg)
+{
+  struct publish *p = arg;
+  for (int r = 1; r <= p->rounds; r++) {
+    while (atomic_load_explicit(&p->round, memory_order_acquire) < r) {
+    }
+    jit_fn fn = (jit_fn)(uintptr_t)(p->code + 2 * (r % 64));
+    if (fn() != r)
+      atomic_fetch_add(&p->wrong, 1);
+    char one = 1;
+    if (write(p->ack[1], &one, 1) != 1)
+      atomic_fetch_add(&p->wrong, 1);
+    if (r % 16 == 0)
+      pthread_barrier_wait(&p->meet);
+  }
+  return NULL;
+}
+
+static int publish(int readers, int rounds)
+{
+  if (readers < 1 || readers > 16 || rounds < 1 || rounds > 4096)
+    return 64;
+  struct publish p = {.rounds = rounds};
+  p.code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p.code == MAP_FAILED || pipe(p.ack) != 0)
+    return 100;
+  pthread_barrier_init(&p.meet, NULL, (unsigned)readers);
+  pthread_t t[16];
+  for (int i = 0; i < readers; i++)
+    if (pthread_create(&t[i], NULL, publish_reader, &p) != 0)
+      return 65;
+  for (int r = 1; r <= rounds; r++) {
+    uint32_t *fn = p.code + 2 * (r % 64);
+    fn[0] = a64_movz_x0((uint32_t)r);
+    fn[1] = A64_RET;
+    __builtin___clear_cache((char *)fn, (char *)(fn + 2));
+    atomic_store_explicit(&p.round, r, memory_order_release);
+    for (int i = 0; i < readers; i++) {
+      char one;
+      if (read(p.ack[0], &one, 1) != 1)
+        atomic_fetch_add(&p.wrong, 1);
+    }
+    if (r % 8 == 0)
+      sched_yield();
+  }
+  for (int i = 0; i < readers; i++)
+    pthread_join(t[i], NULL);
+  printf("publish: readers=%d rounds=%d wrong=%d\n", readers, rounds, atomic_load(&p.wrong));
+  return atomic_load(&p.wrong) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 2 && strcmp(argv[1], "cat") == 0) {
@@ -199,8 +269,9 @@ int main(int argc, char **argv)
     return jit_crash();
   if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)
     return affinity_race(atoi(argv[2]), atoi(argv[3]));
+  if (argc == 4 && strcmp(argv[1], "publish") == 0)
+    return publish(atoi(argv[2]), atoi(argv[3]));
   fprintf(stderr, "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
-                  "       jit-crash |\n"
-                  "       affinity-race CREATORS CHILDREN\n");
+                  "       jit-crash | affinity-race CREATORS CHILDREN | publish READERS ROUNDS\n");
   return 64;
 }

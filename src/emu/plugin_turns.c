@@ -1,0 +1,572 @@
+/*
+ * The deterministic schedule: one guest thread at a time.
+ *
+ * linux-user QEMU runs each guest thread on a host thread of its own, so
+ * left alone, which guest instruction runs before which is decided by the
+ * host's scheduler, and a verdict that depends on the interleaving (a
+ * reader fetching code a writer is still flushing) changes with the host's
+ * load. Here a thread runs guest code only while it holds the turn, as in
+ * record-and-replay tools that serialise threads. The turn passes:
+ *
+ *   - when the holder has run its quantum: a seeded count of guest
+ *     instructions, uniform in [1, 2 * quantum - 1], counted by the same
+ *     inline clock as migrations (vcpu.h);
+ *   - at a system call that may block (guest_syscalls.c); calls that cannot
+ *     block keep the turn, sched_yield passes it on;
+ *   - when the holder's thread ends.
+ *
+ * The next holder is drawn with the seeded generator among the threads
+ * ready to run. For the draw to be the same on every run, the set of ready
+ * threads must be: a thread in a blocking call may be about to return (it
+ * was woken by the holder's futex wake, a pipe write, a signal) or asleep
+ * until another thread wakes it. Before drawing, the schedule therefore
+ * waits until every such thread has either come back (it is then ready)
+ * or is asleep in the host kernel in the host call that implements its
+ * guest call (/proc/self/task/TID/stat and .../syscall). While no thread
+ * holds the turn no guest code runs, so what those calls see is fixed.
+ * What stays outside the seed's reach is time: a sleep or a timed wait
+ * ends when the host's clock says, and a guest that reads the clock may
+ * take other paths (docs/RIG.md, "Reproducible runs").
+ *
+ * Where a thread waits. A new thread waits for its first turn when its
+ * vCPU starts, and a thread back from a system call waits in the return
+ * callback: both outside QEMU's execution loop. A holder whose quantum
+ * ended waits inside it (in a TB callback), where QEMU counts it as
+ * running: an exclusive section QEMU starts meanwhile (a fork, an atomic
+ * step, a full translation cache, the plugin's exit) would wait for it
+ * forever. The process's exit lets everyone go once the reports are
+ * written, and fork is a hand-over point; for what remains, a watchdog:
+ * when the holder has made no progress for WATCHDOG_US while asleep in the
+ * host, the turns are given up for the rest of the run, and the report
+ * says so ("schedule": {"given_up": ...}).
+ */
+#define _GNU_SOURCE /* syscall */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "guest_syscalls.h"
+#include "plugin_sched.h"
+#include "plugin_turns.h"
+#include "vcpu.h"
+
+/* How long a waiting thread sleeps between looks when the draw waits for
+ * threads in system calls to settle, and how long the holder may sit still
+ * in the host before the watchdog gives the turns up. */
+#define SETTLE_POLL_US 100
+#define WATCHDOG_POLL_US 100000
+#define WATCHDOG_US 500000
+
+enum turn_state {
+  TURN_STARTING,   /* its creator's clone returned; its vCPU has not started */
+  TURN_READY,      /* waiting for the turn */
+  TURN_RUNNING,    /* holds the turn */
+  TURN_IN_SYSCALL, /* in a call that may block; gave the turn up */
+};
+
+struct turn_thread {
+  int tid;
+  uint64_t serial; /* creation order: the draw's order */
+  bool has_serial;
+  enum turn_state state;
+  bool returning; /* in a system call whose return callback has begun */
+  bool started;   /* its vCPU started */
+  unsigned vcpu;
+  int64_t sc_num; /* the call in flight, and its first two arguments */
+  uint64_t sc_a1, sc_a2;
+  /* Found asleep in its call at wake epoch ASLEEP_EPOCH: it stays so until
+   * a call that may wake it (or time, or the outside world). */
+  bool asleep;
+  uint64_t asleep_epoch;
+  bool may_wake; /* in a call that may wake others, which has not returned */
+};
+
+struct jf_turns {
+  GMutex m;
+  GCond changed;
+  bool serial;          /* schedule=turns (the default) */
+  bool on;              /* the turns are kept: until the process ends or the
+                           watchdog gives them up */
+  const char *given_up; /* why the turns were given up, or NULL */
+  uint64_t quantum;
+  uint64_t rng;
+  uint64_t next_serial;
+  uint64_t handovers; /* draws that gave the turn to another thread */
+  uint64_t wake_epoch;        /* calls so far that may have woken any thread */
+  unsigned wakers_in_flight; /* threads in such a call that gave their turn
+                                up: until they return, any thread may be
+                                woken at any moment */
+  GHashTable *by_tid; /* tid -> struct turn_thread */
+  GPtrArray *by_vcpu; /* vCPU index -> struct turn_thread */
+  struct turn_thread *holder;
+  struct turn_thread *last_holder;
+  /* The watchdog's view of the holder. */
+  uint64_t watch_insns;
+  gint64 watch_since;
+};
+
+/* splitmix64, as the scheduler's migrations (plugin_sched.c). */
+static uint64_t rng_next(uint64_t *state)
+{
+  uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+struct jf_turns *jf_turns_new(uint64_t seed, uint64_t quantum, bool on)
+{
+  struct jf_turns *turns = g_new0(struct jf_turns, 1);
+  g_mutex_init(&turns->m);
+  g_cond_init(&turns->changed);
+  turns->serial = on;
+  turns->on = on;
+  turns->quantum = quantum ? quantum : JF_TURNS_QUANTUM_DEFAULT;
+  /* Its own stream, apart from the migrations' per-thread ones. */
+  turns->rng = seed ^ UINT64_C(0x7475726e73); /* "turns" */
+  turns->by_tid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  turns->by_vcpu = g_ptr_array_new();
+  return turns;
+}
+
+void jf_turns_free(struct jf_turns *turns)
+{
+  if (!turns) {
+    return;
+  }
+  g_hash_table_destroy(turns->by_tid);
+  g_ptr_array_free(turns->by_vcpu, true);
+  g_cond_clear(&turns->changed);
+  g_mutex_clear(&turns->m);
+  g_free(turns);
+}
+
+static struct turn_thread *thread_of_vcpu(const struct jf_turns *turns, unsigned vcpu)
+{
+  return vcpu < turns->by_vcpu->len ? g_ptr_array_index(turns->by_vcpu, vcpu) : NULL;
+}
+
+static struct turn_thread *thread_of_tid(struct jf_turns *turns, int tid)
+{
+  struct turn_thread *t = g_hash_table_lookup(turns->by_tid, GINT_TO_POINTER(tid));
+  if (!t) {
+    t = g_new0(struct turn_thread, 1);
+    t->tid = tid;
+    t->state = TURN_STARTING;
+    g_hash_table_insert(turns->by_tid, GINT_TO_POINTER(tid), t);
+  }
+  return t;
+}
+
+static void give_serial(struct jf_turns *turns, struct turn_thread *t)
+{
+  if (!t->has_serial) {
+    t->serial = turns->next_serial++;
+    t->has_serial = true;
+  }
+}
+
+/* ---- the host's view of a thread ---------------------------------------- */
+
+/* Reads /proc/self/task/TID/NAME into BUF; false when the thread is gone. */
+static bool read_task_file(int tid, const char *name, char *buf, size_t size)
+{
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, name);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  ssize_t n = read(fd, buf, size - 1);
+  close(fd);
+  if (n <= 0) {
+    return false;
+  }
+  buf[n] = '\0';
+  return true;
+}
+
+/* The thread's scheduler state letter (proc(5)), or 0 when it is gone. */
+static char host_state(int tid)
+{
+  char buf[512];
+  if (!read_task_file(tid, "stat", buf, sizeof(buf))) {
+    return 0;
+  }
+  const char *paren = strrchr(buf, ')'); /* the name may hold anything */
+  return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/*
+ * Whether T, which gave the turn up for a call that may block, is asleep in
+ * the host call that implements it: then only another thread (or time)
+ * wakes it. Asleep in another host call, it is still on its way (QEMU
+ * takes locks of its own around a call), and running, it will come back.
+ */
+static bool asleep_in_its_call(const struct turn_thread *t)
+{
+  char state = host_state(t->tid);
+  if (state == 0 || state == 'Z' || state == 'X') {
+    return true; /* gone: it will never take a turn */
+  }
+  if (state != 'S' && state != 't' && state != 'T') {
+    return false; /* running, or in an uninterruptible wait that ends */
+  }
+  char buf[256];
+  if (!read_task_file(t->tid, "syscall", buf, sizeof(buf))) {
+    return true;
+  }
+  char *end = NULL;
+  long long nr = strtoll(buf, &end, 10);
+  if (end == buf) {
+    return false; /* "running" */
+  }
+  int64_t expected = jf_guest_call_host_nr(t->sc_num);
+  if (expected >= 0 && nr != expected) {
+    return false;
+  }
+  if (expected == 202) { /* futex: QEMU's own locks are futexes too */
+    unsigned long long host_uaddr = strtoull(end, NULL, 0);
+    return jf_guest_futex_matches(t->sc_a1, host_uaddr);
+  }
+  return true;
+}
+
+/* ---- the draw ----------------------------------------------------------- */
+
+static gint by_serial(gconstpointer a, gconstpointer b)
+{
+  const struct turn_thread *x = *(struct turn_thread *const *)a;
+  const struct turn_thread *y = *(struct turn_thread *const *)b;
+  return x->serial < y->serial ? -1 : x->serial > y->serial;
+}
+
+/*
+ * With no holder: once every thread has settled, the seeded draw among the
+ * ready ones (the lock held). Leaves HOLDER NULL when some thread has not
+ * settled yet, or none is ready.
+ */
+static void try_draw(struct jf_turns *turns)
+{
+  GPtrArray *ready = g_ptr_array_new();
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, turns->by_tid);
+  bool settled = true;
+  while (settled && g_hash_table_iter_next(&it, NULL, &value)) {
+    struct turn_thread *t = value;
+    switch (t->state) {
+    case TURN_STARTING:
+      settled = false;
+      break;
+    case TURN_READY:
+      g_ptr_array_add(ready, t);
+      break;
+    case TURN_IN_SYSCALL:
+      if (t->sc_num == JF_GUEST_NR_EXIT) {
+        /* Settled once gone: on its way out QEMU wakes its joiners
+         * (CLONE_CHILD_CLEARTID) before the vCPU's exit callback. */
+        settled = host_state(t->tid) == 0;
+        break;
+      }
+      if (!t->returning && !(t->asleep && t->asleep_epoch == turns->wake_epoch &&
+                             turns->wakers_in_flight == 0)) {
+        /* Reading /proc costs some microseconds a thread: each asleep
+         * thread is looked at again only after a call that may wake it. */
+        t->asleep = asleep_in_its_call(t);
+        t->asleep_epoch = turns->wake_epoch;
+      }
+      settled = !t->returning && t->asleep;
+      break;
+    case TURN_RUNNING:
+      break;
+    }
+  }
+  if (settled && ready->len > 0) {
+    g_ptr_array_sort(ready, by_serial);
+    struct turn_thread *next = g_ptr_array_index(ready, rng_next(&turns->rng) % ready->len);
+    next->state = TURN_RUNNING;
+    turns->holder = next;
+    if (next != turns->last_holder) {
+      turns->handovers++;
+    }
+    turns->last_holder = next;
+    turns->watch_since = 0;
+    g_cond_broadcast(&turns->changed);
+  }
+  g_ptr_array_free(ready, true);
+}
+
+/* The holder sits still asleep in the host: an exclusive section of QEMU's
+ * is waiting for the threads that wait here. */
+static void watch_holder(struct jf_rig *rig, struct jf_turns *turns)
+{
+  struct turn_thread *h = turns->holder;
+  uint64_t insns = jf_vcpu_clock_counts(jf_vcpu(rig, h->vcpu)).insns;
+  gint64 now = g_get_monotonic_time();
+  if (turns->watch_since == 0 || insns != turns->watch_insns) {
+    turns->watch_insns = insns;
+    turns->watch_since = now;
+    return;
+  }
+  char state = host_state(h->tid);
+  if (now - turns->watch_since >= WATCHDOG_US && state == 'S') {
+    turns->on = false;
+    turns->given_up = "the thread holding the turn waited inside QEMU for the others "
+                      "(an exclusive section: fork with threads, an atomic step, "
+                      "a full translation cache, a crash)";
+    g_cond_broadcast(&turns->changed);
+  }
+}
+
+/* Waits until T holds the turn (the lock held). */
+static void wait_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t)
+{
+  while (turns->on && turns->holder != t) {
+    if (!turns->holder) {
+      try_draw(turns);
+      if (turns->holder == t) {
+        break;
+      }
+    }
+    gint64 wait_us = turns->holder ? WATCHDOG_POLL_US : SETTLE_POLL_US;
+    if (!g_cond_wait_until(&turns->changed, &turns->m, g_get_monotonic_time() + wait_us) &&
+        turns->holder && turns->on) {
+      watch_holder(rig, turns);
+    }
+  }
+}
+
+/* T's turn begins: a fresh quantum on its clock (on its own vCPU). */
+static void begin_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t)
+{
+  uint64_t quantum = UINT64_MAX;
+  if (turns->on) {
+    quantum = 1 + rng_next(&turns->rng) % (2 * turns->quantum - 1);
+  }
+  struct jf_vcpu *v = jf_vcpu(rig, t->vcpu);
+  v->clock.until_handover = quantum;
+  jf_sched_rearm(v);
+}
+
+/* T gives the turn up (the lock held). */
+static void release(struct jf_turns *turns, struct turn_thread *t, enum turn_state next)
+{
+  t->state = next;
+  if (turns->holder == t) {
+    turns->holder = NULL;
+  }
+  g_cond_broadcast(&turns->changed);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/* A call about to run, or that has just returned, may have woken threads
+ * asleep in theirs: those are looked at again before the next draw (the
+ * lock held). Returns whether it may wake any. */
+static bool note_wakes(struct jf_turns *turns, int64_t num, uint64_t a1, uint64_t a2)
+{
+  uint64_t word = 0;
+  switch (jf_guest_call_wakes(num, a1, a2, &word)) {
+  case JF_WAKES_NONE:
+    return false;
+  case JF_WAKES_FUTEX_WORD: {
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init(&it, turns->by_tid);
+    while (g_hash_table_iter_next(&it, NULL, &value)) {
+      struct turn_thread *t = value;
+      if (t->state == TURN_IN_SYSCALL && jf_guest_call_host_nr(t->sc_num) == 202 &&
+          t->sc_a1 == word) {
+        t->asleep = false;
+      }
+    }
+    return true;
+  }
+  case JF_WAKES_ANY:
+    turns->wake_epoch++;
+    return true;
+  }
+  return true;
+}
+
+void jf_turns_thread_start(struct jf_rig *rig, unsigned vcpu)
+{
+  struct jf_turns *turns = rig->turns;
+  int tid = (int)syscall(SYS_gettid);
+  g_mutex_lock(&turns->m);
+  struct turn_thread *t = thread_of_tid(turns, tid);
+  t->vcpu = vcpu;
+  t->started = true;
+  if (turns->by_vcpu->len <= vcpu) {
+    g_ptr_array_set_size(turns->by_vcpu, (gint)vcpu + 1);
+  }
+  g_ptr_array_index(turns->by_vcpu, vcpu) = t;
+  if (g_hash_table_size(turns->by_tid) == 1 && !turns->holder) {
+    /* The main thread: the first turn is its own. */
+    give_serial(turns, t);
+    t->state = TURN_RUNNING;
+    turns->holder = t;
+    turns->last_holder = t;
+  } else {
+    /* Its serial comes from its creator's clone return, which the
+     * creator, holding the turn, reaches before any draw. */
+    t->state = TURN_READY;
+    g_cond_broadcast(&turns->changed);
+    wait_turn(rig, turns, t);
+  }
+  begin_turn(rig, turns, t);
+  g_mutex_unlock(&turns->m);
+}
+
+void jf_turns_thread_exit(struct jf_rig *rig, unsigned vcpu)
+{
+  struct jf_turns *turns = rig->turns;
+  g_mutex_lock(&turns->m);
+  struct turn_thread *t = thread_of_vcpu(turns, vcpu);
+  if (t) {
+    g_ptr_array_index(turns->by_vcpu, vcpu) = NULL;
+    if (turns->last_holder == t) {
+      turns->last_holder = NULL;
+    }
+    release(turns, t, TURN_IN_SYSCALL);
+    turns->wakers_in_flight -= t->may_wake;
+    g_hash_table_remove(turns->by_tid, GINT_TO_POINTER(t->tid));
+    /* The kernel wakes the thread's joiners (CLONE_CHILD_CLEARTID). */
+    turns->wake_epoch++;
+  }
+  g_mutex_unlock(&turns->m);
+}
+
+bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2)
+{
+  struct jf_turns *turns = rig->turns;
+  enum jf_guest_call_kind kind = jf_guest_call_kind(num, a1, a2);
+  g_mutex_lock(&turns->m);
+  struct turn_thread *t = thread_of_vcpu(turns, vcpu);
+  if (t) {
+    t->sc_num = num;
+    t->sc_a1 = a1;
+    t->sc_a2 = a2;
+    t->asleep = false;
+  }
+  bool wakes = note_wakes(turns, num, a1, a2);
+  if (!turns->on || !t || kind == JF_CALL_KEEPS_TURN || kind == JF_CALL_ENDS_PROCESS) {
+    g_mutex_unlock(&turns->m);
+    return kind == JF_CALL_ENDS_PROCESS;
+  }
+  if (kind == JF_CALL_YIELDS) {
+    release(turns, t, TURN_READY);
+    wait_turn(rig, turns, t);
+    begin_turn(rig, turns, t);
+  } else {
+    t->returning = false;
+    /* Whom it wakes, it may wake at any moment until it returns: a write
+     * to a pipe wakes the reader halfway through, a partial write may
+     * block after. */
+    t->may_wake = wakes;
+    turns->wakers_in_flight += wakes;
+    release(turns, t, TURN_IN_SYSCALL);
+  }
+  g_mutex_unlock(&turns->m);
+  return false;
+}
+
+/* In the child of a fork: the only thread of a new process, whatever the
+ * parent's threads were (the lock held). */
+static void forked(struct jf_turns *turns, struct turn_thread *self)
+{
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, turns->by_tid);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    struct turn_thread *t = value;
+    if (t != self) {
+      if (t->started && t->vcpu < turns->by_vcpu->len) {
+        g_ptr_array_index(turns->by_vcpu, t->vcpu) = NULL;
+      }
+      g_hash_table_iter_remove(&it);
+    }
+  }
+  /* linux-user's fork keeps the thread's id only in the parent. */
+  g_hash_table_steal(turns->by_tid, GINT_TO_POINTER(self->tid));
+  self->tid = (int)syscall(SYS_gettid);
+  g_hash_table_insert(turns->by_tid, GINT_TO_POINTER(self->tid), self);
+  self->state = TURN_RUNNING;
+  self->may_wake = false;
+  turns->wakers_in_flight = 0;
+  turns->holder = self;
+  turns->last_holder = self;
+}
+
+void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
+{
+  struct jf_turns *turns = rig->turns;
+  g_mutex_lock(&turns->m);
+  struct turn_thread *t = thread_of_vcpu(turns, vcpu);
+  if (!t) {
+    g_mutex_unlock(&turns->m);
+    return;
+  }
+  if (num == JF_GUEST_NR_CLONE && jf_guest_clone_is_thread(t->sc_a1) && ret > 0) {
+    /* The child's place in the draw's order, given while the creator
+     * holds the turn: before any draw can see the child. */
+    give_serial(turns, thread_of_tid(turns, (int)ret));
+  } else if (num == JF_GUEST_NR_CLONE && !jf_guest_clone_is_thread(t->sc_a1) && ret == 0) {
+    forked(turns, t);
+  }
+  if (t->may_wake) {
+    t->may_wake = false;
+    turns->wakers_in_flight--;
+    note_wakes(turns, t->sc_num, t->sc_a1, t->sc_a2);
+  }
+  if (turns->on && t->state == TURN_IN_SYSCALL) {
+    t->returning = true;
+    t->state = TURN_READY;
+    g_cond_broadcast(&turns->changed);
+    wait_turn(rig, turns, t);
+    t->returning = false;
+    begin_turn(rig, turns, t);
+  }
+  g_mutex_unlock(&turns->m);
+}
+
+void jf_turns_quantum_ended(struct jf_rig *rig, unsigned vcpu)
+{
+  struct jf_turns *turns = rig->turns;
+  g_mutex_lock(&turns->m);
+  struct turn_thread *t = thread_of_vcpu(turns, vcpu);
+  if (t && turns->on && turns->holder == t) {
+    release(turns, t, TURN_READY);
+    wait_turn(rig, turns, t);
+  }
+  if (t) {
+    begin_turn(rig, turns, t);
+  }
+  g_mutex_unlock(&turns->m);
+}
+
+void jf_turns_finish(struct jf_turns *turns)
+{
+  g_mutex_lock(&turns->m);
+  turns->on = false;
+  g_cond_broadcast(&turns->changed);
+  g_mutex_unlock(&turns->m);
+}
+
+void jf_turns_report(struct jf_turns *turns, JsonObject *report)
+{
+  JsonObject *o = json_object_new();
+  g_mutex_lock(&turns->m);
+  json_object_set_string_member(o, "mode", turns->serial ? "turns" : "parallel");
+  json_object_set_int_member(o, "quantum", (gint64)turns->quantum);
+  json_object_set_int_member(o, "handovers", (gint64)turns->handovers);
+  json_object_set_boolean_member(o, "reproducible", turns->serial && !turns->given_up);
+  if (turns->given_up) {
+    json_object_set_string_member(o, "given_up", turns->given_up);
+  }
+  g_mutex_unlock(&turns->m);
+  json_object_set_object_member(report, "schedule", o);
+}

@@ -1,0 +1,80 @@
+// Which guest system calls pass the deterministic schedule's turn on, and
+// how a blocked one is recognised on the host (guest_syscalls.c).
+#include <gtest/gtest.h>
+
+extern "C" {
+#include "guest_syscalls.h"
+}
+
+namespace
+{
+
+constexpr int64_t kRead = 63, kWrite = 64, kFutex = 98, kNanosleep = 101, kSchedYield = 124,
+                  kMmap = 222, kMprotect = 226, kGetpid = 172, kFcntl = 25, kUnknown = 999;
+constexpr uint64_t kCloneThreadFlags = 0x3d0f00; // glibc's pthread_create
+constexpr uint64_t kForkFlags = 0x1200011;       // glibc's fork: SIGCHLD, no CLONE_VM
+
+TEST(GuestSyscalls, CallsThatCannotWaitKeepTheTurn)
+{
+  for (int64_t num : {kMmap, kMprotect, kGetpid})
+    EXPECT_EQ(jf_guest_call_kind(num, 0, 0), JF_CALL_KEEPS_TURN) << num;
+}
+
+TEST(GuestSyscalls, CallsThatMayWaitPassTheTurn)
+{
+  for (int64_t num : {kRead, kWrite, kNanosleep, kUnknown})
+    EXPECT_EQ(jf_guest_call_kind(num, 0, 0), JF_CALL_MAY_BLOCK) << num;
+  EXPECT_EQ(jf_guest_call_kind(kSchedYield, 0, 0), JF_CALL_YIELDS);
+  EXPECT_EQ(jf_guest_call_kind(JF_GUEST_NR_EXIT_GROUP, 0, 0), JF_CALL_ENDS_PROCESS);
+  // A thread's exit may wait for QEMU's locks; it is never "kept".
+  EXPECT_EQ(jf_guest_call_kind(JF_GUEST_NR_EXIT, 0, 0), JF_CALL_MAY_BLOCK);
+}
+
+TEST(GuestSyscalls, FutexWaitsPassTheTurnAndWakesKeepIt)
+{
+  const uint64_t private_flag = 128, realtime = 256;
+  EXPECT_EQ(jf_guest_call_kind(kFutex, 0x1000, 0), JF_CALL_MAY_BLOCK);                // WAIT
+  EXPECT_EQ(jf_guest_call_kind(kFutex, 0x1000, 0 | private_flag), JF_CALL_MAY_BLOCK); // WAIT
+  EXPECT_EQ(jf_guest_call_kind(kFutex, 0x1000, 9 | private_flag | realtime),
+            JF_CALL_MAY_BLOCK);                                                        // BITSET
+  EXPECT_EQ(jf_guest_call_kind(kFutex, 0x1000, 6), JF_CALL_MAY_BLOCK);                 // LOCK_PI
+  EXPECT_EQ(jf_guest_call_kind(kFutex, 0x1000, 1 | private_flag), JF_CALL_KEEPS_TURN); // WAKE
+  EXPECT_EQ(jf_guest_call_kind(kFutex, 0x1000, 5), JF_CALL_KEEPS_TURN);                // WAKE_OP
+  EXPECT_EQ(jf_guest_call_kind(kFutex, 0x1000, 7), JF_CALL_KEEPS_TURN);                // UNLOCK_PI
+}
+
+TEST(GuestSyscalls, OnlyTheWaitingLockCommandsOfFcntlPassTheTurn)
+{
+  EXPECT_EQ(jf_guest_call_kind(kFcntl, 3, 7), JF_CALL_MAY_BLOCK);  // F_SETLKW
+  EXPECT_EQ(jf_guest_call_kind(kFcntl, 3, 38), JF_CALL_MAY_BLOCK); // F_OFD_SETLKW
+  EXPECT_EQ(jf_guest_call_kind(kFcntl, 3, 6), JF_CALL_KEEPS_TURN); // F_SETLK
+  EXPECT_EQ(jf_guest_call_kind(kFcntl, 3, 1), JF_CALL_KEEPS_TURN); // F_GETFD
+}
+
+TEST(GuestSyscalls, ANewThreadKeepsItsCreatorsTurnAForkDoesNot)
+{
+  EXPECT_TRUE(jf_guest_clone_is_thread(kCloneThreadFlags));
+  EXPECT_FALSE(jf_guest_clone_is_thread(kForkFlags));
+  EXPECT_EQ(jf_guest_call_kind(JF_GUEST_NR_CLONE, kCloneThreadFlags, 0), JF_CALL_KEEPS_TURN);
+  EXPECT_EQ(jf_guest_call_kind(JF_GUEST_NR_CLONE, kForkFlags, 0), JF_CALL_MAY_BLOCK);
+}
+
+TEST(GuestSyscalls, BlockingCallsMapToTheHostCallsQemuMakes)
+{
+  EXPECT_EQ(jf_guest_call_host_nr(kRead), 0);
+  EXPECT_EQ(jf_guest_call_host_nr(kWrite), 1);
+  EXPECT_EQ(jf_guest_call_host_nr(kFutex), 202);
+  EXPECT_EQ(jf_guest_call_host_nr(kNanosleep), 35);
+  EXPECT_EQ(jf_guest_call_host_nr(202), 288); // accept goes through accept4
+  EXPECT_EQ(jf_guest_call_host_nr(kMmap), -1);
+}
+
+TEST(GuestSyscalls, AGuestFutexMatchesItsHostAddressAtAnyGuestBase)
+{
+  EXPECT_TRUE(jf_guest_futex_matches(0x4a0123c, 0x4a0123c));
+  EXPECT_TRUE(jf_guest_futex_matches(0x4a0123c, 0x7f0000000000 + 0x4a0123c));
+  // QEMU's own lock elsewhere in the page grid.
+  EXPECT_FALSE(jf_guest_futex_matches(0x4a0123c, 0x55d0c0de1a80));
+}
+
+} // namespace
