@@ -1094,30 +1094,8 @@ static JsonObject *json_finding(const struct emu_findings *f, const struct findi
   return o;
 }
 
-void emu_findings_json(const struct emu_findings *f, JsonObject *report)
+static JsonArray *json_mappings(const struct emu_findings *f)
 {
-  JsonArray *stale = json_array_new();
-  for (guint i = 0; i < f->stale_kept->len; i++) {
-    const struct stale_entry *e = &g_array_index(f->stale_kept, struct stale_entry, i);
-    JsonObject *o = json_object_new();
-    emu_json_set_hex(o, "addr", e->addr);
-    json_object_set_int_member(o, "cpu", e->cpu);
-    json_object_set_int_member(o, "thread", e->thread);
-    json_object_set_string_member(o, "reason", jf_stale_kind_reason(e->kind));
-    json_object_set_string_member(o, "kind", jf_stale_kind_name(e->kind));
-    json_array_add_object_element(stale, o);
-  }
-  json_object_set_array_member(report, "stale", stale);
-
-  json_object_set_array_member(report, "findings", each_finding(f, json_finding));
-  json_object_set_int_member(report, "findings_omitted_stale", (gint64)f->omitted_stale);
-
-  JsonArray *sites = json_array_new();
-  for (guint i = 0; i < f->ctr_sites->len; i++) {
-    json_array_add_object_element(sites, json_ctr_site(f, g_ptr_array_index(f->ctr_sites, i)));
-  }
-  json_object_set_array_member(report, "ctr_read_sites", sites);
-
   JsonArray *maps = json_array_new();
   for (guint i = 0; i < f->mappings->len; i++) {
     const struct mapping *m = g_ptr_array_index(f->mappings, i);
@@ -1129,11 +1107,15 @@ void emu_findings_json(const struct emu_findings *f, JsonObject *report)
     json_object_set_string_member(o, "build_id", m->build_id);
     json_array_add_object_element(maps, o);
   }
-  json_object_set_array_member(report, "mappings", maps);
+  return maps;
+}
 
+/* The report's "crash": null unless the guest died of a signal after stale
+ * fetches. */
+static JsonNode *json_crash(const struct emu_findings *f)
+{
   if (!died(f)) {
-    json_object_set_null_member(report, "crash");
-    return;
+    return json_node_new(JSON_NODE_NULL);
   }
   JsonObject *crash = json_object_new();
   if (f->end_thread >= 0) {
@@ -1162,7 +1144,37 @@ void emu_findings_json(const struct emu_findings *f, JsonObject *report)
   } else {
     json_object_set_null_member(crash, "last_stale");
   }
-  json_object_set_object_member(report, "crash", crash);
+  JsonNode *node = json_node_new(JSON_NODE_OBJECT);
+  json_node_take_object(node, crash);
+  return node;
+}
+
+void emu_findings_json(const struct emu_findings *f, JsonObject *report)
+{
+  JsonArray *stale = json_array_new();
+  for (guint i = 0; i < f->stale_kept->len; i++) {
+    const struct stale_entry *e = &g_array_index(f->stale_kept, struct stale_entry, i);
+    JsonObject *o = json_object_new();
+    emu_json_set_hex(o, "addr", e->addr);
+    json_object_set_int_member(o, "cpu", e->cpu);
+    json_object_set_int_member(o, "thread", e->thread);
+    json_object_set_string_member(o, "reason", jf_stale_kind_reason(e->kind));
+    json_object_set_string_member(o, "kind", jf_stale_kind_name(e->kind));
+    json_array_add_object_element(stale, o);
+  }
+  json_object_set_array_member(report, "stale", stale);
+
+  json_object_set_array_member(report, "findings", each_finding(f, json_finding));
+  json_object_set_int_member(report, "findings_omitted_stale", (gint64)f->omitted_stale);
+
+  JsonArray *sites = json_array_new();
+  for (guint i = 0; i < f->ctr_sites->len; i++) {
+    json_array_add_object_element(sites, json_ctr_site(f, g_ptr_array_index(f->ctr_sites, i)));
+  }
+  json_object_set_array_member(report, "ctr_read_sites", sites);
+
+  json_object_set_array_member(report, "mappings", json_mappings(f));
+  json_object_set_member(report, "crash", json_crash(f));
 }
 
 /* ---- SARIF 2.1.0 ----------------------------------------------------------- */
