@@ -177,7 +177,9 @@ struct jf_word {
   uint32_t clean_site;
   uint32_t inval_site;
   uint32_t writer_cluster;
-  uint32_t insn; /* encoding QEMU last translated here */
+  uint32_t insn;         /* encoding QEMU last translated here */
+  uint16_t clean_stride; /* CLEAN_SITE's loop stride when it reached the word */
+  uint16_t inval_stride; /* INVAL_SITE's, likewise (MAX_STRIDE fits) */
   bool translated;
   bool insn_cmodx_safe;
   bool pair_cmodx_safe; /* old and new encodings both CMODX-safe */
@@ -497,7 +499,8 @@ static void for_each_word_in_line(const struct jf_model *m, uint64_t va, unsigne
 struct site_mark {
   uint32_t site;
   uint64_t seq;
-  bool inval; /* an ic ivau site, else a clean */
+  bool inval;      /* an ic ivau site, else a clean */
+  unsigned stride; /* the loop's stride, 0 unknown */
 };
 
 static void mark_site(const struct jf_model *m, struct jf_word *w, uint64_t word_va, void *ctx)
@@ -508,9 +511,11 @@ static void mark_site(const struct jf_model *m, struct jf_word *w, uint64_t word
   if (s->inval) {
     w->inval_site = s->site;
     w->inval_site_seq = s->seq;
+    w->inval_stride = (uint16_t)s->stride;
   } else {
     w->clean_site = s->site;
     w->clean_site_seq = s->seq;
+    w->clean_stride = (uint16_t)s->stride;
   }
 }
 
@@ -521,36 +526,52 @@ unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site)
 
 /*
  * Loop recognition. A step is the distance from the thread's previous
- * operation of the same kind when that came from the same site and lies
- * less than a page below; two equal steps in a row make it the site's
- * stride (one step alone may be the gap between two calls). Every
- * operation of a site with a known stride claims the words up to its next
- * step, and the step that confirms a stride claims the two before it, so
- * the words a loop stepped over name that loop.
+ * operation of the same kind when that came from the same site, in the same
+ * loop execution (no barrier instruction in between, jf_model_loops_end),
+ * and lies less than a page below; two equal steps in a row make it that
+ * execution's stride and the site's latest. A gap between two calls of a
+ * flush routine is never a step: each call ends with its dsb. Every
+ * operation claims the words up to its next step (with the execution's
+ * stride, or while it is not confirmed yet, the site's latest), and the
+ * step that confirms a stride claims the two before it, so the words a loop
+ * stepped over name that loop and its stride. Returns the stride the
+ * operation's own marks carry.
  */
-static void follow_loop(struct jf_model *m, uint32_t site, uint64_t va, struct jf_model_loop *loop,
-                        bool inval, uint64_t seq)
+static unsigned follow_loop(struct jf_model *m, uint32_t site, uint64_t va,
+                            struct jf_model_loop *loop, bool inval, uint64_t seq)
 {
   uint64_t step = 0;
   if (site != JF_MODEL_NO_SITE && site == loop->site && va > loop->addr &&
       va - loop->addr <= MAX_STRIDE) {
     step = va - loop->addr;
   }
-  struct site_mark s = {site, seq, inval};
+  if (step != loop->stride) {
+    loop->stride = 0; /* another site, or a step out of the loop's pattern */
+  }
+  struct site_mark s = {site, seq, inval, 0};
   if (step && step == loop->step) {
     if (m->site_stride->len <= site) {
       g_array_set_size(m->site_stride, site + 1);
     }
     g_array_index(m->site_stride, unsigned, site) = (unsigned)step;
+    loop->stride = (unsigned)step;
+    s.stride = loop->stride;
     for_each_word(m, va - 2 * step, va, mark_site, &s);
   }
-  unsigned stride = jf_model_site_stride(m, site);
-  if (stride) {
-    for_each_word(m, va, va + stride, mark_site, &s);
+  s.stride = loop->stride ? loop->stride : jf_model_site_stride(m, site);
+  if (s.stride) {
+    for_each_word(m, va, va + s.stride, mark_site, &s);
   }
   loop->site = site;
   loop->addr = va;
   loop->step = step;
+  return s.stride;
+}
+
+void jf_model_loops_end(struct jf_model_thread *t)
+{
+  memset(&t->clean_loop, 0, sizeof(t->clean_loop));
+  memset(&t->inval_loop, 0, sizeof(t->inval_loop));
 }
 
 /* ---- maintenance ---------------------------------------------------------- */
@@ -583,8 +604,8 @@ void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t v
 {
   struct maint_op op = {
       .addr = va, .issue_seq = event_time(m), .cluster = t->cluster, .is_clean = true};
-  struct clean_issue issue = {{site, op.issue_seq, false}, va};
-  follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq);
+  unsigned stride = follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq);
+  struct clean_issue issue = {{site, op.issue_seq, false, stride}, va};
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
   g_array_append_val(t->pending, op);
 }
@@ -616,11 +637,11 @@ void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va
                         .cluster = t->cluster,
                         .is_clean = false,
                         .nonexec_view = nonexec_view(m, va)};
-  follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
+  unsigned stride = follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
   /* Broadcast: every cluster drops its own line holding VA. */
   for (unsigned c = 0; c < m->nclusters; c++) {
     struct inval_issue issue = {inval_misses(m, &op, c) ? INVAL_ALIAS(c) : INVAL_ISSUED(c),
-                                {site, op.issue_seq, true}};
+                                {site, op.issue_seq, true, stride}};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
   }
   g_array_append_val(t->pending, op);
@@ -800,24 +821,32 @@ uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w)
   return bound;
 }
 
-/* The site whose maintenance should have made W coherent for KIND: the
- * clean or invalidate loop that reached W after its last store. */
-static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind)
+/* The site whose maintenance should have made W coherent for KIND (the
+ * clean or invalidate loop that reached W after its last store), and the
+ * stride that loop had when it did. */
+static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind, unsigned *stride)
 {
   bool clean_after = w->clean_site_seq > w->store_seq;
   bool inval_after = w->inval_site_seq > w->store_seq;
+  bool inval;
   switch (kind) {
   case JF_STALE_NOT_CLEANED:
   case JF_STALE_CLEAN_NOT_COMPLETED:
-    return clean_after ? w->clean_site : JF_MODEL_NO_SITE;
+    inval = false;
+    break;
   case JF_STALE_NOT_SYNCHRONISED:
-    if (inval_after) {
-      return w->inval_site;
-    }
-    return clean_after ? w->clean_site : JF_MODEL_NO_SITE;
+    inval = inval_after;
+    break;
   default:
+    inval = true;
+    break;
+  }
+  if (inval) {
+    *stride = inval_after ? w->inval_stride : 0;
     return inval_after ? w->inval_site : JF_MODEL_NO_SITE;
   }
+  *stride = clean_after ? w->clean_stride : 0;
+  return clean_after ? w->clean_site : JF_MODEL_NO_SITE;
 }
 
 struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model_thread *t,
@@ -833,8 +862,10 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model
   }
   v.kind = kind;
   v.writer_pc = w->writer_pc;
-  v.flush_site = blamed_site(w, kind);
-  v.stride = jf_model_site_stride(m, v.flush_site);
+  v.flush_site = blamed_site(w, kind, &v.stride);
+  if (!v.stride) {
+    v.stride = jf_model_site_stride(m, v.flush_site);
+  }
   bool clean_step = kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED;
   v.line = clean_step ? m->geo[w->writer_cluster].dline : m->geo[t->cluster].iline;
   v.writer_cluster = w->writer_cluster;

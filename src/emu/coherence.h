@@ -66,11 +66,14 @@ struct jf_model_thread {
   unsigned cluster;  /* that CPU's cluster */
   uint64_t sync_seq; /* model time of its last context synchronisation */
   GArray *pending;   /* maintenance issued, waiting for its next DSB */
-  /* The previous clean and invalidate, to measure a loop's stride. */
+  /* The previous clean and invalidate of the loop running now, to measure
+   * its stride; cleared when the thread executes a barrier
+   * (jf_model_loops_end), so that no step spans two calls. */
   struct jf_model_loop {
     uint32_t site;
     uint64_t addr;
-    uint64_t step; /* from the operation before, 0 = none */
+    uint64_t step;   /* from the operation before, 0 = none */
+    unsigned stride; /* confirmed in this loop execution, 0 = not yet */
   } clean_loop, inval_loop;
 };
 
@@ -116,6 +119,11 @@ void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t v
 void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site);
 /* A DSB that waits for maintenance: completes T's pending operations. */
 void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t);
+/* T executed a barrier instruction (dsb, isb): any maintenance loop it was
+ * running has ended, and the next operation starts a new one. Not called
+ * for the kernel's barriers (a migration's context switch), which a loop
+ * may straddle. */
+void jf_model_loops_end(struct jf_model_thread *t);
 /* A context synchronisation of T (isb, exception return, SYNC_CORE). */
 void jf_model_sync(struct jf_model *m, struct jf_model_thread *t);
 /* Every CPU of CLUSTER was offline and one comes online: its I-cache was
@@ -135,7 +143,8 @@ struct jf_verdict {
   uint64_t writer_pc;      /* the store that last wrote the word */
   uint32_t flush_site;     /* the maintenance that should have covered it,
                               or JF_MODEL_NO_SITE */
-  unsigned stride;         /* that site's loop stride in bytes, 0 unknown */
+  unsigned stride;         /* the stride of the loop execution that reached
+                              the word (else the site's last), 0 unknown */
   unsigned line;           /* the fetching cluster's line for this step */
   unsigned writer_cluster; /* the cluster of the CPU that made that store */
 };
@@ -157,7 +166,8 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model
  */
 uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w);
 
-/* The stride last measured for SITE's loop, 0 when it never repeated. */
+/* The stride last measured for SITE's loop (two equal steps within one
+ * loop execution), 0 when it never repeated. */
 unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site);
 
 /* ---- unmapped memory ----------------------------------------------------- */

@@ -2,9 +2,10 @@
  * Findings: the rig's stale fetches grouped by root cause, the way a
  * sanitizer reports a bug once with a count rather than once per
  * occurrence (docs/FINDINGS.md). One finding per missing step (kind), per
- * maintenance site that should have covered the words (or, without one,
- * per writing store), per line size of the geometry missed. No QEMU here: the plugin feeds
- * it verdicts of the coherence model, tests feed it fixtures.
+ * maintenance instruction that should have covered the words (the flush
+ * routine, whoever called it) and the stride its loop used; without one,
+ * per writing store. The callers are listed inside. No QEMU here: the
+ * plugin feeds it verdicts of the coherence model, tests feed it fixtures.
  *
  * The same records produce the three forms: members of the JSON report,
  * the sanitizer-style blocks printed on stderr, and SARIF 2.1.0.
@@ -19,6 +20,7 @@
 
 #include "coherence.h"
 #include "emu_config.h"
+#include "frame_names.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,21 +59,44 @@ void emu_findings_set_reproduce(struct emu_findings *f, const char *command);
  * only what it found itself (plugin_fork.c). */
 void emu_findings_restart(struct emu_findings *f);
 
-unsigned emu_findings_count(const struct emu_findings *f);
+/* The root causes: settles first (a call of a flush routine too short to
+ * show its stride joins the finding of the routine's one known stride). */
+unsigned emu_findings_count(struct emu_findings *f);
+
+/*
+ * How the guest ended, for a crash tied to its cause (docs/FINDINGS.md,
+ * "A crash"). NOTE_EXIT: the program called exit_group, a normal end.
+ * NOTE_END, at exit: THREAD (its serial, -1 unknown) was the one running
+ * on the host thread that ends the process, which for a fatal signal is the
+ * thread that took it, and BLOCK the start of the last translation block
+ * it ran (0 unknown). Without NOTE_EXIT before NOTE_END the guest died of a
+ * signal, and the reports name THREAD's last stale fetch and its finding.
+ */
+void emu_findings_note_exit(struct emu_findings *f);
+void emu_findings_note_end(struct emu_findings *f, int thread, uint64_t block);
 /* Stale fetches of root causes beyond the first EMU_FINDINGS_KEEP. */
 uint64_t emu_findings_omitted_stale(const struct emu_findings *f);
 uint64_t emu_findings_stale_total(const struct emu_findings *f);
 
-/* Names PC: SYMBOL "function+0xoffset" and LOCATION "file:line", each set
- * to a g_malloc'ed string or left NULL when unknown. */
-typedef void (*emu_symbolize_fn)(uint64_t pc, char **symbol, char **location, void *ctx);
+/* Fills OUT (zeroed by the caller) for PC. */
+typedef void (*emu_symbolize_fn)(uint64_t pc, struct emu_frame_names *out, void *ctx);
+
+/* One object the guest had mapped, for the report's "mappings": guest
+ * address = ELF address + LOAD_BASE. Copied. */
+void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t start,
+                              uint64_t end, uint64_t load_base, const char *build_id);
+
+/* The directory SARIF locations are made relative to (--sarif-root): a
+ * source file under it becomes a relative URI with uriBaseId SRCROOT.
+ * NULL (the default): absolute file:// URIs. Copied. */
+void emu_findings_set_sarif_root(struct emu_findings *f, const char *root);
 
 /* Names every PC the findings mention (call once, before rendering; FN may
  * be NULL: then nothing has a name). */
 void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx);
 
-/* Sets the report's members "stale", "findings", "findings_omitted_stale"
- * and "ctr_read_sites". */
+/* Sets the report's members "stale", "findings", "findings_omitted_stale",
+ * "ctr_read_sites", "mappings" and "crash". */
 void emu_findings_json(const struct emu_findings *f, JsonObject *report);
 /* The stderr blocks, most stale fetches first, and a SUMMARY line; empty
  * when there is no finding. */

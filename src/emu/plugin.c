@@ -7,7 +7,7 @@
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
  *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
- *           [,overlay=DIR][,control=FIFO][,exec=PATH]
+ *           [,sarif-root=DIR][,overlay=DIR][,control=FIFO][,exec=PATH]
  *
  * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
  * events rewrite (plugin_hotplug.c); control=FIFO is the runner's way to ask
@@ -59,6 +59,7 @@ static const struct {
     {JF_OPT_SUMMARY, offsetof(struct jf_options, summary_path)},
     {JF_OPT_FINDINGS, offsetof(struct jf_options, findings_path)},
     {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
+    {JF_OPT_SARIF_ROOT, offsetof(struct jf_options, sarif_root)},
     {JF_OPT_CONTROL, offsetof(struct jf_options, control_path)},
     {JF_OPT_REPRODUCE, offsetof(struct jf_options, reproduce)},
     {JF_OPT_EXEC, offsetof(struct jf_options, exec_path)},
@@ -276,6 +277,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   jf_store_watch(r->store, view_store, r);
   r->findings = emu_findings_new(r->config);
   emu_findings_set_reproduce(r->findings, r->opts.reproduce);
+  emu_findings_set_sarif_root(r->findings, r->opts.sarif_root);
   r->region = jf_region_new();
   return true;
 }
@@ -317,6 +319,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
   jf_vcpu(rig, vcpu)->counts.syscalls++;
   jf_store_syscall(rig->store, vcpu, true);
+  jf_findings_syscall(rig, num);
   jf_alias_syscall(rig, num, args);
   jf_exec_syscall(rig, num, args);
   jf_hotplug_poll(rig, vcpu);
@@ -355,6 +358,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
    * started writes the report, a child its own findings for the runner to
    * merge (plugin_fork.c). */
   if (getpid() == rig->install_pid) {
+    jf_findings_at_exit(rig);
     report_once(rig);
   } else if (jf_fork_is_child(rig)) {
     jf_fork_report(rig);

@@ -8,6 +8,29 @@
 
 #include "plugin_findings.h"
 #include "symbols.h"
+#include "vcpu.h"
+
+/* include/uapi/asm-generic/unistd.h, which arm64 uses. */
+#define NR_EXIT_GROUP 94
+
+void jf_findings_syscall(struct jf_rig *rig, int64_t num)
+{
+  if (num == NR_EXIT_GROUP) {
+    g_mutex_lock(&rig->lock);
+    emu_findings_note_exit(rig->findings);
+    g_mutex_unlock(&rig->lock);
+  }
+}
+
+void jf_findings_at_exit(struct jf_rig *rig)
+{
+  unsigned vcpu, thread;
+  bool known = jf_vcpu_host_thread(&vcpu, &thread);
+  uint64_t block = known ? jf_vcpu(rig, vcpu)->last_block : 0;
+  g_mutex_lock(&rig->lock);
+  emu_findings_note_end(rig->findings, known ? (int)thread : -1, block);
+  g_mutex_unlock(&rig->lock);
+}
 
 /* Writes into the file PATH names (a symlink's target, a device such as
  * /dev/null) without replacing it. */
@@ -82,13 +105,19 @@ struct lazy_symbols {
   struct emu_symbols *symbols;
 };
 
-static void lookup_lazily(uint64_t pc, char **symbol, char **location, void *ctx)
+static void lookup_lazily(uint64_t pc, struct emu_frame_names *out, void *ctx)
 {
   struct lazy_symbols *lazy = ctx;
   if (!lazy->symbols) {
     lazy->symbols = guest_symbols(lazy->image);
   }
-  emu_symbols_lookup(pc, symbol, location, lazy->symbols);
+  emu_symbols_lookup(pc, out, lazy->symbols);
+}
+
+static void add_mapping(const char *path, uint64_t start, uint64_t end, uint64_t load_base,
+                        const char *build_id, void *ctx)
+{
+  emu_findings_add_mapping(ctx, path, start, end, load_base, build_id);
 }
 
 void jf_findings_report(struct emu_findings *f, const struct jf_guest_image *image,
@@ -96,6 +125,10 @@ void jf_findings_report(struct emu_findings *f, const struct jf_guest_image *ima
 {
   struct lazy_symbols lazy = {image, NULL};
   emu_findings_resolve(f, lookup_lazily, &lazy);
+  if (lazy.symbols) {
+    /* The load bases that make every frame's module+offset usable. */
+    emu_symbols_each_module(lazy.symbols, add_mapping, f);
+  }
   emu_symbols_free(lazy.symbols);
   if (report) {
     emu_findings_json(f, report);

@@ -21,6 +21,12 @@
 void jf_findings_report(struct emu_findings *f, const struct jf_guest_image *image,
                         JsonObject *report, const char *text_path, const char *sarif_path);
 
+/* A guest system call NUM: exit_group is a normal end (not a crash). */
+void jf_findings_syscall(struct jf_rig *rig, int64_t num);
+/* At QEMU's exit, on the host thread that ends the process (for a fatal
+ * signal, the one that took it): notes that thread and its last block. */
+void jf_findings_at_exit(struct jf_rig *rig);
+
 /* Writes TEXT to PATH, or says on stderr why it could not. */
 void jf_write_file(const char *path, const GString *text);
 

@@ -156,6 +156,9 @@ static void on_fetch(unsigned vcpu, void *udata)
   g_mutex_lock(&rig->lock);
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   bool stale = t && check_fetch(t, r);
+  if (stale) {
+    jf_vcpu_note_host_thread(vcpu, t->mt.serial);
+  }
   g_mutex_unlock(&rig->lock);
   if (stale) {
     jf_vcpu(rig, vcpu)->counts.stale_fetches++;
@@ -172,6 +175,9 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   for (size_t i = 0; t && i < tr->n; i++) {
     stale += check_fetch(t, tr->words[i]);
+  }
+  if (stale) {
+    jf_vcpu_note_host_thread(vcpu, t->mt.serial);
   }
   g_mutex_unlock(&rig->lock);
   jf_vcpu(rig, vcpu)->counts.stale_fetches += stale;
@@ -221,10 +227,19 @@ static void thread_event(unsigned vcpu, void (*event)(struct jf_model *, struct 
   g_mutex_unlock(&rig->lock);
 }
 
+/* A barrier instruction ends the thread's maintenance loops: a flush
+ * routine's loop runs between two of them, so a step never spans two calls
+ * (coherence.c, "Loop recognition"). */
+static void dsb_insn(struct jf_model *m, struct jf_model_thread *t)
+{
+  jf_model_dsb(m, t);
+  jf_model_loops_end(t);
+}
+
 static void on_dsb(unsigned vcpu, void *udata)
 {
   (void)udata;
-  thread_event(vcpu, jf_model_dsb);
+  thread_event(vcpu, dsb_insn);
 }
 
 static void on_isb(unsigned vcpu, void *udata)
@@ -234,6 +249,7 @@ static void on_isb(unsigned vcpu, void *udata)
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
     jf_sched_sync(rig, t);
+    jf_model_loops_end(&t->mt);
   }
   g_mutex_unlock(&rig->lock);
   /* QEMU translates again what the RW view of double-mapped code changed. */
@@ -543,6 +559,9 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   register_fetch_checks(tb, &plan, plain);
   if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
+    /* Where a fatal signal finds the vCPU (findings.h, "a crash"). */
+    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+        tb, QEMU_PLUGIN_INLINE_STORE_U64, JF_VCPU_U64(rig, last_block), qemu_plugin_tb_vaddr(tb));
   }
   g_free(plan.slow);
   g_free(plan.slow_insn);

@@ -47,6 +47,7 @@ struct jf_options {
   bool have_policy;
   enum emu_sched_policy policy;
   const char *sarif_path;
+  const char *sarif_root;    /* SARIF locations relative to it (findings.h) */
   const char *findings_path; /* the stderr blocks, for the runner to print */
   const char *overlay_path;  /* the generated ROOT/sys/devices/system/cpu
                                 that hotplug events rewrite; NULL for a

@@ -26,6 +26,7 @@ extern "C" {
 #define JF_OPT_POLICY "policy"
 #define JF_OPT_FINDINGS "findings"
 #define JF_OPT_SARIF "sarif"
+#define JF_OPT_SARIF_ROOT "sarif-root"
 #define JF_OPT_OVERLAY "overlay"
 #define JF_OPT_CONTROL "control"
 #define JF_OPT_REPRODUCE "reproduce"

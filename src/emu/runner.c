@@ -5,7 +5,7 @@
  *   jitflush-emu --config FILE [--seed N] [--report FILE.json]
  *                [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]
  *                [--check on|off|full] [--policy adversarial|random]
- *                [--sarif FILE] -- PROGRAM [ARGS...]
+ *                [--sarif FILE [--sarif-root DIR]] -- PROGRAM [ARGS...]
  *
  * It validates the config, builds the SoC's sysfs overlay in a temporary
  * folder, runs qemu-aarch64 with the jitflush plugin, and ends stderr with
@@ -63,14 +63,15 @@
 #include "sysfs_overlay.h"
 
 #define DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
-#define VALUED_OPTIONS 13
+#define VALUED_OPTIONS 14
 
 static const char usage_text[] =
     "usage: jitflush-emu [--config FILE] [--seed N] [--report FILE.json]\n"
     "                    [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]\n"
     "                    [--check on|off|full] [--policy adversarial|random]\n"
     "                    [--schedule turns|parallel] [--quantum N]\n"
-    "                    [--sarif FILE] [--store DIR] [--summary always|stale]\n"
+    "                    [--sarif FILE [--sarif-root DIR]] [--store DIR]\n"
+    "                    [--summary always|stale]\n"
     "                    -- PROGRAM [ARGS...]\n"
     "       jitflush-emu --merge [--report FILE.json] [--sarif FILE.sarif] DIR...\n"
     "       jitflush-emu --binfmt-run -- COMMAND [ARGS...]\n"
@@ -112,6 +113,8 @@ static const char help_text[] =
     "                     schedules them: faster on many cores, not reproducible)\n"
     "  --quantum N        mean turn length in guest instructions (default 20000)\n"
     "  --sarif FILE       also write the findings as SARIF 2.1.0 (code scanning)\n"
+    "  --sarif-root DIR   the source tree SARIF locations are relative to (the\n"
+    "                     checkout code scanning resolves them against)\n"
     "  --store DIR        add this process's report, SARIF log and record to the\n"
     "                     suite store DIR (created if missing), for --merge\n"
     "  --summary always|stale  print the summary line after every run (default)\n"
@@ -189,6 +192,7 @@ struct options {
   const char *quantum_text;
   uint64_t quantum;
   const char *sarif;
+  const char *sarif_root;
   const char *store;   /* the suite store folder (runner_store.c) or NULL */
   const char *summary; /* "always", "stale" or NULL (always) */
   char **program;      /* NULL-terminated, from after "--" */
@@ -226,6 +230,7 @@ static const struct valued_option {
     {"--summary", offsetof(struct options, summary), "JITFLUSH_EMU_SUMMARY"},
     {"--schedule", offsetof(struct options, schedule), "JITFLUSH_EMU_SCHEDULE"},
     {"--quantum", offsetof(struct options, quantum_text), "JITFLUSH_EMU_QUANTUM"},
+    {"--sarif-root", offsetof(struct options, sarif_root), NULL},
 };
 
 /* What the value at OFFSET came from, for messages: "--seed" or
@@ -373,6 +378,11 @@ static int parse_args(int argc, char **argv, struct options *o)
                           o->quantum > (UINT64_C(1) << 40)))
     return usage_error("%s: expected a number from 1 to 2^40, got '%s'",
                        origin(o, offsetof(struct options, quantum_text)), o->quantum_text);
+  if (o->sarif_root && !o->sarif)
+    return usage_error("%s needs --sarif FILE", origin(o, offsetof(struct options, sarif_root)));
+  if (o->sarif_root && !g_file_test(o->sarif_root, G_FILE_TEST_IS_DIR))
+    return usage_error("%s: not a folder: '%s'", origin(o, offsetof(struct options, sarif_root)),
+                       o->sarif_root);
   return 0;
 }
 
@@ -836,6 +846,13 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     append_plugin_arg(opt, JF_OPT_SARIF, sarif_abs);
     g_free(sarif_abs);
   }
+  if (o->sarif_root) {
+    /* The real path: DWARF names the files the compiler was given, which a
+     * symlinked checkout would not match textually. */
+    char *root_abs = realpath(o->sarif_root, NULL);
+    append_plugin_arg(opt, JF_OPT_SARIF_ROOT, root_abs ? root_abs : o->sarif_root);
+    free(root_abs);
+  }
   /* Hotplug events rewrite the generated tree; a --sysfs-root dump is the
    * user's and stays as it is. */
   if (!o->sysfs_root && cfg->sysfs != EMU_SYSFS_NONE) {
@@ -1010,6 +1027,13 @@ static int outcome(const char *summary, const char *report, int wstatus, const G
    * a test that compares its stderr passes as without the rig. */
   if (quiet && sum.counter[JF_COUNTER_stale_fetches] == 0 && !stopped_by)
     return exit_status_of(wstatus);
+  if (WIFSIGNALED(wstatus) && !stopped_by) {
+    /* QEMU ends itself with the signal the guest died of (linux-user's
+     * dump_core_and_abort); the plugin cannot know which, so it is said
+     * here, next to the CRASH block that names the thread and finding. */
+    fprintf(stderr, "==jitflush-emu== the program died of signal %d (%s)\n", WTERMSIG(wstatus),
+            strsignal(WTERMSIG(wstatus)));
+  }
   GString *line = g_string_new("jitflush-emu: ");
   jf_summary_format(line, &sum, JF_SHOWN_STDERR);
   fprintf(stderr, "%s\n", line->str);

@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <glib.h>
 
+#include "demangle.h"
 #include "symbols.h"
 
 struct emu_symbols {
@@ -24,9 +26,73 @@ struct emu_symbols {
 
 static char *debuginfo_path;
 
+/* "ab/cdef....debug" for the build ID of MOD, or NULL without one. */
+static char *build_id_name(Dwfl_Module *mod, bool debug_suffix)
+{
+  const unsigned char *id = NULL;
+  GElf_Addr vaddr;
+  int n = dwfl_module_build_id(mod, &id, &vaddr);
+  if (n <= 1 || !id) {
+    return NULL;
+  }
+  GString *out = g_string_new(NULL);
+  for (int i = 0; i < n; i++) {
+    g_string_append_printf(out, debug_suffix && i == 1 ? "/%02x" : "%02x", id[i]);
+  }
+  if (debug_suffix) {
+    g_string_append(out, ".debug");
+  }
+  return g_string_free(out, false);
+}
+
+/*
+ * The standard search first; then, for an object inside a sysroot (the
+ * runner's --sysroot, where QEMU maps ROOT/usr/lib/.../libfoo.so), the
+ * debug file that ROOT's own debug packages installed:
+ * ROOT/usr/lib/debug/.build-id/ab/cdef....debug (Debian's -dbgsym packages
+ * and elfutils' own layout). ROOT is not passed in: every directory above
+ * the object is tried, so no plugin option is needed and a debug tree
+ * beside any copy of the object is found.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+                          const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+  int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                        debuglink_crc, debuginfo_file_name);
+  if (fd >= 0 || !file_name) {
+    return fd;
+  }
+  char *rel = build_id_name(mod, true);
+  if (!rel) {
+    return -1;
+  }
+  char *dir = g_path_get_dirname(file_name);
+  fd = -1;
+  while (fd < 0) {
+    char *path =
+        g_strconcat(dir, strcmp(dir, "/") ? "/" : "", "usr/lib/debug/.build-id/", rel, NULL);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      *debuginfo_file_name = g_steal_pointer(&path);
+    }
+    g_free(path);
+    char *up = g_path_get_dirname(dir);
+    bool top = strcmp(up, dir) == 0;
+    g_free(dir);
+    dir = up;
+    if (top) {
+      break;
+    }
+  }
+  g_free(dir);
+  g_free(rel);
+  return fd;
+}
+
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = find_debuginfo,
     .debuginfo_path = &debuginfo_path,
 };
 
@@ -59,27 +125,108 @@ void emu_symbols_free(struct emu_symbols *s)
   }
 }
 
-void emu_symbols_lookup(uint64_t pc, char **symbol, char **location, void *ctx)
+/* The offset in MOD's file of the ELF address VADDR: through the loadable
+ * segment holding it (file offset and address differ by the segment's
+ * p_vaddr - p_offset). */
+static uint64_t file_offset(Dwfl_Module *mod, uint64_t vaddr)
+{
+  GElf_Addr bias;
+  Elf *elf = dwfl_module_getelf(mod, &bias);
+  size_t n = 0;
+  if (elf && elf_getphdrnum(elf, &n) == 0) {
+    for (size_t i = 0; i < n; i++) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+          vaddr < ph.p_vaddr + ph.p_filesz) {
+        return vaddr - ph.p_vaddr + ph.p_offset;
+      }
+    }
+  }
+  return vaddr;
+}
+
+void emu_symbols_lookup(uint64_t pc, struct emu_frame_names *out, void *ctx)
 {
   struct emu_symbols *s = ctx;
-  *symbol = NULL;
-  *location = NULL;
   Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
   if (!mod) {
     return;
+  }
+  const char *modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+  GElf_Addr bias = 0;
+  if (dwfl_module_getelf(mod, &bias)) {
+    out->module = g_strdup(modname);
+    out->offset = file_offset(mod, pc - bias);
   }
   GElf_Off offset = 0;
   GElf_Sym sym;
   const char *name = dwfl_module_addrinfo(mod, pc, &offset, &sym, NULL, NULL, NULL);
   if (name) {
-    *symbol = g_strdup_printf("%s+0x%" PRIx64, name, (uint64_t)offset);
+    char *plain = emu_demangle(name);
+    out->symbol = g_strdup_printf("%s+0x%" PRIx64, plain ? plain : name, (uint64_t)offset);
+    out->raw_symbol = g_strdup_printf("%s+0x%" PRIx64, name, (uint64_t)offset);
+    g_free(plain);
   }
   Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
   int lineno = 0;
   const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
   if (file && lineno > 0) {
-    *location = g_strdup_printf("%s:%d", file, lineno);
+    out->location = g_strdup_printf("%s:%d", file, lineno);
   }
+}
+
+struct each_module {
+  emu_module_fn fn;
+  void *ctx;
+};
+
+static void report_module(Dwfl_Module *mod, const char *name, Dwarf_Addr start,
+                          const struct each_module *each)
+{
+  Dwarf_Addr end = 0;
+  dwfl_module_info(mod, NULL, NULL, &end, NULL, NULL, NULL, NULL);
+  GElf_Addr bias = 0;
+  if (dwfl_module_getelf(mod, &bias)) {
+    char *id = build_id_name(mod, false);
+    each->fn(name, start, end, bias, id, each->ctx);
+    g_free(id);
+  }
+}
+
+static gint by_start(gconstpointer a, gconstpointer b)
+{
+  Dwarf_Addr x, y;
+  dwfl_module_info(*(Dwfl_Module *const *)a, NULL, &x, NULL, NULL, NULL, NULL, NULL);
+  dwfl_module_info(*(Dwfl_Module *const *)b, NULL, &y, NULL, NULL, NULL, NULL, NULL);
+  return x < y ? -1 : x > y;
+}
+
+static int collect_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+                          void *arg)
+{
+  (void)userdata;
+  (void)name;
+  (void)start;
+  g_ptr_array_add(arg, mod);
+  return DWARF_CB_OK;
+}
+
+void emu_symbols_each_module(struct emu_symbols *s, emu_module_fn fn, void *ctx)
+{
+  if (!s->dwfl) {
+    return;
+  }
+  GPtrArray *mods = g_ptr_array_new();
+  dwfl_getmodules(s->dwfl, collect_module, mods, 0);
+  g_ptr_array_sort(mods, by_start);
+  struct each_module each = {fn, ctx};
+  for (guint i = 0; i < mods->len; i++) {
+    Dwfl_Module *mod = g_ptr_array_index(mods, i);
+    Dwarf_Addr start;
+    const char *name = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+    report_module(mod, name, start, &each);
+  }
+  g_ptr_array_unref(mods);
 }
 
 /* Whether PATH is an ELF file for AArch64 (EM_AARCH64): QEMU's own

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "frame_names.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,8 +24,18 @@ struct emu_symbols;
 struct emu_symbols *emu_symbols_new(const char *maps);
 void emu_symbols_free(struct emu_symbols *s);
 
-/* An emu_symbolize_fn (findings.h): CTX is the struct emu_symbols. */
-void emu_symbols_lookup(uint64_t pc, char **symbol, char **location, void *ctx);
+/* An emu_symbolize_fn (findings.h): CTX is the struct emu_symbols. OUT
+ * zeroed by the caller. Separate debug information is found the standard
+ * ways (build-id and .gnu_debuglink under /usr/lib/debug) and, for an
+ * object in a sysroot, in that sysroot's usr/lib/debug/.build-id/. */
+void emu_symbols_lookup(uint64_t pc, struct emu_frame_names *out, void *ctx);
+
+/* Calls FN for every ELF object of the mappings, in address order: its
+ * path, its lowest and highest guest address, its load base (guest address
+ * = ELF address + LOAD_BASE) and its GNU build ID in hex (NULL without). */
+typedef void (*emu_module_fn)(const char *path, uint64_t start, uint64_t end, uint64_t load_base,
+                              const char *build_id, void *ctx);
+void emu_symbols_each_module(struct emu_symbols *s, emu_module_fn fn, void *ctx);
 
 /* Rewrites the host's /proc/self/maps text (QEMU's own address space) into
  * guest addresses: keeps the lines of AArch64 ELF files and subtracts

@@ -3,6 +3,26 @@
 
 #include "vcpu.h"
 
+/* Per host thread: 0, or 1 + the vCPU and the thread's serial. */
+static _Thread_local unsigned host_vcpu;
+static _Thread_local unsigned host_thread;
+
+void jf_vcpu_note_host_thread(unsigned vcpu, unsigned thread)
+{
+  host_vcpu = vcpu + 1;
+  host_thread = thread;
+}
+
+bool jf_vcpu_host_thread(unsigned *vcpu, unsigned *thread)
+{
+  if (!host_vcpu) {
+    return false;
+  }
+  *vcpu = host_vcpu - 1;
+  *thread = host_thread;
+  return true;
+}
+
 struct jf_clock_counts jf_vcpu_clock_totals(const struct jf_rig *rig)
 {
   struct jf_clock_counts sum = {0, 0};

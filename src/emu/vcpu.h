@@ -75,6 +75,9 @@ struct jf_vcpu {
    * plugin_sched.c: the fetch fast path compares it inline with each
    * word's fresh_after bound (plugin_instrument.c). */
   uint64_t sync_seq;
+  /* The start of the last translation block this vCPU began (an inline
+   * store per TB when checking): where a fatal signal found it. */
+  uint64_t last_block;
   struct jf_vcpu_reg_write reg;
   struct jf_vcpu_region region;
   /* Nonzero while the vCPU is inside a syscall (plugin_store.c: it holds
@@ -155,6 +158,14 @@ static inline struct jf_clock_counts jf_vcpu_clock_counts(const struct jf_vcpu *
     }
   }
 }
+
+/* The vCPU and guest thread (serial) the calling host thread runs: in
+ * linux-user each guest thread has its own host thread, so the plugin's
+ * exit callback, run by the thread that took a fatal signal, finds it.
+ * Noted by the checker's slow paths, which every thread that fetched a
+ * stale word ran; false when this host thread never noted one. */
+void jf_vcpu_note_host_thread(unsigned vcpu, unsigned thread);
+bool jf_vcpu_host_thread(unsigned *vcpu, unsigned *thread);
 
 /* jf_vcpu_clock_counts summed over every vCPU. */
 struct jf_clock_counts jf_vcpu_clock_totals(const struct jf_rig *rig);

@@ -414,6 +414,49 @@ TEST_F(Coherence, OneStepAloneIsNotAStride)
   EXPECT_EQ(jf_model_site_stride(model.m, 9), 64u);
 }
 
+// Issue 24: QEMU's TCG flushed translation blocks 384 bytes apart, one or
+// two lines per call, and the gaps between calls read as a 384-byte loop.
+// A barrier ends a loop execution: no step spans two calls.
+TEST_F(Coherence, GapsBetweenCallsAreNeverAStride)
+{
+  Store(little, kCode, 4096);
+  for (uint64_t call = 0; call < 4; call++) {
+    Invalidate(little, kCode + call * 384, 9);
+    Dsb(little);
+    jf_model_loops_end(&little.t);
+  }
+  EXPECT_EQ(jf_model_site_stride(model.m, 9), 0u);
+  // One call whose loop steps 128 three times: that is the stride, and the
+  // words it stepped over on the LITTLE core carry it.
+  for (uint64_t a = kCode; a < kCode + 4096; a += 64)
+    Clean(little, a);
+  Dsb(little);
+  jf_model_loops_end(&little.t);
+  for (uint64_t a = kCode + 2048; a < kCode + 2048 + 512; a += 128)
+    Invalidate(little, a, 9);
+  Dsb(little);
+  jf_model_loops_end(&little.t);
+  Isb(little);
+  EXPECT_EQ(jf_model_site_stride(model.m, 9), 128u);
+  const jf_verdict v = Fetch(little, kCode + 2048 + 64);
+  EXPECT_EQ(v.kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(v.flush_site, 9u);
+  EXPECT_EQ(v.stride, 128u);
+  EXPECT_EQ(v.line, 64u);
+}
+
+// A migration's context switch (the kernel's dsb) does not end the loop
+// that was interrupted: the stride is still measured across it.
+TEST_F(Coherence, AMigrationInsideALoopKeepsItsStride)
+{
+  Store(little, kCode, 512);
+  Invalidate(little, kCode, 9);
+  Invalidate(little, kCode + 128, 9);
+  Dsb(little); // the switch away, not the program's barrier
+  Invalidate(little, kCode + 256, 9);
+  EXPECT_EQ(jf_model_site_stride(model.m, 9), 128u);
+}
+
 TEST_F(Coherence, KindNotSynchronised)
 {
   Store(little, kCode);

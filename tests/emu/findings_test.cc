@@ -11,6 +11,7 @@
 extern "C" {
 #include "emu_config.h"
 }
+#include "demangle.h"
 #include "emu_json.h"
 #include "findings.h"
 #include "symbols.h"
@@ -38,11 +39,17 @@ jf_verdict Geometry(uint32_t site, uint64_t writer = 0x4031fc)
   return jf_verdict{JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, writer, site, 128, 64, 0};
 }
 
-// A fixed "symbolizer": every PC gets a name, only some a location.
-void FakeNames(uint64_t pc, char **symbol, char **location, void *)
+// A fixed "symbolizer": every PC gets a name and a module (libfake.so,
+// loaded at 0x400000), only some a location.
+void FakeNames(uint64_t pc, emu_frame_names *out, void *)
 {
-  *symbol = g_strdup_printf("fn_%llx+0x4", static_cast<unsigned long long>(pc));
-  *location = pc == 0x401224 ? g_strdup("/src/jit.c:55") : nullptr;
+  out->symbol = g_strdup_printf("fn_%llx+0x4", static_cast<unsigned long long>(pc));
+  out->raw_symbol = g_strdup_printf("_Z4fn_%llxv+0x4", static_cast<unsigned long long>(pc));
+  out->location = pc == 0x401224 ? g_strdup("/src/jit.c:55") : nullptr;
+  if (pc >= 0x400000) {
+    out->module = g_strdup("/sysroot/usr/lib/libfake.so");
+    out->offset = pc - 0x400000;
+  }
 }
 
 std::string Take(GString *s)
@@ -233,15 +240,20 @@ TEST_F(Findings, TextIsOneBlockPerFindingAndASummary)
   EXPECT_EQ(
       text.rfind(
           "==jitflush-emu== STALE FETCH #1 not-invalidated-in-geometry: 1 stale fetches of 1 words "
-          "(first 0x9040) on cpu 0 (Cortex-A53, 64-byte lines)\n",
+          "(first 0x9040) on cpu 0 (Cortex-A53, 64-byte I-cache lines)\n",
           0),
       0u)
       << text;
-  EXPECT_NE(text.find("    flush   0x403520 fn_403520+0x4\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("            loop stride 128 bytes\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("    called  0x401224 fn_401224+0x4 /src/jit.c:55\n"), std::string::npos)
+  EXPECT_NE(text.find("    flush   0x403520 fn_403520+0x4 (libfake.so+0x3520)\n"),
+            std::string::npos)
       << text;
-  EXPECT_NE(text.find("    writer  0x4031fc fn_4031fc+0x4\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("            loop stride 128 bytes\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    called  0x401224 fn_401224+0x4 /src/jit.c:55 (libfake.so+0x1224)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    writer  0x4031fc fn_4031fc+0x4 (libfake.so+0x31fc)\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("SUMMARY: jitflush-emu: 1 finding, 1 stale fetches\n"), std::string::npos)
       << text;
 }
@@ -265,6 +277,295 @@ TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine)
   EXPECT_EQ(loc["region"]["startLine"], 55);
 }
 
+// Issue 24: QEMU's TCG gave 5 findings and HotSpot 9 to 12 for one latched
+// stride, one per caller. One routine with one stride is one root cause;
+// its callers are listed inside with their counts.
+TEST_F(Findings, OneRoutineAndStrideIsOneFindingWhateverTheCaller)
+{
+  const uint32_t from_a = emu_findings_site(f, 0x403520, 0x401228);
+  const uint32_t from_b = emu_findings_site(f, 0x403520, 0x402004);
+  const jf_verdict a = Geometry(from_a), b = Geometry(from_b);
+  for (int i = 0; i < 3; i++)
+    emu_findings_record(f, 0x9040 + 4 * i, 0, 0, &a);
+  emu_findings_record(f, 0xa040, 1, 0, &b);
+  EXPECT_EQ(emu_findings_count(f), 1u);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json j = Json();
+  ASSERT_EQ(j["findings"].size(), 1u);
+  const auto &flush = j["findings"][0]["flush"];
+  EXPECT_EQ(flush["pc"], "0x403520");
+  EXPECT_EQ(flush["caller"]["pc"], "0x401224") << "the caller with most stale fetches";
+  ASSERT_EQ(flush["callers"].size(), 2u);
+  EXPECT_EQ(flush["callers"][0]["pc"], "0x401224");
+  EXPECT_EQ(flush["callers"][0]["count"], 3);
+  EXPECT_EQ(flush["callers"][1]["pc"], "0x402000");
+  EXPECT_EQ(flush["callers"][1]["count"], 1);
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("    called  0x401224 fn_401224+0x4 /src/jit.c:55 (libfake.so+0x1224) [3 "
+                      "stale fetches]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    called  0x402000 fn_402000+0x4 (libfake.so+0x2000) [1 stale fetches]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SUMMARY: jitflush-emu: 1 finding,"), std::string::npos) << text;
+}
+
+// A call of one or two lines shows no stride of its own; with one stride
+// known for its routine it is the same bug, and says so.
+TEST_F(Findings, AShortCallJoinsItsRoutinesOneStride)
+{
+  const uint32_t loop = emu_findings_site(f, 0x403520, 0x401228);
+  const uint32_t short_call = emu_findings_site(f, 0x403520, 0x402004);
+  const jf_verdict strided = Geometry(loop);
+  jf_verdict strideless = Geometry(short_call);
+  strideless.stride = 0;
+  emu_findings_record(f, 0x9040, 0, 0, &strided);
+  emu_findings_record(f, 0xa040, 0, 0, &strideless);
+  emu_findings_record(f, 0xa044, 0, 0, &strideless);
+  EXPECT_EQ(emu_findings_count(f), 1u);
+  emu_findings_record(f, 0xa048, 0, 0, &strideless); // after settling: same finding
+  EXPECT_EQ(emu_findings_count(f), 1u);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json j = Json();
+  ASSERT_EQ(j["findings"].size(), 1u);
+  EXPECT_EQ(j["findings"][0]["stride"], 128);
+  EXPECT_EQ(j["findings"][0]["count"], 4);
+  EXPECT_EQ(j["findings"][0]["words"], 4);
+  EXPECT_EQ(j["findings"][0]["flush"]["callers"].size(), 2u);
+}
+
+TEST_F(Findings, AShortCallOfARoutineWithTwoStridesStaysApart)
+{
+  const uint32_t site = emu_findings_site(f, 0x403520, 0x401228);
+  jf_verdict by128 = Geometry(site), by256 = Geometry(site), none = Geometry(site);
+  by256.stride = 256;
+  none.stride = 0;
+  emu_findings_record(f, 0x9040, 0, 0, &by128);
+  emu_findings_record(f, 0x9140, 0, 0, &by256);
+  emu_findings_record(f, 0x9240, 0, 0, &none);
+  EXPECT_EQ(emu_findings_count(f), 3u) << "nothing guessed between two strides";
+}
+
+// Issue 24: the stride is explained by the CTR_EL0 read it came from.
+TEST_F(Findings, TheStrideNamesTheCtrReadItCameFrom)
+{
+  emu_findings_ctr_read(f, 0x4012c0, 0, 0x84448004); // a LITTLE core's own value
+  emu_findings_ctr_read(f, 0x4012cc, 7, 0x84448005); // latched on an M1
+  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  emu_findings_record(f, 0x9040, 2, 0, &v);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json j = Json();
+  const auto &src = j["findings"][0]["stride_source"];
+  EXPECT_EQ(src["pc"], "0x4012cc");
+  EXPECT_EQ(src["cpu"], 7);
+  EXPECT_EQ(src["value"], "0x84448005");
+  EXPECT_EQ(src["count"], 1);
+  EXPECT_NE(j["findings"][0]["message"].get<std::string>().find(
+                "it came from CTR_EL0 read once on cpu 7 (Exynos M1)"),
+            std::string::npos)
+      << j["findings"][0]["message"];
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("            loop stride 128 bytes: CTR_EL0 read once on cpu 7 (Exynos M1) "
+                      "at 0x4012cc fn_4012cc+0x4 (libfake.so+0x12cc), IminLine 128 bytes, used on "
+                      "cpu 2 (Cortex-A53, 64)\n"),
+            std::string::npos)
+      << text;
+}
+
+// HotSpot reads CTR_EL0 in VM_Version for itself, and libgcc's
+// __aarch64_sync_cache_range reads it again to latch its stride: the read
+// nearest the flush is the source.
+TEST_F(Findings, TheStrideSourceIsTheReadNearestTheFlush)
+{
+  emu_findings_ctr_read(f, 0x7f0000e36e8c, 4, 0x84448005); // libjvm.so's VM_Version
+  emu_findings_ctr_read(f, 0x403490, 4, 0x84448005);       // the flush routine's own
+  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  emu_findings_record(f, 0x9040, 2, 0, &v);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  EXPECT_EQ(Json()["findings"][0]["stride_source"]["pc"], "0x403490");
+}
+
+TEST_F(Findings, AStrideNoCtrReadExplainsHasNoSource)
+{
+  emu_findings_ctr_read(f, 0x4012c0, 0, 0x84448004);
+  jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  v.stride = 256; // hard-coded: no core reports 256-byte lines
+  emu_findings_record(f, 0x9040, 2, 0, &v);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  EXPECT_TRUE(Json()["findings"][0]["stride_source"].is_null());
+}
+
+// Issue 24: on tri-cluster a finding said "Cortex-A55, 32-byte lines" where
+// 32 was the writer's D line. The text says whose line it is.
+TEST_F(Findings, TheLineSaysWhichCoreAndCacheItIs)
+{
+  const jf_verdict d = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 1};
+  const jf_verdict i = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  emu_findings_record(f, 0x9000, 0, 0, &d);
+  emu_findings_record(f, 0x9040, 0, 0, &i);
+  emu_findings_record(f, 0x9044, 0, 0, &i);
+  emu_findings_resolve(f, nullptr, nullptr);
+  const nlohmann::json j = Json();
+  EXPECT_EQ(j["findings"][0]["line_cache"], "I");
+  EXPECT_EQ(j["findings"][1]["line_cache"], "D");
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("on cpu 0 (Cortex-A53, 64-byte I-cache lines)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("on cpu 0 (Cortex-A53), written on a Exynos M1 (64-byte D-cache lines)\n"),
+            std::string::npos)
+      << text;
+}
+
+// Issue 24: words written by two stores named one writer for all.
+TEST_F(Findings, EachWordKeepsItsOwnWriter)
+{
+  const uint32_t site = emu_findings_site(f, 0x403520, 0x401228);
+  const jf_verdict one = Geometry(site, 0x4031fc), other = Geometry(site, 0x403300);
+  emu_findings_record(f, 0x9040, 0, 0, &one);
+  emu_findings_record(f, 0x9044, 0, 0, &other);
+  emu_findings_record(f, 0x9048, 0, 0, &other);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json j = Json();
+  const auto &writers = j["findings"][0]["writers"];
+  ASSERT_EQ(writers.size(), 2u);
+  EXPECT_EQ(writers[0]["pc"], "0x403300");
+  EXPECT_EQ(writers[0]["words"], 2);
+  EXPECT_EQ(writers[1]["pc"], "0x4031fc");
+  EXPECT_EQ(writers[1]["words"], 1);
+  EXPECT_EQ(j["findings"][0]["writer"]["pc"], "0x4031fc") << "the first store, as before";
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("    writer  0x403300 fn_403300+0x4 (libfake.so+0x3300) [2 words]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    writer  0x4031fc fn_4031fc+0x4 (libfake.so+0x31fc) [1 words]\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(Findings, FramesCarryTheirModuleOffsetAndRawNameAndTheReportTheMappings)
+{
+  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  emu_findings_record(f, 0x7f0000009040, 0, 0, &v);
+  emu_findings_add_mapping(f, "/sysroot/usr/lib/libfake.so", 0x400000, 0x410000, 0x400000,
+                           "a4a30fd4");
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json j = Json();
+  const auto &flush = j["findings"][0]["flush"];
+  EXPECT_EQ(flush["module"], "/sysroot/usr/lib/libfake.so");
+  EXPECT_EQ(flush["offset"], "0x3520");
+  EXPECT_EQ(flush["symbol"], "fn_403520+0x4");
+  EXPECT_EQ(flush["raw_symbol"], "_Z4fn_403520v+0x4");
+  ASSERT_EQ(j["mappings"].size(), 1u);
+  EXPECT_EQ(j["mappings"][0]["path"], "/sysroot/usr/lib/libfake.so");
+  EXPECT_EQ(j["mappings"][0]["start"], "0x400000");
+  EXPECT_EQ(j["mappings"][0]["end"], "0x410000");
+  EXPECT_EQ(j["mappings"][0]["load_base"], "0x400000");
+  EXPECT_EQ(j["mappings"][0]["build_id"], "a4a30fd4");
+}
+
+TEST_F(Findings, GeneratedCodeHasNoModuleAndSaysSo)
+{
+  const jf_verdict v = {JF_STALE_NOT_CLEANED, 0x7f0000001000, JF_MODEL_NO_SITE, 0, 64, 0};
+  emu_findings_record(f, 0x9000, 0, 0, &v);
+  emu_findings_resolve(
+      f, [](uint64_t, emu_frame_names *, void *) {}, nullptr);
+  const nlohmann::json j = Json();
+  EXPECT_TRUE(j["findings"][0]["writer"]["module"].is_null());
+  EXPECT_TRUE(j["findings"][0]["writer"]["offset"].is_null());
+}
+
+// Issue 24: a guest that dies of a signal after stale fetches: the reports
+// name the thread, its last block and the finding it fetched stale last.
+TEST_F(Findings, ACrashNamesTheThreadsLastStaleFetchAndItsFinding)
+{
+  const jf_verdict big = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  const jf_verdict other = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0};
+  for (int i = 0; i < 5; i++)
+    emu_findings_record(f, 0x9040 + 4 * i, 0, 3, &big); // thread 3
+  emu_findings_record(f, 0xa000, 1, 4, &other);         // thread 4, last of all
+  emu_findings_note_end(f, 3, 0x401000);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  nlohmann::json j = Json();
+  ASSERT_TRUE(j["crash"].is_object()) << j.dump();
+  EXPECT_EQ(j["crash"]["thread"], 3);
+  EXPECT_EQ(j["crash"]["block"]["symbol"], "fn_401000+0x4");
+  EXPECT_EQ(j["crash"]["last_stale"]["finding"], 1) << "the most frequent finding is #1";
+  EXPECT_EQ(j["crash"]["last_stale"]["kind"], "not-invalidated-in-geometry");
+  EXPECT_EQ(j["crash"]["last_stale"]["addr"], "0x9050");
+  EXPECT_EQ(j["crash"]["last_stale"]["stale_fetches_after"], 1);
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("==jitflush-emu== CRASH: the program died of a signal (it never called "
+                      "exit_group) in thread 3, in the block at 0x401000 fn_401000+0x4 "
+                      "(libfake.so+0x1000)\n"
+                      "    its last stale fetch, 0x9050, was of finding #1 "
+                      "(not-invalidated-in-geometry), 1 stale fetches before the end"),
+            std::string::npos)
+      << text;
+  EXPECT_LT(text.find("CRASH"), text.find("SUMMARY")) << "before the summary line";
+  // The same end after exit_group is a normal end.
+  emu_findings_note_exit(f);
+  j = Json();
+  EXPECT_TRUE(j["crash"].is_null());
+  EXPECT_EQ(Take(emu_findings_text(f)).find("CRASH"), std::string::npos);
+}
+
+// ---- SARIF that code scanning can place ---------------------------------------
+
+nlohmann::json SarifOf(emu_findings *f)
+{
+  return nlohmann::json::parse(Take(emu_findings_sarif(f)));
+}
+
+TEST_F(Findings, SarifPlacesSourceUnderTheSarifRootRelativeToIt)
+{
+  emu_findings_set_sarif_root(f, "/src/");
+  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  emu_findings_record(f, 0x9040, 0, 0, &v);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json s = SarifOf(f);
+  const auto &run = s["runs"][0];
+  EXPECT_EQ(run["originalUriBaseIds"]["SRCROOT"]["uri"], "file:///src/");
+  const auto &art = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+  EXPECT_EQ(art["uri"], "jit.c");
+  EXPECT_EQ(art["uriBaseId"], "SRCROOT");
+}
+
+TEST_F(Findings, SarifWithoutASourceLinePlacesTheModuleAndOffset)
+{
+  // Only 0x401224 has a location: a caller elsewhere leaves the module.
+  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x402004));
+  emu_findings_record(f, 0x9040, 0, 0, &v);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json s = SarifOf(f);
+  const auto &loc = s["runs"][0]["results"][0]["locations"][0];
+  EXPECT_EQ(loc["physicalLocation"]["artifactLocation"]["uri"],
+            "file:///sysroot/usr/lib/libfake.so");
+  EXPECT_EQ(loc["physicalLocation"]["region"]["byteOffset"], 0x2000) << "the caller's offset";
+  EXPECT_EQ(loc["logicalLocations"][0]["fullyQualifiedName"], "fn_402000+0x4");
+}
+
+// The same root cause in another run (other addresses, CPUs, counts, a
+// different seed's schedule) has the same fingerprint; another stride not.
+TEST_F(Findings, SarifFingerprintsNameTheRootCauseNotTheRun)
+{
+  auto print = [this](uint64_t word, unsigned cpu, unsigned stride, int times) {
+    emu_findings *g = emu_findings_new(config.cfg);
+    jf_verdict v = Geometry(emu_findings_site(g, 0x403520, 0x401228));
+    v.stride = stride;
+    for (int i = 0; i < times; i++)
+      emu_findings_record(g, word + 4 * i, cpu, 0, &v);
+    emu_findings_resolve(g, FakeNames, nullptr);
+    const nlohmann::json s = SarifOf(g);
+    emu_findings_free(g);
+    return s["runs"][0]["results"][0]["partialFingerprints"]["jitflushRootCause/v1"]
+        .get<std::string>();
+  };
+  const std::string first = print(0x9040, 0, 128, 3);
+  EXPECT_EQ(first.size(), 32u);
+  EXPECT_EQ(print(0x7f0000123440, 2, 128, 7), first);
+  EXPECT_NE(print(0x9040, 0, 256, 3), first);
+}
+
 // ---- symbols over a real aarch64 binary --------------------------------------
 
 const std::string kGuest = JITFLUSH_AARCH64_BUILD_DIR "/tests/scenario/jit_stress";
@@ -278,6 +579,14 @@ std::string ReadText(const std::string &path)
   while (f && (n = fread(buf, 1, sizeof buf, f.get())) > 0)
     text.append(buf, n);
   return text;
+}
+
+void FreeNames(emu_frame_names &n)
+{
+  g_free(n.symbol);
+  g_free(n.raw_symbol);
+  g_free(n.location);
+  g_free(n.module);
 }
 
 uint64_t NmAddress(const std::string &symbol)
@@ -304,13 +613,18 @@ TEST(Symbols, NamesFunctionOffsetAndSourceLineOfAnAarch64Binary)
   // A static, non-PIE program: mapped where it was linked.
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + kGuest + "\n";
   emu_symbols *s = emu_symbols_new(maps.c_str());
-  char *symbol = nullptr, *location = nullptr;
-  emu_symbols_lookup(fn + 4, &symbol, &location, s);
-  ASSERT_NE(symbol, nullptr);
-  EXPECT_STREQ(symbol, "sc_flush_libgcc+0x4");
-  ASSERT_NE(location, nullptr);
+  emu_frame_names names = {};
+  emu_symbols_lookup(fn + 4, &names, s);
+  ASSERT_NE(names.symbol, nullptr);
+  EXPECT_STREQ(names.symbol, "sc_flush_libgcc+0x4");
+  EXPECT_STREQ(names.raw_symbol, "sc_flush_libgcc+0x4") << "a C name is its own raw name";
+  EXPECT_EQ(std::string(names.module), kGuest);
+  // A static program's text is its first loadable segment, file offset 0
+  // at 0x400000.
+  EXPECT_EQ(names.offset, fn + 4 - 0x400000);
+  ASSERT_NE(names.location, nullptr);
   // file:line inside sc_flush_libgcc's body, wherever the source has it.
-  const std::string loc = location;
+  const std::string loc = names.location;
   const std::string file = loc.substr(0, loc.rfind(':'));
   EXPECT_EQ(file.substr(file.size() - std::string("tests/scenario/impl_libgcc.c").size()),
             "tests/scenario/impl_libgcc.c")
@@ -326,11 +640,12 @@ TEST(Symbols, NamesFunctionOffsetAndSourceLineOfAnAarch64Binary)
   ASSERT_GT(def, 0) << file;
   EXPECT_GE(line, def) << loc;
   EXPECT_LE(line, def + 3) << loc;
-  g_free(symbol);
-  g_free(location);
-  emu_symbols_lookup(0x10, &symbol, &location, s);
-  EXPECT_EQ(symbol, nullptr) << "an address no file maps has no name";
-  EXPECT_EQ(location, nullptr);
+  FreeNames(names);
+  names = {};
+  emu_symbols_lookup(0x10, &names, s);
+  EXPECT_EQ(names.symbol, nullptr) << "an address no file maps has no name";
+  EXPECT_EQ(names.location, nullptr);
+  EXPECT_EQ(names.module, nullptr);
   emu_symbols_free(s);
 }
 
@@ -346,6 +661,83 @@ TEST(Symbols, GuestMapsKeepOnlyAarch64FilesShiftedByTheGuestBase)
   char *guest = emu_symbols_guest_maps(host.c_str(), 0x5500000000);
   EXPECT_EQ(std::string(guest), "400000-800000 r-xp 00000000 08:01 12 " + kGuest + "\n");
   g_free(guest);
+}
+
+TEST(Symbols, CxxNamesAreDemangledAndCNamesLeftAlone)
+{
+  char *plain = emu_demangle("_ZN2v88internal11CpuFeatures11FlushICacheEPvm");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_STREQ(plain, "v8::internal::CpuFeatures::FlushICache(void*, unsigned long)");
+  g_free(plain);
+  plain = emu_demangle("_ZN17AbstractAssembler5flushEv");
+  EXPECT_STREQ(plain, "AbstractAssembler::flush()");
+  g_free(plain);
+  EXPECT_EQ(emu_demangle("__aarch64_sync_cache_range"), nullptr);
+  EXPECT_EQ(emu_demangle("i"), nullptr) << "a C function named like a mangled type";
+  EXPECT_EQ(emu_demangle("_Zgarbage"), nullptr);
+}
+
+int Shell(const std::string &cmd)
+{
+  return system(cmd.c_str());
+}
+
+// A stripped program in a sysroot whose debug package put the DWARF under
+// ROOT/usr/lib/debug/.build-id/: libdwfl finds it there.
+TEST(Symbols, DebugFilesInTheSysrootsBuildIdTreeAreFound)
+{
+  const uint64_t fn = NmAddress("sc_flush_libgcc");
+  ASSERT_NE(fn, 0u);
+  char tmpl[] = "/tmp/jf-sysroot-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string root = tmpl;
+  const std::string exe = root + "/usr/bin/jit_stress";
+  std::string id;
+  {
+    const std::string cmd = "aarch64-linux-gnu-readelf -n " + kGuest +
+                            " | sed -n 's/.*Build ID: *\\([0-9a-f]*\\).*/\\1/p'";
+    std::unique_ptr<FILE, int (*)(FILE *)> p(popen(cmd.c_str(), "r"), pclose);
+    char buf[128] = {};
+    ASSERT_TRUE(p && fgets(buf, sizeof buf, p.get()));
+    id = buf;
+    id.erase(id.find_last_not_of("\n") + 1);
+  }
+  ASSERT_GT(id.size(), 2u) << "the guest has no build ID";
+  const std::string debug_dir = root + "/usr/lib/debug/.build-id/" + id.substr(0, 2);
+  const std::string debug = debug_dir + "/" + id.substr(2) + ".debug";
+  ASSERT_EQ(Shell("mkdir -p " + root + "/usr/bin " + debug_dir), 0);
+  ASSERT_EQ(Shell("aarch64-linux-gnu-objcopy --only-keep-debug " + kGuest + " " + debug), 0);
+  ASSERT_EQ(Shell("aarch64-linux-gnu-objcopy --strip-debug " + kGuest + " " + exe), 0);
+  const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
+  emu_frame_names names = {};
+  emu_symbols *s = emu_symbols_new(maps.c_str());
+  emu_symbols_lookup(fn + 4, &names, s);
+  ASSERT_NE(names.location, nullptr) << "no file:line: the debug file was not found";
+  EXPECT_NE(std::string(names.location).find("impl_libgcc.c:"), std::string::npos)
+      << names.location;
+  std::string listed;
+  emu_symbols_each_module(
+      s,
+      [](const char *path, uint64_t start, uint64_t, uint64_t base, const char *build_id,
+         void *ctx) {
+        *static_cast<std::string *>(ctx) += std::string(path) + " " + std::to_string(start) + " " +
+                                            std::to_string(base) + " " +
+                                            (build_id ? build_id : "-");
+      },
+      &listed);
+  EXPECT_EQ(listed, exe + " " + std::to_string(0x400000) + " 0 " + id);
+  FreeNames(names);
+  emu_symbols_free(s);
+  // Without the debug file, no line: the test above proves the lookup.
+  ASSERT_EQ(Shell("rm -f " + debug), 0);
+  names = {};
+  s = emu_symbols_new(maps.c_str());
+  emu_symbols_lookup(fn + 4, &names, s);
+  EXPECT_EQ(names.location, nullptr);
+  EXPECT_STREQ(names.symbol, "sc_flush_libgcc+0x4") << "the symbol table is still there";
+  FreeNames(names);
+  emu_symbols_free(s);
+  Shell("rm -rf " + root);
 }
 
 } // namespace

@@ -262,6 +262,17 @@ TEST_F(RunnerTest, PassesThePolicyAndTheSarifPath)
   EXPECT_NE(PluginOption().find("/out.sarif,"), std::string::npos) << PluginOption();
 }
 
+TEST_F(RunnerTest, PassesTheSarifRootAsARealPath)
+{
+  ProcessResult r =
+      Run({"--sarif", "out.sarif", "--sarif-root", "/tmp/", "--config", kExynos, "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  char *real = realpath("/tmp", nullptr);
+  EXPECT_NE(PluginOption().find(std::string(",sarif-root=") + real + ","), std::string::npos)
+      << PluginOption();
+  free(real);
+}
+
 TEST_F(RunnerTest, PassesTheScheduleAndQuantum)
 {
   ProcessResult r =
@@ -938,6 +949,10 @@ TEST_F(RunnerTest, UsageErrorsExit2)
       {{"--config", kExynos, "--sysroot", "/nonexistent", "--", prog_},
        "--sysroot: sysroot /nonexistent has no lib/ folder"},
       {{"--config", "/nonexistent.conf", "--", prog_}, "/nonexistent.conf: cannot read: "},
+      {{"--config", kExynos, "--sarif-root", "/tmp", "--", prog_},
+       "--sarif-root needs --sarif FILE"},
+      {{"--config", kExynos, "--sarif", "o.sarif", "--sarif-root", "/nonexistent", "--", prog_},
+       "--sarif-root: not a folder: '/nonexistent'"},
   };
   for (const UsageCase &c : cases) {
     ProcessResult r = Run(c.args);

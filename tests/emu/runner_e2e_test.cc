@@ -176,6 +176,43 @@ TEST(RunnerEndToEnd, UnflushedCodeIsStaleAndExits86)
   EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"stale_fetches\""), std::string::npos);
 }
 
+// Issue 24: BEAM died of SIGSEGV running stale code, and nothing said so.
+// The crash is named (signal, thread, block) and tied to the finding whose
+// stale words the thread fetched last; a normal exit has no crash.
+TEST(RunnerEndToEnd, ACrashInStaleCodeNamesItsSignalThreadAndFinding)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"jit-crash"}, {"--report", dir / "r.json"});
+  EXPECT_EQ(r.status, 86) << "stale fetches decide the status, as before: " << r.err;
+  EXPECT_NE(r.err.find("\n==jitflush-emu== the program died of signal 11 (Segmentation fault)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("\n==jitflush-emu== CRASH: the program died of a signal (it never called "
+                       "exit_group) in thread 0, in the block at 0x"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(", was of finding #1 (not-cleaned), "), std::string::npos) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  const auto &crash = report["crash"];
+  ASSERT_TRUE(crash.is_object()) << report.dump();
+  EXPECT_EQ(crash["thread"], 0);
+  EXPECT_EQ(crash["last_stale"]["finding"], 1);
+  EXPECT_EQ(crash["last_stale"]["kind"], "not-cleaned");
+  // The stale word it fetched last is the load that faulted, in the block
+  // the thread was running: JIT code, mapped by no object.
+  const uint64_t block = std::stoull(crash["block"]["pc"].get<std::string>(), nullptr, 16);
+  const uint64_t last = std::stoull(crash["last_stale"]["addr"].get<std::string>(), nullptr, 16);
+  EXPECT_GE(last, block);
+  EXPECT_LT(last, block + 12);
+  EXPECT_TRUE(crash["block"]["module"].is_null());
+
+  r = Emu("exynos8890.conf", {"jit"}, {"--report", dir / "r.json"});
+  EXPECT_EQ(r.status, 86) << r.err;
+  EXPECT_EQ(r.err.find("CRASH"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("died of signal"), std::string::npos) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"))["crash"].is_null());
+}
+
 // Issue 23: with several threads creating threads at once, a new thread
 // got the affinity of another creator (150 of 600 ran outside their
 // creator's mask). Six creators, each pinned to its own CPU, start 100

@@ -1,14 +1,19 @@
 #!/usr/bin/python3
 """Reads the rig's --sarif output back with real SARIF consumers.
 
-  sarif_readback.py RUNNER CONFIG SCHEMA SARIF_TOOL -- PROGRAM [ARGS...]
+  sarif_readback.py RUNNER CONFIG SCHEMA SARIF_TOOL SRCROOT -- PROGRAM [ARGS...]
 
-Runs PROGRAM under RUNNER (jitflush-emu) with --report and --sarif, then:
+Runs PROGRAM under RUNNER (jitflush-emu) with --report, --sarif and
+--sarif-root SRCROOT (seed 1), then:
   1. validates the SARIF log against the SARIF 2.1.0 JSON Schema (SCHEMA,
      draft 2020-12), and checks the validator rejects a broken copy;
   2. reads it with sarif-tools (SARIF_TOOL summary) and checks that it sees
      one error per finding of the JSON report, under each finding's kind;
-  3. checks each result against its finding: rule, message, location.
+  3. checks each result against its finding: rule, message, location (a
+     source line under SRCROOT is relative to it, every result has a
+     physical location: a source line or the module and offset);
+  4. runs it again with seed 2 and checks that the same root causes have
+     the same partialFingerprints and different ones different.
 Exits 0 when all hold, 1 with the reason otherwise.
 """
 import copy
@@ -26,22 +31,59 @@ def fail(why):
     sys.exit(1)
 
 
+def run_rig(runner, config, srcroot, program, work, seed):
+    report = os.path.join(work, "r%d.json" % seed)
+    sarif = os.path.join(work, "out%d.sarif" % seed)
+    run = subprocess.run([runner, "--config", config, "--seed", str(seed), "--report", report,
+                          "--sarif", sarif, "--sarif-root", srcroot, "--"] + program,
+                         capture_output=True, text=True, timeout=300)
+    if run.returncode != 86:
+        fail("expected a stale run (status 86), got %d:\n%s" % (run.returncode, run.stderr[-2000:]))
+    return json.load(open(report))["findings"], json.load(open(sarif)), sarif
+
+
+def root_cause(finding):
+    """What docs/FINDINGS.md says defines a finding, in names not addresses."""
+    flush = finding["flush"] or {}
+    writer = finding["writer"] or {}
+    return (finding["kind"], finding["stride"], flush.get("raw_symbol"),
+            None if flush else writer.get("raw_symbol"))
+
+
+def fingerprints(findings, log):
+    out = {}
+    for result, finding in zip(log["runs"][0]["results"], findings):
+        out[root_cause(finding)] = result["partialFingerprints"]["jitflushRootCause/v1"]
+    return out
+
+
+def check_placed(result, finding, srcroot):
+    loc = result["locations"][0]
+    physical = loc.get("physicalLocation")
+    if not physical:
+        fail("result %s has no physical location: %s" % (result["ruleId"], json.dumps(loc)))
+    art = physical["artifactLocation"]
+    if "startLine" in physical.get("region", {}) and art.get("uriBaseId") == "SRCROOT":
+        if not os.path.isfile(os.path.join(srcroot, art["uri"])):
+            fail("%s is not a file under the SARIF root %s" % (art["uri"], srcroot))
+    elif "startLine" in physical.get("region", {}):
+        if art["uri"].startswith("file://" + srcroot + "/"):
+            fail("%s lies under the SARIF root but is not relative to it" % art["uri"])
+    elif "byteOffset" not in physical.get("region", {}):
+        fail("result %s has neither a line nor a byte offset" % result["ruleId"])
+
+
 def main(argv):
-    if len(argv) < 7 or argv[5] != "--":
-        fail("usage: sarif_readback.py RUNNER CONFIG SCHEMA SARIF_TOOL -- PROGRAM [ARGS...]")
-    runner, config, schema_path, sarif_tool = argv[1:5]
-    program = argv[6:]
+    if len(argv) < 8 or argv[6] != "--":
+        fail("usage: sarif_readback.py RUNNER CONFIG SCHEMA SARIF_TOOL SRCROOT -- PROGRAM [ARGS...]")
+    runner, config, schema_path, sarif_tool, srcroot = argv[1:6]
+    srcroot = os.path.realpath(srcroot)
+    program = argv[7:]
     for path in (schema_path, sarif_tool):
         if not os.path.exists(path):
             fail("%s is missing: run ci/install-sarif-tools.sh" % path)
     work = tempfile.mkdtemp(prefix="sarif-readback-")
-    report, sarif = os.path.join(work, "r.json"), os.path.join(work, "out.sarif")
-    run = subprocess.run([runner, "--config", config, "--report", report, "--sarif", sarif, "--"] + program,
-                         capture_output=True, text=True, timeout=300)
-    if run.returncode != 86:
-        fail("expected a stale run (status 86), got %d:\n%s" % (run.returncode, run.stderr[-2000:]))
-    findings = json.load(open(report))["findings"]
-    log = json.load(open(sarif))
+    findings, log, sarif = run_rig(runner, config, srcroot, program, work, 1)
     if not findings:
         fail("the report has no findings")
 
@@ -81,9 +123,25 @@ def main(argv):
             uri = loc["physicalLocation"]["artifactLocation"]["uri"]
             line = loc["physicalLocation"]["region"]["startLine"]
             file, _, want_line = caller["location"].rpartition(":")
-            if not uri.endswith(file) or line != int(want_line):
+            if not file.endswith(uri) or line != int(want_line):
                 fail("result at %s:%d, the caller is at %s" % (uri, line, caller["location"]))
-    print("sarif_readback: %d findings, valid SARIF 2.1.0, read back by sarif-tools" % len(findings))
+        check_placed(result, finding, srcroot)
+    if log["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"] != "file://" + srcroot + "/":
+        fail("SRCROOT is %s, not the SARIF root" % log["runs"][0]["originalUriBaseIds"])
+
+    first = fingerprints(findings, log)
+    findings2, log2, _ = run_rig(runner, config, srcroot, program, work, 2)
+    second = fingerprints(findings2, log2)
+    common = set(first) & set(second)
+    if not common:
+        fail("seeds 1 and 2 share no root cause: %s / %s" % (sorted(first), sorted(second)))
+    for key in common:
+        if first[key] != second[key]:
+            fail("root cause %s: fingerprint %s with seed 1, %s with seed 2" % (key, first[key], second[key]))
+    if len(set(first.values())) != len(first):
+        fail("two root causes share a fingerprint: %s" % first)
+    print("sarif_readback: %d findings, valid SARIF 2.1.0, read back by sarif-tools, "
+          "%d root causes with the same fingerprints on seeds 1 and 2" % (len(findings), len(common)))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@
 #   --same-stdout-with ARG   stdout must equal that of PROGRAM ARG ARGS...
 #                            under stock QEMU (QEMU, default qemu-aarch64):
 #                            LuaJIT's -joff run
+# --rig-arg ARG passes ARG to the rig (repeatable): --sysroot=DIR for a JIT
+# unpacked from Debian's packages.
 # The program runs in a scratch folder of its own, REPORT without .json plus
 # ".cwd", so that files it writes by a relative name (pcre2test's "#save
 # testsaved1" in testinput17) land there, never in the source tree or in a
@@ -25,10 +27,10 @@
 # Exit status: 0 pass, 1 an expectation failed, 2 usage.
 set -euo pipefail
 
-usage() { echo "usage: rig_check.sh --rig EMU --config CONF --seed N --report FILE --expect clean|caught|either [--file GOT WANT] [--stdout-regex RE] [--stderr-regex RE] [--same-stdout-with ARG] -- PROGRAM [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: rig_check.sh --rig EMU --config CONF --seed N --report FILE --expect clean|caught|either [--file GOT WANT] [--stdout-regex RE] [--stderr-regex RE] [--same-stdout-with ARG] [--rig-arg ARG]... -- PROGRAM [ARGS...]" >&2; exit 2; }
 
 rig="" config="" seed="" report="" expect=""
-files=() stdout_res=() stderr_res=() ref_arg=""
+files=() stdout_res=() stderr_res=() ref_arg="" rig_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --rig) rig=$2; shift 2 ;;
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
     --stdout-regex) stdout_res+=("$2"); shift 2 ;;
     --stderr-regex) stderr_res+=("$2"); shift 2 ;;
     --same-stdout-with) ref_arg=$2; shift 2 ;;
+    --rig-arg) rig_args+=("$2"); shift 2 ;;
     --) shift; break ;;
     *) usage ;;
   esac
@@ -66,7 +69,7 @@ rc=0
 # guest's memory at the same addresses every run; with it, LuaJIT's
 # machine code moved between runs and the same rig seed was caught in one
 # run and clean in the next.
-(cd "$scratch" && exec setarch -R "$rig" --config "$config" --seed "$seed" --report "$report" -- "$@") \
+(cd "$scratch" && exec setarch -R "$rig" --config "$config" --seed "$seed" --report "$report" ${rig_args[@]+"${rig_args[@]}"} -- "$@") \
   >"$out" 2>"$err" || rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 summary=$(grep '^jitflush-emu: stale_fetches=' "$err" | tail -n 1 || true)

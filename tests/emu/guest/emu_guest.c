@@ -123,6 +123,20 @@ static int jit(int flush)
   return fn ? fn() : 100;
 }
 
+/* Unflushed code that loads from address 0: a stale fetch, then SIGSEGV
+ * in the stale code itself (the runner's crash report). */
+static int jit_crash(void)
+{
+  uint32_t *code =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED)
+    return 100;
+  code[0] = a64_movz_x0(0);
+  code[1] = 0xf9400000; /* ldr x0, [x0] */
+  code[2] = A64_RET;
+  return ((jit_fn)(uintptr_t)code)();
+}
+
 /* Stale code run until the process is killed (the runner's signal tests). */
 static int jit_forever(void)
 {
@@ -507,6 +521,8 @@ int main(int argc, char **argv)
     return jit(1);
   if (argc == 2 && strcmp(argv[1], "jit-forever") == 0)
     return jit_forever();
+  if (argc == 2 && strcmp(argv[1], "jit-crash") == 0)
+    return jit_crash();
   if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)
     return affinity_race(atoi(argv[2]), atoi(argv[3]));
   if (argc >= 3 && strcmp(argv[1], "exec") == 0) {
@@ -542,7 +558,7 @@ int main(int argc, char **argv)
     return fork_with_threads(atoi(argv[2]));
   fprintf(stderr,
           "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
-          "       affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
+          "       jit-crash | affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
           "       remap-churn N [waiter] | exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
           "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | map-below-libs MIB |\n"
           "       fork-with-threads SPINNERS\n");

@@ -1,0 +1,20 @@
+/*
+ * What the rig knows about one guest code address: the names a developer
+ * looks it up by. Filled by the symboliser (symbols.c), shown by the
+ * findings (findings.c); a plain record so that neither includes the other.
+ */
+#ifndef JITFLUSH_EMU_FRAME_NAMES_H
+#define JITFLUSH_EMU_FRAME_NAMES_H
+
+#include <stdint.h>
+
+/* Every string g_malloc'ed, or NULL when unknown. */
+struct emu_frame_names {
+  char *symbol;     /* "function+0xoffset", C++ names demangled */
+  char *raw_symbol; /* the same with the name as the ELF symbol table has it */
+  char *location;   /* "file:line" from DWARF */
+  char *module;     /* path of the mapped object holding the address */
+  uint64_t offset;  /* the address's offset in that file (with MODULE) */
+};
+
+#endif /* JITFLUSH_EMU_FRAME_NAMES_H */
