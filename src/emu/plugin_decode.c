@@ -215,6 +215,16 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
   case JF_INS(ISB):
     out.kind = JF_INSN_ISB;
     break;
+  case JF_INS(DMB): {
+    /* DMB <option>: CRm [11:8]; xx01 orders loads only (*LD), xx10
+     * stores only (*ST), xx11 both; the reserved xx00 behave as SY (Arm
+     * ARM, DMB). The model needs to know both. */
+    unsigned crm = (word >> 8) & 0xf;
+    out.kind = JF_INSN_DMB;
+    out.dmb_full = (crm & 3) == 3 || (crm & 3) == 0;
+    out.dmb_orders_stores = (crm & 3) != 1;
+    break;
+  }
   case JF_INS(DSB):
     out.kind = JF_INSN_DSB;
     /* The Arm ARM completes cache maintenance at a DSB whose required

@@ -220,6 +220,17 @@ static void on_dsb(unsigned vcpu, void *udata)
   thread_event(vcpu, jf_model_dsb);
 }
 
+/* UDATA is non-NULL for a DMB that orders loads and stores. */
+static void on_dmb(unsigned vcpu, void *udata)
+{
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  if (t) {
+    jf_model_dmb(rig->model, &t->mt, udata != NULL);
+  }
+  g_mutex_unlock(&rig->lock);
+}
+
 static void on_isb(unsigned vcpu, void *udata)
 {
   (void)udata;
@@ -515,6 +526,14 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       count_inline(insn, JF_VCPU_U64(rig, counts.dsb));
       if (rig->opts.check && dec.dsb_completes) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dsb, QEMU_PLUGIN_CB_NO_REGS, r);
+      }
+      break;
+    case JF_INSN_DMB:
+      /* Not counted (no counter for it): the model orders cleans and
+       * stores with it (coherence.c, jf_model_dmb). */
+      if (rig->opts.check && dec.dmb_orders_stores) {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dmb, QEMU_PLUGIN_CB_NO_REGS,
+                                               dec.dmb_full ? (void *)rig : NULL);
       }
       break;
     case JF_INSN_MARK_BEGIN:

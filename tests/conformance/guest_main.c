@@ -78,6 +78,7 @@ struct run {
   const struct ct_test *t;
   unsigned char *base; /* thread P's block at page P, then the locations */
   uint64_t regs[CT_MAX_THREADS][32];
+  int nturns;
   /* The turns at which thread P runs its parts, then -1. */
   int turns[CT_MAX_THREADS][CT_MAX_TURNS + 1];
 };
@@ -145,6 +146,10 @@ static void *worker(void *arg)
   ct_trampoline(regs, w->r->base + (size_t)w->p * PAGE);
   const int *last = (const int *)(uintptr_t)regs[29];
   __atomic_store_n(&turn, *last + 1, __ATOMIC_RELAXED);
+  /* A thread's exit completes its maintenance (the kernel's dsb): no
+   * thread exits before every part has run. */
+  while (__atomic_load_n(&turn, __ATOMIC_RELAXED) != w->r->nturns) {
+  }
   return NULL;
 }
 
@@ -162,6 +167,7 @@ static void run_order(const struct ct_test *t, const int *order, int nturns)
     memcpy(r.base + (size_t)p * PAGE, t->begin[p], (size_t)(t->stop[p] - t->begin[p]));
   }
   int parts[CT_MAX_THREADS] = {0};
+  r.nturns = nturns;
   for (int k = 0; k < nturns; k++) {
     r.turns[order[k]][parts[order[k]]++] = k;
   }
