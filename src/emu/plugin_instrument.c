@@ -54,6 +54,7 @@ struct insn_record {
   uint64_t vaddr;
   struct jf_word *word; /* model record for the fetch check, or NULL */
   uint8_t reg;          /* Xt */
+  uint8_t reg2;         /* Xn, the size of a MOPS store */
   bool cmodx_safe;
   enum jf_insn_kind kind;
 };
@@ -199,6 +200,25 @@ static void on_maintenance(unsigned vcpu, void *udata)
     default:
       break;
     }
+  }
+  g_mutex_unlock(&rig->lock);
+}
+
+/* A FEAT_MOPS prologue at R, before it runs: the copy or set writes
+ * [Xd, Xd + Xn) over it and the main and epilogue instructions after it,
+ * with no model event between (plugin_decode.c). Recorded a page at a time:
+ * a store's size is an unsigned. */
+static void on_mops(unsigned vcpu, void *udata)
+{
+  const struct insn_record *r = udata;
+  uint64_t dest = jf_regs_read_x(rig->regs, r->reg);
+  uint64_t size = jf_regs_read_x(rig->regs, r->reg2);
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  for (uint64_t done = 0; t && done < size;) {
+    uint64_t chunk = MIN(size - done, UINT64_C(1) << JF_MODEL_PAGE_SHIFT);
+    jf_model_store(rig->model, &t->mt, dest + done, (unsigned)chunk, r->vaddr);
+    done += chunk;
   }
   g_mutex_unlock(&rig->lock);
 }
@@ -484,6 +504,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (dec.kind != JF_INSN_OTHER) {
       r = record_new(vaddr);
       r->reg = (uint8_t)dec.reg;
+      r->reg2 = (uint8_t)dec.reg2;
       r->kind = dec.kind;
     }
     switch (dec.kind) {
@@ -526,6 +547,11 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       count_inline(insn, JF_VCPU_U64(rig, counts.dsb));
       if (rig->opts.check && dec.dsb_completes) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dsb, QEMU_PLUGIN_CB_NO_REGS, r);
+      }
+      break;
+    case JF_INSN_MOPS:
+      if (rig->opts.check) {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mops, QEMU_PLUGIN_CB_R_REGS, r);
       }
       break;
     case JF_INSN_DMB:
