@@ -8,7 +8,8 @@ is documented in tests/conformance/README.md. A test the rig cannot express
 as "is the fetch of this word stale" is written as a `skip` line with the
 reason, so that docs/COHERENCE-MODEL.md can count both.
 
-Usage: describe_litmus.py CATALOGUE_DIR VERDICTS_TSV > catalogue.txt
+Usage: describe_litmus.py CATALOGUE_DIR VERDICTS_TSV OWN_DIR > catalogue.txt
+  (rows of VERDICTS_TSV named jitflush/FILE are OWN_DIR/FILE: our own tests)
 """
 import os
 import re
@@ -337,7 +338,7 @@ def fmt_value(v):
 
 
 def main():
-    cat_dir, verdicts_path = sys.argv[1], sys.argv[2]
+    cat_dir, verdicts_path, own_dir = sys.argv[1], sys.argv[2], sys.argv[3]
     verdicts = {}
     for line in open(verdicts_path):
         if line.startswith("#") or not line.strip():
@@ -353,7 +354,11 @@ def main():
         try:
             if v == "error":
                 raise Skip("herd7 gave no verdict")
-            _name, _config, out = describe(cat_dir, os.path.join(cat_dir, f), v)
+            if f.startswith("jitflush/"):
+                _name, _config, out = describe(own_dir, os.path.join(own_dir, f[9:]), v)
+                out[1] = "  from jitflush/%s" % f[9:]
+            else:
+                _name, _config, out = describe(cat_dir, os.path.join(cat_dir, f), v)
             print("\n".join(out))
         except Skip as e:
             print("skip %s %s" % (f, e))

@@ -39,6 +39,8 @@ def herd_verdicts(catalogue, cache_config):
             cur[s[0]] = s[1]
         elif s[0] == "end":
             if cur["config"] == cache_config:
+                if cur["name"] in verdicts:
+                    sys.exit("run_conformance.py: two tests named %s in %s" % (cur["name"], catalogue))
                 verdicts[cur["name"]] = cur
             cur = None
     return verdicts
