@@ -216,6 +216,9 @@ struct jf_model {
    * another thread"). */
   GArray *dmb_ordered;
   GArray *dsb_times; /* uint64_t: every DSB's time (store_completion) */
+  /* Canonical address -> encoding + 1, of the CMODX-safe words QEMU
+   * translated on pages never stored to (jf_model_word_for_fetch). */
+  GHashTable *untracked_cmodx;
 };
 
 static const struct {
@@ -304,6 +307,7 @@ struct jf_model *jf_model_new(const uint64_t *ctr, unsigned nclusters,
   m->site_stride = g_array_new(false, true, sizeof(unsigned));
   m->dmb_ordered = g_array_new(false, false, sizeof(struct maint_op));
   m->dsb_times = g_array_new(false, false, sizeof(uint64_t));
+  m->untracked_cmodx = g_hash_table_new(g_direct_hash, g_direct_equal);
   return m;
 }
 
@@ -314,6 +318,7 @@ void jf_model_free(struct jf_model *m)
     g_clear_pointer(&m->site_stride, g_array_unref);
     g_clear_pointer(&m->dmb_ordered, g_array_unref);
     g_clear_pointer(&m->dsb_times, g_array_unref);
+    g_clear_pointer(&m->untracked_cmodx, g_hash_table_destroy);
     g_free(m->geo);
     g_free(m->online_seq);
     g_free(m);
@@ -828,6 +833,15 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
   if (!page) {
     uint64_t c = canon(m, va);
     if (c == va) {
+      /* Not checked, but remembered when CMODX-safe: the Arm ARM's
+       * concurrent modification rule covers a NOP patched to a B in code
+       * that was translated before its page was first stored to. */
+      if (cmodx_safe) {
+        g_hash_table_insert(m->untracked_cmodx, GSIZE_TO_POINTER(va),
+                            GSIZE_TO_POINTER((gsize)insn + 1));
+      } else {
+        g_hash_table_remove(m->untracked_cmodx, GSIZE_TO_POINTER(va));
+      }
       return NULL;
     }
     /* QEMU does not re-translate the RX view when the RW view is written,
@@ -837,6 +851,17 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
   }
   page_make_dense(m, page);
   struct jf_word *w = page_word(m, page, va);
+  if (!w->translated) {
+    /* Translated before the page was tracked (above): that encoding is the
+     * one this translation replaces. */
+    gpointer before = g_hash_table_lookup(m->untracked_cmodx, GSIZE_TO_POINTER(canon(m, va)));
+    if (before) {
+      w->translated = true;
+      w->insn = (uint32_t)(GPOINTER_TO_SIZE(before) - 1);
+      w->insn_cmodx_safe = true;
+      g_hash_table_remove(m->untracked_cmodx, GSIZE_TO_POINTER(canon(m, va)));
+    }
+  }
   if (!w->translated || w->insn != insn) {
     w->pair_cmodx_safe = w->translated && w->insn_cmodx_safe && cmodx_safe;
     w->insn = insn;

@@ -289,6 +289,25 @@ TEST_F(Coherence, EitherEncodingIsAcceptableWhenBothAreCmodxSafe)
   EXPECT_EQ(Fetch(little, kCode, kMovInsn, false).kind, JF_STALE_NOT_CLEANED);
 }
 
+// The concurrent modification rule holds for a word whose first encoding
+// was translated before its page was ever stored to (a NOP in .text patched
+// to a B): the model remembers that encoding. A MOV there does not qualify.
+TEST_F(Coherence, CmodxCoversAWordTranslatedBeforeItsPageWasStored)
+{
+  for (bool safe_before : {true, false}) {
+    SCOPED_TRACE(safe_before);
+    Model m({kLittleCtr});
+    Thread t(0, 0);
+    ASSERT_EQ(jf_model_word_for_fetch(m.m, kCode, safe_before ? kNop : kMovInsn, safe_before),
+              nullptr);
+    jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
+    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kBranch, true);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, true).kind,
+              safe_before ? JF_FRESH : JF_STALE_NOT_CLEANED);
+  }
+}
+
 TEST_F(Coherence, ACleanReachesOnlyTheWritersLineHoldingItsAddress)
 {
   // Writer on a 32-byte-D core, cleaner on a 64-byte one: a clean of the
