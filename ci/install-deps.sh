@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs every Debian package jitflush's build, tests and rig need.
 # Idempotent: apt-get skips what is already there. Needs root (CI runs as root).
-# Usage: ci/install-deps.sh [--check]
+# Usage: ci/install-deps.sh [--check] [--herd7]
 #   --check: install nothing; exit 0 when every package is there, 1 when some
 #   are missing (ci/info.sh uses it to say whether this step has work to do).
+#   --herd7: also the OCaml packages that build herd7 for ci/herd7-verdicts.sh
+#   (regenerating the conformance suite's data by hand; CI does not).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -43,6 +45,13 @@ pkgs+=(libbenchmark-dev gnuplot-nox)
 # libc6:arm64 (multiarch): see debian/rules.
 pkgs+=(debhelper lintian crossbuild-essential-arm64 dpkg-cross)
 
+# herd7 (herdtools7 tag 7.58) on Debian 12: tests/conformance/README.md.
+for arg in "$@"; do
+  if [ "$arg" = --herd7 ]; then
+    pkgs+=(ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev libzarith-ocaml-dev ocaml-findlib git)
+  fi
+done
+
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 version_at_least() { dpkg --compare-versions "$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo 0)" ge "$2"; }
 
@@ -60,7 +69,7 @@ version_at_least meson 1.5 || backports+=(meson)
 if [ "${#missing[@]}" -eq 0 ] && [ "${#backports[@]}" -eq 0 ]; then
   exit 0
 fi
-[ "${1:-}" != "--check" ] || exit 1
+case " $* " in *" --check "*) exit 1 ;; esac
 if [ "$(id -u)" -ne 0 ]; then
   echo "ci/install-deps.sh: these Debian packages are missing and only root can install them: ${missing[*]} ${backports[*]}" >&2
   exit 3

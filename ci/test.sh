@@ -6,7 +6,9 @@
 # libFuzzer target for a bounded time (ci/fuzz.sh --ctest:
 # JITFLUSH_FUZZ_SECONDS each, default 60, two at a time: about 3.5 minutes
 # with the build), the mutation check (ci/mutate.sh: every mutant of the
-# flush path must fail a target test under the rig; about 1 minute), and,
+# flush path must fail a target test under the rig; about 1 minute; and
+# ci/mutate-model.sh: every mutant of the rig's coherence model must fail a
+# named model test; under a minute), and,
 # in the host tree's ctest, the realjit label (PCRE2 and LuaJIT under the
 # rig: 3 to 4 minutes warm, 4.2 the first time, when it also builds them
 # into .cache/realjit-*/, docs/RUNNING-YOUR-JIT.md), and the suite label
@@ -34,5 +36,6 @@ if [ "${JITFLUSH_QUICK:-0}" != 1 ]; then
   "$root/ci/sanitizers.sh" || status=1
   "$root/ci/fuzz.sh" --ctest "${JITFLUSH_FUZZ_SECONDS:-60}" || status=1
   "$root/ci/mutate.sh" || status=1
+  "$root/ci/mutate-model.sh" || status=1
 fi
 exit $status

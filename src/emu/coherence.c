@@ -162,6 +162,7 @@ struct maint_op {
   uint64_t addr; /* the VA the guest passed */
   uint64_t issue_seq;
   unsigned cluster;  /* issuing CPU's cluster (its DminLine) */
+  unsigned thread;   /* the issuing thread's serial */
   bool is_clean;     /* dc clean, else ic ivau */
   bool nonexec_view; /* ic ivau through a non-executable alias, when it
                         was issued */
@@ -177,9 +178,10 @@ struct jf_word {
   uint32_t clean_site;
   uint32_t inval_site;
   uint32_t writer_cluster;
-  uint32_t insn;         /* encoding QEMU last translated here */
-  uint16_t clean_stride; /* CLEAN_SITE's loop stride when it reached the word */
-  uint16_t inval_stride; /* INVAL_SITE's, likewise (MAX_STRIDE fits) */
+  uint32_t writer_thread; /* the serial of the thread that made that store */
+  uint32_t insn;          /* encoding QEMU last translated here */
+  uint16_t clean_stride;  /* CLEAN_SITE's loop stride when it reached the word */
+  uint16_t inval_stride;  /* INVAL_SITE's, likewise (MAX_STRIDE fits) */
   bool translated;
   bool insn_cmodx_safe;
   bool pair_cmodx_safe; /* old and new encodings both CMODX-safe */
@@ -215,6 +217,14 @@ struct jf_model {
   bool all_idc;         /* every core has CTR_EL0.IDC */
   struct jf_model_views views;
   GArray *site_stride; /* unsigned, indexed by site */
+  /* Cleans that their issuer ordered with a DMB before anything it did
+   * next: the next DSB of any thread completes them ("Completion through
+   * another thread"). */
+  GArray *dmb_ordered;
+  GArray *dsb_times; /* uint64_t: every DSB's time (store_completion) */
+  /* Canonical address -> encoding + 1, of the CMODX-safe words QEMU
+   * translated on pages never stored to (jf_model_word_for_fetch). */
+  GHashTable *untracked_cmodx;
 };
 
 static const struct {
@@ -307,6 +317,9 @@ struct jf_model *jf_model_new(const uint64_t *ctr, unsigned nclusters,
   }
   m->pages = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_page);
   m->site_stride = g_array_new(false, true, sizeof(unsigned));
+  m->dmb_ordered = g_array_new(false, false, sizeof(struct maint_op));
+  m->dsb_times = g_array_new(false, false, sizeof(uint64_t));
+  m->untracked_cmodx = g_hash_table_new(g_direct_hash, g_direct_equal);
   return m;
 }
 
@@ -315,6 +328,9 @@ void jf_model_free(struct jf_model *m)
   if (m) {
     g_clear_pointer(&m->pages, g_hash_table_destroy);
     g_clear_pointer(&m->site_stride, g_array_unref);
+    g_clear_pointer(&m->dmb_ordered, g_array_unref);
+    g_clear_pointer(&m->dsb_times, g_array_unref);
+    g_clear_pointer(&m->untracked_cmodx, g_hash_table_destroy);
     g_free(m->geo);
     g_free(m->online_seq);
     g_free(m);
@@ -381,12 +397,14 @@ static void page_make_dense(const struct jf_model *m, struct jf_model_page *page
   char *words = g_malloc0(m->word_size * MODEL_PAGE_WORDS);
   uint64_t stamp = __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST);
   uint64_t writer_pc = __atomic_load_n(&page->last_writer_pc, __ATOMIC_SEQ_CST);
+  uint32_t writer_thread = __atomic_load_n(&page->last_writer_thread, __ATOMIC_SEQ_CST);
   for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
     uint64_t written = __atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST);
     if ((written >> (i % 64)) & 1) {
       struct jf_word *w = (struct jf_word *)(words + i * m->word_size);
       w->store_seq = stamp >> STAMP_CLUSTER_BITS;
       w->writer_pc = writer_pc;
+      w->writer_thread = writer_thread;
       w->writer_cluster = (uint32_t)(stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
     }
   }
@@ -418,17 +436,19 @@ static struct jf_model_page *page_get(struct jf_model *m, uint64_t va)
 
 /* The store of the words [FIRST, END) of PAGE at time NOW (lock held). */
 static void store_in_page(const struct jf_model *m, struct jf_model_page *page, uint64_t first,
-                          uint64_t end, uint64_t now, unsigned cluster, uint64_t writer_pc)
+                          uint64_t end, uint64_t now, struct jf_model_thread *t, uint64_t writer_pc)
 {
   for (uint64_t a = first; a < end; a += 4) {
     if (page->words) {
       struct jf_word *w = page_word(m, page, a);
       w->store_seq = now;
       w->writer_pc = writer_pc;
-      w->writer_cluster = cluster;
+      w->writer_cluster = t->cluster;
+      w->writer_thread = t->serial;
     } else {
       size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
-      jf_model_summarise_store(page, index, index, jf_model_store_stamp(now, cluster), writer_pc);
+      jf_model_summarise_store(page, index, index, jf_model_store_stamp(now, t->cluster), writer_pc,
+                               t->serial);
     }
   }
 }
@@ -440,7 +460,7 @@ void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va, 
   uint64_t end = va + (bytes ? bytes : 1);
   for (uint64_t a = va & ~UINT64_C(3); a < end;) {
     uint64_t stop = MIN(end, (a | (MODEL_PAGE_SIZE - 1)) + 1);
-    store_in_page(m, page_get(m, a), a, stop, now, t->cluster, writer_pc);
+    store_in_page(m, page_get(m, a), a, stop, now, t, writer_pc);
     a = stop;
   }
 }
@@ -454,7 +474,7 @@ void jf_model_store_on_page(struct jf_model *m, struct jf_model_thread *t,
     jf_model_store(m, t, va, bytes, writer_pc);
     return;
   }
-  store_in_page(m, page, va & ~UINT64_C(3), end, store_time(m), t->cluster, writer_pc);
+  store_in_page(m, page, va & ~UINT64_C(3), end, store_time(m), t, writer_pc);
 }
 
 struct jf_model_page *jf_model_store_page(struct jf_model *m, uint64_t va)
@@ -602,8 +622,11 @@ static void mark_clean_issued(const struct jf_model *m, struct jf_word *w, uint6
 
 void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site)
 {
-  struct maint_op op = {
-      .addr = va, .issue_seq = event_time(m), .cluster = t->cluster, .is_clean = true};
+  struct maint_op op = {.addr = va,
+                        .issue_seq = event_time(m),
+                        .cluster = t->cluster,
+                        .thread = t->serial,
+                        .is_clean = true};
   unsigned stride = follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq);
   struct clean_issue issue = {{site, op.issue_seq, false, stride}, va};
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
@@ -630,11 +653,19 @@ static void mark_inval_issued(const struct jf_model *m, struct jf_word *w, uint6
   mark_site(m, w, word_va, (void *)&issue->mark);
 }
 
+static void complete_dmb_ordered(struct jf_model *m, unsigned except_thread, uint64_t done);
+
 void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site)
 {
+  if (m->dmb_ordered->len) {
+    /* Another thread's DMB-ordered clean comes before this invalidate,
+     * as before a DSB (jf_model_dmb). */
+    complete_dmb_ordered(m, t->serial, event_time(m));
+  }
   struct maint_op op = {.addr = va,
                         .issue_seq = event_time(m),
                         .cluster = t->cluster,
+                        .thread = t->serial,
                         .is_clean = false,
                         .nonexec_view = nonexec_view(m, va)};
   unsigned stride = follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
@@ -647,11 +678,17 @@ void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va
   g_array_append_val(t->pending, op);
 }
 
-/* The time W's D side became coherent with its last store, or 0 if not. */
-static uint64_t clean_point(const struct jf_model *m, const struct jf_word *w)
+static uint64_t store_completion(const struct jf_model *m, const struct jf_word *w);
+
+/* The time W's D side became coherent with its last store for the thread
+ * with serial READER, or 0 if not. Under IDC: for the storing thread, when
+ * its store completed; for any other thread, which can only act on the
+ * store after seeing it (directly or through a flag), the store itself
+ * ("Store completion"). */
+static uint64_t clean_point(const struct jf_model *m, const struct jf_word *w, unsigned reader)
 {
   if (m->all_idc) {
-    return w->store_seq;
+    return reader == w->writer_thread ? store_completion(m, w) : w->store_seq;
   }
   return w->clean_done_seq > w->store_seq ? w->clean_done_seq : 0;
 }
@@ -680,7 +717,7 @@ static void complete_inval(const struct jf_model *m, struct jf_word *w, uint64_t
 {
   const struct completion *c = ctx;
   (void)word_va;
-  uint64_t cleaned = clean_point(m, w);
+  uint64_t cleaned = clean_point(m, w, c->op->thread);
   if (w->store_seq == 0 || cleaned == 0 || c->op->issue_seq <= cleaned) {
     return; /* issued before the clean completed: may refill stale data */
   }
@@ -690,13 +727,9 @@ static void complete_inval(const struct jf_model *m, struct jf_word *w, uint64_t
   }
 }
 
-void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
+/* Completes the operations OPS at time DONE. */
+static void complete_ops(struct jf_model *m, GArray *ops, uint64_t done)
 {
-  GArray *ops = t->pending;
-  if (ops->len == 0) {
-    return;
-  }
-  uint64_t done = event_time(m);
   for (guint i = 0; i < ops->len; i++) {
     const struct maint_op *op = &g_array_index(ops, struct maint_op, i);
     struct completion c = {.op = op, .cluster = op->cluster, .done_seq = done};
@@ -713,6 +746,111 @@ void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
     }
   }
   g_array_set_size(ops, 0);
+}
+
+/* ---- store completion ------------------------------------------------------ */
+
+/*
+ * Store completion. Under CTR_EL0.IDC the clean is not needed, but the
+ * store itself must complete before the invalidate or the context
+ * synchronisation that relies on it: the Arm ARM's sequence keeps the
+ * dsb ish after the (skipped) clean, Linux's IDC path issues dsb ishst, and
+ * the formal model agrees (herd7 -variant ifetch: str; isb under IDC and
+ * DIC, and str; ic ivau; dsb ish; isb under IDC, both may fetch stale; the
+ * catalogue's DIC1.SM.B+isb is allowed). For the storing thread a store
+ * completes at the next DSB of any thread (its own, or that of a thread
+ * that saw it). Another thread can only rely on the store after seeing it,
+ * directly (IDC1.2SM.B+cachesync-isb, the reader loads the new instruction,
+ * is forbidden) or through a flag ordered after it
+ * (IDC1.MP.RF+dmb.st+ctrlisb-ic-dsb-isb, DIC1.WRC-inst: forbidden), and the
+ * formal model then needs no DSB of it: for another thread the store is
+ * its own clean point (clean_point). As for the other cross-thread rules,
+ * the model's order stands for the observation.
+ */
+static uint64_t first_after(const GArray *times, uint64_t after)
+{
+  guint lo = 0, hi = times->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(times, uint64_t, mid) > after) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo < times->len ? g_array_index(times, uint64_t, lo) : 0;
+}
+
+/* When W's last store completed (0: not yet). */
+static uint64_t store_completion(const struct jf_model *m, const struct jf_word *w)
+{
+  return first_after(m->dsb_times, w->store_seq);
+}
+
+/* Completes the DMB-ordered cleans of every thread but EXCEPT_THREAD. */
+static void complete_dmb_ordered(struct jf_model *m, unsigned except_thread, uint64_t done)
+{
+  GArray *keep = g_array_new(false, false, sizeof(struct maint_op));
+  GArray *now = g_array_new(false, false, sizeof(struct maint_op));
+  for (guint i = 0; i < m->dmb_ordered->len; i++) {
+    const struct maint_op *op = &g_array_index(m->dmb_ordered, struct maint_op, i);
+    g_array_append_val(op->thread == except_thread ? keep : now, *op);
+  }
+  complete_ops(m, now, done);
+  g_array_unref(now);
+  g_array_unref(m->dmb_ordered);
+  m->dmb_ordered = keep;
+}
+
+/*
+ * A DSB is an event even when nothing is pending: it orders the thread's
+ * earlier stores before its later ones, which fetch ordering compares
+ * (stores between two events share a time).
+ */
+void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
+{
+  uint64_t done = event_time(m);
+  complete_ops(m, m->dmb_ordered, done);
+  complete_ops(m, t->pending, done);
+  if (m->all_idc) {
+    g_array_append_val(m->dsb_times, done);
+  }
+}
+
+/*
+ * Completion through another thread (ESOP 2020's ifetch model; the
+ * catalogue's MP.RF+dc.cvau-dmb.ish+dsb.ish-ic.ivau-dsb.ish-isb is
+ * forbidden): a clean that its issuer follows with a DMB ordering loads and
+ * stores is ordered before whatever the issuer does next, such as
+ * publishing a flag; a thread that then issues a DSB waits for it, so its
+ * later ic ivau comes after the clean. The rig does not see which loads
+ * read which stores, so it takes the model's order for the observation:
+ * the next DSB of any thread after the DMB completes such cleans, and so
+ * does the next ic ivau of another thread (a control or address dependency
+ * on the flag orders an ic after the load: the catalogue's
+ * MP.RF+dc.cvau-dmb.ish+ctrl-ic.ivau-dsb.ish-isb is forbidden). The
+ * issuer's own ic after a DMB gets nothing (herd7: dc cvau; dmb ish;
+ * ic ivau; dsb ish; isb in one thread is allowed to fetch stale), and a
+ * DMB *ST or *LD does not order the clean at all (herd7, dmb st in the
+ * writer: stale allowed). Invalidates are not carried over: herd7 asks
+ * for the DSB after them in the fetching thread's own sequence anyway.
+ */
+void jf_model_dmb(struct jf_model *m, struct jf_model_thread *t, bool full)
+{
+  (void)event_time(m);
+  if (!full) {
+    return;
+  }
+  GArray *ops = t->pending;
+  for (guint i = 0; i < ops->len;) {
+    const struct maint_op *op = &g_array_index(ops, struct maint_op, i);
+    if (op->is_clean) {
+      g_array_append_val(m->dmb_ordered, *op);
+      g_array_remove_index(ops, i);
+    } else {
+      i++;
+    }
+  }
 }
 
 void jf_model_sync(struct jf_model *m, struct jf_model_thread *t)
@@ -736,6 +874,15 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
   if (!page) {
     uint64_t c = canon(m, va);
     if (c == va) {
+      /* Not checked, but remembered when CMODX-safe: the Arm ARM's
+       * concurrent modification rule covers a NOP patched to a B in code
+       * that was translated before its page was first stored to. */
+      if (cmodx_safe) {
+        g_hash_table_insert(m->untracked_cmodx, GSIZE_TO_POINTER(va),
+                            GSIZE_TO_POINTER((gsize)insn + 1));
+      } else {
+        g_hash_table_remove(m->untracked_cmodx, GSIZE_TO_POINTER(va));
+      }
       return NULL;
     }
     /* QEMU does not re-translate the RX view when the RW view is written,
@@ -744,6 +891,17 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
   }
   page_make_dense(m, page);
   struct jf_word *w = page_word(m, page, va);
+  if (!w->translated) {
+    /* Translated before the page was tracked (above): that encoding is the
+     * one this translation replaces. */
+    gpointer before = g_hash_table_lookup(m->untracked_cmodx, GSIZE_TO_POINTER(canon(m, va)));
+    if (before) {
+      w->translated = true;
+      w->insn = (uint32_t)(GPOINTER_TO_SIZE(before) - 1);
+      w->insn_cmodx_safe = true;
+      g_hash_table_remove(m->untracked_cmodx, GSIZE_TO_POINTER(canon(m, va)));
+    }
+  }
   if (!w->translated || w->insn != insn) {
     w->pair_cmodx_safe = w->translated && w->insn_cmodx_safe && cmodx_safe;
     w->insn = insn;
@@ -770,8 +928,17 @@ static uint64_t inval_point(const struct jf_model *m, const struct jf_word *w, u
 static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf_model_thread *t,
                                        const struct jf_word *w)
 {
-  uint64_t ready = clean_point(m, w);
+  uint64_t ready = clean_point(m, w, t->serial);
   unsigned c = t->cluster;
+  if (ready == 0 && m->all_idc) {
+    /* Fetch ordering under IDC and DIC: W's store before (an event
+     * before) a store this thread saw fetched is enough
+     * (DIC1.MP.FF+dmb.st+po is forbidden, DIC1.MP.FF+po allowed). */
+    if (m->geo[c].dic && t->fetched_store_seq > w->store_seq) {
+      return JF_FRESH;
+    }
+    return JF_STALE_CLEAN_NOT_COMPLETED; /* the store did not complete */
+  }
   if (ready == 0) {
     return w->clean_issue_seq > w->store_seq ? JF_STALE_CLEAN_NOT_COMPLETED : JF_STALE_NOT_CLEANED;
   }
@@ -792,7 +959,9 @@ static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf
     }
     ready = inval_done;
   }
-  return t->sync_seq <= ready ? JF_STALE_NOT_SYNCHRONISED : JF_FRESH;
+  /* Fetch ordering: see jf_model_fetch. */
+  return t->sync_seq <= ready && t->fetched_store_seq <= ready ? JF_STALE_NOT_SYNCHRONISED
+                                                               : JF_FRESH;
 }
 
 uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w)
@@ -800,7 +969,9 @@ uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w)
   if (w->store_seq == 0) {
     return 0;
   }
-  uint64_t cleaned = clean_point(m, w);
+  /* The storing thread's clean point is the latest of all (coherence.c,
+   * clean_point): a bound for it holds for every thread. */
+  uint64_t cleaned = clean_point(m, w, w->writer_thread);
   if (cleaned == 0) {
     return UINT64_MAX;
   }
@@ -849,7 +1020,21 @@ static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind, un
   return clean_after ? w->clean_site : JF_MODEL_NO_SITE;
 }
 
-struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model_thread *t,
+/*
+ * Fetch ordering (ESOP 2020, the ifetch model's fetch-to-fetch order; the
+ * catalogue's MP-inst+dc.cvau-dsb.ish-ic.vau-dsb.ish and
+ * DIC1.MP.FF+dsb.ish+po are forbidden): a thread that fetched the new
+ * version of a word W2 fetches, later in its program order, the new version
+ * of any word whose sequence was complete (clean and invalidate completed,
+ * or under DIC the clean) before W2 was stored. So T's fetch of W2 acts for
+ * those words as a context synchronisation at W2's store time: T records
+ * the latest such time, and step 3 accepts it like its own isb. QEMU always
+ * runs the new W2, which is the execution the rig follows (if W2 itself
+ * could be stale, that fetch is reported). As for completion, the rig
+ * takes the model's order of W2's store after the sequence, without
+ * checking which barrier ordered them.
+ */
+struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_thread *t,
                                  const struct jf_word *w, bool cmodx_safe)
 {
   struct jf_verdict v = {.kind = JF_FRESH};
@@ -857,6 +1042,9 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model
     return v;
   }
   enum jf_stale_kind kind = missing_step(m, t, w);
+  if (w->store_seq > t->fetched_store_seq) {
+    t->fetched_store_seq = w->store_seq;
+  }
   if (kind == JF_FRESH || (cmodx_safe && w->pair_cmodx_safe)) {
     return v; /* either encoding is architecturally acceptable */
   }

@@ -65,7 +65,11 @@ struct jf_model_thread {
   unsigned cpu;      /* emulated CPU it runs on now */
   unsigned cluster;  /* that CPU's cluster */
   uint64_t sync_seq; /* model time of its last context synchronisation */
-  GArray *pending;   /* maintenance issued, waiting for its next DSB */
+  /* The latest store time of a stored word it fetched: instruction fetches
+   * are ordered, so what was ready before that store is ready for it
+   * (coherence.c, "Fetch ordering"). */
+  uint64_t fetched_store_seq;
+  GArray *pending; /* maintenance issued, waiting for its next DSB */
   /* The previous clean and invalidate of the loop running now, to measure
    * its stride; cleared when the thread executes a barrier
    * (jf_model_loops_end), so that no step spans two calls. */
@@ -117,13 +121,16 @@ void jf_model_store_on_page(struct jf_model *m, struct jf_model_thread *t,
 void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site);
 /* ic ivau VA, issued at SITE. */
 void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site);
-/* A DSB that waits for maintenance: completes T's pending operations. */
+/* A DSB that waits for maintenance: completes T's pending operations, and
+ * the cleans other threads ordered with a DMB (coherence.c). */
 void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t);
 /* T executed a barrier instruction (dsb, isb): any maintenance loop it was
  * running has ended, and the next operation starts a new one. Not called
  * for the kernel's barriers (a migration's context switch), which a loop
  * may straddle. */
 void jf_model_loops_end(struct jf_model_thread *t);
+/* A DMB by T; FULL when it orders loads and stores (not *LD or *ST). */
+void jf_model_dmb(struct jf_model *m, struct jf_model_thread *t, bool full);
 /* A context synchronisation of T (isb, exception return, SYNC_CORE). */
 void jf_model_sync(struct jf_model *m, struct jf_model_thread *t);
 /* Every CPU of CLUSTER was offline and one comes online: its I-cache was
@@ -150,8 +157,9 @@ struct jf_verdict {
 };
 
 /* Whether T, fetching W now (with the encoding's CMODX safety), sees the
- * last store; and if not, which step is missing. */
-struct jf_verdict jf_model_fetch(const struct jf_model *m, const struct jf_model_thread *t,
+ * last store; and if not, which step is missing. Records in T that it
+ * fetched W (fetch ordering). */
+struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_thread *t,
                                  const struct jf_word *w, bool cmodx_safe);
 
 /*

@@ -33,11 +33,12 @@ extern "C" {
  */
 struct jf_model_page {
   uint64_t written[JF_MODEL_PAGE_WORDS / 64]; /* words ever stored (store-only) */
-  uint64_t last_store;     /* jf_model_store_stamp() of the latest store (store-only) */
-  uint64_t last_writer_pc; /* that store's instruction (store-only) */
-  int densifying;          /* nonzero once WORDS is being or was built */
-  char *words;             /* dense records, or NULL */
-  uint64_t born;           /* jf_model_page_epoch() when it was made */
+  uint64_t last_store;         /* jf_model_store_stamp() of the latest store (store-only) */
+  uint64_t last_writer_pc;     /* that store's instruction (store-only) */
+  uint32_t last_writer_thread; /* that store's thread serial (store-only) */
+  int densifying;              /* nonzero once WORDS is being or was built */
+  char *words;                 /* dense records, or NULL */
+  uint64_t born;               /* jf_model_page_epoch() when it was made */
 };
 
 /* The model's clock, for jf_model_store_quick: lives as long as M. */
@@ -63,7 +64,8 @@ static inline uint64_t jf_model_store_stamp(uint64_t time, unsigned cluster)
  * to a store-only page's summary.
  */
 static inline void jf_model_summarise_store(struct jf_model_page *page, size_t first, size_t last,
-                                            uint64_t stamp, uint64_t writer_pc)
+                                            uint64_t stamp, uint64_t writer_pc,
+                                            unsigned writer_thread)
 {
   uint64_t bits = ((UINT64_C(2) << (last - first)) - 1) << (first % 64);
   uint64_t *block = &page->written[first / 64];
@@ -79,19 +81,21 @@ static inline void jf_model_summarise_store(struct jf_model_page *page, size_t f
    * stores from different instructions interleave, which is most of the
    * time. */
   __atomic_store_n(&page->last_writer_pc, writer_pc, __ATOMIC_RELAXED);
+  __atomic_store_n(&page->last_writer_thread, writer_thread, __ATOMIC_RELAXED);
 }
 
 /*
  * Without the caller's lock, from any thread, concurrently with everything
- * else: records the store of BYTES at VA by the instruction at WRITER_PC on
- * a CPU of WRITER_CLUSTER, as jf_model_store would, and returns true; or,
+ * else: records the store of BYTES at VA by the instruction at WRITER_PC of
+ * the thread with serial WRITER_THREAD on a CPU of WRITER_CLUSTER, as
+ * jf_model_store would, and returns true; or,
  * when PAGE (VA's record, jf_model_store_page) has per-word records or the
  * store leaves a 64-word block, returns false, and the caller must make the
  * store with jf_model_store under its lock. CLOCK is jf_model_clock().
  */
 static inline bool jf_model_store_quick(const uint64_t *clock, struct jf_model_page *page,
                                         uint64_t va, unsigned bytes, uint64_t writer_pc,
-                                        unsigned writer_cluster)
+                                        unsigned writer_cluster, unsigned writer_thread)
 {
   uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);
   size_t first = offset / 4;
@@ -102,7 +106,7 @@ static inline bool jf_model_store_quick(const uint64_t *clock, struct jf_model_p
   }
   jf_model_summarise_store(page, first, last,
                            jf_model_store_stamp(jf_model_store_time(clock), writer_cluster),
-                           writer_pc);
+                           writer_pc, writer_thread);
   /* Whether the store is in the summary before anyone read it for the
    * dense records (page_make_dense): also when this call changed nothing,
    * since the racing store whose bits or time it relied on may itself be

@@ -176,6 +176,19 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
     return out;
   }
 
+  /* FEAT_MOPS prologues, CPYFP/CPYP and SETP/SETGP (all their variants):
+   * sz=00 011 o0 01 op1 0 Rs op2 01 Rn Rd, with op1 00 for the copies and
+   * 11 for the sets, and op2[3:2] 00 for a set's prologue (Arm ARM, the
+   * memory copy and memory set instructions). QEMU's helpers write the
+   * memory without a memory callback, so the plugin records the whole
+   * destination [Xd, Xd + Xn) at the prologue, before any of it is written. */
+  if ((word & 0xfbc00c00) == 0x19000400 || (word & 0xfbe0cc00) == 0x19c00400) {
+    out.kind = JF_INSN_MOPS;
+    out.reg = word & 31;
+    out.reg2 = (word >> 5) & 31;
+    return out;
+  }
+
   /* Everything decided below (DC, IC, SYS, ISB, DSB and the CMODX-safe
    * B, BL, BRK, HVC, NOP, SMC, SVC) is in the "branches, exception
    * generating and system instructions" group, op0 = 101x in bits 28:26
@@ -215,6 +228,16 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
   case JF_INS(ISB):
     out.kind = JF_INSN_ISB;
     break;
+  case JF_INS(DMB): {
+    /* DMB <option>: CRm [11:8]; xx01 orders loads only (*LD), xx10
+     * stores only (*ST), xx11 both; the reserved xx00 behave as SY (Arm
+     * ARM, DMB). The model needs to know both. */
+    unsigned crm = (word >> 8) & 0xf;
+    out.kind = JF_INSN_DMB;
+    out.dmb_full = (crm & 3) == 3 || (crm & 3) == 0;
+    out.dmb_orders_stores = (crm & 3) != 1;
+    break;
+  }
   case JF_INS(DSB):
     out.kind = JF_INSN_DSB;
     /* The Arm ARM completes cache maintenance at a DSB whose required

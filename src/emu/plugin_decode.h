@@ -21,15 +21,20 @@ enum jf_insn_kind {
   JF_INSN_IC_IALLU, /* ic iallu / ic ialluis */
   JF_INSN_ISB,
   JF_INSN_DSB,
+  JF_INSN_DMB,
+  JF_INSN_MOPS,       /* a FEAT_MOPS prologue (cpyp, cpyfp, setp, ...): a store */
   JF_INSN_MARK_BEGIN, /* hint #0x7c: a measured region begins after it */
   JF_INSN_MARK_END,   /* hint #0x7d: the open region ends before it */
 };
 
 struct jf_decoded {
   enum jf_insn_kind kind;
-  unsigned reg;       /* Xt (0..30, 31 = xzr) for mrs/dc/ic */
-  bool dsb_completes; /* a DSB that waits for maintenance (not *LD) */
-  bool cmodx_safe;    /* B, BL, BRK, HVC, ISB, NOP, SMC, SVC */
+  unsigned reg;           /* Xt (0..30, 31 = xzr) for mrs/dc/ic; Xd for MOPS */
+  unsigned reg2;          /* Xn, the size, for MOPS */
+  bool dsb_completes;     /* a DSB that waits for maintenance (not *LD) */
+  bool dmb_full;          /* a DMB that orders loads and stores (not *LD, *ST) */
+  bool dmb_orders_stores; /* a DMB that orders stores (not *LD) */
+  bool cmodx_safe;        /* B, BL, BRK, HVC, ISB, NOP, SMC, SVC */
 };
 
 struct jf_decoder;

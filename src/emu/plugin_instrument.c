@@ -56,6 +56,7 @@ struct insn_record {
   uint64_t vaddr;
   struct jf_word *word; /* model record for the fetch check, or NULL */
   uint8_t reg;          /* Xt */
+  uint8_t reg2;         /* Xn, the size of a MOPS store */
   bool cmodx_safe;
   enum jf_insn_kind kind;
 };
@@ -216,6 +217,25 @@ static void on_maintenance(unsigned vcpu, void *udata)
   g_mutex_unlock(&rig->lock);
 }
 
+/* A FEAT_MOPS prologue at R, before it runs: the copy or set writes
+ * [Xd, Xd + Xn) over it and the main and epilogue instructions after it,
+ * with no model event between (plugin_decode.c). Recorded a page at a time:
+ * a store's size is an unsigned. */
+static void on_mops(unsigned vcpu, void *udata)
+{
+  const struct insn_record *r = udata;
+  uint64_t dest = jf_regs_read_x(rig->regs, r->reg);
+  uint64_t size = jf_regs_read_x(rig->regs, r->reg2);
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  for (uint64_t done = 0; t && done < size;) {
+    uint64_t chunk = MIN(size - done, UINT64_C(1) << JF_MODEL_PAGE_SHIFT);
+    jf_model_store(rig->model, &t->mt, dest + done, (unsigned)chunk, r->vaddr);
+    done += chunk;
+  }
+  g_mutex_unlock(&rig->lock);
+}
+
 /* Applies a model event to the thread on VCPU. */
 static void thread_event(unsigned vcpu, void (*event)(struct jf_model *, struct jf_model_thread *))
 {
@@ -240,6 +260,17 @@ static void on_dsb(unsigned vcpu, void *udata)
 {
   (void)udata;
   thread_event(vcpu, dsb_insn);
+}
+
+/* UDATA is non-NULL for a DMB that orders loads and stores. */
+static void on_dmb(unsigned vcpu, void *udata)
+{
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  if (t) {
+    jf_model_dmb(rig->model, &t->mt, udata != NULL);
+  }
+  g_mutex_unlock(&rig->lock);
 }
 
 static void on_isb(unsigned vcpu, void *udata)
@@ -498,6 +529,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (dec.kind != JF_INSN_OTHER) {
       r = record_new(vaddr);
       r->reg = (uint8_t)dec.reg;
+      r->reg2 = (uint8_t)dec.reg2;
       r->kind = dec.kind;
     }
     switch (dec.kind) {
@@ -540,6 +572,19 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       count_inline(insn, JF_VCPU_U64(rig, counts.dsb));
       if (rig->opts.check && dec.dsb_completes) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dsb, QEMU_PLUGIN_CB_NO_REGS, r);
+      }
+      break;
+    case JF_INSN_MOPS:
+      if (rig->opts.check) {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mops, QEMU_PLUGIN_CB_R_REGS, r);
+      }
+      break;
+    case JF_INSN_DMB:
+      /* Not counted (no counter for it): the model orders cleans and
+       * stores with it (coherence.c, jf_model_dmb). */
+      if (rig->opts.check && dec.dmb_orders_stores) {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dmb, QEMU_PLUGIN_CB_NO_REGS,
+                                               dec.dmb_full ? (void *)rig : NULL);
       }
       break;
     case JF_INSN_MARK_BEGIN:

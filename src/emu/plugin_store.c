@@ -45,6 +45,7 @@
  */
 struct store_cache {
   unsigned cluster; /* atomic: the cluster of the thread on the vCPU */
+  unsigned serial;  /* atomic: that thread's serial (the store's writer) */
   struct {
     uint64_t key; /* atomic: page number + 1; 0 = empty */
     struct jf_model_page *page;
@@ -103,6 +104,7 @@ void jf_store_thread_placed(struct jf_store *st, unsigned vcpu, struct jf_model_
 {
   if (vcpu < STORE_CACHE_VCPUS) {
     __atomic_store_n(&st->caches[vcpu].cluster, mt->cluster, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->caches[vcpu].serial, mt->serial, __ATOMIC_RELAXED);
     st->caches_used = MAX(st->caches_used, vcpu + 1);
   }
   if (st->thread_of_vcpu->len <= vcpu) {
@@ -292,7 +294,8 @@ record_store(struct jf_store *st, unsigned vcpu, uint64_t vaddr, unsigned bytes,
   if (__atomic_load_n(&c->slot[i].key, __ATOMIC_RELAXED) == page_number + 1) {
     page = c->slot[i].page;
     if (jf_model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc,
-                             __atomic_load_n(&c->cluster, __ATOMIC_RELAXED))) {
+                             __atomic_load_n(&c->cluster, __ATOMIC_RELAXED),
+                             __atomic_load_n(&c->serial, __ATOMIC_RELAXED))) {
       return;
     }
   }

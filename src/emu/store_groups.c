@@ -140,6 +140,11 @@ static void end_groups_written(struct planner *p, uint32_t w)
         end_group(p, written[i]);
       }
     }
+    /* CASP Ws/Xs, W/X(s+1), ...: 0 sz 001000 0 L 1 Rs o0 11111 Rn Rt
+     * returns the old pair in Rs and Rs + 1 (Arm ARM, CASP). */
+    if ((w & 0xbfa07c00) == 0x08207c00 && written[2] != SP) {
+      end_group(p, (written[2] + 1) & 31);
+    }
     if (!ldst_keeps_base(w)) {
       end_group(p, (w >> 5) & 31);
     }

@@ -145,13 +145,16 @@ TEST_F(Coherence, AnotherThreadsIsbDoesNotSynchroniseThisOne)
   EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
 }
 
-// Store, invalidate, dsb, isb (no clean) on a model of CTRS; the verdict
-// of the fetch.
-jf_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs)
+// Store, dsb, invalidate, dsb, isb (no clean) on a model of CTRS; the
+// verdict of the fetch. Without DSB_FIRST, no dsb between the store and
+// the invalidate.
+jf_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs, bool dsb_first = true)
 {
   Model m(ctrs);
   Thread t(0, 0);
   jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
+  if (dsb_first)
+    jf_model_dsb(m.m, &t.t);
   jf_model_ic_ivau(m.m, &t.t, kCode, 2);
   jf_model_dsb(m.m, &t.t);
   jf_model_sync(m.m, &t.t);
@@ -162,6 +165,97 @@ jf_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs)
 TEST_F(Coherence, IdcOnEveryCoreMakesTheCleanUnnecessary)
 {
   EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)}), JF_FRESH);
+}
+
+// herd7 -variant ifetch (CacheType=IDC): str; ic ivau; dsb ish; isb may
+// fetch the old instruction; the store must complete before the ic.
+TEST_F(Coherence, IdcStillNeedsTheStoreCompletedBeforeTheInvalidate)
+{
+  EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)}, false),
+            JF_STALE_INVALIDATED_BEFORE_CLEAN);
+}
+
+// The catalogue's DIC1.SM.B+isb (allowed) and, by herd7, str; dsb ish; isb
+// (forbidden) under IDC and DIC: only a DSB completes the store.
+TEST(CoherenceIdcDic, TheStoreCompletesOnlyAtADsb)
+{
+  const uint64_t ctr = kLittleCtr | (3u << 28);
+  for (bool dsb : {false, true}) {
+    SCOPED_TRACE(dsb);
+    Model m({ctr});
+    Thread t(0, 0);
+    jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
+    if (dsb)
+      jf_model_dsb(m.m, &t.t);
+    else
+      jf_model_dmb(m.m, &t.t, true);
+    jf_model_sync(m.m, &t.t);
+    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
+    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, false).kind,
+              dsb ? JF_FRESH : JF_STALE_CLEAN_NOT_COMPLETED);
+  }
+}
+
+// IDC1.MP.RF+dmb.st+dsb.ish-ic.ivau-dsb.ish-isb (forbidden): the writer's
+// dmb st orders its store before the flag, and the reader's dsb after it
+// completes the store for the reader's ic.
+TEST(CoherenceIdcDic, AStoreOrderedByADmbCompletesAtAnotherThreadsDsb)
+{
+  Model m({kLittleCtr | (1u << 28)});
+  Thread writer(0, 0), reader(1, 0);
+  jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
+  jf_model_dmb(m.m, &writer.t, false); // dmb st
+  jf_model_dsb(m.m, &reader.t);
+  jf_model_ic_ivau(m.m, &reader.t, kCode, 2);
+  jf_model_dsb(m.m, &reader.t);
+  jf_model_sync(m.m, &reader.t);
+  jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
+  EXPECT_EQ(jf_model_fetch(m.m, &reader.t, w, false).kind, JF_FRESH);
+}
+
+// MP.RF+dc.cvau-dmb.ish+dsb.ish-ic.ivau-dsb.ish-isb (forbidden): a clean
+// followed by a dmb ish completes at the next dsb of another thread. The
+// same clean, dmb ish and ic in one thread (herd7: stale allowed), or a
+// dmb st (herd7: allowed), complete nothing.
+TEST_F(Coherence, ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly)
+{
+  for (int shape = 0; shape < 3; shape++) {
+    SCOPED_TRACE(shape);
+    Model m({kLittleCtr});
+    Thread writer(0, 0), reader(1, 0);
+    jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
+    jf_model_dc_clean(m.m, &writer.t, kCode, 1);
+    jf_model_dmb(m.m, &writer.t, shape != 2);
+    Thread &fetcher = shape == 1 ? writer : reader;
+    if (shape != 1)
+      jf_model_dsb(m.m, &reader.t);
+    jf_model_ic_ivau(m.m, &fetcher.t, kCode, 2);
+    jf_model_dsb(m.m, &fetcher.t);
+    jf_model_sync(m.m, &fetcher.t);
+    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
+    const jf_stale_kind want[] = {JF_FRESH, JF_STALE_INVALIDATED_BEFORE_CLEAN,
+                                  JF_STALE_CLEAN_NOT_COMPLETED};
+    EXPECT_EQ(jf_model_fetch(m.m, &fetcher.t, w, false).kind, want[shape]);
+  }
+}
+
+// MP-inst+dc.cvau-dsb.ish-ic.vau-dsb.ish (forbidden): a thread that fetched
+// a word stored after another word's sequence completed fetches that word
+// new without an isb of its own; before that fetch it may not.
+TEST_F(Coherence, AFetchOfALaterStoreOrdersTheThreadsLaterFetches)
+{
+  Store(little, kCode);
+  Clean(little, kCode);
+  Dsb(little);
+  Invalidate(little, kCode);
+  Dsb(little);
+  Store(little, kCode + 0x100); // the "flag" instruction
+  Isb(little);
+  Fetch(little, kCode + 0x100); // the page has records from here on
+  Store(little, kCode + 0x100);
+  EXPECT_EQ(Fetch(big, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
+  Fetch(big, kCode + 0x100); // stale itself (not cleaned), but it ran new
+  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
 }
 
 TEST_F(Coherence, IdcOnOnlySomeCoresStillNeedsTheClean)
@@ -193,6 +287,25 @@ TEST_F(Coherence, EitherEncodingIsAcceptableWhenBothAreCmodxSafe)
   // A branch rewritten into a non-CMODX instruction is stale.
   Store(little, kCode);
   EXPECT_EQ(Fetch(little, kCode, kMovInsn, false).kind, JF_STALE_NOT_CLEANED);
+}
+
+// The concurrent modification rule holds for a word whose first encoding
+// was translated before its page was ever stored to (a NOP in .text patched
+// to a B): the model remembers that encoding. A MOV there does not qualify.
+TEST_F(Coherence, CmodxCoversAWordTranslatedBeforeItsPageWasStored)
+{
+  for (bool safe_before : {true, false}) {
+    SCOPED_TRACE(safe_before);
+    Model m({kLittleCtr});
+    Thread t(0, 0);
+    ASSERT_EQ(jf_model_word_for_fetch(m.m, kCode, safe_before ? kNop : kMovInsn, safe_before),
+              nullptr);
+    jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
+    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kBranch, true);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, true).kind,
+              safe_before ? JF_FRESH : JF_STALE_NOT_CLEANED);
+  }
 }
 
 TEST_F(Coherence, ACleanReachesOnlyTheWritersLineHoldingItsAddress)

@@ -33,6 +33,9 @@ constexpr uint32_t kSubSpSp16 = 0xd10043ff;          // sub sp, sp, #16
 constexpr uint32_t kDcCvauX3 = 0xd50b7b23;           // dc cvau, x3
 constexpr uint32_t kStpX3X4AtX5 = 0xa90010a3;        // stp x3, x4, [x5]
 constexpr uint32_t kStxrW6X7AtX0 = 0xc8067c07;       // stxr w6, x7, [x0]
+constexpr uint32_t kStrX2AtX1 = 0xf9000022;          // str x2, [x1]
+constexpr uint32_t kStrX3AtX1Plus8 = 0xf9000423;     // str x3, [x1, #8]
+constexpr uint32_t kCaspX0X1X2X3AtX4 = 0x48207c82;   // casp x0, x1, x2, x3, [x4]
 
 struct Plan {
   explicit Plan(std::vector<uint32_t> words)
@@ -96,6 +99,8 @@ TEST(StoreGroups, ChangingTheBaseEndsTheGroup)
   EXPECT_EQ(Plan({kStrX1AtX0, kStxrW6X7AtX0, kStrX2AtX0Plus8}).role,
             (Roles{kLeader, kOwn, kMember}))
       << "stxr writes w6 only";
+  EXPECT_EQ(Plan({kStrX2AtX1, kCaspX0X1X2X3AtX4, kStrX3AtX1Plus8}).role, (Roles{kOwn, kOwn, kOwn}))
+      << "casp returns the old pair in x0 and x1";
 }
 
 TEST(StoreGroups, OtherRegistersDoNotEndTheGroup)

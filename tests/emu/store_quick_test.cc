@@ -56,8 +56,8 @@ std::vector<jf_verdict> RunProgram(Path path)
   Model model;
   jf_model_page *page = jf_model_store_page(model.m, kPage);
   auto store = [&](uint64_t va, unsigned bytes, uint64_t pc) {
-    if (path == Path::kLocked ||
-        !jf_model_store_quick(jf_model_clock(model.m), page, va, bytes, pc, model.t.cluster))
+    if (path == Path::kLocked || !jf_model_store_quick(jf_model_clock(model.m), page, va, bytes, pc,
+                                                       model.t.cluster, model.t.serial))
       jf_model_store(model.m, &model.t, va, bytes, pc);
   };
   store(kPage + 0x00, 8, 0x4000);  // words 0-1: cleaned, invalidated, synced
@@ -97,23 +97,24 @@ TEST(StoreQuick, RefusesPagesWithWordRecordsAndStoresLeavingABlock)
 {
   Model model;
   jf_model_page *page = jf_model_store_page(model.m, kPage);
-  EXPECT_TRUE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0xf8, 8, 0x4000, 0));
+  EXPECT_TRUE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0xf8, 8, 0x4000, 0, 0));
   // Words 63 and 64 lie in two 64-word blocks of the summary.
-  EXPECT_FALSE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0xfc, 8, 0x4000, 0));
+  EXPECT_FALSE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0xfc, 8, 0x4000, 0, 0));
   // Beyond the page.
   EXPECT_FALSE(
-      jf_model_store_quick(jf_model_clock(model.m), page, kPage + kPageBytes - 4, 8, 0x4000, 0));
+      jf_model_store_quick(jf_model_clock(model.m), page, kPage + kPageBytes - 4, 8, 0x4000, 0, 0));
   // Fetched from: per-word records from now on, only under the lock.
   model.Fetch(kPage);
-  EXPECT_FALSE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0x10, 4, 0x4000, 0));
+  EXPECT_FALSE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0x10, 4, 0x4000, 0, 0));
 }
 
 TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
 {
   // Stores share the odd time after the latest event. On cores with IDC
-  // and DIC only the isb is needed, and it leaves the page store-only, so
-  // both stores below go through the quick path: the one before the isb is
-  // covered by it, the one after it is not.
+  // and DIC only a dsb (completing the store) and the isb are needed, and
+  // they leave the page store-only, so both stores below go through the
+  // quick path: the one before the dsb is covered, the one after the isb
+  // is not (it is not even completed).
   constexpr uint64_t kIdcDicCtr = 0xb444c004; // Neoverse N1: IDC, DIC, 64-byte lines
   for (bool store_again : {false, true}) {
     SCOPED_TRACE(store_again);
@@ -123,15 +124,16 @@ TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
     jf_model_thread t;
     jf_model_thread_init(&t, 0, 0, 0);
     jf_model_page *page = jf_model_store_page(m, kPage);
-    ASSERT_TRUE(jf_model_store_quick(jf_model_clock(m), page, kPage, 4, 0x4000, 0));
+    ASSERT_TRUE(jf_model_store_quick(jf_model_clock(m), page, kPage, 4, 0x4000, 0, 0));
+    jf_model_dsb(m, &t);
     jf_model_sync(m, &t);
     if (store_again) {
-      ASSERT_TRUE(jf_model_store_quick(jf_model_clock(m), page, kPage, 4, 0x4010, 0));
+      ASSERT_TRUE(jf_model_store_quick(jf_model_clock(m), page, kPage, 4, 0x4010, 0, 0));
     }
     jf_word *w = jf_model_word_for_fetch(m, kPage, kMovInsn, false);
     ASSERT_NE(w, nullptr);
     jf_verdict v = jf_model_fetch(m, &t, w, false);
-    EXPECT_EQ(v.kind, store_again ? JF_STALE_NOT_SYNCHRONISED : JF_FRESH);
+    EXPECT_EQ(v.kind, store_again ? JF_STALE_CLEAN_NOT_COMPLETED : JF_FRESH);
     if (store_again) {
       EXPECT_EQ(v.writer_pc, 0x4010u);
     }
@@ -161,7 +163,8 @@ TEST(StoreQuick, StoresRacingTheFirstFetchAreNeverLost)
       while (!go.load())
         std::this_thread::yield();
       for (uint64_t off = 0; off < kPageBytes; off += 4) {
-        if (!jf_model_store_quick(jf_model_clock(model.m), page, kPage + off, 4, 0x4000 + off, 0)) {
+        if (!jf_model_store_quick(jf_model_clock(model.m), page, kPage + off, 4, 0x4000 + off, 0,
+                                  0)) {
           std::lock_guard<std::mutex> hold(lock);
           jf_model_store(model.m, &model.t, kPage + off, 4, 0x4000 + off);
         }

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Mutation check of the rig's coherence model (issue 22): proves that the
+# model's tests can fail. Each mutant below is one plausible bug in
+# src/emu/coherence.c or coherence_quick.h; the script applies it to a
+# scratch copy of the model and its unit tests (never the tree), builds the
+# model tests there with the host compilers (no CMake, a few seconds per
+# mutant), runs the named killing tests, and requires one of them to fail.
+# A mutant that survives, or whose text no longer applies, fails the run.
+# The sibling ci/mutate.sh does the same for the library's flush path.
+#
+# Usage: ci/mutate-model.sh [MUTANT...]   (default: all; --list names them)
+# Exit status: 0 every mutant killed, 1 a mutant survived or did not apply,
+# 2 usage or setup error (a compiler, GLib or GoogleTest missing).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+# name ^ file (under src/emu) ^ text to find (exactly once) ^ replacement ^
+# killing tests (a GoogleTest filter) ^ why it is a bug
+mutants=(
+  "completion-by-dmb^coherence.c^  (void)event_time(m);\n  if (!full) {^  complete_ops(m, t->pending, event_time(m));\n  if (!full) {^Coherence.ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly^a DMB completes cache maintenance (only a DSB does)"
+  "dmb-st-orders-clean^coherence.c^  if (!full) {\n    return;\n  }^^Coherence.ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly^a dmb st orders a clean before the flag"
+  "no-isb-rule^coherence.c^  return t->sync_seq <= ready && t->fetched_store_seq <= ready ? JF_STALE_NOT_SYNCHRONISED^  return false ? JF_STALE_NOT_SYNCHRONISED^Coherence.KindNotSynchronised:Coherence.AnotherThreadsIsbDoesNotSynchroniseThisOne^a fetch needs no context synchronisation after the maintenance"
+  "no-fetch-ordering^coherence.c^  return t->sync_seq <= ready && t->fetched_store_seq <= ready ? JF_STALE_NOT_SYNCHRONISED^  return t->sync_seq <= ready ? JF_STALE_NOT_SYNCHRONISED^Coherence.AFetchOfALaterStoreOrdersTheThreadsLaterFetches^fetches of a thread are not ordered (false positives on MP-inst)"
+  "geometry-ignored^coherence.c^    for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);^    for_each_word_in_line(m, va, 128, mark_inval_issued, &issue);^Coherence.FreshAfterIsUnknownForAnInvalidateStrideThatSkipsALittleLine:Coherence.KindNotInvalidatedInGeometryNamesTheLoopAndItsStride^an invalidate covers the largest line, whatever the fetching core's IminLine"
+  "idc-barrier-dropped^coherence.c^    return reader == w->writer_thread ? store_completion(m, w) : w->store_seq;^    return w->store_seq;^CoherenceIdcDic.TheStoreCompletesOnlyAtADsb:Coherence.IdcStillNeedsTheStoreCompletedBeforeTheInvalidate^under IDC the store counts without the dsb after it"
+  "quick-path-skips-wide-stores^coherence_quick.h^  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);^  if (bytes > 8) {\n    return true;\n  }\n  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);^StoreQuick.RecordsWhatTheLockedStoreRecords^the lock-free path drops pair stores (stp of two X registers, 16 bytes)"
+)
+
+if [ "${1:-}" = "--list" ]; then
+  for m in "${mutants[@]}"; do IFS='^' read -r name _ _ _ kill why <<<"$m"; printf '%-28s %s (killed by %s)\n' "$name" "$why" "$kill"; done
+  exit 0
+fi
+for w in "$@"; do
+  printf '%s\n' "${mutants[@]}" | grep -q "^$w\^" ||
+    { echo "ci/mutate-model.sh: no mutant '$w' (ci/mutate-model.sh --list)" >&2; exit 2; }
+done
+for tool in gcc g++ pkg-config; do
+  command -v "$tool" >/dev/null || { echo "ci/mutate-model.sh: $tool is missing (ci/install-deps.sh)" >&2; exit 2; }
+done
+pkg-config --exists glib-2.0 || { echo "ci/mutate-model.sh: GLib is missing (ci/install-deps.sh)" >&2; exit 2; }
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/jitflush-mutate-model.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/emu" "$scratch/src/internal" "$scratch/pristine"
+cp "$root"/src/emu/coherence.c "$root"/src/emu/coherence.h "$root"/src/emu/coherence_quick.h "$scratch/emu/"
+cp "$root/src/ctr.c" "$scratch/src/"
+cp "$root/src/internal/ctr.h" "$scratch/src/internal/"
+cp "$scratch"/emu/* "$scratch/pristine/"
+glib_cflags=$(pkg-config --cflags glib-2.0)
+glib_libs=$(pkg-config --libs glib-2.0)
+
+# The model's unit tests, built against the scratch model: the test
+# objects once, the model (and the quick path its tests inline) per mutant.
+gcc -std=c11 -O1 -w -I"$scratch/src" -c "$scratch/src/ctr.c" -o "$scratch/ctr.o"
+build() {
+  gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$scratch/emu/coherence.c" -o "$scratch/coherence.o" &&
+    g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$root/tests/emu/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
+    g++ -o "$scratch/model_tests" "$scratch/coherence_test.o" "$scratch/store_quick_test.o" \
+      "$scratch/coherence.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
+}
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$root/tests/emu/coherence_test.cc" -o "$scratch/coherence_test.o"
+
+apply() { # FILE FIND REPLACE: exactly one occurrence, else fail
+  python3 - "$1" "$2" "$3" <<'PY'
+import sys
+path, find, repl = sys.argv[1], sys.argv[2].replace("\\n", "\n"), sys.argv[3].replace("\\n", "\n")
+text = open(path).read()
+if text.count(find) != 1:
+    sys.exit("the text to mutate occurs %d times" % text.count(find))
+open(path, "w").write(text.replace(find, repl))
+PY
+}
+
+# The unmutated model must pass its killers, or a "kill" means nothing.
+build || { echo "ci/mutate-model.sh: the unmutated model tests do not build" >&2; exit 2; }
+status=0
+for m in "${mutants[@]}"; do
+  IFS='^' read -r name file find repl kill why <<<"$m"
+  if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then
+    continue
+  fi
+  cp "$scratch"/pristine/* "$scratch/emu/"
+  build >/dev/null 2>&1
+  if ! "$scratch/model_tests" --gtest_filter="$kill" >/dev/null 2>&1; then
+    echo "MUTANT $name: its killers fail without the mutant ($kill)"; status=1; continue
+  fi
+  if ! apply "$scratch/emu/$file" "$find" "$repl"; then
+    echo "MUTANT $name: did not apply"; status=1; continue
+  fi
+  if ! build >"$scratch/build.log" 2>&1; then
+    echo "MUTANT $name: does not build"; sed -n 1,20p "$scratch/build.log"; status=1; continue
+  fi
+  if "$scratch/model_tests" --gtest_filter="$kill" >"$scratch/run.log" 2>&1; then
+    echo "MUTANT $name: SURVIVED ($why)"; status=1
+  else
+    failed=$(grep -o '^\[  FAILED  \] [A-Za-z0-9_.]*' "$scratch/run.log" | head -1 | sed 's/^\[  FAILED  \] //')
+    echo "MUTANT $name: killed by $failed ($why)"
+  fi
+done
+exit $status
