@@ -299,7 +299,11 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
    * its exit syscall. */
   jf_store_syscall(rig->store, vcpu, false);
   jf_sched_vcpu_init(rig, vcpu);
+  /* Waiting for its first turn, the thread holds no model record, as in a
+   * system call: memory other threads unmap meanwhile may be freed. */
+  jf_store_syscall(rig->store, vcpu, true);
   jf_turns_thread_start(rig, vcpu);
+  jf_store_syscall(rig->store, vcpu, false);
 }
 
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
