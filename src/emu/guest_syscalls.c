@@ -47,112 +47,74 @@ static const struct {
     {441, 441}, /* epoll_pwait2 */
 };
 
-/* Calls that never wait for another thread or for time: the turn stays. */
-static const int64_t keeps_turn[] = {
-    17,  /* getcwd */
-    19,  /* eventfd2 */
-    20,  /* epoll_create1 */
-    21,  /* epoll_ctl */
-    23,  /* dup */
-    24,  /* dup3 */
-    34,  /* mkdirat */
-    35,  /* unlinkat */
-    46,  /* ftruncate */
-    48,  /* faccessat */
-    57,  /* close */
-    59,  /* pipe2 */
-    61,  /* getdents64 */
-    62,  /* lseek */
-    78,  /* readlinkat */
-    79,  /* newfstatat */
-    80,  /* fstat */
-    96,  /* set_tid_address */
-    99,  /* set_robust_list */
-    113, /* clock_gettime */
-    114, /* clock_getres */
-    122, /* sched_setaffinity */
-    123, /* sched_getaffinity */
-    129, /* kill */
-    130, /* tkill */
-    131, /* tgkill */
-    132, /* sigaltstack */
-    134, /* rt_sigaction */
-    135, /* rt_sigprocmask */
-    139, /* rt_sigreturn */
-    160, /* uname */
-    163, /* getrlimit */
-    165, /* getrusage */
-    167, /* prctl */
-    168, /* getcpu */
-    169, /* gettimeofday */
-    172, /* getpid */
-    173, /* getppid */
-    174, /* getuid */
-    175, /* geteuid */
-    176, /* getgid */
-    177, /* getegid */
-    178, /* gettid */
-    179, /* sysinfo */
-    198, /* socket */
-    200, /* bind */
-    201, /* listen */
-    214, /* brk */
-    215, /* munmap */
-    216, /* mremap */
-    222, /* mmap */
-    226, /* mprotect */
-    227, /* msync */
-    232, /* mincore */
-    233, /* madvise */
-    261, /* prlimit64 */
-    278, /* getrandom */
-    279, /* memfd_create */
-    283, /* membarrier */
-    291, /* statx */
-    293, /* rseq */
-};
-
-/* Calls that change nothing another thread can be asleep on (a wait needs
- * a futex word, a file, a signal or time: none of these are touched). */
-static const int64_t wake_nobody[] = {
-    17,  /* getcwd */
-    61,  /* getdents64 */
-    62,  /* lseek */
-    78,  /* readlinkat */
-    79,  /* newfstatat */
-    80,  /* fstat */
-    96,  /* set_tid_address */
-    99,  /* set_robust_list */
-    113, /* clock_gettime */
-    114, /* clock_getres */
-    123, /* sched_getaffinity */
-    132, /* sigaltstack */
-    134, /* rt_sigaction */
-    135, /* rt_sigprocmask */
-    160, /* uname */
-    163, /* getrlimit */
-    165, /* getrusage */
-    168, /* getcpu */
-    169, /* gettimeofday */
-    172, /* getpid */
-    173, /* getppid */
-    174, /* getuid */
-    175, /* geteuid */
-    176, /* getgid */
-    177, /* getegid */
-    178, /* gettid */
-    179, /* sysinfo */
-    214, /* brk */
-    215, /* munmap */
-    216, /* mremap */
-    222, /* mmap */
-    226, /* mprotect */
-    232, /* mincore */
-    233, /* madvise */
-    261, /* prlimit64 */
-    278, /* getrandom */
-    291, /* statx */
-    293, /* rseq */
+/* Calls that never wait for another thread or for time: the turn stays.
+ * MAY_WAKE: whether the call can change what another thread is asleep on
+ * (a wait needs a futex word, a file, a signal or time). */
+static const struct {
+  int64_t num;
+  bool may_wake;
+} keeps_turn[] = {
+    {17, false},  /* getcwd */
+    {19, true},   /* eventfd2 */
+    {20, true},   /* epoll_create1 */
+    {21, true},   /* epoll_ctl */
+    {23, true},   /* dup */
+    {24, true},   /* dup3 */
+    {34, true},   /* mkdirat */
+    {35, true},   /* unlinkat */
+    {46, true},   /* ftruncate */
+    {48, true},   /* faccessat */
+    {57, true},   /* close */
+    {59, true},   /* pipe2 */
+    {61, false},  /* getdents64 */
+    {62, false},  /* lseek */
+    {78, false},  /* readlinkat */
+    {79, false},  /* newfstatat */
+    {80, false},  /* fstat */
+    {96, false},  /* set_tid_address */
+    {99, false},  /* set_robust_list */
+    {113, false}, /* clock_gettime */
+    {114, false}, /* clock_getres */
+    {122, true},  /* sched_setaffinity */
+    {123, false}, /* sched_getaffinity */
+    {129, true},  /* kill */
+    {130, true},  /* tkill */
+    {131, true},  /* tgkill */
+    {132, false}, /* sigaltstack */
+    {134, false}, /* rt_sigaction */
+    {135, false}, /* rt_sigprocmask */
+    {139, true},  /* rt_sigreturn */
+    {160, false}, /* uname */
+    {163, false}, /* getrlimit */
+    {165, false}, /* getrusage */
+    {167, true},  /* prctl */
+    {168, false}, /* getcpu */
+    {169, false}, /* gettimeofday */
+    {172, false}, /* getpid */
+    {173, false}, /* getppid */
+    {174, false}, /* getuid */
+    {175, false}, /* geteuid */
+    {176, false}, /* getgid */
+    {177, false}, /* getegid */
+    {178, false}, /* gettid */
+    {179, false}, /* sysinfo */
+    {198, true},  /* socket */
+    {200, true},  /* bind */
+    {201, true},  /* listen */
+    {214, false}, /* brk */
+    {215, false}, /* munmap */
+    {216, false}, /* mremap */
+    {222, false}, /* mmap */
+    {226, false}, /* mprotect */
+    {227, true},  /* msync */
+    {232, false}, /* mincore */
+    {233, false}, /* madvise */
+    {261, false}, /* prlimit64 */
+    {278, false}, /* getrandom */
+    {279, true},  /* memfd_create */
+    {283, true},  /* membarrier */
+    {291, false}, /* statx */
+    {293, false}, /* rseq */
 };
 
 #define NR_FCNTL 25
@@ -204,7 +166,7 @@ enum jf_guest_call_kind jf_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2
     break;
   }
   for (size_t i = 0; i < sizeof(keeps_turn) / sizeof(keeps_turn[0]); i++) {
-    if (keeps_turn[i] == num) {
+    if (keeps_turn[i].num == num) {
       return JF_CALL_KEEPS_TURN;
     }
   }
@@ -225,8 +187,8 @@ enum jf_guest_call_wakes jf_guest_call_wakes(int64_t num, uint64_t a1, uint64_t 
      * a second word or hand a lock over. */
     return futex_may_block(a2) ? JF_WAKES_NONE : JF_WAKES_ANY;
   }
-  for (size_t i = 0; i < sizeof(wake_nobody) / sizeof(wake_nobody[0]); i++) {
-    if (wake_nobody[i] == num) {
+  for (size_t i = 0; i < sizeof(keeps_turn) / sizeof(keeps_turn[0]); i++) {
+    if (keeps_turn[i].num == num && !keeps_turn[i].may_wake) {
       return JF_WAKES_NONE;
     }
   }

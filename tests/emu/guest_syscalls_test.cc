@@ -59,6 +59,21 @@ TEST(GuestSyscalls, ANewThreadKeepsItsCreatorsTurnAForkDoesNot)
   EXPECT_EQ(jf_guest_call_kind(JF_GUEST_NR_CLONE, kForkFlags, 0), JF_CALL_MAY_BLOCK);
 }
 
+TEST(GuestSyscalls, WhatACallMayWakeNarrowsTheThreadsLookedAtAgain)
+{
+  uint64_t word = 0;
+  EXPECT_EQ(jf_guest_call_wakes(kFutex, 0x1234, 1 | 128, &word), JF_WAKES_FUTEX_WORD); // WAKE
+  EXPECT_EQ(word, 0x1234u);
+  EXPECT_EQ(jf_guest_call_wakes(kFutex, 0x1234, 0, &word), JF_WAKES_NONE); // a wait wakes nobody
+  EXPECT_EQ(jf_guest_call_wakes(kFutex, 0x1234, 4, &word), JF_WAKES_ANY);  // CMP_REQUEUE
+  for (int64_t num : {kMmap, kMprotect, kGetpid})
+    EXPECT_EQ(jf_guest_call_wakes(num, 0, 0, &word), JF_WAKES_NONE) << num;
+  // A write may fill a pipe's reader; a signal wakes its target.
+  constexpr int64_t kTgkill = 131;
+  for (int64_t num : {kWrite, kTgkill, kUnknown})
+    EXPECT_EQ(jf_guest_call_wakes(num, 0, 0, &word), JF_WAKES_ANY) << num;
+}
+
 TEST(GuestSyscalls, BlockingCallsMapToTheHostCallsQemuMakes)
 {
   EXPECT_EQ(jf_guest_call_host_nr(kRead), 0);
