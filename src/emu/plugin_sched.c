@@ -43,6 +43,7 @@
 #include "plugin_regs.h"
 #include "plugin_sched.h"
 #include "plugin_store.h"
+#include "splitmix.h"
 
 /* Linux's generic syscall numbers, which aarch64 uses
  * (include/uapi/asm-generic/unistd.h). */
@@ -78,15 +79,6 @@ struct jf_sched {
   struct jf_fast_mod *pick_mod;
   uint8_t host_mask[MASK_BYTES_MAX]; /* the host's own affinity */
 };
-
-/* splitmix64: small, good enough, and the same on every host. */
-static uint64_t rng_next(uint64_t *state)
-{
-  uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
 
 /* Sets only ever hold CPUs of the config: the words past its last CPU are
  * zero, and the migration callback (every few hundred guest instructions)
@@ -291,9 +283,9 @@ void jf_sched_rearm(struct jf_vcpu *v)
 /* T's vCPU's entry is V. */
 static void arm_migration_clock(struct jf_sched *sc, struct jf_thread *t, struct jf_vcpu *v)
 {
-  v->clock.until_migration = sc->migrate_every
-                                 ? 1 + jf_fast_remainder(rng_next(&t->rng), &sc->interval_mod)
-                                 : UINT64_MAX; /* never */
+  v->clock.until_migration =
+      sc->migrate_every ? 1 + jf_fast_remainder(jf_splitmix_next(&t->rng), &sc->interval_mod)
+                        : UINT64_MAX; /* never */
   arm_stretch(v);
 }
 
@@ -509,11 +501,11 @@ void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu, struct jf_vcpu *v)
     if (!has_cpu(from, t->mt.cpu)) {
       /* Held, and moved off that geometry by the kernel (an affinity
        * change, hotplug): back onto it, uniform over its CPUs. */
-      unsigned pick = (unsigned)jf_fast_remainder(rng_next(&t->rng), &sc->pick_mod[n]);
+      unsigned pick = (unsigned)jf_fast_remainder(jf_splitmix_next(&t->rng), &sc->pick_mod[n]);
       migrate_with(rig, t, cpuset_nth(sc, from, pick), v, v);
     } else if (n > 1) {
       /* Uniform over the other CPUs. */
-      unsigned pick = (unsigned)jf_fast_remainder(rng_next(&t->rng), &sc->pick_mod[n - 1]);
+      unsigned pick = (unsigned)jf_fast_remainder(jf_splitmix_next(&t->rng), &sc->pick_mod[n - 1]);
       unsigned target = cpuset_nth(sc, from, pick);
       if (target == t->mt.cpu) {
         target = cpuset_nth(sc, from, n - 1);
@@ -611,7 +603,7 @@ void jf_sched_set_online(struct jf_rig *rig, const struct jf_cpuset *online, uns
     if (t->alive && !jf_cpuset_has(&t->mask, t->mt.cpu)) {
       /* Its CPU went offline: the kernel migrates it away before the CPU
        * dies (migrate_tasks, kernel/sched/core.c). */
-      unsigned pick = (unsigned)(rng_next(&t->rng) % cpuset_count(sc, &t->mask));
+      unsigned pick = (unsigned)(jf_splitmix_next(&t->rng) % cpuset_count(sc, &t->mask));
       migrate(rig, t, cpuset_nth(sc, &t->mask, pick), vcpu);
     }
   }

@@ -61,6 +61,7 @@
 #include "guest_syscalls.h"
 #include "plugin_sched.h"
 #include "plugin_turns.h"
+#include "splitmix.h"
 #include "vcpu.h"
 
 /* How long a waiting thread sleeps between looks when the draw waits for
@@ -125,15 +126,6 @@ struct jf_turns {
   uint64_t seen_insns;
   gint64 still_since;
 };
-
-/* splitmix64, as the scheduler's migrations (plugin_sched.c). */
-static uint64_t rng_next(uint64_t *state)
-{
-  uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
 
 struct jf_turns *jf_turns_new(uint64_t seed, uint64_t quantum, bool on)
 {
@@ -305,7 +297,7 @@ static void try_draw(struct jf_turns *turns)
   }
   if (settled && ready->len > 0) {
     g_ptr_array_sort(ready, by_serial);
-    struct turn_thread *next = g_ptr_array_index(ready, rng_next(&turns->rng) % ready->len);
+    struct turn_thread *next = g_ptr_array_index(ready, jf_splitmix_next(&turns->rng) % ready->len);
     next->state = TURN_RUNNING;
     turns->holder = next;
     if (next != turns->last_holder) {
@@ -449,7 +441,7 @@ static void begin_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_t
 {
   uint64_t quantum = UINT64_MAX;
   if (turns->on) {
-    quantum = 1 + rng_next(&turns->rng) % (2 * turns->quantum - 1);
+    quantum = 1 + jf_splitmix_next(&turns->rng) % (2 * turns->quantum - 1);
   }
   struct jf_vcpu *v = jf_vcpu(rig, t->vcpu);
   v->clock.until_handover = quantum;
