@@ -60,7 +60,7 @@ static uint16_t get16(const unsigned char *p, bool big)
   return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
 }
 
-static bool read_at(int fd, void *buf, size_t len, off_t at)
+bool emu_read_at(int fd, void *buf, size_t len, off_t at)
 {
   ssize_t n;
   do {
@@ -115,14 +115,14 @@ static char *find_interp(int fd, const Elf64_Ehdr *eh, char **interp)
     return g_strdup("a malformed ELF (program headers)");
   for (unsigned i = 0; i < eh->e_phnum; i++) {
     Elf64_Phdr ph;
-    if (!read_at(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + (uint64_t)i * sizeof ph)))
+    if (!emu_read_at(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + (uint64_t)i * sizeof ph)))
       return g_strdup("a truncated ELF file (program headers)");
     if (ph.p_type != PT_INTERP)
       continue;
     if (ph.p_filesz < 2 || ph.p_filesz > PATH_MAX)
       return g_strdup("a malformed ELF (PT_INTERP)");
     char *path = g_malloc(ph.p_filesz);
-    if (!read_at(fd, path, ph.p_filesz, (off_t)ph.p_offset) || path[ph.p_filesz - 1] != '\0' ||
+    if (!emu_read_at(fd, path, ph.p_filesz, (off_t)ph.p_offset) || path[ph.p_filesz - 1] != '\0' ||
         strlen(path) + 1 != ph.p_filesz) {
       g_free(path);
       return g_strdup("a malformed ELF (PT_INTERP)");

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "runner_qemu.h"
+#include "runner_program.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -31,28 +32,19 @@
 /* Larger string tables are not QEMU's: ask QEMU instead. */
 #define MAX_DYNSTR (16u << 20)
 
-static bool read_at(int fd, void *buf, size_t len, off_t at)
-{
-  ssize_t n;
-  do {
-    n = pread(fd, buf, len, at);
-  } while (n < 0 && errno == EINTR);
-  return n == (ssize_t)len;
-}
-
 /* The .dynsym's string table of the ELF64 little-endian file FD, or NULL
  * (with *size 0) when it has none or cannot be read. */
 static char *dynamic_strings(int fd, size_t *size)
 {
   *size = 0;
   Elf64_Ehdr eh;
-  if (!read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+  if (!emu_read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
       eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
       eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE)
     return NULL;
   Elf64_Shdr *sh = g_new(Elf64_Shdr, eh.e_shnum);
   char *strings = NULL;
-  if (read_at(fd, sh, sizeof *sh * eh.e_shnum, (off_t)eh.e_shoff)) {
+  if (emu_read_at(fd, sh, sizeof *sh * eh.e_shnum, (off_t)eh.e_shoff)) {
     for (unsigned i = 0; i < eh.e_shnum && !strings; i++) {
       if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh.e_shnum)
         continue;
@@ -60,7 +52,7 @@ static char *dynamic_strings(int fd, size_t *size)
       if (str->sh_type != SHT_STRTAB || str->sh_size == 0 || str->sh_size > MAX_DYNSTR)
         break;
       strings = g_malloc(str->sh_size + 1);
-      if (!read_at(fd, strings, str->sh_size, (off_t)str->sh_offset)) {
+      if (!emu_read_at(fd, strings, str->sh_size, (off_t)str->sh_offset)) {
         g_clear_pointer(&strings, g_free);
         break;
       }
