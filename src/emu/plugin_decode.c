@@ -149,6 +149,33 @@ static bool is_cmodx_safe(const cs_insn *insn)
   }
 }
 
+/*
+ * Stores with release semantics, by encoding (Arm ARM C4.1, the load/store
+ * group's "load/store ordered", "load/store exclusive", "compare and swap",
+ * "atomic memory operations" and "LDAPR/STLR (unscaled immediate)"
+ * tables): the instructions a thread publishes data with, and the only
+ * ones after which the architecture promises another thread sees its
+ * earlier stores without a barrier.
+ */
+static bool is_release_store(uint32_t word)
+{
+  static const struct {
+    uint32_t mask, value;
+  } release[] = {
+      {0x3fe00000, 0x08800000}, /* STLR, STLLR (o2=1 L=0 o1=0) */
+      {0x3fa08000, 0x08a08000}, /* CASL, CASAL (o2=1 o1=1 o0=1) */
+      {0x3fc08000, 0x08008000}, /* STLXR, STLXP, CASPL, CASPAL (o2=0 L=0 o0=1) */
+      {0x3f600c00, 0x38600000}, /* LD<op>L, LD<op>AL, SWPL, SWPAL (V=0 R=1) */
+      {0x3fe00c00, 0x19000000}, /* STLURB, STLURH, STLUR (opc=00) */
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(release); i++) {
+    if ((word & release[i].mask) == release[i].value) {
+      return true;
+    }
+  }
+  return false;
+}
+
 struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
 {
   struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
@@ -196,6 +223,7 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
    * data processing, loads and stores: those skip Capstone, whose detailed
    * decode was a large part of the plugin's translation time. */
   if (((word >> 26) & 0x7) != 0x5) {
+    out.publishes = is_release_store(word);
     return out;
   }
 
@@ -236,6 +264,7 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
     out.kind = JF_INSN_DMB;
     out.dmb_full = (crm & 3) == 3 || (crm & 3) == 0;
     out.dmb_orders_stores = (crm & 3) != 1;
+    out.publishes = out.dmb_orders_stores;
     break;
   }
   case JF_INS(DSB):

@@ -35,6 +35,10 @@ struct jf_decoded {
   bool dmb_full;          /* a DMB that orders loads and stores (not *LD, *ST) */
   bool dmb_orders_stores; /* a DMB that orders stores (not *LD) */
   bool cmodx_safe;        /* B, BL, BRK, HVC, ISB, NOP, SMC, SVC */
+  /* A release store or release atomic, or a DMB that orders stores: after
+   * it another thread may see the thread's earlier stores (a flag saying
+   * that new code is ready). */
+  bool publishes;
 };
 
 struct jf_decoder;

@@ -273,6 +273,14 @@ static void on_dmb(unsigned vcpu, void *udata)
   g_mutex_unlock(&rig->lock);
 }
 
+/* A publishing instruction after a store to code (its vCPU's code_stored
+ * set): policy=adversarial ends the turn there (plugin_turns.c). */
+static void on_publish(unsigned vcpu, void *udata)
+{
+  (void)udata;
+  jf_turns_published(rig, vcpu);
+}
+
 static void on_isb(unsigned vcpu, void *udata)
 {
   (void)udata;
@@ -591,6 +599,11 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     case JF_INSN_MARK_END:
     case JF_INSN_OTHER:
       break;
+    }
+    if (dec.publishes && jf_rig_adversary_hands_over(rig)) {
+      qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_publish, QEMU_PLUGIN_CB_NO_REGS,
+                                                  QEMU_PLUGIN_COND_NE,
+                                                  JF_VCPU_U64(rig, clock.code_stored), 0, NULL);
     }
   }
   /* The TB's callbacks run in the order they are registered: the clock

@@ -69,7 +69,8 @@ struct jf_store {
   uint64_t size_memo[SIZE_MEMO_SLOTS];
   /* vCPU index -> the struct jf_model_thread it runs (the lock held). */
   GPtrArray *thread_of_vcpu;
-  struct jf_rig *rig; /* its lock and model, for the locked path */
+  struct jf_rig *rig;    /* its lock and model, for the locked path */
+  bool note_code_stores; /* jf_rig_adversary_hands_over */
   /* Page records of unmapped memory, oldest first, waiting until no vCPU
    * can still hold them (jf_store_retire). */
   GQueue retired;
@@ -90,6 +91,7 @@ struct jf_store *jf_store_new(struct jf_rig *rig)
   st->model_clock = jf_model_clock(rig->model);
   st->thread_of_vcpu = g_ptr_array_new();
   st->rig = rig;
+  st->note_code_stores = jf_rig_adversary_hands_over(rig);
   return st;
 }
 
@@ -271,9 +273,15 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
     jf_model_store(rig->model, mt, vaddr, bytes, writer_pc);
     if (c) {
       size_t i = page_number % STORE_CACHE_SLOTS;
-      c->slot[i].page = jf_model_store_page(rig->model, vaddr);
+      page = c->slot[i].page = jf_model_store_page(rig->model, vaddr);
       __atomic_store_n(&c->slot[i].key, page_number + 1, __ATOMIC_RELAXED);
     }
+  }
+  /* A store to a page the model keeps per-word records for (fetched from or
+   * maintained: code) always takes this path; the adversary's hand-over
+   * waits for the instruction that may publish it (plugin_turns.c). */
+  if (mt && page && st->note_code_stores && __atomic_load_n(&page->densifying, __ATOMIC_RELAXED)) {
+    jf_vcpu(rig, vcpu)->clock.code_stored = 1;
   }
   g_mutex_unlock(&rig->lock);
 }

@@ -119,6 +119,11 @@ struct jf_turns {
   struct turn_thread *holder;
   struct turn_thread *last_holder;
   uint64_t escapes; /* threads let go for an exclusive section */
+  /* policy=adversarial: the thread whose turn ended as it published
+   * stores to code (jf_turns_published), left out of the next draw; and
+   * how many draws did so. */
+  struct turn_thread *publisher;
+  uint64_t adversary_handovers;
   /* Progress, to see a stall: events (draws, system calls, starts and
    * exits) and the holder's clock, when they last changed. */
   uint64_t events;
@@ -134,7 +139,7 @@ struct jf_turns *jf_turns_new(uint64_t seed, uint64_t quantum, bool on)
   g_cond_init(&turns->changed);
   turns->serial = on;
   turns->on = on;
-  turns->quantum = quantum ? quantum : JF_TURNS_QUANTUM_DEFAULT;
+  turns->quantum = quantum ? quantum : JF_QUANTUM_DEFAULT;
   /* Its own stream, apart from the migrations' per-thread ones. */
   turns->rng = seed ^ UINT64_C(0x7475726e73); /* "turns" */
   turns->by_tid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -296,6 +301,10 @@ static void try_draw(struct jf_turns *turns)
     }
   }
   if (settled && ready->len > 0) {
+    if (turns->publisher && ready->len > 1 && g_ptr_array_remove(ready, turns->publisher)) {
+      turns->adversary_handovers++;
+    }
+    turns->publisher = NULL;
     g_ptr_array_sort(ready, by_serial);
     struct turn_thread *next = g_ptr_array_index(ready, jf_splitmix_next(&turns->rng) % ready->len);
     next->state = TURN_RUNNING;
@@ -445,6 +454,7 @@ static void begin_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_t
   }
   struct jf_vcpu *v = jf_vcpu(rig, t->vcpu);
   v->clock.until_handover = quantum;
+  v->clock.code_stored = 0;
   jf_sched_rearm(v);
 }
 
@@ -679,6 +689,31 @@ void jf_turns_quantum_ended(struct jf_rig *rig, unsigned vcpu)
   g_mutex_unlock(&turns->m);
 }
 
+/*
+ * policy=adversarial. The thread on VCPU stored to code in this turn and
+ * now runs an instruction that may publish it (a release store, a DMB that
+ * orders stores): its turn ends at its next block, and the draw goes to
+ * another ready thread. A JIT that publishes new code before its
+ * maintenance is complete (the flag before the flush) is then caught on
+ * every seed, where quanta of thousands of instructions would almost
+ * always let the writer finish its flush first. Once per turn: the flag is
+ * cleared here and when a turn begins.
+ */
+void jf_turns_published(struct jf_rig *rig, unsigned vcpu)
+{
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  v->clock.code_stored = 0;
+  struct jf_turns *turns = rig->turns;
+  g_mutex_lock(&turns->m);
+  struct turn_thread *t = thread_of_vcpu(turns, vcpu);
+  if (t && turns->on && turns->holder == t && g_hash_table_size(turns->by_tid) > 1) {
+    turns->publisher = t;
+    v->clock.until_handover = 0;
+    jf_sched_rearm(v);
+  }
+  g_mutex_unlock(&turns->m);
+}
+
 void jf_turns_lock(struct jf_turns *turns)
 {
   g_mutex_lock(&turns->m);
@@ -705,6 +740,7 @@ void jf_turns_report(struct jf_turns *turns, JsonObject *report)
   json_object_set_int_member(o, "quantum", (gint64)turns->quantum);
   json_object_set_int_member(o, "handovers", (gint64)turns->handovers);
   json_object_set_int_member(o, "escapes", (gint64)turns->escapes);
+  json_object_set_int_member(o, "adversary_handovers", (gint64)turns->adversary_handovers);
   json_object_set_boolean_member(o, "reproducible", turns->serial && !turns->given_up);
   if (turns->given_up) {
     json_object_set_string_member(o, "given_up", turns->given_up);

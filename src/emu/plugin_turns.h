@@ -15,9 +15,6 @@
 
 #include "rig.h"
 
-/* The default mean length of a turn, in guest instructions. */
-#define JF_TURNS_QUANTUM_DEFAULT 20000
-
 /* ON false: schedule=parallel, the threads run as the host schedules them
  * (nothing waits; nothing is reproducible). */
 struct jf_turns *jf_turns_new(uint64_t seed, uint64_t quantum, bool on);
@@ -42,6 +39,11 @@ void jf_turns_await_child(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
 /* The vCPU's turn ended (its clock's until_handover reached 0): the turn
  * passes, and the thread waits inside QEMU's execution loop for its next. */
 void jf_turns_quantum_ended(struct jf_rig *rig, unsigned vcpu);
+
+/* policy=adversarial: the thread on VCPU stored to code in this turn and
+ * runs an instruction that may publish it; the turn passes to another
+ * thread at its next block. */
+void jf_turns_published(struct jf_rig *rig, unsigned vcpu);
 
 /* The schedule's lock, held across a fork (plugin.c). */
 void jf_turns_lock(struct jf_turns *turns);

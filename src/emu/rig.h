@@ -121,4 +121,12 @@ static inline enum emu_sched_policy jf_rig_policy(const struct jf_rig *rig)
   return rig->opts.have_policy ? rig->opts.policy : rig->config->policy;
 }
 
+/* Whether the adversary chooses hand-overs too (docs/RIG.md, "Reproducible
+ * runs"): under the turns, with policy=adversarial and the checker on (the
+ * hand-over follows a store the model saw land on code). */
+static inline bool jf_rig_adversary_hands_over(const struct jf_rig *rig)
+{
+  return !rig->opts.parallel && rig->opts.check && jf_rig_policy(rig) == EMU_SCHED_ADVERSARIAL;
+}
+
 #endif /* JITFLUSH_EMU_RIG_H */

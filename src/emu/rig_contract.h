@@ -34,6 +34,11 @@ extern "C" {
 #define JF_OPT_SCHEDULE "schedule"
 #define JF_OPT_QUANTUM "quantum"
 
+/* schedule= and quantum= when not given: the plugin's defaults, which the
+ * runner writes out in a run's reproducing command. */
+#define JF_SCHEDULE_DEFAULT "turns"
+#define JF_QUANTUM_DEFAULT 20000
+
 /* A process the guest forked writes PREFIX<pid>.json and PREFIX<pid>.findings
  * next to the summary at its exit, for the runner to merge (plugin_fork.c,
  * runner_fork.c). */

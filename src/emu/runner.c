@@ -730,9 +730,10 @@ static char *last_lines(const GString *tail, guint max)
 }
 
 /* The command line that reproduces this run: the same program, config,
- * sysroot and sysfs root as absolute paths, the seed and the policy written
- * out (a later default cannot change them), --check when given; shell
- * quoted. Reports and SARIF carry it (issue 27, "Reproduction printed"). */
+ * sysroot and sysfs root as absolute paths, the seed, the policy and the
+ * schedule (with its quantum) written out (a later default cannot change
+ * them), --check when given; shell quoted. Reports and SARIF carry it
+ * (issue 27, "Reproduction printed"). */
 /* WORD for a POSIX shell: as it is when it needs no quoting. */
 static void append_shell_word(GString *cmd, const char *word)
 {
@@ -755,16 +756,21 @@ static char *reproduce_command(const struct options *o, const struct emu_config 
   g_snprintf(seed_text, sizeof seed_text, "%" PRIu64, o->seed_text ? o->seed : cfg->seed);
   char *config = absolute(o->config);
   const char *policy = o->policy ? o->policy : emu_sched_policy_names[cfg->policy];
-  const char *words[] = {"--config", config, "--seed", seed_text, "--policy", policy};
-  for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
+  const char *schedule = o->schedule ? o->schedule : JF_SCHEDULE_DEFAULT;
+  char quantum_text[24];
+  g_snprintf(quantum_text, sizeof quantum_text, "%" PRIu64,
+             o->quantum_text ? o->quantum : (uint64_t)JF_QUANTUM_DEFAULT);
+  bool turns = strcmp(schedule, "turns") == 0;
+  const char *words[] = {"--config", config,       "--seed", seed_text,   "--policy",
+                         policy,     "--schedule", schedule, "--quantum", quantum_text};
+  /* A parallel run has no turns: no quantum. */
+  for (size_t i = 0; i < G_N_ELEMENTS(words) - (turns ? 0 : 2); i++)
     append_shell_word(cmd, words[i]);
   g_free(config);
   const struct {
     const char *flag, *value;
     bool path;
   } given[] = {{"--check", o->check, false},
-               {"--schedule", o->schedule, false},
-               {"--quantum", o->quantum_text, false},
                {"--sysroot", o->sysroot, true},
                {"--sysfs-root", o->sysfs_root, true}};
   for (size_t i = 0; i < G_N_ELEMENTS(given); i++) {

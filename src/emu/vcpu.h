@@ -37,6 +37,10 @@ struct jf_vcpu_clock {
   /* The clock's value while a register write parks it at JF_MIGRATE_DUE
    * (plugin_regs.c). */
   uint64_t parked;
+  /* Nonzero once the thread stored to a page holding code in this turn
+   * (plugin_store.c): with policy=adversarial its next publishing
+   * instruction ends the turn (plugin_turns.c, jf_turns_published). */
+  uint64_t code_stored;
 };
 
 /* The VCPU-source counters of rig_counters.def. */

@@ -218,8 +218,8 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,overlay=" + a[3] +
                       "/sys/devices/system/cpu,reproduce=jitflush-emu --config " + kExynos +
-                      " --seed 1 --policy adversarial -- " + prog_ +
-                      " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
+                      " --seed 1 --policy adversarial --schedule turns --quantum 20000 -- " +
+                      prog_ + " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
                       "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
   // The guest's address space apart from QEMU's memory, where QEMU alone
   // places its mappings (docs/RIG.md, "Reproducible runs").
@@ -280,12 +280,19 @@ TEST_F(RunnerTest, PassesTheScheduleAndQuantum)
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(PluginOption().find(",schedule=parallel,"), std::string::npos) << PluginOption();
   EXPECT_NE(PluginOption().find(",quantum=500,"), std::string::npos) << PluginOption();
-  // Both are part of the run's reproduction.
-  EXPECT_NE(PluginOption().find(" --schedule parallel --quantum 500 "), std::string::npos)
+  // The schedule is part of the run's reproduction; a parallel run has no
+  // turns, so no quantum.
+  EXPECT_NE(PluginOption().find(" --schedule parallel -- "), std::string::npos) << PluginOption();
+  r = Run({"--quantum", "500", "--config", kExynos, "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(PluginOption().find(" --schedule turns --quantum 500 -- "), std::string::npos)
       << PluginOption();
   r = Run({"--config", kExynos, "--", prog_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(PluginOption().find("schedule="), std::string::npos) << "turns is the plugin's default";
+  // Written out even when not given: a later default cannot change a rerun.
+  EXPECT_NE(PluginOption().find(" --schedule turns --quantum 20000 -- "), std::string::npos)
+      << PluginOption();
 }
 
 TEST_F(RunnerTest, RejectsAnUnknownPolicy)
@@ -575,12 +582,14 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
   std::vector<std::string> a = QemuArgs();
   ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
-  EXPECT_EQ(a[5], plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
-                      "/r.json,reproduce=jitflush-emu --config " + dir +
-                      "/soc.conf --seed 1 --policy adversarial --sysroot " + dir +
-                      "/sysroot --sysfs-root " + dir + "/phone -- " + dir +
-                      "/bin/jit,control=" + tmp + "/control,findings=" + tmp +
-                      "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
+  EXPECT_EQ(
+      a[5],
+      plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
+          "/r.json,reproduce=jitflush-emu --config " + dir +
+          "/soc.conf --seed 1 --policy adversarial --schedule turns --quantum 20000 --sysroot " +
+          dir + "/sysroot --sysfs-root " + dir + "/phone -- " + dir + "/bin/jit,control=" + tmp +
+          "/control,findings=" + tmp + "/findings,exec=" + tmp + "/exec,summary=" + tmp +
+          "/summary");
   EXPECT_EQ(a[8], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");

@@ -470,6 +470,70 @@ static int publish(int readers, int rounds)
   return atomic_load(&p.wrong) ? 1 : 0;
 }
 
+/*
+ * One reader that synchronises correctly (acquire load of the round, isb)
+ * and a writer that flushes the two words of a function (8-byte aligned,
+ * so within one line on any core: no stride question) either before it publishes
+ * the round with a release store ("late": correct) or just after ("early":
+ * the reader may run the code before the flush completes). Whether the
+ * early publication is caught depends only on where the turn passes.
+ */
+struct publish_order {
+  uint32_t *code;
+  atomic_int round;
+  atomic_int done;
+  int rounds;
+  int wrong;
+};
+
+static void flush_pair(const uint32_t *fn)
+{
+  __asm__ volatile("dc cvau, %0\n\tdsb ish\n\tic ivau, %0\n\tdsb ish" ::"r"(fn) : "memory");
+}
+
+static void *publish_order_reader(void *arg)
+{
+  struct publish_order *p = arg;
+  for (int r = 1; r <= p->rounds; r++) {
+    while (atomic_load_explicit(&p->round, memory_order_acquire) < r) {
+    }
+    __asm__ volatile("isb" ::: "memory");
+    jit_fn fn = (jit_fn)(uintptr_t)(p->code + 2 * (r % 64));
+    if (fn() != r)
+      p->wrong++;
+    atomic_store_explicit(&p->done, r, memory_order_release);
+  }
+  return NULL;
+}
+
+static int publish_order(bool flush_first, int rounds)
+{
+  if (rounds < 1 || rounds > 4096)
+    return 64;
+  struct publish_order p = {.rounds = rounds};
+  p.code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p.code == MAP_FAILED)
+    return 100;
+  pthread_t reader;
+  if (pthread_create(&reader, NULL, publish_order_reader, &p) != 0)
+    return 65;
+  for (int r = 1; r <= rounds; r++) {
+    uint32_t *fn = p.code + 2 * (r % 64);
+    fn[0] = a64_movz_x0((uint32_t)r);
+    fn[1] = A64_RET;
+    if (flush_first)
+      flush_pair(fn);
+    atomic_store_explicit(&p.round, r, memory_order_release);
+    if (!flush_first)
+      flush_pair(fn);
+    while (atomic_load_explicit(&p.done, memory_order_acquire) < r) {
+    }
+  }
+  pthread_join(reader, NULL);
+  printf("publish-order: %s rounds=%d wrong=%d\n", flush_first ? "late" : "early", rounds, p.wrong);
+  return p.wrong ? 1 : 0;
+}
+
 /* fork while other threads spin without system calls: QEMU's fork stops
  * every other vCPU (an exclusive section), which a thread waiting for its
  * turn inside the execution loop cannot do; the rig must not hang. */
@@ -556,11 +620,14 @@ int main(int argc, char **argv)
     return publish(atoi(argv[2]), atoi(argv[3]));
   if (argc == 3 && strcmp(argv[1], "fork-with-threads") == 0)
     return fork_with_threads(atoi(argv[2]));
+  if (argc == 4 && strcmp(argv[1], "publish-order") == 0 &&
+      (strcmp(argv[2], "early") == 0 || strcmp(argv[2], "late") == 0))
+    return publish_order(strcmp(argv[2], "late") == 0, atoi(argv[3]));
   fprintf(stderr,
           "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
           "       jit-crash | affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
           "       remap-churn N [waiter] | exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
           "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | map-below-libs MIB |\n"
-          "       fork-with-threads SPINNERS\n");
+          "       fork-with-threads SPINNERS | publish-order early|late ROUNDS\n");
   return 64;
 }
