@@ -319,10 +319,19 @@ static void try_draw(struct jf_turns *turns)
   g_ptr_array_free(ready, true);
 }
 
-/* Some thread is asleep in the host outside a system call's own wait: in
- * an exclusive section, or waiting for one to end. */
+/*
+ * Some thread is asleep in the host outside a system call's own wait (in
+ * an exclusive section, or waiting for one to end) and none of the others
+ * the schedule waits for can still move by itself: none is runnable
+ * ('R') or in an uninterruptible wait ('D'). On a host loaded far beyond
+ * its CPUs a thread can wait longer than STALL_US for a CPU; it is then
+ * runnable, and letting a thread go for an exclusive section that does not
+ * exist would change the interleaving from run to run (an escape that
+ * showed only under a load average of 20 on 2 CPUs).
+ */
 static bool someone_asleep(struct jf_turns *turns)
 {
+  bool asleep = false;
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init(&it, turns->by_tid);
@@ -332,11 +341,13 @@ static bool someone_asleep(struct jf_turns *turns)
         (t->state == TURN_READY && !t->escaped)) {
       continue; /* waiting where the schedule knows why */
     }
-    if (host_state(t->tid) == 'S') {
-      return true;
+    char state = host_state(t->tid);
+    if (state == 'R' || state == 'D') {
+      return false; /* slow, not stalled */
     }
+    asleep = asleep || state == 'S';
   }
-  return false;
+  return asleep;
 }
 
 /* The next thread to let go: the oldest one waiting inside the execution
