@@ -474,6 +474,63 @@ TEST(RunnerEndToEnd, MapUnmapChurnFreesRecordsWhileAThreadWaitsInASyscall)
   EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
 }
 
+// Issue 23: memory released without munmap kept its records, so code the
+// kernel put there afterwards was judged by a store the program made to
+// the old contents. Each mode stores "return 7" without a flush, releases
+// the page (MADV_DONTNEED on private memory, a brk shrink, shmdt), gets
+// the same address back holding "return 42" placed by the kernel, and
+// calls it: fresh. Before, each of them was reported stale (86).
+TEST(RunnerEndToEnd, MemoryReleasedWithoutMunmapStartsAfresh)
+{
+  for (const char *mode : {"dontneed", "dontneed-file", "brk", "shmdt"}) {
+    TempDir dir;
+    ProcessResult r = Emu("exynos8890.conf", {"release", mode}, {"--report", dir / "r.json"});
+    EXPECT_EQ(r.status, 42) << mode << "\n" << r.err;
+    EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << mode << "\n"
+                                                                              << r.err;
+    EXPECT_EQ(nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"))["findings"].size(), 0u)
+        << mode;
+  }
+}
+
+// The other side: memory that keeps its bytes keeps its records. Shared
+// memory after MADV_DONTNEED maps the same page again; MADV_FREE and
+// MADV_REMOVE change nothing under QEMU 10.2 (it returns 0 without telling
+// the host); mremap moves the page with its cache state, and the kernel's
+// move does no maintenance. The unflushed "return 7" is stale in each
+// (mremap was judged fresh before, as if the page were new); flushed
+// before the move, it is fresh.
+TEST(RunnerEndToEnd, MemoryThatKeepsItsBytesKeepsItsStaleStore)
+{
+  for (const char *mode : {"dontneed-shared", "free", "remove", "mremap"}) {
+    TempDir dir;
+    ProcessResult r = Emu("exynos8890.conf", {"release", mode}, {"--report", dir / "r.json"});
+    EXPECT_EQ(r.status, 86) << mode << "\n" << r.err;
+    const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+    ASSERT_EQ(report["findings"].size(), 1u) << mode << "\n" << report.dump();
+    EXPECT_EQ(report["findings"][0]["kind"], "not-cleaned") << mode;
+    EXPECT_EQ(report["findings"][0]["words"], 2) << mode;
+  }
+  ProcessResult r = Emu("exynos8890.conf", {"release", "mremap-flushed"});
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=2 ", 0), 0u) << r.err;
+}
+
+// System V segments attached at a new address each time: a detached
+// segment's records are freed like an unmapped page's (the peak was 3,022
+// before the rig saw shmdt).
+TEST(RunnerEndToEnd, ShmAttachDetachChurnKeepsTheModelsPageRecordsBounded)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"shm-churn", "3000"}, {"--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "attached: 3000 wrong: 0\n");
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  EXPECT_GT(report["model_pages_peak"].get<int>(), 0);
+  EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
+}
+
 // Issue 23: a program that execs another AArch64 program got "Exec format
 // error" from the host kernel (QEMU user mode passes execve on), and the
 // run still ended with an ordinary summary line. It now ends with status 8
