@@ -594,6 +594,33 @@ TEST(RunnerEndToEnd, AForkedChildsStaleFetchReachesTheReportNamingItsProcess)
   EXPECT_EQ(report["processes"][1]["parent"], report["processes"][0]["pid"]);
 }
 
+// Issue 23: the forked child's finding reached the JSON report but not the
+// SARIF log, which held the first process's results only (none here).
+TEST(RunnerEndToEnd, AForkedChildsFindingReachesTheSarifLogNamingItsProcess)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"fork-jit"},
+                        {"--report", dir / "r.json", "--sarif", dir / "r.sarif"});
+  EXPECT_EQ(r.status, 86) << r.err;
+  ASSERT_EQ(r.out.rfind("child ", 0), 0u) << r.out;
+  const int child = std::stoi(r.out.substr(6));
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  const nlohmann::json sarif = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.sarif"));
+  ASSERT_EQ(sarif["runs"].size(), 1u);
+  const nlohmann::json &results = sarif["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 1u) << sarif.dump();
+  EXPECT_EQ(results[0]["ruleId"], "not-cleaned");
+  EXPECT_EQ(results[0]["properties"]["process"], child);
+  EXPECT_EQ(results[0]["properties"]["parent"], report["processes"][0]["pid"]);
+  EXPECT_EQ(results[0]["properties"]["count"], 2);
+  EXPECT_EQ(results[0]["message"]["text"],
+            report["findings"][0]["message"].get<std::string>() + " (in process " +
+                std::to_string(child) + ", forked by " +
+                std::to_string(report["processes"][0]["pid"].get<int>()) + ")");
+  // The one log: the child's own file stays in the scratch folder.
+  EXPECT_EQ(ReadFileOrEmpty(dir / ("process-" + std::to_string(child) + ".sarif")), "");
+}
+
 // The control: flushed before the fork, the child inherits clean caches.
 TEST(RunnerEndToEnd, AForkedChildInheritsTheParentsFlush)
 {
