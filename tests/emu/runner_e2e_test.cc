@@ -474,6 +474,24 @@ TEST(RunnerEndToEnd, MapUnmapChurnFreesRecordsWhileAThreadWaitsInASyscall)
   EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
 }
 
+// Issue 23 asked why PHP's opcache JIT, whose buffer is shared anonymous
+// memory flipped between RW and RX, showed fetch_checks=0: shared memory is
+// checked like private memory (the PHP runs had no JIT code: see
+// tests/realjit/php_check.sh). The same pattern, stale and flushed.
+TEST(RunnerEndToEnd, CodeInSharedAnonymousMemoryIsChecked)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"jit-shared"}, {"--report", dir / "r.json"});
+  EXPECT_EQ(r.status, 86) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=2 fetch_checks=2 ", 0), 0u) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_EQ(report["findings"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["findings"][0]["kind"], "not-cleaned");
+  r = Emu("exynos8890.conf", {"jit-shared-flush"});
+  EXPECT_EQ(r.status, 42) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=2 ", 0), 0u) << r.err;
+}
+
 // Issue 23: memory released without munmap kept its records, so code the
 // kernel put there afterwards was judged by a store the program made to
 // the old contents. Each mode stores "return 7" without a flush, releases

@@ -8,6 +8,10 @@
  *   emu_guest segv          dies of SIGSEGV
  *   emu_guest jit           writes code and runs it without any flush
  *   emu_guest jit-flush     the same with __builtin___clear_cache
+ *   emu_guest jit-shared, jit-shared-flush
+ *                           the same in shared anonymous memory flipped
+ *                           from RW to RX with mprotect, as PHP's opcache
+ *                           JIT does with the end of its shared memory
  *   emu_guest jit-forever   writes code without a flush, runs it, prints
  *                           "running PID" and runs it on until killed
  *   emu_guest affinity-race CREATORS CHILDREN
@@ -137,6 +141,25 @@ static int jit(int flush)
 {
   jit_fn fn = write_code(flush);
   return fn ? fn() : 100;
+}
+
+/* PHP 8.2's opcache keeps its JIT buffer at the end of its shared memory,
+ * one MAP_SHARED | MAP_ANONYMOUS mapping, and mprotects the buffer RW to
+ * write code and RX to run it. */
+static int jit_shared(int flush)
+{
+  uint32_t *code =
+      mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED)
+    return 100;
+  uint32_t *buffer = code + 1024; /* the second page */
+  buffer[0] = a64_movz_x0(42);
+  buffer[1] = A64_RET;
+  if (flush)
+    __builtin___clear_cache((char *)buffer, (char *)(buffer + 2));
+  if (mprotect(buffer, 4096, PROT_READ | PROT_EXEC) != 0)
+    return 101;
+  return ((jit_fn)(uintptr_t)buffer)();
 }
 
 /* Unflushed code that loads from address 0: a stale fetch, then SIGSEGV
@@ -692,6 +715,10 @@ int main(int argc, char **argv)
     return jit(0);
   if (argc == 2 && strcmp(argv[1], "jit-flush") == 0)
     return jit(1);
+  if (argc == 2 && strcmp(argv[1], "jit-shared") == 0)
+    return jit_shared(0);
+  if (argc == 2 && strcmp(argv[1], "jit-shared-flush") == 0)
+    return jit_shared(1);
   if (argc == 2 && strcmp(argv[1], "jit-forever") == 0)
     return jit_forever();
   if (argc == 2 && strcmp(argv[1], "jit-crash") == 0)
@@ -734,7 +761,8 @@ int main(int argc, char **argv)
   if (argc == 3 && strcmp(argv[1], "shm-churn") == 0)
     return shm_churn(atoi(argv[2]));
   fprintf(stderr,
-          "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
+          "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-shared |\n"
+          "       jit-shared-flush | jit-forever |\n"
           "       jit-crash | affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
           "       remap-churn N [waiter] | exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
           "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | map-below-libs MIB |\n"
