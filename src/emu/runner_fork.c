@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <json-glib/json-glib.h>
 
@@ -47,7 +48,7 @@ static struct forked *read_forked(const char *scratch, const char *name)
   struct forked *f = g_new0(struct forked, 1);
   f->parser = json_parser_new();
   GError *err = NULL;
-  if (!json_parser_load_from_file(f->parser, path, &err) ||
+  if (!json_parser_load_from_file(f->parser, path, &err) || !json_parser_get_root(f->parser) ||
       !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(f->parser))) {
     fprintf(stderr, "jitflush-emu: a forked process's report %s cannot be read: %s\n", path,
             err ? err->message : "not a JSON object");
@@ -149,13 +150,18 @@ static JsonObject *process_entry(gint64 pid, gint64 parent, JsonObject *counts)
 }
 
 /* The JSON object in PATH, or NULL after saying on stderr why the forked
- * processes' findings cannot join it. */
+ * processes' findings cannot join it. NULL without a word when PATH is not
+ * a regular file: what the plugin wrote to a device (--report /dev/null)
+ * cannot be read back, and was not meant to be. */
 static JsonObject *load_object(const char *path)
 {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return NULL;
   JsonParser *parser = json_parser_new();
   GError *err = NULL;
   JsonObject *o = NULL;
-  if (json_parser_load_from_file(parser, path, &err) &&
+  if (json_parser_load_from_file(parser, path, &err) && json_parser_get_root(parser) &&
       JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
     o = json_object_ref(json_node_get_object(json_parser_get_root(parser)));
   } else {

@@ -20,6 +20,7 @@
 #include <fstream>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <string>
@@ -248,6 +249,31 @@ TEST(RunnerEndToEnd, ReportAndSarifThroughASymlinkKeepTheLink)
   EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the SARIF symlink was replaced";
   EXPECT_NE(ReadFileOrEmpty(report_target).find("\"stale_fetches\""), std::string::npos);
   EXPECT_NE(ReadFileOrEmpty(sarif_target).find("\"version\": \"2.1.0\""), std::string::npos);
+}
+
+// The device half of the same bullet: a character device given as
+// --report and --sarif (a node like /dev/null, made in a scratch folder so
+// that a regression replaces nothing of the system's) is written in place
+// and stays a device. Making a node needs root.
+TEST(RunnerEndToEnd, ReportAndSarifToADeviceNodeStayDevices)
+{
+  TempDir dir;
+  const std::string report = dir / "null-report", sarif = dir / "null-sarif";
+  if (mknod(report.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0 ||
+      mknod(sarif.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0)
+    GTEST_SKIP() << "cannot make a device node here (not root): " << strerror(errno);
+  ProcessResult r = Emu("exynos8890.conf", {"fork-jit"}, {"--report", report, "--sarif", sarif});
+  EXPECT_EQ(r.status, 86) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=2 ", 0), 0u) << r.err;
+  // The forked child's findings cannot be merged into a device, and that
+  // is no error.
+  EXPECT_EQ(r.err.find("cannot join"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("CRITICAL"), std::string::npos) << r.err;
+  for (const std::string &path : {report, sarif}) {
+    struct stat st;
+    ASSERT_EQ(lstat(path.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << path << " was replaced";
+  }
 }
 
 // Issue 23: SIGINT, SIGTERM or SIGHUP to the runner lost every finding

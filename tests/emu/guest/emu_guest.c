@@ -148,8 +148,7 @@ static int jit(int flush)
  * write code and RX to run it. */
 static int jit_shared(int flush)
 {
-  uint32_t *code =
-      mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  uint32_t *code = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED)
     return 100;
   uint32_t *buffer = code + 1024; /* the second page */
