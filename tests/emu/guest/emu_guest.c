@@ -62,6 +62,9 @@
  *                           address and "return 42" read() into it (a store
  *                           by the kernel); dontneed-file: MADV_DONTNEED on a
  *                           private mapping of a file holding "return 42";
+ *                           dontneed-file-ran: the same with "return 7"
+ *                           flushed and run before the madvise (QEMU has
+ *                           translated it);
  *                           dontneed-shared, free, remove: MADV_DONTNEED on
  *                           shared memory, MADV_FREE, MADV_REMOVE (the bytes
  *                           stay); mremap, mremap-flushed: moved by mremap
@@ -369,7 +372,7 @@ static int release_madvise(int shared, int advice)
   return call(code);
 }
 
-static int release_dontneed_file(void)
+static int release_dontneed_file(int ran)
 {
   uint32_t insns[2] = {a64_movz_x0(42), A64_RET};
   int fd = memfd_create("release", 0);
@@ -379,6 +382,11 @@ static int release_dontneed_file(void)
   if (code == MAP_FAILED)
     return 100;
   store_unflushed(code, 7); /* into the private copy */
+  if (ran) {
+    __builtin___clear_cache((char *)code, (char *)(code + 2));
+    if (call(code) != 7)
+      return 103;
+  }
   if (madvise(code, 4096, MADV_DONTNEED) != 0)
     return 101;
   return call(code); /* the file's page again */
@@ -444,8 +452,8 @@ static int release(const char *mode)
     return release_madvise(0, MADV_FREE);
   if (strcmp(mode, "remove") == 0)
     return release_madvise(1, MADV_REMOVE);
-  if (strcmp(mode, "dontneed-file") == 0)
-    return release_dontneed_file();
+  if (strcmp(mode, "dontneed-file") == 0 || strcmp(mode, "dontneed-file-ran") == 0)
+    return release_dontneed_file(strcmp(mode, "dontneed-file-ran") == 0);
   if (strcmp(mode, "brk") == 0)
     return release_brk();
   if (strcmp(mode, "shmdt") == 0)
