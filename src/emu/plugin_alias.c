@@ -49,7 +49,6 @@
 #define GUEST_MAP_SHARED_VALIDATE 0x03
 #define GUEST_MAP_ANONYMOUS 0x20
 #define GUEST_MADV_DONTNEED 4
-#define GUEST_MADV_DONTNEED_LOCKED 24
 #define GUEST_SHM_EXEC 0100000
 #define CANON_FILE_BIT (UINT64_C(1) << 63)
 #define CANON_ID_SHIFT 44 /* file offsets below 16 TiB */
@@ -257,8 +256,8 @@ static uint64_t file_canon(struct jf_alias *a, char *key, uint64_t offset)
 static bool learn(struct jf_alias *a, uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
 {
   struct stat st;
-  if (fstat(fd, &st) != 0 || offset >= (UINT64_C(1) << CANON_ID_SHIFT)) {
-    return false;
+  if (fstat(fd, &st) != 0 || S_ISCHR(st.st_mode) || offset >= (UINT64_C(1) << CANON_ID_SHIFT)) {
+    return false; /* a shared mapping of /dev/zero is anonymous memory */
   }
   char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
   add_map(a, va, len, file_canon(a, key, offset), exec);
@@ -488,9 +487,10 @@ static void detached(struct jf_rig *rig, uint64_t va)
  *   keeps its pages in the page cache or shmem, and the next access maps
  *   the same page again with the same bytes and cache state: its records
  *   stay.
- * MADV_FREE, MADV_REMOVE and the other advice change nothing here: QEMU
- * 10.2 returns 0 for them without telling the host, so the guest keeps its
- * bytes (on Linux, MADV_FREE too may leave them until memory runs short).
+ * MADV_FREE, MADV_REMOVE, MADV_DONTNEED_LOCKED and the other advice change
+ * nothing here: QEMU 10.2 returns 0 for them without telling the host, so
+ * the guest keeps its bytes (on Linux, MADV_FREE too may leave them until
+ * memory runs short).
  * The pages of private memory that held translated code are appended to
  * REWRITE, by page number, for drop_translations.
  */
@@ -618,12 +618,13 @@ static void mapped(struct jf_rig *rig, uint64_t va)
   GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
   bool changed = forget(a, va, len, dropped);
   if (shared == GUEST_MAP_SHARED || shared == GUEST_MAP_SHARED_VALIDATE) {
-    if (mmap_args[3] & GUEST_MAP_ANONYMOUS) {
+    /* Shared memory without a file the rig can name is keyed by its
+     * address. */
+    if ((mmap_args[3] & GUEST_MAP_ANONYMOUS) || fd < 0 ||
+        !learn(a, va, len, fd, mmap_args[5], exec)) {
       add_map(a, va, len, va, exec);
-      changed = true;
-    } else if (fd >= 0) {
-      changed |= learn(a, va, len, fd, mmap_args[5], exec);
     }
+    changed = true;
   }
   if (changed) {
     recompute_views(a, rig->store);
@@ -674,8 +675,7 @@ void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
     attached(rig, (int)mmap_args[0], (uint64_t)ret, (mmap_args[2] & GUEST_SHM_EXEC) != 0);
   } else if (num == NR_SHMDT) {
     detached(rig, mmap_args[0]);
-  } else if (num == NR_MADVISE &&
-             (mmap_args[2] == GUEST_MADV_DONTNEED || mmap_args[2] == GUEST_MADV_DONTNEED_LOCKED)) {
+  } else if (num == NR_MADVISE && mmap_args[2] == GUEST_MADV_DONTNEED) {
     dontneed(rig, mmap_args[0], mmap_args[1], rewrite_pages);
   }
   g_mutex_unlock(&rig->lock);
