@@ -35,8 +35,8 @@
 #               JITFLUSH_BENCH_STARTUP_ROUNDS x _RUNS, default 5 x 40).
 #   5. memory   peak RSS of build/host's emu guest mapping one page of code
 #               at a new address JITFLUSH_BENCH_CHURN times (default
-#               3,000,000: minutes), on plain QEMU and under the rig with
-#               the checker off and on.
+#               3,000,000: minutes), by mmap and by System V shmat, on
+#               plain QEMU and under the rig with the checker off and on.
 #
 # Exit status: 0 ok; 1 a jitflush target was missed; 2 usage; 3 a run
 # failed; 4 --check found the counts differ from docs/BENCHMARKS.md; or the
@@ -245,16 +245,22 @@ if [ "$mode" = all ] || [ "$mode" = memory ]; then
     /usr/bin/time -f 'jfbench %e %M' "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1 |
       awk '{ printf "%.0f s, %.0f MB", $2, $3 / 1024 }'
   }
-  plain=$(peak_once "$qemu" -cpu cortex-a53 -L /usr/aarch64-linux-gnu "$churn_guest" remap-churn "$churn")
-  off=$(peak_once "$runner" --config "$config" --check off -- "$churn_guest" remap-churn "$churn")
-  on=$(peak_once "$runner" --config "$config" --report "$out/churn.json" -- "$churn_guest" remap-churn "$churn")
-  pages=$(sed -n 's/.*"model_pages_peak": *\([0-9]*\).*/\1/p' "$out/churn.json")
+  # shm-churn: the same with System V segments (shmat at a new address,
+  # shmdt), whose records are freed at the detach.
+  mem_rows=()
+  for workload in remap-churn shm-churn; do
+    plain=$(peak_once "$qemu" -cpu cortex-a53 -L /usr/aarch64-linux-gnu "$churn_guest" "$workload" "$churn")
+    off=$(peak_once "$runner" --config "$config" --check off -- "$churn_guest" "$workload" "$churn")
+    on=$(peak_once "$runner" --config "$config" --report "$out/$workload.json" -- "$churn_guest" "$workload" "$churn")
+    pages=$(sed -n 's/.*"model_pages_peak": *\([0-9]*\).*/\1/p' "$out/$workload.json")
+    mem_rows+=("| $workload $churn | $plain | $off | $on | $pages |")
+  done
   echo
   echo "## Rig memory under map/unmap churn ($churn mappings, $config)"
   {
     echo "| run | plain QEMU | rig, checker off | rig, checker on | model_pages_peak |"
     echo "|---|---:|---:|---:|---:|"
-    echo "| remap-churn $churn | $plain | $off | $on | $pages |"
+    printf '%s\n' "${mem_rows[@]}"
   } | tee "$out/rig_memory.md"
 fi
 

@@ -1137,3 +1137,119 @@ void jf_model_pages_released(struct jf_model *m, size_t n)
 {
   m->pages_retired -= MIN(n, m->pages_retired);
 }
+
+/* The numbers of the canonical pages FIRST..LAST (inclusive) that have a
+ * record, in no particular order: looked up one by one, or for a range
+ * larger than the table (a freed arena, a reservation) by walking it. */
+static GArray *pages_in_range(const struct jf_model *m, uint64_t first, uint64_t last)
+{
+  GArray *numbers = g_array_new(false, false, sizeof(uint64_t));
+  if (last - first >= g_hash_table_size(m->pages)) {
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, m->pages);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+      uint64_t p = GPOINTER_TO_SIZE(key);
+      if (p >= first && p <= last) {
+        g_array_append_val(numbers, p);
+      }
+    }
+    return numbers;
+  }
+  for (uint64_t p = first; p <= last; p++) {
+    if (g_hash_table_contains(m->pages, GSIZE_TO_POINTER(p))) {
+      g_array_append_val(numbers, p);
+    }
+  }
+  return numbers;
+}
+
+/* ---- memory the kernel refilled or moved --------------------------------- */
+
+/*
+ * madvise(MADV_DONTNEED) on private memory frees its pages without
+ * unmapping them: the next access reads a new zero page (anonymous) or the
+ * file's page again (a private file mapping). Neither holds a store the
+ * program made, and both reach user space through a new page table entry,
+ * which on arm64 cleans and invalidates a page the kernel wrote before it
+ * becomes executable (__sync_icache_dcache in arch/arm64/mm/flush.c runs
+ * sync_icache_aliases for a folio without PG_dcache_clean, and
+ * flush_dcache_folio clears that flag whenever the kernel writes one). So
+ * the words start afresh, as after a new mapping.
+ *
+ * Unlike after munmap, QEMU keeps its translations of the range and the
+ * fetch checks translated into them point into these records, so the
+ * records are emptied in place rather than retired: they hold what a new
+ * record holds (no store, no maintenance). Pages with per-word records
+ * (QEMU translated code there) are appended to DENSE, by canonical page
+ * number, for the caller to drop QEMU's translations of.
+ */
+void jf_model_clear(struct jf_model *m, uint64_t canon_start, uint64_t canon_end,
+                    uint64_t made_before, GArray *dense)
+{
+  if (canon_end <= canon_start) {
+    return;
+  }
+  GArray *numbers =
+      pages_in_range(m, canon_start >> MODEL_PAGE_SHIFT, (canon_end - 1) >> MODEL_PAGE_SHIFT);
+  for (guint i = 0; i < numbers->len; i++) {
+    uint64_t number = g_array_index(numbers, uint64_t, i);
+    struct jf_model_page *page = g_hash_table_lookup(m->pages, GSIZE_TO_POINTER(number));
+    if (page->born >= made_before) {
+      continue; /* made by another thread after the madvise began */
+    }
+    if (page->words) {
+      memset(page->words, 0, m->word_size * MODEL_PAGE_WORDS);
+      g_array_append_val(dense, number);
+      continue;
+    }
+    /* A store-only page: lock-free stores read and write these (a store
+     * racing with the madvise that frees its page is the program's race). */
+    for (size_t w = 0; w < G_N_ELEMENTS(page->written); w++) {
+      __atomic_store_n(&page->written[w], 0, __ATOMIC_SEQ_CST);
+    }
+    __atomic_store_n(&page->last_store, 0, __ATOMIC_SEQ_CST);
+  }
+  g_array_unref(numbers);
+}
+
+/*
+ * mremap moved the pages of [CANON_OLD, CANON_OLD + LEN) to CANON_NEW: the
+ * same physical pages with the same bytes, and the same cache state. The
+ * kernel moves their page table entries (move_ptes in mm/mremap.c), and
+ * the new entry does no maintenance for a page the program stored to:
+ * __sync_icache_dcache only cleans a folio without PG_dcache_clean, which
+ * only the kernel's own writes clear. So code the program wrote and never
+ * cleaned before the move is as stale at the new address as it was at the
+ * old one, and the records move with the pages. A record the new range
+ * still held (the caller forgot it first; one another thread made since)
+ * is appended to RETIRED.
+ */
+void jf_model_move(struct jf_model *m, uint64_t canon_old, uint64_t canon_new, uint64_t len,
+                   GPtrArray *retired)
+{
+  if (len == 0) {
+    return;
+  }
+  uint64_t first = canon_old >> MODEL_PAGE_SHIFT;
+  GArray *numbers = pages_in_range(m, first, (canon_old + len - 1) >> MODEL_PAGE_SHIFT);
+  GPtrArray *moving = g_ptr_array_new();
+  for (guint i = 0; i < numbers->len; i++) {
+    gpointer key = GSIZE_TO_POINTER(g_array_index(numbers, uint64_t, i));
+    g_ptr_array_add(moving, g_hash_table_lookup(m->pages, key));
+    g_hash_table_steal(m->pages, key);
+  }
+  uint64_t to_first = canon_new >> MODEL_PAGE_SHIFT;
+  for (guint i = 0; i < moving->len; i++) {
+    gpointer to = GSIZE_TO_POINTER(g_array_index(numbers, uint64_t, i) - first + to_first);
+    gpointer there = g_hash_table_lookup(m->pages, to);
+    if (there) {
+      g_hash_table_steal(m->pages, to);
+      g_ptr_array_add(retired, there);
+      m->pages_retired++;
+    }
+    g_hash_table_insert(m->pages, to, g_ptr_array_index(moving, i));
+  }
+  g_ptr_array_unref(moving);
+  g_array_unref(numbers);
+}

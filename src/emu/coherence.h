@@ -201,6 +201,21 @@ size_t jf_model_forget(struct jf_model *m, uint64_t canon_start, uint64_t canon_
 void jf_model_page_free(struct jf_model_page *page);
 /* The caller freed N of the records jf_model_forget retired. */
 void jf_model_pages_released(struct jf_model *m, size_t n);
+/*
+ * The kernel gave the canonical range [CANON_START, CANON_END) new
+ * contents without unmapping it (madvise(MADV_DONTNEED) on private
+ * memory): the records of its pages made before MADE_BEFORE are emptied in
+ * place, as if new (translated fetch checks may still point into them).
+ * The numbers of the pages that had per-word records are appended to DENSE
+ * (uint64_t).
+ */
+void jf_model_clear(struct jf_model *m, uint64_t canon_start, uint64_t canon_end,
+                    uint64_t made_before, GArray *dense);
+/* mremap moved [CANON_OLD, CANON_OLD + LEN) to CANON_NEW: the records move
+ * with the pages; a record the new range held is appended to RETIRED, to be
+ * freed like jf_model_forget's. */
+void jf_model_move(struct jf_model *m, uint64_t canon_old, uint64_t canon_new, uint64_t len,
+                   GPtrArray *retired);
 
 #ifdef __cplusplus
 }

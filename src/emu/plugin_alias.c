@@ -9,9 +9,13 @@
  *
  * The mappings are learnt from the guest's mmap/munmap/mremap syscalls
  * (linux-user passes guest fds through to the host, so fstat on the host
- * names the file). Offsets are page aligned, so cache lines stay aligned.
- * The same syscalls tell the model which memory went away
- * (forget_unmapped), so that its records of unmapped pages are freed.
+ * names the file) and its System V shmat/shmdt (the segment's id names it).
+ * Offsets are page aligned, so cache lines stay aligned. Shared anonymous
+ * mappings are kept too, keyed by their own address: madvise must tell
+ * them from private memory. The same syscalls, brk and madvise tell the
+ * model which memory went away or was given new contents
+ * (forget_unmapped, "Memory released"), so that its records of unmapped
+ * pages are freed.
  *
  * Each mapping also remembers whether it is executable (mmap's prot, then
  * every mprotect), because the I-side does not treat the two views alike:
@@ -25,34 +29,49 @@
  */
 #define _GNU_SOURCE /* fstat on a host fd */
 #include <string.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 
 #include "plugin_alias.h"
 #include "plugin_store.h"
 
+#define NR_SHMDT 197
+#define NR_SHMAT 196
+#define NR_BRK 214
 #define NR_MUNMAP 215
 #define NR_MREMAP 216
 #define NR_MMAP 222
 #define NR_MPROTECT 226
+#define NR_MADVISE 233
 #define GUEST_PROT_EXEC 0x4
 #define GUEST_PAGE UINT64_C(4096) /* mprotect rounds LEN up to pages */
 #define GUEST_MAP_SHARED 0x01
 #define GUEST_MAP_SHARED_VALIDATE 0x03
+#define GUEST_MAP_ANONYMOUS 0x20
+#define GUEST_MADV_DONTNEED 4
+#define GUEST_SHM_EXEC 0100000
 #define CANON_FILE_BIT (UINT64_C(1) << 63)
 #define CANON_ID_SHIFT 44 /* file offsets below 16 TiB */
 
 struct alias_map {
   uint64_t va;
   uint64_t len;
-  uint64_t canon;    /* canonical address of VA */
+  uint64_t canon;    /* canonical address of VA: VA itself for shared
+                        anonymous memory, else CANON_FILE_BIT set */
   bool exec;         /* mapped with PROT_EXEC (now) */
   bool nonexec_view; /* not exec, and an exec mapping shows some of the
                         same file pages (recomputed at every change) */
 };
 
+struct alias_range {
+  uint64_t va, len;
+};
+
 struct jf_alias {
   GArray *maps;         /* struct alias_map, sorted by va, disjoint */
-  GHashTable *file_ids; /* "dev:ino" -> id (1..) */
+  GHashTable *file_ids; /* "dev:ino" or "shm:ID" -> id (1..) */
+  GArray *attached;     /* struct alias_range: System V segments (shmat) */
+  uint64_t brk;         /* the program break brk last returned, 0 unknown */
   /* Lines of executable views whose bytes were stored through another
    * view since QEMU last translated them (jf_alias_refresh_views); the
    * count is read without the lock. */
@@ -71,6 +90,7 @@ struct jf_alias *jf_alias_new(void)
   struct jf_alias *a = g_new0(struct jf_alias, 1);
   a->maps = g_array_new(false, false, sizeof(struct alias_map));
   a->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  a->attached = g_array_new(false, false, sizeof(struct alias_range));
   a->stale_lines = g_hash_table_new(g_direct_hash, g_direct_equal);
   return a;
 }
@@ -80,12 +100,18 @@ void jf_alias_free(struct jf_alias *a)
   if (a) {
     g_array_unref(a->maps);
     g_hash_table_destroy(a->file_ids);
+    g_array_unref(a->attached);
     g_hash_table_destroy(a->stale_lines);
     g_free(a);
   }
 }
 
-/* The mapping holding VA, or NULL when VA is in no shared file mapping. */
+static uint64_t page_align_up(uint64_t len)
+{
+  return (len + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
+}
+
+/* The mapping holding VA, or NULL when VA is in no shared mapping. */
 static const struct alias_map *find(const struct jf_alias *a, uint64_t va)
 {
   const GArray *maps = a->maps;
@@ -155,22 +181,48 @@ static void recompute_views(struct jf_alias *a, struct jf_store *store)
   }
 }
 
-/* Forgets every mapping overlapping [va, va + len): replaced or unmapped.
- * A partial unmap drops the whole entry (the rest then counts by VA).
- * Each dropped mapping is appended to DROPPED. Returns whether any was. */
+static bool is_file(const struct alias_map *m)
+{
+  return (m->canon & CANON_FILE_BIT) != 0;
+}
+
+/* The part of M within [LO, HI), which must not be empty. */
+static struct alias_map piece_of(const struct alias_map *m, uint64_t lo, uint64_t hi)
+{
+  struct alias_map piece = *m;
+  piece.va = MAX(m->va, lo);
+  piece.len = MIN(m->va + m->len, hi) - piece.va;
+  piece.canon = m->canon + (piece.va - m->va);
+  return piece;
+}
+
+/* Forgets what the mappings show of [va, va + len): replaced or unmapped.
+ * The parts of a mapping outside the range stay. Each dropped part is
+ * appended to DROPPED. Returns whether any was. */
 static bool forget(struct jf_alias *a, uint64_t va, uint64_t len, GArray *dropped)
 {
-  GArray *maps = a->maps;
+  GArray *kept = g_array_new(false, false, sizeof(struct alias_map));
   guint before = dropped->len;
-  for (guint i = 0; i < maps->len;) {
-    const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
-    if (m->va < va + len && va < m->va + m->len) {
-      g_array_append_val(dropped, *m);
-      g_array_remove_index(maps, i);
-    } else {
-      i++;
+  uint64_t end = va + page_align_up(len);
+  for (guint i = 0; i < a->maps->len; i++) {
+    const struct alias_map *m = &g_array_index(a->maps, struct alias_map, i);
+    if (m->va + m->len <= va || end <= m->va) {
+      g_array_append_val(kept, *m);
+      continue;
+    }
+    struct alias_map gone = piece_of(m, va, end);
+    g_array_append_val(dropped, gone);
+    if (m->va < va) {
+      struct alias_map left = piece_of(m, m->va, va);
+      g_array_append_val(kept, left);
+    }
+    if (end < m->va + m->len) {
+      struct alias_map right = piece_of(m, end, m->va + m->len);
+      g_array_append_val(kept, right);
     }
   }
+  g_array_unref(a->maps);
+  a->maps = kept; /* still sorted: pieces replace their mapping in order */
   return dropped->len > before;
 }
 
@@ -180,28 +232,35 @@ static gint by_va(gconstpointer a, gconstpointer b)
   return x->va < y->va ? -1 : x->va > y->va;
 }
 
-/* Returns whether the mapping was learnt (a file fstat could name). */
-static bool learn(struct jf_alias *a, uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
+static void add_map(struct jf_alias *a, uint64_t va, uint64_t len, uint64_t canon, bool exec)
 {
-  GHashTable *file_ids = a->file_ids;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || offset >= (UINT64_C(1) << CANON_ID_SHIFT)) {
-    return false;
-  }
-  char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
-  uint64_t id = GPOINTER_TO_SIZE(g_hash_table_lookup(file_ids, key));
+  struct alias_map m = {.va = va, .len = page_align_up(len), .canon = canon, .exec = exec};
+  g_array_append_val(a->maps, m);
+  g_array_sort(a->maps, by_va);
+}
+
+/* The canonical address of OFFSET in the shared object named KEY (taken). */
+static uint64_t file_canon(struct jf_alias *a, char *key, uint64_t offset)
+{
+  uint64_t id = GPOINTER_TO_SIZE(g_hash_table_lookup(a->file_ids, key));
   if (id == 0) {
-    id = g_hash_table_size(file_ids) + 1;
-    g_hash_table_insert(file_ids, key, GSIZE_TO_POINTER(id));
+    id = g_hash_table_size(a->file_ids) + 1;
+    g_hash_table_insert(a->file_ids, key, GSIZE_TO_POINTER(id));
   } else {
     g_free(key);
   }
-  struct alias_map m = {.va = va,
-                        .len = len,
-                        .canon = CANON_FILE_BIT | (id << CANON_ID_SHIFT) | offset,
-                        .exec = exec};
-  g_array_append_val(a->maps, m);
-  g_array_sort(a->maps, by_va);
+  return CANON_FILE_BIT | (id << CANON_ID_SHIFT) | offset;
+}
+
+/* Returns whether the mapping was learnt (a file fstat could name). */
+static bool learn(struct jf_alias *a, uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
+{
+  struct stat st;
+  if (fstat(fd, &st) != 0 || S_ISCHR(st.st_mode) || offset >= (UINT64_C(1) << CANON_ID_SHIFT)) {
+    return false; /* a shared mapping of /dev/zero is anonymous memory */
+  }
+  char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+  add_map(a, va, len, file_canon(a, key, offset), exec);
   return true;
 }
 
@@ -243,11 +302,6 @@ static bool reprotect(struct jf_alias *a, uint64_t va, uint64_t len, bool exec)
 
 /* ---- unmapped memory ------------------------------------------------------- */
 
-static uint64_t page_align_up(uint64_t len)
-{
-  return (len + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1);
-}
-
 /* The model forgets the file pages of [START, END) (canonical) that no
  * mapping from FROM on shows any more. */
 static void forget_unshown(struct jf_rig *rig, uint64_t start, uint64_t end, guint from,
@@ -267,26 +321,41 @@ static void forget_unshown(struct jf_rig *rig, uint64_t start, uint64_t end, gui
   }
 }
 
+/* The model forgets the guest range [VA, VA + LEN) (RETIRED gets its
+ * records; lock held). */
+static void forget_range(struct jf_rig *rig, uint64_t va, uint64_t len, GPtrArray *retired)
+{
+  jf_model_forget(rig->model, va, va + page_align_up(len), pages_made_before, retired);
+}
+
+/* The shared objects' pages the mappings DROPPED showed: a file page is
+ * forgotten once no mapping shows it, since the file keeps its bytes for
+ * the next mapping while one does. Shared anonymous memory is keyed by
+ * its address and goes with its range. */
+static void forget_files(struct jf_rig *rig, const GArray *dropped, GPtrArray *retired)
+{
+  for (guint i = 0; i < dropped->len; i++) {
+    const struct alias_map *d = &g_array_index(dropped, struct alias_map, i);
+    if (is_file(d)) {
+      forget_unshown(rig, d->canon, d->canon + d->len, 0, retired);
+    }
+  }
+}
+
 /*
  * The syscall unmapped (or replaced) the guest range [VA, VA + LEN) and
  * dropped the shared mappings DROPPED (lock held): the model forgets what
- * it kept of that memory (coherence.h, jf_model_forget). Memory that is
- * not a shared file mapping is keyed by its address; a file page is
- * forgotten once no mapping shows it, since the file keeps its bytes for
- * the next mapping while one does.
+ * it kept of that memory (coherence.h, jf_model_forget).
  */
 static void forget_unmapped(struct jf_rig *rig, uint64_t va, uint64_t len, const GArray *dropped)
 {
   GPtrArray *retired = g_ptr_array_new();
-  jf_model_forget(rig->model, va, va + page_align_up(len), pages_made_before, retired);
-  for (guint i = 0; i < dropped->len; i++) {
-    const struct alias_map *d = &g_array_index(dropped, struct alias_map, i);
-    forget_unshown(rig, d->canon, d->canon + d->len, 0, retired);
-  }
+  forget_range(rig, va, len, retired);
+  forget_files(rig, dropped, retired);
   jf_store_retire(rig->store, retired);
 }
 
-/* munmap(VA, LEN) succeeded. */
+/* munmap(VA, LEN) succeeded, or shmdt of a segment attached there. */
 static void unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
 {
   GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
@@ -297,9 +366,14 @@ static void unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
   g_array_unref(dropped);
 }
 
-/* mremap(OLD, OLD_LEN, NEW_LEN, ...) returned TO: the pages that left OLD's
- * range and whatever TO's range held before are forgotten. A shared file
- * mapping moved whole keeps its file (and so its other view). */
+/*
+ * mremap(OLD, OLD_LEN, NEW_LEN, ...) returned TO. The pages that moved
+ * keep their records (jf_model_move: the kernel's move does no cache
+ * maintenance), whatever TO's range held before and the pages that left
+ * OLD's range without moving are forgotten. A shared file mapping moved
+ * whole keeps its file (and so its other view and its records); shared
+ * anonymous memory is keyed by its new address.
+ */
 static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_t new_len,
                      uint64_t to)
 {
@@ -312,30 +386,131 @@ static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_
   }
   const struct alias_map *whole = find(a, old);
   struct alias_map moved = {0};
-  if (whole && whole->va == old && whole->len == old_len) {
+  if (whole && whole->va == old && whole->len == page_align_up(old_len)) {
     moved = *whole;
     moved.va = to;
-    moved.len = new_len;
+    moved.len = page_align_up(new_len);
+    moved.canon = is_file(whole) ? whole->canon : to;
   }
   GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
   /* old_len 0 duplicates a shared mapping and unmaps nothing. */
   bool changed = old_len && forget(a, old, old_len, dropped);
   changed |= forget(a, to, new_len, dropped);
   if (moved.len) {
-    g_array_append_val(a->maps, moved);
-    g_array_sort(a->maps, by_va);
+    add_map(a, moved.va, moved.len, moved.canon, moved.exec);
     changed = true;
   }
   if (changed) {
     recompute_views(a, rig->store);
   }
-  forget_unmapped(rig, to, new_len, dropped);
-  if (old_len) {
-    GArray *none = g_array_new(false, false, sizeof(struct alias_map));
-    forget_unmapped(rig, old, old_len, none);
-    g_array_unref(none);
+  GPtrArray *retired = g_ptr_array_new();
+  forget_range(rig, to, new_len, retired);
+  if (old_len && !(moved.len && is_file(&moved))) {
+    jf_model_move(rig->model, old, to, page_align_up(MIN(old_len, new_len)), retired);
+    jf_store_forget_pages(rig->store); /* its caches map old pages to records */
   }
+  if (old_len) {
+    forget_range(rig, old, old_len, retired);
+  }
+  forget_files(rig, dropped, retired);
+  jf_store_retire(rig->store, retired);
   g_array_unref(dropped);
+}
+
+/* ---- memory released without munmap ---------------------------------------- */
+
+/*
+ * brk(ADDR) returned the new program break NOW: a heap that shrank was
+ * unmapped (QEMU's do_brk unmaps it, as Linux does), and one that grew
+ * shows new zero pages, so the pages between the old and the new break are
+ * forgotten either way.
+ */
+static void brk_moved(struct jf_rig *rig, uint64_t now)
+{
+  struct jf_alias *a = rig->alias;
+  uint64_t before = a->brk;
+  a->brk = now;
+  if (before == 0 || now == before) {
+    return; /* the first brk tells where the heap starts */
+  }
+  uint64_t lo = page_align_up(MIN(before, now)), hi = page_align_up(MAX(before, now));
+  GArray *none = g_array_new(false, false, sizeof(struct alias_map));
+  forget_unmapped(rig, lo, hi - lo, none);
+  g_array_unref(none);
+}
+
+/*
+ * shmat(ID, ADDR, FLAGS) attached System V segment ID at VA: its pages are
+ * a shared object like a file, so two attachments are two views of it;
+ * whatever the range held before is forgotten (SHM_REMAP). The segment's
+ * size comes from the host (QEMU hands the guest the host's segments).
+ */
+static void attached(struct jf_rig *rig, int id, uint64_t va, bool exec)
+{
+  struct shmid_ds ds;
+  if (shmctl(id, IPC_STAT, &ds) != 0) {
+    return;
+  }
+  struct jf_alias *a = rig->alias;
+  struct alias_range r = {va, page_align_up(ds.shm_segsz)};
+  GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
+  forget(a, r.va, r.len, dropped);
+  add_map(a, r.va, r.len, file_canon(a, g_strdup_printf("shm:%d", id), 0), exec);
+  recompute_views(a, rig->store);
+  forget_unmapped(rig, r.va, r.len, dropped);
+  g_array_unref(dropped);
+  g_array_append_val(a->attached, r);
+}
+
+/* shmdt(VA) succeeded: the segment attached at VA is unmapped. */
+static void detached(struct jf_rig *rig, uint64_t va)
+{
+  GArray *attached = rig->alias->attached;
+  for (guint i = 0; i < attached->len; i++) {
+    struct alias_range r = g_array_index(attached, struct alias_range, i);
+    if (r.va == va) {
+      g_array_remove_index_fast(attached, i);
+      unmapped(rig, r.va, r.len);
+      return;
+    }
+  }
+}
+
+/*
+ * madvise(VA, LEN, MADV_DONTNEED) succeeded. QEMU 10 passes it to the host
+ * for memory it mapped with the guest's own semantics (every mapping on a
+ * host with 4 KiB pages), and:
+ * - private memory then reads zeros (anonymous) or its file's bytes again:
+ *   new contents the program did not store, so its records are emptied
+ *   (jf_model_clear, which says why the fetches of them are fresh);
+ * - shared memory (a shared file or anonymous mapping, a System V segment)
+ *   keeps its pages in the page cache or shmem, and the next access maps
+ *   the same page again with the same bytes and cache state: its records
+ *   stay.
+ * MADV_FREE, MADV_REMOVE, MADV_DONTNEED_LOCKED and the other advice change
+ * nothing here: QEMU 10.2 returns 0 for them without telling the host, so
+ * the guest keeps its bytes (on Linux, MADV_FREE too may leave them until
+ * memory runs short).
+ * The pages of private memory that held translated code are appended to
+ * REWRITE, by page number, for drop_translations.
+ */
+static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewrite)
+{
+  const GArray *maps = rig->alias->maps;
+  uint64_t end = va + page_align_up(len), at = va;
+  for (guint i = 0; i < maps->len && at < end; i++) {
+    const struct alias_map *m = &g_array_index(maps, struct alias_map, i);
+    if (m->va + m->len <= at || end <= m->va) {
+      continue;
+    }
+    if (at < m->va) {
+      jf_model_clear(rig->model, at, m->va, pages_made_before, rewrite);
+    }
+    at = m->va + m->len;
+  }
+  if (at < end) {
+    jf_model_clear(rig->model, at, end, pages_made_before, rewrite);
+  }
 }
 
 /* ---- QEMU's translations of executable views ------------------------------ */
@@ -387,11 +562,12 @@ void jf_alias_note_store(struct jf_alias *a, uint64_t va, unsigned bytes)
   __atomic_store_n(&a->stale_count, g_hash_table_size(a->stale_lines), __ATOMIC_RELAXED);
 }
 
-static void rewrite_line(uint64_t line)
+/* Writes [VA, VA + LEN) back with its own bytes (lock NOT held). */
+static void rewrite(uint64_t va, uint64_t len)
 {
   GByteArray *bytes = g_byte_array_new();
-  if (qemu_plugin_read_memory_vaddr(line, bytes, VIEW_LINE) && bytes->len == VIEW_LINE) {
-    qemu_plugin_write_memory_vaddr(line, bytes);
+  if (qemu_plugin_read_memory_vaddr(va, bytes, len) && bytes->len == len) {
+    qemu_plugin_write_memory_vaddr(va, bytes);
   }
   g_byte_array_unref(bytes);
 }
@@ -410,57 +586,100 @@ void jf_alias_refresh_views(struct jf_rig *rig)
   /* Outside the lock: QEMU's memory access takes its mmap_lock, which a
    * translating thread holds while it waits for the rig's lock. */
   for (GList *l = lines; l; l = l->next) {
-    rewrite_line(GPOINTER_TO_SIZE(l->data));
+    rewrite(GPOINTER_TO_SIZE(l->data), VIEW_LINE);
   }
   g_list_free(lines);
 }
 
+static bool maps_memory(int64_t num)
+{
+  return num == NR_MMAP || num == NR_MUNMAP || num == NR_MREMAP || num == NR_MPROTECT ||
+         num == NR_BRK || num == NR_SHMAT || num == NR_SHMDT || num == NR_MADVISE;
+}
+
 void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])
 {
-  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MPROTECT || num == NR_MREMAP) {
+  if (maps_memory(num)) {
     memcpy(mmap_args, args, sizeof(mmap_args));
-  }
-  if (num == NR_MMAP || num == NR_MUNMAP || num == NR_MREMAP) {
     g_mutex_lock(&rig->lock);
     pages_made_before = jf_model_page_epoch(rig->model);
     g_mutex_unlock(&rig->lock);
   }
 }
 
-void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
+/* mmap(ADDR, LEN, PROT, FLAGS, FD, OFFSET) returned VA (lock held). */
+static void mapped(struct jf_rig *rig, uint64_t va)
 {
   struct jf_alias *a = rig->alias;
-  if (num == NR_MUNMAP && ret == 0) {
-    g_mutex_lock(&rig->lock);
+  uint64_t len = mmap_args[1];
+  uint64_t shared = mmap_args[3] & GUEST_MAP_SHARED_VALIDATE;
+  bool exec = (mmap_args[2] & GUEST_PROT_EXEC) != 0;
+  int fd = (int)mmap_args[4];
+  GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
+  bool changed = forget(a, va, len, dropped);
+  if (shared == GUEST_MAP_SHARED || shared == GUEST_MAP_SHARED_VALIDATE) {
+    /* Shared memory without a file the rig can name is keyed by its
+     * address. */
+    if ((mmap_args[3] & GUEST_MAP_ANONYMOUS) || fd < 0 ||
+        !learn(a, va, len, fd, mmap_args[5], exec)) {
+      add_map(a, va, len, va, exec);
+    }
+    changed = true;
+  }
+  if (changed) {
+    recompute_views(a, rig->store);
+  }
+  /* Whatever the range held before (MAP_FIXED over old pages, or pages
+   * unmapped in a way the rig did not see) is not these pages. */
+  forget_unmapped(rig, va, len, dropped);
+  g_array_unref(dropped);
+}
+
+/*
+ * Drops QEMU's translations of the guest pages PAGES (numbers) by writing
+ * each back with its own bytes (jf_alias_refresh_views says how that
+ * works): madvise gave them new contents, and QEMU does not notice a page
+ * the host replaced (target_madvise in linux-user/mmap.c invalidates no
+ * translation), so it would go on running the old instructions where the
+ * model now judges fetches of the new ones.
+ */
+static void drop_translations(const GArray *pages)
+{
+  for (guint i = 0; i < pages->len; i++) {
+    uint64_t page = g_array_index(pages, uint64_t, i);
+    rewrite(page << JF_MODEL_PAGE_SHIFT, GUEST_PAGE);
+  }
+}
+
+void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
+{
+  if (!maps_memory(num) || (ret < 0 && ret > -4096)) {
+    return; /* failed: nothing changed */
+  }
+  struct jf_alias *a = rig->alias;
+  GArray *rewrite_pages = g_array_new(false, false, sizeof(uint64_t));
+  g_mutex_lock(&rig->lock);
+  if (num == NR_MUNMAP) {
     unmapped(rig, mmap_args[0], mmap_args[1]);
-    g_mutex_unlock(&rig->lock);
-  } else if (num == NR_MREMAP && ret >= 0) {
-    g_mutex_lock(&rig->lock);
+  } else if (num == NR_MREMAP) {
     remapped(rig, mmap_args[0], mmap_args[1], mmap_args[2], (uint64_t)ret);
-    g_mutex_unlock(&rig->lock);
-  } else if (num == NR_MPROTECT && ret == 0) {
-    g_mutex_lock(&rig->lock);
+  } else if (num == NR_MPROTECT) {
     if (reprotect(a, mmap_args[0], mmap_args[1], (mmap_args[2] & GUEST_PROT_EXEC) != 0)) {
       recompute_views(a, rig->store);
     }
-    g_mutex_unlock(&rig->lock);
-  } else if (num == NR_MMAP && ret >= 0) {
-    uint64_t va = (uint64_t)ret, len = mmap_args[1];
-    uint64_t flags = mmap_args[3] & GUEST_MAP_SHARED_VALIDATE;
-    int fd = (int)mmap_args[4];
-    g_mutex_lock(&rig->lock);
-    GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
-    bool changed = forget(a, va, len, dropped);
-    if ((flags == GUEST_MAP_SHARED || flags == GUEST_MAP_SHARED_VALIDATE) && fd >= 0) {
-      changed |= learn(a, va, len, fd, mmap_args[5], (mmap_args[2] & GUEST_PROT_EXEC) != 0);
-    }
-    if (changed) {
-      recompute_views(a, rig->store);
-    }
-    /* Whatever the range held before (MAP_FIXED over old pages, or pages
-     * unmapped in a way the rig did not see) is not these pages. */
-    forget_unmapped(rig, va, len, dropped);
-    g_array_unref(dropped);
-    g_mutex_unlock(&rig->lock);
+  } else if (num == NR_MMAP) {
+    mapped(rig, (uint64_t)ret);
+  } else if (num == NR_BRK) {
+    brk_moved(rig, (uint64_t)ret);
+  } else if (num == NR_SHMAT) {
+    attached(rig, (int)mmap_args[0], (uint64_t)ret, (mmap_args[2] & GUEST_SHM_EXEC) != 0);
+  } else if (num == NR_SHMDT) {
+    detached(rig, mmap_args[0]);
+  } else if (num == NR_MADVISE && mmap_args[2] == GUEST_MADV_DONTNEED) {
+    dontneed(rig, mmap_args[0], mmap_args[1], rewrite_pages);
   }
+  g_mutex_unlock(&rig->lock);
+  /* Outside the lock, like jf_alias_refresh_views. */
+  drop_translations(rewrite_pages);
+  g_array_unref(rewrite_pages);
 }

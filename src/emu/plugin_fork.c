@@ -13,8 +13,9 @@
  * kept: the model's records name them), its counters are noted and the
  * parent's other threads, absent from the child, count as idle; at its
  * exit it writes, next to the runner's summary, process-PID.json (its pid,
- * its parent's, its counters since the fork and its findings) and
- * process-PID.findings (their stderr blocks). The runner merges them into
+ * its parent's, its counters since the fork and its findings),
+ * process-PID.findings (their stderr blocks) and, when the run writes a
+ * SARIF log, process-PID.sarif (its results). The runner merges them into
  * the one report, its stderr and its status (runner_fork.c). A process
  * forked by a forked process does the same.
  */
@@ -99,9 +100,16 @@ void jf_fork_report(struct jf_rig *rig)
   g_mutex_unlock(&rig->lock);
   char *name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.findings", (int)f->pid);
   char *text_path = beside(rig->opts.summary_path, name);
-  jf_findings_report(rig->findings, &image, o, text_path, NULL);
   g_free(name);
+  char *sarif_path = NULL;
+  if (rig->opts.sarif_path) {
+    name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.sarif", (int)f->pid);
+    sarif_path = beside(rig->opts.summary_path, name);
+    g_free(name);
+  }
+  jf_findings_report(rig->findings, &image, o, text_path, sarif_path);
   g_free(text_path);
+  g_free(sarif_path);
   name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.json", (int)f->pid);
   char *json_path = beside(rig->opts.summary_path, name);
   GString *json = emu_json_write_object(o);

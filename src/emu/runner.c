@@ -973,8 +973,8 @@ static int exec_outcome(const char *summary, int stopped_by)
 /* After QEMU ended: the summary line and the program's status, or why
  * there is neither. An interrupted run (SIGINT, SIGTERM, SIGHUP to the
  * runner) ends with 128+N, after the findings gathered so far. */
-static int outcome(const char *summary, const char *report, int wstatus, const GString *tail,
-                   bool quiet, bool *ran)
+static int outcome(const char *summary, const char *report, const char *sarif, int wstatus,
+                   const GString *tail, bool quiet, bool *ran)
 {
   const int stopped_by = interrupted;
   int exec_status = exec_outcome(summary, stopped_by);
@@ -1024,7 +1024,7 @@ static int outcome(const char *summary, const char *report, int wstatus, const G
   print_findings(summary);
   char *scratch = g_path_get_dirname(summary);
   GString *forked_blocks = g_string_new(NULL);
-  emu_merge_forked(scratch, report, &sum, forked_blocks);
+  emu_merge_forked(scratch, report, sarif, &sum, forked_blocks);
   fputs(forked_blocks->str, stderr);
   g_string_free(forked_blocks, TRUE);
   g_free(scratch);
@@ -1093,7 +1093,8 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   GString *tail = g_string_new(NULL);
   int wstatus = spawn_and_wait((char *const *)argv->pdata, seal, control, summary, tail);
   const bool quiet = o->summary && strcmp(o->summary, "stale") == 0;
-  status = wstatus == -1 ? EMU_EXIT_QEMU : outcome(summary, o->report, wstatus, tail, quiet, ran);
+  status = wstatus == -1 ? EMU_EXIT_QEMU
+                         : outcome(summary, o->report, o->sarif, wstatus, tail, quiet, ran);
 
   g_string_free(tail, TRUE);
   g_ptr_array_free(argv, TRUE);

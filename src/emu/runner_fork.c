@@ -4,8 +4,8 @@
  * at its exit, wrote process-PID.json and process-PID.findings next to the
  * summary (plugin_fork.c): the plugin of the process QEMU started cannot
  * gather them itself, since a child may end after it. The runner reads
- * them once QEMU has ended, so the run has one report, one stderr and one
- * status. A process still running when the program's first process ended,
+ * them once QEMU has ended, so the run has one report, one SARIF log, one
+ * stderr and one status. A process still running when the program's first process ended,
  * or one killed before its exit callbacks, has written nothing and is not
  * in the report (docs/RIG.md, "Processes").
  */
@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <json-glib/json-glib.h>
 
@@ -47,7 +48,7 @@ static struct forked *read_forked(const char *scratch, const char *name)
   struct forked *f = g_new0(struct forked, 1);
   f->parser = json_parser_new();
   GError *err = NULL;
-  if (!json_parser_load_from_file(f->parser, path, &err) ||
+  if (!json_parser_load_from_file(f->parser, path, &err) || !json_parser_get_root(f->parser) ||
       !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(f->parser))) {
     fprintf(stderr, "jitflush-emu: a forked process's report %s cannot be read: %s\n", path,
             err ? err->message : "not a JSON object");
@@ -148,22 +149,49 @@ static JsonObject *process_entry(gint64 pid, gint64 parent, JsonObject *counts)
   return p;
 }
 
-/* Rewrites REPORT with every forked process's findings and counts. Written
- * in place, like the plugin writes it (a symlink stays a symlink). */
-static void merge_report(const char *report, const GPtrArray *all)
+/* The JSON object in PATH, or NULL after saying on stderr why the forked
+ * processes' findings cannot join it. NULL without a word when PATH is not
+ * a regular file: what the plugin wrote to a device (--report /dev/null)
+ * cannot be read back, and was not meant to be. */
+static JsonObject *load_object(const char *path)
 {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return NULL;
   JsonParser *parser = json_parser_new();
   GError *err = NULL;
-  if (!json_parser_load_from_file(parser, report, &err) ||
-      !JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
-    fprintf(stderr, "jitflush-emu: the forked processes' findings cannot join %s: %s\n", report,
+  JsonObject *o = NULL;
+  if (json_parser_load_from_file(parser, path, &err) && json_parser_get_root(parser) &&
+      JSON_NODE_HOLDS_OBJECT(json_parser_get_root(parser))) {
+    o = json_object_ref(json_node_get_object(json_parser_get_root(parser)));
+  } else {
+    fprintf(stderr, "jitflush-emu: the forked processes' findings cannot join %s: %s\n", path,
             err ? err->message : "not a JSON object");
-    g_clear_error(&err);
-    g_object_unref(parser);
-    return;
   }
-  JsonObject *r = json_object_ref(json_node_get_object(json_parser_get_root(parser)));
+  g_clear_error(&err);
   g_object_unref(parser);
+  return o;
+}
+
+/* Writes O to PATH in place, like the plugin writes it (a symlink stays a
+ * symlink), and drops O. */
+static void store_object(const char *path, JsonObject *o)
+{
+  GString *text = emu_json_write_object(o);
+  FILE *out = fopen(path, "w");
+  if (!out || fwrite(text->str, 1, text->len, out) != text->len || fclose(out) != 0) {
+    fprintf(stderr, "jitflush-emu: cannot write %s: %s\n", path, g_strerror(errno));
+  }
+  g_string_free(text, TRUE);
+  json_object_unref(o);
+}
+
+/* Rewrites REPORT with every forked process's findings and counts. */
+static void merge_report(const char *report, const GPtrArray *all)
+{
+  JsonObject *r = load_object(report);
+  if (!r)
+    return;
   gint64 first = first_process(all);
   JsonArray *processes = json_array_new();
   json_array_add_object_element(processes, process_entry(first, 0, r));
@@ -182,16 +210,80 @@ static void merge_report(const char *report, const GPtrArray *all)
             json_object_get_int_member_with_default(f->o, "findings_omitted_stale", 0));
   }
   json_object_set_array_member(r, "processes", processes);
-  GString *text = emu_json_write_object(r);
-  FILE *out = fopen(report, "w");
-  if (!out || fwrite(text->str, 1, text->len, out) != text->len || fclose(out) != 0) {
-    fprintf(stderr, "jitflush-emu: cannot write %s: %s\n", report, g_strerror(errno));
-  }
-  g_string_free(text, TRUE);
+  store_object(report, r);
 }
 
-unsigned emu_merge_forked(const char *scratch, const char *report, struct jf_summary *sum,
-                          GString *blocks)
+/* The results of a SARIF log's one run, or NULL. */
+static JsonArray *sarif_results(JsonObject *log)
+{
+  JsonArray *runs =
+      json_object_has_member(log, "runs") ? json_object_get_array_member(log, "runs") : NULL;
+  JsonObject *run =
+      runs && json_array_get_length(runs) ? json_array_get_object_element(runs, 0) : NULL;
+  return run && json_object_has_member(run, "results")
+             ? json_object_get_array_member(run, "results")
+             : NULL;
+}
+
+/* Names the process PID (forked by PARENT, 0 for the first) in each of
+ * RESULTS, as the report's "process" does: in "properties", and in the
+ * message of a forked process's result, which code scanning shows. */
+static void name_process(JsonArray *results, gint64 pid, gint64 parent)
+{
+  for (guint i = 0; results && i < json_array_get_length(results); i++) {
+    JsonObject *r = json_array_get_object_element(results, i);
+    if (!r)
+      continue;
+    if (!json_object_has_member(r, "properties"))
+      json_object_set_object_member(r, "properties", json_object_new());
+    JsonObject *props = json_object_get_object_member(r, "properties");
+    json_object_set_int_member(props, "process", pid);
+    if (!parent || !json_object_has_member(r, "message"))
+      continue;
+    json_object_set_int_member(props, "parent", parent);
+    JsonObject *msg = json_object_get_object_member(r, "message");
+    char *text =
+        g_strdup_printf("%s (in process %" G_GINT64_FORMAT ", forked by %" G_GINT64_FORMAT ")",
+                        json_object_get_string_member_with_default(msg, "text", ""), pid, parent);
+    json_object_set_string_member(msg, "text", text);
+    g_free(text);
+  }
+}
+
+/* Adds every forked process's SARIF results (process-PID.sarif in
+ * SCRATCH) to the run of the SARIF log at SARIF, after the first
+ * process's, in the order of the report's findings. Each log has the same
+ * tool and rules (one per kind, findings.c), so a result's ruleIndex
+ * holds in the merged log. */
+static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray *all)
+{
+  JsonObject *log = load_object(sarif);
+  JsonArray *results = log ? sarif_results(log) : NULL;
+  if (!results) {
+    if (log)
+      json_object_unref(log);
+    return;
+  }
+  name_process(results, first_process(all), 0);
+  for (guint i = 0; i < all->len; i++) {
+    const struct forked *f = g_ptr_array_index(all, i);
+    char *name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%" G_GINT64_FORMAT ".sarif", f->pid);
+    char *path = g_build_filename(scratch, name, NULL);
+    JsonObject *child = g_file_test(path, G_FILE_TEST_EXISTS) ? load_object(path) : NULL;
+    JsonArray *found = child ? sarif_results(child) : NULL;
+    name_process(found, f->pid, f->parent);
+    for (guint k = 0; found && k < json_array_get_length(found); k++)
+      json_array_add_element(results, json_node_copy(json_array_get_element(found, k)));
+    if (child)
+      json_object_unref(child);
+    g_free(path);
+    g_free(name);
+  }
+  store_object(sarif, log);
+}
+
+unsigned emu_merge_forked(const char *scratch, const char *report, const char *sarif,
+                          struct jf_summary *sum, GString *blocks)
 {
   GPtrArray *all = read_all(scratch);
   for (guint i = 0; i < all->len; i++) {
@@ -214,6 +306,8 @@ unsigned emu_merge_forked(const char *scratch, const char *report, struct jf_sum
   unsigned n = all->len;
   if (n && report)
     merge_report(report, all);
+  if (n && sarif)
+    merge_sarif(sarif, scratch, all);
   g_ptr_array_unref(all);
   return n;
 }

@@ -10,12 +10,13 @@
 #include "rig_contract.h"
 
 /* Reads what each forked process wrote in SCRATCH (plugin_fork.c): adds
- * its counts to SUM, appends its finding blocks to BLOCKS, and, when
- * REPORT is not NULL, adds its findings and counts to that JSON report,
- * where every finding then names its process ("process": pid). Returns the
- * number of forked processes found; a file it cannot read is named on
+ * its counts to SUM, appends its finding blocks to BLOCKS, when REPORT is
+ * not NULL adds its findings and counts to that JSON report, where every
+ * finding then names its process ("process": pid), and when SARIF is not
+ * NULL adds its results to that SARIF log (properties.process). Returns
+ * the number of forked processes found; a file it cannot read is named on
  * stderr. */
-unsigned emu_merge_forked(const char *scratch, const char *report, struct jf_summary *sum,
-                          GString *blocks);
+unsigned emu_merge_forked(const char *scratch, const char *report, const char *sarif,
+                          struct jf_summary *sum, GString *blocks);
 
 #endif /* JITFLUSH_EMU_RUNNER_FORK_H */

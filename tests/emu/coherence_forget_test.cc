@@ -1,6 +1,8 @@
 // The coherence model forgets unmapped memory (src/emu/coherence.c,
 // jf_model_forget; issue 23): a program that maps its code at a new address
-// each time must not leave one page record behind per mapping.
+// each time must not leave one page record behind per mapping. Memory the
+// kernel refills in place is emptied (jf_model_clear), memory mremap moves
+// keeps its records at the new address (jf_model_move).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -104,6 +106,93 @@ TEST_F(ForgetModel, RetiredRecordsCountUntilReleased)
   // Never released: each record is still allocated somewhere.
   EXPECT_EQ(jf_model_pages_live(m), 0u);
   EXPECT_EQ(jf_model_pages_peak(m), 10u);
+}
+
+// madvise(MADV_DONTNEED) on private memory: the words start afresh, but the
+// record stays where translated fetch checks point.
+TEST_F(ForgetModel, AClearedWordIsFreshAndItsRecordStays)
+{
+  jf_model_store(m, &t, kCode, 8, kWriterPc);
+  jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_STALE_NOT_CLEANED);
+  GArray *dense = g_array_new(false, false, sizeof(uint64_t));
+  jf_model_clear(m, kCode, kCode + kPage, jf_model_page_epoch(m), dense);
+  ASSERT_EQ(dense->len, 1u);
+  EXPECT_EQ(g_array_index(dense, uint64_t, 0), kCode / kPage);
+  g_array_unref(dense);
+  EXPECT_EQ(jf_model_pages_live(m), 1u);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_fresh_after(m, w), 0u);
+  // A store after the clear is a new store, and stale until flushed.
+  jf_model_store(m, &t, kCode, 4, kWriterPc);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_STALE_NOT_CLEANED);
+}
+
+TEST_F(ForgetModel, AClearedStoreOnlyPageHoldsNoStore)
+{
+  jf_model_store(m, &t, kCode + kPage, 4, kWriterPc); // never fetched: store-only
+  jf_model_store(m, &t, kCode + 2 * kPage, 4, kWriterPc);
+  GArray *dense = g_array_new(false, false, sizeof(uint64_t));
+  jf_model_clear(m, kCode + kPage, kCode + 2 * kPage, jf_model_page_epoch(m), dense);
+  EXPECT_EQ(dense->len, 0u);
+  g_array_unref(dense);
+  jf_word *cleared = jf_model_word_for_fetch(m, kCode + kPage, kMovInsn, false);
+  ASSERT_NE(cleared, nullptr); // the record stays, empty
+  EXPECT_EQ(jf_model_fetch(m, &t, cleared, false).kind, JF_FRESH);
+  // The page after the range keeps its store.
+  jf_word *kept = jf_model_word_for_fetch(m, kCode + 2 * kPage, kMovInsn, false);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(jf_model_fetch(m, &t, kept, false).kind, JF_STALE_NOT_CLEANED);
+}
+
+TEST_F(ForgetModel, AClearSparesPagesMadeAfterTheMadviseWasEntered)
+{
+  uint64_t entered = jf_model_page_epoch(m);
+  jf_model_store(m, &t, kCode, 4, kWriterPc); // another thread, meanwhile
+  GArray *dense = g_array_new(false, false, sizeof(uint64_t));
+  jf_model_clear(m, kCode, kCode + kPage, entered, dense);
+  g_array_unref(dense);
+  jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_STALE_NOT_CLEANED);
+}
+
+// mremap: the moved page's unflushed store is as stale at the new address
+// (the kernel's move of the page table entry does no maintenance).
+TEST_F(ForgetModel, AMovedPageKeepsItsVerdictAtTheNewAddress)
+{
+  constexpr uint64_t kTo = kCode + 64 * kPage;
+  jf_model_store(m, &t, kCode + 8, 8, kWriterPc);
+  jf_model_store(m, &t, kCode + kPage, 4, kWriterPc);
+  jf_model_dc_clean(m, &t, kCode + kPage, 1);
+  jf_model_dsb(m, &t);
+  jf_model_move(m, kCode, kTo, 2 * kPage, retired);
+  EXPECT_EQ(retired->len, 0u);
+  EXPECT_EQ(jf_model_pages_live(m), 2u);
+  EXPECT_EQ(jf_model_word_for_fetch(m, kCode + 8, kMovInsn, false), nullptr);
+  jf_word *moved = jf_model_word_for_fetch(m, kTo + 8, kMovInsn, false);
+  ASSERT_NE(moved, nullptr);
+  jf_verdict v = jf_model_fetch(m, &t, moved, false);
+  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(v.writer_pc, kWriterPc);
+  // The cleaned page moved too: cleaned, not invalidated.
+  jf_word *second = jf_model_word_for_fetch(m, kTo + kPage, kMovInsn, false);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(jf_model_fetch(m, &t, second, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+}
+
+TEST_F(ForgetModel, MovingOntoARecordRetiresIt)
+{
+  constexpr uint64_t kTo = kCode + 64 * kPage;
+  jf_model_store(m, &t, kCode, 4, kWriterPc);
+  jf_model_store(m, &t, kTo, 4, kWriterPc + 4);
+  jf_model_move(m, kCode, kTo, kPage, retired);
+  EXPECT_EQ(retired->len, 1u);
+  EXPECT_EQ(jf_model_pages_live(m), 1u);
+  jf_word *w = jf_model_word_for_fetch(m, kTo, kMovInsn, false);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, false).writer_pc, kWriterPc);
 }
 
 } // namespace

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "run_process.h"
+#include "runner.h"
 
 namespace
 {
@@ -798,6 +799,30 @@ TEST_F(RunnerTest, BinfmtRegisterAndUnregisterInAPrivateNamespace)
   ASSERT_GE(a.size(), 2u);
   EXPECT_EQ(std::vector<std::string>(a.end() - 2, a.end()),
             (std::vector<std::string>{prog_, "from-binfmt"}));
+}
+
+// Issue 23, "Done when": --help, the README and docs/RIG.md list every
+// status the runner exits with (runner.h), and the interrupted 128+N.
+TEST_F(RunnerTest, HelpReadmeAndRigDocListEveryExitStatus)
+{
+  ProcessResult r = Run({"--help"});
+  const size_t at = r.out.find("\nExit status:\n");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string help = r.out.substr(at);
+  const std::string readme = ReadFileOrEmpty(std::string(JITFLUSH_DOCS_DIR) + "/../README.md");
+  const std::string rig = ReadFileOrEmpty(std::string(JITFLUSH_DOCS_DIR) + "/RIG.md");
+  ASSERT_FALSE(readme.empty());
+  for (int status :
+       {EMU_EXIT_USAGE, EMU_EXIT_QEMU, EMU_EXIT_REPORT, EMU_EXIT_INTERNAL, EMU_EXIT_PROGRAM,
+        EMU_EXIT_NOT_STARTED, EMU_EXIT_BINFMT, EMU_EXIT_EXEC, EMU_EXIT_STALE}) {
+    const std::string n = std::to_string(status);
+    EXPECT_NE(help.find("\n  " + n + " "), std::string::npos) << n << " missing from --help";
+    EXPECT_NE(readme.find("\n| " + n + " |"), std::string::npos) << n << " missing from README.md";
+    EXPECT_NE(rig.find("\n| " + n + " |"), std::string::npos) << n << " missing from RIG.md";
+  }
+  EXPECT_NE(help.find("\n  128+S "), std::string::npos);
+  EXPECT_NE(readme.find("\n| 128 + N |"), std::string::npos);
+  EXPECT_NE(rig.find("\n| `128 + N` |"), std::string::npos);
 }
 
 TEST_F(RunnerTest, HelpAndRigDocListEveryVariable)

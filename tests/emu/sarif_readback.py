@@ -14,6 +14,9 @@ Runs PROGRAM under RUNNER (jitflush-emu) with --report, --sarif and
      physical location: a source line or the module and offset);
   4. runs it again with seed 2 and checks that the same root causes have
      the same partialFingerprints and different ones different.
+When PROGRAM forks and a child finds something, the one log must hold the
+child's results too, each naming its process as the report's finding does
+(properties.process, and properties.parent with the message saying so).
 Exits 0 when all hold, 1 with the reason otherwise.
 """
 import copy
@@ -39,7 +42,8 @@ def run_rig(runner, config, srcroot, program, work, seed):
                          capture_output=True, text=True, timeout=300)
     if run.returncode != 86:
         fail("expected a stale run (status 86), got %d:\n%s" % (run.returncode, run.stderr[-2000:]))
-    return json.load(open(report))["findings"], json.load(open(sarif)), sarif
+    full = json.load(open(report))
+    return full["findings"], json.load(open(sarif)), sarif, full.get("processes")
 
 
 def root_cause(finding):
@@ -83,9 +87,11 @@ def main(argv):
         if not os.path.exists(path):
             fail("%s is missing: run ci/install-sarif-tools.sh" % path)
     work = tempfile.mkdtemp(prefix="sarif-readback-")
-    findings, log, sarif = run_rig(runner, config, srcroot, program, work, 1)
+    findings, log, sarif, processes = run_rig(runner, config, srcroot, program, work, 1)
     if not findings:
         fail("the report has no findings")
+    if len(log["runs"][0]["results"]) != len(findings):
+        fail("%d results for %d findings" % (len(log["runs"][0]["results"]), len(findings)))
 
     validator = jsonschema.Draft202012Validator(json.load(open(schema_path)))
     errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
@@ -108,13 +114,21 @@ def main(argv):
 
     results = log["runs"][0]["results"]
     rules = log["runs"][0]["tool"]["driver"]["rules"]
-    if len(results) != len(findings):
-        fail("%d results for %d findings" % (len(results), len(findings)))
     for result, finding in zip(results, findings):
         if result["ruleId"] != finding["kind"] or rules[result["ruleIndex"]]["id"] != finding["kind"]:
             fail("result %s does not match finding %s" % (result["ruleId"], finding["kind"]))
-        if result["message"]["text"] != finding["message"]:
-            fail("result message differs from the finding's")
+        message = finding["message"]
+        if processes:
+            props = result["properties"]
+            if props.get("process") != finding["process"]:
+                fail("result of process %s for a finding of process %s" % (props.get("process"), finding["process"]))
+            parent = next(p.get("parent") for p in processes if p["pid"] == finding["process"])
+            if props.get("parent") != parent:
+                fail("result of process %s names parent %s, not %s" % (finding["process"], props.get("parent"), parent))
+            if parent:
+                message += " (in process %d, forked by %d)" % (finding["process"], parent)
+        if result["message"]["text"] != message:
+            fail("result message %r differs from the finding's %r" % (result["message"]["text"], message))
         if result["properties"]["count"] != finding["count"]:
             fail("result count differs from the finding's")
         loc = result["locations"][0]
@@ -130,7 +144,7 @@ def main(argv):
         fail("SRCROOT is %s, not the SARIF root" % log["runs"][0]["originalUriBaseIds"])
 
     first = fingerprints(findings, log)
-    findings2, log2, _ = run_rig(runner, config, srcroot, program, work, 2)
+    findings2, log2, _, _ = run_rig(runner, config, srcroot, program, work, 2)
     second = fingerprints(findings2, log2)
     common = set(first) & set(second)
     if not common:
@@ -140,8 +154,9 @@ def main(argv):
             fail("root cause %s: fingerprint %s with seed 1, %s with seed 2" % (key, first[key], second[key]))
     if len(set(first.values())) != len(first):
         fail("two root causes share a fingerprint: %s" % first)
-    print("sarif_readback: %d findings, valid SARIF 2.1.0, read back by sarif-tools, "
-          "%d root causes with the same fingerprints on seeds 1 and 2" % (len(findings), len(common)))
+    print("sarif_readback: %d findings of %d processes, valid SARIF 2.1.0, read back by sarif-tools, "
+          "%d root causes with the same fingerprints on seeds 1 and 2"
+          % (len(findings), len(processes or [None]), len(common)))
 
 
 if __name__ == "__main__":

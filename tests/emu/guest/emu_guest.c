@@ -8,6 +8,10 @@
  *   emu_guest segv          dies of SIGSEGV
  *   emu_guest jit           writes code and runs it without any flush
  *   emu_guest jit-flush     the same with __builtin___clear_cache
+ *   emu_guest jit-shared, jit-shared-flush
+ *                           the same in shared anonymous memory flipped
+ *                           from RW to RX with mprotect, as PHP's opcache
+ *                           JIT does with the end of its shared memory
  *   emu_guest jit-forever   writes code without a flush, runs it, prints
  *                           "running PID" and runs it on until killed
  *   emu_guest affinity-race CREATORS CHILDREN
@@ -50,6 +54,24 @@
  *                           mremap in turn), with "waiter" while another
  *                           thread waits in read(); prints
  *                           "remapped: N wrong: M"
+ *   emu_guest release MODE  "return 7" stored into code memory and never
+ *                           flushed, then the memory released in one way,
+ *                           then called; exits with its result:
+ *                           dontneed, brk, shmdt: MADV_DONTNEED / a brk
+ *                           shrink / shmdt, the memory got back at the same
+ *                           address and "return 42" read() into it (a store
+ *                           by the kernel); dontneed-file: MADV_DONTNEED on a
+ *                           private mapping of a file holding "return 42";
+ *                           dontneed-file-ran: the same with "return 7"
+ *                           flushed and run before the madvise (QEMU has
+ *                           translated it);
+ *                           dontneed-shared, free, remove: MADV_DONTNEED on
+ *                           shared memory, MADV_FREE, MADV_REMOVE (the bytes
+ *                           stay); mremap, mremap-flushed: moved by mremap
+ *                           (flushed before the move or not)
+ *   emu_guest shm-churn N   like remap-churn with System V segments attached
+ *                           at a new address each time; prints
+ *                           "attached: N wrong: M"
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include <dirent.h>
@@ -63,6 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,6 +144,24 @@ static int jit(int flush)
 {
   jit_fn fn = write_code(flush);
   return fn ? fn() : 100;
+}
+
+/* PHP 8.2's opcache keeps its JIT buffer at the end of its shared memory,
+ * one MAP_SHARED | MAP_ANONYMOUS mapping, and mprotects the buffer RW to
+ * write code and RX to run it. */
+static int jit_shared(int flush)
+{
+  uint32_t *code = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED)
+    return 100;
+  uint32_t *buffer = code + 1024; /* the second page */
+  buffer[0] = a64_movz_x0(42);
+  buffer[1] = A64_RET;
+  if (flush)
+    __builtin___clear_cache((char *)buffer, (char *)(buffer + 2));
+  if (mprotect(buffer, 4096, PROT_READ | PROT_EXEC) != 0)
+    return 101;
+  return ((jit_fn)(uintptr_t)buffer)();
 }
 
 /* Unflushed code that loads from address 0: a stale fetch, then SIGSEGV
@@ -279,6 +320,168 @@ static int remap_churn(int n, bool with_waiter)
     pthread_join(waiter, NULL);
   }
   printf("remapped: %d wrong: %d\n", n, wrong);
+  return wrong ? 1 : 0;
+}
+
+/*
+ * Memory released without munmap (issue 23). Each mode leaves "return 7"
+ * stored and never flushed in a code page, releases the page, and calls
+ * it. Where the release gives the page new contents (a zero page, the
+ * file's page), the kernel placed them and the fetch is fresh; where the
+ * page keeps its bytes (shared memory, MADV_FREE, a page moved by mremap),
+ * the unflushed store is as stale as before.
+ */
+#define RWX (PROT_READ | PROT_WRITE | PROT_EXEC)
+
+static void store_unflushed(uint32_t *code, uint32_t result)
+{
+  code[0] = a64_movz_x0(result);
+  code[1] = A64_RET;
+}
+
+/* "return 42" written into the page at CODE by the kernel: read() from a
+ * pipe, a store the rig does not see (docs/RIG.md, "Limits"). */
+static int kernel_loads(uint32_t *code)
+{
+  uint32_t insns[2] = {a64_movz_x0(42), A64_RET};
+  int fds[2];
+  if (pipe(fds) != 0 || write(fds[1], insns, sizeof insns) != sizeof insns ||
+      read(fds[0], code, sizeof insns) != sizeof insns)
+    return -1;
+  close(fds[0]);
+  close(fds[1]);
+  return 0;
+}
+
+static int call(void *code)
+{
+  return ((jit_fn)(uintptr_t)code)();
+}
+
+static int release_madvise(int shared, int advice)
+{
+  uint32_t *code =
+      mmap(NULL, 4096, RWX, (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED)
+    return 100;
+  store_unflushed(code, 7);
+  if (madvise(code, 4096, advice) != 0)
+    return 101;
+  if (code[0] == 0 && kernel_loads(code) != 0) /* a private page read zeros */
+    return 102;
+  return call(code);
+}
+
+static int release_dontneed_file(int ran)
+{
+  uint32_t insns[2] = {a64_movz_x0(42), A64_RET};
+  int fd = memfd_create("release", 0);
+  if (fd < 0 || write(fd, insns, sizeof insns) != sizeof insns || ftruncate(fd, 4096) != 0)
+    return 100;
+  uint32_t *code = mmap(NULL, 4096, RWX, MAP_PRIVATE, fd, 0);
+  if (code == MAP_FAILED)
+    return 100;
+  store_unflushed(code, 7); /* into the private copy */
+  if (ran) {
+    __builtin___clear_cache((char *)code, (char *)(code + 2));
+    if (call(code) != 7)
+      return 103;
+  }
+  if (madvise(code, 4096, MADV_DONTNEED) != 0)
+    return 101;
+  return call(code); /* the file's page again */
+}
+
+static int release_brk(void)
+{
+  char *top = sbrk(0);
+  uintptr_t pad = (4096 - (uintptr_t)top % 4096) % 4096;
+  if (sbrk((intptr_t)pad + 4096) == (void *)-1)
+    return 100;
+  uint32_t *code = (uint32_t *)(top + pad);
+  if (mprotect(code, 4096, RWX) != 0)
+    return 100;
+  store_unflushed(code, 7);
+  if (sbrk(-4096) == (void *)-1 || sbrk(4096) == (void *)-1) /* unmapped, mapped again */
+    return 101;
+  if (mprotect(code, 4096, RWX) != 0 || kernel_loads(code) != 0)
+    return 102;
+  return call(code);
+}
+
+static int release_shmdt(void)
+{
+  int first = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+  uint32_t *code = first < 0 ? (void *)-1 : shmat(first, NULL, SHM_EXEC);
+  if (code == (void *)-1)
+    return 100;
+  store_unflushed(code, 7);
+  shmctl(first, IPC_RMID, NULL);
+  if (shmdt(code) != 0)
+    return 101;
+  int second = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+  if (second < 0 || shmat(second, code, SHM_EXEC) != code)
+    return 102;
+  shmctl(second, IPC_RMID, NULL);
+  if (kernel_loads(code) != 0)
+    return 102;
+  return call(code);
+}
+
+static int release_mremap(int flushed)
+{
+  uint32_t *code = mmap(NULL, 4096, RWX, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  char *to = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED || to == MAP_FAILED)
+    return 100;
+  store_unflushed(code, 7);
+  if (flushed)
+    __builtin___clear_cache((char *)code, (char *)(code + 2));
+  if (mremap(code, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, to) != to)
+    return 101;
+  return call(to);
+}
+
+static int release(const char *mode)
+{
+  if (strcmp(mode, "dontneed") == 0)
+    return release_madvise(0, MADV_DONTNEED);
+  if (strcmp(mode, "dontneed-shared") == 0)
+    return release_madvise(1, MADV_DONTNEED);
+  if (strcmp(mode, "free") == 0)
+    return release_madvise(0, MADV_FREE);
+  if (strcmp(mode, "remove") == 0)
+    return release_madvise(1, MADV_REMOVE);
+  if (strcmp(mode, "dontneed-file") == 0 || strcmp(mode, "dontneed-file-ran") == 0)
+    return release_dontneed_file(strcmp(mode, "dontneed-file-ran") == 0);
+  if (strcmp(mode, "brk") == 0)
+    return release_brk();
+  if (strcmp(mode, "shmdt") == 0)
+    return release_shmdt();
+  if (strcmp(mode, "mremap") == 0 || strcmp(mode, "mremap-flushed") == 0)
+    return release_mremap(strcmp(mode, "mremap-flushed") == 0);
+  return 64;
+}
+
+/* System V segments at a new address each time, like remap_churn. */
+static int shm_churn(int n)
+{
+  int wrong = 0;
+  for (int i = 0; i < n; i++) {
+    void *hint = (void *)(uintptr_t)(CHURN_BASE + ((uint64_t)i * 2 * 4096) % CHURN_WINDOW);
+    int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+    uint32_t *code = id < 0 ? (void *)-1 : shmat(id, hint, SHM_EXEC);
+    if (code == (void *)-1)
+      return 100;
+    shmctl(id, IPC_RMID, NULL);
+    code[0] = a64_movz_x0((uint32_t)i & 0xffff);
+    code[1] = A64_RET;
+    __builtin___clear_cache((char *)code, (char *)(code + 2));
+    wrong += call(code) != (i & 0xffff);
+    if (shmdt(code) != 0)
+      return 101;
+  }
+  printf("attached: %d wrong: %d\n", n, wrong);
   return wrong ? 1 : 0;
 }
 
@@ -583,6 +786,10 @@ int main(int argc, char **argv)
     return jit(0);
   if (argc == 2 && strcmp(argv[1], "jit-flush") == 0)
     return jit(1);
+  if (argc == 2 && strcmp(argv[1], "jit-shared") == 0)
+    return jit_shared(0);
+  if (argc == 2 && strcmp(argv[1], "jit-shared-flush") == 0)
+    return jit_shared(1);
   if (argc == 2 && strcmp(argv[1], "jit-forever") == 0)
     return jit_forever();
   if (argc == 2 && strcmp(argv[1], "jit-crash") == 0)
@@ -623,11 +830,17 @@ int main(int argc, char **argv)
   if (argc == 4 && strcmp(argv[1], "publish-order") == 0 &&
       (strcmp(argv[2], "early") == 0 || strcmp(argv[2], "late") == 0))
     return publish_order(strcmp(argv[2], "late") == 0, atoi(argv[3]));
+  if (argc == 3 && strcmp(argv[1], "release") == 0)
+    return release(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "shm-churn") == 0)
+    return shm_churn(atoi(argv[2]));
   fprintf(stderr,
-          "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-forever |\n"
+          "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-shared |\n"
+          "       jit-shared-flush | jit-forever |\n"
           "       jit-crash | affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
           "       remap-churn N [waiter] | exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
           "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | map-below-libs MIB |\n"
-          "       fork-with-threads SPINNERS | publish-order early|late ROUNDS\n");
+          "       fork-with-threads SPINNERS | publish-order early|late ROUNDS |\n"
+          "       release MODE | shm-churn N\n");
   return 64;
 }
