@@ -319,6 +319,24 @@ static void try_draw(struct jf_turns *turns)
   g_ptr_array_free(ready, true);
 }
 
+/* Whether T sleeps on the schedule's own lock (a futex wait on the GMutex's
+ * word, glib's Linux implementation): the thread looking for a stall holds
+ * it, and T goes on as soon as it is released. A thread that reaches the
+ * rig late on a loaded host (a new thread's first turn) is found so. */
+static bool waits_for_the_schedules_lock(struct jf_turns *turns, const struct turn_thread *t)
+{
+  char buf[256];
+  if (!read_task_file(t->tid, "syscall", buf, sizeof(buf))) {
+    return false;
+  }
+  char *end = NULL;
+  long long nr = strtoll(buf, &end, 10);
+  if (end == buf || nr != SYS_futex) {
+    return false;
+  }
+  return strtoull(end, NULL, 0) == (unsigned long long)(uintptr_t)&turns->m;
+}
+
 /*
  * Some thread is asleep in the host outside a system call's own wait (in
  * an exclusive section, or waiting for one to end) and none of the others
@@ -342,7 +360,7 @@ static bool someone_asleep(struct jf_turns *turns)
       continue; /* waiting where the schedule knows why */
     }
     char state = host_state(t->tid);
-    if (state == 'R' || state == 'D') {
+    if (state == 'R' || state == 'D' || (state == 'S' && waits_for_the_schedules_lock(turns, t))) {
       return false; /* slow, not stalled */
     }
     asleep = asleep || state == 'S';
