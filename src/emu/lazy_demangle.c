@@ -14,20 +14,5 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
   FN(char *, __cxa_demangle, (const char *m, char *buf, size_t *len, int *status),                 \
      (m, buf, len, status))
 
-enum { DEMANGLE_FUNCTIONS(JF_LAZY_INDEX, JF_LAZY_INDEX_VOID) DEMANGLE_COUNT };
-
-static const char *const demangle_names[] = {DEMANGLE_FUNCTIONS(JF_LAZY_NAME, JF_LAZY_NAME_VOID)
-                                                 NULL};
-
-static jf_lazy_fn demangle_fns[DEMANGLE_COUNT];
-
-static struct jf_lazy_lib libstdcxx = {
-    .soname = "libstdc++.so.6",
-    .purpose = "to demangle a C++ function's name in a finding",
-    .names = demangle_names,
-    .fns = demangle_fns,
-};
-
-#define DEMANGLE_WRAP(ret, name, params, args) JF_LAZY_WRAP(libstdcxx, ret, name, params, args)
-#define DEMANGLE_WRAP_VOID(name, params, args) JF_LAZY_WRAP_VOID(libstdcxx, name, params, args)
-DEMANGLE_FUNCTIONS(DEMANGLE_WRAP, DEMANGLE_WRAP_VOID)
+JF_LAZY_LIBRARY("libstdc++.so.6", "to demangle a C++ function's name in a finding",
+                DEMANGLE_FUNCTIONS)

@@ -58,20 +58,6 @@
   /* A parser is a GObject; GObject comes with json-glib. */                                       \
   VOID_FN(g_object_unref, (gpointer o), (o))
 
-enum { JSON_GLIB_FUNCTIONS(JF_LAZY_INDEX, JF_LAZY_INDEX_VOID) JSON_GLIB_COUNT };
-
-static const char *const json_glib_names[] = {JSON_GLIB_FUNCTIONS(JF_LAZY_NAME, JF_LAZY_NAME_VOID)
-                                                  NULL};
-
-static jf_lazy_fn json_glib_fns[JSON_GLIB_COUNT];
-
-static struct jf_lazy_lib json_glib = {
-    .soname = "libjson-glib-1.0.so.0",
-    .purpose = "to write or read the rig's JSON documents (report, SARIF, a process's record)",
-    .names = json_glib_names,
-    .fns = json_glib_fns,
-};
-
-#define JSON_GLIB_WRAP(ret, name, params, args) JF_LAZY_WRAP(json_glib, ret, name, params, args)
-#define JSON_GLIB_WRAP_VOID(name, params, args) JF_LAZY_WRAP_VOID(json_glib, name, params, args)
-JSON_GLIB_FUNCTIONS(JSON_GLIB_WRAP, JSON_GLIB_WRAP_VOID)
+JF_LAZY_LIBRARY("libjson-glib-1.0.so.0",
+                "to write or read the rig's JSON documents (report, SARIF, a process's record)",
+                JSON_GLIB_FUNCTIONS)

@@ -44,24 +44,35 @@ struct jf_lazy_lib {
  * it cannot. */
 void jf_lazy_load(struct jf_lazy_lib *lib);
 
-/* The unit's table and wrappers from its list, LIST(FN, VOID_FN), where
- * FN(ret, name, (params), (args)) is a function returning RET and
- * VOID_FN(name, (params), (args)) one returning nothing. */
+/*
+ * A lazy unit is its list and one JF_LAZY_LIBRARY line: LIST(FN, VOID_FN)
+ * names each function, FN(ret, name, (params), (args)) one returning RET,
+ * VOID_FN(name, (params), (args)) one returning nothing. The line defines
+ * the unit's table (one per unit: its own translation unit's statics) and
+ * a wrapper per function that loads the library and calls it.
+ */
+#define JF_LAZY_LIBRARY(soname, purpose, LIST)                                                     \
+  enum { LIST(JF_LAZY_INDEX, JF_LAZY_INDEX_VOID) JF_LAZY_COUNT };                                  \
+  static const char *const jf_lazy_names[] = {LIST(JF_LAZY_NAME, JF_LAZY_NAME_VOID) NULL};         \
+  static jf_lazy_fn jf_lazy_fns[JF_LAZY_COUNT];                                                    \
+  static struct jf_lazy_lib jf_lazy_this = {soname, purpose, jf_lazy_names, jf_lazy_fns, 0};       \
+  LIST(JF_LAZY_WRAP, JF_LAZY_WRAP_VOID)
+
 #define JF_LAZY_INDEX(ret, name, params, args) JF_LAZY_AT_##name,
 #define JF_LAZY_INDEX_VOID(name, params, args) JF_LAZY_AT_##name,
 #define JF_LAZY_NAME(ret, name, params, args) #name,
 #define JF_LAZY_NAME_VOID(name, params, args) #name,
-#define JF_LAZY_WRAP(lib, ret, name, params, args)                                                 \
+#define JF_LAZY_WRAP(ret, name, params, args)                                                      \
   ret name params                                                                                  \
   {                                                                                                \
-    jf_lazy_load(&lib);                                                                            \
-    return ((ret(*) params)lib.fns[JF_LAZY_AT_##name])args;                                        \
+    jf_lazy_load(&jf_lazy_this);                                                                   \
+    return ((ret(*) params)jf_lazy_this.fns[JF_LAZY_AT_##name])args;                               \
   }
-#define JF_LAZY_WRAP_VOID(lib, name, params, args)                                                 \
+#define JF_LAZY_WRAP_VOID(name, params, args)                                                      \
   void name params                                                                                 \
   {                                                                                                \
-    jf_lazy_load(&lib);                                                                            \
-    ((void(*) params)lib.fns[JF_LAZY_AT_##name]) args;                                             \
+    jf_lazy_load(&jf_lazy_this);                                                                   \
+    ((void(*) params)jf_lazy_this.fns[JF_LAZY_AT_##name]) args;                                    \
   }
 
 #ifdef __cplusplus

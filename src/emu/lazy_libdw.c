@@ -49,19 +49,5 @@ typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, 
   FN(int, elf_getphdrnum, (Elf * e, size_t * n), (e, n))                                           \
   FN(GElf_Phdr *, gelf_getphdr, (Elf * e, int i, GElf_Phdr *ph), (e, i, ph))
 
-enum { LIBDW_FUNCTIONS(JF_LAZY_INDEX, JF_LAZY_INDEX_VOID) LIBDW_COUNT };
-
-static const char *const libdw_names[] = {LIBDW_FUNCTIONS(JF_LAZY_NAME, JF_LAZY_NAME_VOID) NULL};
-
-static jf_lazy_fn libdw_fns[LIBDW_COUNT];
-
-static struct jf_lazy_lib libdw = {
-    .soname = "libdw.so.1",
-    .purpose = "to name guest code (module, function, source line) in a finding",
-    .names = libdw_names,
-    .fns = libdw_fns,
-};
-
-#define LIBDW_WRAP(ret, name, params, args) JF_LAZY_WRAP(libdw, ret, name, params, args)
-#define LIBDW_WRAP_VOID(name, params, args) JF_LAZY_WRAP_VOID(libdw, name, params, args)
-LIBDW_FUNCTIONS(LIBDW_WRAP, LIBDW_WRAP_VOID)
+JF_LAZY_LIBRARY("libdw.so.1", "to name guest code (module, function, source line) in a finding",
+                LIBDW_FUNCTIONS)

@@ -15,9 +15,8 @@
 4. File-scope mutable statics only where the architecture says why: the
    QEMU glue's one rig pointer (plugin.c, plugin_instrument.c), per-host-
    thread scratch (_Thread_local), the runner's signal state (what its
-   handler may touch: the child, the signal, the control FIFO), libdwfl's
-   debuginfo path callback argument (symbols.c) and the function tables of
-   the lazily loaded libraries (lazy_*.c), listed below.
+   handler may touch: the child, the signal, the control FIFO) and libdwfl's
+   debuginfo path callback argument (symbols.c), listed below.
 
 Prints each violation and exits 1; exits 0 when there is none.
 """
@@ -32,14 +31,6 @@ ALLOWED_STATICS = {
     ("runner.c", "interrupted"),
     ("runner.c", "control_fd"),
     ("symbols.c", "debuginfo_path"),
-    # A lazily loaded library's functions (lazy_lib.h): as process-wide as
-    # the library they stand for, filled once under g_once.
-    ("lazy_json_glib.c", "json_glib_fns"),
-    ("lazy_json_glib.c", "json_glib"),
-    ("lazy_libdw.c", "libdw_fns"),
-    ("lazy_libdw.c", "libdw"),
-    ("lazy_demangle.c", "demangle_fns"),
-    ("lazy_demangle.c", "libstdcxx"),
 }
 
 # Headers that are part of another unit: the model's lock-free store path,
