@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The plugin and the runner load json-glib, libdw and libstdc++ only when
-they first need them (src/emu/lazy_lib.h, docs/BENCHMARKS.md "Start-up"):
+"""The plugin and the runner load json-glib, libdw, libstdc++ and Capstone
+only when they first need them (src/emu/lazy_lib.h, docs/BENCHMARKS.md "Start-up"):
 
   check_lazy_libraries.py PLUGIN RUNNER
 
 fails when either lists one of those libraries as NEEDED (it would be
 mapped and bound at every start again), or when either leaves a function
-of theirs undefined: a json_*/dwfl_* call that the lazy unit's list lacks
+of theirs undefined: a json_*/dwfl_*/cs_* call that the lazy unit's list lacks
 would make QEMU refuse the plugin ("undefined symbol") or the runner fail
 to start.
 """
@@ -15,8 +15,8 @@ import subprocess
 import sys
 
 LAZY_SONAMES = ("libjson-glib-1.0.so", "libgio-2.0.so", "libgobject-2.0.so", "libdw.so",
-                "libelf.so", "libstdc++.so")
-LAZY_SYMBOLS = re.compile(r"^(json_|dwfl_|elf_|gelf_|g_object_|__cxa_demangle$)")
+                "libelf.so", "libstdc++.so", "libcapstone.so")
+LAZY_SYMBOLS = re.compile(r"^(json_|dwfl_|elf_|gelf_|g_object_|cs_|__cxa_demangle$)")
 
 
 def main(paths):
