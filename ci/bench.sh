@@ -31,8 +31,10 @@
 #               side by side.
 #   4. start-up the rig's start-up cost: a static "hello" under plain QEMU
 #               and under jitflush-emu --summary=stale, as a test suite's
-#               emulator setting runs it, interleaved (ci/bench_startup.py;
-#               JITFLUSH_BENCH_STARTUP_ROUNDS x _RUNS, default 5 x 40).
+#               emulator setting runs it, with and without --store,
+#               interleaved (ci/bench_startup.py; JITFLUSH_BENCH_STARTUP_ROUNDS
+#               x _RUNS, default 5 x 40; JITFLUSH_BENCH_STARTUP_BEFORE=an
+#               older jitflush-emu adds it as a way).
 #   5. memory   peak RSS of build/host's emu guest mapping one page of code
 #               at a new address JITFLUSH_BENCH_CHURN times (default
 #               3,000,000: minutes), by mmap and by System V shmat, on

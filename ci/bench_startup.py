@@ -4,17 +4,23 @@ runs hundreds of short processes, so what the rig adds to each matters.
 
   bench_startup.py QEMU RUNNER HELLO [ROUNDS [RUNS]]
 
-Runs the static AArch64 program HELLO under plain QEMU (no -plugin) and
-under the rig (jitflush-emu --summary=stale, as a suite's emulator setting
-runs it), RUNS times each per round, the two ways interleaved run by run,
-ROUNDS rounds (default 5 x 40). Prints a Markdown table: per way the
-median wall clock and CPU time (user + system of the whole process tree)
-of one run, in milliseconds, the medians over the rounds of each round's
-median; and the rig's extra cost, the median of the rounds' differences.
+Runs the static AArch64 program HELLO under plain QEMU (no -plugin), under
+the rig (jitflush-emu --summary=stale, as a suite's emulator setting runs
+it) and under the rig adding its entry to a suite store (--store, which
+writes a JSON report and a SARIF log per run), RUNS times each per round,
+the ways interleaved run by run, ROUNDS rounds (default 5 x 40). With
+JITFLUSH_BENCH_STARTUP_BEFORE set to another jitflush-emu (an older build),
+its plain rig way is interleaved too, for a before/after comparison on the
+same load. Prints a Markdown table: per way the median wall clock and CPU
+time (user + system of the whole process tree) of one run, in
+milliseconds, the medians over the rounds of each round's median, and its
+extra cost over plain QEMU, the median of the rounds' differences.
 """
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 
 
@@ -41,28 +47,36 @@ def main(argv):
     qemu, runner, hello = argv[1:4]
     rounds = int(argv[4]) if len(argv) > 4 else 5
     runs = int(argv[5]) if len(argv) > 5 else 40
-    ways = {"plain QEMU": [qemu, hello], "rig": [runner, "--summary=stale", "--", hello]}
+    store = tempfile.mkdtemp(prefix="jitflush-bench-store-")
+    ways = {"plain QEMU": [qemu, hello], "rig": [runner, "--summary=stale", "--", hello],
+            "rig, suite store": [runner, "--summary=stale", "--store", store, "--", hello]}
+    before = os.environ.get("JITFLUSH_BENCH_STARTUP_BEFORE")
+    if before:
+        ways["rig, before (%s)" % before] = [before, "--summary=stale", "--", hello]
     per_round = {w: [] for w in ways}
-    for _ in range(rounds):
-        samples = {w: [] for w in ways}
-        for _ in range(runs):
-            for w, cmd in ways.items():
-                samples[w].append(one(cmd))
-        for w in ways:
-            per_round[w].append((statistics.median(s[0] for s in samples[w]),
-                                 statistics.median(s[1] for s in samples[w])))
-    med = {w: (statistics.median(r[0] for r in per_round[w]), statistics.median(r[1] for r in per_round[w]))
-           for w in ways}
-    extra_wall = statistics.median(r[0] - p[0] for r, p in zip(per_round["rig"], per_round["plain QEMU"]))
-    extra_cpu = statistics.median(r[1] - p[1] for r, p in zip(per_round["rig"], per_round["plain QEMU"]))
-    print("| way | wall ms | CPU ms |")
-    print("|---|---:|---:|")
+    try:
+        for _ in range(rounds):
+            samples = {w: [] for w in ways}
+            for _ in range(runs):
+                for w, cmd in ways.items():
+                    samples[w].append(one(cmd))
+            for w in ways:
+                per_round[w].append((statistics.median(s[0] for s in samples[w]),
+                                     statistics.median(s[1] for s in samples[w])))
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+    plain = per_round["plain QEMU"]
+    print("| way | wall ms | CPU ms | extra wall ms | extra CPU ms |")
+    print("|---|---:|---:|---:|---:|")
     for w in ways:
-        print("| %s | %.1f | %.1f |" % (w, med[w][0], med[w][1]))
-    print("| rig's extra cost | %.1f | %.1f |" % (extra_wall, extra_cpu))
+        r = per_round[w]
+        print("| %s | %.1f | %.1f | %.1f | %.1f |" %
+              (w, statistics.median(x[0] for x in r), statistics.median(x[1] for x in r),
+               statistics.median(x[0] - p[0] for x, p in zip(r, plain)),
+               statistics.median(x[1] - p[1] for x, p in zip(r, plain))))
     print()
-    print("(%d rounds of %d runs each way, interleaved; %s)" % (rounds, runs, os.path.basename(hello)))
-
+    print("(%d rounds of %d runs each way, interleaved; %s; load average %s)" %
+          (rounds, runs, os.path.basename(hello), " ".join(open("/proc/loadavg").read().split()[:3])))
 
 if __name__ == "__main__":
     main(sys.argv)

@@ -89,6 +89,16 @@ static JsonArray *report_cores(const struct jf_rig *r)
   return cores;
 }
 
+/* The findings' forms: into REPORT when there is one, and the text and
+ * SARIF files the options name. */
+static void report_findings(struct jf_rig *r, JsonObject *report)
+{
+  g_mutex_lock(&r->lock);
+  const struct jf_guest_image image = r->image;
+  g_mutex_unlock(&r->lock);
+  jf_findings_report(r->findings, &image, report, r->opts.findings_path, r->opts.sarif_path);
+}
+
 /* The JSON report (docs/RIG.md, "The report"): the run, every counter of
  * rig_counters.def, the cores, the findings and the measured regions. */
 static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOUNTERS])
@@ -108,10 +118,7 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   json_object_set_int_member(report, "threads", jf_sched_nthreads(r->sched));
   jf_turns_report(r->turns, report);
   json_object_set_array_member(report, "cores", report_cores(r));
-  g_mutex_lock(&r->lock);
-  const struct jf_guest_image image = r->image;
-  g_mutex_unlock(&r->lock);
-  jf_findings_report(r->findings, &image, report, r->opts.findings_path, r->opts.sarif_path);
+  report_findings(r, report);
   jf_region_report(r->region, report);
   return report;
 }
@@ -122,14 +129,16 @@ static void write_reports(struct jf_rig *r)
   struct jf_summary summary;
   jf_vcpu_counter_totals(r, summary.counter);
   summary.findings = emu_findings_count(r->findings);
-  /* Names the guest's code once for the three forms of the findings. */
-  JsonObject *report = build_report(r, summary.counter);
+  /* Names the guest's code once for the three forms of the findings. The
+   * JSON report is built only when it is asked for: most runs of a test
+   * suite write the summary and the findings' text alone, and then never
+   * load json-glib (lazy_json_glib.c). */
   if (r->opts.report_path) {
-    GString *json = emu_json_write_object(report);
+    GString *json = emu_json_write_object(build_report(r, summary.counter));
     jf_write_file(r->opts.report_path, json);
     g_string_free(json, true);
   } else {
-    json_object_unref(report);
+    report_findings(r, NULL);
   }
   if (r->opts.summary_path) {
     /* insns tells the runner whether the guest ran at all: QEMU also

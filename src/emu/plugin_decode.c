@@ -5,7 +5,9 @@
  * architecture to AArch64 (CS_ARCH_AARCH64, AARCH64_INS_*), so the mapping
  * lives in the small block of macros below.
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <capstone/capstone.h>
 
@@ -73,32 +75,39 @@ static const struct {
 
 struct jf_decoder {
   csh handle;
-  cs_insn *scratch;
+  cs_insn *scratch; /* NULL until Capstone is first needed */
   /* Translation is serialised by QEMU's mmap_lock in linux-user, but the
    * scratch cs_insn must never be shared, so it has its own lock. */
   GMutex lock;
 };
 
-struct jf_decoder *jf_decoder_open(GError **error)
+/* Capstone is opened at the first word that needs it, not at install:
+ * loading it was a measurable part of a short program's run, and most
+ * words never need it (docs/BENCHMARKS.md, "Start-up"). */
+static bool open_capstone(struct jf_decoder *d, GError **error)
 {
-  struct jf_decoder *d = g_new0(struct jf_decoder, 1);
   const char *problem = NULL;
   if (cs_open(JF_CS_ARCH, CS_MODE_LITTLE_ENDIAN, &d->handle) != CS_ERR_OK) {
-    g_free(d);
-    g_set_error_literal(error, JF_DECODER_ERROR, 1, "capstone: cs_open(AArch64) failed");
-    return NULL;
-  }
-  if (cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+    problem = "capstone: cs_open(AArch64) failed";
+  } else if (cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
     problem = "capstone: cannot enable instruction details";
   } else if (!(d->scratch = cs_malloc(d->handle))) {
     problem = "capstone: cs_malloc failed";
   }
   if (problem) {
-    cs_close(&d->handle);
-    g_free(d);
+    if (d->handle) {
+      cs_close(&d->handle);
+    }
     g_set_error_literal(error, JF_DECODER_ERROR, 1, problem);
-    return NULL;
+    return false;
   }
+  return true;
+}
+
+struct jf_decoder *jf_decoder_open(GError **error)
+{
+  (void)error;
+  struct jf_decoder *d = g_new0(struct jf_decoder, 1);
   g_mutex_init(&d->lock);
   return d;
 }
@@ -108,8 +117,10 @@ void jf_decoder_close(struct jf_decoder *d)
   if (!d) {
     return;
   }
-  cs_free(d->scratch, 1);
-  cs_close(&d->handle);
+  if (d->scratch) {
+    cs_free(d->scratch, 1);
+    cs_close(&d->handle);
+  }
   g_mutex_clear(&d->lock);
   g_free(d);
 }
@@ -176,6 +187,75 @@ static bool is_release_store(uint32_t word)
   return false;
 }
 
+/*
+ * The words of the branch and system group whose answer the encoding alone
+ * gives, exactly as Capstone's decode below would (tests/emu/decode_test.cc
+ * compares the two over every such class): true with *OUT filled. The
+ * rest (DSB, ISB, CLREX, MSR immediate and other system words) goes to
+ * Capstone. Encodings from the Arm ARM's A64 "branches, exception
+ * generating and system instructions" tables.
+ */
+static bool decode_by_encoding(uint32_t word, struct jf_decoded *out)
+{
+  /* B and BL (imm26): CMODX-safe. */
+  if ((word & 0x7c000000) == 0x14000000) {
+    out->cmodx_safe = true;
+    return true;
+  }
+  /* B.cond: safe only as B.AL or B.NV, which branch always. Bit 4 set is
+   * BC.cond (FEAT_HBC), which no version of Capstone calls safe. */
+  if ((word & 0xff000010) == 0x54000000) {
+    out->cmodx_safe = (word & 0xe) == 0xe;
+    return true;
+  }
+  /* CBZ, CBNZ, TBZ, TBNZ and the register branches (BR, BLR, RET, ERET,
+   * the pointer-authenticated forms): none is safe, none is a kind. */
+  if ((word & 0x7c000000) == 0x34000000 || (word & 0xfe000000) == 0xd6000000) {
+    return true;
+  }
+  /* SVC, HVC, SMC (opc 000, LL 01..11) and BRK (opc 001, LL 00): safe. */
+  if ((word & 0xffe0001c) == 0xd4000000 && (word & 3) != 0) {
+    out->cmodx_safe = true;
+    return true;
+  }
+  if ((word & 0xffe0001f) == 0xd4200000) {
+    out->cmodx_safe = true;
+    return true;
+  }
+  /* MRS and MSR (register, L either way) of any other system register:
+   * no kind. */
+  if ((word & 0xffd00000) == 0xd5100000) {
+    return true;
+  }
+  /* SYS (L = 0, op0 = 01): cache maintenance by its fields, as below. */
+  if ((word & 0xfff80000) == 0xd5080000) {
+    uint32_t fields = word & SYS_FIELDS_MASK;
+    for (size_t i = 0; i < G_N_ELEMENTS(maintenance_ops); i++) {
+      if (maintenance_ops[i].fields == fields) {
+        out->kind = maintenance_ops[i].kind;
+        break;
+      }
+    }
+    return true;
+  }
+  /* The hints: NOP is safe; the others (YIELD, WFE, BTI, PACIASP, ...)
+   * are neither safe nor a kind. DMB's options are decided from CRm, as
+   * below. */
+  if ((word & 0xfffff01f) == 0xd503201f) {
+    out->cmodx_safe = word == 0xd503201f;
+    return true;
+  }
+  if ((word & 0xfffff0ff) == 0xd50330bf) {
+    unsigned crm = (word >> 8) & 0xf;
+    out->kind = JF_INSN_DMB;
+    out->dmb_full = (crm & 3) == 3 || (crm & 3) == 0;
+    out->dmb_orders_stores = (crm & 3) != 1;
+    out->publishes = out->dmb_orders_stores;
+    return true;
+  }
+  return false;
+}
+
 struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
 {
   struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
@@ -226,7 +306,15 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
     out.publishes = is_release_store(word);
     return out;
   }
+  if (decode_by_encoding(word, &out)) {
+    return out;
+  }
+  return jf_decode_with_capstone(d, word);
+}
 
+struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t word)
+{
+  struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
   uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
                       (uint8_t)(word >> 24)};
   const uint8_t *code = bytes;
@@ -234,6 +322,13 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
   uint64_t address = 0;
 
   g_mutex_lock(&d->lock);
+  GError *err = NULL;
+  if (!d->scratch && !open_capstone(d, &err)) {
+    /* Nothing at translation can report an error: the run cannot go on
+     * with a word it cannot classify. */
+    fprintf(stderr, "jitflush plugin: %s\n", err->message);
+    _exit(127);
+  }
   if (!cs_disasm_iter(d->handle, &code, &size, &address, d->scratch)) {
     g_mutex_unlock(&d->lock);
     return out;

@@ -11,6 +11,10 @@
 
 #include <glib.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum jf_insn_kind {
   JF_INSN_OTHER,
   JF_INSN_MRS_CTR,  /* mrs xN, ctr_el0 */
@@ -43,10 +47,19 @@ struct jf_decoded {
 
 struct jf_decoder;
 
-/* NULL with *ERROR set when Capstone cannot be opened. */
+/* Capstone is opened at the first word that needs it (a failure then ends
+ * the process with a message); ERROR is kept for the callers' contract. */
 struct jf_decoder *jf_decoder_open(GError **error);
 void jf_decoder_close(struct jf_decoder *d);
 /* Any thread. */
 struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t insn);
+/* A word of the branch and system group decoded by Capstone alone, without
+ * the encoding shortcuts jf_decode takes: what tests/emu/decode_test.cc
+ * compares them with. */
+struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t insn);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* JITFLUSH_EMU_PLUGIN_DECODE_H */

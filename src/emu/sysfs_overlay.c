@@ -60,10 +60,25 @@ static void domain_members(const struct emu_config *config, unsigned cpu, struct
       jf_cpuset_add(members, other);
 }
 
+/* mkdir -p, from the deepest folder up: the parent mostly exists, so one
+ * mkdir, and cpuN/cache/index0 two, where g_mkdir_with_parents walks every
+ * component from / with an access and a stat each (a fifth of the
+ * runner's system calls, docs/BENCHMARKS.md "Start-up"). */
+static bool mkdir_parents(const char *path)
+{
+  if (mkdir(path, 0755) == 0 || errno == EEXIST)
+    return true;
+  if (errno != ENOENT)
+    return false;
+  char *parent = g_path_get_dirname(path);
+  bool ok = strcmp(parent, path) != 0 && mkdir_parents(parent);
+  g_free(parent);
+  return ok && (mkdir(path, 0755) == 0 || errno == EEXIST);
+}
+
 static bool make_dir(const char *path, GError **error)
 {
-  /* Mostly the parent exists: one mkdir instead of a stat per component. */
-  if (mkdir(path, 0755) == 0 || g_mkdir_with_parents(path, 0755) == 0)
+  if (mkdir_parents(path))
     return true;
   int e = errno;
   g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot create %s: %s", path, g_strerror(e));

@@ -862,4 +862,41 @@ TEST(RunnerEndToEnd, BrokenLoaderExit7)
             "qemu-aarch64: /lib/ld-linux-aarch64.so.1: Incomplete read of file header");
 }
 
+// Issue 26: json-glib is loaded only when a JSON document is written or
+// read (src/emu/lazy_lib.h). Here the parent is asked for no report, so
+// the first JSON of the run is the forked child's record, built after the
+// fork in the child's own QEMU, and the runner's merge of it: the child's
+// stale fetches reach the summary line and the status only if both loaded
+// json-glib then.
+TEST(RunnerEndToEnd, AForkedChildsRecordIsWrittenAndMergedWithNoReportAsked)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"fork-jit"});
+  EXPECT_EQ(r.status, 86) << r.err;
+  ASSERT_EQ(r.out.rfind("child ", 0), 0u) << r.out;
+  const int child = std::stoi(r.out.substr(6));
+  EXPECT_NE(r.err.find("jitflush-emu: in process " + std::to_string(child) + " (forked by "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=2 ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.find("cannot load"), std::string::npos) << r.err;
+}
+
+// Issue 26: with --sarif alone no JSON report is built, and the SARIF log
+// is the run's only JSON; at a signal it is written from the plugin's
+// control thread while the guest still runs, the first use of json-glib
+// in that process.
+TEST(RunnerEndToEnd, ASignalToTheRunnerWritesTheSarifLogAloneWhenNoReportIsAsked)
+{
+  TempDir dir;
+  BackgroundRun run(dir.path(), {"--sarif", dir / "f.sarif"});
+  ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
+  ASSERT_EQ(kill(run.runner, SIGTERM), 0);
+  EXPECT_EQ(run.Wait(), 128 + SIGTERM) << ReadFileOrEmpty(run.err_file);
+  const nlohmann::json sarif = nlohmann::json::parse(ReadFileOrEmpty(dir / "f.sarif"));
+  ASSERT_EQ(sarif["runs"].size(), 1u) << sarif.dump();
+  ASSERT_EQ(sarif["runs"][0]["results"].size(), 1u) << sarif.dump();
+  EXPECT_EQ(sarif["runs"][0]["results"][0]["ruleId"], "not-cleaned") << sarif.dump();
+  EXPECT_EQ(ReadFileOrEmpty(run.err_file).find("cannot load"), std::string::npos);
+}
+
 } // namespace

@@ -1,0 +1,82 @@
+/*
+ * Libraries the rig loads when it first needs them, not when it starts
+ * (docs/BENCHMARKS.md, "Start-up"). A test suite starts one rig per test,
+ * and most runs never write a JSON report, never name a guest frame and
+ * never demangle a C++ name; yet linking json-glib (with GIO, GObject,
+ * libmount, libselinux and libblkid behind it), libdw and libstdc++ made
+ * every QEMU start map and bind them all (QEMU opens the plugin with
+ * RTLD_NOW: every symbol of every dependency is bound at load).
+ *
+ * A lazy unit (lazy_json_glib.c, lazy_libdw.c, lazy_demangle.c) defines
+ * the library's functions the rig calls, with the library header's own
+ * prototypes, so the code that calls them is unchanged and the compiler
+ * checks every signature. The first call of any of them loads the library
+ * and resolves the whole list at once; a library that cannot be loaded, or
+ * lacks a function, ends the process with one line naming the library,
+ * what the rig needed it for and the loader's reason.
+ */
+#ifndef JITFLUSH_EMU_LAZY_LIB_H
+#define JITFLUSH_EMU_LAZY_LIB_H
+
+#include <stddef.h>
+
+#include <glib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A function of the library, as resolved: called through a cast to its
+ * own type (C allows a cast between function pointer types). */
+typedef void (*jf_lazy_fn)(void);
+
+struct jf_lazy_lib {
+  const char *soname;       /* "libjson-glib-1.0.so.0" */
+  const char *purpose;      /* "to write the JSON report and SARIF log" */
+  const char *const *names; /* the functions, NULL-terminated */
+  jf_lazy_fn *fns;          /* one per name, filled at the first call */
+  gsize loaded;             /* g_once_init_enter's guard */
+};
+
+/* Loads LIB and resolves its functions, once per process (a forked child
+ * inherits what its parent loaded); later calls return at once. Exits
+ * with status 127, as the dynamic loader does for a missing library, when
+ * it cannot. */
+void jf_lazy_load(struct jf_lazy_lib *lib);
+
+/*
+ * A lazy unit is its list and one JF_LAZY_LIBRARY line: LIST(FN, VOID_FN)
+ * names each function, FN(ret, name, (params), (args)) one returning RET,
+ * VOID_FN(name, (params), (args)) one returning nothing. The line defines
+ * the unit's table (one per unit: its own translation unit's statics) and
+ * a wrapper per function that loads the library and calls it.
+ */
+#define JF_LAZY_LIBRARY(soname, purpose, LIST)                                                     \
+  enum { LIST(JF_LAZY_INDEX, JF_LAZY_INDEX_VOID) JF_LAZY_COUNT };                                  \
+  static const char *const jf_lazy_names[] = {LIST(JF_LAZY_NAME, JF_LAZY_NAME_VOID) NULL};         \
+  static jf_lazy_fn jf_lazy_fns[JF_LAZY_COUNT];                                                    \
+  static struct jf_lazy_lib jf_lazy_this = {soname, purpose, jf_lazy_names, jf_lazy_fns, 0};       \
+  LIST(JF_LAZY_WRAP, JF_LAZY_WRAP_VOID)
+
+#define JF_LAZY_INDEX(ret, name, params, args) JF_LAZY_AT_##name,
+#define JF_LAZY_INDEX_VOID(name, params, args) JF_LAZY_AT_##name,
+#define JF_LAZY_NAME(ret, name, params, args) #name,
+#define JF_LAZY_NAME_VOID(name, params, args) #name,
+#define JF_LAZY_WRAP(ret, name, params, args)                                                      \
+  ret name params                                                                                  \
+  {                                                                                                \
+    jf_lazy_load(&jf_lazy_this);                                                                   \
+    return ((ret(*) params)jf_lazy_this.fns[JF_LAZY_AT_##name])args;                               \
+  }
+#define JF_LAZY_WRAP_VOID(name, params, args)                                                      \
+  void name params                                                                                 \
+  {                                                                                                \
+    jf_lazy_load(&jf_lazy_this);                                                                   \
+    ((void(*) params)jf_lazy_this.fns[JF_LAZY_AT_##name]) args;                                    \
+  }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_EMU_LAZY_LIB_H */

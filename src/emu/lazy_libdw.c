@@ -1,0 +1,53 @@
+/*
+ * libdw (elfutils' libdwfl, with libelf behind it), loaded when the rig
+ * first names a guest frame (lazy_lib.h): only a run with a finding, a
+ * crash or a measured region needs guest symbols. The list is every
+ * function symbols.c calls; dwfl_linux_proc_find_elf and
+ * dwfl_standard_find_debuginfo are also libdwfl callbacks, and their
+ * wrappers serve as such unchanged.
+ */
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "lazy_lib.h"
+
+/* dwfl_getmodules' and dwfl_report_end's callbacks. */
+typedef int jf_dwfl_each_fn(Dwfl_Module *, void **, const char *, Dwarf_Addr, void *);
+typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *);
+
+#define LIBDW_FUNCTIONS(FN, VOID_FN)                                                               \
+  FN(Dwfl_Module *, dwfl_addrmodule, (Dwfl * d, Dwarf_Addr a), (d, a))                             \
+  FN(Dwfl *, dwfl_begin, (const Dwfl_Callbacks *c), (c))                                           \
+  VOID_FN(dwfl_end, (Dwfl * d), (d))                                                               \
+  FN(ptrdiff_t, dwfl_getmodules, (Dwfl * d, jf_dwfl_each_fn * f, void *arg, ptrdiff_t off),        \
+     (d, f, arg, off))                                                                             \
+  FN(const char *, dwfl_lineinfo,                                                                  \
+     (Dwfl_Line * l, Dwarf_Addr * a, int *line, int *col, Dwarf_Word *mtime, Dwarf_Word *len),     \
+     (l, a, line, col, mtime, len))                                                                \
+  FN(int, dwfl_linux_proc_find_elf,                                                                \
+     (Dwfl_Module * m, void **u, const char *name, Dwarf_Addr base, char **file, Elf **elf),       \
+     (m, u, name, base, file, elf))                                                                \
+  FN(int, dwfl_linux_proc_maps_report, (Dwfl * d, FILE * f), (d, f))                               \
+  FN(const char *, dwfl_module_addrinfo,                                                           \
+     (Dwfl_Module * m, GElf_Addr a, GElf_Off * off, GElf_Sym * sym, GElf_Word * shndx, Elf * *elf, \
+      Dwarf_Addr * bias),                                                                          \
+     (m, a, off, sym, shndx, elf, bias))                                                           \
+  FN(int, dwfl_module_build_id, (Dwfl_Module * m, const unsigned char **bits, GElf_Addr *vaddr),   \
+     (m, bits, vaddr))                                                                             \
+  FN(Elf *, dwfl_module_getelf, (Dwfl_Module * m, GElf_Addr * bias), (m, bias))                    \
+  FN(Dwfl_Line *, dwfl_module_getsrc, (Dwfl_Module * m, Dwarf_Addr a), (m, a))                     \
+  FN(const char *, dwfl_module_info,                                                               \
+     (Dwfl_Module * m, void ***u, Dwarf_Addr *start, Dwarf_Addr *end, Dwarf_Addr *dwbias,          \
+      Dwarf_Addr *symbias, const char **mainfile, const char **debugfile),                         \
+     (m, u, start, end, dwbias, symbias, mainfile, debugfile))                                     \
+  VOID_FN(dwfl_report_begin, (Dwfl * d), (d))                                                      \
+  FN(int, dwfl_report_end, (Dwfl * d, jf_dwfl_removed_fn * removed, void *arg), (d, removed, arg)) \
+  FN(int, dwfl_standard_find_debuginfo,                                                            \
+     (Dwfl_Module * m, void **u, const char *name, Dwarf_Addr base, const char *file,              \
+      const char *debuglink, GElf_Word crc, char **debuginfo_file),                                \
+     (m, u, name, base, file, debuglink, crc, debuginfo_file))                                     \
+  FN(int, elf_getphdrnum, (Elf * e, size_t * n), (e, n))                                           \
+  FN(GElf_Phdr *, gelf_getphdr, (Elf * e, int i, GElf_Phdr *ph), (e, i, ph))
+
+JF_LAZY_LIBRARY("libdw.so.1", "to name guest code (module, function, source line) in a finding",
+                LIBDW_FUNCTIONS)
