@@ -141,6 +141,9 @@ fi
 # QEMU, CPU time first, each the median of the rounds' own ratios. Rows:
 #   jit_loop     tests/bench/jit_loop: a JIT-written 3-instruction counting
 #                loop, nearly every executed instruction JIT code (worst case)
+#   jit_loop --no-flush  the same loop never flushed, so that every fetch
+#                is stale: the checker's stale path, which a user runs the
+#                rig to meet
 #   jit_stress   tests/scenario/jit_stress: 6000 functions JIT-written,
 #                flushed and run by one thread (with several threads the
 #                readers spin while they wait, and their CPU time measures
@@ -217,6 +220,8 @@ if [ "$mode" != memory ]; then
 echo
 echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat interleaved rounds; seconds as CPU / wall)"
 workload jit_loop - "$loop" --iterations=100000000
+# The same loop never flushed: every fetch stale (the rig's stale path).
+workload "jit_loop --no-flush (all stale)" - "$loop" --iterations=100000000 --no-flush
 workload jit_stress - "$stress" --impl=jitflush --threads=1 --iterations=6000 --seed=1
 if [ -f "$hook" ]; then
   # shellcheck source=/dev/null

@@ -185,6 +185,7 @@ struct jf_word {
   bool translated;
   bool insn_cmodx_safe;
   bool pair_cmodx_safe; /* old and new encodings both CMODX-safe */
+  uint32_t version;     /* jf_model_fetch_stamp: grows with every change above */
   /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
    * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2,
    * inval[INVAL_ALIAS(c)] = latest ic issued through a non-executable alias
@@ -206,6 +207,7 @@ struct jf_model_geometry {
 
 struct jf_model {
   uint64_t seq;         /* the latest event's time (see "Time" above) */
+  uint64_t shared;      /* jf_model_fetch_stamp: changes read outside words */
   GHashTable *pages;    /* canonical page number -> jf_model_page */
   uint64_t pages_made;  /* page records ever made (jf_model_page_epoch) */
   size_t pages_retired; /* forgotten, not yet released by the caller */
@@ -442,6 +444,7 @@ static void store_in_page(const struct jf_model *m, struct jf_model_page *page, 
     if (page->words) {
       struct jf_word *w = page_word(m, page, a);
       w->store_seq = now;
+      w->version++;
       w->writer_pc = writer_pc;
       w->writer_cluster = t->cluster;
       w->writer_thread = t->serial;
@@ -528,6 +531,7 @@ static void mark_site(const struct jf_model *m, struct jf_word *w, uint64_t word
   (void)m;
   (void)word_va;
   const struct site_mark *s = ctx;
+  w->version++;
   if (s->inval) {
     w->inval_site = s->site;
     w->inval_site_seq = s->seq;
@@ -627,6 +631,7 @@ void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t v
                         .cluster = t->cluster,
                         .thread = t->serial,
                         .is_clean = true};
+  m->shared++; /* follow_loop: the site's stride */
   unsigned stride = follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq);
   struct clean_issue issue = {{site, op.issue_seq, false, stride}, va};
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
@@ -668,6 +673,7 @@ void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va
                         .thread = t->serial,
                         .is_clean = false,
                         .nonexec_view = nonexec_view(m, va)};
+  m->shared++; /* follow_loop: the site's stride */
   unsigned stride = follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
   /* Broadcast: every cluster drops its own line holding VA. */
   for (unsigned c = 0; c < m->nclusters; c++) {
@@ -710,6 +716,7 @@ static void complete_clean(const struct jf_model *m, struct jf_word *w, uint64_t
   }
   if (w->clean_done_seq <= w->store_seq) {
     w->clean_done_seq = c->done_seq;
+    w->version++;
   }
 }
 
@@ -724,6 +731,7 @@ static void complete_inval(const struct jf_model *m, struct jf_word *w, uint64_t
   uint64_t *done = &w->inval[INVAL_DONE(c->cluster)];
   if (*done <= cleaned) {
     *done = c->done_seq;
+    w->version++;
   }
 }
 
@@ -814,6 +822,7 @@ void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
   complete_ops(m, t->pending, done);
   if (m->all_idc) {
     g_array_append_val(m->dsb_times, done);
+    m->shared++; /* store_completion */
   }
 }
 
@@ -862,6 +871,7 @@ void jf_model_cluster_online(struct jf_model *m, unsigned cluster)
 {
   if (cluster < m->nclusters) {
     m->online_seq[cluster] = event_time(m);
+    m->shared++; /* inval_point */
   }
 }
 
@@ -897,12 +907,14 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
     gpointer before = g_hash_table_lookup(m->untracked_cmodx, GSIZE_TO_POINTER(canon(m, va)));
     if (before) {
       w->translated = true;
+      w->version++;
       w->insn = (uint32_t)(GPOINTER_TO_SIZE(before) - 1);
       w->insn_cmodx_safe = true;
       g_hash_table_remove(m->untracked_cmodx, GSIZE_TO_POINTER(canon(m, va)));
     }
   }
   if (!w->translated || w->insn != insn) {
+    w->version++;
     w->pair_cmodx_safe = w->translated && w->insn_cmodx_safe && cmodx_safe;
     w->insn = insn;
     w->insn_cmodx_safe = cmodx_safe;
@@ -962,6 +974,40 @@ static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf
   /* Fetch ordering: see jf_model_fetch. */
   return t->sync_seq <= ready && t->fetched_store_seq <= ready ? JF_STALE_NOT_SYNCHRONISED
                                                                : JF_FRESH;
+}
+
+struct jf_fetch_stamp jf_model_fetch_stamp(const struct jf_model *m, const struct jf_word *w)
+{
+  /* What missing_step, blamed_site and jf_model_fetch read besides the
+   * thread: the word's record, whose every writer bumps its version
+   * (stores, translations, mark_site, the completions), and, outside it,
+   * the site strides (follow_loop, at every dc and ic), the DSB times under
+   * IDC (store_completion) and the clusters' online times (inval_point),
+   * each counted in SHARED. Not the model's clock: a migration's DSB and
+   * context synchronisation change no word and no verdict that did not
+   * read the thread's sync_seq (jf_model_verdict_reads). */
+  return (struct jf_fetch_stamp){m->shared, w->version};
+}
+
+unsigned jf_model_verdict_reads(const struct jf_model *m, enum jf_stale_kind kind)
+{
+  if (m->all_idc) {
+    return JF_READS_CLUSTER | JF_READS_SYNC; /* the DIC branch reads both */
+  }
+  switch (kind) {
+  case JF_STALE_NOT_CLEANED:
+  case JF_STALE_CLEAN_NOT_COMPLETED:
+    /* missing_step returns before reading the thread's cluster, and the
+     * line is the writer's. */
+    return 0;
+  case JF_STALE_INVALIDATE_NOT_COMPLETED:
+  case JF_STALE_NONEXEC_ALIAS:
+  case JF_STALE_INVALIDATED_BEFORE_CLEAN:
+  case JF_STALE_NOT_INVALIDATED_IN_GEOMETRY:
+    return JF_READS_CLUSTER; /* returned before the last comparison */
+  default:
+    return JF_READS_CLUSTER | JF_READS_SYNC; /* fresh, not-synchronised */
+  }
 }
 
 uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w)

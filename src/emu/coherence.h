@@ -174,6 +174,29 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
  */
 uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w);
 
+/*
+ * What a verdict of jf_model_fetch for W depends on besides the fetching
+ * thread, so that a caller may reuse a verdict it has (plugin_instrument.c,
+ * the memo of a checked word): while the stamp is the same, the thread the
+ * same (its serial) and the thread's fields that jf_model_verdict_reads
+ * names unchanged, jf_model_fetch of W returns the same verdict, and
+ * changes nothing in a thread whose fetched_store_seq has not fallen since
+ * (it never does). A count of the changes outside the words that verdicts
+ * read, and a count of the changes of W's own record, which wraps only
+ * after 2^32 of them.
+ */
+struct jf_fetch_stamp {
+  uint64_t shared;
+  uint32_t word;
+};
+struct jf_fetch_stamp jf_model_fetch_stamp(const struct jf_model *m, const struct jf_word *w);
+
+/* Which fields of the fetching thread a verdict of KIND read, besides its
+ * serial: its cluster, and its sync_seq and fetched_store_seq. */
+#define JF_READS_CLUSTER 1u
+#define JF_READS_SYNC 2u
+unsigned jf_model_verdict_reads(const struct jf_model *m, enum jf_stale_kind kind);
+
 /* The stride last measured for SITE's loop (two equal steps within one
  * loop execution), 0 when it never repeated. */
 unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site);

@@ -113,6 +113,7 @@ struct emu_findings {
   GHashTable *ctr_by_key;
   GPtrArray *mappings; /* struct mapping * */
   GArray *last_stale;  /* struct last_stale, by thread serial (seq 0: none) */
+  uint64_t settles;    /* settle's calls, for emu_findings_repeat */
   bool exit_called;    /* emu_findings_note_exit */
   bool end_noted;      /* emu_findings_note_end */
   int end_thread;
@@ -321,14 +322,28 @@ static void count_caller(struct finding *fd, uint64_t lr, uint64_t n)
   fd->last_caller = c->len - 1;
 }
 
-void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
-                         const struct jf_verdict *v)
+/* What every stale fetch records before its finding: the totals, the
+ * report's first words and the thread's last stale fetch. */
+static void record_fetch(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
+                         enum jf_stale_kind kind, const struct finding_key *key)
 {
   f->stale_total++;
   if (f->stale_kept->len < STALE_KEEP) {
-    struct stale_entry e = {va, cpu, thread, v->kind};
+    struct stale_entry e = {va, cpu, thread, kind};
     g_array_append_val(f->stale_kept, e);
   }
+  if (thread >= f->last_stale->len) {
+    g_array_set_size(f->last_stale, thread + 1);
+  }
+  struct last_stale *last = &g_array_index(f->last_stale, struct last_stale, thread);
+  last->key = *key;
+  last->va = va;
+  last->seq = f->stale_total;
+}
+
+void emu_findings_record_memo(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
+                              const struct jf_verdict *v, struct emu_stale_repeat *r)
+{
   const struct site *s = &g_array_index(f->sites, struct site, v->flush_site);
   struct finding_key key = {
       .kind = v->kind,
@@ -336,14 +351,12 @@ void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsi
       .flush_pc = v->flush_site == JF_MODEL_NO_SITE ? 0 : s->pc,
       .writer_pc = v->flush_site == JF_MODEL_NO_SITE ? v->writer_pc : 0,
   };
-  if (thread >= f->last_stale->len) {
-    g_array_set_size(f->last_stale, thread + 1);
-  }
-  struct last_stale *last = &g_array_index(f->last_stale, struct last_stale, thread);
-  last->key = key;
-  last->va = va;
-  last->seq = f->stale_total;
+  record_fetch(f, va, cpu, thread, v->kind, &key);
   struct finding *fd = finding_for(f, &key, cpu, v);
+  if (r) {
+    *r = (struct emu_stale_repeat){fd, s->lr, f->settles, v->kind,
+                                   v->flush_site != JF_MODEL_NO_SITE};
+  }
   if (!fd) {
     f->omitted_stale++;
     return;
@@ -374,6 +387,32 @@ void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsi
   if (fd->nexamples < EXAMPLES_KEEP) {
     fd->examples[fd->nexamples++] = va;
   }
+}
+
+void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
+                         const struct jf_verdict *v)
+{
+  emu_findings_record_memo(f, va, cpu, thread, v, NULL);
+}
+
+/* The same steps as emu_findings_record_memo with the same verdict, less
+ * what the first fetch already settled: the key is the finding's own (no
+ * settle since), the line cannot shrink, and VA is among its words. */
+bool emu_findings_repeat(struct emu_findings *f, const struct emu_stale_repeat *r, uint64_t va,
+                         unsigned cpu, unsigned thread)
+{
+  struct finding *fd = r->finding;
+  if (!fd || r->settles != f->settles) {
+    return false;
+  }
+  record_fetch(f, va, cpu, thread, r->kind, &fd->key);
+  f->last = fd;
+  fd->count++;
+  if (r->caller) {
+    count_caller(fd, r->lr, 1);
+  }
+  fd->seen[(va >> 2) % SEEN_SLOTS] = va;
+  return true;
 }
 
 void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, uint64_t value)
@@ -535,6 +574,7 @@ static gint caller_by_count(gconstpointer a, gconstpointer b)
  * finding's callers and writers in the order the reports show them. */
 static void settle(struct emu_findings *f)
 {
+  f->settles++;
   for (guint i = 0; i < f->findings->len;) {
     struct finding *fd = g_ptr_array_index(f->findings, i);
     struct finding *twin = fd->key.flush_pc && !fd->key.stride ? strided_twin(f, fd) : NULL;

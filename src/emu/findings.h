@@ -46,6 +46,29 @@ uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr);
 void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
                          const struct jf_verdict *v);
 
+/* What recording one stale fetch did, so that a later fetch of the same
+ * word with the same verdict can be recorded without the lookups
+ * (emu_findings_repeat). */
+struct emu_stale_repeat {
+  void *finding; /* NULL: not repeatable (a root cause past the cap) */
+  uint64_t lr;   /* the flush routine's caller counted, when CALLER */
+  uint64_t settles;
+  uint32_t kind;
+  bool caller;
+};
+
+/* emu_findings_record, filling R for emu_findings_repeat. */
+void emu_findings_record_memo(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
+                              const struct jf_verdict *v, struct emu_stale_repeat *r);
+
+/* Records one more stale fetch of the word at VA exactly as
+ * emu_findings_record would with the verdict R was made from; the caller
+ * vouches that the verdict is the same. False, recording nothing, when R
+ * no longer applies (the findings were settled since, or R was not
+ * repeatable): then call emu_findings_record_memo. */
+bool emu_findings_repeat(struct emu_findings *f, const struct emu_stale_repeat *r, uint64_t va,
+                         unsigned cpu, unsigned thread);
+
 /* One executed mrs xN, ctr_el0 at PC on CPU, which returned VALUE. */
 void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, uint64_t value);
 

@@ -52,6 +52,30 @@ void jf_instrument_attach(struct jf_rig *r)
   rig = r;
 }
 
+/*
+ * The last verdict of a checked word, kept so that a JIT running stale
+ * code does not pay a full check on every fetch of it: a verdict depends
+ * only on the model's fetch stamp of the word (jf_model_fetch_stamp,
+ * coherence.h), the fetching thread, and those of its cluster, sync_seq
+ * and fetched_store_seq that the verdict read (jf_model_verdict_reads: a
+ * word never cleaned is stale whatever the thread did since, so its memo
+ * outlives the thread's migrations). While these are as they were, the
+ * verdict is the same and the fetch changes nothing in the model; a stale
+ * one is recorded with emu_findings_repeat, which does what
+ * emu_findings_record did without its lookups. check=full, the reference,
+ * never uses it.
+ */
+struct fetch_memo {
+  struct jf_fetch_stamp stamp;
+  uint64_t sync_seq;
+  uint64_t fetched_store_seq;
+  unsigned thread; /* serial + 1; 0 = no memo */
+  unsigned cluster;
+  unsigned reads; /* JF_READS_* */
+  bool stale;
+  struct emu_stale_repeat repeat;
+};
+
 struct insn_record {
   uint64_t vaddr;
   struct jf_word *word; /* model record for the fetch check, or NULL */
@@ -59,6 +83,7 @@ struct insn_record {
   uint8_t reg2;         /* Xn, the size of a MOPS store */
   bool cmodx_safe;
   enum jf_insn_kind kind;
+  struct fetch_memo memo; /* of the fetch check (the lock held) */
 };
 
 /* A TB's fetch records, for the TB-level slow path. */
@@ -138,14 +163,52 @@ static void on_id_read_at_tb_end(unsigned vcpu, void *udata)
   jf_regs_defer_write(rig, vcpu, r->reg, id_register_value(vcpu, r));
 }
 
-/* One fetch of R's word by T (the lock held); whether it was stale. */
-static bool check_fetch(struct jf_thread *t, const struct insn_record *r)
+/* Whether R's memo holds the verdict T would get now. */
+static bool memo_holds(const struct fetch_memo *mm, const struct jf_thread *t,
+                       const struct insn_record *r)
 {
+  struct jf_fetch_stamp now = jf_model_fetch_stamp(rig->model, r->word);
+  if (mm->thread != t->mt.serial + 1 || mm->stamp.shared != now.shared ||
+      mm->stamp.word != now.word) {
+    return false;
+  }
+  if ((mm->reads & JF_READS_CLUSTER) && mm->cluster != t->mt.cluster) {
+    return false;
+  }
+  if (mm->reads & JF_READS_SYNC) {
+    return mm->sync_seq == t->mt.sync_seq && mm->fetched_store_seq == t->mt.fetched_store_seq;
+  }
+  /* The fetch would not raise fetched_store_seq: it did at the memo's
+   * fetch, and the word was not stored since. */
+  return t->mt.fetched_store_seq >= mm->fetched_store_seq;
+}
+
+/* One fetch of R's word by T (the lock held); whether it was stale. */
+static bool check_fetch(struct jf_thread *t, struct insn_record *r)
+{
+  struct fetch_memo *mm = &r->memo;
+  if (!rig->opts.check_full && memo_holds(mm, t, r)) {
+    if (!mm->stale) {
+      return false;
+    }
+    if (emu_findings_repeat(rig->findings, &mm->repeat, r->vaddr, t->mt.cpu, t->mt.serial)) {
+      return true;
+    }
+  }
   struct jf_verdict v = jf_model_fetch(rig->model, &t->mt, r->word, r->cmodx_safe);
+  *mm = (struct fetch_memo){
+      .stamp = jf_model_fetch_stamp(rig->model, r->word),
+      .sync_seq = t->mt.sync_seq,
+      .fetched_store_seq = t->mt.fetched_store_seq,
+      .thread = t->mt.serial + 1,
+      .cluster = t->mt.cluster,
+      .reads = jf_model_verdict_reads(rig->model, v.kind),
+      .stale = v.kind != JF_FRESH,
+  };
   if (v.kind == JF_FRESH) {
     return false;
   }
-  emu_findings_record(rig->findings, r->vaddr, t->mt.cpu, t->mt.serial, &v);
+  emu_findings_record_memo(rig->findings, r->vaddr, t->mt.cpu, t->mt.serial, &v, &mm->repeat);
   return true;
 }
 
@@ -153,7 +216,7 @@ static bool check_fetch(struct jf_thread *t, const struct insn_record *r)
  * check=full): the word may be stale for this thread. */
 static void on_fetch(unsigned vcpu, void *udata)
 {
-  const struct insn_record *r = udata;
+  struct insn_record *r = udata;
   g_mutex_lock(&rig->lock);
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   bool stale = t && check_fetch(t, r);

@@ -15,16 +15,22 @@
  * be. ci/bench.sh times it on plain QEMU, under the rig with the checker
  * off and with it on (docs/BENCHMARKS.md, "The rig's own speed").
  *
- *   jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N]
+ *   jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N] [--no-flush]
  *
  * Each call rewrites the immediates (the seed picks them) and flushes again,
  * so a run with several calls also exercises store -> flush -> retranslate.
+ *
+ * --no-flush skips jitflush_clear_cache: a JIT bug on purpose, so that the
+ * rig finds every fetch of the loop stale (no clean, no invalidate), the
+ * case a user runs the rig for. linux-user QEMU re-translates the page
+ * after the stores, so the loop still computes the expected sum.
  *
  * Exit status: 0 every call returned the expected sum, 1 one did not, 2 usage
  * error, 3 the environment refused (mmap).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,11 +64,12 @@ struct options {
   uint64_t body;
   uint64_t calls;
   uint64_t seed;
+  bool no_flush;
 };
 
 static void usage(FILE *out)
 {
-  fprintf(out, "usage: jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N]\n");
+  fprintf(out, "usage: jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N] [--no-flush]\n");
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -72,6 +79,7 @@ static int parse(int argc, char **argv, struct options *o)
       SC_NUMBER("--body", 1, MAX_BODY, o->body),
       SC_NUMBER("--calls", 1, 1000000, o->calls),
       SC_NUMBER("--seed", 0, UINT64_MAX, o->seed),
+      SC_FLAG("--no-flush", o->no_flush),
   };
   return sc_parse_options("jit_loop", argc, argv, options, sizeof options / sizeof options[0],
                           usage);
@@ -107,7 +115,9 @@ int main(int argc, char **argv)
   unsigned wrong = 0;
   for (uint64_t call = 0; call < o.calls; call++) {
     uint64_t step = emit_loop(code, (unsigned)o.body, &rng);
-    jitflush_clear_cache(code, code + o.body + 3);
+    if (!o.no_flush) {
+      jitflush_clear_cache(code, code + o.body + 3);
+    }
     uint64_t got = ((loop_fn)(uintptr_t)code)(0, o.iterations);
     if (got != step * o.iterations) {
       fprintf(stderr, "jit_loop: call %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64 "\n",

@@ -73,6 +73,18 @@ std::vector<Guest> Guests()
                     "--sizes=64,1024,16384", "--calls=4", "--seed=1", "--first-call-cpu=4"},
                    std::string(impl) != "jitflush"});
   }
+  // A JIT that never flushes: every fetch of its loop is stale, so all but
+  // the first fetch of each word between two model events are recorded from
+  // the word's memo (plugin_instrument.c), which check=full never uses. Three
+  // calls rewrite the loop (new stores, new translations, new memos); a body
+  // of 40 makes a plain TB of 42 words judged at its entry.
+  for (const char *body : {"1", "40"}) {
+    out.push_back({std::string("jit_loop_no_flush_body") + body,
+                   "exynos8890.conf",
+                   {GuestProgram("../bench/jit_loop"), "--iterations=20000", "--calls=3",
+                    std::string("--body=") + body, "--no-flush"},
+                   true});
+  }
   return out;
 }
 
