@@ -217,7 +217,7 @@ static bool add_entry(struct merge *mg, const char *dir, const char *id, GError 
   JsonObject *report = report_node ? json_node_get_object(report_node) : NULL;
   for (const char *const *m = (const char *const[]){"config", "soc", "seed", "policy", NULL}; *m;
        m++)
-    copy_member(run, report, *m);
+    copy_member(run, report ? report : record, *m);
   gint64 stale = report ? json_object_get_int_member_with_default(report, "stale_fetches", 0) : 0;
   json_object_set_int_member(run, "stale_fetches", stale);
   if (ok) {

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "emu_json.h"
+#include "guest_syscalls.h"
 #include "keep.h"
 #include "plugin_alias.h"
 #include "plugin_decode.h"
@@ -89,14 +90,14 @@ static JsonArray *report_cores(const struct jf_rig *r)
   return cores;
 }
 
-/* The findings' forms: into REPORT when there is one, and the text and
- * SARIF files the options name. */
-static void report_findings(struct jf_rig *r, JsonObject *report)
+/* The findings' forms: into REPORT when there is one, the text file the
+ * options name, and the SARIF log they name when SARIF_PATH is not NULL. */
+static void report_findings(struct jf_rig *r, JsonObject *report, const char *sarif_path)
 {
   g_mutex_lock(&r->lock);
   const struct jf_guest_image image = r->image;
   g_mutex_unlock(&r->lock);
-  jf_findings_report(r->findings, &image, report, r->opts.findings_path, r->opts.sarif_path);
+  jf_findings_report(r->findings, &image, report, r->opts.findings_path, sarif_path);
 }
 
 /* The JSON report (docs/RIG.md, "The report"): the run, every counter of
@@ -118,7 +119,7 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   json_object_set_int_member(report, "threads", jf_sched_nthreads(r->sched));
   jf_turns_report(r->turns, report);
   json_object_set_array_member(report, "cores", report_cores(r));
-  report_findings(r, report);
+  report_findings(r, report, r->opts.sarif_path);
   jf_region_report(r->region, report);
   return report;
 }
@@ -132,13 +133,24 @@ static void write_reports(struct jf_rig *r)
   /* Names the guest's code once for the three forms of the findings. The
    * JSON report is built only when it is asked for: most runs of a test
    * suite write the summary and the findings' text alone, and then never
-   * load json-glib (lazy_json_glib.c). */
-  if (r->opts.report_path) {
+   * load json-glib (lazy_json_glib.c). A suite store's entry asks for the
+   * report and the SARIF log only when there is something in them
+   * (report-when=findings): the summary line, which the runner keeps in the
+   * entry's record, says all there is of a clean run, and json-glib is a
+   * millisecond of every test process's start-up (docs/BENCHMARKS.md). A
+   * process that forked writes them whatever it found: the runner merges
+   * its children's findings into them (runner_fork.c). */
+  g_mutex_lock(&r->lock);
+  bool forked = r->forked;
+  g_mutex_unlock(&r->lock);
+  bool quiet = r->opts.report_only_findings && !forked &&
+               summary.counter[JF_COUNTER_stale_fetches] == 0 && summary.findings == 0;
+  if (r->opts.report_path && !quiet) {
     GString *json = emu_json_write_object(build_report(r, summary.counter));
     jf_write_file(r->opts.report_path, json);
     g_string_free(json, true);
   } else {
-    report_findings(r, NULL);
+    report_findings(r, NULL, quiet ? NULL : r->opts.sarif_path);
   }
   if (r->opts.summary_path) {
     /* insns tells the runner whether the guest ran at all: QEMU also
@@ -331,6 +343,11 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
   jf_vcpu(rig, vcpu)->counts.syscalls++;
+  if (num == JF_GUEST_NR_CLONE && !jf_guest_clone_is_thread(a1)) {
+    g_mutex_lock(&rig->lock);
+    rig->forked = true;
+    g_mutex_unlock(&rig->lock);
+  }
   jf_store_syscall(rig->store, vcpu, true);
   jf_findings_syscall(rig, num);
   jf_alias_syscall(rig, num, args);
@@ -474,6 +491,11 @@ static char *parse_option(struct jf_options *o, const char *opt)
       err = g_strdup_printf("%s: expected 1 to 2^40, got '%s'", key, value);
     }
     return err;
+  } else if (g_strcmp0(key, JF_OPT_REPORT_WHEN) == 0) {
+    o->report_only_findings = g_strcmp0(value, "findings") == 0;
+    if (!o->report_only_findings && g_strcmp0(value, "always") != 0) {
+      return g_strdup_printf("%s: expected always or findings, got '%s'", key, value);
+    }
   } else if (g_strcmp0(key, JF_OPT_CHECK) == 0) {
     /* full: the model on every fetch of a checked word, no fast path */
     o->check_full = g_strcmp0(value, "full") == 0;

@@ -62,6 +62,10 @@ struct jf_options {
                                 schedules them (plugin_turns.c) */
   uint64_t quantum;          /* mean turn length in instructions, 0: the
                                 default */
+  bool report_only_findings; /* report-when=findings: a process that found
+                                nothing and forked nothing writes neither the
+                                JSON report nor the SARIF log (a suite store's
+                                clean entry; plugin.c, write_reports) */
 };
 
 /* The guest's executable as QEMU loaded it: asked of QEMU on a vCPU thread
@@ -101,6 +105,8 @@ struct jf_rig {
   struct jf_keep *keep;
   struct jf_decoder *decoder;
   pid_t install_pid;    /* the process QEMU started: it writes the report */
+  bool forked;          /* it made a process (clone without CLONE_THREAD);
+                           guarded by LOCK */
   struct jf_fork *fork; /* in a process the guest forked (plugin_fork.c) */
   /* The reports are written once: at exit, or earlier when the runner asks
    * through the control FIFO (it was interrupted). */

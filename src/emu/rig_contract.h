@@ -33,6 +33,7 @@ extern "C" {
 #define JF_OPT_EXEC "exec"
 #define JF_OPT_SCHEDULE "schedule"
 #define JF_OPT_QUANTUM "quantum"
+#define JF_OPT_REPORT_WHEN "report-when"
 
 /* schedule= and quantum= when not given: the plugin's defaults, which the
  * runner writes out in a run's reproducing command. */

@@ -194,6 +194,9 @@ struct options {
   const char *sarif;
   const char *sarif_root;
   const char *store;   /* the suite store folder (runner_store.c) or NULL */
+  bool report_only_findings; /* the report and SARIF log are the store
+                                entry's alone: the plugin writes them only
+                                when there are findings (report-when) */
   const char *summary; /* "always", "stale" or NULL (always) */
   char **program;      /* NULL-terminated, from after "--" */
   /* Where each valued option came from: its own name ("--seed") or the
@@ -852,6 +855,8 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     append_plugin_arg(opt, JF_OPT_SARIF, sarif_abs);
     g_free(sarif_abs);
   }
+  if (o->report_only_findings)
+    append_plugin_arg(opt, JF_OPT_REPORT_WHEN, "findings");
   if (o->sarif_root) {
     /* The real path: DWARF names the files the compiler was given, which a
      * symlinked checkout would not match textually. */
@@ -1276,6 +1281,7 @@ static int checked_run(struct options *o, const struct emu_config *cfg, const ch
       status = fail(EMU_EXIT_INTERNAL, "cannot create a temporary folder: %s", err->message);
       g_error_free(err);
     } else {
+      o->report_only_findings = base && !user_report && !user_sarif;
       if (base && !o->report)
         o->report = store_report = g_strconcat(base, EMU_STORE_REPORT, NULL);
       if (base && !o->sarif)
@@ -1308,6 +1314,7 @@ static int complete_store(const struct options *o, const struct emu_config *cfg,
   char *report = g_strconcat(base, EMU_STORE_REPORT, NULL);
   char *sarif = g_strconcat(base, EMU_STORE_SARIF, NULL);
   char *reproduce = reproduce_command(o, cfg);
+  char *config = absolute(o->config);
   const char *test = getenv("JITFLUSH_EMU_TEST_NAME");
   const struct emu_store_record rec = {
       .test = test && *test ? test : NULL,
@@ -1317,6 +1324,10 @@ static int complete_store(const struct options *o, const struct emu_config *cfg,
       .ran = ran,
       .report = g_file_test(report, G_FILE_TEST_IS_REGULAR),
       .sarif = g_file_test(sarif, G_FILE_TEST_IS_REGULAR),
+      .config = config,
+      .soc = cfg->soc_name ? cfg->soc_name : "",
+      .seed = o->seed_text ? o->seed : cfg->seed,
+      .policy = o->policy ? o->policy : emu_sched_policy_names[cfg->policy],
   };
   GError *err = NULL;
   if (!emu_store_complete(base, &rec, &err)) {
@@ -1326,6 +1337,7 @@ static int complete_store(const struct options *o, const struct emu_config *cfg,
       status = failed;
     g_error_free(err);
   }
+  g_free(config);
   g_free(reproduce);
   g_free(sarif);
   g_free(report);

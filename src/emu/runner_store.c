@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -91,6 +92,10 @@ bool emu_store_complete(const char *base, const struct emu_store_record *rec, GE
   append_member(json, "reproduce", rec->reproduce);
   g_string_append_printf(json, ",\n  \"status\": %d,\n  \"ran\": %s", rec->status,
                          rec->ran ? "true" : "false");
+  append_member(json, "config", rec->config);
+  append_member(json, "soc", rec->soc);
+  g_string_append_printf(json, ",\n  \"seed\": %" PRIu64, rec->seed);
+  append_member(json, "policy", rec->policy);
   char *report = g_strconcat(id, EMU_STORE_REPORT, NULL);
   char *sarif = g_strconcat(id, EMU_STORE_SARIF, NULL);
   append_member(json, "report", rec->report ? report : NULL);

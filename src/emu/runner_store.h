@@ -4,6 +4,7 @@
 #define JITFLUSH_EMU_RUNNER_STORE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <glib.h>
 
@@ -26,6 +27,12 @@ struct emu_store_record {
   int status;            /* the runner's exit status */
   bool ran;              /* the guest ran (the summary line was printed) */
   bool report, sarif;    /* BASE.json / BASE.sarif were written */
+  /* The run as its report names it, for the merge of an entry without one
+   * (a clean process writes none: runner.c, report-when=findings). */
+  const char *config; /* absolute path */
+  const char *soc;
+  uint64_t seed;
+  const char *policy;
 };
 
 /* Writes BASE.run (atomically: a merge never reads half a record) and

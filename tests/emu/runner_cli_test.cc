@@ -857,6 +857,9 @@ TEST_F(RunnerTest, EachProcessAddsOneCompleteEntryToTheStore)
   env_["JITFLUSH_EMU_CONFIG"] = kExynos;
   env_["JITFLUSH_EMU_TEST_NAME"] = "jit \"basic\"";
   ASSERT_EQ(Run({"--", prog_, "a b"}).status, 0);
+  // The entry's report and SARIF log are the store's alone: the plugin
+  // writes them only when it found something (report-when=findings).
+  EXPECT_NE(PluginOption().find(",report-when=findings,"), std::string::npos) << PluginOption();
   env_["FAKE_MODE"] = "stale";
   env_["JITFLUSH_EMU_TEST_NAME"] = kUnset;
   ASSERT_EQ(Run({"--seed", "2", "--", prog_}).status, 86);
@@ -909,6 +912,8 @@ TEST_F(RunnerTest, TheUsersReportIsCopiedIntoTheStore)
   ASSERT_EQ(Run({"--store", store, "--report", report, "--config", kExynos, "--", prog_}).status,
             0);
   EXPECT_NE(PluginOption().find(",report=" + report + ","), std::string::npos) << PluginOption();
+  // The user asked for the report: it is written whatever the run found.
+  EXPECT_EQ(PluginOption().find("report-when"), std::string::npos) << PluginOption();
   std::map<std::string, std::string> files = StoreFiles(store);
   int copies = 0;
   for (const auto &f : files)

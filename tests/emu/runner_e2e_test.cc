@@ -899,4 +899,60 @@ TEST(RunnerEndToEnd, ASignalToTheRunnerWritesTheSarifLogAloneWhenNoReportIsAsked
   EXPECT_EQ(ReadFileOrEmpty(run.err_file).find("cannot load"), std::string::npos);
 }
 
+
+// Issue 26, start-up: in a suite store, a process that found nothing and
+// forked nothing writes no JSON report and no SARIF log (report-when=
+// findings), so it never loads json-glib; its record names the run instead
+// (config, SoC, seed, policy), and the merge lists it like the others. A
+// stale process, and one that forked (its children's findings are merged
+// into its report), still write both.
+TEST(RunnerEndToEnd, ACleanProcessAddsOnlyItsRecordToTheStore)
+{
+  TempDir dir;
+  const std::string store = dir / "store";
+  EXPECT_EQ(Emu("exynos8890.conf", {"jit-flush"}, {"--store", store, "--seed", "3"}).status, 42);
+  EXPECT_EQ(Emu("exynos8890.conf", {"jit"}, {"--store", store}).status, 86);
+  EXPECT_EQ(Emu("exynos8890.conf", {"fork-jit-flushed"}, {"--store", store}).status, 0);
+  std::vector<nlohmann::json> records;
+  int reports = 0, logs = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(store)) {
+    const std::string name = entry.path().filename();
+    reports += name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+    logs += name.size() > 6 && name.compare(name.size() - 6, 6, ".sarif") == 0;
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".run") == 0)
+      records.push_back(nlohmann::json::parse(ReadFileOrEmpty(entry.path())));
+  }
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(reports, 2) << "the stale process and the one that forked";
+  EXPECT_EQ(logs, 2);
+  const nlohmann::json *clean = nullptr;
+  for (const auto &rec : records)
+    if (rec["status"] == 42)
+      clean = &rec;
+  ASSERT_NE(clean, nullptr);
+  EXPECT_TRUE((*clean)["report"].is_null()) << clean->dump();
+  EXPECT_TRUE((*clean)["sarif"].is_null()) << clean->dump();
+  EXPECT_EQ((*clean)["seed"], 3);
+  EXPECT_EQ((*clean)["policy"], "adversarial");
+  EXPECT_EQ((*clean)["soc"], "Samsung Exynos 8890 (Galaxy S7)");
+  EXPECT_EQ((*clean)["config"], kConfigs + "/exynos8890.conf");
+
+  ProcessResult m = RunProcess({kRunner, "--merge", "--report", dir / "suite.json", store});
+  ASSERT_EQ(m.status, 86) << m.err;
+  const nlohmann::json suite = nlohmann::json::parse(ReadFileOrEmpty(dir / "suite.json"));
+  ASSERT_EQ(suite["runs"].size(), 3u) << suite.dump();
+  int seeds_named = 0;
+  for (const auto &run : suite["runs"]) {
+    EXPECT_EQ(run["soc"], "Samsung Exynos 8890 (Galaxy S7)") << run.dump();
+    seeds_named += run["seed"].is_number();
+    if (run["status"] == 42) {
+      EXPECT_EQ(run["seed"], 3);
+      EXPECT_EQ(run["stale_fetches"], 0);
+      EXPECT_EQ(run["findings"], 0);
+    }
+  }
+  EXPECT_EQ(seeds_named, 3);
+  EXPECT_EQ(suite["findings"].size(), 1u);
+}
+
 } // namespace
