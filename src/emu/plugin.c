@@ -37,6 +37,7 @@
 #include "plugin_region.h"
 #include "plugin_regs.h"
 #include "plugin_sched.h"
+#include "plugin_signal.h"
 #include "plugin_store.h"
 #include "plugin_turns.h"
 #include "rig_contract.h"
@@ -219,6 +220,7 @@ static void rig_free(struct jf_rig *r)
   jf_keep_free(r->keep);
   jf_store_free(r->store);
   jf_region_free(r->region);
+  jf_signals_free(r->signals);
   emu_findings_free(r->findings);
   g_clear_pointer(&r->model, jf_model_free);
   jf_alias_free(r->alias);
@@ -300,6 +302,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   emu_findings_set_reproduce(r->findings, r->opts.reproduce);
   emu_findings_set_sarif_root(r->findings, r->opts.sarif_root);
   r->region = jf_region_new();
+  r->signals = jf_signals_new();
   return true;
 }
 
@@ -352,6 +355,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   jf_findings_syscall(rig, num);
   jf_alias_syscall(rig, num, args);
   jf_exec_syscall(rig, num, args);
+  jf_signals_syscall(rig, num, args);
   jf_hotplug_poll(rig, vcpu);
   jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
   if (jf_turns_syscall(rig, vcpu, num, a1, a2)) {

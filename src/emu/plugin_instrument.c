@@ -34,6 +34,7 @@
 #include "plugin_region.h"
 #include "plugin_regs.h"
 #include "plugin_sched.h"
+#include "plugin_signal.h"
 #include "plugin_store.h"
 #include "plugin_turns.h"
 #include "store_groups.h"
@@ -669,9 +670,14 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                                                   JF_VCPU_U64(rig, clock.code_stored), 0, NULL);
     }
   }
-  /* The TB's callbacks run in the order they are registered: the clock
+  /* The TB's callbacks run in the order they are registered, before those
+   * of its first instruction: a signal delivery into the TB (a handler's
+   * entry) synchronises the thread before anything else, then the clock
    * counts the TB (its instructions and fetch checks, both exact unless
    * the TB faults) before on_tb_due and the TB's fetch check. */
+  if (rig->opts.check) {
+    jf_signals_instrument_tb(rig, tb);
+  }
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
       tb, QEMU_PLUGIN_INLINE_ADD_U64, JF_VCPU_U64(rig, clock.now), jf_clock_tick(n, plan.checked));
   qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,

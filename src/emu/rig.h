@@ -7,14 +7,14 @@
  *
  *   QEMU glue      plugin.c, plugin_instrument.c
  *   services       plugin_turns.c, plugin_hotplug.c > plugin_sched.c
- *                  > plugin_store.c,
+ *                  > plugin_store.c, plugin_signal.c > plugin_sched.c,
  *                  plugin_alias.c, plugin_region.c, plugin_findings.c
  *   bottom         vcpu.h (per-vCPU state), plugin_regs.c, keep.c,
  *                  plugin_decode.c, and the QEMU-free model
  *                  (coherence.c, findings.c, emu_config.c, ...)
  *
  * Locking: LOCK guards the scheduler, the model, the findings, the alias
- * tracker and the hotplug state. Guest threads run in parallel host
+ * tracker, the hotplug state and the signal handlers' addresses. Guest threads run in parallel host
  * threads in linux-user, so every execution callback that touches them
  * takes it; per-vCPU state lives in a QEMU scoreboard (vcpu.h) and needs
  * no lock.
@@ -87,6 +87,7 @@ struct jf_regs;
 struct jf_keep;
 struct jf_decoder;
 struct jf_fork;
+struct jf_signals;
 
 struct jf_rig {
   GMutex lock;
@@ -100,6 +101,7 @@ struct jf_rig {
   struct jf_alias *alias;
   struct jf_store *store;
   struct jf_region *region;
+  struct jf_signals *signals;    /* plugin_signal.c */
   struct emu_findings *findings; /* findings.h, guarded by LOCK */
   struct jf_regs *regs;
   struct jf_keep *keep;

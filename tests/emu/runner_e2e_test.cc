@@ -498,6 +498,47 @@ TEST(RunnerEndToEnd, TheAdversaryHandsTheTurnOverWhereCodeIsPublishedBeforeItsFl
   }
 }
 
+// Issue 22: entering a signal handler is a context synchronisation (the
+// kernel delivers on the return to user space, an exception return). A
+// thread pinned to one CPU that never executes an isb runs code another
+// thread cleaned, invalidated and completed: from the handler of a signal
+// sent after the flush it is fresh; calling the same handler itself
+// straight after a flag it spins on (no system call, no isb, no migration
+// since the flush) it is not synchronised, and the call is no delivery.
+// Before the rig recognised deliveries, both were stale.
+// Both checkers (the fast path and --check full), on several seeds.
+TEST(RunnerEndToEnd, ASignalDeliverySynchronisesTheThreadThatRunsItsHandler)
+{
+  TempDir dir;
+  const std::vector<std::vector<std::string>> checks = {{}, {"--check", "full"}};
+  for (const auto &check : checks) {
+    for (const char *seed : {"1", "2", "3"}) {
+      const std::string what = std::string("seed ") + seed + (check.empty() ? "" : " --check full");
+      std::vector<std::string> args = {"--seed", seed, "--report", dir / "signal.json"};
+      args.insert(args.end(), check.begin(), check.end());
+      ProcessResult signal = Emu("exynos8890.conf", {"run-flushed", "signal"}, args);
+      EXPECT_EQ(signal.status, 0) << what << "\n" << signal.err;
+      EXPECT_EQ(signal.out, "run-flushed: signal result=42\n") << what;
+      EXPECT_EQ(signal.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=", 0), 0u)
+          << what << "\n"
+          << signal.err;
+      const nlohmann::json sr = nlohmann::json::parse(ReadFileOrEmpty(dir / "signal.json"));
+      EXPECT_EQ(sr["findings"].size(), 0u) << what << "\n" << sr["findings"].dump();
+      EXPECT_EQ(sr["signal_deliveries"], 1) << what;
+
+      args[3] = dir / "flag.json";
+      ProcessResult flag = Emu("exynos8890.conf", {"run-flushed", "flag"}, args);
+      EXPECT_EQ(flag.status, 86) << what << "\n" << flag.err;
+      EXPECT_EQ(flag.out, "run-flushed: flag result=42\n") << what;
+      const nlohmann::json fr = nlohmann::json::parse(ReadFileOrEmpty(dir / "flag.json"));
+      ASSERT_EQ(fr["findings"].size(), 1u) << what << "\n" << fr["findings"].dump();
+      EXPECT_EQ(fr["findings"][0]["kind"], "not-synchronised") << what;
+      EXPECT_EQ(fr["findings"][0]["words"], 2) << what;
+      EXPECT_EQ(fr["signal_deliveries"], 0) << what;
+    }
+  }
+}
+
 // The parallel schedule stays for speed on many cores, and says it is not
 // reproducible.
 TEST(RunnerEndToEnd, TheParallelScheduleSaysItIsNotReproducible)

@@ -72,6 +72,16 @@
  *   emu_guest shm-churn N   like remap-churn with System V segments attached
  *                           at a new address each time; prints
  *                           "attached: N wrong: M"
+ *   emu_guest run-flushed signal|flag
+ *                           the main thread writes "return 42", cleans,
+ *                           invalidates and completes both (dsb ish); a
+ *                           second thread, pinned to CPU 0, that never
+ *                           executes an isb, runs it: from the handler of
+ *                           a SIGUSR1 the main thread sends it with tgkill
+ *                           ("signal": the delivery synchronises it), or
+ *                           by calling the same handler straight after a
+ *                           flag it spins on ("flag": it is not
+ *                           synchronised); exits 0 when it got 42
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include <dirent.h>
@@ -86,6 +96,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -737,6 +748,94 @@ static int publish_order(bool flush_first, int rounds)
   return p.wrong ? 1 : 0;
 }
 
+/*
+ * Issue 22: a signal's delivery is an exception return, a context
+ * synchronisation of the thread that takes it (Arm ARM; Linux delivers on
+ * the return to user space, arch/arm64/kernel/signal.c). The runner thread
+ * makes its last system call (sched_setaffinity, gettid) before the code is
+ * written, then spins without system calls and without an isb; pinned to
+ * one CPU, the rig never migrates it (a migration would synchronise it).
+ * The handler is global state because a signal handler takes no argument.
+ */
+struct flushed_run {
+  uint32_t *code;
+  pid_t runner_tid;
+  atomic_int ready; /* the runner spins from now on */
+  atomic_int go;    /* "flag": the code is flushed */
+  atomic_int done;  /* the runner ran it */
+  int result;
+};
+
+static struct flushed_run flushed_run;
+
+static void run_flushed_code(void)
+{
+  flushed_run.result = call(flushed_run.code);
+  atomic_store_explicit(&flushed_run.done, 1, memory_order_release);
+}
+
+/* Not inlined: "flag" calls it too, so that the rig sees a plain call of
+ * a registered handler, which is no delivery. */
+static __attribute__((noinline)) void on_sigusr1(int sig)
+{
+  (void)sig;
+  run_flushed_code();
+}
+
+static void *flushed_runner(void *arg)
+{
+  bool by_signal = arg != NULL;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0)
+    return (void *)1;
+  flushed_run.runner_tid = (pid_t)syscall(SYS_gettid);
+  atomic_store_explicit(&flushed_run.ready, 1, memory_order_release);
+  if (by_signal) {
+    while (!atomic_load_explicit(&flushed_run.done, memory_order_acquire)) {
+    }
+  } else {
+    while (!atomic_load_explicit(&flushed_run.go, memory_order_acquire)) {
+    }
+    on_sigusr1(SIGUSR1);
+  }
+  return NULL;
+}
+
+static int run_flushed(bool by_signal)
+{
+  flushed_run.code =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (flushed_run.code == MAP_FAILED)
+    return 100;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigusr1;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGUSR1, &sa, NULL) != 0)
+    return 101;
+  pthread_t runner;
+  if (pthread_create(&runner, NULL, flushed_runner, by_signal ? (void *)1 : NULL) != 0)
+    return 65;
+  while (!atomic_load_explicit(&flushed_run.ready, memory_order_acquire)) {
+  }
+  flushed_run.code[0] = a64_movz_x0(42);
+  flushed_run.code[1] = A64_RET;
+  flush_pair(flushed_run.code); /* dc cvau, dsb ish, ic ivau, dsb ish */
+  if (by_signal) {
+    if (syscall(SYS_tgkill, (pid_t)getpid(), flushed_run.runner_tid, SIGUSR1) != 0)
+      return 102;
+  } else {
+    atomic_store_explicit(&flushed_run.go, 1, memory_order_release);
+  }
+  void *failed = NULL;
+  if (pthread_join(runner, &failed) != 0 || failed)
+    return 103;
+  printf("run-flushed: %s result=%d\n", by_signal ? "signal" : "flag", flushed_run.result);
+  return flushed_run.result == 42 ? 0 : 1;
+}
+
 /* fork while other threads spin without system calls: QEMU's fork stops
  * every other vCPU (an exclusive section), which a thread waiting for its
  * turn inside the execution loop cannot do; the rig must not hang. */
@@ -834,6 +933,9 @@ int main(int argc, char **argv)
     return release(argv[2]);
   if (argc == 3 && strcmp(argv[1], "shm-churn") == 0)
     return shm_churn(atoi(argv[2]));
+  if (argc == 3 && strcmp(argv[1], "run-flushed") == 0 &&
+      (strcmp(argv[2], "signal") == 0 || strcmp(argv[2], "flag") == 0))
+    return run_flushed(strcmp(argv[2], "signal") == 0);
   fprintf(stderr,
           "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-shared |\n"
           "       jit-shared-flush | jit-forever |\n"
@@ -841,6 +943,6 @@ int main(int argc, char **argv)
           "       remap-churn N [waiter] | exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
           "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | map-below-libs MIB |\n"
           "       fork-with-threads SPINNERS | publish-order early|late ROUNDS |\n"
-          "       release MODE | shm-churn N\n");
+          "       release MODE | shm-churn N | run-flushed signal|flag\n");
   return 64;
 }
