@@ -768,7 +768,7 @@ TEST(RunnerEndToEnd, ACorrectWxProgramRewritingInPlaceComputesRightOnEverySoc)
 // lines, plugin_alias.c). In both check modes.
 TEST(RunnerEndToEnd, AnInvalidateThroughAnotherExecutableViewIsStaleOnlyOnVipt)
 {
-  for (const std::vector<std::string> mode :
+  for (const std::vector<std::string> &mode :
        {std::vector<std::string>{}, std::vector<std::string>{"--check", "full"}}) {
     const std::string label = mode.empty() ? "default" : "full";
     TempDir dir;
