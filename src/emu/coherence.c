@@ -103,11 +103,25 @@
  * VIPT or reserved L1Ip as aliasing (arch/arm64/kernel/cpuinfo.c, since
  * 4.11, commit 3689c75af2a3) and invalidates the whole I-cache when it
  * maintains code through its own linear alias (arch/arm64/mm/flush.c,
- * sync_icache_aliases). Hence: an ic ivau whose address lies in a
- * non-executable view of double-mapped pages (jf_alias_nonexec_view) does
- * not invalidate W for clusters whose L1Ip is VIPT or reserved; for PIPT
- * and VPIPT clusters it counts like any other. A fetch left stale by it
- * gets the reason "invalidated through a non-executable alias".
+ * sync_icache_aliases). Hence, for clusters whose L1Ip is VIPT or reserved,
+ * an ic ivau counts for a fetch of W only when it was issued through the
+ * same view as the fetch: the same virtual address of W, told apart by the
+ * view's distance from the canonical address (jf_model_view). For PIPT
+ * and VPIPT clusters the view does not matter. Two cases get their own
+ * reason when no invalidate through the fetching view counts:
+ *   - an ic through a non-executable view (jf_alias_nonexec_view; nothing
+ *     is ever fetched through it): "invalidated through a non-executable
+ *     alias";
+ *   - an ic through another executable view of the same pages (a JIT that
+ *     maps its code twice and flushes one mapping, runs the other):
+ *     "invalidated through another executable view".
+ * The rule is all or nothing: two VAs whose index bits happen to agree
+ * would reach the same set on hardware, and the model still asks for the
+ * fetching VA. Per word, the step-2 slots of a VIPT cluster belong to the
+ * first view invalidated through since the record was made (W.iview); a
+ * second view of the same word gets its own slots in the model's
+ * view_extra table (view_slots), so a JIT that invalidates through every
+ * view it runs from is fresh through each.
  *
  * Provenance. Each word also remembers the PC of the store that last wrote
  * it, and the latest clean and invalidate SITE that reached it, in any
@@ -166,6 +180,7 @@ struct maint_op {
   bool is_clean;     /* dc clean, else ic ivau */
   bool nonexec_view; /* ic ivau through a non-executable alias, when it
                         was issued */
+  uint64_t view;     /* jf_model_view of ADDR when it was issued (VIPT) */
 };
 
 struct jf_word {
@@ -185,9 +200,13 @@ struct jf_word {
   bool translated;
   bool insn_cmodx_safe;
   bool pair_cmodx_safe; /* old and new encodings both CMODX-safe */
+  bool iview_set;       /* IVIEW names the view of the VIPT slots below */
+  bool extra_views;     /* view_extra holds slots of other views of it */
   uint32_t version;     /* jf_model_fetch_stamp: grows with every change above */
+  uint64_t iview;       /* the view whose ic the VIPT clusters' slots hold */
   /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
-   * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2,
+   * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2 (for a
+   * VIPT cluster, both through the view IVIEW; other views: view_slots),
    * inval[INVAL_ALIAS(c)] = latest ic issued through a non-executable alias
    * that did not count for c (VIPT, see above). */
   uint64_t inval[];
@@ -227,6 +246,10 @@ struct jf_model {
   /* Canonical address -> encoding + 1, of the CMODX-safe words QEMU
    * translated on pages never stored to (jf_model_word_for_fetch). */
   GHashTable *untracked_cmodx;
+  /* struct jf_word * -> GPtrArray of the step-2 slots of its views other
+   * than IVIEW on VIPT clusters (view_slots); an entry leaves with its
+   * page's record (drop_extra_views). */
+  GHashTable *view_extra;
 };
 
 static const struct {
@@ -245,6 +268,8 @@ static const struct {
                                               "not invalidated in this core's geometry"},
     [JF_STALE_NONEXEC_ALIAS] = {"invalidated-via-nonexec-alias",
                                 "invalidated through a non-executable alias"},
+    [JF_STALE_OTHER_EXEC_VIEW] = {"invalidated-via-other-exec-view",
+                                  "invalidated through another executable view"},
     [JF_STALE_NOT_SYNCHRONISED] = {"not-synchronised", "pipeline not synchronised (no isb)"},
 };
 
@@ -322,6 +347,8 @@ struct jf_model *jf_model_new(const uint64_t *ctr, unsigned nclusters,
   m->dmb_ordered = g_array_new(false, false, sizeof(struct maint_op));
   m->dsb_times = g_array_new(false, false, sizeof(uint64_t));
   m->untracked_cmodx = g_hash_table_new(g_direct_hash, g_direct_equal);
+  m->view_extra = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                        (GDestroyNotify)g_ptr_array_unref);
   return m;
 }
 
@@ -333,6 +360,7 @@ void jf_model_free(struct jf_model *m)
     g_clear_pointer(&m->dmb_ordered, g_array_unref);
     g_clear_pointer(&m->dsb_times, g_array_unref);
     g_clear_pointer(&m->untracked_cmodx, g_hash_table_destroy);
+    g_clear_pointer(&m->view_extra, g_hash_table_destroy);
     g_free(m->geo);
     g_free(m->online_seq);
     g_free(m);
@@ -347,6 +375,11 @@ static uint64_t canon(const struct jf_model *m, uint64_t va)
 static bool nonexec_view(const struct jf_model *m, uint64_t va)
 {
   return m->views.nonexec_view && m->views.nonexec_view(va, m->views.ctx);
+}
+
+uint64_t jf_model_view(const struct jf_model *m, uint64_t va)
+{
+  return va - canon(m, va);
 }
 
 /* ---- time ------------------------------------------------------------------ */
@@ -645,8 +678,96 @@ static bool inval_misses(const struct jf_model *m, const struct maint_op *op, un
   return op->nonexec_view && m->geo[c].vipt;
 }
 
+/*
+ * Step-2 slots per view ("VIPT" above). The slots of cluster C that an ic
+ * through VIEW writes and a fetch through VIEW reads: [0] the latest issued,
+ * [1] the first completed that counts. A PIPT cluster has one pair for
+ * every view; a VIPT cluster's pair in the word belongs to the first view
+ * invalidated through (IVIEW), and each other view gets a block of its own
+ * in view_extra: its view, then the pair of every cluster. A JIT has one
+ * executable view almost always, so the table stays empty.
+ */
+static const uint64_t *find_view_slots(const struct jf_model *m, const struct jf_word *w,
+                                       unsigned c, uint64_t view)
+{
+  if (!m->geo[c].vipt || !w->iview_set || w->iview == view) {
+    return &w->inval[INVAL_ISSUED(c)];
+  }
+  const GPtrArray *blocks = w->extra_views ? g_hash_table_lookup(m->view_extra, w) : NULL;
+  for (guint i = 0; blocks && i < blocks->len; i++) {
+    const uint64_t *b = g_ptr_array_index(blocks, i);
+    if (b[0] == view) {
+      return &b[1 + 2 * c];
+    }
+  }
+  return NULL; /* never invalidated through VIEW on a VIPT cluster */
+}
+
+/* The same slots, made when missing (an ic through VIEW reached W). */
+static uint64_t *view_slots(const struct jf_model *m, struct jf_word *w, unsigned c, uint64_t view)
+{
+  if (m->geo[c].vipt && !w->iview_set) {
+    w->iview_set = true;
+    w->iview = view;
+  }
+  const uint64_t *found = find_view_slots(m, w, c, view);
+  if (found) {
+    return (uint64_t *)found; /* W's own record or its block: not const */
+  }
+  GPtrArray *blocks = w->extra_views ? g_hash_table_lookup(m->view_extra, w) : NULL;
+  if (!blocks) {
+    blocks = g_ptr_array_new_with_free_func(g_free);
+    g_hash_table_insert(m->view_extra, w, blocks);
+    w->extra_views = true;
+  }
+  uint64_t *b = g_new0(uint64_t, 1 + 2 * (size_t)m->nclusters);
+  b[0] = view;
+  g_ptr_array_add(blocks, b);
+  return &b[1 + 2 * c];
+}
+
+/* Whether an ic through an executable view other than VIEW was issued
+ * for VIPT cluster C after W's last store (the reason of a stale fetch). */
+static bool other_view_issued(const struct jf_model *m, const struct jf_word *w, unsigned c,
+                              uint64_t view)
+{
+  if (!m->geo[c].vipt || !w->iview_set) {
+    return false;
+  }
+  if (w->iview != view && w->inval[INVAL_ISSUED(c)] > w->store_seq) {
+    return true;
+  }
+  const GPtrArray *blocks = w->extra_views ? g_hash_table_lookup(m->view_extra, w) : NULL;
+  for (guint i = 0; blocks && i < blocks->len; i++) {
+    const uint64_t *b = g_ptr_array_index(blocks, i);
+    if (b[0] != view && b[1 + 2 * c] > w->store_seq) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* PAGE's record leaves the model (forgotten, emptied, replaced): so do
+ * the other views' slots of its words, before their memory can be reused
+ * for another word. */
+static void drop_extra_views(const struct jf_model *m, const struct jf_model_page *page)
+{
+  if (!page->words || g_hash_table_size(m->view_extra) == 0) {
+    return;
+  }
+  for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
+    struct jf_word *w = (struct jf_word *)(page->words + i * m->word_size);
+    if (w->extra_views) {
+      g_hash_table_remove(m->view_extra, w);
+      w->extra_views = false;
+    }
+  }
+}
+
 struct inval_issue {
-  size_t slot; /* INVAL_ISSUED(c) or INVAL_ALIAS(c) */
+  unsigned cluster;
+  bool alias;    /* through a non-executable alias that misses CLUSTER */
+  uint64_t view; /* jf_model_view of the address */
   struct site_mark mark;
 };
 
@@ -654,7 +775,11 @@ static void mark_inval_issued(const struct jf_model *m, struct jf_word *w, uint6
                               void *ctx)
 {
   const struct inval_issue *issue = ctx;
-  w->inval[issue->slot] = issue->mark.seq;
+  if (issue->alias) {
+    w->inval[INVAL_ALIAS(issue->cluster)] = issue->mark.seq;
+  } else {
+    view_slots(m, w, issue->cluster, issue->view)[0] = issue->mark.seq;
+  }
   mark_site(m, w, word_va, (void *)&issue->mark);
 }
 
@@ -672,12 +797,13 @@ void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va
                         .cluster = t->cluster,
                         .thread = t->serial,
                         .is_clean = false,
-                        .nonexec_view = nonexec_view(m, va)};
+                        .nonexec_view = nonexec_view(m, va),
+                        .view = jf_model_view(m, va)};
   m->shared++; /* follow_loop: the site's stride */
   unsigned stride = follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
   /* Broadcast: every cluster drops its own line holding VA. */
   for (unsigned c = 0; c < m->nclusters; c++) {
-    struct inval_issue issue = {inval_misses(m, &op, c) ? INVAL_ALIAS(c) : INVAL_ISSUED(c),
+    struct inval_issue issue = {c, inval_misses(m, &op, c), op.view,
                                 {site, op.issue_seq, true, stride}};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
   }
@@ -728,7 +854,7 @@ static void complete_inval(const struct jf_model *m, struct jf_word *w, uint64_t
   if (w->store_seq == 0 || cleaned == 0 || c->op->issue_seq <= cleaned) {
     return; /* issued before the clean completed: may refill stale data */
   }
-  uint64_t *done = &w->inval[INVAL_DONE(c->cluster)];
+  uint64_t *done = &view_slots(m, w, c->cluster, c->op->view)[1];
   if (*done <= cleaned) {
     *done = c->done_seq;
     w->version++;
@@ -923,12 +1049,12 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
   return w;
 }
 
-/* Step 2 for cluster C: the first completed invalidate that counts, or the
- * moment C came back online when W's clean had completed before that. */
-static uint64_t inval_point(const struct jf_model *m, const struct jf_word *w, unsigned c,
-                            uint64_t cleaned)
+/* Step 2 for cluster C: the first completed invalidate that counts (DONE,
+ * through the fetching view), or the moment C came back online when W's
+ * clean had completed before that: the boot's ic iallu empties the whole
+ * I-cache, every view's lines. */
+static uint64_t inval_point(const struct jf_model *m, unsigned c, uint64_t done, uint64_t cleaned)
 {
-  uint64_t done = w->inval[INVAL_DONE(c)];
   uint64_t online = m->online_seq[c];
   if (online > cleaned && (done <= cleaned || online < done)) {
     return online;
@@ -936,9 +1062,9 @@ static uint64_t inval_point(const struct jf_model *m, const struct jf_word *w, u
   return done;
 }
 
-/* Which step is missing, without provenance. */
+/* Which step is missing for a fetch through VIEW, without provenance. */
 static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf_model_thread *t,
-                                       const struct jf_word *w)
+                                       const struct jf_word *w, uint64_t view)
 {
   uint64_t ready = clean_point(m, w, t->serial);
   unsigned c = t->cluster;
@@ -955,14 +1081,18 @@ static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf
     return w->clean_issue_seq > w->store_seq ? JF_STALE_CLEAN_NOT_COMPLETED : JF_STALE_NOT_CLEANED;
   }
   if (!m->geo[c].dic) {
-    uint64_t inval_done = inval_point(m, w, c, ready);
+    const uint64_t *slots = find_view_slots(m, w, c, view);
+    uint64_t inval_done = inval_point(m, c, slots ? slots[1] : 0, ready);
     if (inval_done <= ready) {
-      uint64_t inval_issued = w->inval[INVAL_ISSUED(c)];
+      uint64_t inval_issued = slots ? slots[0] : 0;
       if (inval_issued > ready) {
         return JF_STALE_INVALIDATE_NOT_COMPLETED;
       }
       if (w->inval[INVAL_ALIAS(c)] > w->store_seq) {
         return JF_STALE_NONEXEC_ALIAS;
+      }
+      if (other_view_issued(m, w, c, view)) {
+        return JF_STALE_OTHER_EXEC_VIEW;
       }
       if (inval_issued > w->store_seq) {
         return JF_STALE_INVALIDATED_BEFORE_CLEAN;
@@ -979,8 +1109,10 @@ static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf
 struct jf_fetch_stamp jf_model_fetch_stamp(const struct jf_model *m, const struct jf_word *w)
 {
   /* What missing_step, blamed_site and jf_model_fetch read besides the
-   * thread: the word's record, whose every writer bumps its version
-   * (stores, translations, mark_site, the completions), and, outside it,
+   * thread and its view: the word's record, whose every writer bumps its
+   * version (stores, translations, mark_site, the completions), including
+   * its other views' slots in view_extra (written only at an ic, which
+   * marks its site, and at a completion), and, outside it,
    * the site strides (follow_loop, at every dc and ic), the DSB times under
    * IDC (store_completion) and the clusters' online times (inval_point),
    * each counted in SHARED. Not the model's clock: a migration's DSB and
@@ -1002,6 +1134,7 @@ unsigned jf_model_verdict_reads(const struct jf_model *m, enum jf_stale_kind kin
     return 0;
   case JF_STALE_INVALIDATE_NOT_COMPLETED:
   case JF_STALE_NONEXEC_ALIAS:
+  case JF_STALE_OTHER_EXEC_VIEW:
   case JF_STALE_INVALIDATED_BEFORE_CLEAN:
   case JF_STALE_NOT_INVALIDATED_IN_GEOMETRY:
     return JF_READS_CLUSTER; /* returned before the last comparison */
@@ -1010,7 +1143,7 @@ unsigned jf_model_verdict_reads(const struct jf_model *m, enum jf_stale_kind kin
   }
 }
 
-uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w)
+uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w, uint64_t view)
 {
   if (w->store_seq == 0) {
     return 0;
@@ -1029,9 +1162,10 @@ uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w)
     if (m->geo[c].dic) {
       continue;
     }
-    uint64_t done = w->inval[INVAL_DONE(c)];
+    const uint64_t *slots = find_view_slots(m, w, c, view);
+    uint64_t done = slots ? slots[1] : 0;
     if (done <= cleaned) {
-      return UINT64_MAX; /* cluster c still misses the invalidate */
+      return UINT64_MAX; /* cluster c still misses the invalidate (of VIEW) */
     }
     bound = MAX(bound, done);
   }
@@ -1081,13 +1215,13 @@ static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind, un
  * checking which barrier ordered them.
  */
 struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_thread *t,
-                                 const struct jf_word *w, bool cmodx_safe)
+                                 const struct jf_word *w, uint64_t view, bool cmodx_safe)
 {
   struct jf_verdict v = {.kind = JF_FRESH};
   if (w->store_seq == 0) {
     return v;
   }
-  enum jf_stale_kind kind = missing_step(m, t, w);
+  enum jf_stale_kind kind = missing_step(m, t, w, view);
   if (w->store_seq > t->fetched_store_seq) {
     t->fetched_store_seq = w->store_seq;
   }
@@ -1137,6 +1271,7 @@ size_t jf_model_pages_live(const struct jf_model *m)
 }
 
 struct forget_range {
+  const struct jf_model *m;
   uint64_t first, last; /* canonical page numbers, inclusive */
   uint64_t made_before;
   GPtrArray *retired;
@@ -1150,6 +1285,7 @@ static gboolean forget_if_in_range(gpointer key, gpointer value, gpointer data)
   if (page_number < f->first || page_number > f->last || page->born >= f->made_before) {
     return false;
   }
+  drop_extra_views(f->m, page);
   g_ptr_array_add(f->retired, value);
   return true;
 }
@@ -1160,7 +1296,7 @@ size_t jf_model_forget(struct jf_model *m, uint64_t canon_start, uint64_t canon_
   if (canon_end <= canon_start) {
     return 0;
   }
-  struct forget_range f = {canon_start >> MODEL_PAGE_SHIFT, (canon_end - 1) >> MODEL_PAGE_SHIFT,
+  struct forget_range f = {m, canon_start >> MODEL_PAGE_SHIFT, (canon_end - 1) >> MODEL_PAGE_SHIFT,
                            made_before, retired};
   guint before = retired->len;
   if (f.last - f.first >= g_hash_table_size(m->pages)) {
@@ -1245,6 +1381,7 @@ void jf_model_clear(struct jf_model *m, uint64_t canon_start, uint64_t canon_end
       continue; /* made by another thread after the madvise began */
     }
     if (page->words) {
+      drop_extra_views(m, page);
       memset(page->words, 0, m->word_size * MODEL_PAGE_WORDS);
       g_array_append_val(dense, number);
       continue;
@@ -1291,6 +1428,7 @@ void jf_model_move(struct jf_model *m, uint64_t canon_old, uint64_t canon_new, u
     gpointer there = g_hash_table_lookup(m->pages, to);
     if (there) {
       g_hash_table_steal(m->pages, to);
+      drop_extra_views(m, there);
       g_ptr_array_add(retired, there);
       m->pages_retired++;
     }

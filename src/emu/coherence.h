@@ -49,6 +49,7 @@ enum jf_stale_kind {
   JF_STALE_INVALIDATE_NOT_COMPLETED,
   JF_STALE_NOT_INVALIDATED_IN_GEOMETRY,
   JF_STALE_NONEXEC_ALIAS,
+  JF_STALE_OTHER_EXEC_VIEW,
   JF_STALE_NOT_SYNCHRONISED,
   JF_STALE_KIND_COUNT
 };
@@ -145,6 +146,17 @@ void jf_model_cluster_online(struct jf_model *m, unsigned cluster);
 struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_t insn,
                                         bool cmodx_safe);
 
+/*
+ * Which view of its word a guest address is: its distance from its
+ * canonical address (the views' canon hook), so 0 (JF_MODEL_OWN_VIEW) for
+ * an address the model keys by itself, and one value per virtual address
+ * at which double-mapped pages are mapped. A VIPT I-cache tells views apart
+ * (coherence.c, "VIPT"): pass the view of the fetching address to
+ * jf_model_fetch and jf_model_fresh_after.
+ */
+#define JF_MODEL_OWN_VIEW UINT64_C(0)
+uint64_t jf_model_view(const struct jf_model *m, uint64_t va);
+
 struct jf_verdict {
   enum jf_stale_kind kind; /* JF_FRESH when the fetch is coherent */
   uint64_t writer_pc;      /* the store that last wrote the word */
@@ -156,30 +168,33 @@ struct jf_verdict {
   unsigned writer_cluster; /* the cluster of the CPU that made that store */
 };
 
-/* Whether T, fetching W now (with the encoding's CMODX safety), sees the
- * last store; and if not, which step is missing. Records in T that it
- * fetched W (fetch ordering). */
+/* Whether T, fetching W now through VIEW (jf_model_view of the fetching
+ * address; with the encoding's CMODX safety), sees the last store; and if
+ * not, which step is missing. Records in T that it fetched W (fetch
+ * ordering). */
 struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_thread *t,
-                                 const struct jf_word *w, bool cmodx_safe);
+                                 const struct jf_word *w, uint64_t view, bool cmodx_safe);
 
 /*
- * The fast path's bound: a model time F such that every fetch of W by a
- * thread synchronised after F (sync_seq > F), on any cluster, is fresh, and
- * stays fresh until W is stored again. 0 when W was never stored (always
- * fresh); UINT64_MAX when some cluster still lacks a step, or when a
- * cluster ever came back online (its inval_point may move, see coherence.c),
- * so no such bound is known now. F never decreases while W is not stored:
+ * The fast path's bound: a model time F such that every fetch of W through
+ * VIEW by a thread synchronised after F (sync_seq > F), on any cluster, is
+ * fresh, and stays fresh until W is stored again. 0 when W was never stored
+ * (always fresh); UINT64_MAX when some cluster still lacks a step (for a
+ * VIPT cluster, through VIEW), or when a cluster ever came back online (its
+ * inval_point may move, see coherence.c), so no such bound is known now. F never decreases while W is not stored:
  * every step keeps its FIRST completion. So a fetch with sync_seq > F may
  * skip jf_model_fetch and get exactly the verdict it would have returned.
  */
-uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w);
+uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w, uint64_t view);
 
 /*
  * What a verdict of jf_model_fetch for W depends on besides the fetching
- * thread, so that a caller may reuse a verdict it has (plugin_instrument.c,
- * the memo of a checked word): while the stamp is the same, the thread the
- * same (its serial) and the thread's fields that jf_model_verdict_reads
- * names unchanged, jf_model_fetch of W returns the same verdict, and
+ * thread and the view it fetches through, so that a caller may reuse a
+ * verdict it has (plugin_instrument.c, the memo of a checked word, kept per
+ * fetching address and so per view): while the stamp is the same, the
+ * view and the thread the same (its serial) and the thread's fields that
+ * jf_model_verdict_reads names unchanged, jf_model_fetch of W returns the
+ * same verdict, and
  * changes nothing in a thread whose fetched_store_seq has not fallen since
  * (it never does). A count of the changes outside the words that verdicts
  * read, and a count of the changes of W's own record, which wraps only

@@ -821,6 +821,13 @@ static char *message(const struct emu_findings *f, const struct finding *fd)
                           "executable address: invalidate through the executable view.",
                           core);
     break;
+  case JF_STALE_OTHER_EXEC_VIEW:
+    out = g_strdup_printf("The invalidate went through another executable view of these "
+                          "double-mapped pages, and this %s's VIPT I-cache is indexed by the "
+                          "address the code is fetched from: invalidate through every "
+                          "executable view the code runs from.",
+                          core);
+    break;
   case JF_STALE_NOT_SYNCHRONISED:
     out = g_strdup("The maintenance completed, but the fetching thread did not synchronise its "
                    "pipeline (isb, a system call, or membarrier SYNC_CORE from the writer) "
@@ -1246,6 +1253,8 @@ static const char *const rule_help[JF_STALE_KIND_COUNT] = {
         "invalidated (a stride larger than its line).",
     [JF_STALE_NONEXEC_ALIAS] = "The invalidate went through a "
                                "non-executable alias of VIPT-cached code.",
+    [JF_STALE_OTHER_EXEC_VIEW] = "The invalidate went through another "
+                                 "executable view of VIPT-cached code.",
     [JF_STALE_NOT_SYNCHRONISED] = "The fetching thread's pipeline was not "
                                   "synchronised after the maintenance.",
 };

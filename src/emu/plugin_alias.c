@@ -18,11 +18,13 @@
  * pages are freed.
  *
  * Each mapping also remembers whether it is executable (mmap's prot, then
- * every mprotect), because the I-side does not treat the two views alike:
- * a VIPT instruction cache is indexed by the virtual address, so an
- * `ic ivau` through the RW view may miss the lines the RX view filled
- * (coherence.c, "VIPT"). jf_alias_nonexec_view says when an address is
- * such a view: a non-executable mapping of file pages that some other,
+ * every mprotect), because the I-side does not treat the views alike: a
+ * VIPT instruction cache is indexed by the virtual address, so an
+ * `ic ivau` through one view may miss the lines another executable view
+ * filled (coherence.c, "VIPT"; the model tells views apart by their
+ * distance from the canonical address, jf_model_view).
+ * jf_alias_nonexec_view says when an address is a view nothing is fetched
+ * through: a non-executable mapping of file pages that some other,
  * executable, mapping also shows. A file mapped once and flipped between
  * RW and RX with mprotect has no second view, so maintenance through its
  * one address always counts.
@@ -61,6 +63,9 @@ struct alias_map {
   bool exec;         /* mapped with PROT_EXEC (now) */
   bool nonexec_view; /* not exec, and an exec mapping shows some of the
                         same file pages (recomputed at every change) */
+  bool exec_elsewhere; /* another exec mapping shows some of its pages
+                          (recomputed likewise): stores through it must
+                          reach QEMU's translations of that one */
 };
 
 struct alias_range {
@@ -171,13 +176,14 @@ static void recompute_views(struct jf_alias *a, struct jf_store *store)
   __atomic_store_n(&a->stale_count, g_hash_table_size(a->stale_lines), __ATOMIC_RELAXED);
   for (guint i = 0; i < maps->len; i++) {
     struct alias_map *m = &g_array_index(maps, struct alias_map, i);
-    m->nonexec_view = false;
-    for (guint j = 0; !m->exec && j < maps->len; j++) {
+    m->exec_elsewhere = false;
+    for (guint j = 0; j < maps->len; j++) {
       const struct alias_map *x = &g_array_index(maps, struct alias_map, j);
       if (j != i && x->exec && x->canon < m->canon + m->len && m->canon < x->canon + x->len) {
-        m->nonexec_view = true;
+        m->exec_elsewhere = true;
       }
     }
+    m->nonexec_view = !m->exec && m->exec_elsewhere;
   }
 }
 
@@ -522,8 +528,12 @@ static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewr
  * view, so QEMU went on running the old instructions where the model, and
  * the architecture, say the new ones are fetched: with ic ivau through the
  * RW view on a PIPT I-cache, which the Arm ARM allows, and with no ic at
- * all where CTR_EL0.DIC is set. So every store through a non-executable
- * view of pages an executable view shows marks the executable view's lines
+ * all where CTR_EL0.DIC is set. The same holds for every executable view
+ * but the one an ic went through, when the pages have two (issue 22: ic
+ * through RX1, code run through RX2, fresh on a PIPT I-cache), and for a
+ * store through a writable executable view, which QEMU sees only at that
+ * view's address. So every store through a view of pages that another
+ * executable view shows marks every such other view's lines
  * (under the lock, on the locked store path: such pages have per-word
  * records once QEMU translated them); at the next context synchronisation
  * of any thread (isb, a syscall's return) those lines are written back
@@ -544,13 +554,13 @@ static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewr
 void jf_alias_note_store(struct jf_alias *a, uint64_t va, unsigned bytes)
 {
   const struct alias_map *m = find(a, va);
-  if (!m || !m->nonexec_view) {
+  if (!m || !m->exec_elsewhere) {
     return;
   }
   uint64_t c = m->canon + (va - m->va), c_end = c + (bytes ? bytes : 1);
   for (guint i = 0; i < a->maps->len; i++) {
     const struct alias_map *x = &g_array_index(a->maps, struct alias_map, i);
-    if (!x->exec || x->canon >= c_end || c >= x->canon + x->len) {
+    if (x == m || !x->exec || x->canon >= c_end || c >= x->canon + x->len) {
       continue;
     }
     uint64_t first = MAX(c, x->canon), last = MIN(c_end, x->canon + x->len) - 1;

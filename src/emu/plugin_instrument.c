@@ -64,7 +64,12 @@ void jf_instrument_attach(struct jf_rig *r)
  * verdict is the same and the fetch changes nothing in the model; a stale
  * one is recorded with emu_findings_repeat, which does what
  * emu_findings_record did without its lookups. check=full, the reference,
- * never uses it.
+ * never uses it. A verdict also depends on the view the word is fetched
+ * through (a VIPT I-cache tells the executable views of double-mapped code
+ * apart, coherence.c "VIPT"); the memo is kept per fetch record, that is
+ * per fetching address, whose view is fixed while QEMU keeps the
+ * translation (a mapping that changes it unmaps or re-protects the page,
+ * and QEMU drops the translation).
  */
 struct fetch_memo {
   struct jf_fetch_stamp stamp;
@@ -80,6 +85,7 @@ struct fetch_memo {
 struct insn_record {
   uint64_t vaddr;
   struct jf_word *word; /* model record for the fetch check, or NULL */
+  uint64_t view;        /* jf_model_view of VADDR, for the fetch check */
   uint8_t reg;          /* Xt */
   uint8_t reg2;         /* Xn, the size of a MOPS store */
   bool cmodx_safe;
@@ -196,7 +202,7 @@ static bool check_fetch(struct jf_thread *t, struct insn_record *r)
       return true;
     }
   }
-  struct jf_verdict v = jf_model_fetch(rig->model, &t->mt, r->word, r->cmodx_safe);
+  struct jf_verdict v = jf_model_fetch(rig->model, &t->mt, r->word, r->view, r->cmodx_safe);
   *mm = (struct fetch_memo){
       .stamp = jf_model_fetch_stamp(rig->model, r->word),
       .sync_seq = t->mt.sync_seq,
@@ -428,8 +434,10 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint
 {
   g_mutex_lock(&rig->lock);
   struct jf_word *w = jf_model_word_for_fetch(rig->model, vaddr, word, cmodx_safe);
-  uint64_t fresh_after = w ? jf_model_fresh_after(rig->model, w) : 0;
-  bool every_fetch = w && (rig->opts.check_full || jf_alias_canon(rig->alias, vaddr) != vaddr);
+  uint64_t view = jf_model_view(rig->model, vaddr);
+  uint64_t fresh_after = w ? jf_model_fresh_after(rig->model, w, view) : 0;
+  /* A view other than the address itself: double-mapped code. */
+  bool every_fetch = w && (rig->opts.check_full || view != JF_MODEL_OWN_VIEW);
   g_mutex_unlock(&rig->lock);
   if (!w) {
     return;
@@ -443,6 +451,7 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint
   }
   struct insn_record *r = record_new(vaddr);
   r->word = w;
+  r->view = view;
   r->cmodx_safe = cmodx_safe;
   p->slow[p->nslow] = r;
   p->slow_insn[p->nslow] = insn;

@@ -71,7 +71,7 @@ TEST_F(ForgetModel, APageMadeAfterTheUnmapWasEnteredIsKept)
   EXPECT_EQ(jf_model_forget(m, kCode, kCode + kPage, entered_again, retired), 0u);
   jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
   ASSERT_NE(w, nullptr);
-  EXPECT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_CLEANED);
 }
 
 TEST_F(ForgetModel, AHugeRangeWalksTheTableInstead)
@@ -115,18 +115,18 @@ TEST_F(ForgetModel, AClearedWordIsFreshAndItsRecordStays)
   jf_model_store(m, &t, kCode, 8, kWriterPc);
   jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
   ASSERT_NE(w, nullptr);
-  ASSERT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_STALE_NOT_CLEANED);
+  ASSERT_EQ(jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_CLEANED);
   GArray *dense = g_array_new(false, false, sizeof(uint64_t));
   jf_model_clear(m, kCode, kCode + kPage, jf_model_page_epoch(m), dense);
   ASSERT_EQ(dense->len, 1u);
   EXPECT_EQ(g_array_index(dense, uint64_t, 0), kCode / kPage);
   g_array_unref(dense);
   EXPECT_EQ(jf_model_pages_live(m), 1u);
-  EXPECT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_FRESH);
-  EXPECT_EQ(jf_model_fresh_after(m, w), 0u);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_fresh_after(m, w, JF_MODEL_OWN_VIEW), 0u);
   // A store after the clear is a new store, and stale until flushed.
   jf_model_store(m, &t, kCode, 4, kWriterPc);
-  EXPECT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_CLEANED);
 }
 
 TEST_F(ForgetModel, AClearedStoreOnlyPageHoldsNoStore)
@@ -139,11 +139,11 @@ TEST_F(ForgetModel, AClearedStoreOnlyPageHoldsNoStore)
   g_array_unref(dense);
   jf_word *cleared = jf_model_word_for_fetch(m, kCode + kPage, kMovInsn, false);
   ASSERT_NE(cleared, nullptr); // the record stays, empty
-  EXPECT_EQ(jf_model_fetch(m, &t, cleared, false).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_fetch(m, &t, cleared, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
   // The page after the range keeps its store.
   jf_word *kept = jf_model_word_for_fetch(m, kCode + 2 * kPage, kMovInsn, false);
   ASSERT_NE(kept, nullptr);
-  EXPECT_EQ(jf_model_fetch(m, &t, kept, false).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(jf_model_fetch(m, &t, kept, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_CLEANED);
 }
 
 TEST_F(ForgetModel, AClearSparesPagesMadeAfterTheMadviseWasEntered)
@@ -155,7 +155,7 @@ TEST_F(ForgetModel, AClearSparesPagesMadeAfterTheMadviseWasEntered)
   g_array_unref(dense);
   jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
   ASSERT_NE(w, nullptr);
-  EXPECT_EQ(jf_model_fetch(m, &t, w, false).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_CLEANED);
 }
 
 // mremap: the moved page's unflushed store is as stale at the new address
@@ -173,13 +173,13 @@ TEST_F(ForgetModel, AMovedPageKeepsItsVerdictAtTheNewAddress)
   EXPECT_EQ(jf_model_word_for_fetch(m, kCode + 8, kMovInsn, false), nullptr);
   jf_word *moved = jf_model_word_for_fetch(m, kTo + 8, kMovInsn, false);
   ASSERT_NE(moved, nullptr);
-  jf_verdict v = jf_model_fetch(m, &t, moved, false);
+  jf_verdict v = jf_model_fetch(m, &t, moved, JF_MODEL_OWN_VIEW, false);
   EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
   EXPECT_EQ(v.writer_pc, kWriterPc);
   // The cleaned page moved too: cleaned, not invalidated.
   jf_word *second = jf_model_word_for_fetch(m, kTo + kPage, kMovInsn, false);
   ASSERT_NE(second, nullptr);
-  EXPECT_EQ(jf_model_fetch(m, &t, second, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(jf_model_fetch(m, &t, second, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
 TEST_F(ForgetModel, MovingOntoARecordRetiresIt)
@@ -192,7 +192,7 @@ TEST_F(ForgetModel, MovingOntoARecordRetiresIt)
   EXPECT_EQ(jf_model_pages_live(m), 1u);
   jf_word *w = jf_model_word_for_fetch(m, kTo, kMovInsn, false);
   ASSERT_NE(w, nullptr);
-  EXPECT_EQ(jf_model_fetch(m, &t, w, false).writer_pc, kWriterPc);
+  EXPECT_EQ(jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false).writer_pc, kWriterPc);
 }
 
 } // namespace

@@ -93,7 +93,7 @@ protected:
     jf_word *w = jf_model_word_for_fetch(model.m, va, insn, cmodx_safe);
     if (!w)
       return jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
-    return jf_model_fetch(model.m, &t.t, w, cmodx_safe);
+    return jf_model_fetch(model.m, &t.t, w, JF_MODEL_OWN_VIEW, cmodx_safe);
   }
 
   Model model;
@@ -159,7 +159,7 @@ jf_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs, bool dsb_first = true)
   jf_model_dsb(m.m, &t.t);
   jf_model_sync(m.m, &t.t);
   jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-  return jf_model_fetch(m.m, &t.t, w, false).kind;
+  return jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, false).kind;
 }
 
 TEST_F(Coherence, IdcOnEveryCoreMakesTheCleanUnnecessary)
@@ -191,7 +191,7 @@ TEST(CoherenceIdcDic, TheStoreCompletesOnlyAtADsb)
       jf_model_dmb(m.m, &t.t, true);
     jf_model_sync(m.m, &t.t);
     jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, false).kind,
+    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, false).kind,
               dsb ? JF_FRESH : JF_STALE_CLEAN_NOT_COMPLETED);
   }
 }
@@ -210,7 +210,7 @@ TEST(CoherenceIdcDic, AStoreOrderedByADmbCompletesAtAnotherThreadsDsb)
   jf_model_dsb(m.m, &reader.t);
   jf_model_sync(m.m, &reader.t);
   jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(m.m, &reader.t, w, false).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_fetch(m.m, &reader.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
 }
 
 // MP.RF+dc.cvau-dmb.ish+dsb.ish-ic.ivau-dsb.ish-isb (forbidden): a clean
@@ -235,7 +235,7 @@ TEST_F(Coherence, ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly)
     jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
     const jf_stale_kind want[] = {JF_FRESH, JF_STALE_INVALIDATED_BEFORE_CLEAN,
                                   JF_STALE_CLEAN_NOT_COMPLETED};
-    EXPECT_EQ(jf_model_fetch(m.m, &fetcher.t, w, false).kind, want[shape]);
+    EXPECT_EQ(jf_model_fetch(m.m, &fetcher.t, w, JF_MODEL_OWN_VIEW, false).kind, want[shape]);
   }
 }
 
@@ -273,8 +273,8 @@ TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary)
   jf_model_sync(dic.m, &on_dic.t);
   jf_model_sync(dic.m, &on_big.t);
   jf_word *w = jf_model_word_for_fetch(dic.m, kCode, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(dic.m, &on_dic.t, w, false).kind, JF_FRESH);
-  EXPECT_EQ(jf_model_fetch(dic.m, &on_big.t, w, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(jf_model_fetch(dic.m, &on_dic.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_fetch(dic.m, &on_big.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
 TEST_F(Coherence, EitherEncodingIsAcceptableWhenBothAreCmodxSafe)
@@ -303,7 +303,7 @@ TEST_F(Coherence, CmodxCoversAWordTranslatedBeforeItsPageWasStored)
     jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
     jf_word *w = jf_model_word_for_fetch(m.m, kCode, kBranch, true);
     ASSERT_NE(w, nullptr);
-    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, true).kind,
+    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, true).kind,
               safe_before ? JF_FRESH : JF_STALE_NOT_CLEANED);
   }
 }
@@ -318,7 +318,7 @@ TEST_F(Coherence, ACleanReachesOnlyTheWritersLineHoldingItsAddress)
   jf_model_dc_clean(m.m, &mid.t, kCode, 1);
   jf_model_dsb(m.m, &mid.t);
   jf_word *w = jf_model_word_for_fetch(m.m, kCode + 32, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(m.m, &tiny.t, w, false).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(jf_model_fetch(m.m, &tiny.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_CLEANED);
 }
 
 TEST_F(Coherence, AClusterThatComesBackOnlineHoldsNoStaleLine)
@@ -350,7 +350,7 @@ TEST_F(Coherence, ComingOnlineBeforeTheCleanCompletedDoesNotCount)
 
 uint64_t FreshAfter(jf_model *m, uint64_t va)
 {
-  return jf_model_fresh_after(m, jf_model_word_for_fetch(m, va, kMovInsn, false));
+  return jf_model_fresh_after(m, jf_model_word_for_fetch(m, va, kMovInsn, false), JF_MODEL_OWN_VIEW);
 }
 
 TEST_F(Coherence, FreshAfterIsZeroForAWordNeverStoredOnAStoredPage)
@@ -607,11 +607,11 @@ TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt)
   jf_model_sync(m.m, &pipt.t);
   jf_word *w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
   ASSERT_NE(w, nullptr);
-  const jf_verdict v = jf_model_fetch(m.m, &vipt.t, w, false);
+  const jf_verdict v = jf_model_fetch(m.m, &vipt.t, w, JF_MODEL_OWN_VIEW, false);
   EXPECT_EQ(v.kind, JF_STALE_NONEXEC_ALIAS);
   EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidated-via-nonexec-alias");
   EXPECT_EQ(v.flush_site, 4u);
-  EXPECT_EQ(jf_model_fetch(m.m, &pipt.t, w, false).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_fetch(m.m, &pipt.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
 }
 
 TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts)
@@ -626,7 +626,149 @@ TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts)
   jf_model_dsb(m.m, &t.t);
   jf_model_sync(m.m, &t.t);
   jf_word *w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, false).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+}
+
+// Issue 22: three views of one file page, kRw (writable) and two executable
+// ones, kRx (the canonical address) and kRx2. A VIPT I-cache is indexed by
+// the fetching VA, so an ic ivau through one executable view does not reach
+// the lines fetched through the other; on a PIPT I-cache it does.
+constexpr uint64_t kRx2 = 0xc0000;
+uint64_t CanonOfThree(uint64_t va, void *)
+{
+  if (va >= kRw && va < kRw + 4096)
+    return va - kRw + kRx;
+  if (va >= kRx2 && va < kRx2 + 4096)
+    return va - kRx2 + kRx;
+  return va;
+}
+
+class CoherenceViews : public ::testing::Test
+{
+protected:
+  // Cluster 0 VIPT (L1Ip 2), cluster 1 PIPT (L1Ip 3).
+  CoherenceViews() : model({kLittleCtr, 0x8444c004}, &views), vipt(0, 0), pipt(1, 1)
+  {
+  }
+
+  // New code written and cleaned through kRw, invalidated through each of
+  // IVIEWS (one ic each, completed by one dsb), then both threads isb.
+  void Publish(std::vector<uint64_t> iviews)
+  {
+    jf_model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
+    jf_model_dc_clean(model.m, &vipt.t, kRw, 1);
+    jf_model_dsb(model.m, &vipt.t);
+    for (uint64_t v : iviews)
+      jf_model_ic_ivau(model.m, &vipt.t, v, 4);
+    jf_model_dsb(model.m, &vipt.t);
+    jf_model_sync(model.m, &vipt.t);
+    jf_model_sync(model.m, &pipt.t);
+  }
+  jf_verdict FetchThrough(Thread &t, uint64_t va)
+  {
+    jf_word *w = jf_model_word_for_fetch(model.m, va, kMovInsn, false);
+    EXPECT_NE(w, nullptr);
+    return jf_model_fetch(model.m, &t.t, w, jf_model_view(model.m, va), false);
+  }
+  uint64_t FreshAfterThrough(uint64_t va)
+  {
+    jf_word *w = jf_model_word_for_fetch(model.m, va, kMovInsn, false);
+    return jf_model_fresh_after(model.m, w, jf_model_view(model.m, va));
+  }
+
+  const jf_model_views views = {CanonOfThree, NonexecView, nullptr};
+  Model model;
+  Thread vipt, pipt;
+};
+
+TEST_F(CoherenceViews, EachViewIsItsOwnAddress)
+{
+  EXPECT_EQ(jf_model_view(model.m, kRx), JF_MODEL_OWN_VIEW);
+  EXPECT_EQ(jf_model_view(model.m, kCode), JF_MODEL_OWN_VIEW);
+  EXPECT_NE(jf_model_view(model.m, kRx2), JF_MODEL_OWN_VIEW);
+  EXPECT_NE(jf_model_view(model.m, kRx2), jf_model_view(model.m, kRw));
+  EXPECT_EQ(jf_model_view(model.m, kRx2 + 64), jf_model_view(model.m, kRx2));
+}
+
+TEST_F(CoherenceViews, KindInvalidatedViaOtherExecViewOnlyOnVipt)
+{
+  Publish({kRx});
+  const jf_verdict v = FetchThrough(vipt, kRx2);
+  EXPECT_EQ(v.kind, JF_STALE_OTHER_EXEC_VIEW);
+  EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidated-via-other-exec-view");
+  EXPECT_STREQ(jf_stale_kind_reason(v.kind), "invalidated through another executable view");
+  EXPECT_EQ(v.flush_site, 4u);
+  EXPECT_EQ(v.line, 64u);
+  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, JF_FRESH);
+  EXPECT_EQ(FetchThrough(vipt, kRx).kind, JF_FRESH);
+  EXPECT_EQ(FreshAfterThrough(kRx2), UINT64_MAX) << "no bound through a view never invalidated";
+  EXPECT_NE(FreshAfterThrough(kRx), UINT64_MAX);
+}
+
+// The same with the invalidate through the second view, which is not the
+// canonical address: the view that runs the code is the one that counts.
+TEST_F(CoherenceViews, InvalidatingThroughTheViewThatRunsTheCodeIsEnough)
+{
+  Publish({kRx2});
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_FRESH);
+  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, JF_FRESH);
+  EXPECT_EQ(FetchThrough(vipt, kRx).kind, JF_STALE_OTHER_EXEC_VIEW);
+  EXPECT_EQ(FetchThrough(pipt, kRx).kind, JF_FRESH);
+}
+
+TEST_F(CoherenceViews, InvalidatingThroughBothViewsIsFreshThroughEach)
+{
+  Publish({kRx, kRx2});
+  for (uint64_t va : {kRx, kRx2}) {
+    EXPECT_EQ(FetchThrough(vipt, va).kind, JF_FRESH) << std::hex << va;
+    EXPECT_EQ(FetchThrough(pipt, va).kind, JF_FRESH) << std::hex << va;
+    EXPECT_NE(FreshAfterThrough(va), UINT64_MAX) << std::hex << va;
+  }
+  // A store after it undoes the flush for both views.
+  jf_model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_STALE_NOT_CLEANED);
+}
+
+// The non-executable alias keeps its own reason, whichever executable view
+// fetches: nothing is ever fetched through kRw.
+TEST_F(CoherenceViews, AnInvalidateThroughTheWritableViewKeepsItsReason)
+{
+  Publish({kRw});
+  EXPECT_EQ(FetchThrough(vipt, kRx).kind, JF_STALE_NONEXEC_ALIAS);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_STALE_NONEXEC_ALIAS);
+  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, JF_FRESH);
+}
+
+// Each view's invalidate must still be issued after the clean completed and
+// be completed itself; the other view's cannot stand in for it.
+TEST_F(CoherenceViews, TheFetchingViewsOwnInvalidateMustComplete)
+{
+  jf_model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
+  jf_model_dc_clean(model.m, &vipt.t, kRw, 1);
+  jf_model_dsb(model.m, &vipt.t);
+  jf_model_ic_ivau(model.m, &vipt.t, kRx, 4);
+  jf_model_dsb(model.m, &vipt.t);
+  jf_model_ic_ivau(model.m, &vipt.t, kRx2, 4); // no dsb after this one
+  jf_model_sync(model.m, &vipt.t);
+  EXPECT_EQ(FetchThrough(vipt, kRx).kind, JF_FRESH);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_STALE_INVALIDATE_NOT_COMPLETED);
+}
+
+// The memo of a judged word (plugin_instrument.c) holds while the stamp
+// does: the invalidate through the fetching view must change it.
+TEST_F(CoherenceViews, AnInvalidateThroughTheFetchingViewChangesTheStamp)
+{
+  Publish({kRx});
+  jf_word *w = jf_model_word_for_fetch(model.m, kRx2, kMovInsn, false);
+  ASSERT_EQ(FetchThrough(vipt, kRx2).kind, JF_STALE_OTHER_EXEC_VIEW);
+  const jf_fetch_stamp before = jf_model_fetch_stamp(model.m, w);
+  jf_model_ic_ivau(model.m, &vipt.t, kRx2, 5);
+  jf_model_dsb(model.m, &vipt.t);
+  jf_model_sync(model.m, &vipt.t);
+  const jf_fetch_stamp after = jf_model_fetch_stamp(model.m, w);
+  EXPECT_TRUE(before.word != after.word || before.shared != after.shared);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_FRESH);
+  EXPECT_EQ(jf_model_verdict_reads(model.m, JF_STALE_OTHER_EXEC_VIEW), JF_READS_CLUSTER);
 }
 
 TEST(CoherenceKinds, ReasonsKeepTheReportWording)
@@ -635,6 +777,8 @@ TEST(CoherenceKinds, ReasonsKeepTheReportWording)
                "not invalidated in this core's geometry");
   EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NONEXEC_ALIAS),
                "invalidated through a non-executable alias");
+  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_OTHER_EXEC_VIEW),
+               "invalidated through another executable view");
   EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NOT_SYNCHRONISED),
                "pipeline not synchronised (no isb)");
 }

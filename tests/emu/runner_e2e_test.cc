@@ -799,6 +799,68 @@ TEST(RunnerEndToEnd, ACorrectWxProgramRewritingInPlaceComputesRightOnEverySoc)
   }
 }
 
+// Issue 22: the same page mapped RW, RX1 and RX2; the code is cleaned
+// through RW, invalidated through RX1 only and run through RX2. A VIPT
+// I-cache (both clusters of the Exynos 8890) is indexed by the fetching
+// VA, so the invalidate through RX1 never reaches the lines RX2 fetched:
+// the guest computes wrong results on the phone, and the rig used to call
+// the run clean. On the PIPT Tegra186 the same sequence is correct, and
+// QEMU must then run the new code through RX2 (the rig re-writes RX2's
+// lines, plugin_alias.c). In both check modes.
+TEST(RunnerEndToEnd, AnInvalidateThroughAnotherExecutableViewIsStaleOnlyOnVipt)
+{
+  for (const std::vector<std::string> &mode :
+       {std::vector<std::string>{}, std::vector<std::string>{"--check", "full"}}) {
+    const std::string label = mode.empty() ? "default" : "full";
+    TempDir dir;
+    std::vector<std::string> args = mode;
+    args.insert(args.end(), {"--report", dir / "r.json"});
+    ProcessResult r = Emu("exynos8890.conf", {"wx-views", "20", "rx1"}, args);
+    EXPECT_EQ(r.status, 86) << label << "\n" << r.err;
+    EXPECT_EQ(r.out, "wx-views: 20 wrong: 0\n") << label;
+    const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+    ASSERT_FALSE(report["findings"].empty()) << label << " " << report.dump();
+    for (const auto &f : report["findings"]) {
+      EXPECT_EQ(f["kind"], "invalidated-via-other-exec-view") << label << " " << f.dump();
+      EXPECT_EQ(f["line_cache"], "I") << label;
+    }
+    for (const auto &s : report["stale"]) {
+      EXPECT_EQ(s["reason"], "invalidated through another executable view") << label;
+    }
+
+    r = Emu("tegra186.conf", {"wx-views", "20", "rx1"}, mode);
+    EXPECT_EQ(r.status, 0) << label << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out, "wx-views: 20 wrong: 0\n") << label;
+    EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << label << "\n"
+                                                                               << r.err;
+  }
+}
+
+// Issue 22, the correct programs: invalidating through the view that runs
+// the code, alone or with the other executable view, is clean and computes
+// the right results on every shipped SoC, in both check modes on the two
+// whose I-caches differ.
+TEST(RunnerEndToEnd, InvalidatingThroughTheRunningViewIsCleanOnEverySoc)
+{
+  std::vector<std::pair<std::string, std::vector<std::string>>> runs;
+  for (const auto &e : std::filesystem::directory_iterator(kConfigs))
+    if (e.path().extension() == ".conf")
+      runs.push_back({e.path().filename(), {}});
+  ASSERT_GE(runs.size(), 10u);
+  runs.push_back({"exynos8890.conf", {"--check", "full"}});
+  runs.push_back({"tegra186.conf", {"--check", "full"}});
+  for (const auto &[config, mode] : runs) {
+    for (const char *view : {"rx2", "both"}) {
+      const std::string label = config + " " + view + (mode.empty() ? "" : " full");
+      ProcessResult r = Emu(config, {"wx-views", "20", view}, mode);
+      EXPECT_EQ(r.status, 0) << label << "\n" << r.out << r.err;
+      EXPECT_EQ(r.out, "wx-views: 20 wrong: 0\n") << label;
+      EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << label << "\n"
+                                                                                 << r.err;
+    }
+  }
+}
+
 // Issue 23: PHP 8.2's opcache JIT made QEMU die with "QEMU internal
 // SIGSEGV" in some runs with the checker on. The cause: linux-user QEMU
 // shared one address space between the guest and itself, the guest's

@@ -42,7 +42,7 @@ struct Model {
   jf_verdict Fetch(uint64_t va)
   {
     jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
-    return w ? jf_model_fetch(m, &t, w, false) : jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
+    return w ? jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false) : jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
   }
   jf_model *m;
   jf_model_thread t;
@@ -132,7 +132,7 @@ TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
     }
     jf_word *w = jf_model_word_for_fetch(m, kPage, kMovInsn, false);
     ASSERT_NE(w, nullptr);
-    jf_verdict v = jf_model_fetch(m, &t, w, false);
+    jf_verdict v = jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false);
     EXPECT_EQ(v.kind, store_again ? JF_STALE_CLEAN_NOT_COMPLETED : JF_FRESH);
     if (store_again) {
       EXPECT_EQ(v.writer_pc, 0x4010u);

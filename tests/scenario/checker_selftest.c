@@ -24,6 +24,11 @@
  *                      the same, but one 8-byte store rewrites two words:
  *                      the rig's span callback must record the second too
  *   no-clean           ic ivau only (stale wherever some core lacks IDC)
+ *   other-exec-view    the code in a memfd mapped three times, RW, RX1 and
+ *                      RX2: written and cleaned through RW, invalidated
+ *                      through RX1, run through RX2 (stale on a VIPT
+ *                      I-cache, which the invalidate reaches only at RX1's
+ *                      index; correct on a PIPT one)
  *
  * "Smallest" is over every CPU the process may run on: the program pins
  * itself to each in turn and reads CTR_EL0 there (which the rig answers per
@@ -47,6 +52,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "arm64_cache_ops.h"
 #include "a64_encode.h"
@@ -76,6 +83,7 @@ enum test_case {
   CASE_NO_CLEAN,
   CASE_GROUPED_STORE_AFTER_FLUSH,
   CASE_SPAN_STORE_AFTER_FLUSH,
+  CASE_OTHER_EXEC_VIEW,
 };
 
 static const char *const case_names[] = {
@@ -88,6 +96,7 @@ static const char *const case_names[] = {
     [CASE_NO_CLEAN] = "no-clean",
     [CASE_GROUPED_STORE_AFTER_FLUSH] = "grouped-store-after-flush",
     [CASE_SPAN_STORE_AFTER_FLUSH] = "span-store-after-flush",
+    [CASE_OTHER_EXEC_VIEW] = "other-exec-view",
 };
 enum { NCASES = sizeof case_names / sizeof case_names[0] };
 
@@ -192,6 +201,27 @@ static void store_two_words(uint32_t *word, uint32_t first, uint32_t second)
   __asm__ volatile("str %x[both], [%[base]]" : : [base] "r"(word), [both] "r"(both) : "memory");
 }
 
+/* Three shared views of one memfd of REGION_BYTES: VIEWS[0] writable,
+ * VIEWS[1] and VIEWS[2] executable. */
+static bool map_views(void *views[3])
+{
+  int fd = memfd_create("checker_selftest", 0);
+  if (fd < 0 || ftruncate(fd, REGION_BYTES) != 0) {
+    fprintf(stderr, "checker_selftest: memfd: %s\n", strerror(errno));
+    return false;
+  }
+  const int prot[3] = {PROT_READ | PROT_WRITE, PROT_READ | PROT_EXEC, PROT_READ | PROT_EXEC};
+  for (int i = 0; i < 3; i++) {
+    views[i] = mmap(NULL, REGION_BYTES, prot[i], MAP_SHARED, fd, 0);
+    if (views[i] == MAP_FAILED) {
+      fprintf(stderr, "checker_selftest: mmap of a view: %s\n", strerror(errno));
+      return false;
+    }
+  }
+  close(fd);
+  return true;
+}
+
 static uint64_t interpret(const uint32_t *code, size_t words, uint64_t x0)
 {
   for (size_t i = 0; i + 1 < words; i++)
@@ -259,16 +289,25 @@ int main(int argc, char **argv)
   if (which == CASE_WRONG_CORE_CLEAN)
     dstride = topo.max_dline > target->dline ? topo.max_dline : 2 * (uintptr_t)target->dline;
 
-  void *region = sc_map_code("checker_selftest", REGION_BYTES);
-  if (!region)
-    return EXIT_ENVIRONMENT;
-  uint32_t *code = region;
+  /* CODE is where the program writes, RUN where it calls, ALSO another
+   * executable view (other-exec-view only, which invalidates through it). */
+  void *views[3] = {NULL, NULL, NULL};
+  if (which == CASE_OTHER_EXEC_VIEW) {
+    if (!map_views(views))
+      return EXIT_ENVIRONMENT;
+  } else {
+    views[0] = views[2] = sc_map_code("checker_selftest", REGION_BYTES);
+    if (!views[0])
+      return EXIT_ENVIRONMENT;
+  }
+  uint32_t *code = views[0];
+  const void *run = views[2];
   const uintptr_t begin = (uintptr_t)code, end = (uintptr_t)(code + CODE_WORDS);
 
   printf("checker_selftest: case=%s cpu=%d cpu_iline=%u cpu_dline=%u min_iline=%u min_dline=%u "
          "clean_stride=%u invalidate_stride=%u code=%p\n",
          case_names[which], target->cpu, target->iline, target->dline, topo.min_iline,
-         topo.min_dline, (unsigned)dstride, (unsigned)istride, (void *)code);
+         topo.min_dline, (unsigned)dstride, (unsigned)istride, run);
   fflush(stdout);
 
   if (!sc_pin_to_cpu(target->cpu, NULL)) {
@@ -318,6 +357,14 @@ int main(int argc, char **argv)
     sc_dsb_ish();
     sc_isb();
     break;
+  case CASE_OTHER_EXEC_VIEW:
+    clean_range(begin, end, dstride);
+    sc_dsb_ish();
+    /* Wrong view: the code runs from views[2]. */
+    invalidate_range((uintptr_t)views[1], (uintptr_t)views[1] + (end - begin), istride);
+    sc_dsb_ish();
+    sc_isb();
+    break;
   }
   if (which == CASE_STORE_AFTER_FLUSH || which == CASE_GROUPED_STORE_AFTER_FLUSH ||
       which == CASE_SPAN_STORE_AFTER_FLUSH) {
@@ -336,7 +383,7 @@ int main(int argc, char **argv)
     expected = interpret(code, CODE_WORDS, input);
   }
 
-  const uint64_t got = sc_as_fn(code)(input);
+  const uint64_t got = sc_as_fn(run)(input);
   if (got != expected) {
     printf("checker_selftest: WRONG RESULT: got 0x%016" PRIx64 ", expected 0x%016" PRIx64 "\n", got,
            expected);

@@ -44,7 +44,8 @@ std::vector<Guest> Guests()
 {
   std::vector<Guest> out;
   for (const char *c : {"correct", "no-dsb", "no-isb", "wrong-geometry", "store-after-flush",
-                        "no-clean", "grouped-store-after-flush", "span-store-after-flush"}) {
+                        "no-clean", "grouped-store-after-flush", "span-store-after-flush",
+                        "other-exec-view"}) {
     std::string name = std::string("selftest_") + c;
     for (char &ch : name)
       if (ch == '-')

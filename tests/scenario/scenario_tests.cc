@@ -41,6 +41,7 @@ const char *const kAllImpls[] = {
 const std::string kNotCleaned = "not cleaned";
 const std::string kNotInvalidated = "not invalidated in this core's geometry";
 const std::string kInvalidateNotCompleted = "invalidate not completed";
+const std::string kOtherExecView = "invalidated through another executable view";
 const std::string kNotSynchronised = "pipeline not synchronised";
 
 SocConf Conf(const std::string &name)
@@ -438,7 +439,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenCase{"grouped-store-after-flush", kNotCleaned, RewrittenWord},
                       // One 8-byte store: recorded by the span callback (plugin_store.c).
                       BrokenCase{"span-store-after-flush", kNotCleaned, RewrittenPair},
-                      BrokenCase{"no-clean", kNotCleaned, AnyWord}),
+                      BrokenCase{"no-clean", kNotCleaned, AnyWord},
+                      // Issue 22: both Exynos 8890 clusters have VIPT I-caches.
+                      BrokenCase{"other-exec-view", kOtherExecView, AnyWord}),
     [](const auto &info) { return Tag(info.param.name); });
 
 } // namespace

@@ -40,6 +40,14 @@
  *                           which only a PIPT I-cache allows, dsb ish, isb)
  *                           and called through the RX view; prints
  *                           "wx-reuse: N wrong: M"
+ *   emu_guest wx-views N rx1|rx2|both
+ *                           like wx-reuse, with the memfd mapped three
+ *                           times: RW, RX1 and RX2. The code is cleaned
+ *                           through RW, invalidated through RX1, RX2 or
+ *                           both, and called through RX2; on a VIPT I-cache
+ *                           only an invalidate through RX2 reaches the
+ *                           lines RX2 fetches (issue 22). Prints
+ *                           "wx-views: N wrong: M"
  *   emu_guest map-below-libs MIB
  *                           maps MIB MiB with MAP_FIXED just below the lowest
  *                           shared library, where /proc/self/maps shows no
@@ -534,6 +542,41 @@ static int wx_reuse(int n, bool through_rx)
   return wrong ? 1 : 0;
 }
 
+/* Two executable views of the same memfd page (issue 22): the code is
+ * written and cleaned through RW, invalidated through RX1 when THROUGH_RX1,
+ * through RX2 when THROUGH_RX2, and always called through RX2. */
+__attribute__((noinline)) static int wx_views(int n, bool through_rx1, bool through_rx2)
+{
+  int fd = memfd_create("wx-views", 0);
+  if (fd < 0 || ftruncate(fd, 4096) != 0)
+    return 3;
+  uint32_t *rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  char *rx1 = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+  char *rx2 = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+  if (rw == MAP_FAILED || rx1 == MAP_FAILED || rx2 == MAP_FAILED)
+    return 3;
+  int wrong = 0;
+  for (int i = 0; i < n; i++) {
+    rw[0] = a64_movz_x0((uint32_t)i & 0xffff);
+    rw[1] = A64_RET;
+    uint64_t ctr;
+    __asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+    __asm__ volatile("dc cvau, %0" ::"r"(rw) : "memory");
+    __asm__ volatile("dsb ish" ::: "memory");
+    if (!(ctr >> 29 & 1)) { /* DIC */
+      if (through_rx1)
+        __asm__ volatile("ic ivau, %0" ::"r"(rx1) : "memory");
+      if (through_rx2)
+        __asm__ volatile("ic ivau, %0" ::"r"(rx2) : "memory");
+      __asm__ volatile("dsb ish" ::: "memory");
+    }
+    __asm__ volatile("isb" ::: "memory");
+    wrong += ((jit_fn)(uintptr_t)rx2)() != (i & 0xffff);
+  }
+  printf("wx-views: %d wrong: %d\n", n, wrong);
+  return wrong ? 1 : 0;
+}
+
 /* The lowest start of the mappings around the shared libraries (within
  * 4 GiB below the lowest library), from /proc/self/maps as the program
  * sees it; UINT64_MAX when there is no library. */
@@ -936,12 +979,19 @@ int main(int argc, char **argv)
   if (argc == 3 && strcmp(argv[1], "run-flushed") == 0 &&
       (strcmp(argv[2], "signal") == 0 || strcmp(argv[2], "flag") == 0))
     return run_flushed(strcmp(argv[2], "signal") == 0);
+  /* Last, and not inlined: the schedule of the threaded modes above depends
+   * on where their code sits (TB boundaries), and their tests on it. */
+  if (argc == 4 && strcmp(argv[1], "wx-views") == 0 &&
+      (strcmp(argv[3], "rx1") == 0 || strcmp(argv[3], "rx2") == 0 ||
+       strcmp(argv[3], "both") == 0))
+    return wx_views(atoi(argv[2]), strcmp(argv[3], "rx2") != 0, strcmp(argv[3], "rx1") != 0);
   fprintf(stderr,
           "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-shared |\n"
           "       jit-shared-flush | jit-forever |\n"
           "       jit-crash | affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
           "       remap-churn N [waiter] | exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
-          "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | map-below-libs MIB |\n"
+          "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | wx-views N rx1|rx2|both |\n"
+          "       map-below-libs MIB |\n"
           "       fork-with-threads SPINNERS | publish-order early|late ROUNDS |\n"
           "       release MODE | shm-churn N | run-flushed signal|flag\n");
   return 64;
