@@ -6,12 +6,12 @@ runs hundreds of short processes, so what the rig adds to each matters.
 
 Runs the static AArch64 program HELLO under plain QEMU (no -plugin), under
 the rig (jitflush-emu --summary=stale, as a suite's emulator setting runs
-it) and under the rig adding its entry to a suite store (--store, which
-writes a JSON report and a SARIF log per run), RUNS times each per round,
-the ways interleaved run by run, ROUNDS rounds (default 5 x 40). With
-JITFLUSH_BENCH_STARTUP_BEFORE set to another jitflush-emu (an older build),
-its plain rig way is interleaved too, for a before/after comparison on the
-same load. Prints a Markdown table: per way the median wall clock and CPU
+it) and under the rig adding its entry to a suite store (--store: a
+clean run adds its record, a run with findings its JSON report and SARIF
+log too), RUNS times each per round, the ways interleaved run by run,
+ROUNDS rounds (default 5 x 40). With JITFLUSH_BENCH_STARTUP_BEFORE set to
+another jitflush-emu (an older build), its rig and suite-store ways are
+interleaved too, for a before/after comparison on the same load. Prints a Markdown table: per way the median wall clock and CPU
 time (user + system of the whole process tree) of one run, in
 milliseconds, the medians over the rounds of each round's median, and its
 extra cost over plain QEMU, the median of the rounds' differences.
@@ -53,6 +53,8 @@ def main(argv):
     before = os.environ.get("JITFLUSH_BENCH_STARTUP_BEFORE")
     if before:
         ways["rig, before (%s)" % before] = [before, "--summary=stale", "--", hello]
+        ways["rig, suite store, before"] = [before, "--summary=stale", "--store",
+                                            os.path.join(store, "before"), "--", hello]
     per_round = {w: [] for w in ways}
     try:
         for _ in range(rounds):
