@@ -347,8 +347,8 @@ struct jf_model *jf_model_new(const uint64_t *ctr, unsigned nclusters,
   m->dmb_ordered = g_array_new(false, false, sizeof(struct maint_op));
   m->dsb_times = g_array_new(false, false, sizeof(uint64_t));
   m->untracked_cmodx = g_hash_table_new(g_direct_hash, g_direct_equal);
-  m->view_extra = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                        (GDestroyNotify)g_ptr_array_unref);
+  m->view_extra =
+      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
   return m;
 }
 
@@ -803,8 +803,8 @@ void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va
   unsigned stride = follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
   /* Broadcast: every cluster drops its own line holding VA. */
   for (unsigned c = 0; c < m->nclusters; c++) {
-    struct inval_issue issue = {c, inval_misses(m, &op, c), op.view,
-                                {site, op.issue_seq, true, stride}};
+    struct inval_issue issue = {
+        c, inval_misses(m, &op, c), op.view, {site, op.issue_seq, true, stride}};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
   }
   g_array_append_val(t->pending, op);

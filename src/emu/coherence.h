@@ -181,9 +181,9 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
  * fresh, and stays fresh until W is stored again. 0 when W was never stored
  * (always fresh); UINT64_MAX when some cluster still lacks a step (for a
  * VIPT cluster, through VIEW), or when a cluster ever came back online (its
- * inval_point may move, see coherence.c), so no such bound is known now. F never decreases while W is not stored:
- * every step keeps its FIRST completion. So a fetch with sync_seq > F may
- * skip jf_model_fetch and get exactly the verdict it would have returned.
+ * inval_point may move, see coherence.c), so no such bound is known now. F never decreases while W
+ * is not stored: every step keeps its FIRST completion. So a fetch with sync_seq > F may skip
+ * jf_model_fetch and get exactly the verdict it would have returned.
  */
 uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w, uint64_t view);
 

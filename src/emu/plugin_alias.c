@@ -58,11 +58,11 @@
 struct alias_map {
   uint64_t va;
   uint64_t len;
-  uint64_t canon;    /* canonical address of VA: VA itself for shared
-                        anonymous memory, else CANON_FILE_BIT set */
-  bool exec;         /* mapped with PROT_EXEC (now) */
-  bool nonexec_view; /* not exec, and an exec mapping shows some of the
-                        same file pages (recomputed at every change) */
+  uint64_t canon;      /* canonical address of VA: VA itself for shared
+                          anonymous memory, else CANON_FILE_BIT set */
+  bool exec;           /* mapped with PROT_EXEC (now) */
+  bool nonexec_view;   /* not exec, and an exec mapping shows some of the
+                          same file pages (recomputed at every change) */
   bool exec_elsewhere; /* another exec mapping shows some of its pages
                           (recomputed likewise): stores through it must
                           reach QEMU's translations of that one */

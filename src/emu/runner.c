@@ -193,12 +193,12 @@ struct options {
   uint64_t quantum;
   const char *sarif;
   const char *sarif_root;
-  const char *store;   /* the suite store folder (runner_store.c) or NULL */
+  const char *store;         /* the suite store folder (runner_store.c) or NULL */
   bool report_only_findings; /* the report and SARIF log are the store
                                 entry's alone: the plugin writes them only
                                 when there are findings (report-when) */
-  const char *summary; /* "always", "stale" or NULL (always) */
-  char **program;      /* NULL-terminated, from after "--" */
+  const char *summary;       /* "always", "stale" or NULL (always) */
+  char **program;            /* NULL-terminated, from after "--" */
   /* Where each valued option came from: its own name ("--seed") or the
    * environment variable that stood in for it; NULL when neither. */
   const char *from[VALUED_OPTIONS];

@@ -179,7 +179,8 @@ TEST_F(ForgetModel, AMovedPageKeepsItsVerdictAtTheNewAddress)
   // The cleaned page moved too: cleaned, not invalidated.
   jf_word *second = jf_model_word_for_fetch(m, kTo + kPage, kMovInsn, false);
   ASSERT_NE(second, nullptr);
-  EXPECT_EQ(jf_model_fetch(m, &t, second, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(jf_model_fetch(m, &t, second, JF_MODEL_OWN_VIEW, false).kind,
+            JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
 TEST_F(ForgetModel, MovingOntoARecordRetiresIt)

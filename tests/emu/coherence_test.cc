@@ -274,7 +274,8 @@ TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary)
   jf_model_sync(dic.m, &on_big.t);
   jf_word *w = jf_model_word_for_fetch(dic.m, kCode, kMovInsn, false);
   EXPECT_EQ(jf_model_fetch(dic.m, &on_dic.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
-  EXPECT_EQ(jf_model_fetch(dic.m, &on_big.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(jf_model_fetch(dic.m, &on_big.t, w, JF_MODEL_OWN_VIEW, false).kind,
+            JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
 TEST_F(Coherence, EitherEncodingIsAcceptableWhenBothAreCmodxSafe)
@@ -350,7 +351,8 @@ TEST_F(Coherence, ComingOnlineBeforeTheCleanCompletedDoesNotCount)
 
 uint64_t FreshAfter(jf_model *m, uint64_t va)
 {
-  return jf_model_fresh_after(m, jf_model_word_for_fetch(m, va, kMovInsn, false), JF_MODEL_OWN_VIEW);
+  return jf_model_fresh_after(m, jf_model_word_for_fetch(m, va, kMovInsn, false),
+                              JF_MODEL_OWN_VIEW);
 }
 
 TEST_F(Coherence, FreshAfterIsZeroForAWordNeverStoredOnAStoredPage)

@@ -832,7 +832,7 @@ TEST(RunnerEndToEnd, AnInvalidateThroughAnotherExecutableViewIsStaleOnlyOnVipt)
     EXPECT_EQ(r.status, 0) << label << "\n" << r.out << r.err;
     EXPECT_EQ(r.out, "wx-views: 20 wrong: 0\n") << label;
     EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << label << "\n"
-                                                                               << r.err;
+                                                                              << r.err;
   }
 }
 
@@ -856,7 +856,7 @@ TEST(RunnerEndToEnd, InvalidatingThroughTheRunningViewIsCleanOnEverySoc)
       EXPECT_EQ(r.status, 0) << label << "\n" << r.out << r.err;
       EXPECT_EQ(r.out, "wx-views: 20 wrong: 0\n") << label;
       EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << label << "\n"
-                                                                                 << r.err;
+                                                                                << r.err;
     }
   }
 }
@@ -1001,7 +1001,6 @@ TEST(RunnerEndToEnd, ASignalToTheRunnerWritesTheSarifLogAloneWhenNoReportIsAsked
   EXPECT_EQ(sarif["runs"][0]["results"][0]["ruleId"], "not-cleaned") << sarif.dump();
   EXPECT_EQ(ReadFileOrEmpty(run.err_file).find("cannot load"), std::string::npos);
 }
-
 
 // Issue 26, start-up: in a suite store, a process that found nothing and
 // forked nothing writes no JSON report and no SARIF log (report-when=

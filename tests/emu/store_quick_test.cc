@@ -42,7 +42,8 @@ struct Model {
   jf_verdict Fetch(uint64_t va)
   {
     jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
-    return w ? jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false) : jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
+    return w ? jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false)
+             : jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
   }
   jf_model *m;
   jf_model_thread t;

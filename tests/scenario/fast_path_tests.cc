@@ -43,9 +43,9 @@ void PrintTo(const Guest &g, std::ostream *os)
 std::vector<Guest> Guests()
 {
   std::vector<Guest> out;
-  for (const char *c : {"correct", "no-dsb", "no-isb", "wrong-geometry", "store-after-flush",
-                        "no-clean", "grouped-store-after-flush", "span-store-after-flush",
-                        "other-exec-view"}) {
+  for (const char *c :
+       {"correct", "no-dsb", "no-isb", "wrong-geometry", "store-after-flush", "no-clean",
+        "grouped-store-after-flush", "span-store-after-flush", "other-exec-view"}) {
     std::string name = std::string("selftest_") + c;
     for (char &ch : name)
       if (ch == '-')

@@ -982,8 +982,7 @@ int main(int argc, char **argv)
   /* Last, and not inlined: the schedule of the threaded modes above depends
    * on where their code sits (TB boundaries), and their tests on it. */
   if (argc == 4 && strcmp(argv[1], "wx-views") == 0 &&
-      (strcmp(argv[3], "rx1") == 0 || strcmp(argv[3], "rx2") == 0 ||
-       strcmp(argv[3], "both") == 0))
+      (strcmp(argv[3], "rx1") == 0 || strcmp(argv[3], "rx2") == 0 || strcmp(argv[3], "both") == 0))
     return wx_views(atoi(argv[2]), strcmp(argv[3], "rx2") != 0, strcmp(argv[3], "rx1") != 0);
   fprintf(stderr,
           "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-shared |\n"
