@@ -4,7 +4,9 @@
  * crash or a measured region needs guest symbols. The list is every
  * function symbols.c calls; dwfl_linux_proc_find_elf and
  * dwfl_standard_find_debuginfo are also libdwfl callbacks, and their
- * wrappers serve as such unchanged.
+ * wrappers serve as such unchanged. The libelf functions at the end (libdw's
+ * own dependency, which the loader's lookup reaches through it) also serve
+ * qemu_exclusive.c, which reads QEMU's symbol table.
  */
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -47,7 +49,15 @@ typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, 
       const char *debuglink, GElf_Word crc, char **debuginfo_file),                                \
      (m, u, name, base, file, debuglink, crc, debuginfo_file))                                     \
   FN(int, elf_getphdrnum, (Elf * e, size_t * n), (e, n))                                           \
-  FN(GElf_Phdr *, gelf_getphdr, (Elf * e, int i, GElf_Phdr *ph), (e, i, ph))
+  FN(GElf_Phdr *, gelf_getphdr, (Elf * e, int i, GElf_Phdr *ph), (e, i, ph))                       \
+  FN(unsigned int, elf_version, (unsigned int v), (v))                                             \
+  FN(Elf *, elf_begin, (int fd, Elf_Cmd cmd, Elf *ref), (fd, cmd, ref))                            \
+  FN(int, elf_end, (Elf * e), (e))                                                                 \
+  FN(Elf_Scn *, elf_nextscn, (Elf * e, Elf_Scn * s), (e, s))                                       \
+  FN(GElf_Shdr *, gelf_getshdr, (Elf_Scn * s, GElf_Shdr * sh), (s, sh))                            \
+  FN(Elf_Data *, elf_getdata, (Elf_Scn * s, Elf_Data * d), (s, d))                                 \
+  FN(GElf_Sym *, gelf_getsym, (Elf_Data * d, int i, GElf_Sym *sym), (d, i, sym))                   \
+  FN(char *, elf_strptr, (Elf * e, size_t section, size_t offset), (e, section, offset))
 
 JF_LAZY_LIBRARY("libdw.so.1", "to name guest code (module, function, source line) in a finding",
                 LIBDW_FUNCTIONS)

@@ -40,16 +40,26 @@
  *   - a creator keeps the turn until its new thread's vCPU has started
  *     (the vCPU's start is where the scoreboards grow), so no guest code
  *     runs while the section waits;
- *   - when nothing has moved for STALL_US (no draw, no system call, the
- *     holder's clock still) while some thread is asleep in the host, the
+ *   - when QEMU's own count says a section waits for running vCPUs
+ *     (qemu_exclusive.h; waiting threads look every STALL_POLL_US), the
  *     threads waiting inside the execution loop are let go one at a time,
- *     in creation order: each runs the rest of the block it stopped at
- *     (QEMU checks for a pending section at block entry, before the
+ *     in creation order, each once the one before it has left the loop
+ *     (the count went down): each runs the rest of the block it stopped
+ *     at (QEMU checks for a pending section at block entry, before the
  *     plugin's callback), stops for the section, and waits for its turn
- *     again at its next block ("escapes" in the report).
+ *     again at its next block ("escapes" in the report). The section
+ *     waits at a point of the guest's execution that the schedule fixed,
+ *     and whom it lets go, and in which order, is fixed too: the same on
+ *     every run, whatever the host's load.
  *
- * If nothing moves even with every such thread let go, the turns are given
- * up for the rest of the run and the report says so ("given_up").
+ * A QEMU whose symbol table lacks that count (a stripped build) gets the
+ * old guess: nothing moved for STALL_US (no draw, no system call, the
+ * holder's clock still) while some thread is asleep in the host. A loaded
+ * host can fake that, so the report then names the guess
+ * ("exclusive_sections_guessed": why) and says the run is not reproducible
+ * if it let any thread go. If nothing moves for GIVE_UP_US even with every
+ * such thread let go, the turns are given up for the rest of the run and
+ * the report says so ("given_up").
  */
 #define _GNU_SOURCE /* syscall */
 #include <fcntl.h>
@@ -61,15 +71,18 @@
 #include "guest_syscalls.h"
 #include "plugin_sched.h"
 #include "plugin_turns.h"
+#include "qemu_exclusive.h"
 #include "splitmix.h"
 #include "vcpu.h"
 
 /* How long a waiting thread sleeps between looks when the draw waits for
- * threads in system calls to settle, and otherwise; how long nothing may
- * move before a thread waiting in the execution loop is let go; and how
- * long after the last one before the turns are given up. */
+ * threads in system calls to settle, and otherwise (each look at QEMU's
+ * count costs one load: a section waits at most this long); without that
+ * count, how long nothing may move before a thread waiting in the
+ * execution loop is let go; and how long after the last one before the
+ * turns are given up. */
 #define SETTLE_POLL_US 100
-#define STALL_POLL_US 20000
+#define STALL_POLL_US 5000
 #define STALL_US 200000
 #define GIVE_UP_US 5000000
 
@@ -97,6 +110,7 @@ struct turn_thread {
   bool may_wake;     /* in a call that may wake others, which has not returned */
   bool in_exec_wait; /* waiting for the turn inside QEMU's execution loop */
   bool escaped;      /* let go for an exclusive section, not yet back */
+  int let_go_at;     /* QEMU's count when it was let go (0: not known) */
 };
 
 struct jf_turns {
@@ -119,6 +133,11 @@ struct jf_turns {
   struct turn_thread *holder;
   struct turn_thread *last_holder;
   uint64_t escapes; /* threads let go for an exclusive section */
+  /* QEMU's count of vCPUs a section waits for, looked up at the first
+   * look for a stall (NULL: not in this QEMU, PENDING_WHY says why). */
+  bool looked_up;
+  const int *pending;
+  const char *pending_why;
   /* policy=adversarial: the thread whose turn ended as it published
    * stores to code (jf_turns_published), left out of the next draw; and
    * how many draws did so. */
@@ -368,9 +387,34 @@ static bool someone_asleep(struct jf_turns *turns)
   return asleep;
 }
 
+/* QEMU's count of vCPUs an exclusive section waits for (qemu_exclusive.h),
+ * or -1 when this QEMU does not show it. */
+static int section_count(struct jf_turns *turns)
+{
+  if (!turns->looked_up) {
+    turns->pending = jf_qemu_pending_cpus(&turns->pending_why);
+    turns->looked_up = true;
+  }
+  return turns->pending ? __atomic_load_n(turns->pending, __ATOMIC_ACQUIRE) : -1;
+}
+
+/* Whether T, let go for a section, still runs the rest of its block. It
+ * has left the execution loop once QEMU's count went below what it was
+ * when T was let go. Asleep in the host other than on the schedule's lock,
+ * it has stopped as well: that also covers a thread let go for a section
+ * that ended and stopped again for the next one, whose count does not
+ * include it. Without the count, asleep is all there is to go by. */
+static bool still_running_its_block(struct jf_turns *turns, const struct turn_thread *t, int count)
+{
+  if (count >= 0 && count < t->let_go_at) {
+    return false;
+  }
+  return host_state(t->tid) != 'S' || waits_for_the_schedules_lock(turns, t);
+}
+
 /* The next thread to let go: the oldest one waiting inside the execution
- * loop, once the one let go before it has stopped (asleep in the host). */
-static struct turn_thread *next_escape(struct jf_turns *turns)
+ * loop, once the one let go before it has stopped. */
+static struct turn_thread *next_escape(struct jf_turns *turns, int count)
 {
   struct turn_thread *next = NULL;
   GHashTableIter it;
@@ -378,8 +422,8 @@ static struct turn_thread *next_escape(struct jf_turns *turns)
   g_hash_table_iter_init(&it, turns->by_tid);
   while (g_hash_table_iter_next(&it, NULL, &value)) {
     struct turn_thread *t = value;
-    if (t->escaped && host_state(t->tid) != 'S') {
-      return NULL; /* still running the rest of its block */
+    if (t->escaped && !t->in_exec_wait && still_running_its_block(turns, t, count)) {
+      return NULL;
     }
     if (t->in_exec_wait && !t->escaped && (!next || t->serial < next->serial)) {
       next = t;
@@ -388,11 +432,30 @@ static struct turn_thread *next_escape(struct jf_turns *turns)
   return next;
 }
 
-/* Called by waiting threads as they wake: when nothing has moved for a
- * while and some thread sleeps in the host, an exclusive section waits for
- * the threads waiting inside the execution loop (see the top). */
+/* Lets the next thread waiting inside the execution loop go for a section,
+ * if there is one to let go now. */
+static bool let_one_go(struct jf_turns *turns, int count)
+{
+  struct turn_thread *t = next_escape(turns, count);
+  if (!t) {
+    return false;
+  }
+  t->escaped = true;
+  t->let_go_at = count;
+  turns->escapes++;
+  g_cond_broadcast(&turns->changed);
+  return true;
+}
+
+/* Called by waiting threads as they wake: lets threads waiting inside the
+ * execution loop go when an exclusive section waits for them (see the
+ * top), and gives the turns up when nothing moves at all. */
 static void watch_for_stall(struct jf_rig *rig, struct jf_turns *turns)
 {
+  int count = section_count(turns);
+  if (count > 1 && let_one_go(turns, count)) {
+    return;
+  }
   uint64_t insns = 0;
   if (turns->holder && turns->holder->started) {
     insns = jf_vcpu_clock_counts(jf_vcpu(rig, turns->holder->vcpu)).insns;
@@ -408,12 +471,8 @@ static void watch_for_stall(struct jf_rig *rig, struct jf_turns *turns)
   if (now - turns->still_since < STALL_US || !someone_asleep(turns)) {
     return;
   }
-  struct turn_thread *t = next_escape(turns);
-  if (t) {
-    t->escaped = true;
-    turns->escapes++;
+  if (count < 0 && let_one_go(turns, count)) {
     turns->still_since = now; /* give it STALL_US to stop */
-    g_cond_broadcast(&turns->changed);
   } else if (now - turns->still_since >= GIVE_UP_US) {
     turns->on = false;
     turns->given_up = "nothing moved for 5 s with every thread waiting inside QEMU's "
@@ -459,17 +518,21 @@ static void escape(struct jf_rig *rig, struct turn_thread *t)
   }
 }
 
-/* T comes back from an escape, outside a block (a system call, a new turn
- * at a block's start): it waits for its turn like any thread (the lock
- * held). Returns whether it did. */
-static bool back_from_escape(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t)
+/* T comes back from an escape, at a system call (outside the execution
+ * loop) or at its next block's start (IN_EXEC, inside it): it waits for
+ * its turn like any thread (the lock held). Returns false when it did not
+ * escape; else whether it holds the turn now, which it does unless, inside
+ * the loop, it was let go again for the next section. */
+static bool back_from_escape(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t,
+                             bool in_exec, bool *again)
 {
+  *again = false;
   if (!t->escaped) {
     return false;
   }
   t->escaped = false;
-  if (turns->holder != t) {
-    wait_turn(rig, turns, t, false);
+  if (turns->holder != t && !wait_turn(rig, turns, t, in_exec)) {
+    *again = true;
   }
   return true;
 }
@@ -587,7 +650,8 @@ bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
   turns->events++;
   if (t) {
     /* Let go for an exclusive section, its block ended in this call. */
-    back_from_escape(rig, turns, t);
+    bool again;
+    back_from_escape(rig, turns, t, false, &again);
     t->sc_num = num;
     t->sc_a1 = a1;
     t->sc_a2 = a2;
@@ -701,16 +765,18 @@ void jf_turns_quantum_ended(struct jf_rig *rig, unsigned vcpu)
   struct jf_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_vcpu(turns, vcpu);
-  if (t && turns->on && !back_from_escape(rig, turns, t) && turns->holder == t) {
+  bool again = false;
+  if (t && turns->on && !back_from_escape(rig, turns, t, true, &again) && turns->holder == t) {
     release(turns, t, TURN_READY);
     turns->events++;
-    if (!wait_turn(rig, turns, t, true)) {
-      /* Let go for an exclusive section: the rest of this block runs, and
-       * the next one's start comes back here. */
-      escape(rig, t);
-      g_mutex_unlock(&turns->m);
-      return;
-    }
+    again = !wait_turn(rig, turns, t, true);
+  }
+  if (again) {
+    /* Let go for an exclusive section: the rest of this block runs, and
+     * the next one's start comes back here. */
+    escape(rig, t);
+    g_mutex_unlock(&turns->m);
+    return;
   }
   if (t) {
     begin_turn(rig, turns, t);
@@ -769,8 +835,15 @@ void jf_turns_report(struct jf_turns *turns, JsonObject *report)
   json_object_set_int_member(o, "quantum", (gint64)turns->quantum);
   json_object_set_int_member(o, "handovers", (gint64)turns->handovers);
   json_object_set_int_member(o, "escapes", (gint64)turns->escapes);
+  /* Named only when QEMU's count was missing and sections were guessed:
+   * whether a run looked at all depends on how long its waits were. */
+  bool guessed = turns->looked_up && !turns->pending;
+  if (guessed) {
+    json_object_set_string_member(o, "exclusive_sections_guessed", turns->pending_why);
+  }
   json_object_set_int_member(o, "adversary_handovers", (gint64)turns->adversary_handovers);
-  json_object_set_boolean_member(o, "reproducible", turns->serial && !turns->given_up);
+  json_object_set_boolean_member(
+      o, "reproducible", turns->serial && !turns->given_up && !(guessed && turns->escapes > 0));
   if (turns->given_up) {
     json_object_set_string_member(o, "given_up", turns->given_up);
   }

@@ -455,6 +455,68 @@ TEST(RunnerEndToEnd, OneSeedGivesTheSameReportUnderAnyHostLoad)
   }
 }
 
+// The report without the process ids (a fork's child has a new one on
+// every run): everything else must not change.
+nlohmann::json WithoutPids(nlohmann::json j)
+{
+  if (j.is_object()) {
+    j.erase("pid");
+    j.erase("parent");
+    for (auto &item : j.items())
+      item.value() = WithoutPids(item.value());
+  } else if (j.is_array()) {
+    for (auto &e : j)
+      e = WithoutPids(e);
+  }
+  return j;
+}
+
+// Issue 27: an exclusive section of QEMU's (a fork's here) waits for every
+// thread that runs guest code, and a thread waiting for its turn inside
+// the execution loop counts as running. Such threads are let go when
+// QEMU's own count says a section waits for them (src/emu/qemu_exclusive.c),
+// not after a time without progress that a loaded host can fake: the same
+// threads go, in the same order, on every run, idle or loaded. A stripped
+// QEMU has no such count: its report names the guess, and a run that let
+// threads go on a guess is not called reproducible.
+TEST(RunnerEndToEnd, AnExclusiveSectionLetsTheSameThreadsGoOnEveryRun)
+{
+  TempDir dir;
+  const std::vector<std::string> guest = {"fork-with-threads", "3"};
+  ProcessResult idle =
+      Emu("exynos8890.conf", guest, {"--seed", "1", "--report", dir / "idle.json"});
+  ASSERT_EQ(idle.status, 0) << idle.err;
+  const nlohmann::json expected =
+      WithoutPids(nlohmann::json::parse(ReadFileOrEmpty(dir / "idle.json")));
+  const nlohmann::json &schedule = expected["schedule"];
+  EXPECT_GT(schedule["escapes"].get<int>(), 0) << schedule;
+  EXPECT_EQ(schedule["reproducible"], true) << schedule;
+  EXPECT_FALSE(schedule.contains("exclusive_sections_guessed")) << schedule;
+  {
+    HostLoad load;
+    for (int run = 0; run < 3; run++) {
+      const std::string path = dir / ("loaded" + std::to_string(run) + ".json");
+      ProcessResult loaded = Emu("exynos8890.conf", guest, {"--seed", "1", "--report", path});
+      EXPECT_EQ(loaded.status, 0) << loaded.err;
+      EXPECT_EQ(WithoutPids(nlohmann::json::parse(ReadFileOrEmpty(path))), expected)
+          << "run " << run;
+    }
+  }
+  const std::string stripped = dir / "qemu-aarch64";
+  ProcessResult strip = RunProcess({JITFLUSH_STRIP, "-o", stripped, JITFLUSH_EMU_QEMU});
+  ASSERT_EQ(strip.status, 0) << strip.err;
+  ProcessResult guessed =
+      Emu("exynos8890.conf", guest,
+          {"--seed", "1", "--qemu", stripped, "--report", dir / "guessed.json"});
+  ASSERT_EQ(guessed.status, 0) << guessed.err;
+  const nlohmann::json g = nlohmann::json::parse(ReadFileOrEmpty(dir / "guessed.json"))["schedule"];
+  EXPECT_EQ(g["exclusive_sections_guessed"],
+            "the executable has no symbol table (a stripped build?)")
+      << g;
+  EXPECT_GT(g["escapes"].get<int>(), 0) << g;
+  EXPECT_EQ(g["reproducible"], false) << g;
+}
+
 // A fork while other threads spin: QEMU stops every other thread for it,
 // and the forking thread's locks must not stay held in the child
 // (plugin.c, before_fork). The run ends, the child's status comes back.

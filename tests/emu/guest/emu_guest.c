@@ -883,10 +883,12 @@ static int run_flushed(bool by_signal)
  * every other vCPU (an exclusive section), which a thread waiting for its
  * turn inside the execution loop cannot do; the rig must not hang. */
 static atomic_int spin_stop;
+static atomic_int spinning;
 
 static void *spin_until_stopped(void *arg)
 {
   (void)arg;
+  atomic_fetch_add(&spinning, 1);
   while (!atomic_load_explicit(&spin_stop, memory_order_relaxed)) {
   }
   return NULL;
@@ -900,15 +902,22 @@ static int fork_with_threads(int spinners)
   for (int i = 0; i < spinners; i++)
     if (pthread_create(&t[i], NULL, spin_until_stopped, NULL) != 0)
       return 65;
+  /* Fork only once every spinner has run: under the rig's turns each one
+   * then waits inside QEMU's execution loop, which the fork's exclusive
+   * section must let go (plugin_turns.c, "escapes"). */
+  while (atomic_load(&spinning) < spinners) {
+  }
   pid_t child = fork();
   if (child == 0)
     _exit(7);
-  int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) != child)
-    return 66;
+  /* The spinners stop before the wait: how long they spin then does not
+   * depend on when the child (another process) ends. */
   atomic_store(&spin_stop, 1);
   for (int i = 0; i < spinners; i++)
     pthread_join(t[i], NULL);
+  int status = 0;
+  if (child < 0 || waitpid(child, &status, 0) != child)
+    return 66;
   printf("fork-with-threads: child exited %d\n", WEXITSTATUS(status));
   return WEXITSTATUS(status) == 7 ? 0 : 1;
 }
