@@ -4,8 +4,8 @@
 # the host and hardening tests again under ASan+UBSan and under TSan
 # (ci/sanitizers.sh: 4.7 to 6.5 minutes measured on 2 busy cores), and every
 # libFuzzer target for a bounded time (ci/fuzz.sh --ctest:
-# JITFLUSH_FUZZ_SECONDS each, default 60, two at a time: about 3.5 minutes
-# with the build), the mutation check (ci/mutate.sh: every mutant of the
+# JITFLUSH_FUZZ_SECONDS each, default 30, two at a time: about 2.5 minutes
+# with the build; a longer campaign is ci/fuzz.sh SECONDS), the mutation check (ci/mutate.sh: every mutant of the
 # flush path must fail a target test under the rig; about 1 minute; and
 # ci/mutate-model.sh: every mutant of the rig's coherence model must fail a
 # named model test; under a minute), and,
@@ -13,7 +13,8 @@
 # rig: 3 to 4 minutes warm, 4.2 the first time, when it also builds them
 # into .cache/realjit-*/, docs/RUNNING-YOUR-JIT.md), and the suite label
 # (docs/RIG.md#test-suites-on-the-rig): PCRE2's own CTest suite under the
-# rig on five seeds (about 16 minutes on 2 busy cores), and a cranelift-jit
+# rig on three seeds (JITFLUSH_SUITE_PCRE2_SEEDS; about 10 minutes of
+# the two cores), and a cranelift-jit
 # crate under Cargo's runner (its first build of Cranelift, cached in
 # .cache/cargo-jit, takes several minutes; ci/install-rust-aarch64.sh gets
 # the toolchain). actionlint (ci/install-actionlint.sh) checks the example
@@ -34,7 +35,7 @@ ctest --preset aarch64 || status=1
 ctest --preset host || status=1
 if [ "${JITFLUSH_QUICK:-0}" != 1 ]; then
   "$root/ci/sanitizers.sh" || status=1
-  "$root/ci/fuzz.sh" --ctest "${JITFLUSH_FUZZ_SECONDS:-60}" || status=1
+  "$root/ci/fuzz.sh" --ctest "${JITFLUSH_FUZZ_SECONDS:-30}" || status=1
   "$root/ci/mutate.sh" || status=1
   "$root/ci/mutate-model.sh" || status=1
 fi
