@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "fast_mod.h"
+#include "guest_syscalls.h"
 #include "internal/ctr.h"
 #include "plugin_regs.h"
 #include "plugin_sched.h"
@@ -47,13 +48,10 @@
 
 /* Linux's generic syscall numbers, which aarch64 uses
  * (include/uapi/asm-generic/unistd.h). */
-#define NR_CLONE 220
 #define NR_SCHED_SETAFFINITY 122
 #define NR_SCHED_GETAFFINITY 123
 #define NR_GETCPU 168
 #define NR_MEMBARRIER 283
-#define GUEST_CLONE_VM 0x00000100
-#define GUEST_CLONE_THREAD 0x00010000
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE 32
 #define MASK_BYTES_MAX (JF_MAX_CPUS / 8)
 
@@ -805,8 +803,8 @@ void jf_sched_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
   t->sc_args[2] = a3;
   t->sc_clone_child = NULL;
   switch (num) {
-  case NR_CLONE:
-    if ((a1 & GUEST_CLONE_VM) && (a1 & GUEST_CLONE_THREAD)) {
+  case JF_GUEST_NR_CLONE:
+    if (jf_guest_clone_is_thread(a1)) {
       /* A new thread inherits its creator's affinity (sched_fork). */
       t->sc_clone_child = thread_new(sc, &t->mask);
       t->sc_clone_child->wanted = t->wanted;
@@ -837,7 +835,7 @@ void jf_sched_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
     return;
   }
   switch (num) {
-  case NR_CLONE:
+  case JF_GUEST_NR_CLONE:
     if (t->sc_clone_child) {
       if (ret > 0) {
         t->sc_clone_child->tid = (int)ret;
