@@ -25,8 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <glib.h>
-
 #include "qemu_exclusive.h"
 
 bool jf_elf_data_object(const char *path, const char *name, uint64_t *addr, uint64_t *size,
@@ -91,28 +89,16 @@ uint64_t jf_main_executable_bias(void)
   return bias;
 }
 
-/* Not named after QEMU's: this unit is linked into executables too
- * (tests), whose own symbol tables are then searched. */
-static const int *count_at;
-static const char *count_missing_why;
-
 const int *jf_qemu_pending_cpus(const char **why)
 {
-  static gsize resolved;
-  if (g_once_init_enter(&resolved)) {
-    uint64_t addr = 0, size = 0;
-    const char *reason = NULL;
-    if (!jf_elf_data_object("/proc/self/exe", "pending_cpus", &addr, &size, &reason)) {
-      count_missing_why = reason;
-    } else if (size != sizeof(int)) {
-      count_missing_why = "QEMU's pending_cpus is not an int";
-    } else {
-      count_at = (const int *)(uintptr_t)(addr + jf_main_executable_bias());
-    }
-    g_once_init_leave(&resolved, 1);
+  uint64_t addr = 0, size = 0;
+  *why = NULL;
+  if (!jf_elf_data_object("/proc/self/exe", "pending_cpus", &addr, &size, why)) {
+    return NULL;
   }
-  if (why) {
-    *why = count_missing_why;
+  if (size != sizeof(int)) {
+    *why = "QEMU's pending_cpus is not an int";
+    return NULL;
   }
-  return count_at;
+  return (const int *)(uintptr_t)(addr + jf_main_executable_bias());
 }

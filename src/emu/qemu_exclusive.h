@@ -22,9 +22,9 @@ extern "C" {
 /* QEMU's pending_cpus (cpus-common.c) in this process: while a section
  * waits, 1 + the vCPUs it still waits for; 1 during the section; 0
  * otherwise. NULL when the running executable's symbol table does not
- * name exactly one such object (a stripped QEMU); *WHY (static text, may
- * be NULL) then says what was missing. Resolved once per process, through
- * libelf (loaded lazily). */
+ * name exactly one such object (a stripped QEMU); *WHY (static text) then
+ * says what was missing. Reads the symbol table (libelf, loaded lazily)
+ * on every call: the schedule calls it once (plugin_turns.c). */
 const int *jf_qemu_pending_cpus(const char **why);
 
 /* The link-time address and size of the one data object (STT_OBJECT,

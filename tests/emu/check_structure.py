@@ -47,6 +47,15 @@ STATIC_VAR = re.compile(r'^static\s+(?!inline)([^;=(){}\n]*?)\b(\w+)\s*(\[[^\]\n
                         re.M)
 
 
+def read_only(decl):
+    """Whether a declaration's own object is const: `const T x`, `T *const
+    p`; not `const T *p`, a pointer that can still be made to point
+    elsewhere."""
+    if '*' not in decl:
+        return re.search(r'\bconst\b', decl) is not None
+    return re.search(r'\bconst\b', decl.rsplit('*', 1)[1]) is not None
+
+
 def strip_comments(text):
     return re.sub(r'/\*.*?\*/|//[^\n]*', lambda m: '\n' * m.group(0).count('\n'), text, flags=re.S)
 
@@ -73,13 +82,13 @@ def main(root):
                     problems.append(f"{f}: extern mutable global: extern {decl.strip()};")
         else:
             for m in FILE_SCOPE_VAR.finditer(text):
-                if re.search(r'\bconst\b', m.group(1)):
+                if read_only(m.group(1)):
                     continue  # read-only: nothing shared can change
                 if m.group(2) != 'qemu_plugin_version' and 'QEMU_PLUGIN_EXPORT' not in m.group(1):
                     problems.append(f"{f}: global variable shared with other files: {m.group(0).strip()}")
             for m in STATIC_VAR.finditer(text):
                 decl, name = m.group(1), m.group(2)
-                if re.search(r'\bconst\b', decl) or \
+                if read_only(decl) or \
                         '_Thread_local' in decl or (f, name) in ALLOWED_STATICS:
                     continue
                 problems.append(f"{f}: file-scope mutable state outside the rig: {m.group(0).strip()}")
