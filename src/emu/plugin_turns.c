@@ -110,7 +110,7 @@ struct turn_thread {
   bool may_wake;     /* in a call that may wake others, which has not returned */
   bool in_exec_wait; /* waiting for the turn inside QEMU's execution loop */
   bool escaped;      /* let go for an exclusive section, not yet back */
-  int let_go_at;     /* QEMU's count when it was let go (0: not known) */
+  int let_go_at;     /* QEMU's count when it was let go (-1: no count) */
 };
 
 struct jf_turns {
