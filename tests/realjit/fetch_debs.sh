@@ -8,7 +8,8 @@
 #
 # The sysroot is CACHE/realjit-debs-<recipe>/NAME/root, where <recipe>
 # hashes this script and the package list, so a changed list unpacks anew
-# and an unchanged one never downloads again (.complete stamp). Prints the
+# and an unchanged one never downloads again (.complete stamp); parallel
+# callers wait on a lock file beside it while one of them unpacks. Prints the
 # sysroot's path on stdout. The mirror is the machine's own (its Debian
 # sources), so no host name is written here.
 #
@@ -22,6 +23,12 @@ shift 2
 recipe=$( (cat "$0"; printf '%s\n' "$@") | sha256sum | cut -c1-12)
 top=$cache/realjit-debs-$recipe/$name
 root=$top/root
+# Tests that share a sysroot run in parallel, and the first run of each
+# must not remove what another is unpacking: one unpacks, the others wait
+# for it here and then find .complete.
+mkdir -p "$(dirname "$top")"
+exec 9>"$top.lock"
+flock 9
 if [ -f "$top/.complete" ]; then
   echo "$root"
   exit 0
