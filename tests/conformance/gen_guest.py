@@ -11,7 +11,8 @@ every block of the test into a fresh RWX mapping (thread P at page P, the
 test's memory locations on the page after them), cleans and invalidates it
 and synchronises, starts one thread per block pinned to CPU P, and lets the
 threads run one at a time in the run's order. A thread's turn ends at its
-end or after one of the stores at its start (split_points): the runs are
+end, after one of the stores at its start, or between two maintenance
+sequences there (split_points): the runs are
 every interleaving of these parts. The hand-over is
 a plain store and a plain load of a turn counter: no barrier, no system
 call, nothing that orders or synchronises more than the test itself does.
@@ -90,18 +91,29 @@ YIELD = """  stp x0, x1, [sp, #-16]!
 
 
 def split_points(code):
-    """Indices of the stores after which another thread may run: stores in
+    """Indices of the instructions after which another thread may run, in
     the straight-line start of the thread (before its first label or
-    branch), so that each runs exactly once and only in this thread; not
-    the thread's last instruction."""
+    branch), so that each runs exactly once and only in this thread, and
+    never the thread's last instruction: every store, and the DSB that
+    completes an IC when the thread maintains again after it (two
+    maintenance sequences, such as SB-bnop-cachesyncs1-reordered's, between
+    which the other thread's store can land)."""
+    insns = [v.split()[0].lower() for k, v in code if k != "label"]
     points = []
+    seen = 0
     for i, (k, v) in enumerate(code):
         if k == "label":
             break
         mn = v.split()[0].lower()
         if mn in ("b", "bl", "blr", "br", "ret", "cbz", "cbnz", "b.eq", "b.ne"):
             break
-        if mn in ("str", "stlr") and i < len(code) - 1:
+        seen += 1
+        if i == len(code) - 1:
+            break
+        if mn in ("str", "stlr"):
+            points.append(i)
+        elif (mn == "dsb" and i > 0 and code[i - 1][1].split()[0].lower() == "ic"
+              and "ic" in insns[seen:]):
             points.append(i)
     return points
 
