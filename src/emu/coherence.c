@@ -53,6 +53,20 @@
  * the new encoding of W are B, BL, BRK, HVC, ISB, NOP, SMC or SVC, the Arm
  * ARM lets a concurrent fetch see either, so the fetch is not stale.
  *
+ * Clean ordering (herd7 -variant ifetch; docs/COHERENCE-MODEL.md). A clean
+ * counts for another thread's store only if that store came before the
+ * cleaning thread's latest event that orders its dc after its earlier
+ * accesses (CLEAN_ORDER_SEQ: a full dmb, any dsb, a context
+ * synchronisation) or before a later store it fetched (FETCHED_STORE_SEQ),
+ * or if the dc itself is ordered after its loads (a dependency in its
+ * block, a load-acquire since its previous clean: the caller says so).
+ * A dc is otherwise free to be performed before the load that told its
+ * thread the code was ready (MP.RF+dmb.st+dmb.ld-dc-dsb-ic-dsb-isb and
+ * SB.RF+dmb+dmb.st-cachesync-isb are allowed to fetch stale). The storing
+ * thread's own clean needs nothing: a dc by VA is ordered after earlier
+ * stores to its line. Words seeded from a page summary have no certain
+ * writer (WRITER_EXACT false) and are not held to the rule.
+ *
  * Cost: a store costs a hash lookup of its page. Pages start "store-only":
  * a bitmap of the words ever stored and the last store's time. Only when a
  * page is fetched from (translated) or maintained does it get dense
@@ -175,6 +189,9 @@
 struct maint_op {
   uint64_t addr; /* the VA the guest passed */
   uint64_t issue_seq;
+  /* A clean covers another thread's store made before this time only
+   * ("Clean ordering"); its issuer's own stores up to ISSUE_SEQ. */
+  uint64_t order_seq;
   unsigned cluster;  /* issuing CPU's cluster (its DminLine) */
   unsigned thread;   /* the issuing thread's serial */
   bool is_clean;     /* dc clean, else ic ivau */
@@ -188,8 +205,11 @@ struct jf_word {
   uint64_t writer_pc;       /* the instruction that made that store */
   uint64_t clean_issue_seq; /* latest clean issued (for the reason text) */
   uint64_t clean_done_seq;  /* first completed clean issued after the store */
-  uint64_t clean_site_seq;  /* when CLEAN_SITE last reached the word */
-  uint64_t inval_site_seq;  /* when INVAL_SITE last reached the word */
+  /* The latest clean that completed after the store but did not count: its
+   * thread was not ordered after the store ("Clean ordering"). */
+  uint64_t clean_unordered_seq;
+  uint64_t clean_site_seq; /* when CLEAN_SITE last reached the word */
+  uint64_t inval_site_seq; /* when INVAL_SITE last reached the word */
   uint32_t clean_site;
   uint32_t inval_site;
   uint32_t writer_cluster;
@@ -198,6 +218,10 @@ struct jf_word {
   uint16_t clean_stride;  /* CLEAN_SITE's loop stride when it reached the word */
   uint16_t inval_stride;  /* INVAL_SITE's, likewise (MAX_STRIDE fits) */
   bool translated;
+  /* WRITER_THREAD made the last store (it landed on the dense record);
+   * false when the record was seeded from a page summary, which keeps one
+   * writer for all its words ("Clean ordering" then does not apply). */
+  bool writer_exact;
   bool insn_cmodx_safe;
   bool pair_cmodx_safe; /* old and new encodings both CMODX-safe */
   bool iview_set;       /* IVIEW names the view of the VIPT slots below */
@@ -259,6 +283,9 @@ static const struct {
     [JF_FRESH] = {"fresh", ""},
     [JF_STALE_NOT_CLEANED] = {"not-cleaned", "not cleaned"},
     [JF_STALE_CLEAN_NOT_COMPLETED] = {"clean-not-completed", "clean not completed (no dsb)"},
+    [JF_STALE_CLEAN_NOT_ORDERED] = {"clean-not-ordered",
+                                    "cleaned by another thread before the store was ordered "
+                                    "before its clean (no barrier after its load)"},
     [JF_STALE_INVALIDATED_BEFORE_CLEAN] =
         {"invalidated-before-clean",
          "invalidated before the clean completed (no dsb between dc and ic)"},
@@ -481,6 +508,7 @@ static void store_in_page(const struct jf_model *m, struct jf_model_page *page, 
       w->writer_pc = writer_pc;
       w->writer_cluster = t->cluster;
       w->writer_thread = t->serial;
+      w->writer_exact = true;
     } else {
       size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
       jf_model_summarise_store(page, index, index, jf_model_store_stamp(now, t->cluster), writer_pc,
@@ -657,10 +685,14 @@ static void mark_clean_issued(const struct jf_model *m, struct jf_word *w, uint6
   }
 }
 
-void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site)
+void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site,
+                       bool after_loads)
 {
+  uint64_t now = event_time(m);
   struct maint_op op = {.addr = va,
-                        .issue_seq = event_time(m),
+                        .issue_seq = now,
+                        .order_seq =
+                            after_loads ? now : MAX(t->clean_order_seq, t->fetched_store_seq),
                         .cluster = t->cluster,
                         .thread = t->serial,
                         .is_clean = true};
@@ -840,6 +872,13 @@ static void complete_clean(const struct jf_model *m, struct jf_word *w, uint64_t
   if (w->store_seq == 0 || c->op->issue_seq < w->store_seq) {
     return; /* nothing dirty yet, or stored again after the clean issued */
   }
+  if (w->writer_exact && w->writer_thread != c->op->thread && c->op->order_seq < w->store_seq) {
+    if (w->clean_unordered_seq < c->done_seq) {
+      w->clean_unordered_seq = c->done_seq; /* for the reason only */
+      w->version++;
+    }
+    return; /* another thread's store the clean is not ordered after */
+  }
   if (w->clean_done_seq <= w->store_seq) {
     w->clean_done_seq = c->done_seq;
     w->version++;
@@ -944,6 +983,7 @@ static void complete_dmb_ordered(struct jf_model *m, unsigned except_thread, uin
 void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
 {
   uint64_t done = event_time(m);
+  t->clean_order_seq = done;
   complete_ops(m, m->dmb_ordered, done);
   complete_ops(m, t->pending, done);
   if (m->all_idc) {
@@ -972,10 +1012,11 @@ void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t)
  */
 void jf_model_dmb(struct jf_model *m, struct jf_model_thread *t, bool full)
 {
-  (void)event_time(m);
+  uint64_t now = event_time(m);
   if (!full) {
     return;
   }
+  t->clean_order_seq = now;
   GArray *ops = t->pending;
   for (guint i = 0; i < ops->len;) {
     const struct maint_op *op = &g_array_index(ops, struct maint_op, i);
@@ -991,6 +1032,16 @@ void jf_model_dmb(struct jf_model *m, struct jf_model_thread *t, bool full)
 void jf_model_sync(struct jf_model *m, struct jf_model_thread *t)
 {
   t->sync_seq = event_time(m);
+  /* An isb after a control dependency orders what follows (herd7:
+   * MP.RF+ctrlisb-dc-dsb+ic-dsb-isb is forbidden); the rig does not see
+   * the dependency and takes the lenient side. Exception entry and return
+   * (a system call, a migration, a signal) order too. */
+  t->clean_order_seq = t->sync_seq;
+}
+
+void jf_model_order_cleans(struct jf_model *m, struct jf_model_thread *t)
+{
+  t->clean_order_seq = event_time(m);
 }
 
 void jf_model_cluster_online(struct jf_model *m, unsigned cluster)
@@ -1078,6 +1129,9 @@ static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf
     return JF_STALE_CLEAN_NOT_COMPLETED; /* the store did not complete */
   }
   if (ready == 0) {
+    if (w->clean_unordered_seq > w->store_seq) {
+      return JF_STALE_CLEAN_NOT_ORDERED;
+    }
     return w->clean_issue_seq > w->store_seq ? JF_STALE_CLEAN_NOT_COMPLETED : JF_STALE_NOT_CLEANED;
   }
   if (!m->geo[c].dic) {
@@ -1129,6 +1183,7 @@ unsigned jf_model_verdict_reads(const struct jf_model *m, enum jf_stale_kind kin
   switch (kind) {
   case JF_STALE_NOT_CLEANED:
   case JF_STALE_CLEAN_NOT_COMPLETED:
+  case JF_STALE_CLEAN_NOT_ORDERED:
     /* missing_step returns before reading the thread's cluster, and the
      * line is the writer's. */
     return 0;
@@ -1183,6 +1238,7 @@ static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind, un
   switch (kind) {
   case JF_STALE_NOT_CLEANED:
   case JF_STALE_CLEAN_NOT_COMPLETED:
+  case JF_STALE_CLEAN_NOT_ORDERED:
     inval = false;
     break;
   case JF_STALE_NOT_SYNCHRONISED:
@@ -1234,7 +1290,8 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
   if (!v.stride) {
     v.stride = jf_model_site_stride(m, v.flush_site);
   }
-  bool clean_step = kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED;
+  bool clean_step = kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED ||
+                    kind == JF_STALE_CLEAN_NOT_ORDERED;
   v.line = clean_step ? m->geo[w->writer_cluster].dline : m->geo[t->cluster].iline;
   v.writer_cluster = w->writer_cluster;
   return v;

@@ -45,6 +45,7 @@ enum jf_stale_kind {
   JF_FRESH = 0,
   JF_STALE_NOT_CLEANED,
   JF_STALE_CLEAN_NOT_COMPLETED,
+  JF_STALE_CLEAN_NOT_ORDERED,
   JF_STALE_INVALIDATED_BEFORE_CLEAN,
   JF_STALE_INVALIDATE_NOT_COMPLETED,
   JF_STALE_NOT_INVALIDATED_IN_GEOMETRY,
@@ -70,6 +71,9 @@ struct jf_model_thread {
    * are ordered, so what was ready before that store is ready for it
    * (coherence.c, "Fetch ordering"). */
   uint64_t fetched_store_seq;
+  /* Model time of its last barrier that orders a later clean after its
+   * earlier loads and stores (coherence.c, "Clean ordering"). */
+  uint64_t clean_order_seq;
   GArray *pending; /* maintenance issued, waiting for its next DSB */
   /* The previous clean and invalidate of the loop running now, to measure
    * its stride; cleared when the thread executes a barrier
@@ -118,8 +122,16 @@ struct jf_model_page *jf_model_store_page(struct jf_model *m, uint64_t va);
 void jf_model_store_on_page(struct jf_model *m, struct jf_model_thread *t,
                             struct jf_model_page *page, uint64_t va, unsigned bytes,
                             uint64_t writer_pc);
-/* dc cvau|cvac|civac|cvap|cvadp|ivac VA, issued at SITE. */
-void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site);
+/* dc cvau|cvac|civac|cvap|cvadp|ivac VA, issued at SITE. AFTER_LOADS when
+ * the instruction is ordered after T's earlier loads by itself (a
+ * dependency on one, the same address, a load-acquire since T's last
+ * clean); otherwise only T's barriers order it (coherence.c, "Clean
+ * ordering"). */
+void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site,
+                       bool after_loads);
+/* A barrier of T that orders its later cleans after its earlier loads
+ * without completing anything (dsb *ld). */
+void jf_model_order_cleans(struct jf_model *m, struct jf_model_thread *t);
 /* ic ivau VA, issued at SITE. */
 void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site);
 /* A DSB that waits for maintenance: completes T's pending operations, and

@@ -689,7 +689,8 @@ static const char *core_of_cpu(const struct emu_findings *f, unsigned cpu)
  * steps), else the fetching core's I-cache line (model: jf_model_fetch). */
 static bool d_side(enum jf_stale_kind kind)
 {
-  return kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED;
+  return kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED ||
+         kind == JF_STALE_CLEAN_NOT_ORDERED;
 }
 
 /* Whether FD is a loop that stepped over lines: its stride exceeds the
@@ -787,6 +788,13 @@ static char *message(const struct emu_findings *f, const struct finding *fd)
   case JF_STALE_CLEAN_NOT_COMPLETED:
     out = g_strdup("dc cvau was issued but no dsb completed it before the invalidate and the "
                    "fetch: put dsb ish after the clean loop.");
+    break;
+  case JF_STALE_CLEAN_NOT_ORDERED:
+    out = g_strdup("Another thread wrote this code; this thread cleaned it after reading the "
+                   "flag that published it, with nothing ordering the dc after that load "
+                   "(a dmb ld or dmb st does not): put dmb ish (or dsb ish) between the load "
+                   "and the clean loop, make the load a load-acquire, or clean in the thread "
+                   "that wrote the code.");
     break;
   case JF_STALE_INVALIDATED_BEFORE_CLEAN:
     out = g_strdup("ic ivau was issued before a dsb completed the clean, so the I-cache may "
@@ -1244,6 +1252,9 @@ static const char *const rule_help[JF_STALE_KIND_COUNT] = {
                              "to the Point of Unification.",
     [JF_STALE_CLEAN_NOT_COMPLETED] = "A clean was issued but no dsb "
                                      "completed it.",
+    [JF_STALE_CLEAN_NOT_ORDERED] = "Another thread's code was cleaned "
+                                   "with nothing ordering the clean after "
+                                   "the load that saw it.",
     [JF_STALE_INVALIDATED_BEFORE_CLEAN] = "ic ivau was issued before a dsb "
                                           "completed the clean.",
     [JF_STALE_INVALIDATE_NOT_COMPLETED] = "An invalidate was issued but no "

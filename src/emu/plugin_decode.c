@@ -256,6 +256,8 @@ static bool decode_by_encoding(uint32_t word, struct jf_decoded *out)
   return false;
 }
 
+static bool is_acquire_load(uint32_t word);
+
 struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
 {
   struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
@@ -304,6 +306,7 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
    * decode was a large part of the plugin's translation time. */
   if (((word >> 26) & 0x7) != 0x5) {
     out.publishes = is_release_store(word);
+    out.acquires = is_acquire_load(word);
     return out;
   }
   if (decode_by_encoding(word, &out)) {
@@ -374,4 +377,120 @@ struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t word)
   out.cmodx_safe = is_cmodx_safe(d->scratch);
   g_mutex_unlock(&d->lock);
   return out;
+}
+
+/*
+ * Loads with acquire semantics, by encoding (Arm ARM C4.1, the same tables
+ * as is_release_store): LDAR and LDLAR; LDAXR, LDAXP; CASA, CASAL; CASPA,
+ * CASPAL; the atomic memory operations with A set, SWPA and LDAPR among
+ * them; LDAPUR and its sign-extending forms.
+ */
+static bool is_acquire_load(uint32_t word)
+{
+  static const struct {
+    uint32_t mask, value;
+  } acquire[] = {
+      {0x3fe00000, 0x08c00000}, /* LDAR, LDLAR (o2=1 L=1 o1=0) */
+      {0x3fc08000, 0x08408000}, /* LDAXR, LDAXP (o2=0 L=1 o0=1) */
+      {0x3fe00000, 0x08e00000}, /* CASA, CASAL (o2=1 L=1 o1=1) */
+      {0xbfe00000, 0x08600000}, /* CASPA, CASPAL (sz=0x o2=0 L=1 o1=1) */
+      {0x3fa00c00, 0x38a00000}, /* LD<op>A, LD<op>AL, SWPA, SWPAL, LDAPR (V=0 A=1) */
+      {0x3fe00c00, 0x19400000}, /* LDAPURB, LDAPURH, LDAPUR (opc=01) */
+      {0x3fe00c00, 0x19800000}, /* LDAPURS* to 64 bits (opc=10) */
+      {0x3fe00c00, 0x19c00000}, /* LDAPURS* to 32 bits (opc=11) */
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(acquire); i++) {
+    if ((word & acquire[i].mask) == acquire[i].value) {
+      return true;
+    }
+  }
+  return false;
+}
+
+#define REG_BIT(r) ((r) < 31 ? UINT32_C(1) << (r) : 0)
+#define RT(w) ((w)&31)
+#define RN(w) (((w) >> 5) & 31)
+#define RT2(w) (((w) >> 10) & 31)
+#define RM(w) (((w) >> 16) & 31)
+
+/*
+ * The general registers WORD loads from memory (0: none, or not a load
+ * of a general register), and in *BASE its base register (32: none), from
+ * the load/store group's classes (Arm ARM C4.1.66 onwards): exclusive and
+ * ordered (L, bit 22; compare and swap returns the old value in Rs), literal
+ * (no base), pair (L), register (opc, bits 23:22, and the atomic memory
+ * operations, which return the old value in Rt), and RCpc unscaled (opc
+ * not 00). SIMD and FP loads write no general register.
+ */
+static uint32_t loaded_regs(uint32_t word, unsigned *base)
+{
+  *base = 32;
+  if (((word >> 25) & 5) != 4) {
+    return 0; /* not the load/store group (op0 = x1x0) */
+  }
+  bool simd = (word >> 26) & 1;
+  if ((word & 0x3f000000) == 0x08000000) { /* exclusive, ordered, CAS */
+    *base = RN(word);
+    bool cas = (word >> 21) & 1 && (((word >> 23) & 1) || !(word >> 31));
+    if (cas) {
+      return REG_BIT(RM(word)) | (((word >> 23) & 1) ? 0 : REG_BIT(RM(word) + 1));
+    }
+    return ((word >> 22) & 1) ? REG_BIT(RT(word)) | REG_BIT(RT2(word)) : 0;
+  }
+  if ((word & 0x3b000000) == 0x18000000) {                    /* literal */
+    return simd || (word >> 30) == 3 ? 0 : REG_BIT(RT(word)); /* PRFM: none */
+  }
+  if ((word & 0x38000000) == 0x28000000) { /* pair */
+    *base = RN(word);
+    return !simd && ((word >> 22) & 1) ? REG_BIT(RT(word)) | REG_BIT(RT2(word)) : 0;
+  }
+  if ((word & 0x3f000c00) == 0x19000000) { /* RCpc unscaled */
+    *base = RN(word);
+    return ((word >> 22) & 3) ? REG_BIT(RT(word)) : 0;
+  }
+  if ((word & 0x38000000) == 0x38000000 && !simd) { /* register */
+    *base = RN(word);
+    bool atomic = (word & 0x3f200c00) == 0x38200000;
+    unsigned opc = (word >> 22) & 3;
+    bool prfm = (word >> 30) == 3 && opc == 2;
+    return atomic || (opc != 0 && !prfm) ? REG_BIT(RT(word)) : 0;
+  }
+  return 0;
+}
+
+bool jf_decode_after_load(const uint32_t *words, size_t k, unsigned reg)
+{
+  if (reg >= 31) {
+    return false;
+  }
+  uint32_t tainted = 0;
+  bool flags = false;
+  for (size_t i = 0; i < k; i++) {
+    uint32_t w = words[i];
+    unsigned base;
+    uint32_t loaded = loaded_regs(w, &base);
+    if (loaded || base < 32) {
+      if (base == 31) {
+        /* A load from the stack reads the thread's own spill: a dc that
+         * depends on it is ordered after that load only, not after the
+         * load that saw another thread's store. */
+        tainted &= ~loaded;
+      } else if (base == reg && loaded) {
+        return true; /* a load from the address in REG itself */
+      } else {
+        tainted |= loaded;
+      }
+      continue;
+    }
+    if (((w >> 26) & 7) != 4 && ((w >> 25) & 7) != 5) {
+      continue; /* not data processing (immediate: 100x, register: x101) */
+    }
+    uint32_t sources = REG_BIT(RN(w)) | REG_BIT(RM(w)) | REG_BIT(RT2(w));
+    bool reads_flags = (w & 0x1fe00000) == 0x1a800000; /* conditional select */
+    if ((sources & tainted) || (reads_flags && flags)) {
+      tainted |= REG_BIT(RT(w));
+      flags = true;
+    }
+  }
+  return (tainted & REG_BIT(reg)) != 0;
 }

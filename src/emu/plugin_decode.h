@@ -7,6 +7,7 @@
 #define JITFLUSH_EMU_PLUGIN_DECODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <glib.h>
@@ -43,6 +44,10 @@ struct jf_decoded {
    * it another thread may see the thread's earlier stores (a flag saying
    * that new code is ready). */
   bool publishes;
+  /* A load with acquire semantics (LDAR, LDAXR, LDAPR, CASA, SWPA,
+   * LD<op>A, ...): the thread's later instructions, a dc among them, are
+   * ordered after it (coherence.c, "Clean ordering"). */
+  bool acquires;
 };
 
 struct jf_decoder;
@@ -57,6 +62,16 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t insn);
  * the encoding shortcuts jf_decode takes: what tests/emu/decode_test.cc
  * compares them with. */
 struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t insn);
+
+/* Whether register REG (0..30) as the instruction WORDS[K] reads it is
+ * ordered after a load among WORDS[0..K), the instructions before it in
+ * its block: its value comes from the load through registers or the flags
+ * (an address or data dependency), or the load read from the address in
+ * REG itself (the same location). Loads from the stack do not count: they
+ * read the thread's own spills. Approximate in the lenient direction: any
+ * register field of an instruction that reads a value from a load passes
+ * it on, and only a load from the stack clears it. */
+bool jf_decode_after_load(const uint32_t *words, size_t k, unsigned reg);
 
 #ifdef __cplusplus
 }

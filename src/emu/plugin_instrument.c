@@ -89,6 +89,9 @@ struct insn_record {
   uint8_t reg;          /* Xt */
   uint8_t reg2;         /* Xn, the size of a MOPS store */
   bool cmodx_safe;
+  /* A dc whose address comes from a load before it in its block, or is
+   * the address a load there read (jf_decode_after_load). */
+  bool after_load;
   enum jf_insn_kind kind;
   struct fetch_memo memo; /* of the fetch check (the lock held) */
 };
@@ -267,10 +270,15 @@ static void on_maintenance(unsigned vcpu, void *udata)
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
     switch (r->kind) {
-    case JF_INSN_DC_CLEAN:
+    case JF_INSN_DC_CLEAN: {
       jf_sched_adversary_maintenance(rig, t);
-      jf_model_dc_clean(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr));
+      struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+      bool ordered = r->after_load || v->clock.acquired;
+      v->clock.acquired = 0;
+      jf_model_dc_clean(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr),
+                        ordered);
       break;
+    }
     case JF_INSN_IC_IVAU:
       jf_sched_adversary_maintenance(rig, t);
       jf_model_ic_ivau(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr));
@@ -326,10 +334,27 @@ static void dsb_insn(struct jf_model *m, struct jf_model_thread *t)
   jf_model_loops_end(t);
 }
 
+/* A barrier that orders the thread's later cleans after its earlier loads
+ * subsumes a load-acquire before it (coherence.c, "Clean ordering"). */
+static void forget_acquire(unsigned vcpu)
+{
+  jf_vcpu(rig, vcpu)->clock.acquired = 0;
+}
+
 static void on_dsb(unsigned vcpu, void *udata)
 {
   (void)udata;
+  forget_acquire(vcpu);
   thread_event(vcpu, dsb_insn);
+}
+
+/* A DSB *LD completes no maintenance, but orders the thread's later
+ * cleans after its earlier loads (coherence.c, "Clean ordering"). */
+static void on_dsb_ld(unsigned vcpu, void *udata)
+{
+  (void)udata;
+  forget_acquire(vcpu);
+  thread_event(vcpu, jf_model_order_cleans);
 }
 
 /* UDATA is non-NULL for a DMB that orders loads and stores. */
@@ -339,6 +364,9 @@ static void on_dmb(unsigned vcpu, void *udata)
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
     jf_model_dmb(rig->model, &t->mt, udata != NULL);
+  }
+  if (udata) {
+    forget_acquire(vcpu);
   }
   g_mutex_unlock(&rig->lock);
 }
@@ -612,6 +640,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       r->reg = (uint8_t)dec.reg;
       r->reg2 = (uint8_t)dec.reg2;
       r->kind = dec.kind;
+      r->after_load = dec.kind == JF_INSN_DC_CLEAN && jf_decode_after_load(words, i, dec.reg);
     }
     switch (dec.kind) {
     case JF_INSN_MRS_CTR:
@@ -651,8 +680,9 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       break;
     case JF_INSN_DSB:
       count_inline(insn, JF_VCPU_U64(rig, counts.dsb));
-      if (rig->opts.check && dec.dsb_completes) {
-        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dsb, QEMU_PLUGIN_CB_NO_REGS, r);
+      if (rig->opts.check) {
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, dec.dsb_completes ? on_dsb : on_dsb_ld,
+                                               QEMU_PLUGIN_CB_NO_REGS, r);
       }
       break;
     case JF_INSN_MOPS:
@@ -672,6 +702,10 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     case JF_INSN_MARK_END:
     case JF_INSN_OTHER:
       break;
+    }
+    if (dec.acquires && rig->opts.check) {
+      qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_STORE_U64,
+                                                          JF_VCPU_U64(rig, clock.acquired), 1);
     }
     if (dec.publishes && jf_rig_adversary_hands_over(rig)) {
       qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_publish, QEMU_PLUGIN_CB_NO_REGS,

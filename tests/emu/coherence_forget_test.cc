@@ -87,7 +87,7 @@ TEST_F(ForgetModel, ChurnKeepsThePeakAtWhatIsMappedAtOnce)
   for (uint64_t i = 0; i < 1000; i++) {
     uint64_t va = kCode + i * 2 * kPage;
     jf_model_store(m, &t, va, 8, kWriterPc);
-    jf_model_dc_clean(m, &t, va, 1);
+    jf_model_dc_clean(m, &t, va, 1, false);
     jf_model_dsb(m, &t);
     EXPECT_EQ(jf_model_forget(m, va, va + kPage, jf_model_page_epoch(m), retired), 1u);
     jf_model_pages_released(m, retired->len);
@@ -165,7 +165,7 @@ TEST_F(ForgetModel, AMovedPageKeepsItsVerdictAtTheNewAddress)
   constexpr uint64_t kTo = kCode + 64 * kPage;
   jf_model_store(m, &t, kCode + 8, 8, kWriterPc);
   jf_model_store(m, &t, kCode + kPage, 4, kWriterPc);
-  jf_model_dc_clean(m, &t, kCode + kPage, 1);
+  jf_model_dc_clean(m, &t, kCode + kPage, 1, false);
   jf_model_dsb(m, &t);
   jf_model_move(m, kCode, kTo, 2 * kPage, retired);
   EXPECT_EQ(retired->len, 0u);

@@ -5,6 +5,7 @@
 // publishes new code before its flush completes, and a false match costs a
 // hand-over.
 #include <cstdint>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -74,6 +75,66 @@ TEST_F(Decode, PlainStoresLoadsAcquiresAndOtherBarriersDoNot)
   EXPECT_FALSE(Publishes(0xd5033fdf)); // isb
   EXPECT_FALSE(
       Publishes(0x19010440)); // cpyfp [x0]!, [x1]!, x2! (FEAT_MOPS: a store, not a release)
+}
+
+// Load-acquires order a thread's later dc after them (coherence.c, "Clean
+// ordering"); plain and exclusive loads, release stores and plain atomics
+// do not.
+TEST_F(Decode, LoadAcquiresAreTold)
+{
+  for (uint32_t word : {0x88dffc20u,  // ldar w0, [x1]
+                        0xc8dffc20u,  // ldar x0, [x1]
+                        0xc85ffc20u,  // ldaxr x0, [x1]
+                        0xc8e27c20u,  // casa x2, x0, [x1]
+                        0xf8a28020u,  // swpa x2, x0, [x1]
+                        0xf8a20020u,  // ldadda x2, x0, [x1]
+                        0xf8bfc020u,  // ldapr x0, [x1]
+                        0xd9400020u}) // ldapur x0, [x1]
+    EXPECT_TRUE(jf_decode(d_, word).acquires) << std::hex << word;
+  for (uint32_t word : {0xf9400020u,  // ldr x0, [x1]
+                        0xc85f7c20u,  // ldxr x0, [x1]
+                        0xc89ffc20u,  // stlr x0, [x1]
+                        0xf8220020u,  // ldadd x2, x0, [x1]
+                        0x48227c20u,  // casp x2, x3, x0, x1, [x1]
+                        0xd9000020u,  // stlur x0, [x1]
+                        0xd5033dbfu}) // dmb ld
+    EXPECT_FALSE(jf_decode(d_, word).acquires) << std::hex << word;
+}
+
+// A dc's address register is ordered after a load in its block when it
+// depends on the load (herd7: MP.RF+dmb.st+addr-cachesyncisb and
+// ...+pickaddr-... forbidden) or the load read the address itself
+// (2SM.B+cachesync-isb forbidden), not when only a dmb ld stands between
+// (MP.RF+dmb.st+dmb.ld-dc-dsb-ic-dsb-isb allowed) or the value was reloaded
+// from the stack.
+TEST(DecodeAfterLoad, DependenciesAndTheSameAddressOrderADc)
+{
+  constexpr uint32_t kDcX1 = 0xd50b7b21, kDcX5 = 0xd50b7b25;
+  struct Case {
+    const char *what;
+    std::vector<uint32_t> block; // the last word is the dc
+    bool ordered;
+  } cases[] = {
+      {"ldr x1, [x3]; dc x1 (address from the load)", {0xf9400061, kDcX1}, true},
+      {"ldr w2, [x3]; dmb ld; dc x1", {0xb9400062, 0xd5033dbf, kDcX1}, false},
+      {"ldr w2, [x1]; dc x1 (same address)", {0xb9400022, kDcX1}, true},
+      {"ldr w2, [x3]; eor w4, w2, w2; add x5, x1, w4, sxtw; dc x5",
+       {0xb9400062, 0x4a020044, 0x8b24c025, kDcX5},
+       true},
+      {"ldr w2, [x3]; cmp w2, #1; csel x5, x1, x6, eq; dc x5",
+       {0xb9400062, 0x7100045f, 0x9a860025, kDcX5},
+       true},
+      {"ldp x0, x1, [sp], #16; dc x1 (a spill)", {0xa8c107e0, kDcX1}, false},
+      {"ldr x1, [x3]; ldp x0, x1, [sp], #16; dc x1", {0xf9400061, 0xa8c107e0, kDcX1}, false},
+      {"str x1, [x3]; dc x1 (a store)", {0xf9000061, kDcX1}, false},
+      {"ldr x1, <literal>; dc x1", {0x58000001, kDcX1}, true},
+      {"casa x2, x0, [x1]; dc x2 (the old value lands in Rs)", {0xc8e27c20, 0xd50b7b22}, true},
+      {"mov x1, x9; dc x1", {0xaa0903e1, kDcX1}, false},
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(jf_decode_after_load(c.block.data(), c.block.size() - 1, c.block.back() & 31),
+              c.ordered)
+        << c.what;
 }
 
 } // namespace

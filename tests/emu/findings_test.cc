@@ -267,7 +267,7 @@ TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine)
   EXPECT_EQ(s["version"], "2.1.0");
   const auto &run = s["runs"][0];
   EXPECT_EQ(run["tool"]["driver"]["name"], "jitflush-emu");
-  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 8u) << "one rule per kind";
+  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 9u) << "one rule per kind";
   ASSERT_EQ(run["results"].size(), 1u);
   const auto &r = run["results"][0];
   EXPECT_EQ(r["ruleId"], "not-invalidated-in-geometry");

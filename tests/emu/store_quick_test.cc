@@ -64,8 +64,8 @@ std::vector<jf_verdict> RunProgram(Path path)
   store(kPage + 0x00, 8, 0x4000);  // words 0-1: cleaned, invalidated, synced
   store(kPage + 0x40, 4, 0x4004);  // word 16: cleaned only
   store(kPage + 0x80, 16, 0x4008); // words 32-35: never maintained
-  jf_model_dc_clean(model.m, &model.t, kPage + 0x00, 1);
-  jf_model_dc_clean(model.m, &model.t, kPage + 0x40, 1);
+  jf_model_dc_clean(model.m, &model.t, kPage + 0x00, 1, false);
+  jf_model_dc_clean(model.m, &model.t, kPage + 0x40, 1, false);
   jf_model_dsb(model.m, &model.t);
   jf_model_ic_ivau(model.m, &model.t, kPage + 0x00, 2);
   jf_model_dsb(model.m, &model.t);
