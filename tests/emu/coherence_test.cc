@@ -100,6 +100,18 @@ protected:
   Thread little, big;
 };
 
+// The rest of THREAD's flush of kCode after its clean (dsb, ic, dsb, isb)
+// and its fetch of the word.
+jf_verdict FinishFlushAndFetch(Model &m, Thread &thread)
+{
+  jf_model_dsb(m.m, &thread.t);
+  jf_model_ic_ivau(m.m, &thread.t, kCode, 2);
+  jf_model_dsb(m.m, &thread.t);
+  jf_model_sync(m.m, &thread.t);
+  jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
+  return jf_model_fetch(m.m, &thread.t, w, JF_MODEL_OWN_VIEW, false);
+}
+
 // ---- the rules -------------------------------------------------------------
 
 TEST_F(Coherence, CodeThatWasNeverStoredIsNeverStale)
@@ -205,12 +217,7 @@ TEST(CoherenceIdcDic, AStoreOrderedByADmbCompletesAtAnotherThreadsDsb)
   Thread writer(0, 0), reader(1, 0);
   jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
   jf_model_dmb(m.m, &writer.t, false); // dmb st
-  jf_model_dsb(m.m, &reader.t);
-  jf_model_ic_ivau(m.m, &reader.t, kCode, 2);
-  jf_model_dsb(m.m, &reader.t);
-  jf_model_sync(m.m, &reader.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(m.m, &reader.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+  EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, JF_FRESH);
 }
 
 // MP.RF+dc.cvau-dmb.ish+dsb.ish-ic.ivau-dsb.ish-isb (forbidden): a clean
@@ -284,12 +291,7 @@ jf_verdict ReaderCleans(Order order)
     break;
   }
   jf_model_dc_clean(m.m, &reader.t, kCode, 1, order == Order::kDependency);
-  jf_model_dsb(m.m, &reader.t);
-  jf_model_ic_ivau(m.m, &reader.t, kCode, 2);
-  jf_model_dsb(m.m, &reader.t);
-  jf_model_sync(m.m, &reader.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-  return jf_model_fetch(m.m, &reader.t, w, JF_MODEL_OWN_VIEW, false);
+  return FinishFlushAndFetch(m, reader);
 }
 
 TEST(CleanOrdering, AnotherThreadsStoreNeedsTheCleanOrderedAfterIt)
@@ -317,24 +319,14 @@ TEST(CleanOrdering, TheWritersOwnCleanAndSummarisedWordsAreNotHeldToIt)
     Dense(m, writer);
     jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
     jf_model_dc_clean(m.m, &writer.t, kCode, 1, false);
-    jf_model_dsb(m.m, &writer.t);
-    jf_model_ic_ivau(m.m, &writer.t, kCode, 2);
-    jf_model_dsb(m.m, &writer.t);
-    jf_model_sync(m.m, &writer.t);
-    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-    EXPECT_EQ(jf_model_fetch(m.m, &writer.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+    EXPECT_EQ(FinishFlushAndFetch(m, writer).kind, JF_FRESH);
   }
   {
     Model m({kLittleCtr});
     Thread writer(0, 0), reader(1, 0);
     jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc); // store-only page
     jf_model_dc_clean(m.m, &reader.t, kCode, 1, false);
-    jf_model_dsb(m.m, &reader.t);
-    jf_model_ic_ivau(m.m, &reader.t, kCode, 2);
-    jf_model_dsb(m.m, &reader.t);
-    jf_model_sync(m.m, &reader.t);
-    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-    EXPECT_EQ(jf_model_fetch(m.m, &reader.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+    EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, JF_FRESH);
   }
 }
 
@@ -353,12 +345,7 @@ TEST(CleanOrdering, AFetchOfALaterStoreOrdersTheClean)
   jf_word *flag = jf_model_word_for_fetch(m.m, kFlagInsn, kBranch, true);
   jf_model_fetch(m.m, &reader.t, flag, JF_MODEL_OWN_VIEW, true);
   jf_model_dc_clean(m.m, &reader.t, kCode, 1, false);
-  jf_model_dsb(m.m, &reader.t);
-  jf_model_ic_ivau(m.m, &reader.t, kCode, 2);
-  jf_model_dsb(m.m, &reader.t);
-  jf_model_sync(m.m, &reader.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(m.m, &reader.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+  EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, JF_FRESH);
 }
 
 // MP-inst+dc.cvau-dsb.ish-ic.vau-dsb.ish (forbidden): a thread that fetched
