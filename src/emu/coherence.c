@@ -59,7 +59,10 @@
  * accesses (CLEAN_ORDER_SEQ: a full dmb, any dsb, a context
  * synchronisation) or before a later store it fetched (FETCHED_STORE_SEQ),
  * or if the dc itself is ordered after its loads (a dependency in its
- * block, a load-acquire since its previous clean: the caller says so).
+ * block: the caller says so). A load-acquire does not order it: herd7
+ * allows ldar flag; dc cvau; dsb; ic ivau; dsb; isb to fetch stale
+ * (jf.MP.RF+dmb.st+acq-dc-dsb-ic-dsb-isb), the dc being no explicit
+ * memory access.
  * A dc is otherwise free to be performed before the load that told its
  * thread the code was ready (MP.RF+dmb.st+dmb.ld-dc-dsb-ic-dsb-isb and
  * SB.RF+dmb+dmb.st-cachesync-isb are allowed to fetch stale). The storing

@@ -124,9 +124,8 @@ void jf_model_store_on_page(struct jf_model *m, struct jf_model_thread *t,
                             uint64_t writer_pc);
 /* dc cvau|cvac|civac|cvap|cvadp|ivac VA, issued at SITE. AFTER_LOADS when
  * the instruction is ordered after T's earlier loads by itself (a
- * dependency on one, the same address, a load-acquire since T's last
- * clean); otherwise only T's barriers order it (coherence.c, "Clean
- * ordering"). */
+ * dependency on one, or the same address); otherwise only T's barriers
+ * order it (coherence.c, "Clean ordering"). */
 void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site,
                        bool after_loads);
 /* A barrier of T that orders its later cleans after its earlier loads

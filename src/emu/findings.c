@@ -792,9 +792,9 @@ static char *message(const struct emu_findings *f, const struct finding *fd)
   case JF_STALE_CLEAN_NOT_ORDERED:
     out = g_strdup("Another thread wrote this code; this thread cleaned it after reading the "
                    "flag that published it, with nothing ordering the dc after that load "
-                   "(a dmb ld or dmb st does not): put dmb ish (or dsb ish) between the load "
-                   "and the clean loop, make the load a load-acquire, or clean in the thread "
-                   "that wrote the code.");
+                   "(a dmb ld, a dmb st or a load-acquire does not): put dmb ish (or dsb ish) "
+                   "between the load and the clean loop, or clean in the thread that wrote "
+                   "the code.");
     break;
   case JF_STALE_INVALIDATED_BEFORE_CLEAN:
     out = g_strdup("ic ivau was issued before a dsb completed the clean, so the I-cache may "

@@ -256,8 +256,6 @@ static bool decode_by_encoding(uint32_t word, struct jf_decoded *out)
   return false;
 }
 
-static bool is_acquire_load(uint32_t word);
-
 struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
 {
   struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
@@ -306,7 +304,6 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
    * decode was a large part of the plugin's translation time. */
   if (((word >> 26) & 0x7) != 0x5) {
     out.publishes = is_release_store(word);
-    out.acquires = is_acquire_load(word);
     return out;
   }
   if (decode_by_encoding(word, &out)) {
@@ -377,34 +374,6 @@ struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t word)
   out.cmodx_safe = is_cmodx_safe(d->scratch);
   g_mutex_unlock(&d->lock);
   return out;
-}
-
-/*
- * Loads with acquire semantics, by encoding (Arm ARM C4.1, the same tables
- * as is_release_store): LDAR and LDLAR; LDAXR, LDAXP; CASA, CASAL; CASPA,
- * CASPAL; the atomic memory operations with A set, SWPA and LDAPR among
- * them; LDAPUR and its sign-extending forms.
- */
-static bool is_acquire_load(uint32_t word)
-{
-  static const struct {
-    uint32_t mask, value;
-  } acquire[] = {
-      {0x3fe00000, 0x08c00000}, /* LDAR, LDLAR (o2=1 L=1 o1=0) */
-      {0x3fc08000, 0x08408000}, /* LDAXR, LDAXP (o2=0 L=1 o0=1) */
-      {0x3fe00000, 0x08e00000}, /* CASA, CASAL (o2=1 L=1 o1=1) */
-      {0xbfe00000, 0x08600000}, /* CASPA, CASPAL (sz=0x o2=0 L=1 o1=1) */
-      {0x3fa00c00, 0x38a00000}, /* LD<op>A, LD<op>AL, SWPA, SWPAL, LDAPR (V=0 A=1) */
-      {0x3fe00c00, 0x19400000}, /* LDAPURB, LDAPURH, LDAPUR (opc=01) */
-      {0x3fe00c00, 0x19800000}, /* LDAPURS* to 64 bits (opc=10) */
-      {0x3fe00c00, 0x19c00000}, /* LDAPURS* to 32 bits (opc=11) */
-  };
-  for (size_t i = 0; i < G_N_ELEMENTS(acquire); i++) {
-    if ((word & acquire[i].mask) == acquire[i].value) {
-      return true;
-    }
-  }
-  return false;
 }
 
 #define REG_BIT(r) ((r) < 31 ? UINT32_C(1) << (r) : 0)

@@ -44,10 +44,6 @@ struct jf_decoded {
    * it another thread may see the thread's earlier stores (a flag saying
    * that new code is ready). */
   bool publishes;
-  /* A load with acquire semantics (LDAR, LDAXR, LDAPR, CASA, SWPA,
-   * LD<op>A, ...): the thread's later instructions, a dc among them, are
-   * ordered after it (coherence.c, "Clean ordering"). */
-  bool acquires;
 };
 
 struct jf_decoder;

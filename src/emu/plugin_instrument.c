@@ -270,15 +270,11 @@ static void on_maintenance(unsigned vcpu, void *udata)
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
     switch (r->kind) {
-    case JF_INSN_DC_CLEAN: {
+    case JF_INSN_DC_CLEAN:
       jf_sched_adversary_maintenance(rig, t);
-      struct jf_vcpu *v = jf_vcpu(rig, vcpu);
-      bool ordered = r->after_load || v->clock.acquired;
-      v->clock.acquired = 0;
       jf_model_dc_clean(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr),
-                        ordered);
+                        r->after_load);
       break;
-    }
     case JF_INSN_IC_IVAU:
       jf_sched_adversary_maintenance(rig, t);
       jf_model_ic_ivau(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr));
@@ -334,17 +330,9 @@ static void dsb_insn(struct jf_model *m, struct jf_model_thread *t)
   jf_model_loops_end(t);
 }
 
-/* A barrier that orders the thread's later cleans after its earlier loads
- * subsumes a load-acquire before it (coherence.c, "Clean ordering"). */
-static void forget_acquire(unsigned vcpu)
-{
-  jf_vcpu(rig, vcpu)->clock.acquired = 0;
-}
-
 static void on_dsb(unsigned vcpu, void *udata)
 {
   (void)udata;
-  forget_acquire(vcpu);
   thread_event(vcpu, dsb_insn);
 }
 
@@ -353,7 +341,6 @@ static void on_dsb(unsigned vcpu, void *udata)
 static void on_dsb_ld(unsigned vcpu, void *udata)
 {
   (void)udata;
-  forget_acquire(vcpu);
   thread_event(vcpu, jf_model_order_cleans);
 }
 
@@ -366,7 +353,6 @@ static void on_dmb(unsigned vcpu, void *udata)
     jf_model_dmb(rig->model, &t->mt, udata != NULL);
   }
   if (udata) {
-    forget_acquire(vcpu);
   }
   g_mutex_unlock(&rig->lock);
 }
@@ -702,10 +688,6 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     case JF_INSN_MARK_END:
     case JF_INSN_OTHER:
       break;
-    }
-    if (dec.acquires && rig->opts.check) {
-      qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_STORE_U64,
-                                                          JF_VCPU_U64(rig, clock.acquired), 1);
     }
     if (dec.publishes && jf_rig_adversary_hands_over(rig)) {
       qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_publish, QEMU_PLUGIN_CB_NO_REGS,

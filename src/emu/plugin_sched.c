@@ -328,9 +328,6 @@ static void sync_with(struct jf_rig *rig, struct jf_thread *t, struct jf_vcpu *o
   if (own) {
     /* Only grows; a vCPU reading an older value only takes the slow path. */
     own->sync_seq = t->mt.sync_seq;
-    /* The synchronisation orders the thread's later cleans as a
-     * load-acquire before it would (coherence.c, "Clean ordering"). */
-    own->clock.acquired = 0;
   }
 }
 

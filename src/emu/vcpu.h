@@ -41,10 +41,6 @@ struct jf_vcpu_clock {
    * (plugin_store.c): with policy=adversarial its next publishing
    * instruction ends the turn (plugin_turns.c, jf_turns_published). */
   uint64_t code_stored;
-  /* Nonzero once the thread executed a load-acquire since its last clean
-   * (plugin_instrument.c, on_maintenance): that clean is ordered after
-   * the loads before it (coherence.c, "Clean ordering"). */
-  uint64_t acquired;
 };
 
 /* The VCPU-source counters of rig_counters.def. */

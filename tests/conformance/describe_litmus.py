@@ -109,7 +109,7 @@ def parse_code(rest):
 
 MNEMONICS = {"str", "ldr", "dc", "ic", "dsb", "dmb", "isb", "b", "bl", "blr", "br", "ret",
              "mov", "cbnz", "cbz", "cmp", "cset", "nop", "eor", "and", "add", "csel", "stlr",
-             "b.eq", "b.ne"}
+             "b.eq", "b.ne", "ldar"}
 
 
 def check_insn(insn, labels):
@@ -132,7 +132,7 @@ def check_insn(insn, labels):
 def dest_reg(insn):
     words = insn.replace(",", " ").split()
     mn = words[0].lower()
-    if mn in ("mov", "ldr", "cset", "eor", "and", "add", "csel"):
+    if mn in ("mov", "ldr", "ldar", "cset", "eor", "and", "add", "csel"):
         return reg_name(words[1])
     return None
 
