@@ -692,10 +692,12 @@ void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t v
                        bool after_loads)
 {
   uint64_t now = event_time(m);
+  /* Clean ordering: what the dc is ordered after. */
+  uint64_t seen = MAX(t->clean_order_seq, t->fetched_store_seq);
+  uint64_t order = after_loads ? now : seen;
   struct maint_op op = {.addr = va,
                         .issue_seq = now,
-                        .order_seq =
-                            after_loads ? now : MAX(t->clean_order_seq, t->fetched_store_seq),
+                        .order_seq = order,
                         .cluster = t->cluster,
                         .thread = t->serial,
                         .is_clean = true};
