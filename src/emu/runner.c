@@ -60,6 +60,7 @@
 #include "runner_program.h"
 #include "runner_qemu.h"
 #include "runner_store.h"
+#include "sysfs_cache.h"
 #include "sysfs_overlay.h"
 
 #define DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
@@ -637,63 +638,120 @@ static void interrupt_run(int sig)
     kill((pid_t)child_pid, sig);
 }
 
-/* Builds the tree QEMU gets with -L under TMP/root, with SYSROOT (checked
- * by main; NULL when there is none) linked in. Returns the folder to bind
- * over the host's /sys/devices/system/cpu, or NULL with a message printed
- * and *status set. */
-static char *build_overlay(const struct options *o, const struct emu_config *cfg,
-                           const char *sysroot, const char *tmp, char **root_out, int *status)
+/* The tree QEMU gets with -L, and what hides the host's cpu folder. */
+struct overlay {
+  char *root;                   /* TMP/root: QEMU's -L */
+  struct emu_seal seal;         /* its source is owned here */
+  struct emu_sysfs_share share; /* the shared tree the seal shows, if any */
+  const struct emu_config *cfg;
+  char *own_cpu_dir; /* ROOT/sys/devices/system/cpu */
+};
+
+/* In QEMU's child, when the shared tree cannot be made read-only: the run
+ * gets its own tree in place of the link to it (runner_exec.h). */
+static const char *write_own_tree(void *ctx)
 {
-  char *root = g_build_filename(tmp, "root", NULL);
-  *root_out = root;
+  struct overlay *ov = ctx;
+  char *link = g_build_filename(ov->root, "sys", NULL);
   GError *err = NULL;
-  if (g_mkdir_with_parents(root, 0755) != 0) {
-    *status = fail(EMU_EXIT_INTERNAL, "cannot create %s: %s", root, g_strerror(errno));
-    return NULL;
+  bool ok = unlink(link) == 0 && emu_overlay_write_sysfs(ov->cfg, ov->root, &err);
+  if (err) {
+    fprintf(stderr, "jitflush-emu: sysfs overlay: %s\n", err->message);
+    g_error_free(err);
   }
+  g_free(link);
+  return ok ? ov->own_cpu_dir : NULL;
+}
+
+/* The generated tree, shared with other runs of the same tree when its
+ * content never changes during the run (no hotplug events): ROOT/sys links
+ * to it. Otherwise written under ROOT, as the plugin rewrites it. */
+static bool generated_tree(struct overlay *ov, const char *tmp, GError **err)
+{
+  char *base = g_path_get_dirname(tmp);
+  bool shared = ov->cfg->nevents == 0 && emu_sysfs_share_open(ov->cfg, base, tmp, &ov->share);
+  g_free(base);
+  if (!shared)
+    return emu_overlay_write_sysfs(ov->cfg, ov->root, err);
+  char *sys = g_build_filename(ov->share.dir, "sys", NULL);
+  char *link = g_build_filename(ov->root, "sys", NULL);
+  bool ok = symlink(sys, link) == 0;
+  if (!ok)
+    g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot link %s: %s", link,
+                g_strerror(errno));
+  g_free(sys);
+  g_free(link);
+  if (ok) {
+    ov->seal.source = g_build_filename(ov->share.dir, EMU_SYSFS_CPU_DIR, NULL);
+    ov->seal.shared = true;
+    ov->seal.private_copy = write_own_tree;
+    ov->seal.ctx = ov;
+  }
+  return ok;
+}
+
+static void overlay_free(struct overlay *ov)
+{
+  emu_sysfs_share_close(&ov->share);
+  g_free((char *)ov->seal.source);
+  g_free(ov->own_cpu_dir);
+  g_free(ov->root);
+}
+
+/* Builds the tree QEMU gets with -L under TMP/root, with SYSROOT (checked
+ * by main; NULL when there is none) linked in, and what to bind over the
+ * host's /sys/devices/system/cpu. Returns 0, or a status with a message
+ * printed. */
+static int build_overlay(const struct options *o, const struct emu_config *cfg, const char *sysroot,
+                         const char *tmp, struct overlay *ov)
+{
+  *ov = (struct overlay){.cfg = cfg, .share = {.lock_fd = -1}};
+  char *root = ov->root = g_build_filename(tmp, "root", NULL);
+  ov->own_cpu_dir = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
+  GError *err = NULL;
+  if (mkdir(root, 0755) != 0)
+    return fail(EMU_EXIT_INTERNAL, "cannot create %s: %s", root, g_strerror(errno));
   if (o->sysfs_root) {
     char *given = absolute(o->sysfs_root);
     char *sys = g_build_filename(given, "sys", NULL);
     char *link = g_build_filename(root, "sys", NULL);
-    bool ok = g_file_test(sys, G_FILE_TEST_IS_DIR);
-    if (!ok) {
-      *status = usage_error("%s %s has no sys/ folder (expected "
-                            "DIR/sys/devices/system/cpu/...)",
-                            origin(o, offsetof(struct options, sysfs_root)), o->sysfs_root);
+    int status = 0;
+    if (!g_file_test(sys, G_FILE_TEST_IS_DIR)) {
+      status = usage_error("%s %s has no sys/ folder (expected "
+                           "DIR/sys/devices/system/cpu/...)",
+                           origin(o, offsetof(struct options, sysfs_root)), o->sysfs_root);
     } else if (symlink(sys, link) != 0) {
-      ok = false;
-      *status = fail(EMU_EXIT_INTERNAL, "cannot link %s: %s", link, g_strerror(errno));
+      status = fail(EMU_EXIT_INTERNAL, "cannot link %s: %s", link, g_strerror(errno));
     }
     g_free(given);
     g_free(sys);
     g_free(link);
-    if (!ok)
-      return NULL;
-  } else if (!emu_overlay_write_sysfs(cfg, root, &err)) {
-    *status = fail(EMU_EXIT_INTERNAL, "sysfs overlay: %s", err->message);
+    if (status)
+      return status;
+  } else if (!generated_tree(ov, tmp, &err)) {
+    int status = fail(EMU_EXIT_INTERNAL, "sysfs overlay: %s", err->message);
     g_error_free(err);
-    return NULL;
+    return status;
   }
 
   if (sysroot && !emu_overlay_link_sysroot(root, sysroot, &err)) {
-    *status = fail(EMU_EXIT_INTERNAL, "sysroot: %s", err->message);
+    int status = fail(EMU_EXIT_INTERNAL, "sysroot: %s", err->message);
     g_error_free(err);
-    return NULL;
+    return status;
   }
 
-  char *cpu_dir = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
-  if (g_file_test(cpu_dir, G_FILE_TEST_IS_DIR))
-    return cpu_dir;
+  if (ov->seal.source || g_file_test(ov->own_cpu_dir, G_FILE_TEST_IS_DIR)) {
+    if (!ov->seal.source)
+      ov->seal.source = g_strdup(ov->own_cpu_dir);
+    return 0;
+  }
   /* sysfs=none (or a dump without it): hide the host's folder behind an
    * empty one, so that the guest finds no CPU files at all. */
-  g_free(cpu_dir);
-  cpu_dir = g_build_filename(tmp, "empty-cpu", NULL);
-  if (g_mkdir_with_parents(cpu_dir, 0755) != 0) {
-    *status = fail(EMU_EXIT_INTERNAL, "cannot create %s: %s", cpu_dir, g_strerror(errno));
-    g_free(cpu_dir);
-    return NULL;
-  }
-  return cpu_dir;
+  char *empty = g_build_filename(tmp, "empty-cpu", NULL);
+  ov->seal.source = empty;
+  if (mkdir(empty, 0755) != 0)
+    return fail(EMU_EXIT_INTERNAL, "cannot create %s: %s", empty, g_strerror(errno));
+  return 0;
 }
 
 static int exit_status_of(int wstatus)
@@ -864,9 +922,9 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
     append_plugin_arg(opt, JF_OPT_SARIF_ROOT, root_abs ? root_abs : o->sarif_root);
     free(root_abs);
   }
-  /* Hotplug events rewrite the generated tree; a --sysfs-root dump is the
-   * user's and stays as it is. */
-  if (!o->sysfs_root && cfg->sysfs != EMU_SYSFS_NONE) {
+  /* Hotplug events rewrite the generated tree (the run's own then, not a
+   * shared one); a --sysfs-root dump is the user's and stays as it is. */
+  if (!o->sysfs_root && cfg->sysfs != EMU_SYSFS_NONE && cfg->nevents > 0) {
     char *overlay_cpu = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
     append_plugin_arg(opt, JF_OPT_OVERLAY, overlay_cpu);
     g_free(overlay_cpu);
@@ -888,7 +946,7 @@ static GString *plugin_option(const struct options *o, const struct emu_config *
  * stderr's tail goes to TAIL. CONTROL is the FIFO the plugin reads
  * (control=), SUMMARY the file it writes. Returns -1 after printing the
  * problem when QEMU could not start. */
-static int spawn_and_wait(char *const argv[], const char *seal, const char *control,
+static int spawn_and_wait(char *const argv[], const struct emu_seal *seal, const char *control,
                           const char *summary, GString *tail)
 {
   /* Held open for writing, so that the plugin's open does not wait and a
@@ -1062,12 +1120,12 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
                const char *qemu, const char *plugin, const char *tmp, bool *ran)
 {
   int status = 0;
-  char *root = NULL;
-  char *seal = build_overlay(o, cfg, sysroot, tmp, &root, &status);
-  if (!seal) {
-    g_free(root);
+  struct overlay ov;
+  if ((status = build_overlay(o, cfg, sysroot, tmp, &ov)) != 0) {
+    overlay_free(&ov);
     return status;
   }
+  const char *root = ov.root;
   char *summary = g_build_filename(tmp, "summary", NULL);
   char *findings = g_build_filename(tmp, "findings", NULL);
   char *control = g_build_filename(tmp, "control", NULL);
@@ -1080,7 +1138,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
     g_ptr_array_add(argv, cfg->qemu_cpu);
   }
   g_ptr_array_add(argv, "-L");
-  g_ptr_array_add(argv, root);
+  g_ptr_array_add(argv, (char *)root);
   g_ptr_array_add(argv, "-plugin");
   g_ptr_array_add(argv, plugin_opt->str);
   /* The guest's own address space, apart from QEMU's and the plugin's
@@ -1096,7 +1154,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   g_ptr_array_add(argv, NULL);
 
   GString *tail = g_string_new(NULL);
-  int wstatus = spawn_and_wait((char *const *)argv->pdata, seal, control, summary, tail);
+  int wstatus = spawn_and_wait((char *const *)argv->pdata, &ov.seal, control, summary, tail);
   const bool quiet = o->summary && strcmp(o->summary, "stale") == 0;
   status = wstatus == -1 ? EMU_EXIT_QEMU
                          : outcome(summary, o->report, o->sarif, wstatus, tail, quiet, ran);
@@ -1107,8 +1165,7 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   g_free(summary);
   g_free(findings);
   g_free(control);
-  g_free(seal);
-  g_free(root);
+  overlay_free(&ov);
   return status;
 }
 

@@ -78,17 +78,39 @@ static bool enter_user_namespace(void)
   return write_text("/proc/self/gid_map", map);
 }
 
-static void seal_host_cpu_dir(const char *source)
+/* Binds FROM over TO read-only. Over itself, it makes a shared tree
+ * read-only on every path the guest may reach it by (-L's link included). */
+static bool bind_read_only(const char *from, const char *to)
 {
+  return mount(from, to, NULL, MS_BIND, NULL) == 0 &&
+         mount(NULL, to, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) == 0;
+}
+
+static void seal_host_cpu_dir(const struct emu_seal *seal)
+{
+  const char *source = seal->source;
   const char *step = "unshare";
-  if (unshare(CLONE_NEWNS) != 0 && !enter_user_namespace())
-    goto fail;
-  /* Keep the bind private to this namespace (systemd makes / shared). */
-  step = "mount --make-rprivate /";
-  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+  bool ns = unshare(CLONE_NEWNS) == 0 || enter_user_namespace();
+  /* Keep the binds private to this namespace (systemd makes / shared). */
+  if (ns) {
+    step = "mount --make-rprivate /";
+    ns = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0;
+  }
+  int e = errno;
+  if (seal->shared && !(ns && bind_read_only(source, source))) {
+    source = seal->private_copy(seal->ctx);
+    if (!source) {
+      fprintf(stderr, "jitflush-emu: cannot write the run's own sysfs tree\n");
+      _exit(127);
+    }
+  }
+  errno = e;
+  if (!ns)
     goto fail;
   step = "bind mount";
-  if (mount(source, HOST_CPU_DIR, NULL, MS_BIND, NULL) != 0)
+  bool shared = seal->shared && source == seal->source;
+  if (shared ? !bind_read_only(source, HOST_CPU_DIR)
+             : mount(source, HOST_CPU_DIR, NULL, MS_BIND, NULL) != 0)
     goto fail;
   return;
 fail:
@@ -98,7 +120,7 @@ fail:
           HOST_CPU_DIR, step, strerror(errno));
 }
 
-pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd)
+pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stderr_fd)
 {
   /* The child reports a failed exec through this pipe; a successful exec
    * closes it (O_CLOEXEC) and the parent reads nothing. */
@@ -147,8 +169,8 @@ pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd
     if (persona != -1)
       personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
     /* The warning below goes straight to the runner's stderr. */
-    if (seal_source)
-      seal_host_cpu_dir(seal_source);
+    if (seal)
+      seal_host_cpu_dir(seal);
     /* dup2 clears O_CLOEXEC on fd 2; both pipe ends close at exec. */
     if (dup2(errfd[1], STDERR_FILENO) < 0) {
       int e = errno;

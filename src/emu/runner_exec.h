@@ -3,19 +3,34 @@
 #define JITFLUSH_EMU_RUNNER_EXEC_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include <glib.h>
 
+/* What the child hides the host's /sys/devices/system/cpu behind. */
+struct emu_seal {
+  const char *source; /* the folder bound over it */
+  /*
+   * SOURCE is a tree other runs share (sysfs_cache.h): the child first
+   * binds it read-only over itself, so that no guest write reaches it.
+   * Where it cannot (no mount namespace), it calls private_copy(ctx),
+   * which writes the run's own tree and returns its folder, and uses that.
+   */
+  bool shared;
+  const char *(*private_copy)(void *ctx);
+  void *ctx;
+};
+
 /*
- * Starts ARGV (argv[0] is the QEMU path) in a child process. SEAL_SOURCE,
- * when not NULL, is a folder that the child binds over the host's
+ * Starts ARGV (argv[0] is the QEMU path) in a child process. SEAL, when
+ * not NULL, says what the child binds over the host's
  * /sys/devices/system/cpu in a private mount namespace before exec (see
  * runner_exec.c for why). The child's stderr is a pipe whose read end is
  * returned in *stderr_fd: pass it to emu_wait_qemu. Returns the child's
  * pid, or -1 with errno set.
  */
-pid_t emu_spawn_qemu(char *const argv[], const char *seal_source, int *stderr_fd);
+pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stderr_fd);
 
 /* An interruption of the run: *SIGNAL becomes the signal the runner caught;
  * the plugin was asked to write SUMMARY and its other reports. */

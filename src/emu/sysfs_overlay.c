@@ -76,8 +76,37 @@ static bool mkdir_parents(const char *path)
   return ok && (mkdir(path, 0755) == 0 || errno == EEXIST);
 }
 
-static bool make_dir(const char *path, GError **error)
+/*
+ * Where the writers below put the tree: into files, or only into a digest
+ * of every folder and file they would make, contents included
+ * (emu_overlay_sysfs_key). The same code does both, so that the digest
+ * cannot miss what a change to the layout adds.
+ */
+struct tree_out {
+  GChecksum *digest; /* NULL: write the files */
+  size_t root_len;   /* of the root, left out of the digest */
+};
+
+static const struct tree_out to_files = {NULL, 0};
+
+static void digest_entry(const struct tree_out *out, char kind, const char *path, const char *body)
 {
+  g_checksum_update(out->digest, (const guchar *)&kind, 1);
+  g_checksum_update(out->digest, (const guchar *)path + out->root_len, -1);
+  /* A NUL ends each part, so that no two trees give the same stream. */
+  g_checksum_update(out->digest, (const guchar *)"", 1);
+  if (body) {
+    g_checksum_update(out->digest, (const guchar *)body, -1);
+    g_checksum_update(out->digest, (const guchar *)"", 1);
+  }
+}
+
+static bool make_dir(const struct tree_out *out, const char *path, GError **error)
+{
+  if (out->digest) {
+    digest_entry(out, 'd', path, NULL);
+    return true;
+  }
   if (mkdir_parents(path))
     return true;
   int e = errno;
@@ -110,10 +139,17 @@ static bool create_file(const char *path, const char *body)
  * files per run (docs/BENCHMARKS.md, "Start-up"). A file that exists (the
  * online and offline lists at a hotplug event) is replaced whole, so that
  * a guest reading it meanwhile sees the old list or the new one. */
-static bool write_attr(const char *dir, const char *name, const char *text, GError **error)
+static bool write_attr(const struct tree_out *out, const char *dir, const char *name,
+                       const char *text, GError **error)
 {
   char *path = g_build_filename(dir, name, NULL);
   char *body = g_strconcat(text, "\n", NULL);
+  if (out->digest) {
+    digest_entry(out, 'f', path, body);
+    g_free(body);
+    g_free(path);
+    return true;
+  }
   GError *io = NULL;
   bool ok = create_file(path, body);
   if (!ok && errno != EEXIST)
@@ -129,26 +165,27 @@ static bool write_attr(const char *dir, const char *name, const char *text, GErr
   return ok;
 }
 
-static bool write_attr_uint(const char *dir, const char *name, unsigned v, GError **error)
+static bool write_attr_uint(const struct tree_out *out, const char *dir, const char *name,
+                            unsigned v, GError **error)
 {
   char text[24];
   g_snprintf(text, sizeof text, "%u", v);
-  return write_attr(dir, name, text, error);
+  return write_attr(out, dir, name, text, error);
 }
 
-static bool write_cache_index(const char *cpu_dir, unsigned index, const char *type, unsigned line,
-                              GError **error)
+static bool write_cache_index(const struct tree_out *out, const char *cpu_dir, unsigned index,
+                              const char *type, unsigned line, GError **error)
 {
   char *dir = g_strdup_printf("%s/cache/index%u", cpu_dir, index);
-  bool ok = make_dir(dir, error) && write_attr_uint(dir, "level", 1, error) &&
-            write_attr(dir, "type", type, error) &&
-            write_attr_uint(dir, "coherency_line_size", line, error);
+  bool ok = make_dir(out, dir, error) && write_attr_uint(out, dir, "level", 1, error) &&
+            write_attr(out, dir, "type", type, error) &&
+            write_attr_uint(out, dir, "coherency_line_size", line, error);
   g_free(dir);
   return ok;
 }
 
-static bool write_grouping(const struct emu_config *config, const char *dir, unsigned cpu,
-                           GError **error)
+static bool write_grouping(const struct tree_out *out, const struct emu_config *config,
+                           const char *dir, unsigned cpu, GError **error)
 {
   struct jf_cpuset members;
   domain_members(config, cpu, &members);
@@ -160,45 +197,47 @@ static bool write_grouping(const struct emu_config *config, const char *dir, uns
       g_string_append_printf(words, "%u ", other);
   char *topology = g_strdup_printf("%s/topology", dir);
   char *cpufreq = g_strdup_printf("%s/cpufreq", dir);
-  bool ok = make_dir(topology, error) && write_attr(topology, "core_siblings_list", list, error) &&
-            write_attr(topology, "package_cpus_list", list, error) &&
-            write_attr(topology, "cluster_cpus_list", list, error) && make_dir(cpufreq, error) &&
-            write_attr(cpufreq, "related_cpus", words->str, error);
+  bool ok = make_dir(out, topology, error) &&
+            write_attr(out, topology, "core_siblings_list", list, error) &&
+            write_attr(out, topology, "package_cpus_list", list, error) &&
+            write_attr(out, topology, "cluster_cpus_list", list, error) &&
+            make_dir(out, cpufreq, error) &&
+            write_attr(out, cpufreq, "related_cpus", words->str, error);
   g_free(topology);
   g_free(cpufreq);
   g_string_free(words, TRUE);
   return ok;
 }
 
-static bool write_cpu(const struct emu_config *config, const char *cpu_root, unsigned cpu,
-                      GError **error)
+static bool write_cpu(const struct tree_out *out, const struct emu_config *config,
+                      const char *cpu_root, unsigned cpu, GError **error)
 {
   const struct emu_cluster *cl = &config->clusters[config->cpus[cpu].cluster];
   char *dir = g_strdup_printf("%s/cpu%u", cpu_root, cpu);
-  bool ok = make_dir(dir, error) && write_attr(dir, "online", "1", error);
+  bool ok = make_dir(out, dir, error) && write_attr(out, dir, "online", "1", error);
   bool cache = config->sysfs == EMU_SYSFS_FULL || config->sysfs == EMU_SYSFS_NO_MIDR;
   bool midr = config->sysfs == EMU_SYSFS_FULL || config->sysfs == EMU_SYSFS_NO_CACHE;
   /* arm64 numbers the L1 leaves Data first, then Instruction
    * (populate_cache_leaves() in arch/arm64/kernel/cacheinfo.c). */
   if (ok && cache)
-    ok = write_cache_index(dir, 0, "Data", cl->l1d_line, error) &&
-         write_cache_index(dir, 1, "Instruction", cl->l1i_line, error);
+    ok = write_cache_index(out, dir, 0, "Data", cl->l1d_line, error) &&
+         write_cache_index(out, dir, 1, "Instruction", cl->l1i_line, error);
   if (ok && midr) {
     char *id = g_strdup_printf("%s/regs/identification", dir);
     char text[24];
     /* The kernel prints it as "0x%016llx\n" (arch/arm64/kernel/cpuinfo.c). */
     g_snprintf(text, sizeof text, "0x%016llx", (unsigned long long)cl->midr);
-    ok = make_dir(id, error) && write_attr(id, "midr_el1", text, error);
+    ok = make_dir(out, id, error) && write_attr(out, id, "midr_el1", text, error);
     g_free(id);
   }
   if (ok)
-    ok = write_grouping(config, dir, cpu, error);
+    ok = write_grouping(out, config, dir, cpu, error);
   g_free(dir);
   return ok;
 }
 
-static bool write_lists(const struct emu_config *config, const char *cpu_root,
-                        const struct jf_cpuset *online_now, GError **error)
+static bool write_lists(const struct tree_out *out, const struct emu_config *config,
+                        const char *cpu_root, const struct jf_cpuset *online_now, GError **error)
 {
   struct jf_cpuset all, online, offline;
   jf_cpuset_clear(&all);
@@ -214,14 +253,16 @@ static bool write_lists(const struct emu_config *config, const char *cpu_root,
   /* One buffer, each list formatted just before it is written: this runs
    * on a guest thread's host stack at a hotplug event. */
   char buf[CPULIST_BYTES];
-  return make_dir(cpu_root, error) && write_attr(cpu_root, "possible", cpulist(&all, buf), error) &&
-         write_attr(cpu_root, "present", buf, error) &&
-         write_attr(cpu_root, "online", cpulist(&online, buf), error) &&
-         write_attr(cpu_root, "offline", cpulist(&offline, buf), error) &&
-         write_attr_uint(cpu_root, "kernel_max", kernel_max, error);
+  return make_dir(out, cpu_root, error) &&
+         write_attr(out, cpu_root, "possible", cpulist(&all, buf), error) &&
+         write_attr(out, cpu_root, "present", buf, error) &&
+         write_attr(out, cpu_root, "online", cpulist(&online, buf), error) &&
+         write_attr(out, cpu_root, "offline", cpulist(&offline, buf), error) &&
+         write_attr_uint(out, cpu_root, "kernel_max", kernel_max, error);
 }
 
-bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, GError **error)
+static bool write_sysfs(const struct tree_out *out, const struct emu_config *config,
+                        const char *root, GError **error)
 {
   if (config->sysfs == EMU_SYSFS_NONE)
     return true;
@@ -231,12 +272,29 @@ bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, 
   for (unsigned cpu = 0; cpu < config->ncpus; cpu++)
     if (config->cpus[cpu].online)
       jf_cpuset_add(&online, cpu);
-  bool ok = write_lists(config, cpu_root, &online, error);
+  bool ok = write_lists(out, config, cpu_root, &online, error);
   for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++)
     if (jf_cpuset_has(&online, cpu))
-      ok = write_cpu(config, cpu_root, cpu, error);
+      ok = write_cpu(out, config, cpu_root, cpu, error);
   g_free(cpu_root);
   return ok;
+}
+
+bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, GError **error)
+{
+  return write_sysfs(&to_files, config, root, error);
+}
+
+char *emu_overlay_sysfs_key(const struct emu_config *config)
+{
+  if (config->sysfs == EMU_SYSFS_NONE)
+    return NULL;
+  const char root[] = "/";
+  struct tree_out out = {g_checksum_new(G_CHECKSUM_SHA256), sizeof root - 1};
+  write_sysfs(&out, config, root, NULL);
+  char *key = g_strdup(g_checksum_get_string(out.digest));
+  g_checksum_free(out.digest);
+  return key;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -250,6 +308,7 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_root,
                             const struct jf_cpuset *online, GError **error)
 {
+  const struct tree_out *out = &to_files;
   if (config->sysfs == EMU_SYSFS_NONE)
     return true;
   /* Per-CPU folders first, the lists last: a guest that reads "online"
@@ -260,7 +319,7 @@ bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_roo
     char *dir = g_strdup_printf("%s/cpu%u", cpu_root, cpu);
     bool exists = g_file_test(dir, G_FILE_TEST_IS_DIR);
     if (jf_cpuset_has(online, cpu) && !exists) {
-      ok = write_cpu(config, cpu_root, cpu, error);
+      ok = write_cpu(out, config, cpu_root, cpu, error);
     } else if (!jf_cpuset_has(online, cpu) && exists &&
                nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
       int e = errno;
@@ -269,7 +328,7 @@ bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_roo
     }
     g_free(dir);
   }
-  return ok && write_lists(config, cpu_root, online, error);
+  return ok && write_lists(out, config, cpu_root, online, error);
 }
 
 bool emu_overlay_link_sysroot(const char *root, const char *given, GError **error)

@@ -23,6 +23,15 @@
 bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, GError **error);
 
 /*
+ * A name for the tree emu_overlay_write_sysfs writes for CONFIG, whatever
+ * ROOT: the SHA-256, in hex, of its folders, files and their contents, in
+ * the order they are written. Configs that give the same tree give the
+ * same key; NULL for sysfs=none (no tree). The runner keeps one shared copy
+ * of each tree under its key (sysfs_cache.h). Free with g_free.
+ */
+char *emu_overlay_sysfs_key(const struct emu_config *config);
+
+/*
  * Applies a hotplug event to a tree emu_overlay_write_sysfs wrote: CPU_ROOT
  * (ROOT/sys/devices/system/cpu) gets ONLINE (within CPUs 0..ncpus-1) as its
  * online and offline lists, the per-CPU folders of CPUs that came online,

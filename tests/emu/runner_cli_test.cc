@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -55,6 +56,7 @@ done
 cat "$root/sys/devices/system/cpu/possible" > "$FAKE_DIR/overlay_possible" 2>/dev/null
 cat /sys/devices/system/cpu/possible > "$FAKE_DIR/host_possible" 2>/dev/null
 readlink "$root/lib" > "$FAKE_DIR/lib_link"
+readlink "$root/sys" > "$FAKE_DIR/sys_link"
 summary=${opt##*,summary=}
 # With FAKE_REPORTS, like the plugin, a report and a SARIF log when asked.
 [ -z "$FAKE_REPORTS" ] || case "$opt" in *,report=*) report=${opt##*,report=}; report=${report%%,*}; echo '{"stale_fetches": 0}' > "$report";; esac
@@ -86,6 +88,13 @@ case "$FAKE_MODE" in
   noplugin)
     echo "qemu-aarch64: Could not load plugin $opt: undefined symbol: qemu_plugin_foo" >&2
     exit 1;;
+  writesys|writesys-L)
+    # A guest (as root, here) that writes the CPU list, by -L's path and
+    # (writesys, only where the host's folder is hidden) by the host's.
+    (echo 0-1 > "$root/sys/devices/system/cpu/possible") 2>/dev/null && echo wrote >> "$FAKE_DIR/writes"
+    [ "$FAKE_MODE" = writesys-L ] ||
+      { (echo 0-1 > /sys/devices/system/cpu/possible) 2>/dev/null && echo wrote >> "$FAKE_DIR/writes"; }
+    echo "$ran" > "$summary";;
   *) echo "$ran" > "$summary";;
 esac
 exit 0
@@ -217,8 +226,10 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   EXPECT_EQ(a[2], "-L");
   EXPECT_EQ(a[4], "-plugin");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
-  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,overlay=" + a[3] +
-                      "/sys/devices/system/cpu,reproduce=jitflush-emu --config " + kExynos +
+  // No overlay=: the Exynos config has no hotplug events, so its tree never
+  // changes and is the shared one (SharesOneSysfsTreeAcrossRuns).
+  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,reproduce=jitflush-emu --config " +
+                      kExynos +
                       " --seed 1 --policy adversarial --schedule turns --quantum 20000 -- " +
                       prog_ + " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
                       "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
@@ -628,6 +639,106 @@ TEST_F(RunnerTest, HidesTheHostCpuFolder)
   // QEMU itself (here: the fake) sees the emulated folder, not the host's,
   // so a guest path missing from the overlay cannot fall back to the host.
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "host_possible"), "0-299\n");
+}
+
+// The generated tree of a config without hotplug events is written once and
+// shared: every run links -L's sys to the same complete tree, named by the
+// digest of its content, which outlives the runs (sysfs_cache.c).
+TEST_F(RunnerTest, SharesOneSysfsTreeAcrossRuns)
+{
+  const std::string base = work_ / "tmp";
+  ASSERT_EQ(mkdir(base.c_str(), 0755), 0);
+  env_["TMPDIR"] = base;
+  ProcessResult r = Run({"--config", kExynos, "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string link = ReadFileOrEmpty(fake_ / "sys_link");
+  const std::string prefix = base + "/jitflush-sysfs-" + std::to_string(getuid()) + "-";
+  ASSERT_EQ(link.rfind(prefix, 0), 0u) << link;
+  EXPECT_EQ(link.size(), prefix.size() + 64 + strlen("/sys\n")) << link; // a SHA-256 in hex
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-7\n");
+  const std::string tree = link.substr(0, link.size() - 1);
+  EXPECT_EQ(ReadFileOrEmpty(tree + "/devices/system/cpu/cpu4/cache/index1/coherency_line_size"),
+            "128\n");
+  struct stat first;
+  ASSERT_EQ(stat(tree.c_str(), &first), 0) << "the tree is gone after the run";
+
+  r = Run({"--config", kExynos, "--seed", "2", "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "sys_link"), link) << "a second tree for the same config";
+  struct stat again;
+  ASSERT_EQ(stat(tree.c_str(), &again), 0);
+  EXPECT_EQ(again.st_ino, first.st_ino) << "the tree was written again";
+
+  // Another config, another tree; only the shared trees stay behind.
+  r = Run({"--config", kConfigs + "/apple-m1.conf", "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(ReadFileOrEmpty(fake_ / "sys_link"), link);
+  int left = 0;
+  for (const auto &e : std::filesystem::directory_iterator(base)) {
+    EXPECT_EQ(e.path().string().rfind(prefix, 0), 0u) << e.path() << " left behind";
+    left++;
+  }
+  EXPECT_EQ(left, 2);
+}
+
+// A config with hotplug events gets its own tree, which the plugin rewrites
+// (overlay=), never the shared one.
+TEST_F(RunnerTest, AHotplugConfigGetsItsOwnTree)
+{
+  ProcessResult r = Run({"--config", kConfigs + "/exynos8890-s7-hotplug.conf", "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "sys_link"), "");
+  std::vector<std::string> a = QemuArgs();
+  ASSERT_GE(a.size(), 6u);
+  EXPECT_NE(a[5].find(",overlay=" + a[3] + "/sys/devices/system/cpu,"), std::string::npos) << a[5];
+}
+
+// What the guest may not do to a tree other runs read: write to it, by -L's
+// path or by the host's.
+TEST_F(RunnerTest, TheGuestCannotWriteTheSharedTree)
+{
+  const std::string base = work_ / "tmp";
+  ASSERT_EQ(mkdir(base.c_str(), 0755), 0);
+  env_["TMPDIR"] = base;
+  ProcessResult r = RunAs("writesys");
+  ASSERT_EQ(r.status, 0) << r.err;
+  if (r.err.find("cannot hide the host's") != std::string::npos)
+    GTEST_SKIP() << "this machine allows neither mount nor user namespaces: " << r.err;
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "writes"), "");
+  const std::string link = ReadFileOrEmpty(fake_ / "sys_link");
+  ASSERT_FALSE(link.empty());
+  EXPECT_EQ(ReadFileOrEmpty(link.substr(0, link.size() - 1) + "/devices/system/cpu/possible"),
+            "0-7\n");
+}
+
+// Where the run cannot make the shared tree read-only (no mount namespace:
+// here unshare is refused, as a container's seccomp profile does), it
+// writes its own tree, as before there was a shared one, and says so.
+TEST_F(RunnerTest, WithoutANamespaceTheRunWritesItsOwnTree)
+{
+  const std::string base = work_ / "tmp";
+  ASSERT_EQ(mkdir(base.c_str(), 0755), 0);
+  env_["TMPDIR"] = base;
+  env_["FAKE_MODE"] = "writesys-L";
+  ProcessResult r = RunProcess(
+      {JITFLUSH_SECCOMP_RUN, "--deny", "unshare", "--", kRunner, "--config", kExynos, "--", prog_},
+      env_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("jitflush-emu: warning: cannot hide the host's /sys/devices/system/cpu "
+                       "(unshare: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "sys_link"), "") << "the run used the shared tree";
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-7\n");
+  // The guest wrote to its own copy only: the shared tree, made by the
+  // runner before QEMU started, is as it was.
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "writes"), "wrote\n");
+  int shared = 0;
+  for (const auto &e : std::filesystem::directory_iterator(base)) {
+    shared++;
+    EXPECT_EQ(ReadFileOrEmpty(e.path() / "sys/devices/system/cpu/possible"), "0-7\n") << e.path();
+  }
+  EXPECT_EQ(shared, 1);
 }
 
 TEST_F(RunnerTest, ServesAGivenSysfsRoot)

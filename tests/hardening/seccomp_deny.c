@@ -84,10 +84,11 @@ static const struct {
     {"clone", SYS_clone},
     {"clone3", SYS_clone3},
     {"openat", SYS_openat},
+    {"unshare", SYS_unshare},
 };
 
 const char seccomp_deny_names[] =
-    "sched_setaffinity,sched_getaffinity,getcpu,membarrier,clone,clone3,openat";
+    "sched_setaffinity,sched_getaffinity,getcpu,membarrier,clone,clone3,openat,unshare";
 
 long seccomp_deny_lookup(const char *name)
 {
