@@ -246,6 +246,17 @@ static bool asleep_in_its_call(const struct turn_thread *t)
   if (state == 0 || state == 'Z' || state == 'X') {
     return true; /* gone: it will never take a turn */
   }
+  /* A fork returns by itself: linux-user runs even vfork as a fork, whose
+   * parent waits for no other thread of the guest, only for QEMU's
+   * exclusive section, which the schedule lets through (escapes, above).
+   * The host's fork may still sleep (memory, locks), and a draw made then
+   * would run while the fork goes on, with the forking thread out of it;
+   * a draw made after its return has it in: which one depended on the
+   * host's timing, and so did the whole schedule after the fork (one in
+   * a few hundred runs under load, issue 27). So the draw waits for it. */
+  if (t->sc_num == JF_GUEST_NR_CLONE && !jf_guest_clone_is_thread(t->sc_a1)) {
+    return false;
+  }
   if (state != 'S' && state != 't' && state != 'T') {
     return false; /* running, or in an uninterruptible wait that ends */
   }
@@ -267,6 +278,21 @@ static bool asleep_in_its_call(const struct turn_thread *t)
     return jf_guest_futex_matches(t->sc_a1, host_uaddr);
   }
   return true;
+}
+
+/* Whether some thread let go for an exclusive section has not come back
+ * to the schedule yet (its next block's start, or a system call). */
+static bool escapes_in_flight(struct jf_turns *turns)
+{
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, turns->by_tid);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    if (((struct turn_thread *)value)->escaped) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /* ---- the draw ----------------------------------------------------------- */
@@ -297,6 +323,10 @@ static void try_draw(struct jf_turns *turns)
       settled = false;
       break;
     case TURN_READY:
+      /* Let go for an exclusive section and not back at its next block:
+       * whether it is back when the next section comes would depend on
+       * the host; the draw waits for it. */
+      settled = !t->escaped;
       g_ptr_array_add(ready, t);
       break;
     case TURN_IN_SYSCALL:
@@ -752,7 +782,10 @@ void jf_turns_await_child(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
     return;
   }
   struct turn_thread *child = thread_of_tid(turns, (int)ret);
-  while (turns->on && !child->started) {
+  /* The new vCPU's start may have been an exclusive section (QEMU grows
+   * the plugin's scoreboards there): the creator goes on once the threads
+   * let go for it are back, as the draw does (try_draw). */
+  while (turns->on && (!child->started || escapes_in_flight(turns))) {
     if (!g_cond_wait_until(&turns->changed, &turns->m, g_get_monotonic_time() + STALL_POLL_US)) {
       watch_for_stall(rig, turns);
     }
