@@ -37,6 +37,7 @@
 #include "plugin_region.h"
 #include "plugin_regs.h"
 #include "plugin_sched.h"
+#include "plugin_selfcheck.h"
 #include "plugin_signal.h"
 #include "plugin_store.h"
 #include "plugin_turns.h"
@@ -308,9 +309,8 @@ static bool rig_start(struct jf_rig *r, GError **error)
 
 /* ---- callbacks ---------------------------------------------------------------- */
 
-static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
+static void on_vcpu_init(unsigned int vcpu)
 {
-  (void)id;
   g_mutex_lock(&rig->lock);
   if (!rig->image.path) {
     /* QEMU answers these only on a vCPU thread (jf_guest_image). */
@@ -330,9 +330,8 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
   jf_store_syscall(rig->store, vcpu, false);
 }
 
-static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+static void on_vcpu_exit(unsigned int vcpu)
 {
-  (void)id;
   jf_sched_vcpu_exit(rig, vcpu);
   jf_turns_thread_exit(rig, vcpu);
 }
@@ -384,10 +383,8 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   jf_alias_refresh_views(rig);
 }
 
-static void on_exit(qemu_plugin_id_t id, void *udata)
+static void on_exit(void)
 {
-  (void)id;
-  (void)udata;
   /* A forked child inherits the plugin's state; only the process QEMU
    * started writes the report, a child its own findings for the runner to
    * merge (plugin_fork.c). */
@@ -543,6 +540,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     rig_free(r);
     return -1;
   }
+  char *mismatch = jf_qemu_api_mismatch(info);
+  if (mismatch) {
+    jf_selfcheck_refuse(&r->opts, mismatch);
+    g_free(mismatch);
+    rig_free(r);
+    return -1;
+  }
   if (info->system_emulation || g_strcmp0(info->target_name, "aarch64") != 0) {
     fprintf(stderr, "jitflush plugin: needs qemu-aarch64 user mode, not %s%s\n", info->target_name,
             info->system_emulation ? " system" : "");
@@ -564,11 +568,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   }
 
   pthread_atfork(before_fork, after_fork, after_fork);
-  qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
-  qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
+  jf_qemu_on_vcpu_init(id, on_vcpu_init);
+  jf_qemu_on_vcpu_exit(id, on_vcpu_exit);
   qemu_plugin_register_vcpu_tb_trans_cb(id, jf_instrument_tb);
   qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
   qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
-  qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+  jf_qemu_on_exit(id, on_exit);
   return 0;
 }

@@ -31,6 +31,7 @@
 #include "findings.h"
 #include "plugin_hotplug.h"
 #include "plugin_instrument.h"
+#include "plugin_selfcheck.h"
 #include "plugin_region.h"
 #include "plugin_regs.h"
 #include "plugin_sched.h"
@@ -588,6 +589,8 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   if (n == 0) {
     return;
   }
+  /* First: the self-check runs before anything else of the first block. */
+  jf_selfcheck_tb(rig, tb);
   g_mutex_lock(&rig->lock);
   uint64_t settled = jf_sched_settled_before(rig->sched);
   g_mutex_unlock(&rig->lock);

@@ -9,6 +9,8 @@
 
 struct jf_regs {
   struct qemu_plugin_register *x[NUM_XREGS];
+  struct qemu_plugin_register *sp;
+  struct qemu_plugin_register *pc;
   bool ready;
 };
 
@@ -38,6 +40,10 @@ void jf_regs_vcpu_init(struct jf_regs *regs)
     char tail;
     if (sscanf(d->name, "x%u%c", &n, &tail) == 1 && n < NUM_XREGS) {
       regs->x[n] = d->handle;
+    } else if (strcmp(d->name, "sp") == 0) {
+      regs->sp = d->handle;
+    } else if (strcmp(d->name, "pc") == 0) {
+      regs->pc = d->handle;
     }
   }
   g_array_free(list, true);
@@ -52,31 +58,55 @@ static GByteArray *buffer(void)
   return reg_buf;
 }
 
-uint64_t jf_regs_read_x(const struct jf_regs *regs, unsigned reg)
+/* The handle of REG (enum jf_reg), or NULL. */
+static struct qemu_plugin_register *handle(const struct jf_regs *regs, unsigned reg)
 {
-  if (reg >= NUM_XREGS || !regs->x[reg]) {
-    return 0; /* xzr */
+  if (reg < NUM_XREGS) {
+    return regs->x[reg];
   }
-  GByteArray *buf = buffer();
-  g_byte_array_set_size(buf, 0);
-  if (qemu_plugin_read_register(regs->x[reg], buf) < 8) {
-    return 0;
-  }
-  uint64_t value;
-  memcpy(&value, buf->data, sizeof(value)); /* target order: little-endian */
-  return GUINT64_FROM_LE(value);
+  return reg == JF_REG_SP ? regs->sp : reg == JF_REG_PC ? regs->pc : NULL;
 }
 
-void jf_regs_write_x(const struct jf_regs *regs, unsigned reg, uint64_t value)
+bool jf_regs_read(const struct jf_regs *regs, unsigned reg, uint64_t *value)
 {
-  if (reg >= NUM_XREGS || !regs->x[reg]) {
-    return;
+  struct qemu_plugin_register *h = handle(regs, reg);
+  GByteArray *buf = buffer();
+  if (!h || !jf_qemu_read_register(h, buf, sizeof(*value))) {
+    return false;
+  }
+  uint64_t le;
+  memcpy(&le, buf->data, sizeof(le)); /* target order: little-endian */
+  *value = GUINT64_FROM_LE(le);
+  return true;
+}
+
+bool jf_regs_write(const struct jf_regs *regs, unsigned reg, uint64_t value)
+{
+  struct qemu_plugin_register *h = handle(regs, reg);
+  if (!h) {
+    return false;
   }
   GByteArray *buf = buffer();
   uint64_t le = GUINT64_TO_LE(value);
   g_byte_array_set_size(buf, 0);
   g_byte_array_append(buf, (const guint8 *)&le, sizeof(le));
-  qemu_plugin_write_register(regs->x[reg], buf);
+  return jf_qemu_write_register(h, buf);
+}
+
+uint64_t jf_regs_read_x(const struct jf_regs *regs, unsigned reg)
+{
+  uint64_t value = 0;
+  if (reg >= NUM_XREGS || !jf_regs_read(regs, reg, &value)) {
+    return 0; /* xzr */
+  }
+  return value;
+}
+
+void jf_regs_write_x(const struct jf_regs *regs, unsigned reg, uint64_t value)
+{
+  if (reg < NUM_XREGS) {
+    jf_regs_write(regs, reg, value);
+  }
 }
 
 void jf_regs_defer_write(const struct jf_rig *rig, unsigned vcpu, unsigned reg, uint64_t value)

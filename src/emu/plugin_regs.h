@@ -6,6 +6,7 @@
 #ifndef JITFLUSH_EMU_PLUGIN_REGS_H
 #define JITFLUSH_EMU_PLUGIN_REGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rig.h"
@@ -17,6 +18,16 @@ void jf_regs_free(struct jf_regs *regs);
 /* Learns the register handles (from a vCPU init callback: they are the
  * same for every vCPU of a target). */
 void jf_regs_vcpu_init(struct jf_regs *regs);
+
+/* Registers by number: X0 to X30 are 0 to 30. */
+enum jf_reg { JF_REG_SP = 31, JF_REG_PC = 32 };
+
+/* REG (a number 0-30 or enum jf_reg) of the calling vCPU into *VALUE,
+ * from a callback registered with R_REGS; false when QEMU did not give
+ * it. */
+bool jf_regs_read(const struct jf_regs *regs, unsigned reg, uint64_t *value);
+/* REG := VALUE on the calling vCPU (RW_REGS); false when QEMU refused. */
+bool jf_regs_write(const struct jf_regs *regs, unsigned reg, uint64_t value);
 
 /* X[REG] of the calling vCPU (from a callback registered with R_REGS);
  * 31 (xzr) reads 0. */

@@ -22,15 +22,16 @@
 #ifndef JITFLUSH_EMU_RIG_H
 #define JITFLUSH_EMU_RIG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include <glib.h>
-#include <qemu-plugin.h>
 
 #include "coherence.h"
 #include "emu_config.h"
+#include "qemu_api.h"
 
 /* The options qemu_plugin_install parsed (rig_contract.h names the keys). */
 struct jf_options {
@@ -116,6 +117,10 @@ struct jf_rig {
   bool reported;
   GThread *control;
   struct jf_guest_image image;
+  /* The plugin API's self-check (plugin_selfcheck.c): armed on the first
+   * block translated, which starts at FIRST_BLOCK. */
+  atomic_bool selfcheck_armed;
+  uint64_t first_block;
 };
 
 /* The run's seed and policy: the option when given, else the config's. */

@@ -72,6 +72,12 @@ struct jf_summary {
   uint64_t findings;              /* stale fetches grouped by root cause */
 };
 
+/* The plugin refuses to run because QEMU's plugin API does not do what
+ * the rig relies on (qemu_api.h, plugin_selfcheck.h): instead of a
+ * summary, the file then holds this prefix and the reason on one line,
+ * and the runner exits with its own status (docs/RIG.md). */
+#define JF_SUMMARY_REFUSED "refused: "
+
 /* Appends the "key=N" pairs of every counter shown at SHOWN or more, then
  * "findings=N", to OUT (no newline). */
 void jf_summary_format(GString *out, const struct jf_summary *s, enum jf_counter_shown shown);

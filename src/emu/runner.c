@@ -26,7 +26,10 @@
  * (QEMU ended before the guest's first instruction: the plugin counted
  * none; the line repeats QEMU's message and status), and 8 when the
  * program executed an AArch64 program (which QEMU user mode runs outside
- * the rig or not at all; the line names it). Only a run whose
+ * the rig or not at all; the line names it), 9 when --binfmt-* could not
+ * set up binfmt_misc, and 10 when QEMU's plugin API does not do what the
+ * rig relies on (the plugin refused to run; the line names QEMU's version
+ * and what failed). Only a run whose
  * guest executed ends with the summary line, so a failure never looks
  * clean. The checks run cheapest first: command line, config, sysroot,
  * program, report, QEMU, plugin. Every path may be relative to the
@@ -176,6 +179,9 @@ static const char help_text[] =
     "  8    the program executed an AArch64 program (execve), which QEMU user\n"
     "       mode cannot run under the rig: the line names it; no summary\n"
     "  9    --binfmt-*: binfmt_misc could not be set up (the line says why)\n"
+    "  10   QEMU's plugin API does not do what the rig relies on (a QEMU the\n"
+    "       plugin was not built for, or one that misreads registers): the\n"
+    "       line names QEMU's version and what failed; nothing of the program ran\n"
     "  128+S the runner was interrupted by signal S (INT, TERM, HUP): the\n"
     "       findings gathered so far are reported first\n";
 
@@ -1033,6 +1039,26 @@ static int exec_outcome(const char *summary, int stopped_by)
   return status;
 }
 
+/* The plugin refused to run (JF_SUMMARY_REFUSED): its reason, with
+ * QEMU's version, and EMU_EXIT_QEMU_API; 0 when it did not refuse. */
+static int refused_outcome(const char *summary, const char *qemu)
+{
+  char *text = NULL;
+  if (!g_file_get_contents(summary, &text, NULL, NULL) ||
+      !g_str_has_prefix(text, JF_SUMMARY_REFUSED)) {
+    g_free(text);
+    return 0;
+  }
+  char *version = emu_qemu_version(qemu);
+  int status = fail(EMU_EXIT_QEMU_API,
+                    "%s cannot run the rig: %s; nothing of the program ran (docs/RIG.md, "
+                    "\"Which QEMU\")",
+                    version, g_strstrip(text + strlen(JF_SUMMARY_REFUSED)));
+  g_free(version);
+  g_free(text);
+  return status;
+}
+
 /* After QEMU ended: the summary line and the program's status, or why
  * there is neither. An interrupted run (SIGINT, SIGTERM, SIGHUP to the
  * runner) ends with 128+N, after the findings gathered so far. */
@@ -1156,8 +1182,10 @@ static int run(const struct options *o, const struct emu_config *cfg, const char
   GString *tail = g_string_new(NULL);
   int wstatus = spawn_and_wait((char *const *)argv->pdata, &ov.seal, control, summary, tail);
   const bool quiet = o->summary && strcmp(o->summary, "stale") == 0;
-  status = wstatus == -1 ? EMU_EXIT_QEMU
-                         : outcome(summary, o->report, o->sarif, wstatus, tail, quiet, ran);
+  if (wstatus == -1)
+    status = EMU_EXIT_QEMU;
+  else if ((status = refused_outcome(summary, qemu)) == 0)
+    status = outcome(summary, o->report, o->sarif, wstatus, tail, quiet, ran);
 
   g_string_free(tail, TRUE);
   g_ptr_array_free(argv, TRUE);

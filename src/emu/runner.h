@@ -29,6 +29,8 @@ enum {
                                (not root, no user namespaces, taken) */
   EMU_EXIT_EXEC = 8,        /* the program executed an AArch64 program,
                                which runs outside the rig or not at all */
+  EMU_EXIT_QEMU_API = 10,   /* QEMU's plugin API does not do what the rig
+                               relies on: the plugin refused to run */
   EMU_EXIT_STALE = 86,      /* the plugin saw at least one stale fetch */
 };
 

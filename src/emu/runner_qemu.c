@@ -81,3 +81,21 @@ enum emu_plugin_support emu_qemu_plugin_support(const char *path)
   g_free(strings);
   return found ? EMU_PLUGINS_YES : EMU_PLUGINS_NO;
 }
+
+char *emu_qemu_version(const char *path)
+{
+  char *argv[] = {(char *)path, "--version", NULL};
+  char *out = NULL;
+  char *line = NULL;
+  if (g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, NULL,
+                   NULL) &&
+      out) {
+    char *end = strchr(out, '\n');
+    if (end)
+      *end = '\0';
+    if (*g_strstrip(out))
+      line = g_strdup(out);
+  }
+  g_free(out);
+  return line ? line : g_strdup_printf("the QEMU at %s", path);
+}

@@ -1,5 +1,5 @@
-/* Whether a qemu-aarch64 can load TCG plugins, read from its ELF file
- * (runner_qemu.c). */
+/* Whether a qemu-aarch64 can load TCG plugins, read from its ELF file,
+ * and which version it is (runner_qemu.c). */
 #ifndef JITFLUSH_EMU_RUNNER_QEMU_H
 #define JITFLUSH_EMU_RUNNER_QEMU_H
 
@@ -15,6 +15,11 @@ enum emu_plugin_support {
 };
 
 enum emu_plugin_support emu_qemu_plugin_support(const char *path);
+
+/* The first line "qemu-aarch64 --version" prints ("qemu-aarch64 version
+ * 10.2.2"), or "the QEMU at PATH" when it prints none (g_free). For
+ * messages: it starts QEMU once more. */
+char *emu_qemu_version(const char *path);
 
 #ifdef __cplusplus
 }

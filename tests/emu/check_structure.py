@@ -14,7 +14,8 @@
    had in plugin.h).
 4. File-scope mutable statics only where the architecture says why: the
    QEMU glue's one rig pointer (plugin.c, plugin_instrument.c), per-host-
-   thread scratch (_Thread_local), the runner's signal state (what its
+   thread scratch (_Thread_local), the callbacks QEMU's plugin API calls
+   without userdata (qemu_api.c), the runner's signal state (what its
    handler may touch: the child, the signal, the control FIFO) and libdwfl's
    debuginfo path callback argument (symbols.c), listed below.
 
@@ -31,6 +32,11 @@ ALLOWED_STATICS = {
     ("runner.c", "interrupted"),
     ("runner.c", "control_fd"),
     ("symbols.c", "debuginfo_path"),
+    # The rig's vCPU and exit callbacks, set once at install: QEMU's plugin
+    # API 5 and 6 call them with no userdata pointer (qemu_api.h).
+    ("qemu_api.c", "vcpu_init_cb"),
+    ("qemu_api.c", "vcpu_exit_cb"),
+    ("qemu_api.c", "exit_cb"),
 }
 
 # Headers that are part of another unit: the model's lock-free store path,

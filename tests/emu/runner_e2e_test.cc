@@ -168,6 +168,34 @@ TEST(RunnerEndToEnd, ExitStatusAndSignalPassThrough)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
+// A QEMU whose plugin API misreads registers (QEMU 11.0's bool read as
+// API 5's byte count made every register 0) still runs the guest; the rig
+// must refuse instead of printing verdicts computed from zeros: status 10,
+// one line naming QEMU's version and what failed, and the guest never ran
+// (it would have exited 42).
+TEST(RunnerEndToEnd, RefusesToRunWhenRegisterReadsAreBroken)
+{
+  std::vector<std::string> argv = {kRunner, "--config", kConfigs + "/exynos8890.conf", "--", kGuest,
+                                   "exit",  "42"};
+  ProcessResult r = RunProcess(argv, {{"JITFLUSH_PLUGIN", JITFLUSH_EMU_MUTANT_PLUGIN}});
+  EXPECT_EQ(r.status, 10) << r.Describe();
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: qemu-aarch64 version ", 0), 0u) << r.err;
+  EXPECT_NE(r.LastErrLine().find(" cannot run the rig: reading PC (qemu_plugin_read_register) "
+                                 "failed; nothing of the program ran"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("stale_fetches="), std::string::npos) << "no summary: " << r.err;
+}
+
+// The same QEMU with the real plugin passes the self-check: the guest runs
+// and its status comes through.
+TEST(RunnerEndToEnd, TheSelfCheckPassesOnTheQemuTheRigWasBuiltFor)
+{
+  ProcessResult r = Emu("exynos8890.conf", {"exit", "42"});
+  EXPECT_EQ(r.status, 42) << r.Describe();
+  EXPECT_EQ(r.err.find("refusing"), std::string::npos) << r.err;
+}
+
 TEST(RunnerEndToEnd, UnflushedCodeIsStaleAndExits86)
 {
   TempDir dir;
