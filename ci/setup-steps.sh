@@ -34,14 +34,23 @@ jf_step_deps() {
   jf_run ci/install-deps.sh "$jf_repo/ci/install-deps.sh"
 }
 
-# Sets jf_qemu to the plugin-enabled qemu-aarch64, building it if needed.
+# Sets jf_qemu to the plugin-enabled qemu-aarch64, building it if needed:
+# from Debian's source package, or from the release tarball named by
+# JITFLUSH_QEMU_TARBALL (with JITFLUSH_QEMU_TARBALL_SHA256 for a release
+# ci/build-qemu.sh does not know), on a system without Debian's sources.
 jf_step_qemu() {
-  local prefix
+  local prefix from="Debian's source package" args=()
+  if [ -n "${JITFLUSH_QEMU_TARBALL:-}" ]; then
+    from=$(basename "$JITFLUSH_QEMU_TARBALL")
+    args=(--tarball "$JITFLUSH_QEMU_TARBALL")
+    [ -z "${JITFLUSH_QEMU_TARBALL_SHA256:-}" ] || args+=(--sha256 "$JITFLUSH_QEMU_TARBALL_SHA256")
+  fi
   if ! prefix=$("$jf_repo/ci/build-qemu.sh" --cached); then
-    jf_say "building QEMU with plugins for the rig from Debian's source package (ci/build-qemu.sh, cached in .cache/qemu), once: $jf_time_qemu"
+    jf_say "building QEMU with plugins for the rig from $from (ci/build-qemu.sh, cached in .cache/qemu), once: $jf_time_qemu"
     local out
     out=$(mktemp)
-    jf_run ci/build-qemu.sh bash -c '"$1" > "$2"' _ "$jf_repo/ci/build-qemu.sh" "$out"
+    jf_run ci/build-qemu.sh bash -c '"$1" "${@:3}" > "$2"' _ "$jf_repo/ci/build-qemu.sh" "$out" \
+      ${args[@]+"${args[@]}"}
     prefix=$(tail -n 1 "$out")
     rm -f "$out"
   fi
