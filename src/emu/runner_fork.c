@@ -1,5 +1,5 @@
 /*
- * Merging the reports of forked processes (issue 23). Each process the
+ * Merging the reports of forked processes. Each process the
  * program forked checked its own fetches under its copy of the model and,
  * at its exit, wrote process-PID.json and process-PID.findings next to the
  * summary (plugin_fork.c): the plugin of the process QEMU started cannot
