@@ -1,10 +1,12 @@
 # The library's source lists, in one file that both the build
 # (CMakeLists.txt) and ci/amalgamate.sh (through cmake/print-sources.cmake,
 # so CMake itself evaluates them) read.
-# Portable pieces: decoders, tables, the sysfs parser and the policy.
+# Portable pieces: decoders, tables, the sysfs parser and the policy, and
+# the JSON string writer that jitflush-info and the rig share
+# (src/internal/json_string.h).
 set(JITFLUSH_PORTABLE_SOURCES
     src/ctr.c src/midr_table.c src/cpuset.c src/policy.c
-    src/view_export.c src/platform_info.c)
+    src/view_export.c src/platform_info.c src/json_string.c)
 # The probe, the sysfs reader and the state machine, over the three seams
 # (fs, os, regs): only AArch64 Linux builds them into the library.
 set(JITFLUSH_PROBE_SOURCES src/probe.c src/sysfs.c src/state.c)

@@ -11,10 +11,10 @@
  * call, skips lines on the smaller cores. jitflush measures every core it
  * can reach up front and flushes with the minimum over all of them.
  *
- * Offline CPUs (issue 14). Linux removes an offline CPU's cache/ and regs/
- * sysfs folders and refuses to pin a thread there, so the probe learns
- * nothing about it directly; the floor (JITFLUSH_FLOOR_LINE) covers it, at
- * 16 times the maintenance of a 64-byte line. The design, its assumptions
+ * Offline CPUs. Linux removes an offline CPU's cache/ and regs/ sysfs
+ * folders and refuses to pin a thread there, so the probe learns nothing
+ * about it directly; the floor (JITFLUSH_FLOOR_LINE) covers it, at 16
+ * times the maintenance of a 64-byte line. The design, its assumptions
  * and the facts behind each:
  *  1. An offline CPU with no facts of its own takes the lines of the
  *     observed CPUs the kernel groups it with (source JITFLUSH_SRC_CLUSTER):

@@ -7,6 +7,12 @@
 
 #include "info_facts.h"
 #include "info_output.h"
+#include "internal/json_string.h"
+
+static void put_file(void *sink, const char *bytes, size_t len)
+{
+  fwrite(bytes, 1, len, sink);
+}
 
 static void json_string(FILE *out, const char *s)
 {
@@ -14,17 +20,7 @@ static void json_string(FILE *out, const char *s)
     fputs("null", out);
     return;
   }
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(out, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(out, "\\u%04x", c);
-    else
-      fputc(c, out);
-  }
-  fputc('"', out);
+  jf_json_string(s, put_file, out);
 }
 
 static void json_hex(FILE *out, bool known, uint64_t value)

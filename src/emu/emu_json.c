@@ -5,20 +5,16 @@
 #include <inttypes.h>
 #include <stdbool.h>
 
+#include "internal/json_string.h"
+
+static void put_gstring(void *sink, const char *bytes, size_t len)
+{
+  g_string_append_len(sink, bytes, (gssize)len);
+}
+
 static void write_string(GString *out, const char *s)
 {
-  g_string_append_c(out, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      g_string_append_c(out, '\\');
-      g_string_append_c(out, (char)*p);
-    } else if (*p < 0x20) {
-      g_string_append_printf(out, "\\u%04x", *p);
-    } else {
-      g_string_append_c(out, (char)*p);
-    }
-  }
-  g_string_append_c(out, '"');
+  jf_json_string(s, put_gstring, out);
 }
 
 static void write_indent(GString *out, unsigned depth)

@@ -27,6 +27,7 @@
 #include <json-glib/json-glib.h>
 
 #include "merge_key.h"
+#include "sarif_log.h"
 
 enum {
   MERGE_EXIT_USAGE = 2,
@@ -116,17 +117,15 @@ static char *command_line(JsonObject *record)
   return g_string_free(cmd, FALSE);
 }
 
-/* The SARIF results of a log's first run, or NULL. */
+/* The SARIF results of a log's first run, or NULL; the first log's tool
+ * becomes the merged log's. */
 static JsonArray *sarif_results(JsonObject *log, struct merge *mg)
 {
-  JsonArray *runs = json_object_get_array_member(log, "runs");
-  if (!runs || json_array_get_length(runs) == 0)
-    return NULL;
-  JsonObject *run = json_array_get_object_element(runs, 0);
-  if (!mg->sarif_tool && json_object_has_member(run, "tool"))
+  JsonObject *run;
+  JsonArray *results = emu_sarif_results(log, &run);
+  if (run && !mg->sarif_tool && json_object_has_member(run, "tool"))
     mg->sarif_tool = json_object_ref(json_object_get_object_member(run, "tool"));
-  return json_object_has_member(run, "results") ? json_object_get_array_member(run, "results")
-                                                : NULL;
+  return results;
 }
 
 /* Adds the findings of one process's REPORT (run number RUN) to the

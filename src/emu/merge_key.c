@@ -12,8 +12,8 @@
  * each frame and falls back to the address only when there is none (code
  * without symbols, where two programs then stay apart).
  *
- * This is the only place the merge decides sameness: when the findings
- * gain a fingerprint of their own (issue 24), this function reads it.
+ * This is the only place the merge decides sameness, so that if the
+ * findings gain a fingerprint of their own, this function alone reads it.
  */
 #include <glib.h>
 

@@ -529,8 +529,8 @@ static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewr
  * the architecture, say the new ones are fetched: with ic ivau through the
  * RW view on a PIPT I-cache, which the Arm ARM allows, and with no ic at
  * all where CTR_EL0.DIC is set. The same holds for every executable view
- * but the one an ic went through, when the pages have two (issue 22: ic
- * through RX1, code run through RX2, fresh on a PIPT I-cache), and for a
+ * but the one an ic went through, when the pages have two (ic through
+ * RX1, code run through RX2: fresh on a PIPT I-cache), and for a
  * store through a writable executable view, which QEMU sees only at that
  * view's address. So every store through a view of pages that another
  * executable view shows marks every such other view's lines

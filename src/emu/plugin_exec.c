@@ -1,5 +1,5 @@
 /*
- * A guest that execs an AArch64 program (issue 23). linux-user QEMU passes
+ * A guest that execs an AArch64 program. linux-user QEMU passes
  * execve to the host kernel (do_execv in linux-user/syscall.c), which
  * either fails with ENOEXEC (no binfmt_misc entry for AArch64: the program
  * sees "Exec format error", and glibc's execvp then tries /bin/sh, the

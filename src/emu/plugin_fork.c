@@ -1,5 +1,5 @@
 /*
- * A process the guest forks (issue 23). linux-user QEMU forks the host
+ * A process the guest forks. linux-user QEMU forks the host
  * process for a guest fork() (do_fork in linux-user/syscall.c, without
  * CLONE_VM), so the child holds a copy of the whole rig: the model with
  * the parent's cache state at that moment, which is what the child's

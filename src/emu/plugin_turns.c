@@ -253,7 +253,8 @@ static bool asleep_in_its_call(const struct turn_thread *t)
    * would run while the fork goes on, with the forking thread out of it;
    * a draw made after its return has it in: which one depended on the
    * host's timing, and so did the whole schedule after the fork (one in
-   * a few hundred runs under load, issue 27). So the draw waits for it. */
+   * a few hundred runs under load, one seed gave different counts). So
+   * the draw waits for it. */
   if (t->sc_num == JF_GUEST_NR_CLONE && !jf_guest_clone_is_thread(t->sc_a1)) {
     return false;
   }

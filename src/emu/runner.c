@@ -796,11 +796,6 @@ static char *last_lines(const GString *tail, guint max)
   return g_string_free(msg, FALSE);
 }
 
-/* The command line that reproduces this run: the same program, config,
- * sysroot and sysfs root as absolute paths, the seed, the policy and the
- * schedule (with its quantum) written out (a later default cannot change
- * them), --check when given; shell quoted. Reports and SARIF carry it
- * (issue 27, "Reproduction printed"). */
 /* WORD for a POSIX shell: as it is when it needs no quoting. */
 static void append_shell_word(GString *cmd, const char *word)
 {
@@ -816,6 +811,12 @@ static void append_shell_word(GString *cmd, const char *word)
   }
 }
 
+/* The command line that reproduces this run: the same program, config,
+ * sysroot and sysfs root as absolute paths, the seed, the policy and the
+ * schedule (with its quantum) written out (a later default cannot change
+ * them), --check when given; shell quoted. Reports and SARIF carry it, so
+ * that a finding seen once, in CI say, can be run again exactly as it was
+ * (docs/RIG.md, "Reproducible runs"). */
 static char *reproduce_command(const struct options *o, const struct emu_config *cfg)
 {
   GString *cmd = g_string_new("jitflush-emu");
@@ -861,7 +862,7 @@ static char *reproduce_command(const struct options *o, const struct emu_config 
 
 /*
  * The guest's address space, reserved by QEMU (-R) apart from everything
- * QEMU and the plugin map (issue 23). Without it linux-user QEMU on a
+ * QEMU and the plugin map. Without it linux-user QEMU on a
  * 64-bit host lets guest and host mappings share one address space, and
  * the guest's /proc/self/maps shows only the guest's: a program that picks
  * a range it sees free and maps it with MAP_FIXED (PHP's opcache places its

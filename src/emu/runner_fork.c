@@ -1,5 +1,5 @@
 /*
- * Merging the reports of forked processes (issue 23). Each process the
+ * Merging the reports of forked processes. Each process the
  * program forked checked its own fetches under its copy of the model and,
  * at its exit, wrote process-PID.json and process-PID.findings next to the
  * summary (plugin_fork.c): the plugin of the process QEMU started cannot
@@ -19,6 +19,7 @@
 #include <json-glib/json-glib.h>
 
 #include "emu_json.h"
+#include "sarif_log.h"
 
 /* A forked process's file, parsed, and its pid. */
 struct forked {
@@ -213,18 +214,6 @@ static void merge_report(const char *report, const GPtrArray *all)
   store_object(report, r);
 }
 
-/* The results of a SARIF log's one run, or NULL. */
-static JsonArray *sarif_results(JsonObject *log)
-{
-  JsonArray *runs =
-      json_object_has_member(log, "runs") ? json_object_get_array_member(log, "runs") : NULL;
-  JsonObject *run =
-      runs && json_array_get_length(runs) ? json_array_get_object_element(runs, 0) : NULL;
-  return run && json_object_has_member(run, "results")
-             ? json_object_get_array_member(run, "results")
-             : NULL;
-}
-
 /* Names the process PID (forked by PARENT, 0 for the first) in each of
  * RESULTS, as the report's "process" does: in "properties", and in the
  * message of a forked process's result, which code scanning shows. */
@@ -258,7 +247,7 @@ static void name_process(JsonArray *results, gint64 pid, gint64 parent)
 static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray *all)
 {
   JsonObject *log = load_object(sarif);
-  JsonArray *results = log ? sarif_results(log) : NULL;
+  JsonArray *results = log ? emu_sarif_results(log, NULL) : NULL;
   if (!results) {
     if (log)
       json_object_unref(log);
@@ -270,7 +259,7 @@ static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray 
     char *name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%" G_GINT64_FORMAT ".sarif", f->pid);
     char *path = g_build_filename(scratch, name, NULL);
     JsonObject *child = g_file_test(path, G_FILE_TEST_EXISTS) ? load_object(path) : NULL;
-    JsonArray *found = child ? sarif_results(child) : NULL;
+    JsonArray *found = child ? emu_sarif_results(child, NULL) : NULL;
     name_process(found, f->pid, f->parent);
     for (guint k = 0; found && k < json_array_get_length(found); k++)
       json_array_add_element(results, json_node_copy(json_array_get_element(found, k)));

@@ -20,6 +20,7 @@
 
 #include <glib.h>
 
+#include "internal/json_string.h"
 #include "runner_store.h"
 
 char *emu_store_reserve(const char *dir, GError **error)
@@ -45,23 +46,18 @@ char *emu_store_reserve(const char *dir, GError **error)
   return base;
 }
 
-/* TEXT as a JSON string (RFC 8259): quotes, backslashes and control
- * characters escaped; bytes that are not UTF-8 replaced, since a command
- * line may hold any bytes and JSON may not. */
+static void put_gstring(void *sink, const char *bytes, size_t len)
+{
+  g_string_append_len(sink, bytes, (gssize)len);
+}
+
+/* TEXT as a JSON string (src/internal/json_string.h), with bytes that are
+ * not UTF-8 replaced, since a command line may hold any bytes and JSON may
+ * not. */
 static void append_json_string(GString *out, const char *text)
 {
   char *valid = g_utf8_make_valid(text, -1);
-  g_string_append_c(out, '"');
-  for (const char *p = valid; *p; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c == '"' || c == '\\')
-      g_string_append_printf(out, "\\%c", c);
-    else if (c < 0x20)
-      g_string_append_printf(out, "\\u%04x", c);
-    else
-      g_string_append_c(out, (char)c);
-  }
-  g_string_append_c(out, '"');
+  jf_json_string(valid, put_gstring, out);
   g_free(valid);
 }
 

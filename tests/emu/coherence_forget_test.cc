@@ -1,5 +1,5 @@
 // The coherence model forgets unmapped memory (src/emu/coherence.c,
-// jf_model_forget; issue 23): a program that maps its code at a new address
+// jf_model_forget): a program that maps its code at a new address
 // each time must not leave one page record behind per mapping. Memory the
 // kernel refills in place is emptied (jf_model_clear), memory mremap moves
 // keeps its records at the new address (jf_model_move).

@@ -638,7 +638,7 @@ TEST_F(Coherence, OneStepAloneIsNotAStride)
   EXPECT_EQ(jf_model_site_stride(model.m, 9), 64u);
 }
 
-// Issue 24: QEMU's TCG flushed translation blocks 384 bytes apart, one or
+// QEMU's TCG flushed translation blocks 384 bytes apart, one or
 // two lines per call, and the gaps between calls read as a 384-byte loop.
 // A barrier ends a loop execution: no step spans two calls.
 TEST_F(Coherence, GapsBetweenCallsAreNeverAStride)
@@ -740,7 +740,7 @@ TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts)
   EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
 }
 
-// Issue 22: three views of one file page, kRw (writable) and two executable
+// Three views of one file page, kRw (writable) and two executable
 // ones, kRx (the canonical address) and kRx2. A VIPT I-cache is indexed by
 // the fetching VA, so an ic ivau through one executable view does not reach
 // the lines fetched through the other; on a PIPT I-cache it does.

@@ -443,7 +443,7 @@ TEST(ConfigErrors, UnreadableFileIsNamed)
 } // namespace
 
 // ---------------------------------------------------------------------------
-// Issue 14: domain= and [hotplug] events.
+// domain= (which CPUs the kernel groups) and [hotplug] events.
 
 TEST_F(ConfigFixture, DomainsDefaultToTheClusterAndCanBeShared)
 {

@@ -139,7 +139,7 @@ TEST_F(Findings, WriterCoreIsTheCoreThatStoredNotTheOneThatFetched)
   }
 }
 
-// Issue 23: 100,000 distinct flush callers gave 50,000 findings, 22 MB of
+// A program with 100,000 distinct flush callers gave 50,000 findings, 22 MB of
 // stderr and a 33 MB report. Root causes past EMU_FINDINGS_KEEP are not
 // kept, and their stale fetches are counted where a reader sees them.
 TEST_F(Findings, RootCausesBeyondTheCapAreCountedNotKept)
@@ -164,7 +164,7 @@ TEST_F(Findings, RootCausesBeyondTheCapAreCountedNotKept)
             std::string::npos);
 }
 
-// Issue 27: each finding block and the SARIF log say how to get the run
+// Each finding block and the SARIF log say how to get the run
 // again.
 TEST_F(Findings, EachBlockAndTheSarifLogCarryTheReproducingCommand)
 {
@@ -277,7 +277,7 @@ TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine)
   EXPECT_EQ(loc["region"]["startLine"], 55);
 }
 
-// Issue 24: QEMU's TCG gave 5 findings and HotSpot 9 to 12 for one latched
+// QEMU's TCG gave 5 findings and HotSpot 9 to 12 for one latched
 // stride, one per caller. One routine with one stride is one root cause;
 // its callers are listed inside with their counts.
 TEST_F(Findings, OneRoutineAndStrideIsOneFindingWhateverTheCaller)
@@ -347,7 +347,7 @@ TEST_F(Findings, AShortCallOfARoutineWithTwoStridesStaysApart)
   EXPECT_EQ(emu_findings_count(f), 3u) << "nothing guessed between two strides";
 }
 
-// Issue 24: the stride is explained by the CTR_EL0 read it came from.
+// The stride is explained by the CTR_EL0 read it came from.
 TEST_F(Findings, TheStrideNamesTheCtrReadItCameFrom)
 {
   emu_findings_ctr_read(f, 0x4012c0, 0, 0x84448004); // a LITTLE core's own value
@@ -396,7 +396,7 @@ TEST_F(Findings, AStrideNoCtrReadExplainsHasNoSource)
   EXPECT_TRUE(Json()["findings"][0]["stride_source"].is_null());
 }
 
-// Issue 24: on tri-cluster a finding said "Cortex-A55, 32-byte lines" where
+// On tri-cluster a finding said "Cortex-A55, 32-byte lines" where
 // 32 was the writer's D line. The text says whose line it is.
 TEST_F(Findings, TheLineSaysWhichCoreAndCacheItIs)
 {
@@ -416,7 +416,8 @@ TEST_F(Findings, TheLineSaysWhichCoreAndCacheItIs)
       << text;
 }
 
-// Issue 24: words written by two stores named one writer for all.
+// Each word names its own writer: words written by two stores once named
+// one writer for all.
 TEST_F(Findings, EachWordKeepsItsOwnWriter)
 {
   const uint32_t site = emu_findings_site(f, 0x403520, 0x401228);
@@ -474,7 +475,7 @@ TEST_F(Findings, GeneratedCodeHasNoModuleAndSaysSo)
   EXPECT_TRUE(j["findings"][0]["writer"]["offset"].is_null());
 }
 
-// Issue 24: a guest that dies of a signal after stale fetches: the reports
+// A guest that dies of a signal after stale fetches: the reports
 // name the thread, its last block and the finding it fetched stale last.
 TEST_F(Findings, ACrashNamesTheThreadsLastStaleFetchAndItsFinding)
 {

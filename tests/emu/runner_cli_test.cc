@@ -912,8 +912,9 @@ TEST_F(RunnerTest, BinfmtRegisterAndUnregisterInAPrivateNamespace)
             (std::vector<std::string>{prog_, "from-binfmt"}));
 }
 
-// Issue 23, "Done when": --help, the README and docs/RIG.md list every
-// status the runner exits with (runner.h), and the interrupted 128+N.
+// --help, the README and docs/RIG.md list every status the runner exits
+// with (runner.h), and the interrupted 128+N: whichever a user reads
+// explains the status they got.
 TEST_F(RunnerTest, HelpReadmeAndRigDocListEveryExitStatus)
 {
   ProcessResult r = Run({"--help"});
@@ -1156,8 +1157,8 @@ TEST_F(RunnerTest, QemuWithoutPluginSupportExit3)
   EXPECT_TRUE(QemuArgs().empty());
 }
 
-// Both output files are checked before QEMU starts (issue 23: an
-// unwritable --sarif path was found only after the run, with status 0).
+// Both output files are checked before QEMU starts: an unwritable --sarif
+// path found only after the run left no log and still exited 0.
 TEST_F(RunnerTest, UnwritableReportOrSarifExit4BeforeRunning)
 {
   for (const auto &[option, what] : {std::pair<std::string, std::string>{"--report", "the report"},

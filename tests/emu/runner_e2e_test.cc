@@ -206,7 +206,7 @@ TEST(RunnerEndToEnd, UnflushedCodeIsStaleAndExits86)
   EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"stale_fetches\""), std::string::npos);
 }
 
-// Issue 24: BEAM died of SIGSEGV running stale code, and nothing said so.
+// BEAM died of SIGSEGV running stale code, and nothing said so.
 // The crash is named (signal, thread, block) and tied to the finding whose
 // stale words the thread fetched last; a normal exit has no crash.
 TEST(RunnerEndToEnd, ACrashInStaleCodeNamesItsSignalThreadAndFinding)
@@ -243,7 +243,7 @@ TEST(RunnerEndToEnd, ACrashInStaleCodeNamesItsSignalThreadAndFinding)
   EXPECT_TRUE(nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"))["crash"].is_null());
 }
 
-// Issue 23: with several threads creating threads at once, a new thread
+// With several threads creating threads at once, a new thread
 // got the affinity of another creator (150 of 600 ran outside their
 // creator's mask). Six creators, each pinned to its own CPU, start 100
 // threads each; every child must see exactly its creator's CPU.
@@ -254,7 +254,7 @@ TEST(RunnerEndToEnd, NewThreadsTakeTheirCreatorsAffinityUnderConcurrentCreation)
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
-// Issue 23: --report and --sarif replaced a symlink (or, as root, a device
+// --report and --sarif replaced a symlink (or, as root, a device
 // node such as /dev/null) with a regular file. What the path names is
 // written in place.
 TEST(RunnerEndToEnd, ReportAndSarifThroughASymlinkKeepTheLink)
@@ -305,7 +305,7 @@ TEST(RunnerEndToEnd, ReportAndSarifToADeviceNodeStayDevices)
   }
 }
 
-// Issue 23: SIGINT, SIGTERM or SIGHUP to the runner lost every finding
+// SIGINT, SIGTERM or SIGHUP to the runner lost every finding
 // (QEMU dies of it without its exit callbacks; status 5, "the plugin wrote
 // no usable summary"). The runner asks the plugin for its reports first,
 // then ends QEMU, and exits 128+N.
@@ -357,7 +357,7 @@ TEST(RunnerEndToEnd, QemuDiesWithAKilledRunnerAndItsFolderIsReclaimed)
   EXPECT_EQ(count_left(), 0) << "a later run did not reclaim it";
 }
 
-// Issue 27: the report carries the command line that reproduces the run,
+// The report carries the command line that reproduces the run,
 // with the seed and policy written out and absolute paths; run again, it
 // gives the same findings and counts.
 TEST(RunnerEndToEnd, TheReportsReproducingCommandGivesTheSameRun)
@@ -439,7 +439,7 @@ size_t FirstDifference(const std::string &a, const std::string &b)
   return i;
 }
 
-// Issue 27: one seed, one run. The complete report (findings, counts,
+// One seed, one run. The complete report (findings, counts,
 // migrations, hand-overs) of a single-threaded and a multi-threaded guest
 // is the same byte for byte, idle or with every host CPU loaded.
 TEST(RunnerEndToEnd, OneSeedGivesTheSameReportUnderAnyHostLoad)
@@ -499,7 +499,7 @@ nlohmann::json WithoutPids(nlohmann::json j)
   return j;
 }
 
-// Issue 27: an exclusive section of QEMU's (a fork's here) waits for every
+// An exclusive section of QEMU's (a fork's here) waits for every
 // thread that runs guest code, and a thread waiting for its turn inside
 // the execution loop counts as running. No thread is drawn to run while
 // the fork goes on: the forking thread is out of the draw until it returns. Such threads are let go
@@ -563,7 +563,7 @@ TEST(RunnerEndToEnd, ForkWhileOtherThreadsSpinEndsUnderTheTurns)
   }
 }
 
-// Issue 27: the adversary chooses hand-overs too. A writer that publishes
+// The adversary chooses hand-overs too. A writer that publishes
 // new code with a release store before its flush (dc, dsb, ic, dsb) to a
 // reader that synchronises correctly: stale only when the reader runs
 // between the two. With turns of thousands of instructions the writer
@@ -594,7 +594,7 @@ TEST(RunnerEndToEnd, TheAdversaryHandsTheTurnOverWhereCodeIsPublishedBeforeItsFl
   }
 }
 
-// Issue 22: entering a signal handler is a context synchronisation (the
+// Entering a signal handler is a context synchronisation (the
 // kernel delivers on the return to user space, an exception return). A
 // thread pinned to one CPU that never executes an isb runs code another
 // thread cleaned, invalidated and completed: from the handler of a signal
@@ -656,7 +656,7 @@ TEST(RunnerEndToEnd, FlushedCodeRunsClean)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
-// Issue 23: a JIT that maps its code at a new address each time grew the
+// A JIT that maps its code at a new address each time grew the
 // rig by gigabytes, one model page record per page ever mapped; the model
 // now forgets unmapped memory (munmap, MAP_FIXED over old pages, mremap).
 // 3,000 mappings held at most 22 records here; before, one per mapping.
@@ -687,10 +687,11 @@ TEST(RunnerEndToEnd, MapUnmapChurnFreesRecordsWhileAThreadWaitsInASyscall)
   EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
 }
 
-// Issue 23 asked why PHP's opcache JIT, whose buffer is shared anonymous
-// memory flipped between RW and RX, showed fetch_checks=0: shared memory is
-// checked like private memory (the PHP runs had no JIT code: see
-// tests/realjit/php_check.sh). The same pattern, stale and flushed.
+// PHP's opcache JIT, whose buffer is shared anonymous memory flipped
+// between RW and RX, showed fetch_checks=0, which looked as if shared
+// memory went unchecked. It is checked like private memory (the PHP runs
+// had no JIT code: see tests/realjit/php_check.sh). The same pattern, stale
+// and flushed.
 TEST(RunnerEndToEnd, CodeInSharedAnonymousMemoryIsChecked)
 {
   TempDir dir;
@@ -705,7 +706,7 @@ TEST(RunnerEndToEnd, CodeInSharedAnonymousMemoryIsChecked)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 fetch_checks=2 ", 0), 0u) << r.err;
 }
 
-// Issue 23: memory released without munmap kept its records, so code the
+// Memory released without munmap kept its records, so code the
 // kernel put there afterwards was judged by a store the program made to
 // the old contents. Each mode stores "return 7" without a flush, releases
 // the page (MADV_DONTNEED on private memory, a brk shrink, shmdt), gets
@@ -766,7 +767,7 @@ TEST(RunnerEndToEnd, ShmAttachDetachChurnKeepsTheModelsPageRecordsBounded)
   EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
 }
 
-// Issue 23: a program that execs another AArch64 program got "Exec format
+// A program that execs another AArch64 program got "Exec format
 // error" from the host kernel (QEMU user mode passes execve on), and the
 // run still ended with an ordinary summary line. It now ends with status 8
 // and a line naming the program, never a summary.
@@ -802,7 +803,7 @@ TEST(RunnerEndToEnd, AChildsExecOfAHostProgramEndsWithTheSummary)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
-// Issue 23: a forked child that ran unflushed code was not checked
+// A forked child that ran unflushed code was not checked
 // (stale_fetches=0). The child runs under its copy of the model, with the
 // parent's cache state at the fork (here: code written, never cleaned), and
 // its findings reach the one report, each naming its process.
@@ -829,7 +830,7 @@ TEST(RunnerEndToEnd, AForkedChildsStaleFetchReachesTheReportNamingItsProcess)
   EXPECT_EQ(report["processes"][1]["parent"], report["processes"][0]["pid"]);
 }
 
-// Issue 23: the forked child's finding reached the JSON report but not the
+// The forked child's finding reached the JSON report but not the
 // SARIF log, which held the first process's results only (none here).
 TEST(RunnerEndToEnd, AForkedChildsFindingReachesTheSarifLogNamingItsProcess)
 {
@@ -865,7 +866,7 @@ TEST(RunnerEndToEnd, AForkedChildInheritsTheParentsFlush)
   EXPECT_NE(r.LastErrLine().find(" fetch_checks=4 "), std::string::npos) << r.err;
 }
 
-// Issue 23: QEMU kept its translation of the RX view of double-mapped code
+// QEMU kept its translation of the RX view of double-mapped code
 // when the program wrote through the RW view and made the code visible
 // correctly, so a W^X program that rewrote a function in place got the old
 // function's result with no finding to explain it: invalidating through
@@ -895,7 +896,7 @@ TEST(RunnerEndToEnd, ACorrectWxProgramRewritingInPlaceComputesRightOnEverySoc)
   }
 }
 
-// Issue 22: the same page mapped RW, RX1 and RX2; the code is cleaned
+// The same page mapped RW, RX1 and RX2; the code is cleaned
 // through RW, invalidated through RX1 only and run through RX2. A VIPT
 // I-cache (both clusters of the Exynos 8890) is indexed by the fetching
 // VA, so the invalidate through RX1 never reaches the lines RX2 fetched:
@@ -932,7 +933,7 @@ TEST(RunnerEndToEnd, AnInvalidateThroughAnotherExecutableViewIsStaleOnlyOnVipt)
   }
 }
 
-// Issue 22, the correct programs: invalidating through the view that runs
+// The correct programs of the case above: invalidating through the view that runs
 // the code, alone or with the other executable view, is clean and computes
 // the right results on every shipped SoC, in both check modes on the two
 // whose I-caches differ.
@@ -957,7 +958,7 @@ TEST(RunnerEndToEnd, InvalidatingThroughTheRunningViewIsCleanOnEverySoc)
   }
 }
 
-// Issue 23: PHP 8.2's opcache JIT made QEMU die with "QEMU internal
+// PHP 8.2's opcache JIT made QEMU die with "QEMU internal
 // SIGSEGV" in some runs with the checker on. The cause: linux-user QEMU
 // shared one address space between the guest and itself, the guest's
 // /proc/self/maps shows only the guest's mappings, and opcache maps its
@@ -973,7 +974,7 @@ TEST(RunnerEndToEnd, AGuestMapFixedOverARangeItSeesFreeLeavesTheRigIntact)
   EXPECT_EQ(r.err.find("internal SIG"), std::string::npos) << r.err;
 }
 
-// Issue 12: "--sysroot sysroot" (relative) used to make QEMU fail with
+// "--sysroot sysroot" (relative) used to make QEMU fail with
 // "Could not open '/lib/ld-linux-aarch64.so.1'" behind a clean-looking
 // summary. The guest is dynamically linked.
 TEST(RunnerEndToEnd, RelativeSysrootRunsADynamicProgram)
@@ -1061,7 +1062,7 @@ TEST(RunnerEndToEnd, BrokenLoaderExit7)
             "qemu-aarch64: /lib/ld-linux-aarch64.so.1: Incomplete read of file header");
 }
 
-// Issue 26: json-glib is loaded only when a JSON document is written or
+// json-glib is loaded only when a JSON document is written or
 // read (src/emu/lazy_lib.h). Here the parent is asked for no report, so
 // the first JSON of the run is the forked child's record, built after the
 // fork in the child's own QEMU, and the runner's merge of it: the child's
@@ -1080,7 +1081,7 @@ TEST(RunnerEndToEnd, AForkedChildsRecordIsWrittenAndMergedWithNoReportAsked)
   EXPECT_EQ(r.err.find("cannot load"), std::string::npos) << r.err;
 }
 
-// Issue 26: with --sarif alone no JSON report is built, and the SARIF log
+// With --sarif alone no JSON report is built, and the SARIF log
 // is the run's only JSON; at a signal it is written from the plugin's
 // control thread while the guest still runs, the first use of json-glib
 // in that process.
@@ -1098,7 +1099,7 @@ TEST(RunnerEndToEnd, ASignalToTheRunnerWritesTheSarifLogAloneWhenNoReportIsAsked
   EXPECT_EQ(ReadFileOrEmpty(run.err_file).find("cannot load"), std::string::npos);
 }
 
-// Issue 26, start-up: in a suite store, a process that found nothing and
+// Start-up: in a suite store, a process that found nothing and
 // forked nothing writes no JSON report and no SARIF log (report-when=
 // findings), so it never loads json-glib; its record names the run instead
 // (config, SoC, seed, policy), and the merge lists it like the others. A

@@ -143,7 +143,7 @@ TEST_F(OverlayTest, ThreeHundredCpus)
   EXPECT_FALSE(PathExists(Cpu("cpu300")));
 }
 
-// Issue 14: each online CPU's grouping lists every CPU of its domain,
+// Each online CPU's grouping lists every CPU of its domain,
 // offline ones included, as the Galaxy S7's kernel shows CPUs 6-7.
 TEST_F(OverlayTest, GroupingListsNameOfflineMembersOfTheDomain)
 {

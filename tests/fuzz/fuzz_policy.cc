@@ -11,7 +11,7 @@
 // - IDC/DIC only if every CPU was observed with them;
 // - complete, status, the per-call guard and the online check follow their
 //   definitions;
-// - an inferred line (JITFLUSH_SRC_CLUSTER, issue 14) belongs to an offline,
+// - an inferred line (JITFLUSH_SRC_CLUSTER) belongs to an offline,
 //   unobserved CPU, equals the lines of the observed CPU it names, and every
 //   observed CPU whose recorded grouping holds it has that CPU's CTR_EL0;
 // - the export agrees with the view and truncates at JITFLUSH_MAX_CPUS.
@@ -95,7 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.sysfs_l1d_line = SysfsLine(in.Byte());
   }
 
-  // The kernel's groupings (issue 14): a few sets over the first 16 CPUs,
+  // The kernel's groupings: a few sets over the first 16 CPUs,
   // each recorded for some of the CPUs.
   unsigned ngroups = in.Byte() % 4;
   for (unsigned k = 0; k < ngroups; k++) {

@@ -40,7 +40,7 @@ const std::vector<std::string> kFiles = {
     "cpu0/cache/index3/type",
     "cpu0/cache/index3/coherency_line_size",
     "cpu0/regs/identification/midr_el1",
-    // Issue 14: the kernel's groupings (appended, so older seeds keep their meaning).
+    // The kernel's groupings (appended, so older seeds keep their meaning).
     "cpu0/cpufreq/related_cpus",
     "cpu0/topology/cluster_cpus_list",
     "cpu0/topology/core_siblings_list",

@@ -3,7 +3,7 @@
 // process, so it is only safe if the probe already covered the CPUs that
 // were offline: Linux removes an offline CPU's cache/ and regs/ folders and
 // refuses to pin a thread there, so nothing is known about them and the
-// floor must cover them. With grouping facts that name them (issue 14) the
+// floor must cover them. With grouping facts that name them the
 // lines are inferred and the state re-probes when one comes online (the
 // tests at the end).
 //
@@ -103,7 +103,7 @@ TEST(StateHotplug, ControlEverythingOnlineTakesTheSmallCoresLine)
   EXPECT_EQ(jf_state_geometry().dline, 32u);
 }
 
-// ---- Issue 14: inferred lines, the online check and the re-probe -----------
+// ---- Inferred lines, the online check and the re-probe ---------------------
 
 namespace
 {

@@ -212,7 +212,7 @@ TEST(Policy, NoCpusAtAllIsTheFloor)
   EXPECT_FALSE(g.complete);
 }
 
-// ---- Offline CPUs inferred from the kernel's groupings (issue 14) ----------
+// ---- Offline CPUs inferred from the kernel's groupings ---------------------
 namespace
 {
 jf_cpuset Set(std::initializer_list<unsigned> cpus)

@@ -147,7 +147,7 @@ TEST_F(Sysfs, FakeFsReportsReadAfterCloseAndDoubleClose)
   EXPECT_NONFATAL_FAILURE(fakefs::ExpectNoMisuse(), "/sys/devices/system/cpu/online closed twice");
 }
 
-// The kernel's groupings (issue 14): cpufreq's related_cpus is a list of
+// The kernel's groupings: cpufreq's related_cpus is a list of
 // numbers each followed by a space (show_cpus, drivers/cpufreq/cpufreq.c).
 TEST_F(Sysfs, DomainIsThePolicyWithinTheTopologyCluster)
 {

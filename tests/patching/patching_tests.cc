@@ -1,4 +1,4 @@
-// Patching scenarios under the emulated big.LITTLE rig (issue 5): the
+// Patching scenarios under the emulated big.LITTLE rig: the
 // aarch64 programs of tests/patching (and tests/scenario's jit_stress) run
 // under jitflush-emu, and each test states what the rig must observe.
 // Exit status 86 means the plugin saw at least one stale instruction fetch

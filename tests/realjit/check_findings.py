@@ -10,7 +10,7 @@ rig's reports gain a "findings" key only with the findings work, so a report
 without it exits 77, which CTest shows as skipped. With it, the report must
 group the stale fetches into at most N findings (default 4: one bug, a few
 kinds) and at most one per kind and flush routine (one root cause, whatever
-the caller: issue 24), and one of them must name the flush routine
+the caller), and one of them must name the flush routine
 (libgcc's __aarch64_sync_cache_range or __clear_cache) as the flush that
 should have covered the words, called from a function of the JIT's own
 archive, as not-invalidated-in-geometry. Each such finding is the latched

@@ -1,4 +1,4 @@
-// Issue 14: CPUs that are offline when jitflush probes, on the rig.
+// CPUs that are offline when jitflush probes, on the rig.
 //
 // Each test states one promise of README "Offline CPUs" with its exact
 // counts, and each has a control that shows the measurement can fail:
@@ -60,7 +60,8 @@ TEST(Hotplug, GalaxyS7DumpFlushesWithTheInferredLineNotTheFloor)
 TEST(Hotplug, GalaxyS7DumpWithoutGroupingFilesStaysAtTheFloor)
 {
   // The control: the same dump without cpufreq/ and topology/, as the
-  // library saw it before issue 14. Nothing identifies 6-7: the floor.
+  // library saw it before it read the kernel's groupings. Nothing
+  // identifies 6-7: the floor.
   const fs::path tree = fs::path(scenario::WorkDir()) / "s7-no-grouping";
   fs::remove_all(tree);
   fs::copy(kS7, tree, fs::copy_options::recursive);

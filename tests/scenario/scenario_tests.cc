@@ -440,7 +440,7 @@ INSTANTIATE_TEST_SUITE_P(
                       // One 8-byte store: recorded by the span callback (plugin_store.c).
                       BrokenCase{"span-store-after-flush", kNotCleaned, RewrittenPair},
                       BrokenCase{"no-clean", kNotCleaned, AnyWord},
-                      // Issue 22: both Exynos 8890 clusters have VIPT I-caches.
+                      // Both Exynos 8890 clusters have VIPT I-caches.
                       BrokenCase{"other-exec-view", kOtherExecView, AnyWord}),
     [](const auto &info) { return Tag(info.param.name); });
 

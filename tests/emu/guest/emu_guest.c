@@ -46,7 +46,7 @@
  *                           through RW, invalidated through RX1, RX2 or
  *                           both, and called through RX2; on a VIPT I-cache
  *                           only an invalidate through RX2 reaches the
- *                           lines RX2 fetches (issue 22). Prints
+ *                           lines RX2 fetches. Prints
  *                           "wx-views: N wrong: M"
  *   emu_guest map-below-libs MIB
  *                           maps MIB MiB with MAP_FIXED just below the lowest
@@ -276,7 +276,7 @@ static int affinity_race(int creators, int children)
 }
 
 /*
- * Map/unmap churn (issue 23): one page of code, "return I", at a new
+ * Map/unmap churn: one page of code, "return I", at a new
  * address each time. The address hint walks a 1 GiB window, so no address
  * is used twice in a row; the page then goes away in one of the three ways
  * a JIT frees code memory.
@@ -343,7 +343,7 @@ static int remap_churn(int n, bool with_waiter)
 }
 
 /*
- * Memory released without munmap (issue 23). Each mode leaves "return 7"
+ * Memory released without munmap. Each mode leaves "return 7"
  * stored and never flushed in a code page, releases the page, and calls
  * it. Where the release gives the page new contents (a zero page, the
  * file's page), the kernel placed them and the fetch is fresh; where the
@@ -542,7 +542,7 @@ static int wx_reuse(int n, bool through_rx)
   return wrong ? 1 : 0;
 }
 
-/* Two executable views of the same memfd page (issue 22): the code is
+/* Two executable views of the same memfd page: the code is
  * written and cleaned through RW, invalidated through RX1 when THROUGH_RX1,
  * through RX2 when THROUGH_RX2, and always called through RX2. */
 __attribute__((noinline)) static int wx_views(int n, bool through_rx1, bool through_rx2)
@@ -792,7 +792,7 @@ static int publish_order(bool flush_first, int rounds)
 }
 
 /*
- * Issue 22: a signal's delivery is an exception return, a context
+ * A signal's delivery is an exception return, a context
  * synchronisation of the thread that takes it (Arm ARM; Linux delivers on
  * the return to user space, arch/arm64/kernel/signal.c). The runner thread
  * makes its last system call (sched_setaffinity, gettid) before the code is
