@@ -175,7 +175,7 @@ static JsonObject *load_object(const char *path)
 }
 
 /* Writes O to PATH in place, like the plugin writes it (a symlink stays a
- * symlink), and drops O. */
+ * symlink). O is dropped: emu_json_write_object takes it. */
 static void store_object(const char *path, JsonObject *o)
 {
   GString *text = emu_json_write_object(o);
@@ -184,7 +184,6 @@ static void store_object(const char *path, JsonObject *o)
     fprintf(stderr, "jitflush-emu: cannot write %s: %s\n", path, g_strerror(errno));
   }
   g_string_free(text, TRUE);
-  json_object_unref(o);
 }
 
 /* Rewrites REPORT with every forked process's findings and counts. */
