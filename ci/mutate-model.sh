@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation check of the rig's coherence model (issue 22): proves that the
 # model's tests can fail. Each mutant below is one plausible bug in
-# src/emu/coherence.c or coherence_quick.h; the script applies it to a
+# src/emu/model/coherence.c or coherence_quick.h; the script applies it to a
 # scratch copy of the model and its unit tests (never the tree), builds the
 # model tests there with the host compilers (no CMake, a few seconds per
 # mutant), runs the named killing tests, and requires one of them to fail.
@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-# name ^ file (under src/emu) ^ text to find (exactly once) ^ replacement ^
+# name ^ file (under src/emu/model) ^ text to find (exactly once) ^ replacement ^
 # killing tests (a GoogleTest filter) ^ why it is a bug
 mutants=(
   "completion-by-dmb^coherence.c^  uint64_t now = event_time(m);\n  if (!full) {^  uint64_t now = event_time(m);\n  complete_ops(m, t->pending, now);\n  if (!full) {^Coherence.ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly^a DMB completes cache maintenance (only a DSB does)"
@@ -46,7 +46,7 @@ pkg-config --exists glib-2.0 || { echo "ci/mutate-model.sh: GLib is missing (ci/
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jitflush-mutate-model.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/emu" "$scratch/src/internal" "$scratch/pristine"
-cp "$root"/src/emu/coherence.c "$root"/src/emu/coherence.h "$root"/src/emu/coherence_quick.h "$scratch/emu/"
+cp "$root"/src/emu/model/coherence.c "$root"/src/emu/model/coherence.h "$root"/src/emu/model/coherence_quick.h "$scratch/emu/"
 cp "$root/src/ctr.c" "$scratch/src/"
 cp "$root/src/internal/ctr.h" "$scratch/src/internal/"
 cp "$scratch"/emu/* "$scratch/pristine/"

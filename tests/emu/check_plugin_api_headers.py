@@ -2,7 +2,7 @@
 """Every plugin source compiles, with no warning, against every QEMU plugin
 API header this machine has (docs/RIG.md, "Which QEMU").
 
-    check_plugin_api_headers.py ARGS_FILE SRC_DIR HEADER [HEADER...]
+    check_plugin_api_headers.py ARGS_FILE SRC_EMU_DIR HEADER [HEADER...]
 
 ARGS_FILE (written by tests/emu/CMakeLists.txt) holds the plugin's include
 folders, one per line, then a line "--", then its sources. Each HEADER is a
@@ -68,15 +68,17 @@ def main():
     headers = sys.argv[3:] + headers_from_env()
     lines = open(args_file, encoding='utf-8').read().split('\n')
     split = lines.index('--')
-    project = {os.path.realpath(src_dir), os.path.realpath(os.path.join(src_dir, '..'))}
+    folders = [os.path.join(src_dir, d) for d in sorted(os.listdir(src_dir))
+               if os.path.isdir(os.path.join(src_dir, d))]
+    project = {os.path.realpath(d) for d in folders + [os.path.join(src_dir, '..')]}
     # Project folders stay -I (their warnings count); the QEMU folder of the
     # build is replaced by each header's own.
     includes = [d for d in lines[:split] if d and os.path.realpath(d) not in project
                 and not os.path.isfile(os.path.join(d, 'qemu-plugin.h'))]
     sources = [s if os.path.isabs(s) else os.path.join(src_dir, s) for s in lines[split + 1:] if s]
-    sources.append(os.path.join(src_dir, 'qemu_api.c'))
-    includes = ([src_dir, os.path.join(src_dir, '..')], includes)
-    api = open(os.path.join(src_dir, 'qemu_api.h'), encoding='utf-8').read()
+    sources.append(os.path.join(src_dir, 'plugin', 'qemu_api.c'))
+    includes = (folders + [os.path.join(src_dir, '..')], includes)
+    api = open(os.path.join(src_dir, 'plugin', 'qemu_api.h'), encoding='utf-8').read()
     lo = int(re.search(r'#define JF_QEMU_API_MIN (\d+)', api).group(1))
     hi = int(re.search(r'#define JF_QEMU_API_MAX (\d+)', api).group(1))
 

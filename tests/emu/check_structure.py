@@ -19,6 +19,12 @@
    handler may touch: the child, the signal, the control FIFO) and libdwfl's
    debuginfo path callback argument (symbols.c), listed below.
 
+5. The folders are layers, and includes point down only (LAYERS below,
+   the table of docs/ARCHITECTURE.md): shared/ and lazy/ at the bottom,
+   serving both programs; model/ on shared/; report/ on model/; plugin/ on
+   all of them; runner/ on shared/ and lazy/ alone. Every file of src/emu
+   is in one of these folders.
+
 Prints each violation and exits 1; exits 0 when there is none.
 """
 import os
@@ -37,6 +43,16 @@ ALLOWED_STATICS = {
     ("qemu_api.c", "vcpu_init_cb"),
     ("qemu_api.c", "vcpu_exit_cb"),
     ("qemu_api.c", "exit_cb"),
+}
+
+# Which folders a file in each folder may include from.
+LAYERS = {
+    'shared': {'shared'},
+    'lazy': {'lazy'},
+    'model': {'model', 'shared'},
+    'report': {'report', 'model', 'shared'},
+    'plugin': {'plugin', 'report', 'model', 'shared', 'lazy'},
+    'runner': {'runner', 'shared', 'lazy'},
 }
 
 # Headers that are part of another unit: the model's lock-free store path,
@@ -72,14 +88,31 @@ def unit_of(name):
 
 
 def main(root):
-    files = sorted(f for f in os.listdir(root) if f.endswith(('.c', '.h')))
+    # Every source of src/emu, by name (names are unique across folders),
+    # with the folder it is in.
+    folder_of = {}
     problems = []
+    for d, _, names in os.walk(root):
+        for name in names:
+            if not name.endswith(('.c', '.h', '.def')):
+                continue
+            rel = os.path.relpath(d, root)
+            if rel not in LAYERS:
+                problems.append(f"{os.path.join(rel, name)}: in no layer folder ({', '.join(LAYERS)})")
+            elif name in folder_of:
+                problems.append(f"{name}: in both {folder_of[name]}/ and {rel}/")
+            folder_of[name] = rel
+    files = sorted(f for f in folder_of if f.endswith(('.c', '.h')))
+    path = {f: os.path.join(root, folder_of[f], f) for f in folder_of}
     deps = {}
     for f in files:
-        text = strip_comments(open(os.path.join(root, f), encoding='utf-8').read())
+        text = strip_comments(open(path[f], encoding='utf-8').read())
         u = unit_of(f)
         for inc in INCLUDE.findall(text):
             base = os.path.basename(inc)
+            if base in folder_of and folder_of[base] not in LAYERS.get(folder_of[f], ()):
+                problems.append(f"{folder_of[f]}/{f} includes {folder_of[base]}/{base}: "
+                                f"{folder_of[f]}/ is built on {', '.join(sorted(LAYERS[folder_of[f]]))} only")
             if base in files and unit_of(base) != u:
                 deps.setdefault(u, set()).add(unit_of(base))
         if f.endswith('.h'):
@@ -104,12 +137,12 @@ def main(root):
     for f in files:
         if not f.endswith('.h'):
             continue
-        text = strip_comments(open(os.path.join(root, f), encoding='utf-8').read())
+        text = strip_comments(open(path[f], encoding='utf-8').read())
         names = prototype.findall(text)
         source = unit_of(f) + '.c'
         body = ''
         if source in files:
-            body = strip_comments(open(os.path.join(root, source), encoding='utf-8').read())
+            body = strip_comments(open(path[source], encoding='utf-8').read())
         for name in names:
             if not re.search(r'\b' + re.escape(name) + r'\s*\([^;{]*\)\s*\{', body):
                 problems.append(f"{f}: declares {name}, which {source} does not define")

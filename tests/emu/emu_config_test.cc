@@ -1,4 +1,4 @@
-// The qemu-configs parser (src/emu/emu_config.c): every shipped config
+// The qemu-configs parser (src/emu/shared/emu_config.c): every shipped config
 // loads with the values docs/BACKGROUND.md#architecture-facts gives, and each malformed
 // fixture fails with the file, line, group, key and problem named.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// jf_fast_mod (src/emu/fast_mod.h) must give exactly x % d: the rig's
+// emu_fast_mod (src/emu/shared/fast_mod.h) must give exactly x % d: the rig's
 // migration points come from it, and a seed must keep naming the same ones.
 #include <gtest/gtest.h>
 
@@ -45,7 +45,7 @@ TEST(FastMod, EqualsTheRemainderForEveryKindOfDivisor)
     if (d == 0) {
       continue;
     }
-    const jf_fast_mod f = jf_fast_mod_for(d);
+    const emu_fast_mod f = emu_fast_mod_for(d);
     std::vector<uint64_t> xs = {0,
                                 1,
                                 d - 1,
@@ -59,7 +59,7 @@ TEST(FastMod, EqualsTheRemainderForEveryKindOfDivisor)
       xs.push_back(Splitmix(&rng));
     }
     for (uint64_t x : xs) {
-      ASSERT_EQ(jf_fast_remainder(x, &f), x % d) << "x=" << x << " d=" << d;
+      ASSERT_EQ(emu_fast_remainder(x, &f), x % d) << "x=" << x << " d=" << d;
     }
   }
 }

@@ -1,4 +1,4 @@
-// The contract between the runner and the plugin (src/emu/rig_contract.h):
+// The contract between the runner and the plugin (src/emu/shared/rig_contract.h):
 // the counters' table, the summary line both sides use, and the docs that
 // promise it.
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@ namespace
 std::string Format(const jf_summary &s, jf_counter_shown shown)
 {
   GString *out = g_string_new(nullptr);
-  jf_summary_format(out, &s, shown);
+  emu_summary_format(out, &s, shown);
   std::string text(out->str);
   g_string_free(out, TRUE);
   return text;
@@ -53,7 +53,7 @@ TEST(RigContract, ParseReadsBackWhatFormatWrote)
   s.counter[JF_COUNTER_insns] = UINT64_MAX;
   jf_summary back{};
   GError *error = nullptr;
-  ASSERT_TRUE(jf_summary_parse(Format(s, JF_SHOWN_SUMMARY).c_str(), &back, &error))
+  ASSERT_TRUE(emu_summary_parse(Format(s, JF_SHOWN_SUMMARY).c_str(), &back, &error))
       << error->message;
   for (int c = 0; c < JF_NCOUNTERS; c++) {
     uint64_t want = jf_counters[c].shown <= JF_SHOWN_SUMMARY ? s.counter[c] : 0;
@@ -66,9 +66,9 @@ TEST(RigContract, ParseIgnoresOrderAndUnknownKeys)
 {
   jf_summary back{};
   GError *error = nullptr;
-  ASSERT_TRUE(jf_summary_parse("findings=2 insns=9 isb=0 ic_ops=0 dc_ops=1 ctr_reads=0 "
-                               "migrations=3 fetch_checks=4 stale_fetches=5 future=1\n",
-                               &back, &error))
+  ASSERT_TRUE(emu_summary_parse("findings=2 insns=9 isb=0 ic_ops=0 dc_ops=1 ctr_reads=0 "
+                                "migrations=3 fetch_checks=4 stale_fetches=5 future=1\n",
+                                &back, &error))
       << error->message;
   EXPECT_EQ(back.counter[JF_COUNTER_stale_fetches], 5u);
   EXPECT_EQ(back.counter[JF_COUNTER_insns], 9u);
@@ -85,7 +85,7 @@ TEST(RigContract, ParseRefusesALineWithoutAnyOneSummaryField)
     line.replace(line.find(" " + dropped + " "), dropped.size() + 1, "");
     jf_summary back{};
     GError *error = nullptr;
-    EXPECT_FALSE(jf_summary_parse(line.c_str(), &back, &error)) << "without " << dropped;
+    EXPECT_FALSE(emu_summary_parse(line.c_str(), &back, &error)) << "without " << dropped;
     ASSERT_NE(error, nullptr);
     std::string key = dropped.substr(0, dropped.find('='));
     EXPECT_EQ(std::string(error->message), key + " is missing");
@@ -101,7 +101,7 @@ TEST(RigContract, ParseRefusesBadValuesAndRepeats)
                           "stale_fetches"}) {
     jf_summary back{};
     GError *error = nullptr;
-    EXPECT_FALSE(jf_summary_parse((bad + rest).c_str(), &back, &error)) << bad;
+    EXPECT_FALSE(emu_summary_parse((bad + rest).c_str(), &back, &error)) << bad;
     g_clear_error(&error);
   }
 }

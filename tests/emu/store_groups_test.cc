@@ -1,4 +1,4 @@
-// Which of a block's stores share one callback (src/emu/store_groups.c).
+// Which of a block's stores share one callback (src/emu/model/store_groups.c).
 // A group may only hold stores whose words are known relative to the
 // leader's address: anything that may change the base register, and any
 // event, must end it, or the leader records the wrong words.
@@ -41,7 +41,7 @@ struct Plan {
   explicit Plan(std::vector<uint32_t> words)
       : role(words.size()), group_of(words.size()), groups(words.size())
   {
-    ngroups = jf_store_groups_plan(words.data(), words.size(), role.data(), group_of.data(),
+    ngroups = jf_model_groups_plan(words.data(), words.size(), role.data(), group_of.data(),
                                    groups.data());
   }
   const jf_store_group &GroupOf(size_t insn) const
@@ -57,17 +57,17 @@ struct Plan {
       out.push_back({g.range[i].offset, g.range[i].bytes});
     return out;
   }
-  std::vector<jf_store_role> role;
+  std::vector<jf_model_store_role> role;
   std::vector<uint32_t> group_of;
   std::vector<jf_store_group> groups;
   size_t ngroups = 0;
 };
 
-using Roles = std::vector<jf_store_role>;
+using Roles = std::vector<jf_model_store_role>;
 using Ranges = std::vector<std::pair<int32_t, uint32_t>>;
-constexpr jf_store_role kOwn = JF_STORE_OWN;
-constexpr jf_store_role kLeader = JF_STORE_LEADER;
-constexpr jf_store_role kMember = JF_STORE_MEMBER;
+constexpr jf_model_store_role kOwn = JF_STORE_OWN;
+constexpr jf_model_store_role kLeader = JF_STORE_LEADER;
+constexpr jf_model_store_role kMember = JF_STORE_MEMBER;
 
 TEST(StoreGroups, AdjacentStoresThroughOneBaseShareOneRange)
 {

@@ -80,13 +80,13 @@ struct jf_summary {
 
 /* Appends the "key=N" pairs of every counter shown at SHOWN or more, then
  * "findings=N", to OUT (no newline). */
-void jf_summary_format(GString *out, const struct jf_summary *s, enum jf_counter_shown shown);
+void emu_summary_format(GString *out, const struct jf_summary *s, enum jf_counter_shown shown);
 
 /* Parses a summary line (order free, unknown keys ignored; every field of
  * the summary is required, so that an all-zero line from a QEMU that never
  * started the guest cannot pass for a clean run). Returns false and sets
  * *ERROR when the text is not one. */
-bool jf_summary_parse(const char *text, struct jf_summary *out, GError **error);
+bool emu_summary_parse(const char *text, struct jf_summary *out, GError **error);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum jf_guest_call_kind {
+enum emu_guest_call_kind {
   JF_CALL_KEEPS_TURN, /* returns without waiting for another thread */
   JF_CALL_MAY_BLOCK,  /* may wait for another thread or for time */
   JF_CALL_YIELDS,     /* sched_yield: an explicit hand-over point */
@@ -20,30 +20,31 @@ enum jf_guest_call_kind {
 };
 
 /* NUM with its first argument A1 (futex's and fcntl's operation is A2). */
-enum jf_guest_call_kind jf_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2);
+enum emu_guest_call_kind emu_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2);
 
 /* What a call that returns may have done to threads asleep in the kernel:
  * nothing (it touches only its own thread or memory maps), woken the
  * waiters of one futex word (*WORD), or woken anyone. */
-enum jf_guest_call_wakes {
+enum emu_guest_call_wakes {
   JF_WAKES_NONE,
   JF_WAKES_FUTEX_WORD,
   JF_WAKES_ANY,
 };
-enum jf_guest_call_wakes jf_guest_call_wakes(int64_t num, uint64_t a1, uint64_t a2, uint64_t *word);
+enum emu_guest_call_wakes emu_guest_call_wakes(int64_t num, uint64_t a1, uint64_t a2,
+                                               uint64_t *word);
 
 /* The x86_64 host system call number QEMU's linux-user makes for the
  * blocking aarch64 call NUM (its safe_syscall wrappers pass most through),
  * or -1 when unknown. */
-int64_t jf_guest_call_host_nr(int64_t num);
+int64_t emu_guest_call_host_nr(int64_t num);
 
 /* Whether a guest futex on address UADDR can be the host futex the thread
  * sleeps in on HOST_UADDR: QEMU adds its page-aligned guest_base, so the
  * offset within the page is the guest's. */
-bool jf_guest_futex_matches(uint64_t uaddr, uint64_t host_uaddr);
+bool emu_guest_futex_matches(uint64_t uaddr, uint64_t host_uaddr);
 
 /* clone's flags (A1) make a new thread in the same process. */
-bool jf_guest_clone_is_thread(uint64_t flags);
+bool emu_guest_clone_is_thread(uint64_t flags);
 
 #define JF_GUEST_NR_CLONE 220
 #define JF_GUEST_NR_EXIT 93

@@ -1078,7 +1078,7 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
   if (!have)
     g_set_error_literal(&problem, G_FILE_ERROR, G_FILE_ERROR_NOENT, "the file is missing");
   else
-    have = jf_summary_parse(text, &sum, &problem);
+    have = emu_summary_parse(text, &sum, &problem);
   g_free(text);
   char how[48];
   describe_end(wstatus, how, sizeof how);
@@ -1131,7 +1131,7 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
             strsignal(WTERMSIG(wstatus)));
   }
   GString *line = g_string_new("jitflush-emu: ");
-  jf_summary_format(line, &sum, JF_SHOWN_STDERR);
+  emu_summary_format(line, &sum, JF_SHOWN_STDERR);
   fprintf(stderr, "%s\n", line->str);
   g_string_free(line, TRUE);
   if (stopped_by) {

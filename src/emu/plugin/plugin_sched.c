@@ -73,8 +73,8 @@ struct jf_sched {
   /* The remainders a migration draws (fast_mod.h): by 2 * migrate_every - 1
    * for the interval, by n - 1 (PICK_MOD[n - 1]) for the target among the n
    * CPUs of a mask. */
-  struct jf_fast_mod interval_mod;
-  struct jf_fast_mod *pick_mod;
+  struct emu_fast_mod interval_mod;
+  struct emu_fast_mod *pick_mod;
   uint8_t host_mask[MASK_BYTES_MAX]; /* the host's own affinity */
 };
 
@@ -152,10 +152,10 @@ struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error)
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
     sc->laxness[cpu] = laxness_of(emu_config_visible_ctr(cfg, cpu));
   }
-  sc->interval_mod = jf_fast_mod_for(sc->migrate_every ? 2 * sc->migrate_every - 1 : 1);
-  sc->pick_mod = g_new(struct jf_fast_mod, cfg->ncpus + 1);
+  sc->interval_mod = emu_fast_mod_for(sc->migrate_every ? 2 * sc->migrate_every - 1 : 1);
+  sc->pick_mod = g_new(struct emu_fast_mod, cfg->ncpus + 1);
   for (unsigned d = 1; d <= cfg->ncpus; d++) {
-    sc->pick_mod[d] = jf_fast_mod_for(d);
+    sc->pick_mod[d] = emu_fast_mod_for(d);
   }
   sc->threads = g_ptr_array_new_with_free_func(thread_free);
   sc->by_vcpu = g_ptr_array_new();
@@ -282,7 +282,7 @@ void jf_sched_rearm(struct jf_vcpu *v)
 static void arm_migration_clock(struct jf_sched *sc, struct jf_thread *t, struct jf_vcpu *v)
 {
   v->clock.until_migration =
-      sc->migrate_every ? 1 + jf_fast_remainder(jf_splitmix_next(&t->rng), &sc->interval_mod)
+      sc->migrate_every ? 1 + emu_fast_remainder(emu_splitmix_next(&t->rng), &sc->interval_mod)
                         : UINT64_MAX; /* never */
   arm_stretch(v);
 }
@@ -499,11 +499,12 @@ void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu, struct jf_vcpu *v)
     if (!has_cpu(from, t->mt.cpu)) {
       /* Held, and moved off that geometry by the kernel (an affinity
        * change, hotplug): back onto it, uniform over its CPUs. */
-      unsigned pick = (unsigned)jf_fast_remainder(jf_splitmix_next(&t->rng), &sc->pick_mod[n]);
+      unsigned pick = (unsigned)emu_fast_remainder(emu_splitmix_next(&t->rng), &sc->pick_mod[n]);
       migrate_with(rig, t, cpuset_nth(sc, from, pick), v, v);
     } else if (n > 1) {
       /* Uniform over the other CPUs. */
-      unsigned pick = (unsigned)jf_fast_remainder(jf_splitmix_next(&t->rng), &sc->pick_mod[n - 1]);
+      unsigned pick =
+          (unsigned)emu_fast_remainder(emu_splitmix_next(&t->rng), &sc->pick_mod[n - 1]);
       unsigned target = cpuset_nth(sc, from, pick);
       if (target == t->mt.cpu) {
         target = cpuset_nth(sc, from, n - 1);
@@ -601,7 +602,7 @@ void jf_sched_set_online(struct jf_rig *rig, const struct jf_cpuset *online, uns
     if (t->alive && !jf_cpuset_has(&t->mask, t->mt.cpu)) {
       /* Its CPU went offline: the kernel migrates it away before the CPU
        * dies (migrate_tasks, kernel/sched/core.c). */
-      unsigned pick = (unsigned)(jf_splitmix_next(&t->rng) % cpuset_count(sc, &t->mask));
+      unsigned pick = (unsigned)(emu_splitmix_next(&t->rng) % cpuset_count(sc, &t->mask));
       migrate(rig, t, cpuset_nth(sc, &t->mask, pick), vcpu);
     }
   }
@@ -804,7 +805,7 @@ void jf_sched_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
   t->sc_clone_child = NULL;
   switch (num) {
   case JF_GUEST_NR_CLONE:
-    if (jf_guest_clone_is_thread(a1)) {
+    if (emu_guest_clone_is_thread(a1)) {
       /* A new thread inherits its creator's affinity (sched_fork). */
       t->sc_clone_child = thread_new(sc, &t->mask);
       t->sc_clone_child->wanted = t->wanted;

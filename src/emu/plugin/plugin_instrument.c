@@ -533,7 +533,7 @@ static void on_store_span(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t va
  * from its leader's address, get the span callback, which needs no record. */
 static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *words, size_t n)
 {
-  enum jf_store_role *role = g_new(enum jf_store_role, n);
+  enum jf_model_store_role *role = g_new(enum jf_model_store_role, n);
   uint32_t *group_of = g_new(uint32_t, n);
   struct jf_store_group *groups = g_new(struct jf_store_group, n);
   uint64_t *pc = g_new(uint64_t, n);
@@ -542,14 +542,14 @@ static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *
     role[i] = JF_STORE_OWN;
   }
   if (!rig->opts.check_full) {
-    jf_store_groups_plan(words, n, role, group_of, groups);
+    jf_model_groups_plan(words, n, role, group_of, groups);
   }
   for (size_t i = 0; i < n; i++) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
     void *span = NULL;
     if (role[i] == JF_STORE_OWN) {
       if (!rig->opts.check_full) {
-        span = jf_store_span_udata(pc[i], jf_store_simple_bytes(words[i]));
+        span = jf_store_span_udata(pc[i], jf_model_simple_store_bytes(words[i]));
       }
       if (!span) {
         qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,

@@ -23,22 +23,22 @@ extern "C" {
 
 __extension__ typedef unsigned __int128 jf_u128;
 
-struct jf_fast_mod {
+struct emu_fast_mod {
   jf_u128 reciprocal; /* ceil(2^128 / divisor), 0 for a divisor of 1 */
   uint64_t divisor;
 };
 
 /* D must be at least 1. One 128-bit division: call it when D changes. */
-static inline struct jf_fast_mod jf_fast_mod_for(uint64_t d)
+static inline struct emu_fast_mod emu_fast_mod_for(uint64_t d)
 {
   /* (2^128 - 1) / d + 1 is ceil(2^128 / d) for every d that does not divide
    * 2^128 exactly, and one more than it otherwise, which the method allows;
    * for d = 1 it wraps to 0, and every remainder below comes out 0. */
-  struct jf_fast_mod f = {~(jf_u128)0 / d + 1, d};
+  struct emu_fast_mod f = {~(jf_u128)0 / d + 1, d};
   return f;
 }
 
-static inline uint64_t jf_fast_remainder(uint64_t x, const struct jf_fast_mod *f)
+static inline uint64_t emu_fast_remainder(uint64_t x, const struct emu_fast_mod *f)
 {
   /* The fraction x / d, as a multiple of 2^-128 ... */
   jf_u128 fraction = f->reciprocal * x;

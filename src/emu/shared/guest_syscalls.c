@@ -142,12 +142,12 @@ static bool futex_may_block(uint64_t op)
   }
 }
 
-bool jf_guest_clone_is_thread(uint64_t flags)
+bool emu_guest_clone_is_thread(uint64_t flags)
 {
   return (flags & (GUEST_CLONE_VM | GUEST_CLONE_THREAD)) == (GUEST_CLONE_VM | GUEST_CLONE_THREAD);
 }
 
-enum jf_guest_call_kind jf_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2)
+enum emu_guest_call_kind emu_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2)
 {
   switch (num) {
   case JF_GUEST_NR_EXIT_GROUP:
@@ -161,7 +161,7 @@ enum jf_guest_call_kind jf_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2
   case JF_GUEST_NR_CLONE:
     /* A new thread: the creator goes on. A fork waits for QEMU's exclusive
      * section, which waits for every other vCPU to stop. */
-    return jf_guest_clone_is_thread(a1) ? JF_CALL_KEEPS_TURN : JF_CALL_MAY_BLOCK;
+    return emu_guest_clone_is_thread(a1) ? JF_CALL_KEEPS_TURN : JF_CALL_MAY_BLOCK;
   default:
     break;
   }
@@ -175,7 +175,8 @@ enum jf_guest_call_kind jf_guest_call_kind(int64_t num, uint64_t a1, uint64_t a2
   return JF_CALL_MAY_BLOCK;
 }
 
-enum jf_guest_call_wakes jf_guest_call_wakes(int64_t num, uint64_t a1, uint64_t a2, uint64_t *word)
+enum emu_guest_call_wakes emu_guest_call_wakes(int64_t num, uint64_t a1, uint64_t a2,
+                                               uint64_t *word)
 {
   if (num == NR_FUTEX) {
     uint64_t cmd = a2 & FUTEX_CMD_MASK;
@@ -195,7 +196,7 @@ enum jf_guest_call_wakes jf_guest_call_wakes(int64_t num, uint64_t a1, uint64_t 
   return JF_WAKES_ANY;
 }
 
-int64_t jf_guest_call_host_nr(int64_t num)
+int64_t emu_guest_call_host_nr(int64_t num)
 {
   for (size_t i = 0; i < sizeof(blocking) / sizeof(blocking[0]); i++) {
     if (blocking[i].guest == num) {
@@ -205,7 +206,7 @@ int64_t jf_guest_call_host_nr(int64_t num)
   return -1;
 }
 
-bool jf_guest_futex_matches(uint64_t uaddr, uint64_t host_uaddr)
+bool emu_guest_futex_matches(uint64_t uaddr, uint64_t host_uaddr)
 {
   return (uaddr & 4095) == (host_uaddr & 4095);
 }

@@ -160,7 +160,7 @@ static void write_reports(struct jf_rig *r)
      * (no loader, a bad -cpu), and all-zero counters must not pass for
      * a clean run. */
     GString *line = g_string_new(NULL);
-    jf_summary_format(line, &summary, JF_SHOWN_SUMMARY);
+    emu_summary_format(line, &summary, JF_SHOWN_SUMMARY);
     g_string_append_c(line, '\n');
     jf_write_file(r->opts.summary_path, line);
     g_string_free(line, true);
@@ -345,7 +345,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
   jf_vcpu(rig, vcpu)->counts.syscalls++;
-  if (num == JF_GUEST_NR_CLONE && !jf_guest_clone_is_thread(a1)) {
+  if (num == JF_GUEST_NR_CLONE && !emu_guest_clone_is_thread(a1)) {
     g_mutex_lock(&rig->lock);
     rig->forked = true;
     g_mutex_unlock(&rig->lock);

@@ -33,7 +33,7 @@ extern "C" {
  * leads a new group. */
 #define JF_STORE_GROUP_RANGES 4
 
-enum jf_store_role {
+enum jf_model_store_role {
   JF_STORE_OWN,    /* its own callback per access (any instruction that is not grouped) */
   JF_STORE_LEADER, /* one callback that records its group */
   JF_STORE_MEMBER, /* recorded by its group's leader: no callback */
@@ -58,13 +58,13 @@ struct jf_store_group {
  * for leaders and members GROUP_OF[i], an index into GROUPS, which must hold
  * N entries. Returns the number of groups.
  */
-size_t jf_store_groups_plan(const uint32_t *words, size_t n, enum jf_store_role *role,
+size_t jf_model_groups_plan(const uint32_t *words, size_t n, enum jf_model_store_role *role,
                             uint32_t *group_of, struct jf_store_group *groups);
 
 /* The bytes the store WORD writes when it is one a group may hold (one
  * general-purpose register at an immediate offset: one access of that
  * size), else 0. */
-unsigned jf_store_simple_bytes(uint32_t word);
+unsigned jf_model_simple_store_bytes(uint32_t word);
 
 #ifdef __cplusplus
 }

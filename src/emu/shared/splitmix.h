@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-static inline uint64_t jf_splitmix_next(uint64_t *state)
+static inline uint64_t emu_splitmix_next(uint64_t *state)
 {
   uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
   z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);

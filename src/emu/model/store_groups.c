@@ -67,7 +67,7 @@ static bool decode_simple_store(uint32_t w, struct simple_store *s)
   }
 }
 
-unsigned jf_store_simple_bytes(uint32_t word)
+unsigned jf_model_simple_store_bytes(uint32_t word)
 {
   struct simple_store s;
   return decode_simple_store(word, &s) ? s.bytes : 0;
@@ -193,7 +193,7 @@ static bool add_range(struct jf_store_group *g, int64_t lo, int64_t hi, uint32_t
   return true;
 }
 
-size_t jf_store_groups_plan(const uint32_t *words, size_t n, enum jf_store_role *role,
+size_t jf_model_groups_plan(const uint32_t *words, size_t n, enum jf_model_store_role *role,
                             uint32_t *group_of, struct jf_store_group *groups)
 {
   struct planner p;

@@ -15,7 +15,7 @@ const struct jf_counter_info jf_counters[JF_NCOUNTERS] = {
 
 #define JF_SUMMARY_ERROR (g_quark_from_static_string("jf-summary-error"))
 
-void jf_summary_format(GString *out, const struct jf_summary *s, enum jf_counter_shown shown)
+void emu_summary_format(GString *out, const struct jf_summary *s, enum jf_counter_shown shown)
 {
   for (size_t c = 0; c < JF_NCOUNTERS; c++) {
     if (jf_counters[c].shown <= shown) {
@@ -36,7 +36,7 @@ static int field_of(const char *key)
   return strcmp(key, FINDINGS_KEY) == 0 ? JF_NCOUNTERS : -1;
 }
 
-bool jf_summary_parse(const char *text, struct jf_summary *out, GError **error)
+bool emu_summary_parse(const char *text, struct jf_summary *out, GError **error)
 {
   bool seen[JF_NCOUNTERS + 1] = {false};
   memset(out, 0, sizeof *out);

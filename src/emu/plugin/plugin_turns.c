@@ -255,7 +255,7 @@ static bool asleep_in_its_call(const struct turn_thread *t)
    * host's timing, and so did the whole schedule after the fork (one in
    * a few hundred runs under load, one seed gave different counts). So
    * the draw waits for it. */
-  if (t->sc_num == JF_GUEST_NR_CLONE && !jf_guest_clone_is_thread(t->sc_a1)) {
+  if (t->sc_num == JF_GUEST_NR_CLONE && !emu_guest_clone_is_thread(t->sc_a1)) {
     return false;
   }
   if (state != 'S' && state != 't' && state != 'T') {
@@ -270,13 +270,13 @@ static bool asleep_in_its_call(const struct turn_thread *t)
   if (end == buf) {
     return false; /* "running" */
   }
-  int64_t expected = jf_guest_call_host_nr(t->sc_num);
+  int64_t expected = emu_guest_call_host_nr(t->sc_num);
   if (expected >= 0 && nr != expected) {
     return false;
   }
   if (expected == 202) { /* futex: QEMU's own locks are futexes too */
     unsigned long long host_uaddr = strtoull(end, NULL, 0);
-    return jf_guest_futex_matches(t->sc_a1, host_uaddr);
+    return emu_guest_futex_matches(t->sc_a1, host_uaddr);
   }
   return true;
 }
@@ -356,7 +356,8 @@ static void try_draw(struct jf_turns *turns)
     }
     turns->publisher = NULL;
     g_ptr_array_sort(ready, by_serial);
-    struct turn_thread *next = g_ptr_array_index(ready, jf_splitmix_next(&turns->rng) % ready->len);
+    struct turn_thread *next =
+        g_ptr_array_index(ready, emu_splitmix_next(&turns->rng) % ready->len);
     next->state = TURN_RUNNING;
     turns->holder = next;
     if (next != turns->last_holder) {
@@ -573,7 +574,7 @@ static void begin_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_t
 {
   uint64_t quantum = UINT64_MAX;
   if (turns->on) {
-    quantum = 1 + jf_splitmix_next(&turns->rng) % (2 * turns->quantum - 1);
+    quantum = 1 + emu_splitmix_next(&turns->rng) % (2 * turns->quantum - 1);
   }
   struct jf_vcpu *v = jf_vcpu(rig, t->vcpu);
   v->clock.until_handover = quantum;
@@ -599,7 +600,7 @@ static void release(struct jf_turns *turns, struct turn_thread *t, enum turn_sta
 static bool note_wakes(struct jf_turns *turns, int64_t num, uint64_t a1, uint64_t a2)
 {
   uint64_t word = 0;
-  switch (jf_guest_call_wakes(num, a1, a2, &word)) {
+  switch (emu_guest_call_wakes(num, a1, a2, &word)) {
   case JF_WAKES_NONE:
     return false;
   case JF_WAKES_FUTEX_WORD: {
@@ -608,7 +609,7 @@ static bool note_wakes(struct jf_turns *turns, int64_t num, uint64_t a1, uint64_
     g_hash_table_iter_init(&it, turns->by_tid);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
       struct turn_thread *t = value;
-      if (t->state == TURN_IN_SYSCALL && jf_guest_call_host_nr(t->sc_num) == 202 &&
+      if (t->state == TURN_IN_SYSCALL && emu_guest_call_host_nr(t->sc_num) == 202 &&
           t->sc_a1 == word) {
         t->asleep = false;
       }
@@ -675,7 +676,7 @@ void jf_turns_thread_exit(struct jf_rig *rig, unsigned vcpu)
 bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2)
 {
   struct jf_turns *turns = rig->turns;
-  enum jf_guest_call_kind kind = jf_guest_call_kind(num, a1, a2);
+  enum emu_guest_call_kind kind = emu_guest_call_kind(num, a1, a2);
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_vcpu(turns, vcpu);
   turns->events++;
@@ -747,11 +748,11 @@ void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
     return;
   }
   turns->events++;
-  if (num == JF_GUEST_NR_CLONE && jf_guest_clone_is_thread(t->sc_a1) && ret > 0) {
+  if (num == JF_GUEST_NR_CLONE && emu_guest_clone_is_thread(t->sc_a1) && ret > 0) {
     /* The child's place in the draw's order, given while the creator
      * holds the turn: before any draw can see the child. */
     give_serial(turns, thread_of_tid(turns, (int)ret));
-  } else if (num == JF_GUEST_NR_CLONE && !jf_guest_clone_is_thread(t->sc_a1) && ret == 0) {
+  } else if (num == JF_GUEST_NR_CLONE && !emu_guest_clone_is_thread(t->sc_a1) && ret == 0) {
     forked(turns, t);
   }
   if (t->may_wake) {
@@ -778,7 +779,7 @@ void jf_turns_await_child(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
   struct jf_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
   struct turn_thread *self = thread_of_vcpu(turns, vcpu);
-  if (!self || !jf_guest_clone_is_thread(self->sc_a1)) {
+  if (!self || !emu_guest_clone_is_thread(self->sc_a1)) {
     g_mutex_unlock(&turns->m);
     return;
   }
