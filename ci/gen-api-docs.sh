@@ -53,7 +53,8 @@ generate() {
     }
     collecting {
       code = code "\n" $0
-      if ((kind == "block" && $0 ~ /^};/) || (kind == "decl" && $0 ~ /[;}][ \t]*$/)) {
+      # A declaration ends at its ";"; an inline function at its closing "}".
+      if ((kind == "block" && $0 ~ /^};/) || (kind == "decl" && (code ~ /\n\{/ ? $0 ~ /^}/ : $0 ~ /[;}][ \t]*$/))) {
         collecting = 0; start_item(name_of(first), code)
       }
       next

@@ -192,7 +192,7 @@ int jitflush_init(void);
 /*
  * Makes the instructions in [begin, end) visible to instruction fetch on
  * every core: a drop-in for __builtin___clear_cache, with the same
- * semantics on every platform (see README "Guarantees").
+ * semantics on every platform (see docs/TESTING.md, "Guarantees").
  *
  * - begin is aligned down to the line; every line touching the range is
  *   maintained, so unaligned ranges are fine.

@@ -4,7 +4,7 @@
  * all-cores-safe flush with no source change. GCC and Clang expand the
  * builtin to a call of __clear_cache on AArch64; the linker takes the first
  * definition it sees, so libjitflush must come before libgcc (GCC) or
- * compiler-rt's builtins (Clang) on the link line (README "Drop-in").
+ * compiler-rt's builtins (Clang) on the link line (docs/VENDORING.md, "Drop-in for __clear_cache").
  */
 #include "jitflush.h"
 

@@ -1,4 +1,4 @@
-/* The range rules every platform shares (README "Guarantees"). */
+/* The range rules every platform shares (docs/TESTING.md, "Guarantees"). */
 #ifndef JITFLUSH_INTERNAL_RANGE_H
 #define JITFLUSH_INTERNAL_RANGE_H
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One consumer test: obtains jitflush one way, cross-builds examples/minimal_jit
 # for aarch64 from a fresh build directory, and runs it under stock
-# qemu-aarch64. Each step below is what the README's quick start for that
+# qemu-aarch64. Each step below is what docs/VENDORING.md's quick start for that
 # way says, so the quick starts are tested as written.
 #
 #   consume.sh add_subdirectory|fetchcontent|copy-in          SRC WORK

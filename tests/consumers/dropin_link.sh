@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The __clear_cache drop-in (JITFLUSH_PROVIDE_CLEAR_CACHE=ON) linked the ways
-# the README's "Drop-in" section says, and proof of which __clear_cache each
+# docs/VENDORING.md's "Drop-in" section says, and proof of which __clear_cache each
 # program really calls, for unchanged code that uses __builtin___clear_cache
 # (tests/patching/examples/dropin.c):
 #
@@ -54,7 +54,7 @@ run cmake --build "$work/lib" >/dev/null
 example=$src/tests/patching/examples/dropin.c
 with=$work/with-jitflush
 without=$work/without-jitflush
-# The README's link lines: the library anywhere before the runtime library
+# docs/VENDORING.md's link lines: the library anywhere before the runtime library
 # the driver adds at the end.
 run "${cc[@]}" -std=c11 -O2 -Wall -Wextra "$example" -L"$work/lib" -ljitflush -pthread -o "$with"
 run "${cc[@]}" -std=c11 -O2 -Wall -Wextra "$example" -o "$without"

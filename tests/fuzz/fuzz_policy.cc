@@ -3,7 +3,7 @@
 // struct holds), each observed or not, with any CTR_EL0 and MIDR, and sysfs
 // lines as the sysfs reader can return them (0, or 4 << 0..15).
 //
-// Invariants (include/jitflush.h, README "Guarantees"):
+// Invariants (include/jitflush.h, docs/TESTING.md "Guarantees"):
 // - the global lines are encodable strides and the minimum over every CPU;
 // - an observed CPU uses its CTR_EL0, an unobserved one never claims to;
 // - an unobserved CPU's line is no larger than what sysfs or the MIDR table

@@ -195,7 +195,7 @@ TEST(StateSignal, StormOnSixtyFourThreadsRacingTheFirstFlush)
           return 34;
         if (handled_probed.load() == 0)
           return 35;
-        // How hard the storm hit, for the README's figures (the child's
+        // How hard the storm hit, for docs/TESTING.md's figures (the child's
         // stdout is the test's; _exit would drop an unflushed buffer).
         std::printf("signal storm: %d handlers ran on %d threads x %d rounds "
                     "(%d during the probe saw the floor, %d the final line)\n",

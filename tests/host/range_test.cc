@@ -1,4 +1,4 @@
-// The range rules shared by every platform (README "Guarantees").
+// The range rules shared by every platform (docs/TESTING.md "Guarantees").
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -223,7 +223,7 @@ check_consumer() {
     cmake_args=(-DCMAKE_PREFIX_PATH="$root/usr")
   fi
 
-  # find_package, as the README's "Installed, with find_package" says.
+  # find_package, as docs/VENDORING.md's "Installed, with find_package" says.
   mkdir -p "$work/cmake-project"
   cat >"$work/cmake-project/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.21)

@@ -110,7 +110,7 @@ TEST(CrossCorePatching, FlushThenSyncCoresIsClean)
   EXPECT_EQ(OutputValue(run, "sync_status"), 0) << run.Describe();
 }
 
-// The README's sync example: one thread spins on a published pointer while
+// docs/LIBRARY.md's sync example: one thread spins on a published pointer while
 // main writes, flushes and calls jitflush_sync_cores().
 TEST(CrossCorePatching, ReadmeSyncExampleIsClean)
 {

@@ -74,7 +74,7 @@ has_symbol "$dropin" __aarch64_sync_cache_range &&
 # Placed first, the drop-in's archive member is not needed yet when the
 # linker reads it, so libgcc's __clear_cache satisfies the JIT's later call.
 [ "$(provider "$first")" = libgcc ] ||
-  fail "with the drop-in placed first, __clear_cache is $(provider "$first")'s, expected libgcc's (the README's warning would be wrong)"
+  fail "with the drop-in placed first, __clear_cache is $(provider "$first")'s, expected libgcc's (docs/VENDORING.md's warning would be wrong)"
 if grep -Eiq 'clear_cache|multiple definition' "$first.link.log"; then
   fail "the drop-in-first link warned: $(cat "$first.link.log")"
 fi

@@ -10,7 +10,7 @@
  * while CPU N is offline (so with whatever lines jitflush inferred for it),
  * then reads /sys/devices/system/cpu/online until CPU N is listed (the
  * rig's [hotplug] event), pins itself to N and runs every function there,
- * with no flush in between. jitflush's promise (README "Offline CPUs") is
+ * with no flush in between. jitflush's promise (docs/BACKGROUND.md "Offline CPUs") is
  * that this is safe whatever N's lines are: the kernel invalidated N's
  * I-cache when it booted it. On dynamiq-hidden-32.conf CPU 4 has 32-byte
  * lines and jitflush inferred 64, so only the boot-time invalidation (the

@@ -1,6 +1,6 @@
 // CPUs that are offline when jitflush probes, on the rig.
 //
-// Each test states one promise of README "Offline CPUs" with its exact
+// Each test states one promise of docs/BACKGROUND.md "Offline CPUs" with its exact
 // counts, and each has a control that shows the measurement can fail:
 //   - the Galaxy S7 dump (CPUs 6-7 offline): 100 flushes of 4 KiB issue
 //     6,401 DC and 6,401 IC operations (the first 64-byte call's one line

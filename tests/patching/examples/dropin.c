@@ -1,5 +1,5 @@
 /*
- * README example: unchanged code that flushes with the compiler builtin.
+ * docs/VENDORING.md example: unchanged code that flushes with the compiler builtin.
  * GCC and Clang turn __builtin___clear_cache into a call of __clear_cache;
  * linked with jitflush's drop-in ahead of libgcc (or compiler-rt's
  * builtins), that call is jitflush_clear_cache. AArch64 Linux.

@@ -1,5 +1,5 @@
 /*
- * README example: W^X code through two views of one memfd. Write through
+ * docs/LIBRARY.md example: W^X code through two views of one memfd. Write through
  * the RW view, flush with jitflush_clear_cache_dual (clean through RW,
  * invalidate through RX: a VIPT I-cache is indexed by the address that
  * fetches), run through the RX view. AArch64 Linux.

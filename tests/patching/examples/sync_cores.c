@@ -1,5 +1,5 @@
 /*
- * README example: code that another thread will run. The flush makes the
+ * docs/LIBRARY.md example: code that another thread will run. The flush makes the
  * new instructions visible to instruction fetch; jitflush_sync_cores()
  * makes every other thread pass a context synchronisation event, so one
  * that already ran (or prefetched) the old code fetches the new code.
