@@ -73,24 +73,23 @@ static void on_exit(qemu_plugin_id_t id, void *userdata)
 }
 #endif
 
+/* API 7 registers a vCPU callback with a userdata pointer (unused here). */
+#if QEMU_PLUGIN_VERSION >= 7
+#define REGISTER_VCPU_CB(register_cb, id, cb) register_cb(id, cb, NULL)
+#else
+#define REGISTER_VCPU_CB(register_cb, id, cb) register_cb(id, cb)
+#endif
+
 void jf_qemu_on_vcpu_init(qemu_plugin_id_t id, jf_qemu_vcpu_cb cb)
 {
   vcpu_init_cb = cb;
-#if QEMU_PLUGIN_VERSION >= 7
-  qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init, NULL);
-#else
-  qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
-#endif
+  REGISTER_VCPU_CB(qemu_plugin_register_vcpu_init_cb, id, on_vcpu_init);
 }
 
 void jf_qemu_on_vcpu_exit(qemu_plugin_id_t id, jf_qemu_vcpu_cb cb)
 {
   vcpu_exit_cb = cb;
-#if QEMU_PLUGIN_VERSION >= 7
-  qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit, NULL);
-#else
-  qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
-#endif
+  REGISTER_VCPU_CB(qemu_plugin_register_vcpu_exit_cb, id, on_vcpu_exit);
 }
 
 void jf_qemu_on_exit(qemu_plugin_id_t id, jf_qemu_exit_cb cb)
