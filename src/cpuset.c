@@ -60,7 +60,7 @@ static bool read_cpu_number(const char *text, size_t len, size_t *pos, uint64_t 
 }
 
 /* The reasons of jf_cpulist_problem. The emulator's config errors quote
- * them (tests/emu/emu_config_test.cc), so the words are part of its
+ * them (tests/emu/shared/emu_config_test.cc), so the words are part of its
  * contract. */
 _Static_assert(JF_MAX_CPUS == 1024, "the message below names the limit");
 static const char reason_empty[] = "empty CPU list";

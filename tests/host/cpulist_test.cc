@@ -77,7 +77,7 @@ TEST(CpuList, FormatIsTheKernelsFormatAndRoundTrips)
 }
 
 // Why a list is refused, in the words the rig's config errors quote
-// (tests/emu/emu_config_test.cc): the first item with a problem decides.
+// (tests/emu/shared/emu_config_test.cc): the first item with a problem decides.
 TEST(CpulistProblem, NamesTheFirstProblem)
 {
   const struct {

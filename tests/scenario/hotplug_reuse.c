@@ -1,7 +1,7 @@
 /*
  * hotplug_reuse: code flushed before a CPU came online, run on that CPU.
  * The guest side of scenario.Hotplug.CodeFlushedBeforeTheCpusCameOnline...
- * (tests/scenario/hotplug_tests.cc).
+ * (tests/scenario/hotplug_test.cc).
  *
  *   hotplug_reuse --cpu=N [--late]
  *

@@ -4,7 +4,7 @@
  * barriers, context synchronisation) and asks it, per instruction fetch,
  * whether the fetch sees what the program last stored
  * (docs/COHERENCE-MODEL.md states the rules; coherence.c implements them,
- * one rule per function; tests/emu/coherence_test.cc checks each one).
+ * one rule per function; tests/emu/model/coherence_test.cc checks each one).
  *
  * Besides the verdict the model keeps the provenance a JIT author needs to
  * act on it: the PC of the store that last wrote the word, and the

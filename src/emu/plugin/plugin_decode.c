@@ -189,7 +189,7 @@ static bool is_release_store(uint32_t word)
 
 /*
  * The words of the branch and system group whose answer the encoding alone
- * gives, exactly as Capstone's decode below would (tests/emu/decode_test.cc
+ * gives, exactly as Capstone's decode below would (tests/emu/plugin/plugin_decode_test.cc
  * compares the two over every such class): true with *OUT filled. The
  * rest (DSB, ISB, CLREX, MSR immediate and other system words) goes to
  * Capstone. Encodings from the Arm ARM's A64 "branches, exception

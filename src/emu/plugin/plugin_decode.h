@@ -55,7 +55,7 @@ void jf_decoder_close(struct jf_decoder *d);
 /* Any thread. */
 struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t insn);
 /* A word of the branch and system group decoded by Capstone alone, without
- * the encoding shortcuts jf_decode takes: what tests/emu/decode_test.cc
+ * the encoding shortcuts jf_decode takes: what tests/emu/plugin/plugin_decode_test.cc
  * compares them with. */
 struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t insn);
 

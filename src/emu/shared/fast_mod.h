@@ -10,7 +10,7 @@
  * 128-bit reciprocal for 64-bit operands): the drawn sequences, and so
  * every migration point of a seed, are the same as with %.
  *
- * Header only, no QEMU: tests/emu/fast_mod_test.cc compares it with %.
+ * Header only, no QEMU: tests/emu/shared/fast_mod_test.cc compares it with %.
  */
 #ifndef JITFLUSH_EMU_FAST_MOD_H
 #define JITFLUSH_EMU_FAST_MOD_H

@@ -131,7 +131,7 @@ TEST_P(JitflushOnEveryConfig, NoStaleFetchEvenWhenThreadsMigrateInsideFlushes)
 {
   const SocConf conf = Conf(GetParam());
   // Random migrations only: the adversarial policy would move every
-  // --watch-ctr read to the same CPU (adversary_tests.cc covers it).
+  // --watch-ctr read to the same CPU (adversary_test.cc covers it).
   const RigRun run =
       RunUnderRig(conf.path, kSeed, "a-jitflush-" + Tag(GetParam()),
                   StressArgs("jitflush", kIterations, {"--watch-ctr"}), 90, {"--policy", "random"});
