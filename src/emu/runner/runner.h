@@ -1,7 +1,11 @@
 /*
  * jitflush-emu (the runner):
  *
- *   runner.c          command line, checks, overlay, exit status
+ *   runner.c          main: the checks, the run and its outcome, exit status
+ *   runner_args.c     command line: options, help text, environment defaults
+ *   runner_fail.c     the one-line failure messages
+ *   runner_scratch.c  scratch folder, sysfs overlay, sysroot
+ *   runner_reproduce.c  the command line that reproduces a run
  *   runner_program.c  whether qemu-aarch64 can run the program at all
  *   runner_exec.c     starting QEMU: the child's namespace and limits, and
  *                     the copy of its stderr kept for status 7
