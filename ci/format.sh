@@ -9,6 +9,11 @@
 #                                include/, tests/ and examples/, and make
 #                                ci/format-files.txt list them all (by glob)
 #
+# Braces too: every if, else, for, while and do body of src/ and include/
+# is a block, the one brace style (clang-format 16's InsertBraces, which
+# clang-format 14 lacks, applied with the same style and then formatted by
+# clang-format-14 again: a file is braced when that changes nothing).
+#
 # The CTest test format.check (label format) runs the first form.
 # Exit status: 0 formatted, 1 some file is not (each is named, with a diff),
 # 2 usage or clang-format-14 missing.
@@ -16,6 +21,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 list="$root/ci/format-files.txt"
 clang_format=${CLANG_FORMAT:-clang-format-14}
+clang_format_braces=${CLANG_FORMAT_BRACES:-clang-format-16}
 all_globs=('src/**/*.c' 'src/**/*.h' 'include/**/*.h' 'tests/**/*.c' 'tests/**/*.h'
            'tests/**/*.cc' 'examples/**/*.c')
 
@@ -35,6 +41,17 @@ while [ $# -gt 0 ]; do
 done
 command -v "$clang_format" >/dev/null ||
   { echo "ci/format.sh: $clang_format not found (ci/install-deps.sh installs clang-format-14)" >&2; exit 2; }
+command -v "$clang_format_braces" >/dev/null ||
+  { echo "ci/format.sh: $clang_format_braces not found (ci/install-deps.sh installs clang-format-16)" >&2; exit 2; }
+# .clang-format as one inline style, with InsertBraces (a key clang-format
+# 14 would reject in the file itself).
+braces_style="{$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$root/.clang-format" | paste -sd, -), InsertBraces: true}"
+
+# FILE with braces inserted, in clang-format-14's layout.
+braced() {
+  "$clang_format_braces" --style="$braces_style" --assume-filename="$1" < "$1" |
+    "$clang_format" --style="file:$root/.clang-format" --assume-filename="$1"
+}
 
 cd "$root"
 shopt -s globstar nullglob
@@ -55,9 +72,15 @@ fi
 
 status=0
 for f in "${files[@]}"; do
+  case "$f" in src/*|include/*|*/src/*|*/include/*) with_braces=1 ;; *) with_braces=0 ;; esac
   if [ "$mode" = fix ]; then
+    if [ "$with_braces" -eq 1 ]; then
+      braced "$f" > "$f.braced" && mv "$f.braced" "$f"
+    fi
     "$clang_format" --style="file:$root/.clang-format" -i "$f"
   elif ! "$clang_format" --style="file:$root/.clang-format" "$f" | diff -u --label "$f" --label "$f (formatted)" "$f" -; then
+    status=1
+  elif [ "$with_braces" -eq 1 ] && ! braced "$f" | diff -u --label "$f" --label "$f (braced)" "$f" -; then
     status=1
   fi
 done

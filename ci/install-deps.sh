@@ -29,7 +29,7 @@ pkgs+=(nlohmann-json3-dev)
 # Fuzzing and sanitizers.
 pkgs+=(clang libclang-rt-14-dev)
 # The formatting check (ci/format.sh, CTest label format).
-pkgs+=(clang-format-14)
+pkgs+=(clang-format-14 clang-format-16)
 # Static check of the users' CI recipe (examples/github-actions.yml).
 pkgs+=(yamllint)
 # Validation of jitflush-info --json against docs/jitflush-info.schema.json.

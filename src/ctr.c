@@ -33,7 +33,8 @@ struct jf_ctr jf_ctr_decode(uint64_t ctr)
 unsigned jf_log2_line(unsigned bytes)
 {
   unsigned log2 = 0;
-  while (log2 < 31 && (1u << (log2 + 1)) <= bytes)
+  while (log2 < 31 && (1u << (log2 + 1)) <= bytes) {
     log2++;
+  }
   return log2;
 }

@@ -19,18 +19,18 @@
 int jf_fs_open(const char *path)
 {
   int fd;
-  do
+  do {
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  while (fd < 0 && errno == EINTR);
+  } while (fd < 0 && errno == EINTR);
   return fd;
 }
 
 long jf_fs_read(int fd, void *buf, size_t len)
 {
   ssize_t n;
-  do
+  do {
     n = read(fd, buf, len);
-  while (n < 0 && errno == EINTR);
+  } while (n < 0 && errno == EINTR);
   return (long)n;
 }
 

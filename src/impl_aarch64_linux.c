@@ -32,10 +32,12 @@ static void flush_with(struct jf_geometry g, uintptr_t d_first, uintptr_t i_firs
      * the core we run on now. One mrs per call, a kernel trap on Linux
      * >= 4.9 with mismatched cores; see README "Per-call guard". */
     struct jf_ctr here = jf_ctr_decode(jf_regs_read_ctr());
-    if (here.iline < iline)
+    if (here.iline < iline) {
       iline = here.iline;
-    if (here.dline < dline)
+    }
+    if (here.dline < dline) {
       dline = here.dline;
+    }
   }
   unsigned flags = (g.idc ? FLAG_IDC : 0) | (g.dic ? FLAG_DIC : 0) | (g.dc_civac ? FLAG_CIVAC : 0);
   jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span, dline, iline, flags);
@@ -50,12 +52,14 @@ __attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintpt
 {
   struct jf_geometry g = jf_state_geometry(); /* probes first if nobody has */
   uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
-  if (w & JF_GW_READY)
+  if (w & JF_GW_READY) {
     g = jf_geometry_unpack(w); /* the very word the checks below compare with */
+  }
   for (unsigned round = 0;; round++) {
     flush_with(g, d_first, i_first, span);
-    if (!g.online_check)
+    if (!g.online_check) {
       return;
+    }
     /* Some offline CPU's lines are inferred from its cluster (policy.c).
      * Checked AFTER the maintenance completed (the dsb/isb above): a CPU
      * that is not online yet at this point boots later, and the kernel's
@@ -73,8 +77,9 @@ __attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintpt
       g = jf_geometry_unpack(w);
       continue;
     }
-    if (change == JF_ONLINE_SAME && now == w)
+    if (change == JF_ONLINE_SAME && now == w) {
       return;
+    }
     if (change == JF_ONLINE_NEW_CPU && round < MAX_REPROBES_PER_FLUSH && jf_state_reprobe()) {
       w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
       g = jf_geometry_unpack(w);
@@ -109,15 +114,17 @@ static inline void flush_views(uintptr_t d_first, uintptr_t i_first, uintptr_t s
 void jitflush_clear_cache(void *begin, void *end)
 {
   uintptr_t last;
-  if (!jf_range_last(begin, end, &last))
+  if (!jf_range_last(begin, end, &last)) {
     return;
+  }
   flush_views((uintptr_t)begin, (uintptr_t)begin, last - (uintptr_t)begin);
 }
 
 void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
 {
-  if (len == 0)
+  if (len == 0) {
     return;
+  }
   /* Each view is aligned to the line on its own, so views whose offsets
    * within a line differ still cover every line of both. */
   flush_views((uintptr_t)rw, (uintptr_t)rx, len - 1);
@@ -125,15 +132,17 @@ void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
 
 int jitflush_get_info(struct jitflush_info *out)
 {
-  if (!out)
+  if (!out) {
     return JITFLUSH_ERR_ARG;
+  }
   int status = jf_state_init();
   jf_view_export(jf_state_view(), out);
   /* The probe reads no sysfs line for a CPU whose CTR_EL0 it read (the
    * policy has no use for it); the report shows it anyway. */
   for (unsigned i = 0; i < out->ncpus; i++) {
-    if (!out->cpus[i].observed)
+    if (!out->cpus[i].observed) {
       continue;
+    }
     struct jf_sysfs_cpu sys;
     jf_sysfs_read_l1((unsigned)out->cpus[i].cpu, &sys);
     out->cpus[i].sysfs_l1i_line = sys.l1i_line;

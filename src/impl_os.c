@@ -20,20 +20,23 @@ int jitflush_init(void)
 void jitflush_clear_cache(void *begin, void *end)
 {
   uintptr_t last;
-  if (jf_range_last(begin, end, &last))
+  if (jf_range_last(begin, end, &last)) {
     jf_os_flush(begin, (size_t)(last - (uintptr_t)begin) + 1);
+  }
 }
 
 void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
 {
-  if (len != 0)
+  if (len != 0) {
     jf_os_flush_dual(rw, rx, len);
+  }
 }
 
 int jitflush_get_info(struct jitflush_info *out)
 {
-  if (!out)
+  if (!out) {
     return JITFLUSH_ERR_ARG;
+  }
   jf_platform_info(out, jf_os_platform, jf_os_method, false);
   return JITFLUSH_OK;
 }

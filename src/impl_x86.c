@@ -31,8 +31,9 @@ void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
 
 int jitflush_get_info(struct jitflush_info *out)
 {
-  if (!out)
+  if (!out) {
     return JITFLUSH_ERR_ARG;
+  }
 #if defined(__x86_64__)
   const char *platform = "x86_64";
 #else

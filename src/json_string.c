@@ -10,8 +10,9 @@ void jf_json_string(const char *text, jf_json_put *put, void *sink)
   const char *plain = text; /* the start of the bytes not put yet */
   for (const char *p = text; *p; p++) {
     unsigned char c = (unsigned char)*p;
-    if (c != '"' && c != '\\' && c >= 0x20)
+    if (c != '"' && c != '\\' && c >= 0x20) {
       continue;
+    }
     put(sink, plain, (size_t)(p - plain));
     plain = p + 1;
     if (c < 0x20) {

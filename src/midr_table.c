@@ -51,16 +51,19 @@ static const struct jf_core known_cores[] = {
 const struct jf_core *jf_midr_lookup(uint64_t midr)
 {
   uint32_t key = (uint32_t)midr & JF_MIDR_CORE_MASK;
-  for (size_t i = 0; i < sizeof known_cores / sizeof known_cores[0]; i++)
-    if (known_cores[i].midr == key)
+  for (size_t i = 0; i < sizeof known_cores / sizeof known_cores[0]; i++) {
+    if (known_cores[i].midr == key) {
       return &known_cores[i];
+    }
+  }
   return NULL;
 }
 
 bool jf_midr_needs_dc_civac(uint64_t midr)
 {
-  if (((uint32_t)midr & JF_MIDR_CORE_MASK) != CORE(0x41, 0xd03))
+  if (((uint32_t)midr & JF_MIDR_CORE_MASK) != CORE(0x41, 0xd03)) {
     return false;
+  }
   return jitflush_midr_variant(midr) == 0 && jitflush_midr_revision(midr) <= 2;
 }
 
@@ -73,8 +76,9 @@ const char *jitflush_midr_name(uint64_t midr)
 bool jitflush_midr_lines(uint64_t midr, unsigned *iline, unsigned *dline)
 {
   const struct jf_core *core = jf_midr_lookup(midr);
-  if (!core || !iline || !dline)
+  if (!core || !iline || !dline) {
     return false;
+  }
   *iline = core->iline;
   *dline = core->dline;
   return true;

@@ -31,8 +31,9 @@ bool jf_os_pin_self(unsigned cpu)
 int jf_os_current_cpu(void)
 {
   unsigned cpu = 0;
-  if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0)
+  if (syscall(SYS_getcpu, &cpu, NULL, NULL) != 0) {
     return -1;
+  }
   return (int)cpu;
 }
 #endif

@@ -67,8 +67,9 @@ static void choose_cpu_lines(struct jitflush_cpu_info *rec)
 
 void jf_view_set_domain(struct jf_view *view, unsigned index, const struct jf_cpuset *group)
 {
-  if (index >= JF_MAX_CPUS)
+  if (index >= JF_MAX_CPUS) {
     return;
+  }
   for (unsigned d = 0; d < view->ndomains; d++) {
     if (memcmp(&view->domains[d], group, sizeof *group) == 0) {
       view->domain_of[index] = (unsigned char)(d + 1);
@@ -107,15 +108,17 @@ void jf_view_set_domain(struct jf_view *view, unsigned index, const struct jf_cp
 static void infer_offline(struct jf_view *view, struct jitflush_cpu_info *rec)
 {
   if (rec->observed || rec->online || view->domains_overflow ||
-      rec->iline_source != JITFLUSH_SRC_FLOOR || rec->dline_source != JITFLUSH_SRC_FLOOR)
+      rec->iline_source != JITFLUSH_SRC_FLOOR || rec->dline_source != JITFLUSH_SRC_FLOOR) {
     return;
+  }
   const struct jitflush_cpu_info *model = NULL;
   for (unsigned i = 0; i < view->ncpus && i < JF_MAX_CPUS; i++) {
     const struct jitflush_cpu_info *c = &view->cpus[i];
     unsigned d = view->domain_of[i];
     if (!c->observed || d == 0 || d > view->ndomains ||
-        !jf_cpuset_has(&view->domains[d - 1], (unsigned)rec->cpu))
+        !jf_cpuset_has(&view->domains[d - 1], (unsigned)rec->cpu)) {
       continue;
+    }
     if (!model) {
       model = c;
       continue;
@@ -123,11 +126,13 @@ static void infer_offline(struct jf_view *view, struct jitflush_cpu_info *rec)
     /* Two core types claim this CPU: nothing can be said of it. */
     if (c->ctr_el0 != model->ctr_el0 ||
         (c->midr_source != JITFLUSH_SRC_NONE && model->midr_source != JITFLUSH_SRC_NONE &&
-         c->midr != model->midr))
+         c->midr != model->midr)) {
       return;
+    }
   }
-  if (!model)
+  if (!model) {
     return;
+  }
   rec->iline = model->iline;
   rec->dline = model->dline;
   rec->iline_source = rec->dline_source = JITFLUSH_SRC_CLUSTER;
@@ -163,8 +168,9 @@ void jf_policy_apply(struct jf_view *view)
     view->cpus[i].inferred_from = -1;
     choose_cpu_lines(&view->cpus[i]);
   }
-  for (unsigned i = 0; i < view->ncpus; i++)
+  for (unsigned i = 0; i < view->ncpus; i++) {
     infer_offline(view, &view->cpus[i]);
+  }
 
   bool estimated = false;
   const struct jitflush_cpu_info *first_known = NULL;
@@ -177,22 +183,26 @@ void jf_policy_apply(struct jf_view *view)
     g->complete = g->complete && rec->observed;
     g->online_check = g->online_check || rec->iline_source == JITFLUSH_SRC_CLUSTER;
     estimated = estimated || is_estimate(rec->iline_source) || is_estimate(rec->dline_source);
-    if (rec->midr_source != JITFLUSH_SRC_NONE && jf_midr_needs_dc_civac(rec->midr))
+    if (rec->midr_source != JITFLUSH_SRC_NONE && jf_midr_needs_dc_civac(rec->midr)) {
       g->use_dc_civac = true;
+    }
     /* Heterogeneous: two cores that both told us their lines (no floor,
      * no inference) disagree, or two observed cores disagree on IDC/DIC. */
     if (rec->iline_source == JITFLUSH_SRC_FLOOR || rec->dline_source == JITFLUSH_SRC_FLOOR ||
-        rec->iline_source == JITFLUSH_SRC_CLUSTER)
+        rec->iline_source == JITFLUSH_SRC_CLUSTER) {
       continue;
+    }
     if (!first_known) {
       first_known = rec;
       continue;
     }
-    if (rec->iline != first_known->iline || rec->dline != first_known->dline)
+    if (rec->iline != first_known->iline || rec->dline != first_known->dline) {
       g->heterogeneous = true;
+    }
     if (rec->observed && first_known->observed &&
-        (rec->idc != first_known->idc || rec->dic != first_known->dic))
+        (rec->idc != first_known->idc || rec->dic != first_known->dic)) {
       g->heterogeneous = true;
+    }
   }
   if (view->ncpus == 0) {
     g->iline = g->dline = JITFLUSH_FLOOR_LINE;

@@ -27,9 +27,11 @@ struct probe_job {
 
 static struct jitflush_cpu_info *record_for(struct jf_view *view, unsigned cpu)
 {
-  for (unsigned i = 0; i < view->ncpus; i++)
-    if (view->cpus[i].cpu == (int)cpu)
+  for (unsigned i = 0; i < view->ncpus; i++) {
+    if (view->cpus[i].cpu == (int)cpu) {
       return &view->cpus[i];
+    }
+  }
   return NULL;
 }
 
@@ -51,25 +53,29 @@ static void *probe_thread(void *arg)
   unsigned end = jf_cpuset_end(&job->targets);
   bool pinned_any = false;
   for (unsigned cpu = 0; cpu < end; cpu++) {
-    if (!jf_cpuset_has(&job->targets, cpu) || !jf_os_pin_self(cpu))
+    if (!jf_cpuset_has(&job->targets, cpu) || !jf_os_pin_self(cpu)) {
       continue;
+    }
     /* Trust the pin only if the kernel agrees where we run: a read taken
      * on another core would be filed under the wrong CPU. */
     int here = jf_os_current_cpu();
-    if (here >= 0 && here != (int)cpu)
+    if (here >= 0 && here != (int)cpu) {
       continue;
+    }
     pinned_any = true;
     struct jitflush_cpu_info *rec = record_for(job->view, cpu);
-    if (rec)
+    if (rec) {
       observe_here(rec);
+    }
   }
   if (!pinned_any) {
     /* Pinning refused (seccomp, a frozen cpuset): the core we run on is
      * still a fact worth having. */
     int here = jf_os_current_cpu();
     struct jitflush_cpu_info *rec = here >= 0 ? record_for(job->view, (unsigned)here) : NULL;
-    if (rec)
+    if (rec) {
       observe_here(rec);
+    }
   }
   return NULL;
 }
@@ -84,11 +90,13 @@ static void find_possible(struct jf_view *view, const struct jf_cpuset *allowed,
       jf_sysfs_read_cpulist("possible", possible) || jf_sysfs_read_cpulist("present", possible);
   if (!view->possible_known) {
     jf_cpuset_clear(possible);
-    if (allowed_known)
+    if (allowed_known) {
       *possible = *allowed;
+    }
     int here = jf_os_current_cpu();
-    if (here >= 0)
+    if (here >= 0) {
       jf_cpuset_add(possible, (unsigned)here);
+    }
   }
 }
 
@@ -121,14 +129,17 @@ static void read_sysfs_facts(struct jf_view *view)
 static void read_domains(struct jf_view *view)
 {
   bool any_offline = false;
-  for (unsigned i = 0; i < view->ncpus; i++)
+  for (unsigned i = 0; i < view->ncpus; i++) {
     any_offline = any_offline || (!view->cpus[i].observed && !view->cpus[i].online);
-  if (!any_offline)
+  }
+  if (!any_offline) {
     return;
+  }
   for (unsigned i = 0; i < view->ncpus && !view->domains_overflow; i++) {
     struct jf_cpuset group;
-    if (view->cpus[i].observed && jf_sysfs_read_domain((unsigned)view->cpus[i].cpu, &group))
+    if (view->cpus[i].observed && jf_sysfs_read_domain((unsigned)view->cpus[i].cpu, &group)) {
       jf_view_set_domain(view, i, &group);
+    }
   }
 }
 
@@ -144,8 +155,9 @@ int jf_probe(struct jf_view *view)
   view->ncpus_possible = jf_cpuset_count(&possible);
   unsigned end = jf_cpuset_end(&possible);
   for (unsigned cpu = 0; cpu < end; cpu++) {
-    if (!jf_cpuset_has(&possible, cpu))
+    if (!jf_cpuset_has(&possible, cpu)) {
       continue;
+    }
     struct jitflush_cpu_info *rec = &view->cpus[view->ncpus++];
     rec->cpu = (int)cpu;
     rec->online = online_known && jf_cpuset_has(&online, cpu);

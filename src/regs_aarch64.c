@@ -21,8 +21,9 @@ bool jf_regs_read_midr(uint64_t *out)
 {
   /* Without HWCAP_CPUID the kernel does not emulate EL0 MIDR_EL1 reads and
    * the mrs raises SIGILL. */
-  if (!(getauxval(AT_HWCAP) & HWCAP_CPUID))
+  if (!(getauxval(AT_HWCAP) & HWCAP_CPUID)) {
     return false;
+  }
   uint64_t midr;
   __asm__ volatile("mrs %0, midr_el1" : "=r"(midr));
   *out = midr;

@@ -104,12 +104,15 @@ static void probe_and_publish(bool again)
   int rc = jf_probe(view);
   jf_policy_apply(view);
   /* A re-probe keeps the status jitflush_init() returned. */
-  if (rc == JITFLUSH_ERR_PROBE || (again && views[now].global.status == JITFLUSH_ERR_PROBE))
+  if (rc == JITFLUSH_ERR_PROBE || (again && views[now].global.status == JITFLUSH_ERR_PROBE)) {
     view->global.status = JITFLUSH_ERR_PROBE;
+  }
   jf_cpuset_clear(&known_online[next]);
-  for (unsigned i = 0; i < view->ncpus; i++)
-    if (view->cpus[i].online || view->cpus[i].observed)
+  for (unsigned i = 0; i < view->ncpus; i++) {
+    if (view->cpus[i].online || view->cpus[i].observed) {
       jf_cpuset_add(&known_online[next], (unsigned)view->cpus[i].cpu);
+    }
+  }
   /* The word before the index: a flush that finds the new index (and its
    * known_online) then also finds the new word, so it cannot pair the new
    * CPU list with maintenance done in the old geometry (see
@@ -128,14 +131,17 @@ static void run_probe(void)
 enum jf_online_change jf_state_online_changed(void)
 {
   struct jf_cpuset online;
-  if (!jf_sysfs_read_cpulist("online", &online))
+  if (!jf_sysfs_read_cpulist("online", &online)) {
     return JF_ONLINE_UNKNOWN;
+  }
   const struct jf_cpuset *known =
       &known_online[atomic_load_explicit(&current_view, memory_order_acquire)];
   unsigned end = jf_cpuset_end(&online);
-  for (unsigned cpu = 0; cpu < end; cpu++)
-    if (jf_cpuset_has(&online, cpu) && !jf_cpuset_has(known, cpu))
+  for (unsigned cpu = 0; cpu < end; cpu++) {
+    if (jf_cpuset_has(&online, cpu) && !jf_cpuset_has(known, cpu)) {
       return JF_ONLINE_NEW_CPU;
+    }
+  }
   return JF_ONLINE_SAME;
 }
 
@@ -144,8 +150,9 @@ bool jf_state_reprobe(void)
   int expected = 0;
   if (atomic_load_explicit(&init_state, memory_order_acquire) != STATE_DONE ||
       !atomic_compare_exchange_strong_explicit(&reprobing, &expected, 1, memory_order_acquire,
-                                               memory_order_relaxed))
+                                               memory_order_relaxed)) {
     return false;
+  }
   probe_and_publish(true);
   atomic_store_explicit(&reprobing, 0, memory_order_release);
   return true;
@@ -166,8 +173,9 @@ static bool try_to_become_prober(long seen)
   /* A thread of this process is probing. (A grandchild whose PID reuses
    * that of a dead ancestor that was probing would wait here; that needs
    * the ancestor to exit and its PID to be recycled within one probe.) */
-  if (seen != STATE_UNINIT && seen == me)
+  if (seen != STATE_UNINIT && seen == me) {
     return false;
+  }
   return atomic_compare_exchange_strong_explicit(&init_state, &seen, me, memory_order_acquire,
                                                  memory_order_acquire);
 }
@@ -176,8 +184,9 @@ int jf_state_init(void)
 {
   for (;;) {
     long state = atomic_load_explicit(&init_state, memory_order_acquire);
-    if (state == STATE_DONE)
+    if (state == STATE_DONE) {
       return the_view.global.status;
+    }
     if (try_to_become_prober(state)) {
       run_probe();
       return the_view.global.status;
@@ -189,11 +198,13 @@ int jf_state_init(void)
 struct jf_geometry jf_state_geometry(void)
 {
   uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);
-  if (w & GEOMETRY_READY)
+  if (w & GEOMETRY_READY) {
     return jf_geometry_unpack(w);
+  }
   long state = atomic_load_explicit(&init_state, memory_order_acquire);
-  if (state == STATE_DONE) /* finished since the first load */
+  if (state == STATE_DONE) { /* finished since the first load */
     return jf_geometry_unpack(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
+  }
   if (try_to_become_prober(state)) {
     run_probe();
     return jf_geometry_unpack(atomic_load_explicit(&jf_geometry_word, memory_order_acquire));
@@ -203,8 +214,9 @@ struct jf_geometry jf_state_geometry(void)
 
 const struct jf_view *jf_state_view(void)
 {
-  if (atomic_load_explicit(&init_state, memory_order_acquire) != STATE_DONE)
+  if (atomic_load_explicit(&init_state, memory_order_acquire) != STATE_DONE) {
     return NULL;
+  }
   return &the_view;
 }
 

@@ -40,13 +40,16 @@ static long membarrier(int cmd)
 static int choose_mode(void)
 {
   long supported = membarrier(CMD_QUERY);
-  if (supported < 0)
+  if (supported < 0) {
     return MODE_NONE; /* ENOSYS: Linux < 4.3, or seccomp */
+  }
   if ((supported & CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
-      membarrier(CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) == 0)
+      membarrier(CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE) == 0) {
     return MODE_SYNC_CORE;
-  if (supported & CMD_GLOBAL)
+  }
+  if (supported & CMD_GLOBAL) {
     return MODE_GLOBAL;
+  }
   return MODE_NONE;
 }
 

@@ -19,8 +19,9 @@ enum { FILE_BUFFER = 4096 };
 static int read_small_file(const char *path, char *buf, size_t size)
 {
   int fd = jf_fs_open(path);
-  if (fd < 0)
+  if (fd < 0) {
     return -1;
+  }
   size_t used = 0;
   for (;;) {
     long n = jf_fs_read(fd, buf + used, size - used);
@@ -28,8 +29,9 @@ static int read_small_file(const char *path, char *buf, size_t size)
       jf_fs_close(fd);
       return -1;
     }
-    if (n == 0)
+    if (n == 0) {
       break;
+    }
     used += (size_t)n;
     if (used == size) {
       jf_fs_close(fd);
@@ -42,29 +44,33 @@ static int read_small_file(const char *path, char *buf, size_t size)
 
 bool jf_parse_u64(const char *text, unsigned len, uint64_t *out)
 {
-  if (len > 0 && text[len - 1] == '\n')
+  if (len > 0 && text[len - 1] == '\n') {
     len--;
+  }
   unsigned pos = 0, base = 10;
   if (len > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     pos = 2;
     base = 16;
   }
-  if (pos == len)
+  if (pos == len) {
     return false;
+  }
   uint64_t value = 0;
   for (; pos < len; pos++) {
     char c = text[pos];
     unsigned digit;
-    if (c >= '0' && c <= '9')
+    if (c >= '0' && c <= '9') {
       digit = (unsigned)(c - '0');
-    else if (base == 16 && c >= 'a' && c <= 'f')
+    } else if (base == 16 && c >= 'a' && c <= 'f') {
       digit = (unsigned)(c - 'a' + 10);
-    else if (base == 16 && c >= 'A' && c <= 'F')
+    } else if (base == 16 && c >= 'A' && c <= 'F') {
       digit = (unsigned)(c - 'A' + 10);
-    else
+    } else {
       return false;
-    if (value > (UINT64_MAX - digit) / base)
+    }
+    if (value > (UINT64_MAX - digit) / base) {
       return false;
+    }
     value = value * base + digit;
   }
   *out = value;
@@ -110,8 +116,9 @@ static bool plausible_line(uint64_t bytes)
 static bool type_is(const char *buf, int len, const char *word)
 {
   size_t n = strlen(word);
-  if (len > 0 && buf[len - 1] == '\n')
+  if (len > 0 && buf[len - 1] == '\n') {
     len--;
+  }
   return (size_t)len == n && memcmp(buf, word, n) == 0;
 }
 
@@ -123,23 +130,29 @@ static void read_l1_lines(unsigned cpu, struct jf_sysfs_cpu *out)
     char path[128], type[32];
     uint64_t level, line;
     snprintf(path, sizeof path, CPU_DIR "/cpu%u/cache/index%u/level", cpu, index);
-    if (!read_number(path, &level))
+    if (!read_number(path, &level)) {
       continue; /* absent or garbage: look at the next index anyway */
-    if (level != 1)
+    }
+    if (level != 1) {
       continue;
+    }
     snprintf(path, sizeof path, CPU_DIR "/cpu%u/cache/index%u/coherency_line_size", cpu, index);
-    if (!read_number(path, &line) || !plausible_line(line))
+    if (!read_number(path, &line) || !plausible_line(line)) {
       continue;
+    }
     snprintf(path, sizeof path, CPU_DIR "/cpu%u/cache/index%u/type", cpu, index);
     int len = read_small_file(path, type, sizeof type);
-    if (len <= 0)
+    if (len <= 0) {
       continue;
+    }
     bool data = type_is(type, len, "Data"), instruction = type_is(type, len, "Instruction");
     bool unified = type_is(type, len, "Unified");
-    if ((data || unified) && (out->l1d_line == 0 || line < out->l1d_line))
+    if ((data || unified) && (out->l1d_line == 0 || line < out->l1d_line)) {
       out->l1d_line = (unsigned)line;
-    if ((instruction || unified) && (out->l1i_line == 0 || line < out->l1i_line))
+    }
+    if ((instruction || unified) && (out->l1i_line == 0 || line < out->l1i_line)) {
       out->l1i_line = (unsigned)line;
+    }
   }
 }
 
@@ -150,8 +163,9 @@ bool jf_sysfs_read_midr(unsigned cpu, uint64_t *midr)
   uint64_t value;
   /* The kernel prints the 64-bit register; the upper half is RES0, so a
    * value above 32 bits is not a MIDR. */
-  if (!read_number(path, &value) || value > UINT32_MAX)
+  if (!read_number(path, &value) || value > UINT32_MAX) {
     return false;
+  }
   *midr = value;
   return true;
 }
@@ -193,14 +207,15 @@ bool jf_sysfs_read_domain(unsigned cpu, struct jf_cpuset *out)
     snprintf(path, sizeof path, CPU_DIR "/cpu%u/topology/core_siblings_list", cpu);
     has_cluster = read_cpu_file(path, false, &cluster);
   }
-  if (has_policy && has_cluster)
+  if (has_policy && has_cluster) {
     jf_cpuset_and(&policy, &cluster, out);
-  else if (has_policy)
+  } else if (has_policy) {
     *out = policy;
-  else if (has_cluster)
+  } else if (has_cluster) {
     *out = cluster;
-  else
+  } else {
     jf_cpuset_clear(out);
+  }
   /* A list that leaves out its own CPU is not the kernel's (each of these
    * always includes it), so none of it is trusted. */
   if (!jf_cpuset_has(out, cpu)) {

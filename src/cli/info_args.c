@@ -35,8 +35,9 @@ const char jfi_usage_text[] =
 
 static void set_error(char *error, size_t size, const char *fmt, const char *arg)
 {
-  if (size > 0)
+  if (size > 0) {
     snprintf(error, size, fmt, arg);
+  }
 }
 
 /* A duration such as "5" or "0.5". strtod alone would also take "inf",
@@ -46,22 +47,26 @@ static bool parse_seconds(const char *text, double *out)
 {
   size_t digits = 0, dots = 0;
   for (const char *p = text; *p; p++) {
-    if (*p >= '0' && *p <= '9')
+    if (*p >= '0' && *p <= '9') {
       digits++;
-    else if (*p == '.')
+    } else if (*p == '.') {
       dots++;
-    else
+    } else {
       return false;
+    }
   }
-  if (digits == 0 || dots > 1)
+  if (digits == 0 || dots > 1) {
     return false;
+  }
   errno = 0;
   char *end;
   double value = strtod(text, &end);
-  if (errno != 0 || *end != '\0' || !isfinite(value))
+  if (errno != 0 || *end != '\0' || !isfinite(value)) {
     return false;
-  if (value <= 0 || value > JFI_SELFTEST_MAX_SECONDS)
+  }
+  if (value <= 0 || value > JFI_SELFTEST_MAX_SECONDS) {
     return false;
+  }
   *out = value;
   return true;
 }
@@ -73,8 +78,9 @@ bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *er
   out->action = JFI_ACTION_REPORT;
   out->color = JFI_COLOR_AUTO;
   out->selftest_seconds = JFI_SELFTEST_DEFAULT_SECONDS;
-  if (error_size > 0)
+  if (error_size > 0) {
     error[0] = '\0';
+  }
 
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -82,8 +88,9 @@ bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *er
       out->action = JFI_ACTION_HELP;
     } else if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
       /* --help wins over --version when both are given, as in GNU tools. */
-      if (out->action != JFI_ACTION_HELP)
+      if (out->action != JFI_ACTION_HELP) {
         out->action = JFI_ACTION_VERSION;
+      }
     } else if (strcmp(arg, "--json") == 0) {
       out->json = true;
     } else if (strcmp(arg, "--selftest") == 0) {
@@ -97,13 +104,13 @@ bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *er
       out->selftest = true;
     } else if (strncmp(arg, "--color=", 8) == 0 || strncmp(arg, "--colour=", 9) == 0) {
       const char *when = strchr(arg, '=') + 1;
-      if (strcmp(when, "auto") == 0)
+      if (strcmp(when, "auto") == 0) {
         out->color = JFI_COLOR_AUTO;
-      else if (strcmp(when, "always") == 0)
+      } else if (strcmp(when, "always") == 0) {
         out->color = JFI_COLOR_ALWAYS;
-      else if (strcmp(when, "never") == 0)
+      } else if (strcmp(when, "never") == 0) {
         out->color = JFI_COLOR_NEVER;
-      else {
+      } else {
         set_error(error, error_size, "invalid value in '%s': expected auto, always or never", arg);
         return false;
       }

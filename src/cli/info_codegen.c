@@ -33,8 +33,9 @@ uint32_t jfi_a64_add_w0_imm(uint16_t imm12)
 
 uint32_t jfi_codegen_a64(uint32_t *out, unsigned nwords, uint32_t seed)
 {
-  if (nwords < 3)
+  if (nwords < 3) {
     nwords = 3;
+  }
   uint32_t state = seed;
   uint16_t lo = (uint16_t)next(&state);
   uint16_t hi = (uint16_t)next(&state);

@@ -109,18 +109,21 @@ char *jfi_cpulist(const struct jitflush_info *info,
     /* A run of consecutive CPU numbers that all match. */
     unsigned j = i;
     while (j + 1 < info->ncpus && pred(&info->cpus[j + 1]) &&
-           info->cpus[j + 1].cpu == info->cpus[j].cpu + 1)
+           info->cpus[j + 1].cpu == info->cpus[j].cpu + 1) {
       j++;
+    }
     int n;
-    if (j == i)
+    if (j == i) {
       n = snprintf(out + used, size - used, "%s%d", used ? "," : "", info->cpus[i].cpu);
-    else
+    } else {
       n = snprintf(out + used, size - used, "%s%d-%d", used ? "," : "", info->cpus[i].cpu,
                    info->cpus[j].cpu);
+    }
     if (n < 0 || (size_t)n >= size - used) {
       /* Out of room: say so rather than print a list that looks whole. */
-      if (size >= 4)
+      if (size >= 4) {
         memcpy(out + size - 4, "...", 4);
+      }
       return out;
     }
     used += (size_t)n;

@@ -25,18 +25,20 @@ static void json_string(FILE *out, const char *s)
 
 static void json_hex(FILE *out, bool known, uint64_t value)
 {
-  if (known)
+  if (known) {
     fprintf(out, "\"0x%08" PRIx64 "\"", value);
-  else
+  } else {
     fputs("null", out);
+  }
 }
 
 static void json_uint(FILE *out, bool known, unsigned value)
 {
-  if (known)
+  if (known) {
     fprintf(out, "%u", value);
-  else
+  } else {
     fputs("null", out);
+  }
 }
 
 static void json_bool(FILE *out, bool known, bool value)
@@ -78,19 +80,21 @@ static void print_cpu(FILE *out, const struct jitflush_cpu_info *c)
   fputs(",\"idc_dic_source\":", out);
   json_string(out, jitflush_source_name(c->idc_dic_source));
   fputs(",\"inferred_from\":", out);
-  if (c->iline_source == JITFLUSH_SRC_CLUSTER)
+  if (c->iline_source == JITFLUSH_SRC_CLUSTER) {
     fprintf(out, "%d", c->inferred_from);
-  else
+  } else {
     fputs("null", out);
+  }
   fputs(",\"l1ip\":", out);
   json_string(out, c->observed ? jfi_l1ip_name(c->l1ip) : NULL);
   fputs(",\"implementer\":", out);
-  if (midr)
+  if (midr) {
     fprintf(out, "\"0x%02x\",\"part\":\"0x%03x\",\"variant\":%u,\"revision\":%u",
             jitflush_midr_implementer(c->midr), jitflush_midr_part(c->midr),
             jitflush_midr_variant(c->midr), jitflush_midr_revision(c->midr));
-  else
+  } else {
     fputs("null,\"part\":null,\"variant\":null,\"revision\":null", out);
+  }
   fputc('}', out);
 }
 
@@ -152,11 +156,12 @@ static void print_cpu_bits(FILE *out, const uint64_t *bits)
 {
   fputc('[', out);
   bool first = true;
-  for (int cpu = 0; cpu < JFI_SELFTEST_CPU_BITS; cpu++)
+  for (int cpu = 0; cpu < JFI_SELFTEST_CPU_BITS; cpu++) {
     if ((bits[cpu / 64] >> (cpu % 64)) & 1) {
       fprintf(out, "%s%d", first ? "" : ",", cpu);
       first = false;
     }
+  }
   fputc(']', out);
 }
 
@@ -174,10 +179,11 @@ static void print_selftest(FILE *out, const struct jfi_selftest_result *st)
   for (unsigned i = 0; i < st->nphases; i++) {
     const struct jfi_selftest_phase *p = &st->phases[i];
     fputs(i ? ",{\"cpu\":" : "{\"cpu\":", out);
-    if (p->cpu >= 0)
+    if (p->cpu >= 0) {
       fprintf(out, "%d", p->cpu);
-    else
+    } else {
       fputs("null", out);
+    }
     fprintf(out,
             ",\"pinned\":%s,\"pin_refused\":%s,\"written\":%lu,\"flushed\":%lu,"
             "\"verified\":%lu,\"wrong\":%lu,\"ran_on\":",
@@ -194,8 +200,9 @@ void jfi_print_json(FILE *out, const struct jitflush_info *info, const struct jf
 {
   fputs("{\"cpus\":[", out);
   for (unsigned i = 0; i < info->ncpus; i++) {
-    if (i)
+    if (i) {
       fputc(',', out);
+    }
     print_cpu(out, &info->cpus[i]);
   }
   fputs("],\"global\":", out);

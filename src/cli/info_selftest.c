@@ -62,8 +62,9 @@ static __thread sigjmp_buf *fault_escape;
 
 static void on_fault(int sig)
 {
-  if (fault_escape)
+  if (fault_escape) {
     siglongjmp(*fault_escape, sig);
+  }
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -72,17 +73,19 @@ static void record_wrong(struct phase_job *job, size_t offset, size_t size, uint
                          uint32_t got, int sig, int cpu)
 {
   job->phase->wrong++;
-  if (job->first_wrong[0])
+  if (job->first_wrong[0]) {
     return;
-  if (sig)
+  }
+  if (sig) {
     snprintf(job->first_wrong, job->first_wrong_size,
              "function at buffer offset 0x%zx (%zu bytes) raised signal %d on CPU %d", offset, size,
              sig, cpu);
-  else
+  } else {
     snprintf(
         job->first_wrong, job->first_wrong_size,
         "function at buffer offset 0x%zx (%zu bytes) returned 0x%08x, expected 0x%08x on CPU %d",
         offset, size, got, want, cpu);
+  }
 }
 
 static int current_cpu(void)
@@ -156,14 +159,17 @@ static void *run_phase(void *arg)
     uint32_t got = 0;
     int sig = call_guarded(fn, &got);
     int cpu = current_cpu();
-    if (cpu >= 0 && cpu < JFI_SELFTEST_CPU_BITS)
+    if (cpu >= 0 && cpu < JFI_SELFTEST_CPU_BITS) {
       phase->ran_on[cpu / 64] |= UINT64_C(1) << (cpu % 64);
-    if (phase->cpu >= 0 && cpu >= 0 && cpu != phase->cpu)
+    }
+    if (phase->cpu >= 0 && cpu >= 0 && cpu != phase->cpu) {
       phase->ran_elsewhere = true;
-    if (sig == 0 && got == want)
+    }
+    if (sig == 0 && got == want) {
       phase->verified++;
-    else
+    } else {
       record_wrong(job, offset, size, want, got, sig, cpu);
+    }
   }
   return NULL;
 }
@@ -175,15 +181,17 @@ static void install_fault_handlers(struct sigaction *saved)
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_fault;
   sigemptyset(&sa.sa_mask);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 3; i++) {
     sigaction(sigs[i], &sa, &saved[i]);
+  }
 }
 
 static void restore_fault_handlers(const struct sigaction *saved)
 {
   static const int sigs[3] = {SIGILL, SIGSEGV, SIGBUS};
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 3; i++) {
     sigaction(sigs[i], &saved[i], NULL);
+  }
 }
 
 bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out)
@@ -198,8 +206,9 @@ bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out)
     return false;
   }
   for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-    if (!CPU_ISSET(cpu, &allowed))
+    if (!CPU_ISSET(cpu, &allowed)) {
       continue;
+    }
     if (out->nphases + 1 >= JFI_SELFTEST_MAX_PHASES) {
       out->phases_truncated = true;
       break;

@@ -62,10 +62,11 @@ static void fill_row(const struct jitflush_cpu_info *c, row_cells cells)
     unsigned imp = jitflush_midr_implementer(c->midr);
     const char *imp_name = jfi_implementer_name(imp);
     char imp_text[16];
-    if (imp_name)
+    if (imp_name) {
       snprintf(imp_text, sizeof imp_text, "%s", imp_name);
-    else
+    } else {
       snprintf(imp_text, sizeof imp_text, "0x%02x", imp);
+    }
     /* rNpM is how Arm names a variant and revision in its errata notices. */
     snprintf(cells[COL_DECODED], CELL, "%s 0x%03x r%up%u", imp_text, jitflush_midr_part(c->midr),
              jitflush_midr_variant(c->midr), jitflush_midr_revision(c->midr));
@@ -76,18 +77,21 @@ static void fill_row(const struct jitflush_cpu_info *c, row_cells cells)
     snprintf(cells[COL_DECODED], CELL, "-");
     snprintf(cells[COL_CORE], CELL, "unknown");
   }
-  if (jfi_ctr_known(c))
+  if (jfi_ctr_known(c)) {
     snprintf(cells[COL_CTR], CELL, "0x%08" PRIx64 " c", c->ctr_el0);
-  else
+  } else {
     snprintf(cells[COL_CTR], CELL, "- -");
-  if (jfi_line_known(c->iline_source))
+  }
+  if (jfi_line_known(c->iline_source)) {
     snprintf(cells[COL_ILINE], CELL, "%u %s", c->iline, jfi_source_tag(c->iline_source));
-  else
+  } else {
     snprintf(cells[COL_ILINE], CELL, "- %s", jfi_source_tag(c->iline_source));
-  if (jfi_line_known(c->dline_source))
+  }
+  if (jfi_line_known(c->dline_source)) {
     snprintf(cells[COL_DLINE], CELL, "%u %s", c->dline, jfi_source_tag(c->dline_source));
-  else
+  } else {
     snprintf(cells[COL_DLINE], CELL, "- %s", jfi_source_tag(c->dline_source));
+  }
   if (jfi_idc_dic_known(c)) {
     snprintf(cells[COL_IDC], CELL, "%d %s", c->idc, jfi_source_tag(c->idc_dic_source));
     snprintf(cells[COL_DIC], CELL, "%d %s", c->dic, jfi_source_tag(c->idc_dic_source));
@@ -96,14 +100,16 @@ static void fill_row(const struct jitflush_cpu_info *c, row_cells cells)
     snprintf(cells[COL_DIC], CELL, "- -");
   }
   snprintf(cells[COL_L1IP], CELL, "%s", c->observed ? jfi_l1ip_name(c->l1ip) : "-");
-  if (c->sysfs_l1i_line)
+  if (c->sysfs_l1i_line) {
     snprintf(cells[COL_SYSFS_I], CELL, "%u s", c->sysfs_l1i_line);
-  else
+  } else {
     snprintf(cells[COL_SYSFS_I], CELL, "- -");
-  if (c->sysfs_l1d_line)
+  }
+  if (c->sysfs_l1d_line) {
     snprintf(cells[COL_SYSFS_D], CELL, "%u s", c->sysfs_l1d_line);
-  else
+  } else {
     snprintf(cells[COL_SYSFS_D], CELL, "- -");
+  }
 }
 
 static void print_cells(FILE *out, const char *const *cells, const int *width, const char *on,
@@ -113,10 +119,11 @@ static void print_cells(FILE *out, const char *const *cells, const int *width, c
   for (int col = 0; col < NCOLS; col++) {
     /* Numbers right-aligned would split the value from its tag; keep
      * everything left-aligned except the CPU number. */
-    if (col == COL_CPU)
+    if (col == COL_CPU) {
       fprintf(out, "%*s", width[col], cells[col]);
-    else
+    } else {
       fprintf(out, "  %-*s", col == NCOLS - 1 ? 0 : width[col], cells[col]);
+    }
   }
   fputs(off, out);
   fputc('\n', out);
@@ -125,21 +132,25 @@ static void print_cells(FILE *out, const char *const *cells, const int *width, c
 static void print_rows(FILE *out, const struct jitflush_info *info, const struct palette *p)
 {
   int width[NCOLS];
-  for (int col = 0; col < NCOLS; col++)
+  for (int col = 0; col < NCOLS; col++) {
     width[col] = (int)strlen(headers[col]);
+  }
   row_cells cells;
   for (unsigned i = 0; i < info->ncpus; i++) {
     fill_row(&info->cpus[i], cells);
-    for (int col = 0; col < NCOLS; col++)
-      if ((int)strlen(cells[col]) > width[col])
+    for (int col = 0; col < NCOLS; col++) {
+      if ((int)strlen(cells[col]) > width[col]) {
         width[col] = (int)strlen(cells[col]);
+      }
+    }
   }
   print_cells(out, headers, width, p->bold, p->reset);
   for (unsigned i = 0; i < info->ncpus; i++) {
     fill_row(&info->cpus[i], cells);
     const char *ptrs[NCOLS];
-    for (int col = 0; col < NCOLS; col++)
+    for (int col = 0; col < NCOLS; col++) {
       ptrs[col] = cells[col];
+    }
     bool dim = !info->cpus[i].observed;
     print_cells(out, ptrs, width, dim ? p->dim : "", dim ? p->reset : "");
   }
@@ -162,9 +173,10 @@ static void print_global(FILE *out, const struct jitflush_info *info, const stru
           yes_no(info->complete), yes_no(info->heterogeneous), yes_no(info->per_call_guard),
           yes_no(info->use_dc_civac));
   fprintf(out, "  method: %s\n", info->method ? info->method : "unknown");
-  if (info->truncated)
+  if (info->truncated) {
     fprintf(out, "  note: %u possible CPUs, only the first %u are listed (the stride covers all)\n",
             info->ncpus_possible, info->ncpus);
+  }
 }
 
 static void print_strategies(FILE *out, const struct jfi_verdict *v, const struct palette *p)
@@ -187,22 +199,27 @@ static void print_verdict(FILE *out, const struct jitflush_info *info, const str
                                                                             : p->yellow;
   fprintf(out, "\n%sVerdict: %s%s%s\n", p->bold, color, jfi_kind_name(v->kind), p->reset);
   if (v->kind == JFI_INCOMPLETE) {
-    if (v->unseen_offline[0])
+    if (v->unseen_offline[0]) {
       fprintf(out, "  not seen: CPUs %s (offline)\n", v->unseen_offline);
-    if (v->unseen_online[0])
+    }
+    if (v->unseen_online[0]) {
       fprintf(
           out,
           "  not seen: CPUs %s (online, but outside this process's CPU set or pinning refused)\n",
           v->unseen_online);
-    if (info->ncpus == 0)
+    }
+    if (info->ncpus == 0) {
       fprintf(out, "  not seen: the kernel listed no CPUs at all\n");
-    if (v->unlisted_incomplete)
+    }
+    if (v->unlisted_incomplete) {
       fprintf(out, "  not seen: some of the %u possible CPUs beyond the %u listed here\n",
               info->ncpus_possible, info->ncpus);
-    if (v->possible_unknown)
+    }
+    if (v->possible_unknown) {
       fprintf(out,
               "  the kernel's list of possible CPUs could not be read (sysfs possible/present\n"
               "  missing or malformed): only the CPUs this process may run on are listed\n");
+    }
     if (v->inferred[0]) {
       fprintf(out, "  inferred from the kernel's cluster facts: %s\n", v->inferred_why);
       fprintf(out,
@@ -217,8 +234,9 @@ static void print_verdict(FILE *out, const struct jitflush_info *info, const str
               info->per_call_guard ? ", and each flush also honours the current core's CTR_EL0"
                                    : "");
     }
-    if (v->lines_differ)
+    if (v->lines_differ) {
       fprintf(out, "  the CPUs that were seen are heterogeneous\n");
+    }
   }
   if (v->kind != JFI_PLATFORM) {
     fprintf(out, "  kernel sanitises CTR_EL0: %s\n", v->sanitise_why);
@@ -228,8 +246,9 @@ static void print_verdict(FILE *out, const struct jitflush_info *info, const str
     fprintf(out, "  no per-core cache geometry to get wrong here; flush method: %s\n",
             info->method ? info->method : "unknown");
   }
-  if (!v->stride_safe)
+  if (!v->stride_safe) {
     fprintf(out, "%s  stride NOT established safely: %s%s\n", p->red, v->problem, p->reset);
+  }
 }
 
 void jfi_print_table(FILE *out, const struct jitflush_info *info, const struct jfi_verdict *verdict,
@@ -264,19 +283,23 @@ static void print_cpu_bits(FILE *out, const uint64_t *bits)
 {
   bool first = true;
   for (int cpu = 0; cpu < JFI_SELFTEST_CPU_BITS; cpu++) {
-    if (!bit_set(bits, cpu))
+    if (!bit_set(bits, cpu)) {
       continue;
+    }
     int last = cpu;
-    while (bit_set(bits, last + 1))
+    while (bit_set(bits, last + 1)) {
       last++;
+    }
     fprintf(out, first ? "%d" : ",%d", cpu);
-    if (last > cpu)
+    if (last > cpu) {
       fprintf(out, "-%d", last);
+    }
     first = false;
     cpu = last;
   }
-  if (first)
+  if (first) {
     fputs("unknown", out);
+  }
 }
 
 void jfi_print_selftest(FILE *out, const struct jfi_selftest_result *st, bool color)
@@ -290,34 +313,41 @@ void jfi_print_selftest(FILE *out, const struct jfi_selftest_result *st, bool co
           st->elapsed);
   for (unsigned i = 0; i < st->nphases; i++) {
     const struct jfi_selftest_phase *ph = &st->phases[i];
-    if (ph->cpu >= 0)
+    if (ph->cpu >= 0) {
       fprintf(out, "  pinned to CPU %-4d", ph->cpu);
-    else
+    } else {
       fprintf(out, "  free to migrate   ");
+    }
     if (ph->pin_refused) {
       fprintf(out, " %sskipped: the kernel refused to pin there (offline?)%s\n", p.yellow, p.reset);
       continue;
     }
     fprintf(out, " %lu written, %lu flushed, %lu verified", ph->written, ph->flushed, ph->verified);
-    if (ph->wrong)
+    if (ph->wrong) {
       fprintf(out, ", %s%lu WRONG%s", p.red, ph->wrong, p.reset);
+    }
     unsigned ncpus = 0;
-    for (int cpu = 0; cpu < JFI_SELFTEST_CPU_BITS; cpu++)
+    for (int cpu = 0; cpu < JFI_SELFTEST_CPU_BITS; cpu++) {
       ncpus += bit_set(ph->ran_on, cpu);
+    }
     fputs(ncpus == 1 ? "; ran on CPU " : "; ran on CPUs ", out);
     print_cpu_bits(out, ph->ran_on);
-    if (ph->ran_elsewhere)
+    if (ph->ran_elsewhere) {
       fprintf(out, " %s(not where it was pinned)%s", p.yellow, p.reset);
+    }
     fputc('\n', out);
   }
-  if (st->phases_truncated)
+  if (st->phases_truncated) {
     fprintf(out, "  (more CPUs than the selftest has phases; the rest were not pinned to)\n");
+  }
   fprintf(out, "  total: %lu written, %lu flushed, %lu verified, %lu wrong\n", st->written,
           st->flushed, st->verified, st->wrong);
-  if (st->error[0])
+  if (st->error[0]) {
     fprintf(out, "  %serror: %s%s\n", p.red, st->error, p.reset);
-  if (st->first_wrong[0])
+  }
+  if (st->first_wrong[0]) {
     fprintf(out, "  %sfirst wrong result: %s%s\n", p.red, st->first_wrong, p.reset);
+  }
   bool passed = st->ran && st->wrong == 0 && st->verified > 0;
   fprintf(out, "selftest: %s%s%s\n", passed ? p.green : p.red, passed ? "PASS" : "FAIL", p.reset);
 }

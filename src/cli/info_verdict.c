@@ -42,10 +42,11 @@ const char *jfi_safety_name(enum jfi_safety safety)
 static const char *cpu_label(const struct jitflush_cpu_info *cpu, char *buf, size_t size)
 {
   const char *name = jfi_core_name(cpu);
-  if (name)
+  if (name) {
     snprintf(buf, size, "CPU %d (%s)", cpu->cpu, name);
-  else
+  } else {
     snprintf(buf, size, "CPU %d", cpu->cpu);
+  }
   return buf;
 }
 
@@ -54,10 +55,11 @@ static const char *cpu_line_label(const struct jitflush_cpu_info *cpu, char whic
                                   char *buf, size_t size)
 {
   const char *name = jfi_core_name(cpu);
-  if (name)
+  if (name) {
     snprintf(buf, size, "CPU %d (%s, %c-line %u)", cpu->cpu, name, which, line);
-  else
+  } else {
     snprintf(buf, size, "CPU %d (%c-line %u)", cpu->cpu, which, line);
+  }
   return buf;
 }
 
@@ -76,31 +78,41 @@ static void find_extremes(const struct jitflush_info *info, struct extremes *x)
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
     if (jfi_line_known(c->iline_source)) {
-      if (!x->max_i || c->iline > x->max_i->iline)
+      if (!x->max_i || c->iline > x->max_i->iline) {
         x->max_i = c;
-      if (!x->min_i || c->iline < x->min_i->iline)
+      }
+      if (!x->min_i || c->iline < x->min_i->iline) {
         x->min_i = c;
+      }
     }
     if (jfi_line_known(c->dline_source)) {
-      if (!x->max_d || c->dline > x->max_d->dline)
+      if (!x->max_d || c->dline > x->max_d->dline) {
         x->max_d = c;
-      if (!x->min_d || c->dline < x->min_d->dline)
+      }
+      if (!x->min_d || c->dline < x->min_d->dline) {
         x->min_d = c;
+      }
     }
-    if (jfi_line_known(c->iline_source) && jfi_line_known(c->dline_source))
+    if (jfi_line_known(c->iline_source) && jfi_line_known(c->dline_source)) {
       x->nknown_lines++;
-    if (c->observed)
+    }
+    if (c->observed) {
       x->nobserved++;
+    }
     if (jfi_idc_dic_known(c)) {
       x->nknown_idc_dic++;
-      if (c->idc && !x->idc_yes)
+      if (c->idc && !x->idc_yes) {
         x->idc_yes = c;
-      if (!c->idc && !x->idc_no)
+      }
+      if (!c->idc && !x->idc_no) {
         x->idc_no = c;
-      if (c->dic && !x->dic_yes)
+      }
+      if (c->dic && !x->dic_yes) {
         x->dic_yes = c;
-      if (!c->dic && !x->dic_no)
+      }
+      if (!c->dic && !x->dic_no) {
         x->dic_no = c;
+      }
     }
   }
 }
@@ -123,8 +135,9 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
   unsigned nobserved = 0;
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
-    if (!c->observed)
+    if (!c->observed) {
       continue;
+    }
     nobserved++;
     if (!first) {
       first = c;
@@ -148,8 +161,9 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
     unsigned ti, td;
-    if (!c->observed || !jfi_midr_known(c) || !jfi_midr_table_lines(c->midr, &ti, &td))
+    if (!c->observed || !jfi_midr_known(c) || !jfi_midr_table_lines(c->midr, &ti, &td)) {
       continue;
+    }
     if (!a) {
       a = c, ai = ti, ad = td;
     } else if (ti != ai || td != ad) {
@@ -165,8 +179,9 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
   const struct jitflush_cpu_info *s = NULL;
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
-    if (!c->observed || !c->sysfs_l1i_line || !c->sysfs_l1d_line)
+    if (!c->observed || !c->sysfs_l1i_line || !c->sysfs_l1d_line) {
       continue;
+    }
     if (!s) {
       s = c;
     } else if (c->sysfs_l1i_line != s->sysfs_l1i_line || c->sysfs_l1d_line != s->sysfs_l1d_line) {
@@ -190,10 +205,11 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
 static void skip_text(unsigned big, unsigned small, char *buf, size_t size)
 {
   unsigned ratio = small ? big / small : 0;
-  if (ratio == 2)
+  if (ratio == 2) {
     snprintf(buf, size, "every other %u-byte line", small);
-  else
+  } else {
     snprintf(buf, size, "%u of every %u %u-byte lines", ratio - 1, ratio, small);
+  }
 }
 
 /* The facts that break a CTR_EL0-reading strategy, as text; false when the
@@ -211,16 +227,17 @@ static bool read_strategy_breaks(const struct extremes *x, bool per_call, char *
     cpu_line_label(big, which, bl, la, sizeof la);
     cpu_line_label(small, which, sl, lb, sizeof lb);
     int n;
-    if (per_call)
+    if (per_call) {
       n = snprintf(why, size,
                    "a thread that reads CTR_EL0 on %s and migrates to %s in mid-flush "
                    "keeps the %u-byte stride there and skips %s",
                    la, lb, bl, skip);
-    else
+    } else {
       n = snprintf(why, size,
                    "a first call on %s caches a %u-byte stride; every later flush on %s "
                    "skips %s",
                    la, bl, lb, skip);
+    }
     (void)n; /* a longer explanation is cut at the buffer; the verdict stands */
     return true;
   }
@@ -269,10 +286,12 @@ static void judge_fixed_64_no_clean(const struct jitflush_info *info, const stru
   const struct jitflush_cpu_info *small = NULL;
   unsigned line = 0;
   char which = 'I';
-  if (x->min_i && x->min_i->iline < 64)
+  if (x->min_i && x->min_i->iline < 64) {
     small = x->min_i, line = x->min_i->iline;
-  if (x->min_d && x->min_d->dline < 64 && (!small || x->min_d->dline < line))
+  }
+  if (x->min_d && x->min_d->dline < 64 && (!small || x->min_d->dline < line)) {
     small = x->min_d, line = x->min_d->dline, which = 'D';
+  }
   if (small) {
     char skip[64];
     skip_text(64, line, skip, sizeof skip);
@@ -334,26 +353,32 @@ static void explain_inferred(const struct jitflush_info *info, struct jfi_verdic
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
     bool first_of_source = cpu_inferred(c);
-    for (unsigned j = 0; first_of_source && j < i; j++)
-      if (cpu_inferred(&info->cpus[j]) && info->cpus[j].inferred_from == c->inferred_from)
+    for (unsigned j = 0; first_of_source && j < i; j++) {
+      if (cpu_inferred(&info->cpus[j]) && info->cpus[j].inferred_from == c->inferred_from) {
         first_of_source = false;
-    if (!first_of_source)
+      }
+    }
+    if (!first_of_source) {
       continue;
+    }
     char cpus[128];
     listing_inferred_from = c->inferred_from;
     jfi_cpulist(info, cpu_inferred_from_listed, cpus, sizeof cpus);
     const struct jitflush_cpu_info *from = NULL;
-    for (unsigned j = 0; j < info->ncpus; j++)
-      if (info->cpus[j].cpu == c->inferred_from)
+    for (unsigned j = 0; j < info->ncpus; j++) {
+      if (info->cpus[j].cpu == c->inferred_from) {
         from = &info->cpus[j];
+      }
+    }
     const char *name = from ? jfi_core_name(from) : NULL;
     int w = snprintf(v->inferred_why + used, sizeof v->inferred_why - used,
                      "%sCPUs %s: I-line %u, D-line %u, as CPU %d%s%s%s, which the kernel's cpufreq "
                      "policy and topology cluster group with them",
                      used ? "; " : "", cpus, c->iline, c->dline, c->inferred_from, name ? " (" : "",
                      name ? name : "", name ? ")" : "");
-    if (w < 0 || (size_t)w >= sizeof v->inferred_why - used)
+    if (w < 0 || (size_t)w >= sizeof v->inferred_why - used) {
       return;
+    }
     used += (size_t)w;
   }
 }
@@ -392,13 +417,14 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
   jfi_cpulist(info, cpu_inferred, v->inferred, sizeof v->inferred);
   explain_inferred(info, v);
 
-  if (info->status < 0)
+  if (info->status < 0) {
     snprintf(v->problem, sizeof v->problem,
              "the probe could not run (status %d); flushes fall "
              "back to the %u-byte floor",
              info->status, (unsigned)JITFLUSH_FLOOR_LINE);
-  else
+  } else {
     check_global_covers(info, v);
+  }
   v->stride_safe = v->problem[0] == '\0';
 
   v->lines_differ =
@@ -437,8 +463,9 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
     v->unlisted_incomplete = info->truncated;
     v->possible_unknown =
         !info->truncated && info->ncpus > 0 && v->unseen[0] == '\0' && info->status >= 0;
-  } else if (v->lines_differ || v->kernel_sanitises_ctr || info->heterogeneous)
+  } else if (v->lines_differ || v->kernel_sanitises_ctr || info->heterogeneous) {
     v->kind = JFI_HETEROGENEOUS;
-  else
+  } else {
     v->kind = JFI_HOMOGENEOUS;
+  }
 }

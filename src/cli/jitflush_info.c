@@ -31,11 +31,13 @@ static bool output_written(void)
 /* https://no-color.org: a set, non-empty NO_COLOR turns colour off. */
 static bool want_color(enum jfi_color mode)
 {
-  if (mode != JFI_COLOR_AUTO)
+  if (mode != JFI_COLOR_AUTO) {
     return mode == JFI_COLOR_ALWAYS;
+  }
   const char *no_color = getenv("NO_COLOR");
-  if (no_color && no_color[0])
+  if (no_color && no_color[0]) {
     return false;
+  }
   return isatty(STDOUT_FILENO);
 }
 
@@ -48,10 +50,11 @@ int main(int argc, char **argv)
     return EXIT_USAGE;
   }
   if (args.action == JFI_ACTION_HELP || args.action == JFI_ACTION_VERSION) {
-    if (args.action == JFI_ACTION_HELP)
+    if (args.action == JFI_ACTION_HELP) {
       fputs(jfi_usage_text, stdout);
-    else
+    } else {
       printf("jitflush-info %s\n", JITFLUSH_VERSION_STRING);
+    }
     if (!output_written()) {
       perror("jitflush-info: writing to stdout");
       return EXIT_UNSAFE;
@@ -71,16 +74,18 @@ int main(int argc, char **argv)
   jfi_verdict_compute(&info, &verdict);
 
   bool selftest_ok = true;
-  if (args.selftest)
+  if (args.selftest) {
     selftest_ok = jfi_selftest_run(args.selftest_seconds, &selftest);
+  }
 
   bool color = want_color(args.color);
   if (args.json) {
     jfi_print_json(stdout, &info, &verdict, args.selftest ? &selftest : NULL);
   } else {
     jfi_print_table(stdout, &info, &verdict, color);
-    if (args.selftest)
+    if (args.selftest) {
       jfi_print_selftest(stdout, &selftest, color);
+    }
   }
   if (!output_written()) {
     perror("jitflush-info: writing the report");

@@ -16,8 +16,9 @@
 static inline bool jf_range_last(const void *begin, const void *end, uintptr_t *last)
 {
   uintptr_t first = (uintptr_t)begin, stop = (uintptr_t)end;
-  if (stop <= first && !(stop == 0 && first != 0))
+  if (stop <= first && !(stop == 0 && first != 0)) {
     return false;
+  }
   *last = stop - 1;
   return true;
 }

@@ -74,8 +74,9 @@ static void merged_free(gpointer p)
 {
   struct merged *m = p;
   json_object_unref(m->first);
-  if (m->sarif)
+  if (m->sarif) {
     json_node_unref(m->sarif);
+  }
   json_array_unref(m->hits);
   g_free(m);
 }
@@ -88,8 +89,9 @@ static JsonNode *load_json(const char *path, GError **error)
     root = json_parser_steal_root(parser);
     if (!root || !JSON_NODE_HOLDS_OBJECT(root)) {
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: not a JSON object", path);
-      if (root)
+      if (root) {
         json_node_unref(root);
+      }
       root = NULL;
     }
   } else {
@@ -108,8 +110,9 @@ static char *command_line(JsonObject *record)
   for (guint i = 0; argv && i < json_array_get_length(argv); i++) {
     const char *word = json_array_get_string_element(argv, i);
     bool plain = word && *word;
-    for (const char *p = word; plain && *p; p++)
+    for (const char *p = word; plain && *p; p++) {
       plain = g_ascii_isalnum(*p) || strchr("_./:=@%+,-", *p);
+    }
     char *q = plain ? g_strdup(word) : g_shell_quote(word ? word : "");
     g_string_append_printf(cmd, "%s%s", i ? " " : "", q);
     g_free(q);
@@ -123,8 +126,9 @@ static JsonArray *sarif_results(JsonObject *log, struct merge *mg)
 {
   JsonObject *run;
   JsonArray *results = emu_sarif_results(log, &run);
-  if (run && !mg->sarif_tool && json_object_has_member(run, "tool"))
+  if (run && !mg->sarif_tool && json_object_has_member(run, "tool")) {
     mg->sarif_tool = json_object_ref(json_object_get_object_member(run, "tool"));
+  }
   return results;
 }
 
@@ -147,8 +151,9 @@ static guint add_findings(struct merge *mg, JsonObject *report, JsonArray *sarif
       m->first = json_object_ref(f);
       m->hits = json_array_new();
       m->order = mg->found->len;
-      if (sarif && i < json_array_get_length(sarif))
+      if (sarif && i < json_array_get_length(sarif)) {
         m->sarif = json_node_copy(json_array_get_element(sarif, i));
+      }
       g_hash_table_insert(mg->by_key, key, m);
       g_ptr_array_add(mg->found, m);
     } else {
@@ -184,8 +189,9 @@ static bool add_entry(struct merge *mg, const char *dir, const char *id, GError 
   char *record_path = g_strdup_printf("%s/%s.run", dir, id);
   JsonNode *record_node = load_json(record_path, error);
   g_free(record_path);
-  if (!record_node)
+  if (!record_node) {
     return false;
+  }
   JsonObject *record = json_node_get_object(record_node);
   JsonObject *run = json_object_new();
   json_object_set_string_member(run, "store", dir);
@@ -215,8 +221,9 @@ static bool add_entry(struct merge *mg, const char *dir, const char *id, GError 
   }
   JsonObject *report = report_node ? json_node_get_object(report_node) : NULL;
   for (const char *const *m = (const char *const[]){"config", "soc", "seed", "policy", NULL}; *m;
-       m++)
+       m++) {
     copy_member(run, report ? report : record, *m);
+  }
   gint64 stale = report ? json_object_get_int_member_with_default(report, "stale_fetches", 0) : 0;
   json_object_set_int_member(run, "stale_fetches", stale);
   if (ok) {
@@ -232,10 +239,12 @@ static bool add_entry(struct merge *mg, const char *dir, const char *id, GError 
   } else {
     json_object_unref(run);
   }
-  if (report_node)
+  if (report_node) {
     json_node_unref(report_node);
-  if (sarif_node)
+  }
+  if (sarif_node) {
     json_node_unref(sarif_node);
+  }
   json_node_unref(record_node);
   return ok;
 }
@@ -257,9 +266,11 @@ static bool add_store(struct merge *mg, const char *dir, GError **error)
   }
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   const char *name;
-  while ((name = g_dir_read_name(d)))
-    if (g_str_has_prefix(name, "run-"))
+  while ((name = g_dir_read_name(d))) {
+    if (g_str_has_prefix(name, "run-")) {
       g_ptr_array_add(names, g_strdup(name));
+    }
+  }
   g_dir_close(d);
   g_ptr_array_sort(names, compare_ids);
   bool ok = true;
@@ -271,8 +282,9 @@ static bool add_store(struct merge *mg, const char *dir, GError **error)
       g_free(id);
     } else if (!strchr(n, '.')) {
       char *record = g_strdup_printf("%s/%s.run", dir, n);
-      if (!g_file_test(record, G_FILE_TEST_EXISTS))
+      if (!g_file_test(record, G_FILE_TEST_EXISTS)) {
         g_ptr_array_add(mg->incomplete, g_strdup_printf("%s/%s", dir, n));
+      }
       g_free(record);
     }
   }
@@ -283,8 +295,9 @@ static bool add_store(struct merge *mg, const char *dir, GError **error)
 static int by_count(gconstpointer a, gconstpointer b)
 {
   const struct merged *x = *(struct merged *const *)a, *y = *(struct merged *const *)b;
-  if (x->count != y->count)
+  if (x->count != y->count) {
     return x->count > y->count ? -1 : 1;
+  }
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -294,8 +307,9 @@ static JsonObject *merged_finding(const struct merged *m)
 {
   JsonObject *f = json_object_new();
   GList *members = json_object_get_members(m->first);
-  for (GList *l = members; l; l = l->next)
+  for (GList *l = members; l; l = l->next) {
     json_object_set_member(f, l->data, json_node_copy(json_object_get_member(m->first, l->data)));
+  }
   g_list_free(members);
   json_object_set_int_member(f, "count", m->count);
   json_object_set_int_member(f, "words", m->words);
@@ -310,21 +324,24 @@ static JsonNode *suite_report(struct merge *mg, char **dirs)
   json_object_set_string_member(top, "format", "jitflush-emu-suite");
   json_object_set_int_member(top, "version", 1);
   JsonArray *stores = json_array_new();
-  for (char **d = dirs; *d; d++)
+  for (char **d = dirs; *d; d++) {
     json_array_add_string_element(stores, *d);
+  }
   json_object_set_array_member(top, "stores", stores);
   json_object_set_int_member(top, "processes", json_array_get_length(mg->runs));
   json_object_set_int_member(top, "processes_stale", mg->runs_stale);
   json_object_set_int_member(top, "stale_fetches", mg->stale);
   json_object_set_int_member(top, "findings_omitted_stale", mg->omitted);
   JsonArray *findings = json_array_new();
-  for (guint i = 0; i < mg->found->len; i++)
+  for (guint i = 0; i < mg->found->len; i++) {
     json_array_add_object_element(findings, merged_finding(mg->found->pdata[i]));
+  }
   json_object_set_array_member(top, "findings", findings);
   json_object_set_array_member(top, "runs", json_array_ref(mg->runs));
   JsonArray *incomplete = json_array_new();
-  for (guint i = 0; i < mg->incomplete->len; i++)
+  for (guint i = 0; i < mg->incomplete->len; i++) {
     json_array_add_string_element(incomplete, mg->incomplete->pdata[i]);
+  }
   json_object_set_array_member(top, "incomplete", incomplete);
   JsonNode *root = json_node_new(JSON_NODE_OBJECT);
   json_node_take_object(root, top);
@@ -339,8 +356,9 @@ static JsonNode *suite_sarif(struct merge *mg)
   JsonArray *results = json_array_new();
   for (guint i = 0; i < mg->found->len; i++) {
     const struct merged *m = mg->found->pdata[i];
-    if (!m->sarif)
+    if (!m->sarif) {
       continue;
+    }
     JsonNode *node = json_node_copy(m->sarif);
     JsonObject *r = json_node_get_object(node);
     guint runs = json_array_get_length(m->hits);
@@ -354,17 +372,19 @@ static JsonNode *suite_sarif(struct merge *mg)
       json_object_set_string_member(msg, "text", text);
       g_free(text);
     }
-    if (!json_object_has_member(r, "properties"))
+    if (!json_object_has_member(r, "properties")) {
       json_object_set_object_member(r, "properties", json_object_new());
+    }
     JsonObject *props = json_object_get_object_member(r, "properties");
     json_object_set_int_member(props, "count", m->count);
     json_object_set_int_member(props, "words", m->words);
     json_object_set_int_member(props, "processes", runs);
     JsonArray *commands = json_array_new();
-    for (guint h = 0; h < runs; h++)
+    for (guint h = 0; h < runs; h++) {
       json_array_add_string_element(
           commands,
           json_object_get_string_member(json_array_get_object_element(m->hits, h), "command"));
+    }
     json_object_set_array_member(props, "commands", commands);
     json_array_add_element(results, node);
   }
@@ -447,8 +467,9 @@ int main(int argc, char **argv)
       g_ptr_array_add(dirs, argv[i]);
     }
   }
-  if (!status && dirs->len == 0)
+  if (!status && dirs->len == 0) {
     status = fail(MERGE_EXIT_USAGE, "give at least one store folder");
+  }
   if (status) {
     fputs(usage_text, stderr);
     g_ptr_array_free(dirs, TRUE);
@@ -463,28 +484,34 @@ int main(int argc, char **argv)
       .found = g_ptr_array_new(),
   };
   GError *err = NULL;
-  for (guint i = 0; dirs->pdata[i] && !status; i++)
-    if (!add_store(&mg, dirs->pdata[i], &err))
+  for (guint i = 0; dirs->pdata[i] && !status; i++) {
+    if (!add_store(&mg, dirs->pdata[i], &err)) {
       status = fail(MERGE_EXIT_STORE, "%s", err->message);
+    }
+  }
   if (!status) {
     g_ptr_array_sort(mg.found, by_count);
-    if (report && !write_json(report, suite_report(&mg, (char **)dirs->pdata), &err))
+    if (report && !write_json(report, suite_report(&mg, (char **)dirs->pdata), &err)) {
       status = fail(MERGE_EXIT_OUTPUT, "cannot write the report: %s", err->message);
-    else if (sarif && !write_json(sarif, suite_sarif(&mg), &err))
+    } else if (sarif && !write_json(sarif, suite_sarif(&mg), &err)) {
       status = fail(MERGE_EXIT_OUTPUT, "cannot write the SARIF log: %s", err->message);
-    else
+    } else {
       print_summary(&mg, dirs->len - 1);
-    if (!status && mg.found->len > 0)
+    }
+    if (!status && mg.found->len > 0) {
       status = MERGE_EXIT_FINDINGS;
+    }
   }
-  if (err)
+  if (err) {
     g_error_free(err);
+  }
   g_ptr_array_free(mg.found, TRUE);
   g_hash_table_destroy(mg.by_key);
   g_ptr_array_free(mg.incomplete, TRUE);
   json_array_unref(mg.runs);
-  if (mg.sarif_tool)
+  if (mg.sarif_tool) {
     json_object_unref(mg.sarif_tool);
+  }
   g_ptr_array_free(dirs, TRUE);
   return status;
 }

@@ -30,10 +30,11 @@ static void append_frame(GString *key, JsonObject *parent, const char *member)
   JsonObject *frame = json_node_get_object(node);
   const char *symbol = json_object_get_string_member_with_default(frame, "symbol", NULL);
   const char *pc = json_object_get_string_member_with_default(frame, "pc", "?");
-  if (symbol)
+  if (symbol) {
     g_string_append_printf(key, "|%s", symbol);
-  else
+  } else {
     g_string_append_printf(key, "|pc:%s", pc);
+  }
 }
 
 char *emu_merge_key(JsonObject *finding)

@@ -72,8 +72,9 @@ static void append_plugin_arg(GString *s, const char *key, const char *value)
 {
   g_string_append_printf(s, ",%s=", key);
   for (const char *p = value; *p; p++) {
-    if (*p == ',')
+    if (*p == ',') {
       g_string_append_c(s, ',');
+    }
     g_string_append_c(s, *p);
   }
 }
@@ -89,17 +90,21 @@ static const char *output_problem(const char *path)
 {
   struct stat st;
   bool existed = stat(path, &st) == 0;
-  if (existed && S_ISDIR(st.st_mode))
+  if (existed && S_ISDIR(st.st_mode)) {
     return g_strerror(EISDIR);
-  if (existed && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+  }
+  if (existed && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
     return S_ISFIFO(st.st_mode) ? "it is a FIFO (give a file, a device or a symlink to one)"
                                 : "it is a socket (give a file, a device or a symlink to one)";
+  }
   int fd = open(path, O_WRONLY | O_CLOEXEC | (existed ? 0 : O_CREAT | O_EXCL), 0644);
-  if (fd < 0)
+  if (fd < 0) {
     return g_strerror(errno);
+  }
   close(fd);
-  if (!existed)
+  if (!existed) {
     unlink(path);
+  }
   return NULL;
 }
 
@@ -109,8 +114,9 @@ static const char *output_problem(const char *path)
 static bool qemu_has_plugins(const char *qemu)
 {
   enum emu_plugin_support known = emu_qemu_plugin_support(qemu);
-  if (known != EMU_PLUGINS_UNKNOWN)
+  if (known != EMU_PLUGINS_UNKNOWN) {
     return known == EMU_PLUGINS_YES;
+  }
   char *argv[] = {(char *)qemu, "-h", NULL};
   char *out = NULL;
   gint status = 0;
@@ -203,27 +209,32 @@ static void interrupt_run(int sig)
 {
   if (!interrupted) {
     interrupted = sig;
-    if (control_fd >= 0 && write(control_fd, "r", 1) == 1)
+    if (control_fd >= 0 && write(control_fd, "r", 1) == 1) {
       return;
+    }
   }
-  if (child_pid > 0)
+  if (child_pid > 0) {
     kill((pid_t)child_pid, sig);
+  }
 }
 static int exit_status_of(int wstatus)
 {
-  if (WIFEXITED(wstatus))
+  if (WIFEXITED(wstatus)) {
     return WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus))
+  }
+  if (WIFSIGNALED(wstatus)) {
     return 128 + WTERMSIG(wstatus);
+  }
   return EMU_EXIT_INTERNAL;
 }
 
 static void describe_end(int wstatus, char *how, size_t size)
 {
-  if (WIFSIGNALED(wstatus))
+  if (WIFSIGNALED(wstatus)) {
     g_snprintf(how, size, "was killed by signal %d", WTERMSIG(wstatus));
-  else
+  } else {
     g_snprintf(how, size, "exited with status %d", exit_status_of(wstatus));
+  }
 }
 
 /* The last non-empty lines of QEMU's stderr (at most MAX), joined into
@@ -233,13 +244,16 @@ static char *last_lines(const GString *tail, guint max)
 {
   char **lines = g_strsplit(tail->str, "\n", -1);
   GPtrArray *kept = g_ptr_array_new();
-  for (char **l = lines; *l; l++)
-    if (*g_strstrip(*l))
+  for (char **l = lines; *l; l++) {
+    if (*g_strstrip(*l)) {
       g_ptr_array_add(kept, *l);
+    }
+  }
   guint first = kept->len > max ? kept->len - max : 0;
   GString *msg = g_string_new(NULL);
-  for (guint i = first; i < kept->len; i++)
+  for (guint i = first; i < kept->len; i++) {
     g_string_append_printf(msg, "%s%s", i > first ? "; " : "", (char *)kept->pdata[i]);
+  }
   g_ptr_array_free(kept, TRUE);
   g_strfreev(lines);
   return g_string_free(msg, FALSE);
@@ -273,8 +287,9 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
 {
   GString *opt = g_string_new(NULL);
   for (const char *p = plugin; *p; p++) {
-    if (*p == ',')
+    if (*p == ',') {
       g_string_append_c(opt, ',');
+    }
     g_string_append_c(opt, *p);
   }
   char *config_abs = emu_args_absolute(o->config);
@@ -288,12 +303,15 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
     append_plugin_arg(opt, JF_OPT_REPORT, report_abs);
     g_free(report_abs);
   }
-  if (o->check)
+  if (o->check) {
     append_plugin_arg(opt, JF_OPT_CHECK, o->check);
-  if (o->policy)
+  }
+  if (o->policy) {
     append_plugin_arg(opt, JF_OPT_POLICY, o->policy);
-  if (o->schedule)
+  }
+  if (o->schedule) {
     append_plugin_arg(opt, JF_OPT_SCHEDULE, o->schedule);
+  }
   if (o->quantum_text) {
     char quantum_text[24];
     g_snprintf(quantum_text, sizeof quantum_text, "%" PRIu64, o->quantum);
@@ -304,8 +322,9 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
     append_plugin_arg(opt, JF_OPT_SARIF, sarif_abs);
     g_free(sarif_abs);
   }
-  if (o->report_only_findings)
+  if (o->report_only_findings) {
     append_plugin_arg(opt, JF_OPT_REPORT_WHEN, "findings");
+  }
   if (o->sarif_root) {
     /* The real path: DWARF names the files the compiler was given, which a
      * symlinked checkout would not match textually. */
@@ -342,8 +361,9 @@ static int spawn_and_wait(char *const argv[], const struct emu_seal *seal, const
 {
   /* Held open for writing, so that the plugin's open does not wait and a
    * signal handler can write without blocking; not inherited by QEMU. */
-  if (mkfifo(control, 0600) == 0)
+  if (mkfifo(control, 0600) == 0) {
     control_fd = open(control, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  }
   /* ^C from a terminal reaches QEMU too, through the process group: QEMU
    * then dies at once, and the run ends as interrupted (outcome). */
   struct sigaction ign = {.sa_handler = SIG_IGN}, stop = {.sa_handler = interrupt_run};
@@ -381,8 +401,9 @@ static void print_findings(const char *summary)
   char *dir = g_path_get_dirname(summary);
   char *findings = g_build_filename(dir, "findings", NULL);
   char *blocks = NULL;
-  if (g_file_get_contents(findings, &blocks, NULL, NULL))
+  if (g_file_get_contents(findings, &blocks, NULL, NULL)) {
     fputs(blocks, stderr);
+  }
   g_free(blocks);
   g_free(findings);
   g_free(dir);
@@ -409,10 +430,12 @@ static int exec_outcome(const char *summary, int stopped_by)
   GString *names = g_string_new(NULL);
   for (guint i = 0; paths[i]; i++) {
     guint first = 0;
-    while (strcmp(paths[first], paths[i]) != 0)
+    while (strcmp(paths[first], paths[i]) != 0) {
       first++;
-    if (first == i) /* each program once, in the order executed */
+    }
+    if (first == i) { /* each program once, in the order executed */
       g_string_append_printf(names, "%s%s", names->len ? ", " : "", paths[i]);
+    }
   }
   print_findings(summary);
   int status =
@@ -460,10 +483,11 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
   struct jf_summary sum;
   GError *problem = NULL;
   bool have = g_file_get_contents(summary, &text, NULL, NULL);
-  if (!have)
+  if (!have) {
     g_set_error_literal(&problem, G_FILE_ERROR, G_FILE_ERROR_NOENT, "the file is missing");
-  else
+  } else {
     have = emu_summary_parse(text, &sum, &problem);
+  }
   g_free(text);
   char how[48];
   describe_end(wstatus, how, sizeof how);
@@ -507,8 +531,9 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
   *ran = true;
   /* --summary stale: a clean run adds nothing to the program's stderr, so
    * a test that compares its stderr passes as without the rig. */
-  if (quiet && sum.counter[JF_COUNTER_stale_fetches] == 0 && !stopped_by)
+  if (quiet && sum.counter[JF_COUNTER_stale_fetches] == 0 && !stopped_by) {
     return exit_status_of(wstatus);
+  }
   if (WIFSIGNALED(wstatus) && !stopped_by) {
     /* QEMU ends itself with the signal the guest died of (linux-user's
      * dump_core_and_abort); the plugin cannot know which, so it is said
@@ -562,17 +587,19 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
    * more or fewer system calls from run to run: "Reproducible runs"). */
   g_ptr_array_add(argv, "-R");
   g_ptr_array_add(argv, EMU_GUEST_RESERVED_VA);
-  for (char **a = o->program; *a; a++)
+  for (char **a = o->program; *a; a++) {
     g_ptr_array_add(argv, *a);
+  }
   g_ptr_array_add(argv, NULL);
 
   GString *tail = g_string_new(NULL);
   int wstatus = spawn_and_wait((char *const *)argv->pdata, &ov.seal, control, summary, tail);
   const bool quiet = o->summary && strcmp(o->summary, "stale") == 0;
-  if (wstatus == -1)
+  if (wstatus == -1) {
     status = EMU_EXIT_QEMU;
-  else if ((status = refused_outcome(summary, qemu)) == 0)
+  } else if ((status = refused_outcome(summary, qemu)) == 0) {
     status = outcome(summary, o->report, o->sarif, wstatus, tail, quiet, ran);
+  }
 
   g_string_free(tail, TRUE);
   g_ptr_array_free(argv, TRUE);
@@ -589,9 +616,10 @@ static int check_program(const struct emu_options *o, const char *sysroot)
 {
   const char *prog = o->program[0];
   struct stat st;
-  if (stat(prog, &st) != 0 || !S_ISREG(st.st_mode))
+  if (stat(prog, &st) != 0 || !S_ISREG(st.st_mode)) {
     /* QEMU runs the path as given (no PATH search). */
     return emu_args_usage_error("program not found: %s", prog);
+  }
   char *interp = NULL;
   GError *err = NULL;
   int status = 0;
@@ -602,12 +630,13 @@ static int check_program(const struct emu_options *o, const char *sysroot)
     /* QEMU opens the loader under -L, where the overlay shows the sysroot. */
     const char *where = sysroot ? sysroot : EMU_DEFAULT_SYSROOT;
     char *loader = g_build_filename(where, interp, NULL);
-    if (!sysroot || !g_file_test(loader, G_FILE_TEST_IS_REGULAR))
+    if (!sysroot || !g_file_test(loader, G_FILE_TEST_IS_REGULAR)) {
       status = emu_fail(EMU_EXIT_PROGRAM,
                         "cannot run %s on the rig: its loader %s is not in the %ssysroot %s "
                         "(no %s)%s",
                         prog, interp, o->sysroot ? "" : "default ", where, loader,
                         o->sysroot ? "" : "; give one with --sysroot DIR");
+    }
     g_free(loader);
   }
   g_free(interp);
@@ -633,8 +662,9 @@ static int exec_merge(int argc, char **argv)
   char *merge = own_sibling("jitflush-emu-merge");
   char **args = g_new0(char *, (size_t)argc + 1);
   args[0] = merge;
-  for (int i = 2; i < argc; i++)
+  for (int i = 2; i < argc; i++) {
     args[i - 1] = argv[i];
+  }
   execv(merge, args);
   int e = errno;
   g_free(args);
@@ -652,19 +682,21 @@ static int binfmt_command(int argc, char **argv)
   int status = 0;
   const char *cmd = argv[1];
   if (strcmp(cmd, "--binfmt-run") == 0) {
-    if (argc < 4 || strcmp(argv[2], "--") != 0)
+    if (argc < 4 || strcmp(argv[2], "--") != 0) {
       status = emu_args_usage_error("--binfmt-run: give the command after '--', e.g. "
                                     "jitflush-emu --binfmt-run -- ctest");
-    else if ((status = emu_binfmt_run(interp, argv + 3, &err)) < 0)
+    } else if ((status = emu_binfmt_run(interp, argv + 3, &err)) < 0) {
       status = emu_fail(EMU_EXIT_BINFMT, "--binfmt-run: %s", err->message);
+    }
   } else if (argc != 2) {
     status = emu_args_usage_error("%s takes no arguments", cmd);
   } else if (strcmp(cmd, "--binfmt-register") == 0 ? !emu_binfmt_register(interp, &err)
                                                    : !emu_binfmt_unregister(&err)) {
     status = emu_fail(EMU_EXIT_BINFMT, "%s: %s", cmd, err->message);
   }
-  if (err)
+  if (err) {
     g_error_free(err);
+  }
   g_free(interp);
   return status;
 }
@@ -681,11 +713,13 @@ static char **binfmt_argv(int *argc, char **argv)
   char **args = g_new0(char *, (size_t)*argc + 3);
   int n = 0;
   args[n++] = argv[0];
-  if (!given)
+  if (!given) {
     args[n++] = "--summary=stale";
+  }
   args[n++] = "--";
-  for (int i = 1; i < *argc; i++)
+  for (int i = 1; i < *argc; i++) {
     args[n++] = argv[i];
+  }
   *argc = n;
   return args;
 }
@@ -696,8 +730,9 @@ static bool copy_into_store(const char *from, const char *base, const char *suff
 {
   char *text = NULL;
   gsize len = 0;
-  if (!g_file_test(from, G_FILE_TEST_IS_REGULAR) || !g_file_get_contents(from, &text, &len, NULL))
+  if (!g_file_test(from, G_FILE_TEST_IS_REGULAR) || !g_file_get_contents(from, &text, &len, NULL)) {
     return false;
+  }
   char *to = g_strconcat(base, suffix, NULL);
   bool ok = g_file_set_contents(to, text, (gssize)len, NULL);
   g_free(to);
@@ -734,16 +769,20 @@ static int checked_run(struct emu_options *o, const struct emu_config *cfg, cons
       g_error_free(err);
     } else {
       o->report_only_findings = base && !user_report && !user_sarif;
-      if (base && !o->report)
+      if (base && !o->report) {
         o->report = store_report = g_strconcat(base, EMU_STORE_REPORT, NULL);
-      if (base && !o->sarif)
+      }
+      if (base && !o->sarif) {
         o->sarif = store_sarif = g_strconcat(base, EMU_STORE_SARIF, NULL);
+      }
       status = run(o, cfg, sysroot, qemu, plugin, tmp, ran);
       emu_scratch_remove(tmp);
-      if (base && user_report)
+      if (base && user_report) {
         copy_into_store(user_report, base, EMU_STORE_REPORT);
-      if (base && user_sarif)
+      }
+      if (base && user_sarif) {
         copy_into_store(user_sarif, base, EMU_STORE_SARIF);
+      }
       o->report = user_report;
       o->sarif = user_sarif;
     }
@@ -785,8 +824,9 @@ static int complete_store(const struct emu_options *o, const struct emu_config *
   if (!emu_store_complete(base, &rec, &err)) {
     int failed =
         emu_fail(EMU_EXIT_REPORT, "cannot complete the store entry %s: %s", base, err->message);
-    if (status == 0)
+    if (status == 0) {
       status = failed;
+    }
     g_error_free(err);
   }
   g_free(config);
@@ -798,10 +838,12 @@ static int complete_store(const struct emu_options *o, const struct emu_config *
 
 int main(int argc, char **argv)
 {
-  if (argc >= 2 && strcmp(argv[1], "--merge") == 0)
+  if (argc >= 2 && strcmp(argv[1], "--merge") == 0) {
     return exec_merge(argc, argv);
-  if (argc >= 2 && g_str_has_prefix(argv[1], "--binfmt-"))
+  }
+  if (argc >= 2 && g_str_has_prefix(argv[1], "--binfmt-")) {
     return binfmt_command(argc, argv);
+  }
   char *self = g_path_get_basename(argv[0]);
   char **args = strcmp(self, EMU_BINFMT_ARGV0) == 0 ? binfmt_argv(&argc, argv) : NULL;
   g_free(self);
@@ -834,8 +876,9 @@ int main(int argc, char **argv)
   } else {
     bool ran = false;
     status = checked_run(&o, cfg, base, &ran);
-    if (base)
+    if (base) {
       status = complete_store(&o, cfg, base, status, ran);
+    }
   }
   g_free(base);
   emu_config_free(cfg);

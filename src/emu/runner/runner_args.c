@@ -163,9 +163,11 @@ static const struct valued_option {
 
 const char *emu_args_origin(const struct emu_options *o, size_t offset)
 {
-  for (size_t k = 0; k < EMU_VALUED_OPTIONS; k++)
-    if (valued[k].offset == offset)
+  for (size_t k = 0; k < EMU_VALUED_OPTIONS; k++) {
+    if (valued[k].offset == offset) {
       return o->from[k] ? o->from[k] : valued[k].name;
+    }
+  }
   return "?";
 }
 
@@ -188,8 +190,10 @@ static bool parse_seed(const char *text, uint64_t *out)
   }
   /* g_ascii_string_to_unsigned accepts neither signs nor spaces. */
   guint64 v = 0;
-  if (!g_ascii_isxdigit(*text) || !g_ascii_string_to_unsigned(text, base, 0, G_MAXUINT64, &v, NULL))
+  if (!g_ascii_isxdigit(*text) ||
+      !g_ascii_string_to_unsigned(text, base, 0, G_MAXUINT64, &v, NULL)) {
     return false;
+  }
   *out = v;
   return true;
 }
@@ -199,8 +203,9 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
   int i = 1;
   for (; i < argc; i++) {
     const char *arg = argv[i];
-    if (strcmp(arg, "--") == 0)
+    if (strcmp(arg, "--") == 0) {
       break;
+    }
     if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
       fputs(usage_text, stdout);
       fputc('\n', stdout);
@@ -210,8 +215,9 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
     bool known = false;
     for (size_t k = 0; k < EMU_VALUED_OPTIONS && !known; k++) {
       size_t len = strlen(valued[k].name);
-      if (strncmp(arg, valued[k].name, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+      if (strncmp(arg, valued[k].name, len) != 0 || (arg[len] != '\0' && arg[len] != '=')) {
         continue;
+      }
       known = true;
       const char *value;
       if (arg[len] == '=') {
@@ -221,24 +227,30 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
       } else {
         return emu_args_usage_error("%s needs a value", valued[k].name);
       }
-      if (!*value)
+      if (!*value) {
         return emu_args_usage_error("%s needs a value", valued[k].name);
+      }
       const char **slot = (const char **)((char *)o + valued[k].offset);
-      if (*slot)
+      if (*slot) {
         return emu_args_usage_error("%s given twice", valued[k].name);
+      }
       *slot = value;
       o->from[k] = valued[k].name;
     }
-    if (known)
+    if (known) {
       continue;
-    if (arg[0] == '-')
+    }
+    if (arg[0] == '-') {
       return emu_args_usage_error("unknown option '%s'", arg);
+    }
     return emu_args_usage_error("'%s': put '--' before the program and its arguments", arg);
   }
-  if (i >= argc)
+  if (i >= argc) {
     return emu_args_usage_error("missing '--' and the program to run");
-  if (i + 1 >= argc)
+  }
+  if (i + 1 >= argc) {
     return emu_args_usage_error("missing the program after '--'");
+  }
   o->program = argv + i + 1;
   /* The environment stands in for what the command line left out; an
    * empty variable counts as unset. */
@@ -257,48 +269,58 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
     o->config = JITFLUSH_EMU_DEFAULT_CONFIG;
     o->from[0] = "the build's default config";
   }
-  if (!o->config)
+  if (!o->config) {
     return emu_args_usage_error(
         "--config FILE is required (or set JITFLUSH_EMU_CONFIG; the build's "
         "default " JITFLUSH_EMU_DEFAULT_CONFIG " is missing)");
-  if (o->seed_text && !parse_seed(o->seed_text, &o->seed))
+  }
+  if (o->seed_text && !parse_seed(o->seed_text, &o->seed)) {
     return emu_args_usage_error("%s: not an unsigned number: '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, seed_text)),
                                 o->seed_text);
+  }
   if (o->check && strcmp(o->check, "on") != 0 && strcmp(o->check, "off") != 0 &&
-      strcmp(o->check, "full") != 0)
+      strcmp(o->check, "full") != 0) {
     return emu_args_usage_error("%s: expected on, off or full, got '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, check)), o->check);
-  if (o->policy && strcmp(o->policy, "adversarial") != 0 && strcmp(o->policy, "random") != 0)
+  }
+  if (o->policy && strcmp(o->policy, "adversarial") != 0 && strcmp(o->policy, "random") != 0) {
     return emu_args_usage_error("%s: expected adversarial or random, got '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, policy)),
                                 o->policy);
-  if (o->summary && strcmp(o->summary, "always") != 0 && strcmp(o->summary, "stale") != 0)
+  }
+  if (o->summary && strcmp(o->summary, "always") != 0 && strcmp(o->summary, "stale") != 0) {
     return emu_args_usage_error("%s: expected always or stale, got '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, summary)),
                                 o->summary);
-  if (o->schedule && strcmp(o->schedule, "turns") != 0 && strcmp(o->schedule, "parallel") != 0)
+  }
+  if (o->schedule && strcmp(o->schedule, "turns") != 0 && strcmp(o->schedule, "parallel") != 0) {
     return emu_args_usage_error("%s: expected turns or parallel, got '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, schedule)),
                                 o->schedule);
+  }
   if (o->quantum_text && (!parse_seed(o->quantum_text, &o->quantum) || o->quantum == 0 ||
-                          o->quantum > (UINT64_C(1) << 40)))
+                          o->quantum > (UINT64_C(1) << 40))) {
     return emu_args_usage_error("%s: expected a number from 1 to 2^40, got '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, quantum_text)),
                                 o->quantum_text);
-  if (o->sarif_root && !o->sarif)
+  }
+  if (o->sarif_root && !o->sarif) {
     return emu_args_usage_error("%s needs --sarif FILE",
                                 emu_args_origin(o, offsetof(struct emu_options, sarif_root)));
-  if (o->sarif_root && !g_file_test(o->sarif_root, G_FILE_TEST_IS_DIR))
+  }
+  if (o->sarif_root && !g_file_test(o->sarif_root, G_FILE_TEST_IS_DIR)) {
     return emu_args_usage_error("%s: not a folder: '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, sarif_root)),
                                 o->sarif_root);
+  }
   return 0;
 }
 char *emu_args_absolute(const char *path)
 {
-  if (g_path_is_absolute(path))
+  if (g_path_is_absolute(path)) {
     return g_strdup(path);
+  }
   char *cwd = g_get_current_dir();
   char *abs = g_build_filename(cwd, path, NULL);
   g_free(cwd);

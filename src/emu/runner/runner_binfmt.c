@@ -53,23 +53,27 @@ static bool set_errno_error(GError **error, int e, const char *what)
 static bool write_text(const char *path, const char *text, GError **error)
 {
   int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (fd < 0) {
     return set_errno_error(error, errno, path);
+  }
   ssize_t n = write(fd, text, strlen(text));
   int e = errno;
   close(fd);
-  if (n != (ssize_t)strlen(text))
+  if (n != (ssize_t)strlen(text)) {
     return set_errno_error(error, n < 0 ? e : EIO, path);
+  }
   return true;
 }
 
 /* binfmt_misc is mounted here when its register file exists. */
 static bool ensure_mounted(GError **error)
 {
-  if (access(BINFMT_DIR "/register", F_OK) == 0)
+  if (access(BINFMT_DIR "/register", F_OK) == 0) {
     return true;
-  if (mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", 0, NULL) != 0)
+  }
+  if (mount("binfmt_misc", BINFMT_DIR, "binfmt_misc", 0, NULL) != 0) {
     return set_errno_error(error, errno, "cannot mount binfmt_misc on " BINFMT_DIR);
+  }
   return true;
 }
 
@@ -82,8 +86,9 @@ bool emu_binfmt_register(const char *interpreter, GError **error)
                 interpreter);
     return false;
   }
-  if (!ensure_mounted(error))
+  if (!ensure_mounted(error)) {
     return false;
+  }
   if (access(BINFMT_DIR "/" EMU_BINFMT_NAME, F_OK) == 0) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
                 "%s/%s is already registered (jitflush-emu --binfmt-unregister removes it)",
@@ -114,10 +119,12 @@ static bool map_to_root(uid_t uid, gid_t gid, GError **error)
 {
   char map[64];
   g_snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
-  if (!write_text("/proc/self/uid_map", map, error))
+  if (!write_text("/proc/self/uid_map", map, error)) {
     return false;
-  if (!write_text("/proc/self/setgroups", "deny", error))
+  }
+  if (!write_text("/proc/self/setgroups", "deny", error)) {
     return false;
+  }
   g_snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
   return write_text("/proc/self/gid_map", map, error);
 }
@@ -132,8 +139,9 @@ int emu_binfmt_run(const char *interpreter, char *const command[], GError **erro
                     "(as root, jitflush-emu --binfmt-register registers it system-wide)");
     return -1;
   }
-  if (!map_to_root(uid, gid, error))
+  if (!map_to_root(uid, gid, error)) {
     return -1;
+  }
   /* Mounts made from here on stay in this namespace. */
   if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
     set_errno_error(error, errno, "cannot make the mounts private");
@@ -147,8 +155,9 @@ int emu_binfmt_run(const char *interpreter, char *const command[], GError **erro
                     "cannot mount a private binfmt_misc (Linux 6.7 or later is needed)");
     return -1;
   }
-  if (!emu_binfmt_register(interpreter, error))
+  if (!emu_binfmt_register(interpreter, error)) {
     return -1;
+  }
   pid_t pid = fork();
   if (pid < 0) {
     set_errno_error(error, errno, "fork");
@@ -166,7 +175,8 @@ int emu_binfmt_run(const char *interpreter, char *const command[], GError **erro
   int wstatus = 0;
   while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
     ;
-  if (WIFSIGNALED(wstatus))
+  if (WIFSIGNALED(wstatus)) {
     return 128 + WTERMSIG(wstatus);
+  }
   return WEXITSTATUS(wstatus);
 }

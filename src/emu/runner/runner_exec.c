@@ -51,8 +51,9 @@
 static bool write_text(const char *path, const char *text)
 {
   int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (fd < 0) {
     return false;
+  }
   ssize_t len = (ssize_t)strlen(text);
   bool ok = write(fd, text, (size_t)len) == len;
   close(fd);
@@ -65,15 +66,18 @@ static bool enter_user_namespace(void)
 {
   uid_t uid = getuid();
   gid_t gid = getgid();
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
     return false;
+  }
   char map[64];
   /* setgroups must be denied before an unprivileged gid_map write. */
-  if (!write_text("/proc/self/setgroups", "deny"))
+  if (!write_text("/proc/self/setgroups", "deny")) {
     return false;
+  }
   snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-  if (!write_text("/proc/self/uid_map", map))
+  if (!write_text("/proc/self/uid_map", map)) {
     return false;
+  }
   snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
   return write_text("/proc/self/gid_map", map);
 }
@@ -105,13 +109,15 @@ static void seal_host_cpu_dir(const struct emu_seal *seal)
     }
   }
   errno = e;
-  if (!ns)
+  if (!ns) {
     goto fail;
+  }
   step = "bind mount";
   bool shared = seal->shared && source == seal->source;
   if (shared ? !bind_read_only(source, HOST_CPU_DIR)
-             : mount(source, HOST_CPU_DIR, NULL, MS_BIND, NULL) != 0)
+             : mount(source, HOST_CPU_DIR, NULL, MS_BIND, NULL) != 0) {
     goto fail;
+  }
   return;
 fail:
   fprintf(stderr,
@@ -125,8 +131,9 @@ pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stder
   /* The child reports a failed exec through this pipe; a successful exec
    * closes it (O_CLOEXEC) and the parent reads nothing. */
   int pipefd[2], errfd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0)
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
     return -1;
+  }
   if (pipe2(errfd, O_CLOEXEC) != 0) {
     int e = errno;
     close(pipefd[0]);
@@ -150,8 +157,9 @@ pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stder
     /* QEMU dies with the runner, even of a SIGKILL that leaves the runner
      * no chance to end it; the check after it covers a runner that died
      * before the prctl. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != runner)
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != runner) {
       _exit(127);
+    }
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -166,22 +174,26 @@ pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stder
      * layout randomisation (docs/RIG.md, "Reproducible runs"). A kernel
      * that refuses leaves the addresses random, nothing else. */
     int persona = personality(0xffffffff);
-    if (persona != -1)
+    if (persona != -1) {
       personality((unsigned long)persona | ADDR_NO_RANDOMIZE);
+    }
     /* The warning below goes straight to the runner's stderr. */
-    if (seal)
+    if (seal) {
       seal_host_cpu_dir(seal);
+    }
     /* dup2 clears O_CLOEXEC on fd 2; both pipe ends close at exec. */
     if (dup2(errfd[1], STDERR_FILENO) < 0) {
       int e = errno;
-      if (write(pipefd[1], &e, sizeof e) < 0)
+      if (write(pipefd[1], &e, sizeof e) < 0) {
         _exit(127);
+      }
       _exit(127);
     }
     execv(argv[0], argv);
     int e = errno;
-    if (write(pipefd[1], &e, sizeof e) < 0)
+    if (write(pipefd[1], &e, sizeof e) < 0) {
       _exit(127);
+    }
     _exit(127);
   }
   close(pipefd[1]);
@@ -216,19 +228,24 @@ static enum relay_result relay(int fd, GString *tail)
   do {
     n = read(fd, buf, sizeof buf);
   } while (n < 0 && errno == EINTR);
-  if (n < 0)
+  if (n < 0) {
     return errno == EAGAIN ? RELAY_EMPTY : RELAY_DONE;
-  if (n == 0)
+  }
+  if (n == 0) {
     return RELAY_DONE;
+  }
   g_string_append_len(tail, buf, n);
-  if (tail->len > TAIL_KEEP)
+  if (tail->len > TAIL_KEEP) {
     g_string_erase(tail, 0, (gssize)(tail->len - TAIL_KEEP));
+  }
   for (ssize_t off = 0; off < n;) {
     ssize_t w = write(STDERR_FILENO, buf + off, (size_t)(n - off));
-    if (w < 0 && errno == EINTR)
+    if (w < 0 && errno == EINTR) {
       continue;
-    if (w <= 0)
+    }
+    if (w <= 0) {
       return RELAY_DONE;
+    }
     off += w;
   }
   return RELAY_MORE;
@@ -258,8 +275,9 @@ int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_inte
     do {
       done = waitpid(pid, &wstatus, WNOHANG);
     } while (done < 0 && errno == EINTR);
-    if (done != 0)
+    if (done != 0) {
       break;
+    }
     int sig = intr ? *intr->signal : 0;
     if (sig && !ended) {
       if (access(intr->summary, F_OK) == 0 || waited_ms >= INTERRUPT_GRACE_MS) {
@@ -287,9 +305,11 @@ int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_inte
   while (fd >= 0 && relay(fd, tail) == RELAY_MORE) {
   }
   signal(SIGPIPE, old_pipe);
-  if (fd >= 0)
+  if (fd >= 0) {
     close(fd);
-  if (pidfd >= 0)
+  }
+  if (pidfd >= 0) {
     close(pidfd);
+  }
   return wstatus;
 }

@@ -78,12 +78,14 @@ static GPtrArray *read_all(const char *scratch)
   while (dir && (name = g_dir_read_name(dir))) {
     if (g_str_has_prefix(name, JF_PROCESS_FILE_PREFIX) && g_str_has_suffix(name, ".json")) {
       struct forked *f = read_forked(scratch, name);
-      if (f)
+      if (f) {
         g_ptr_array_add(all, f);
+      }
     }
   }
-  if (dir)
+  if (dir) {
     g_dir_close(dir);
+  }
   g_ptr_array_sort(all, by_pid);
   return all;
 }
@@ -95,10 +97,12 @@ static gint64 first_process(const GPtrArray *all)
   for (guint i = 0; i < all->len; i++) {
     const struct forked *f = g_ptr_array_index(all, i);
     bool forked_parent = false;
-    for (guint j = 0; j < all->len; j++)
+    for (guint j = 0; j < all->len; j++) {
       forked_parent |= ((const struct forked *)g_ptr_array_index(all, j))->pid == f->parent;
-    if (!forked_parent)
+    }
+    if (!forked_parent) {
       return f->parent;
+    }
   }
   return 0;
 }
@@ -106,14 +110,16 @@ static gint64 first_process(const GPtrArray *all)
 /* Appends the elements of FROM[MEMBER] to TO[MEMBER], each naming PID. */
 static void append_named(JsonObject *to, JsonObject *from, const char *member, gint64 pid)
 {
-  if (!json_object_has_member(to, member))
+  if (!json_object_has_member(to, member)) {
     json_object_set_array_member(to, member, json_array_new());
+  }
   JsonArray *dst = json_object_get_array_member(to, member);
   if (!from) {
     for (guint i = 0; i < json_array_get_length(dst); i++) {
       JsonObject *e = json_array_get_object_element(dst, i);
-      if (e && !json_object_has_member(e, "process"))
+      if (e && !json_object_has_member(e, "process")) {
         json_object_set_int_member(e, "process", pid);
+      }
     }
     return;
   }
@@ -121,8 +127,9 @@ static void append_named(JsonObject *to, JsonObject *from, const char *member, g
       json_object_has_member(from, member) ? json_object_get_array_member(from, member) : NULL;
   for (guint i = 0; src && i < json_array_get_length(src); i++) {
     JsonObject *e = json_array_get_object_element(src, i);
-    if (!e)
+    if (!e) {
       continue;
+    }
     json_object_set_int_member(e, "process", pid);
     json_array_add_object_element(dst, json_object_ref(e));
   }
@@ -143,8 +150,9 @@ static JsonObject *process_entry(gint64 pid, gint64 parent, JsonObject *counts)
 {
   JsonObject *p = json_object_new();
   json_object_set_int_member(p, "pid", pid);
-  if (parent)
+  if (parent) {
     json_object_set_int_member(p, "parent", parent);
+  }
   json_object_set_int_member(p, "stale_fetches",
                              json_object_get_int_member_with_default(counts, "stale_fetches", 0));
   return p;
@@ -157,8 +165,9 @@ static JsonObject *process_entry(gint64 pid, gint64 parent, JsonObject *counts)
 static JsonObject *load_object(const char *path)
 {
   struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     return NULL;
+  }
   JsonParser *parser = json_parser_new();
   GError *err = NULL;
   JsonObject *o = NULL;
@@ -190,18 +199,21 @@ static void store_object(const char *path, JsonObject *o)
 static void merge_report(const char *report, const GPtrArray *all)
 {
   JsonObject *r = load_object(report);
-  if (!r)
+  if (!r) {
     return;
+  }
   gint64 first = first_process(all);
   JsonArray *processes = json_array_new();
   json_array_add_object_element(processes, process_entry(first, 0, r));
   static const char *const lists[] = {"findings", "stale", "ctr_read_sites"};
-  for (size_t k = 0; k < G_N_ELEMENTS(lists); k++)
+  for (size_t k = 0; k < G_N_ELEMENTS(lists); k++) {
     append_named(r, NULL, lists[k], first);
+  }
   for (guint i = 0; i < all->len; i++) {
     const struct forked *f = g_ptr_array_index(all, i);
-    for (size_t k = 0; k < G_N_ELEMENTS(lists); k++)
+    for (size_t k = 0; k < G_N_ELEMENTS(lists); k++) {
       append_named(r, f->o, lists[k], f->pid);
+    }
     json_array_add_object_element(processes, process_entry(f->pid, f->parent, f->o));
     add_counters(r, f->o);
     json_object_set_int_member(
@@ -220,14 +232,17 @@ static void name_process(JsonArray *results, gint64 pid, gint64 parent)
 {
   for (guint i = 0; results && i < json_array_get_length(results); i++) {
     JsonObject *r = json_array_get_object_element(results, i);
-    if (!r)
+    if (!r) {
       continue;
-    if (!json_object_has_member(r, "properties"))
+    }
+    if (!json_object_has_member(r, "properties")) {
       json_object_set_object_member(r, "properties", json_object_new());
+    }
     JsonObject *props = json_object_get_object_member(r, "properties");
     json_object_set_int_member(props, "process", pid);
-    if (!parent || !json_object_has_member(r, "message"))
+    if (!parent || !json_object_has_member(r, "message")) {
       continue;
+    }
     json_object_set_int_member(props, "parent", parent);
     JsonObject *msg = json_object_get_object_member(r, "message");
     char *text =
@@ -248,8 +263,9 @@ static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray 
   JsonObject *log = load_object(sarif);
   JsonArray *results = log ? emu_sarif_results(log, NULL) : NULL;
   if (!results) {
-    if (log)
+    if (log) {
       json_object_unref(log);
+    }
     return;
   }
   name_process(results, first_process(all), 0);
@@ -260,10 +276,12 @@ static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray 
     JsonObject *child = g_file_test(path, G_FILE_TEST_EXISTS) ? load_object(path) : NULL;
     JsonArray *found = child ? emu_sarif_results(child, NULL) : NULL;
     name_process(found, f->pid, f->parent);
-    for (guint k = 0; found && k < json_array_get_length(found); k++)
+    for (guint k = 0; found && k < json_array_get_length(found); k++) {
       json_array_add_element(results, json_node_copy(json_array_get_element(found, k)));
-    if (child)
+    }
+    if (child) {
       json_object_unref(child);
+    }
     g_free(path);
     g_free(name);
   }
@@ -277,25 +295,29 @@ unsigned emu_merge_forked(const char *scratch, const char *report, const char *s
   for (guint i = 0; i < all->len; i++) {
     const struct forked *f = g_ptr_array_index(all, i);
     for (size_t c = 0; c < JF_NCOUNTERS; c++) {
-      if (jf_counters[c].shown <= JF_SHOWN_SUMMARY)
+      if (jf_counters[c].shown <= JF_SHOWN_SUMMARY) {
         sum->counter[c] +=
             (uint64_t)json_object_get_int_member_with_default(f->o, jf_counters[c].name, 0);
+      }
     }
     JsonArray *findings = json_object_has_member(f->o, "findings")
                               ? json_object_get_array_member(f->o, "findings")
                               : NULL;
     sum->findings += findings ? json_array_get_length(findings) : 0;
-    if (f->blocks && *f->blocks)
+    if (f->blocks && *f->blocks) {
       g_string_append_printf(blocks,
                              "jitflush-emu: in process %" G_GINT64_FORMAT
                              " (forked by %" G_GINT64_FORMAT "):\n%s",
                              f->pid, f->parent, f->blocks);
+    }
   }
   unsigned n = all->len;
-  if (n && report)
+  if (n && report) {
     merge_report(report, all);
-  if (n && sarif)
+  }
+  if (n && sarif) {
     merge_sarif(sarif, scratch, all);
+  }
   g_ptr_array_unref(all);
   return n;
 }

@@ -49,9 +49,11 @@ static const struct {
 
 static char *machine_name(uint16_t machine)
 {
-  for (size_t i = 0; i < G_N_ELEMENTS(machines); i++)
-    if (machines[i].machine == machine)
+  for (size_t i = 0; i < G_N_ELEMENTS(machines); i++) {
+    if (machines[i].machine == machine) {
       return g_strdup(machines[i].name);
+    }
+  }
   return g_strdup_printf("machine %u", machine);
 }
 
@@ -74,14 +76,16 @@ bool emu_read_at(int fd, void *buf, size_t len, off_t at)
 static char *header_problem(const unsigned char *id, size_t len)
 {
   if (len < SELFMAG || memcmp(id, ELFMAG, SELFMAG) != 0) {
-    if (len >= 2 && id[0] == '#' && id[1] == '!')
+    if (len >= 2 && id[0] == '#' && id[1] == '!') {
       return g_strdup("a script (#!), not an ELF program; QEMU runs ELF programs only");
+    }
     return g_strdup("not an ELF program");
   }
   size_t need =
       len > EI_CLASS && id[EI_CLASS] == ELFCLASS32 ? sizeof(Elf32_Ehdr) : sizeof(Elf64_Ehdr);
-  if (len < need)
+  if (len < need) {
     return g_strdup("a truncated ELF file");
+  }
   bool big = id[EI_DATA] == ELFDATA2MSB;
   /* e_machine and e_type sit at the same offsets in both classes. */
   uint16_t type = get16(id + offsetof(Elf64_Ehdr, e_type), big);
@@ -92,14 +96,17 @@ static char *header_problem(const unsigned char *id, size_t len)
     g_free(name);
     return why;
   }
-  if (id[EI_CLASS] != ELFCLASS64)
+  if (id[EI_CLASS] != ELFCLASS64) {
     return g_strdup("a 32-bit (ILP32) AArch64 ELF; qemu-aarch64 runs 64-bit programs");
-  if (big)
+  }
+  if (big) {
     return g_strdup("a big-endian AArch64 ELF; qemu-aarch64 runs little-endian programs");
-  if (type != ET_EXEC && type != ET_DYN)
+  }
+  if (type != ET_EXEC && type != ET_DYN) {
     return g_strdup(type == ET_REL    ? "an ELF object file (.o), not a program"
                     : type == ET_CORE ? "an ELF core dump, not a program"
                                       : "an ELF file that is not a program");
+  }
   return NULL;
 }
 
@@ -109,18 +116,23 @@ static char *header_problem(const unsigned char *id, size_t len)
 static char *find_interp(int fd, const Elf64_Ehdr *eh, char **interp)
 {
   *interp = NULL;
-  if (eh->e_phnum == 0)
+  if (eh->e_phnum == 0) {
     return NULL;
-  if (eh->e_phentsize != sizeof(Elf64_Phdr))
+  }
+  if (eh->e_phentsize != sizeof(Elf64_Phdr)) {
     return g_strdup("a malformed ELF (program headers)");
+  }
   for (unsigned i = 0; i < eh->e_phnum; i++) {
     Elf64_Phdr ph;
-    if (!emu_read_at(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + (uint64_t)i * sizeof ph)))
+    if (!emu_read_at(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + (uint64_t)i * sizeof ph))) {
       return g_strdup("a truncated ELF file (program headers)");
-    if (ph.p_type != PT_INTERP)
+    }
+    if (ph.p_type != PT_INTERP) {
       continue;
-    if (ph.p_filesz < 2 || ph.p_filesz > PATH_MAX)
+    }
+    if (ph.p_filesz < 2 || ph.p_filesz > PATH_MAX) {
       return g_strdup("a malformed ELF (PT_INTERP)");
+    }
     char *path = g_malloc(ph.p_filesz);
     if (!emu_read_at(fd, path, ph.p_filesz, (off_t)ph.p_offset) || path[ph.p_filesz - 1] != '\0' ||
         strlen(path) + 1 != ph.p_filesz) {
@@ -138,15 +150,18 @@ static char *program_problem(const char *path, char **interp)
 {
   *interp = NULL;
   struct stat st;
-  if (stat(path, &st) != 0)
+  if (stat(path, &st) != 0) {
     return g_strdup_printf("cannot read it: %s", g_strerror(errno));
+  }
   /* linux-user's prepare_binprm refuses a file without any x bit; access()
    * also tells a non-root user that the bits are not theirs. */
-  if ((st.st_mode & 0111) == 0 || access(path, X_OK) != 0)
+  if ((st.st_mode & 0111) == 0 || access(path, X_OK) != 0) {
     return g_strdup("not executable (no x permission)");
+  }
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (fd < 0) {
     return g_strdup_printf("cannot read it: %s", g_strerror(errno));
+  }
   Elf64_Ehdr eh;
   memset(&eh, 0, sizeof eh);
   ssize_t got;
@@ -155,8 +170,9 @@ static char *program_problem(const char *path, char **interp)
   } while (got < 0 && errno == EINTR);
   char *problem = got < 0 ? g_strdup_printf("cannot read it: %s", g_strerror(errno))
                           : header_problem((const unsigned char *)&eh, (size_t)got);
-  if (!problem)
+  if (!problem) {
     problem = find_interp(fd, &eh, interp);
+  }
   close(fd);
   return problem;
 }
@@ -164,8 +180,9 @@ static char *program_problem(const char *path, char **interp)
 bool emu_program_check(const char *path, char **interp, GError **error)
 {
   char *problem = program_problem(path, interp);
-  if (!problem)
+  if (!problem) {
     return true;
+  }
   g_set_error_literal(error, EMU_PROGRAM_ERROR, 1, problem);
   g_free(problem);
   return false;

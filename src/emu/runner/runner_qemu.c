@@ -40,17 +40,20 @@ static char *dynamic_strings(int fd, size_t *size)
   Elf64_Ehdr eh;
   if (!emu_read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
       eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-      eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE)
+      eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE) {
     return NULL;
+  }
   Elf64_Shdr *sh = g_new(Elf64_Shdr, eh.e_shnum);
   char *strings = NULL;
   if (emu_read_at(fd, sh, sizeof *sh * eh.e_shnum, (off_t)eh.e_shoff)) {
     for (unsigned i = 0; i < eh.e_shnum && !strings; i++) {
-      if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh.e_shnum)
+      if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh.e_shnum) {
         continue;
+      }
       const Elf64_Shdr *str = &sh[sh[i].sh_link];
-      if (str->sh_type != SHT_STRTAB || str->sh_size == 0 || str->sh_size > MAX_DYNSTR)
+      if (str->sh_type != SHT_STRTAB || str->sh_size == 0 || str->sh_size > MAX_DYNSTR) {
         break;
+      }
       strings = g_malloc(str->sh_size + 1);
       if (!emu_read_at(fd, strings, str->sh_size, (off_t)str->sh_offset)) {
         g_clear_pointer(&strings, g_free);
@@ -67,17 +70,20 @@ static char *dynamic_strings(int fd, size_t *size)
 enum emu_plugin_support emu_qemu_plugin_support(const char *path)
 {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (fd < 0) {
     return EMU_PLUGINS_UNKNOWN;
+  }
   size_t size = 0;
   char *strings = dynamic_strings(fd, &size);
   close(fd);
-  if (!strings)
+  if (!strings) {
     return EMU_PLUGINS_UNKNOWN;
+  }
   /* The table is NUL-separated names; a name is found whole. */
   bool found = false;
-  for (size_t at = 0; at < size && !found; at += strlen(strings + at) + 1)
+  for (size_t at = 0; at < size && !found; at += strlen(strings + at) + 1) {
     found = strcmp(strings + at, PLUGIN_API_SYMBOL) == 0;
+  }
   g_free(strings);
   return found ? EMU_PLUGINS_YES : EMU_PLUGINS_NO;
 }
@@ -91,10 +97,12 @@ char *emu_qemu_version(const char *path)
                    NULL) &&
       out) {
     char *end = strchr(out, '\n');
-    if (end)
+    if (end) {
       *end = '\0';
-    if (*g_strstrip(out))
+    }
+    if (*g_strstrip(out)) {
       line = g_strdup(out);
+    }
   }
   g_free(out);
   return line ? line : g_strdup_printf("the QEMU at %s", path);

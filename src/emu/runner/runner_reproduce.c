@@ -16,8 +16,9 @@
 static void append_shell_word(GString *cmd, const char *word)
 {
   bool plain = *word != '\0';
-  for (const char *p = word; *p && plain; p++)
+  for (const char *p = word; *p && plain; p++) {
     plain = g_ascii_isalnum(*p) || strchr("_./:=@%+,-", *p);
+  }
   if (plain) {
     g_string_append_printf(cmd, " %s", word);
   } else {
@@ -48,8 +49,9 @@ char *emu_reproduce_command(const struct emu_options *o, const struct emu_config
   const char *words[] = {"--config", config,       "--seed", seed_text,   "--policy",
                          policy,     "--schedule", schedule, "--quantum", quantum_text};
   /* A parallel run has no turns: no quantum. */
-  for (size_t i = 0; i < G_N_ELEMENTS(words) - (turns ? 0 : 2); i++)
+  for (size_t i = 0; i < G_N_ELEMENTS(words) - (turns ? 0 : 2); i++) {
     append_shell_word(cmd, words[i]);
+  }
   g_free(config);
   const struct {
     const char *flag, *value;
@@ -58,8 +60,9 @@ char *emu_reproduce_command(const struct emu_options *o, const struct emu_config
                {"--sysroot", o->sysroot, true},
                {"--sysfs-root", o->sysfs_root, true}};
   for (size_t i = 0; i < G_N_ELEMENTS(given); i++) {
-    if (!given[i].value)
+    if (!given[i].value) {
       continue;
+    }
     char *value = given[i].path ? emu_args_absolute(given[i].value) : g_strdup(given[i].value);
     append_shell_word(cmd, given[i].flag);
     append_shell_word(cmd, value);

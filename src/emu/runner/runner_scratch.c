@@ -51,8 +51,9 @@ static void empty_dir(int fd)
   }
   struct dirent *e;
   while ((e = readdir(d))) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
       continue;
+    }
     bool dir = e->d_type == DT_DIR;
     if (e->d_type == DT_UNKNOWN) {
       struct stat st;
@@ -60,8 +61,9 @@ static void empty_dir(int fd)
     }
     if (dir) {
       int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub >= 0)
+      if (sub >= 0) {
         empty_dir(sub);
+      }
     }
     unlinkat(dirfd(d), e->d_name, dir ? AT_REMOVEDIR : 0);
   }
@@ -71,8 +73,9 @@ static void empty_dir(int fd)
 void emu_scratch_remove(const char *dir)
 {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0)
+  if (fd >= 0) {
     empty_dir(fd);
+  }
   rmdir(dir);
 }
 
@@ -82,15 +85,17 @@ void emu_scratch_remove(const char *dir)
 static void reclaim_scratch(const char *dir)
 {
   GDir *d = g_dir_open(dir, 0, NULL);
-  if (!d)
+  if (!d) {
     return;
+  }
   const char *name;
   while ((name = g_dir_read_name(d))) {
     unsigned long pid = 0;
     char rest[16];
     if (sscanf(name, "jitflush-emu-%lu-%15s", &pid, rest) != 2 || pid == 0 ||
-        pid == (unsigned long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        pid == (unsigned long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) {
       continue;
+    }
     char *path = g_build_filename(dir, name, NULL);
     emu_scratch_remove(path);
     g_free(path);
@@ -108,8 +113,9 @@ char *emu_scratch_make(GError **err)
       access(SCRATCH_SHM, W_OK | X_OK) == 0) {
     reclaim_scratch(SCRATCH_SHM);
     path = g_build_filename(SCRATCH_SHM, template, NULL);
-    if (!g_mkdtemp(path))
+    if (!g_mkdtemp(path)) {
       g_clear_pointer(&path, g_free); /* full or refused: fall back to /tmp */
+    }
   }
   if (!path) {
     reclaim_scratch(g_get_tmp_dir());
@@ -142,14 +148,16 @@ static bool generated_tree(struct emu_overlay *ov, const char *tmp, GError **err
   char *base = g_path_get_dirname(tmp);
   bool shared = ov->cfg->nevents == 0 && emu_sysfs_share_open(ov->cfg, base, tmp, &ov->share);
   g_free(base);
-  if (!shared)
+  if (!shared) {
     return emu_overlay_write_sysfs(ov->cfg, ov->root, err);
+  }
   char *sys = g_build_filename(ov->share.dir, "sys", NULL);
   char *link = g_build_filename(ov->root, "sys", NULL);
   bool ok = symlink(sys, link) == 0;
-  if (!ok)
+  if (!ok) {
     g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot link %s: %s", link,
                 g_strerror(errno));
+  }
   g_free(sys);
   g_free(link);
   if (ok) {
@@ -176,8 +184,9 @@ int emu_scratch_overlay_build(const struct emu_options *o, const struct emu_conf
   char *root = ov->root = g_build_filename(tmp, "root", NULL);
   ov->own_cpu_dir = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
   GError *err = NULL;
-  if (mkdir(root, 0755) != 0)
+  if (mkdir(root, 0755) != 0) {
     return emu_fail(EMU_EXIT_INTERNAL, "cannot create %s: %s", root, g_strerror(errno));
+  }
   if (o->sysfs_root) {
     char *given = emu_args_absolute(o->sysfs_root);
     char *sys = g_build_filename(given, "sys", NULL);
@@ -194,8 +203,9 @@ int emu_scratch_overlay_build(const struct emu_options *o, const struct emu_conf
     g_free(given);
     g_free(sys);
     g_free(link);
-    if (status)
+    if (status) {
       return status;
+    }
   } else if (!generated_tree(ov, tmp, &err)) {
     int status = emu_fail(EMU_EXIT_INTERNAL, "sysfs overlay: %s", err->message);
     g_error_free(err);
@@ -209,16 +219,18 @@ int emu_scratch_overlay_build(const struct emu_options *o, const struct emu_conf
   }
 
   if (ov->seal.source || g_file_test(ov->own_cpu_dir, G_FILE_TEST_IS_DIR)) {
-    if (!ov->seal.source)
+    if (!ov->seal.source) {
       ov->seal.source = g_strdup(ov->own_cpu_dir);
+    }
     return 0;
   }
   /* sysfs=none (or a dump without it): hide the host's folder behind an
    * empty one, so that the guest finds no CPU files at all. */
   char *empty = g_build_filename(tmp, "empty-cpu", NULL);
   ov->seal.source = empty;
-  if (mkdir(empty, 0755) != 0)
+  if (mkdir(empty, 0755) != 0) {
     return emu_fail(EMU_EXIT_INTERNAL, "cannot create %s: %s", empty, g_strerror(errno));
+  }
   return 0;
 }
 
@@ -234,8 +246,9 @@ int emu_scratch_sysroot(const struct emu_options *o, char **out)
     return 0;
   }
   g_free(abs);
-  if (!o->sysroot)
+  if (!o->sysroot) {
     return 0;
+  }
   return emu_args_usage_error("%s: sysroot %s has no lib/ folder (expected an aarch64 sysroot "
                               "such as " EMU_DEFAULT_SYSROOT ")",
                               emu_args_origin(o, offsetof(struct emu_options, sysroot)),

@@ -64,10 +64,11 @@ static void append_json_string(GString *out, const char *text)
 static void append_member(GString *out, const char *key, const char *value)
 {
   g_string_append_printf(out, ",\n  \"%s\": ", key);
-  if (value)
+  if (value) {
     append_json_string(out, value);
-  else
+  } else {
     g_string_append(out, "null");
+  }
 }
 
 bool emu_store_complete(const char *base, const struct emu_store_record *rec, GError **error)
@@ -80,8 +81,9 @@ bool emu_store_complete(const char *base, const struct emu_store_record *rec, GE
   append_member(json, "cwd", cwd);
   g_string_append(json, ",\n  \"argv\": [");
   for (char *const *a = rec->argv; *a; a++) {
-    if (a != rec->argv)
+    if (a != rec->argv) {
       g_string_append(json, ", ");
+    }
     append_json_string(json, *a);
   }
   g_string_append_c(json, ']');
@@ -99,8 +101,9 @@ bool emu_store_complete(const char *base, const struct emu_store_record *rec, GE
   g_string_append(json, "\n}\n");
   char *path = g_strconcat(base, EMU_STORE_RECORD, NULL);
   bool ok = g_file_set_contents(path, json->str, (gssize)json->len, error);
-  if (ok)
+  if (ok) {
     unlink(base);
+  }
   g_free(path);
   g_free(report);
   g_free(sarif);

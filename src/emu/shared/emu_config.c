@@ -55,8 +55,9 @@ static int group_line(const struct layout *lay, const char *group)
 {
   for (guint i = 0; i < lay->groups->len; i++) {
     const struct key_pos *g = g_ptr_array_index(lay->groups, i);
-    if (strcmp(g->group, group) == 0)
+    if (strcmp(g->group, group) == 0) {
       return g->line;
+    }
   }
   return 0;
 }
@@ -65,8 +66,9 @@ static int key_line(const struct layout *lay, const char *group, const char *key
 {
   for (guint i = 0; i < lay->keys->len; i++) {
     const struct key_pos *k = g_ptr_array_index(lay->keys, i);
-    if (strcmp(k->group, group) == 0 && strcmp(k->key, key) == 0)
+    if (strcmp(k->group, group) == 0 && strcmp(k->key, key) == 0) {
       return k->line;
+    }
   }
   return group_line(lay, group);
 }
@@ -92,15 +94,17 @@ static bool fail_at(struct ctx *c, int line, const char *group, const char *key,
   char *problem = g_strdup_vprintf(fmt, ap);
   va_end(ap);
   GString *msg = g_string_new(c->path);
-  if (line > 0)
+  if (line > 0) {
     g_string_append_printf(msg, ":%d", line);
+  }
   g_string_append(msg, ": ");
-  if (group && key)
+  if (group && key) {
     g_string_append_printf(msg, "[%s] %s: ", group, key);
-  else if (group)
+  } else if (group) {
     g_string_append_printf(msg, "[%s]: ", group);
-  else if (key)
+  } else if (key) {
     g_string_append_printf(msg, "%s: ", key);
+  }
   g_string_append(msg, problem);
   g_set_error_literal(c->error, EMU_CONFIG_ERROR, 1, msg->str);
   g_string_free(msg, TRUE);
@@ -125,8 +129,9 @@ static bool scan_layout(struct ctx *c, const char *text)
   for (int i = 0; ok && lines[i]; i++) {
     int line = i + 1;
     char *s = g_strstrip(lines[i]);
-    if (*s == '\0' || *s == '#')
+    if (*s == '\0' || *s == '#') {
       continue;
+    }
     if (*s == '[') {
       char *end = strchr(s, ']');
       if (!end || end[1] != '\0' || end == s + 1) {
@@ -191,8 +196,9 @@ static bool scan_layout(struct ctx *c, const char *text)
 static char *get_value(struct ctx *c, const char *group, const char *key)
 {
   char *raw = g_key_file_get_value(c->kf, group, key, NULL);
-  if (!raw)
+  if (!raw) {
     return NULL;
+  }
   for (char *p = raw; *p; p++) {
     if (*p == '#' && (p == raw || p[-1] == ' ' || p[-1] == '\t')) {
       *p = '\0';
@@ -210,16 +216,18 @@ static bool has_key(struct ctx *c, const char *group, const char *key)
 /* An unsigned number, decimal or 0x-prefixed hex, nothing else around it. */
 static bool parse_u64(const char *text, uint64_t *out)
 {
-  if (!text || !*text || *text == '-' || *text == '+')
+  if (!text || !*text || *text == '-' || *text == '+') {
     return false;
+  }
   guint base = 10;
   const char *digits = text;
   if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     base = 16;
     digits = text + 2;
   }
-  if (!*digits || !g_ascii_isxdigit(*digits))
+  if (!*digits || !g_ascii_isxdigit(*digits)) {
     return false;
+  }
   guint64 v = 0;
   GError *err = NULL;
   if (!g_ascii_string_to_unsigned(digits, base, 0, G_MAXUINT64, &v, &err)) {
@@ -253,8 +261,9 @@ static bool get_cpulist(struct ctx *c, const char *group, const char *key, struc
   char *v = get_value(c, group, key);
   const char *problem = jf_cpulist_problem(v ? v : "", v ? strlen(v) : 0, set);
   bool ok = problem == NULL;
-  if (!ok)
+  if (!ok) {
     fail_key(c, group, key, "%s: '%s'", problem, v ? v : "");
+  }
   g_free(v);
   return ok;
 }
@@ -276,15 +285,18 @@ static bool check_keys(struct ctx *c, const char *group, const char *const *know
 {
   for (guint i = 0; i < c->lay.keys->len; i++) {
     const struct key_pos *k = g_ptr_array_index(c->lay.keys, i);
-    if (strcmp(k->group, group) != 0)
+    if (strcmp(k->group, group) != 0) {
       continue;
+    }
     bool found = false;
-    for (const char *const *n = known; *n; n++)
+    for (const char *const *n = known; *n; n++) {
       found = found || strcmp(*n, k->key) == 0;
+    }
     if (!found) {
       GString *list = g_string_new(NULL);
-      for (const char *const *n = known; *n; n++)
+      for (const char *const *n = known; *n; n++) {
         g_string_append_printf(list, "%s%s", list->len ? ", " : "", *n);
+      }
       fail_at(c, k->line, group, k->key, "unknown key (known: %s)", list->str);
       g_string_free(list, TRUE);
       return false;
@@ -294,16 +306,18 @@ static bool check_keys(struct ctx *c, const char *group, const char *const *know
     g_free(v);
     /* "online=" alone is meaningful: the whole cluster starts offline (Linux
      * also prints an empty cpulist as an empty line). */
-    if (empty && strcmp(k->key, "online") != 0)
+    if (empty && strcmp(k->key, "online") != 0) {
       return fail_at(c, k->line, group, k->key, "empty value");
+    }
   }
   return true;
 }
 
 static bool require_key(struct ctx *c, const char *group, const char *key)
 {
-  if (has_key(c, group, key))
+  if (has_key(c, group, key)) {
     return true;
+  }
   return fail_group(c, group, "missing required key '%s'", key);
 }
 
@@ -320,10 +334,12 @@ static bool load_line_size(struct ctx *c, const char *group, const char *key, un
     return true;
   }
   uint64_t v = 0;
-  if (!get_u64(c, group, key, 1u << 20, &v))
+  if (!get_u64(c, group, key, 1u << 20, &v)) {
     return false;
-  if (v < 4 || !is_power_of_two(v))
+  }
+  if (v < 4 || !is_power_of_two(v)) {
     return fail_key(c, group, key, "%" PRIu64 " is not a power of two >= 4", v);
+  }
   *out = (unsigned)v;
   return true;
 }
@@ -333,11 +349,13 @@ static bool load_line_size(struct ctx *c, const char *group, const char *key, un
 static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *group, const char *name,
                          struct jf_cpuset *online, struct jf_cpuset *online_given)
 {
-  if (!check_keys(c, group, cluster_keys))
+  if (!check_keys(c, group, cluster_keys)) {
     return false;
+  }
   if (!require_key(c, group, "cpus") || !require_key(c, group, "midr") ||
-      !require_key(c, group, "ctr"))
+      !require_key(c, group, "ctr")) {
     return false;
+  }
 
   int idx = (int)cfg->nclusters;
   struct emu_cluster *cl = &cfg->clusters[idx];
@@ -345,40 +363,50 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
   cl->core = has_key(c, group, "core") ? get_value(c, group, "core") : g_strdup(name);
   cl->domain = has_key(c, group, "domain") ? get_value(c, group, "domain") : g_strdup(name);
   cl->domain_id = (unsigned)idx;
-  for (int other = 0; other < idx; other++)
+  for (int other = 0; other < idx; other++) {
     if (strcmp(cfg->clusters[other].domain, cl->domain) == 0) {
       cl->domain_id = (unsigned)other;
       break;
     }
+  }
 
   /* MIDR_EL1 bits [63:32] are RES0 (Arm ARM D19.2.100). */
-  if (!get_u64(c, group, "midr", 0xffffffffull, &cl->midr))
+  if (!get_u64(c, group, "midr", 0xffffffffull, &cl->midr)) {
     return false;
-  if (!get_u64(c, group, "ctr", G_MAXUINT64, &cl->ctr))
+  }
+  if (!get_u64(c, group, "ctr", G_MAXUINT64, &cl->ctr)) {
     return false;
-  if (!(cl->ctr & (1ull << JF_CTR_RES1_BIT)))
+  }
+  if (!(cl->ctr & (1ull << JF_CTR_RES1_BIT))) {
     return fail_key(c, group, "ctr", "0x%" PRIx64 " has bit 31 clear, which is RES1 in CTR_EL0",
                     cl->ctr);
+  }
   const struct jf_ctr decoded = jf_ctr_decode(cl->ctr);
   unsigned iline = decoded.iline;
   unsigned dline = decoded.dline;
-  if (!load_line_size(c, group, "l1i-line", iline, &cl->l1i_line))
+  if (!load_line_size(c, group, "l1i-line", iline, &cl->l1i_line)) {
     return false;
-  if (!load_line_size(c, group, "l1d-line", dline, &cl->l1d_line))
+  }
+  if (!load_line_size(c, group, "l1d-line", dline, &cl->l1d_line)) {
     return false;
+  }
 
   struct jf_cpuset set;
-  if (!get_cpulist(c, group, "cpus", &set))
+  if (!get_cpulist(c, group, "cpus", &set)) {
     return false;
+  }
   for (unsigned cpu = 0; cpu < jf_cpuset_end(&set); cpu++) {
-    if (!jf_cpuset_has(&set, cpu))
+    if (!jf_cpuset_has(&set, cpu)) {
       continue;
-    if (cfg->cpus[cpu].cluster >= 0)
+    }
+    if (cfg->cpus[cpu].cluster >= 0) {
       return fail_key(c, group, "cpus", "cpu %u is already in [cluster %s]", cpu,
                       cfg->clusters[cfg->cpus[cpu].cluster].name);
+    }
     cfg->cpus[cpu].cluster = idx;
-    if (cpu + 1 > cfg->ncpus)
+    if (cpu + 1 > cfg->ncpus) {
       cfg->ncpus = cpu + 1;
+    }
   }
 
   if (has_key(c, group, "online")) {
@@ -387,16 +415,19 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
     char *text = get_value(c, group, "online");
     bool none = *text == '\0';
     g_free(text);
-    if (!none && !get_cpulist(c, group, "online", &on))
+    if (!none && !get_cpulist(c, group, "online", &on)) {
       return false;
+    }
     unsigned end = MAX(jf_cpuset_end(&on), jf_cpuset_end(&set));
     for (unsigned cpu = 0; cpu < end; cpu++) {
-      if (jf_cpuset_has(&on, cpu) && !jf_cpuset_has(&set, cpu))
+      if (jf_cpuset_has(&on, cpu) && !jf_cpuset_has(&set, cpu)) {
         return fail_key(c, group, "online", "cpu %u is not one of this cluster's cpus", cpu);
+      }
       if (jf_cpuset_has(&set, cpu)) {
         jf_cpuset_add(online_given, cpu);
-        if (jf_cpuset_has(&on, cpu))
+        if (jf_cpuset_has(&on, cpu)) {
           jf_cpuset_add(online, cpu);
+        }
       }
     }
   }
@@ -407,8 +438,9 @@ static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *grou
 static bool load_enum(struct ctx *c, const char *group, const char *key, const char *const *names,
                       int *out)
 {
-  if (!has_key(c, group, key))
+  if (!has_key(c, group, key)) {
     return true;
+  }
   char *v = get_value(c, group, key);
   for (int i = 0; names[i]; i++) {
     if (strcmp(v, names[i]) == 0) {
@@ -418,8 +450,9 @@ static bool load_enum(struct ctx *c, const char *group, const char *key, const c
     }
   }
   GString *list = g_string_new(NULL);
-  for (int i = 0; names[i]; i++)
+  for (int i = 0; names[i]; i++) {
     g_string_append_printf(list, "%s%s", i ? " | " : "", names[i]);
+  }
   fail_key(c, group, key, "bad value '%s' (expected %s)", v, list->str);
   g_string_free(list, TRUE);
   g_free(v);
@@ -484,8 +517,9 @@ bool emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **event
       break;
     }
     const char *num = at + 1, *end = num;
-    while (g_ascii_isdigit(*end))
+    while (g_ascii_isdigit(*end)) {
       end++;
+    }
     char *digits = g_strndup(num, (gsize)(end - num));
     bool good = parse_u64(digits, &e.at);
     g_free(digits);
@@ -494,8 +528,9 @@ bool emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **event
       break;
     }
     g_array_append_val(list, e);
-    if (*end == '\0')
+    if (*end == '\0') {
       break;
+    }
     if (*end != ',') {
       problem = "events are separated by commas";
       break;
@@ -527,30 +562,35 @@ static bool load_events(struct ctx *c, struct emu_config *cfg)
   g_free(v);
   struct jf_cpuset online;
   jf_cpuset_clear(&online);
-  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++)
-    if (cfg->cpus[cpu].online)
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    if (cfg->cpus[cpu].online) {
       jf_cpuset_add(&online, cpu);
+    }
+  }
   for (unsigned i = 0; ok && i < cfg->nevents; i++) {
     const struct emu_hotplug_event *e = &cfg->events[i];
     for (unsigned cpu = 0; ok && cpu < jf_cpuset_end(&e->cpus); cpu++) {
-      if (!jf_cpuset_has(&e->cpus, cpu))
+      if (!jf_cpuset_has(&e->cpus, cpu)) {
         continue;
-      if (cpu >= cfg->ncpus)
+      }
+      if (cpu >= cfg->ncpus) {
         ok = fail_key(c, "hotplug", "events", "cpu %u does not exist (CPUs are 0..%u)", cpu,
                       cfg->ncpus - 1);
-      else if (jf_cpuset_has(&online, cpu) == e->online)
+      } else if (jf_cpuset_has(&online, cpu) == e->online) {
         ok = fail_key(c, "hotplug", "events", "cpu %u is already %s at %" PRIu64, cpu,
                       e->online ? "online" : "offline", e->at);
-      else if (e->online)
+      } else if (e->online) {
         jf_cpuset_add(&online, cpu);
-      else
+      } else {
         jf_cpuset_remove(&online, cpu);
+      }
     }
     struct jf_cpuset usable;
     jf_cpuset_and(&online, &cfg->allowed, &usable);
-    if (ok && jf_cpuset_count(&usable) == 0)
+    if (ok && jf_cpuset_count(&usable) == 0) {
       ok = fail_key(c, "hotplug", "events",
                     "at %" PRIu64 " no CPU the process may use would be online", e->at);
+    }
   }
   return ok;
 }
@@ -565,8 +605,9 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
   jf_cpuset_clear(&online_given);
 
   cfg->clusters = g_new0(struct emu_cluster, ngroups ? ngroups : 1);
-  for (unsigned cpu = 0; cpu < JF_MAX_CPUS; cpu++)
+  for (unsigned cpu = 0; cpu < JF_MAX_CPUS; cpu++) {
     cfg->cpus[cpu].cluster = -1;
+  }
   cfg->seed = 1;
   cfg->ctr_trap = EMU_CTR_TRAP_NONE;
   cfg->sysfs = EMU_SYSFS_FULL;
@@ -575,10 +616,12 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
     const char *g = groups[i];
     if (strcmp(g, "soc") == 0) {
       ok = check_keys(c, g, soc_keys);
-      if (ok && has_key(c, g, "name"))
+      if (ok && has_key(c, g, "name")) {
         cfg->soc_name = get_value(c, g, "name");
-      if (ok && has_key(c, g, "qemu-cpu"))
+      }
+      if (ok && has_key(c, g, "qemu-cpu")) {
         cfg->qemu_cpu = get_value(c, g, "qemu-cpu");
+      }
     } else if (g_str_has_prefix(g, "cluster ") || strcmp(g, "cluster") == 0) {
       char *name = g_strstrip(g_strdup(g + strlen("cluster")));
       if (!*name) {
@@ -611,17 +654,20 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
                       "unknown group (known: soc, cluster NAME, kernel, process, sched, hotplug)");
     }
   }
-  if (ok && cfg->nclusters == 0)
+  if (ok && cfg->nclusters == 0) {
     ok = fail_at(c, 0, NULL, NULL, "no [cluster NAME] group: at least one cluster is required");
+  }
 
   /* Every CPU from 0 to the highest must belong to a cluster: Linux numbers
    * possible CPUs densely, and a gap would be a CPU with no MIDR or CTR. */
   for (unsigned cpu = 0; ok && cpu < cfg->ncpus; cpu++) {
-    if (cfg->cpus[cpu].cluster >= 0)
+    if (cfg->cpus[cpu].cluster >= 0) {
       continue;
+    }
     unsigned next = cpu;
-    while (cfg->cpus[next].cluster < 0)
+    while (cfg->cpus[next].cluster < 0) {
       next++;
+    }
     char *g = g_strdup_printf("cluster %s", cfg->clusters[cfg->cpus[next].cluster].name);
     ok = fail_key(c, g, "cpus", "cpu %u is in no cluster (CPUs must be 0..%u without gaps)", cpu,
                   cfg->ncpus - 1);
@@ -643,42 +689,51 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
     ok = get_cpulist(c, "process", "allowed", &cfg->allowed);
     bool runnable = false;
     for (unsigned cpu = 0; ok && cpu < jf_cpuset_end(&cfg->allowed); cpu++) {
-      if (jf_cpuset_has(&cfg->allowed, cpu) && cpu >= cfg->ncpus)
+      if (jf_cpuset_has(&cfg->allowed, cpu) && cpu >= cfg->ncpus) {
         ok = fail_key(c, "process", "allowed", "cpu %u does not exist (CPUs are 0..%u)", cpu,
                       cfg->ncpus - 1);
-      else if (jf_cpuset_has(&cfg->allowed, cpu) && cfg->cpus[cpu].online)
+      } else if (jf_cpuset_has(&cfg->allowed, cpu) && cfg->cpus[cpu].online) {
         runnable = true;
+      }
     }
-    if (ok && !runnable)
+    if (ok && !runnable) {
       ok = fail_key(c, "process", "allowed", "none of these CPUs is online");
+    }
   } else if (ok) {
     /* Linux's root cpuset follows hotplug: with events, CPUs that come
      * online later are the process's too. */
     bool later = has_key(c, "hotplug", "events");
-    for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++)
-      if (later || cfg->cpus[cpu].online)
+    for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+      if (later || cfg->cpus[cpu].online) {
         jf_cpuset_add(&cfg->allowed, cpu);
+      }
+    }
   }
 
-  if (ok && has_key(c, "sched", "seed"))
+  if (ok && has_key(c, "sched", "seed")) {
     ok = get_u64(c, "sched", "seed", G_MAXUINT64, &cfg->seed);
+  }
   if (ok && has_key(c, "sched", "migrate-every")) {
     uint64_t every = 0;
     ok = get_u64(c, "sched", "migrate-every", UINT_MAX, &every);
     cfg->migrate_every = (unsigned)every;
   }
   int policy = EMU_SCHED_ADVERSARIAL;
-  if (ok)
+  if (ok) {
     ok = load_enum(c, "sched", "policy", emu_sched_policy_names, &policy);
+  }
   cfg->policy = (enum emu_sched_policy)policy;
 
-  if (ok && has_key(c, "hotplug", "events"))
+  if (ok && has_key(c, "hotplug", "events")) {
     ok = load_events(c, cfg);
+  }
 
-  if (ok && !cfg->soc_name)
+  if (ok && !cfg->soc_name) {
     cfg->soc_name = g_path_get_basename(c->path);
-  if (ok)
+  }
+  if (ok) {
     cfg->sanitized_ctr = sanitize_ctr(cfg);
+  }
   g_strfreev(groups);
   return ok;
 }
@@ -713,18 +768,21 @@ struct emu_config *emu_config_load(const char *path, GError **error)
   struct emu_config *cfg = g_new0(struct emu_config, 1);
   cfg->path = g_strdup(path);
   bool ok = true;
-  if (strlen(text) != len)
+  if (strlen(text) != len) {
     ok = fail_at(&c, 0, NULL, NULL, "contains a NUL byte");
-  if (ok)
+  }
+  if (ok) {
     ok = scan_layout(&c, text);
+  }
   if (ok && !g_key_file_load_from_data(c.kf, text, len, G_KEY_FILE_NONE, &io)) {
     /* The scan accepted it, so this is something GKeyFile alone refuses
      * (an invalid group name or encoding); it does not say where. */
     ok = fail_at(&c, 0, NULL, NULL, "%s", io->message);
     g_clear_error(&io);
   }
-  if (ok)
+  if (ok) {
     ok = load_all(&c, cfg);
+  }
   g_key_file_free(c.kf);
   g_ptr_array_free(c.lay.groups, TRUE);
   g_ptr_array_free(c.lay.keys, TRUE);
@@ -738,8 +796,9 @@ struct emu_config *emu_config_load(const char *path, GError **error)
 
 void emu_config_free(struct emu_config *config)
 {
-  if (!config)
+  if (!config) {
     return;
+  }
   for (unsigned i = 0; config->clusters && i < config->nclusters; i++) {
     g_free(config->clusters[i].name);
     g_free(config->clusters[i].core);

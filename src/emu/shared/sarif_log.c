@@ -10,8 +10,9 @@ JsonArray *emu_sarif_results(JsonObject *log, JsonObject **run)
       json_object_has_member(log, "runs") ? json_object_get_array_member(log, "runs") : NULL;
   JsonObject *first =
       runs && json_array_get_length(runs) ? json_array_get_object_element(runs, 0) : NULL;
-  if (run)
+  if (run) {
     *run = first;
+  }
   return first && json_object_has_member(first, "results")
              ? json_object_get_array_member(first, "results")
              : NULL;

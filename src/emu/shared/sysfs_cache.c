@@ -58,8 +58,9 @@ struct aged {
 static gint older_first(gconstpointer a, gconstpointer b)
 {
   const struct aged *x = a, *y = b;
-  if (x->used.tv_sec != y->used.tv_sec)
+  if (x->used.tv_sec != y->used.tv_sec) {
     return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+  }
   return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
 }
 
@@ -72,16 +73,18 @@ static gint older_first(gconstpointer a, gconstpointer b)
 static void evict_old(const char *base, const char *scratch, const char *keep)
 {
   DIR *d = opendir(base);
-  if (!d)
+  if (!d) {
     return;
+  }
   char *prefix = user_prefix();
   GArray *trees = g_array_new(FALSE, FALSE, sizeof(struct aged));
   struct dirent *e;
   while ((e = readdir(d))) {
     struct stat st;
     if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || strcmp(e->d_name, keep) == 0 ||
-        fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !trusted(&st))
+        fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !trusted(&st)) {
       continue;
+    }
     struct aged a = {g_strdup(e->d_name), st.st_mtim};
     g_array_append_val(trees, a);
   }
@@ -92,23 +95,26 @@ static void evict_old(const char *base, const char *scratch, const char *keep)
   for (guint i = 0; i < trees->len && excess > 0; i++) {
     const char *name = g_array_index(trees, struct aged, i).name;
     int fd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
       continue;
+    }
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
       char *from = g_build_filename(base, name, NULL);
       char *to = g_build_filename(scratch, name, NULL);
-      if (rename(from, to) == 0)
+      if (rename(from, to) == 0) {
         excess--;
-      else
+      } else {
         fprintf(stderr, "jitflush-emu: warning: cannot evict the sysfs tree %s: %s\n", from,
                 g_strerror(errno));
+      }
       g_free(from);
       g_free(to);
     }
     close(fd);
   }
-  for (guint i = 0; i < trees->len; i++)
+  for (guint i = 0; i < trees->len; i++) {
     g_free(g_array_index(trees, struct aged, i).name);
+  }
   g_array_free(trees, TRUE);
   g_free(prefix);
   closedir(d);
@@ -121,8 +127,9 @@ static bool make_tree(const struct emu_config *config, const char *path, const c
   char *build = g_build_filename(scratch, "sysfs-share", NULL);
   GError *err = NULL;
   bool ok = mkdir(build, 0755) == 0 && emu_overlay_write_sysfs(config, build, &err);
-  if (ok && rename(build, path) != 0)
+  if (ok && rename(build, path) != 0) {
     ok = errno == EEXIST || errno == ENOTEMPTY;
+  }
   g_clear_error(&err);
   g_free(build);
   return ok;
@@ -158,8 +165,9 @@ bool emu_sysfs_share_open(const struct emu_config *config, const char *base, con
   share->dir = NULL;
   share->lock_fd = -1;
   char *key = emu_overlay_sysfs_key(config);
-  if (!key)
+  if (!key) {
     return false;
+  }
   char *prefix = user_prefix();
   char *name = g_strconcat(prefix, key, NULL);
   char *path = g_build_filename(base, name, NULL);
@@ -181,8 +189,9 @@ bool emu_sysfs_share_open(const struct emu_config *config, const char *base, con
     g_free(name);
     return false;
   }
-  if (made)
+  if (made) {
     evict_old(base, scratch, name);
+  }
   g_free(name);
   share->dir = path;
   return true;
@@ -190,8 +199,9 @@ bool emu_sysfs_share_open(const struct emu_config *config, const char *base, con
 
 void emu_sysfs_share_close(struct emu_sysfs_share *share)
 {
-  if (share->lock_fd >= 0)
+  if (share->lock_fd >= 0) {
     close(share->lock_fd);
+  }
   share->lock_fd = -1;
   g_clear_pointer(&share->dir, g_free);
 }

@@ -55,9 +55,11 @@ static void domain_members(const struct emu_config *config, unsigned cpu, struct
 {
   unsigned domain = config->clusters[config->cpus[cpu].cluster].domain_id;
   jf_cpuset_clear(members);
-  for (unsigned other = 0; other < config->ncpus; other++)
-    if (config->clusters[config->cpus[other].cluster].domain_id == domain)
+  for (unsigned other = 0; other < config->ncpus; other++) {
+    if (config->clusters[config->cpus[other].cluster].domain_id == domain) {
       jf_cpuset_add(members, other);
+    }
+  }
 }
 
 /* mkdir -p, from the deepest folder up: the parent mostly exists, so one
@@ -66,10 +68,12 @@ static void domain_members(const struct emu_config *config, unsigned cpu, struct
  * runner's system calls, docs/BENCHMARKS.md "Start-up"). */
 static bool mkdir_parents(const char *path)
 {
-  if (mkdir(path, 0755) == 0 || errno == EEXIST)
+  if (mkdir(path, 0755) == 0 || errno == EEXIST) {
     return true;
-  if (errno != ENOENT)
+  }
+  if (errno != ENOENT) {
     return false;
+  }
   char *parent = g_path_get_dirname(path);
   bool ok = strcmp(parent, path) != 0 && mkdir_parents(parent);
   g_free(parent);
@@ -107,8 +111,9 @@ static bool make_dir(const struct tree_out *out, const char *path, GError **erro
     digest_entry(out, 'd', path, NULL);
     return true;
   }
-  if (mkdir_parents(path))
+  if (mkdir_parents(path)) {
     return true;
+  }
   int e = errno;
   g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot create %s: %s", path, g_strerror(e));
   return false;
@@ -118,8 +123,9 @@ static bool make_dir(const struct tree_out *out, const char *path, GError **erro
 static bool create_file(const char *path, const char *body)
 {
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
+  if (fd < 0) {
     return false;
+  }
   size_t len = strlen(body);
   bool ok = write(fd, body, len) == (ssize_t)len;
   int e = errno;
@@ -152,10 +158,11 @@ static bool write_attr(const struct tree_out *out, const char *dir, const char *
   }
   GError *io = NULL;
   bool ok = create_file(path, body);
-  if (!ok && errno != EEXIST)
+  if (!ok && errno != EEXIST) {
     g_set_error(&io, G_FILE_ERROR, g_file_error_from_errno(errno), "%s", g_strerror(errno));
-  else if (!ok)
+  } else if (!ok) {
     ok = g_file_set_contents(path, body, -1, &io);
+  }
   if (!ok) {
     g_set_error(error, EMU_OVERLAY_ERROR, 1, "cannot write %s: %s", path, io->message);
     g_error_free(io);
@@ -192,9 +199,11 @@ static bool write_grouping(const struct tree_out *out, const struct emu_config *
   char buf[CPULIST_BYTES];
   const char *list = cpulist(&members, buf);
   GString *words = g_string_new(NULL);
-  for (unsigned other = 0; other < config->ncpus; other++)
-    if (jf_cpuset_has(&members, other))
+  for (unsigned other = 0; other < config->ncpus; other++) {
+    if (jf_cpuset_has(&members, other)) {
       g_string_append_printf(words, "%u ", other);
+    }
+  }
   char *topology = g_strdup_printf("%s/topology", dir);
   char *cpufreq = g_strdup_printf("%s/cpufreq", dir);
   bool ok = make_dir(out, topology, error) &&
@@ -219,9 +228,10 @@ static bool write_cpu(const struct tree_out *out, const struct emu_config *confi
   bool midr = config->sysfs == EMU_SYSFS_FULL || config->sysfs == EMU_SYSFS_NO_CACHE;
   /* arm64 numbers the L1 leaves Data first, then Instruction
    * (populate_cache_leaves() in arch/arm64/kernel/cacheinfo.c). */
-  if (ok && cache)
+  if (ok && cache) {
     ok = write_cache_index(out, dir, 0, "Data", cl->l1d_line, error) &&
          write_cache_index(out, dir, 1, "Instruction", cl->l1i_line, error);
+  }
   if (ok && midr) {
     char *id = g_strdup_printf("%s/regs/identification", dir);
     char text[24];
@@ -230,8 +240,9 @@ static bool write_cpu(const struct tree_out *out, const struct emu_config *confi
     ok = make_dir(out, id, error) && write_attr(out, id, "midr_el1", text, error);
     g_free(id);
   }
-  if (ok)
+  if (ok) {
     ok = write_grouping(out, config, dir, cpu, error);
+  }
   g_free(dir);
   return ok;
 }
@@ -264,18 +275,23 @@ static bool write_lists(const struct tree_out *out, const struct emu_config *con
 static bool write_sysfs(const struct tree_out *out, const struct emu_config *config,
                         const char *root, GError **error)
 {
-  if (config->sysfs == EMU_SYSFS_NONE)
+  if (config->sysfs == EMU_SYSFS_NONE) {
     return true;
+  }
   char *cpu_root = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
   struct jf_cpuset online;
   jf_cpuset_clear(&online);
-  for (unsigned cpu = 0; cpu < config->ncpus; cpu++)
-    if (config->cpus[cpu].online)
+  for (unsigned cpu = 0; cpu < config->ncpus; cpu++) {
+    if (config->cpus[cpu].online) {
       jf_cpuset_add(&online, cpu);
+    }
+  }
   bool ok = write_lists(out, config, cpu_root, &online, error);
-  for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++)
-    if (jf_cpuset_has(&online, cpu))
+  for (unsigned cpu = 0; ok && cpu < config->ncpus; cpu++) {
+    if (jf_cpuset_has(&online, cpu)) {
       ok = write_cpu(out, config, cpu_root, cpu, error);
+    }
+  }
   g_free(cpu_root);
   return ok;
 }
@@ -287,8 +303,9 @@ bool emu_overlay_write_sysfs(const struct emu_config *config, const char *root, 
 
 char *emu_overlay_sysfs_key(const struct emu_config *config)
 {
-  if (config->sysfs == EMU_SYSFS_NONE)
+  if (config->sysfs == EMU_SYSFS_NONE) {
     return NULL;
+  }
   const char root[] = "/";
   struct tree_out out = {g_checksum_new(G_CHECKSUM_SHA256), sizeof root - 1};
   write_sysfs(&out, config, root, NULL);
@@ -309,8 +326,9 @@ bool emu_overlay_set_online(const struct emu_config *config, const char *cpu_roo
                             const struct jf_cpuset *online, GError **error)
 {
   const struct tree_out *out = &to_files;
-  if (config->sysfs == EMU_SYSFS_NONE)
+  if (config->sysfs == EMU_SYSFS_NONE) {
     return true;
+  }
   /* Per-CPU folders first, the lists last: a guest that reads "online"
    * and then a CPU's files finds them (the kernel, too, creates them in
    * the CPU's online callbacks before the CPU counts as online). */
