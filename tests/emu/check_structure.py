@@ -57,7 +57,9 @@ LAYERS = {
 
 # Headers that are part of another unit: the model's lock-free store path,
 # inline for the plugin's store callback (coherence_quick.h says why).
-PART_OF = {"coherence_quick": "coherence"}
+# The findings' records and queries, shared by the files that name, explain
+# and write them (findings_internal.h says why; findings.c defines them).
+PART_OF = {"coherence_quick": "coherence", "findings_internal": "findings"}
 
 # Headers of constants alone, which declare no function: a unit of their
 # own, not of the .c file of the same name, since including one uses

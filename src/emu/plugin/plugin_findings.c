@@ -6,6 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "findings_json.h"
+#include "findings_names.h"
+#include "findings_sarif.h"
+#include "findings_text.h"
 #include "plugin_findings.h"
 #include "symbols.h"
 #include "vcpu.h"

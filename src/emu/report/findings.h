@@ -7,8 +7,10 @@
  * per writing store. The callers are listed inside. No QEMU here: the
  * plugin feeds it verdicts of the coherence model, tests feed it fixtures.
  *
- * The same records produce the three forms: members of the JSON report,
- * the sanitizer-style blocks printed on stderr, and SARIF 2.1.0.
+ * The same records produce the three forms: members of the JSON report
+ * (findings_json.h), the sanitizer-style blocks printed on stderr
+ * (findings_text.h), and SARIF 2.1.0 (findings_sarif.h), once the code
+ * they mention is named (findings_names.h).
  */
 #ifndef JITFLUSH_EMU_FINDINGS_H
 #define JITFLUSH_EMU_FINDINGS_H
@@ -16,11 +18,9 @@
 #include <stdint.h>
 
 #include <glib.h>
-#include <json-glib/json-glib.h>
 
 #include "coherence.h"
 #include "emu_config.h"
-#include "frame_names.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,9 +101,6 @@ void emu_findings_note_end(struct emu_findings *f, int thread, uint64_t block);
 uint64_t emu_findings_omitted_stale(const struct emu_findings *f);
 uint64_t emu_findings_stale_total(const struct emu_findings *f);
 
-/* Fills OUT (zeroed by the caller) for PC. */
-typedef void (*emu_symbolize_fn)(uint64_t pc, struct emu_frame_names *out, void *ctx);
-
 /* One object the guest had mapped, for the report's "mappings": guest
  * address = ELF address + LOAD_BASE. Copied. */
 void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t start,
@@ -113,19 +110,6 @@ void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t
  * source file under it becomes a relative URI with uriBaseId SRCROOT.
  * NULL (the default): absolute file:// URIs. Copied. */
 void emu_findings_set_sarif_root(struct emu_findings *f, const char *root);
-
-/* Names every PC the findings mention (call once, before rendering; FN may
- * be NULL: then nothing has a name). */
-void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx);
-
-/* Sets the report's members "stale", "findings", "findings_omitted_stale",
- * "ctr_read_sites", "mappings" and "crash". */
-void emu_findings_json(const struct emu_findings *f, JsonObject *report);
-/* The stderr blocks, most stale fetches first, and a SUMMARY line; empty
- * when there is no finding. */
-GString *emu_findings_text(const struct emu_findings *f);
-/* A SARIF 2.1.0 log with one result per finding. */
-GString *emu_findings_sarif(const struct emu_findings *f);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /*
  * What the rig knows about one guest code address: the names a developer
- * looks it up by. Filled by the symboliser (symbols.c), shown by the
- * findings (findings.c); a plain record so that neither includes the other.
+ * looks it up by. Filled by the symboliser (symbols.c), kept by the
+ * findings (findings_names.c) and shown by their writers; a plain record
+ * so that neither includes the other.
  */
 #ifndef JITFLUSH_EMU_FRAME_NAMES_H
 #define JITFLUSH_EMU_FRAME_NAMES_H

@@ -24,7 +24,7 @@ struct emu_symbols;
 struct emu_symbols *emu_symbols_new(const char *maps);
 void emu_symbols_free(struct emu_symbols *s);
 
-/* An emu_symbolize_fn (findings.h): CTX is the struct emu_symbols. OUT
+/* An emu_symbolize_fn (findings_names.h): CTX is the struct emu_symbols. OUT
  * zeroed by the caller. Separate debug information is found the standard
  * ways (build-id and .gnu_debuglink under /usr/lib/debug) and, for an
  * object in a sysroot, in that sysroot's usr/lib/debug/.build-id/. */

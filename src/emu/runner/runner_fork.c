@@ -256,7 +256,7 @@ static void name_process(JsonArray *results, gint64 pid, gint64 parent)
 /* Adds every forked process's SARIF results (process-PID.sarif in
  * SCRATCH) to the run of the SARIF log at SARIF, after the first
  * process's, in the order of the report's findings. Each log has the same
- * tool and rules (one per kind, findings.c), so a result's ruleIndex
+ * tool and rules (one per kind, findings_sarif.c), so a result's ruleIndex
  * holds in the merged log. */
 static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray *all)
 {

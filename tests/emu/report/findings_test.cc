@@ -1,4 +1,4 @@
-// Findings (src/emu/report/findings.c) and guest symbols (src/emu/report/symbols.c) on
+// Findings (src/emu/report/findings*.c) and guest symbols (src/emu/report/symbols.c) on
 // their own: verdicts in, grouped findings and their three renderings out.
 #include <gtest/gtest.h>
 
@@ -14,6 +14,10 @@ extern "C" {
 #include "demangle.h"
 #include "emu_json.h"
 #include "findings.h"
+#include "findings_json.h"
+#include "findings_names.h"
+#include "findings_sarif.h"
+#include "findings_text.h"
 #include "symbols.h"
 
 namespace

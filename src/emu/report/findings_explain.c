@@ -1,0 +1,169 @@
+/*
+ * What a finding says (findings_explain.h): the one sentence of advice the
+ * three writers show, and the CTR_EL0 read a too-long stride came from.
+ */
+#include <inttypes.h>
+
+#include "findings_explain.h"
+#include "internal/ctr.h"
+
+/* ---- what a finding says ----------------------------------------------------- */
+
+/* Whether FD is a loop that stepped over lines: its stride exceeds the
+ * line it missed. */
+static bool stepped_over(const struct finding *fd)
+{
+  return (fd->key.kind == JF_STALE_NOT_INVALIDATED_IN_GEOMETRY ||
+          fd->key.kind == JF_STALE_NOT_CLEANED) &&
+         fd->key.stride > fd->line;
+}
+
+static uint64_t distance(uint64_t a, uint64_t b)
+{
+  return a > b ? a - b : b - a;
+}
+
+/* The CTR_EL0 read that the stride of FD's loop came from: a read whose
+ * IminLine (DminLine for a clean loop) is the stride, preferably on a
+ * cluster other than the fetching CPU's, where the value differs, and then
+ * the one nearest the flush instruction: a routine that latches the line
+ * size reads it itself (libgcc's __aarch64_sync_cache_range), while other
+ * code may read the same value for its own use (HotSpot's VM_Version).
+ * NULL when no read explains it (a hard-coded stride). */
+const struct ctr_site *emu_findings_stride_source(const struct emu_findings *f,
+                                                  const struct finding *fd)
+{
+  if (!stepped_over(fd)) {
+    return NULL;
+  }
+  const struct ctr_site *best = NULL;
+  bool best_elsewhere = false;
+  unsigned fetch_cluster = (unsigned)f->cfg->cpus[fd->fetch_cpu].cluster;
+  for (guint i = 0; i < f->ctr_sites->len; i++) {
+    const struct ctr_site *s = g_ptr_array_index(f->ctr_sites, i);
+    struct jf_ctr d = jf_ctr_decode(s->key.value);
+    if ((emu_findings_d_side(fd->key.kind) ? d.dline : d.iline) != fd->key.stride) {
+      continue;
+    }
+    bool elsewhere = (unsigned)f->cfg->cpus[s->key.cpu].cluster != fetch_cluster;
+    if (!best || (elsewhere && !best_elsewhere) ||
+        (elsewhere == best_elsewhere &&
+         distance(s->key.pc, fd->key.flush_pc) < distance(best->key.pc, fd->key.flush_pc))) {
+      best = s;
+      best_elsewhere = elsewhere;
+    }
+  }
+  return best;
+}
+
+static const char *times(uint64_t n)
+{
+  return n == 1 ? "once" : n == 2 ? "twice" : NULL;
+}
+
+/* "CTR_EL0 read once on cpu 7 (Exynos M1)" */
+void emu_findings_append_ctr_read(GString *out, const struct emu_findings *f,
+                                  const struct ctr_site *s)
+{
+  g_string_append(out, "CTR_EL0 read ");
+  if (times(s->count)) {
+    g_string_append(out, times(s->count));
+  } else {
+    g_string_append_printf(out, "%" PRIu64 " times", s->count);
+  }
+  g_string_append_printf(out, " on cpu %u (%s)", s->key.cpu,
+                         emu_findings_core_of_cpu(f, s->key.cpu));
+}
+
+/* The one sentence that says what went wrong and what to do about it. */
+char *emu_findings_explain(const struct emu_findings *f, const struct finding *fd)
+{
+  const char *core = emu_findings_core_of_cpu(f, fd->fetch_cpu);
+  const char *writer_core = emu_findings_core_of_cluster(f, fd->writer_cluster);
+  const struct ctr_site *src = emu_findings_stride_source(f, fd);
+  GString *from = g_string_new(NULL);
+  if (src) {
+    g_string_append(from, "it came from ");
+    emu_findings_append_ctr_read(from, f, src);
+    g_string_append(from, " (stride_source)");
+  } else {
+    g_string_append(from, "it was probably read from CTR_EL0 on a core with larger lines "
+                          "(see ctr_read_sites)");
+  }
+  char *out;
+  switch ((enum jf_stale_kind)fd->key.kind) {
+  case JF_STALE_NOT_CLEANED:
+    if (stepped_over(fd)) {
+      out = g_strdup_printf("The clean loop steps %u bytes but the writing %s's D-cache lines "
+                            "are %u bytes, so dc cvau never reached these words: %s; step by "
+                            "the smallest DminLine of every core.",
+                            fd->key.stride, writer_core, fd->line, from->str);
+    } else {
+      out = g_strdup("These words were written and then fetched without a dc cvau reaching "
+                     "them: clean every D-cache line of the new code to the Point of "
+                     "Unification first.");
+    }
+    break;
+  case JF_STALE_CLEAN_NOT_COMPLETED:
+    out = g_strdup("dc cvau was issued but no dsb completed it before the invalidate and the "
+                   "fetch: put dsb ish after the clean loop.");
+    break;
+  case JF_STALE_CLEAN_NOT_ORDERED:
+    out = g_strdup("Another thread wrote this code; this thread cleaned it after reading the "
+                   "flag that published it, with nothing ordering the dc after that load "
+                   "(a dmb ld, a dmb st or a load-acquire does not): put dmb ish (or dsb ish) "
+                   "between the load and the clean loop, or clean in the thread that wrote "
+                   "the code.");
+    break;
+  case JF_STALE_INVALIDATED_BEFORE_CLEAN:
+    out = g_strdup("ic ivau was issued before a dsb completed the clean, so the I-cache may "
+                   "refill from the stale copy: put dsb ish between the clean and the "
+                   "invalidate loops.");
+    break;
+  case JF_STALE_INVALIDATE_NOT_COMPLETED:
+    out = g_strdup("ic ivau was issued but no dsb completed it before the fetch: put dsb ish "
+                   "after the invalidate loop.");
+    break;
+  case JF_STALE_NOT_INVALIDATED_IN_GEOMETRY:
+    if (stepped_over(fd)) {
+      out = g_strdup_printf("The invalidate loop steps %u bytes but this %s's I-cache lines are "
+                            "%u bytes, so every line between two steps was never invalidated "
+                            "on it: %s; step by the smallest IminLine of every core.",
+                            fd->key.stride, core, fd->line, from->str);
+    } else if (fd->key.flush_pc) {
+      out = g_strdup_printf("This routine's ic ivau reached the code around these words but not "
+                            "their %u-byte I-cache lines on this %s: the range it was given "
+                            "ends short of the new code, or its start was not aligned down to "
+                            "the line.",
+                            fd->line, core);
+    } else {
+      out = g_strdup_printf("No ic ivau covered these words in this %s's %u-byte I-cache lines "
+                            "after they were written: invalidate every line of the new code.",
+                            core, fd->line);
+    }
+    break;
+  case JF_STALE_NONEXEC_ALIAS:
+    out = g_strdup_printf("The invalidate went through the writable, non-executable view of "
+                          "double-mapped code, and this %s's VIPT I-cache is indexed by the "
+                          "executable address: invalidate through the executable view.",
+                          core);
+    break;
+  case JF_STALE_OTHER_EXEC_VIEW:
+    out = g_strdup_printf("The invalidate went through another executable view of these "
+                          "double-mapped pages, and this %s's VIPT I-cache is indexed by the "
+                          "address the code is fetched from: invalidate through every "
+                          "executable view the code runs from.",
+                          core);
+    break;
+  case JF_STALE_NOT_SYNCHRONISED:
+    out = g_strdup("The maintenance completed, but the fetching thread did not synchronise its "
+                   "pipeline (isb, a system call, or membarrier SYNC_CORE from the writer) "
+                   "before running the new code.");
+    break;
+  default:
+    out = g_strdup("unknown");
+    break;
+  }
+  g_string_free(from, true);
+  return out;
+}

@@ -1,0 +1,142 @@
+/*
+ * What the files of the findings share (findings.c collects, and
+ * findings_names.c, findings_explain.c and the three writers read): the
+ * records of the collector, and its queries in the reports' order. Part
+ * of the findings unit (tests/emu/check_structure.py, PART_OF): every
+ * function declared here is defined in findings.c.
+ */
+#ifndef JITFLUSH_EMU_FINDINGS_INTERNAL_H
+#define JITFLUSH_EMU_FINDINGS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "findings.h"
+#include "frame_names.h"
+
+#define EXAMPLES_KEEP 5 /* example addresses per finding */
+#define SEEN_SLOTS 4096 /* per finding: recently counted words */
+
+/* A root cause (docs/FINDINGS.md, "How stale fetches are grouped"). */
+struct finding_key {
+  uint32_t kind;
+  uint32_t stride;    /* the loop's step, 0 unknown */
+  uint64_t flush_pc;  /* the maintenance instruction, 0 when none reached */
+  uint64_t writer_pc; /* 0 unless FLUSH_PC is 0: the store stands in */
+};
+
+/* One caller of the flush routine (the return address its x30 held). */
+struct caller {
+  uint64_t lr;
+  uint64_t count; /* stale fetches of words its calls should have covered */
+};
+
+/* One store that last wrote some of the finding's words. */
+struct writer {
+  uint64_t pc;
+  unsigned words;
+};
+
+struct finding {
+  struct finding_key key;
+  uint64_t writer_pc;      /* the first store seen */
+  unsigned fetch_cpu;      /* the first fetching CPU seen */
+  unsigned writer_cluster; /* the cluster of the first store seen */
+  unsigned line;
+  uint64_t count;
+  GHashTable *words; /* word address -> its writer when first fetched stale */
+  GArray *callers;   /* struct caller, in the order first seen */
+  guint last_caller; /* index of the previous record's caller */
+  GArray *writers;   /* struct writer, most words first (settle) */
+  uint64_t seen[SEEN_SLOTS];
+  uint64_t examples[EXAMPLES_KEEP];
+  unsigned nexamples;
+};
+
+struct stale_entry {
+  uint64_t addr;
+  unsigned cpu;
+  unsigned thread;
+  enum jf_stale_kind kind;
+};
+
+struct ctr_site_key {
+  uint64_t pc;
+  uint64_t value;
+  unsigned cpu;
+};
+
+struct ctr_site {
+  struct ctr_site_key key;
+  uint64_t count;
+};
+
+/* A thread's last stale fetch: the finding's key (settle may merge the
+ * finding into another; the key still finds it) and when. */
+struct last_stale {
+  struct finding_key key;
+  uint64_t va;
+  uint64_t seq; /* stale_total right after it */
+};
+
+struct mapping {
+  char *path;
+  uint64_t start, end, load_base;
+  char *build_id;
+};
+
+struct emu_findings {
+  const struct emu_config *cfg;
+  GArray *sites;        /* struct site; index 0 unused */
+  GHashTable *site_ids; /* struct site * -> id */
+  GPtrArray *findings;  /* struct finding * */
+  GPtrArray *absorbed;  /* findings merged into another by settle */
+  GHashTable *by_key;   /* struct finding_key * -> struct finding * */
+  struct finding *last;
+  GArray *stale_kept; /* struct stale_entry */
+  uint64_t stale_total;
+  uint64_t omitted_stale; /* of root causes beyond EMU_FINDINGS_KEEP */
+  char *reproduce;        /* emu_findings_set_reproduce, or NULL */
+  char *sarif_root;       /* emu_findings_set_sarif_root, or NULL */
+  GPtrArray *ctr_sites;   /* struct ctr_site * */
+  GHashTable *ctr_by_key;
+  GPtrArray *mappings; /* struct mapping * */
+  GArray *last_stale;  /* struct last_stale, by thread serial (seq 0: none) */
+  uint64_t settles;    /* settle's calls, for emu_findings_repeat */
+  bool exit_called;    /* emu_findings_note_exit */
+  bool end_noted;      /* emu_findings_note_end */
+  int end_thread;
+  uint64_t end_block;
+  GHashTable *frames; /* pc -> struct frame *, after resolve */
+};
+
+/* Joins the strideless findings to their routine's stride, and puts each
+ * finding's callers and writers in the order the reports show them. */
+void emu_findings_settle(struct emu_findings *f);
+
+/* The findings, most stale fetches first (a new array of borrowed items). */
+GPtrArray *emu_findings_sorted(const struct emu_findings *f);
+/* ONE's object for every finding, most stale fetches first. */
+JsonArray *emu_findings_each(const struct emu_findings *f,
+                             JsonObject *(*one)(const struct emu_findings *,
+                                                const struct finding *));
+
+/* The core name of CLUSTER, and of CPU's cluster. */
+const char *emu_findings_core_of_cluster(const struct emu_findings *f, unsigned cluster);
+const char *emu_findings_core_of_cpu(const struct emu_findings *f, unsigned cpu);
+/* Whether KIND's `line` is the writing core's D-cache line (the clean
+ * steps), else the fetching core's I-cache line. */
+bool emu_findings_d_side(enum jf_stale_kind kind);
+
+/* Whether the guest died of a signal after stale fetches. */
+bool emu_findings_died(const struct emu_findings *f);
+/* The last stale fetch of the thread that ended the process, else NULL. */
+const struct last_stale *emu_findings_crash_stale(const struct emu_findings *f);
+/* The number (from 1, in the reports' order) of the finding KEY went to;
+ * 0 when that root cause was not kept. */
+unsigned emu_findings_number(const struct emu_findings *f, const struct finding_key *key);
+
+#endif /* JITFLUSH_EMU_FINDINGS_INTERNAL_H */
