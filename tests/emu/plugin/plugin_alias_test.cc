@@ -6,7 +6,7 @@
 // nothing is fetched through, what the model keeps of memory that was
 // unmapped, moved or given new contents, and which executable lines it
 // makes QEMU translate again. The rig is the real one (alias_rig.c), with
-// the real model and store.
+// the real model and store (plugin_rig.c).
 #include <gtest/gtest.h>
 
 #include <sys/ipc.h>
@@ -29,16 +29,13 @@ extern "C" {
 #include "coherence.h"
 
 // ---- test doubles for the QEMU plugin API --------------------------------
-// The units linked here (plugin_alias.c, plugin_store.c) call these few
-// functions, which QEMU exports to a loaded plugin. The stand-ins behave as
-// QEMU's do for one vCPU: a scoreboard is one zeroed entry per vCPU, and
-// guest memory reads back a byte pattern of its address. Every debug write
-// (how plugin_alias.c makes QEMU translate a page again) is recorded.
+// The units linked here (plugin_alias.c, plugin_store.c) call QEMU's guest
+// memory access besides the scoreboard (qemu_scoreboard_double.cc), which
+// QEMU exports to a loaded plugin. In the stand-ins guest memory reads
+// back a byte pattern of its address, and every debug write (how
+// plugin_alias.c makes QEMU translate a page again) is recorded.
 namespace
 {
-struct Scoreboard {
-  std::vector<unsigned char> entry;
-};
 struct GuestWrite {
   uint64_t va;
   size_t len;
@@ -56,35 +53,6 @@ unsigned char GuestByte(uint64_t va)
 } // namespace
 
 extern "C" {
-int qemu_plugin_num_vcpus(void)
-{
-  return 1;
-}
-
-struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size)
-{
-  auto *s = new Scoreboard;
-  s->entry.assign(element_size, 0);
-  return reinterpret_cast<struct qemu_plugin_scoreboard *>(s);
-}
-
-void qemu_plugin_scoreboard_free(struct qemu_plugin_scoreboard *score)
-{
-  delete reinterpret_cast<Scoreboard *>(score);
-}
-
-void *qemu_plugin_scoreboard_find(struct qemu_plugin_scoreboard *score, unsigned int vcpu_index)
-{
-  EXPECT_EQ(vcpu_index, 0u) << "the doubles model one vCPU";
-  return reinterpret_cast<Scoreboard *>(score)->entry.data();
-}
-
-unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t)
-{
-  ADD_FAILURE() << "the alias unit makes no store callback";
-  return 0;
-}
-
 bool qemu_plugin_read_memory_vaddr(uint64_t addr, GByteArray *data, size_t len)
 {
   for (size_t i = 0; i < len; i++) {

@@ -1,0 +1,52 @@
+// Test doubles for the QEMU plugin API functions every plugin unit test
+// links (plugin_store.c calls them): the vCPU count, the scoreboard, and
+// the access size of a store. They behave as QEMU's do for one vCPU: a
+// scoreboard is one zeroed entry per vCPU. The tests make no store
+// callback, so an access size is never asked for. Each test file stands in
+// for the other functions its units call.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+// QEMU's header declares C functions without saying so to C++.
+extern "C" {
+#include <qemu-plugin.h>
+}
+
+namespace
+{
+struct Scoreboard {
+  std::vector<unsigned char> entry;
+};
+} // namespace
+
+extern "C" {
+int qemu_plugin_num_vcpus(void)
+{
+  return 1;
+}
+
+struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size)
+{
+  auto *s = new Scoreboard;
+  s->entry.assign(element_size, 0);
+  return reinterpret_cast<struct qemu_plugin_scoreboard *>(s);
+}
+
+void qemu_plugin_scoreboard_free(struct qemu_plugin_scoreboard *score)
+{
+  delete reinterpret_cast<Scoreboard *>(score);
+}
+
+void *qemu_plugin_scoreboard_find(struct qemu_plugin_scoreboard *score, unsigned int vcpu_index)
+{
+  EXPECT_EQ(vcpu_index, 0u) << "the doubles model one vCPU";
+  return reinterpret_cast<Scoreboard *>(score)->entry.data();
+}
+
+unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t)
+{
+  ADD_FAILURE() << "no store callback runs in these tests";
+  return 0;
+}
+} // extern "C"

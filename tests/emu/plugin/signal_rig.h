@@ -1,0 +1,43 @@
+/*
+ * The rig plugin_signal_test.cc hands the signal unit (src/emu/plugin/
+ * plugin_signal.c), built in C by signal_rig.c because rig.h uses C11
+ * atomics that C++17 cannot include; for the same reason the test calls
+ * the unit's public functions (plugin_signal.h) through the one-line
+ * forwarders below, each named after the function it calls.
+ */
+#ifndef JITFLUSH_TESTS_EMU_SIGNAL_RIG_H
+#define JITFLUSH_TESTS_EMU_SIGNAL_RIG_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct jf_rig;
+struct jf_model;
+struct jf_model_thread;
+struct qemu_plugin_tb;
+
+/* A rig of the config at CONFIG_PATH made as plugin.c's install makes it
+ * (config, scoreboard, keep, alias tracker, model, store, registers,
+ * scheduler, signals), with vCPU 0 started as QEMU starts the main
+ * thread's (registers learnt, the thread placed); NULL when the config
+ * does not load. */
+struct jf_rig *signal_rig_new(const char *config_path);
+void signal_rig_free(struct jf_rig *rig);
+struct jf_model *signal_rig_model(struct jf_rig *rig);
+/* The model's record of the thread on vCPU 0. */
+struct jf_model_thread *signal_rig_thread(struct jf_rig *rig);
+/* vCPU 0's signal_deliveries counter (rig_counters.def). */
+uint64_t signal_rig_deliveries(struct jf_rig *rig);
+
+/* jf_signals_syscall and jf_signals_instrument_tb. */
+void signal_rig_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6]);
+void signal_rig_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_TESTS_EMU_SIGNAL_RIG_H */
