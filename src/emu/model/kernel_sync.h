@@ -62,13 +62,9 @@ bool jf_model_kernel_exec_mapped(struct jf_model_kernel *k, uint64_t canon, cons
 /* The kernel wrote the canonical range [START, END) (a page-cache write, a
  * read into shared file pages, shmem zeroing): the pages' flags clear. */
 void jf_model_kernel_written(struct jf_model_kernel *k, uint64_t start, uint64_t end);
-/* The kernel wrote [START, END) through an executable mapping of the
- * process (ptrace POKETEXT, /proc/PID/mem, process_vm_writev): synced at
- * once (copy_to_user_page), whatever the flag. */
-void jf_model_kernel_written_exec(struct jf_model_kernel *k, uint64_t start, uint64_t end,
-                                  const char *call, uint64_t pc, uint64_t lr);
 /* The canonical range [START, END) holds new pages (unmapped, or mapped
- * afresh): their flags clear, and lazy views of them are gone. */
+ * afresh): their flags clear. (Kernel writes into an executable mapping,
+ * ptrace POKETEXT or /proc/PID/mem, need no call: kernel_sync.c.) */
 void jf_model_kernel_fresh(struct jf_model_kernel *k, uint64_t start, uint64_t end);
 
 /* mremap moved the canonical range [OLD, OLD + LEN) to NEW: the pages and
