@@ -309,6 +309,9 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
   if (o->policy) {
     append_plugin_arg(opt, JF_OPT_POLICY, o->policy);
   }
+  if (o->exec_map_sync) {
+    append_plugin_arg(opt, JF_OPT_EXEC_MAP_SYNC, o->exec_map_sync);
+  }
   if (o->schedule) {
     append_plugin_arg(opt, JF_OPT_SCHEDULE, o->schedule);
   }
