@@ -25,7 +25,7 @@ struct GuestRun {
 };
 
 GuestRun Guest(const std::string &mode, std::vector<std::string> runner_args = {},
-          const std::map<std::string, std::string> &env = {})
+               const std::map<std::string, std::string> &env = {})
 {
   TempDir dir;
   std::vector<std::string> argv = {kRunner,       "--config", kConfigs + "/exynos8890.conf",
