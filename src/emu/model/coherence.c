@@ -1306,9 +1306,12 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
   if (kind == JF_FRESH || (cmodx_safe && w->pair_cmodx_safe)) {
     return v; /* either encoding is architecturally acceptable */
   }
-  if (w->kernel_sync_seq > w->store_seq) {
-    /* Stale only because the run does not count on the kernel's sync: the
-     * step the program skipped is not the finding, portability is. */
+  if (w->kernel_sync_seq > w->store_seq && w->clean_site_seq <= w->store_seq &&
+      w->inval_site_seq <= w->store_seq) {
+    /* Stale only because the run does not count on the kernel's sync, and
+     * the program did no maintenance of its own: it relied on the kernel.
+     * A program whose maintenance reached the word but missed a step keeps
+     * that step's kind, the more useful one to fix. */
     kind = JF_STALE_KERNEL_SYNC_ASSUMED;
   }
   v.kind = kind;

@@ -52,8 +52,9 @@ enum jf_stale_kind {
   JF_STALE_NONEXEC_ALIAS,
   JF_STALE_OTHER_EXEC_VIEW,
   JF_STALE_NOT_SYNCHRONISED,
-  /* Fresh only because the kernel synced the page (kernel_sync.h), and the
-   * run was told not to count on that ([kernel] exec-map-sync = none). */
+  /* Fresh only because the kernel synced the page (kernel_sync.h), with no
+   * maintenance of the program's own reaching the word, and the run was
+   * told not to count on that ([kernel] exec-map-sync = none). */
   JF_STALE_KERNEL_SYNC_ASSUMED,
   JF_STALE_KIND_COUNT
 };

@@ -242,6 +242,17 @@ TEST_F(KernelSyncNone, WordsOnlyTheKernelPublishedAreKernelSyncAssumed)
   EXPECT_EQ(Note(0).words, 0u); // no note without the kernel's help
 }
 
+// Maintenance of the program's own that misses a step keeps that step's
+// kind without the kernel's help: it did not rely on the kernel.
+TEST_F(KernelSyncNone, AProgramsOwnIncompleteMaintenanceKeepsItsKind)
+{
+  Store(kCode);
+  jf_model_ic_ivau(m, &writer, kCode, 2); // ic ivau alone, no dc cvau
+  jf_model_dsb(m, &writer);
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+}
+
 // A rewrite after the kernel's sync is the program's own bug in either
 // mode, and keeps its own kind.
 TEST_F(KernelSyncNone, ARewriteAfterTheSyncKeepsItsOwnKind)
