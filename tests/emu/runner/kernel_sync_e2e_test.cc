@@ -137,6 +137,9 @@ TEST(KernelSyncEndToEnd, WithoutTheKernelsHelpKernelPublishedCodeIsKernelSyncAss
     EXPECT_EQ(Kinds(run), std::vector<std::string>{"kernel-sync-assumed"}) << mode;
     EXPECT_TRUE(run.report["kernel_sync_notes"].empty()) << mode;
     EXPECT_EQ(run.report["exec_map_sync"], "none");
+    EXPECT_NE(run.report["reproduce"].get<std::string>().find(" --exec-map-sync none "),
+              std::string::npos)
+        << run.report["reproduce"];
   }
   GuestRun env = Guest("mprotect", {}, {{"JITFLUSH_EMU_EXEC_MAP_SYNC", "none"}});
   EXPECT_EQ(Kinds(env), std::vector<std::string>{"kernel-sync-assumed"});
