@@ -319,7 +319,7 @@ static bool reprotect(struct jf_alias *a, uint64_t va, uint64_t len, bool exec)
 
 /* The most pages one call marks (a 1 GiB executable mapping); beyond it the
  * rest of a huge mapping is left to the faults the rig does not see
- * (docs/RIG.md, "Limits"). */
+ * (docs/COHERENCE-MODEL.md, "What Linux does for you"). */
 #define KERNEL_MAX_PAGES (UINT64_C(1) << 18)
 
 /*
