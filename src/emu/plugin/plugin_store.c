@@ -23,6 +23,7 @@
  */
 #include "coherence_quick.h"
 #include "keep.h"
+#include "plugin_selfstore.h"
 #include "plugin_store.h"
 #include "vcpu.h"
 
@@ -276,6 +277,10 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
       page = c->slot[i].page = jf_model_store_page(rig->model, vaddr);
       __atomic_store_n(&c->slot[i].key, page_number + 1, __ATOMIC_RELAXED);
     }
+  }
+  if (mt) {
+    /* The running TB may be the code it overwrote (plugin_selfstore.c). */
+    jf_selfstore_on_store(rig, vcpu, mt, vaddr, bytes, writer_pc);
   }
   /* A store to a page the model keeps per-word records for (fetched from or
    * maintained: code) always takes this path; the adversary's hand-over
