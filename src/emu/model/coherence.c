@@ -1138,6 +1138,16 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
   return w;
 }
 
+struct jf_word *jf_model_word_now(struct jf_model *m, uint64_t va)
+{
+  struct jf_model_page *page = page_find(m, va);
+  if (!page) {
+    return NULL;
+  }
+  page_make_dense(m, page);
+  return page_word(m, page, va);
+}
+
 /* Step 2 for cluster C: the first completed invalidate that counts (DONE,
  * through the fetching view), or the moment C came back online when W's
  * clean had completed before that: the boot's ic iallu empties the whole

@@ -605,7 +605,6 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   /* What plugin_region.c needs to find the maintenance loops and markers. */
   uint32_t *words = g_new0(uint32_t, n);
   enum jf_insn_kind *kinds = g_new0(enum jf_insn_kind, n);
-  bool *cmodx_safe = g_new0(bool, n);
 
   for (size_t i = 0; i < n; i++) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -619,7 +618,6 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     struct jf_decoded dec = jf_decode(rig->decoder, word);
     words[i] = word;
     kinds[i] = dec.kind;
-    cmodx_safe[i] = dec.cmodx_safe;
     plain = plain && dec.kind == JF_INSN_OTHER && (i + 1 == n || insn_is_plain(word));
 
     if (rig->opts.check) {
@@ -717,7 +715,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   register_fetch_checks(tb, &plan, plain);
   if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
-    jf_selfstore_instrument_tb(rig, tb, words, cmodx_safe, n);
+    jf_selfstore_instrument_tb(rig, tb);
     /* Where a fatal signal finds the vCPU (findings.h, "a crash"). */
     qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
         tb, QEMU_PLUGIN_INLINE_STORE_U64, JF_VCPU_U64(rig, last_block), qemu_plugin_tb_vaddr(tb));
@@ -728,5 +726,4 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   jf_region_instrument_tb(rig, tb, words, kinds, n);
   g_free(words);
   g_free(kinds);
-  g_free(cmodx_safe);
 }
