@@ -6,10 +6,22 @@
  *
  * Usage: conformance_guest_CC [FIRST [COUNT]]   runs tests FIRST..FIRST+COUNT-1
  *        conformance_guest_CC --list            prints the tests' names
+ *
+ * Built with CT_IN_PLACE (gen_guest.py --layout text) the threads run their
+ * blocks where the program has them, on pages nothing stored to before;
+ * the first run stores to them, so a process makes one run:
+ *        conformance_guest_CC TEST RUN          runs the RUN-th order of TEST;
+ *                                               exit status 3: no such order
+ *
+ * Built with CT_OLD_RUN_NEEDS_STALE (every translation but the first), a
+ * fetch the outcome needs old that QEMU itself ran old (a store into the
+ * translation block that runs it, which QEMU finishes from its old
+ * translation) must be reported stale too: it was.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +88,9 @@ __asm__(".text\n"
 
 struct run {
   const struct ct_test *t;
-  unsigned char *base; /* thread P's block at page P, then the locations */
+  unsigned char *base;                       /* thread P's block at page P, then the locations */
+  const unsigned char *code[CT_MAX_THREADS]; /* where thread P's block runs */
+  unsigned char *locs;                       /* the memory locations */
   uint64_t regs[CT_MAX_THREADS][32];
   int nturns;
   /* The turns at which thread P runs its parts, then -1. */
@@ -100,14 +114,15 @@ static uint64_t value_of(const struct run *r, const struct ct_value *v)
 {
   switch (v->kind) {
   case V_LABEL:
-    return (uint64_t)(r->base + (size_t)v->thread * PAGE + r->t->offsets[v->index]);
+    return (uint64_t)(r->code[v->thread] + r->t->offsets[v->index]);
   case V_LOC:
-    return (uint64_t)(r->base + (size_t)r->t->nthreads * PAGE + (size_t)v->index * 64);
+    return (uint64_t)(r->locs + (size_t)v->index * 64);
   default:
     return (uint64_t)v->num;
   }
 }
 
+#ifndef CT_IN_PLACE
 /* The whole publication sequence, before any test thread exists: the copied
  * code starts out coherent everywhere. */
 static void sync_code(unsigned char *start, size_t len)
@@ -124,6 +139,7 @@ static void sync_code(unsigned char *start, size_t len)
   }
   __asm__ volatile("dsb ish\n isb" ::: "memory");
 }
+#endif
 
 static void *worker(void *arg)
 {
@@ -143,7 +159,7 @@ static void *worker(void *arg)
   __atomic_fetch_add(&ready, 1, __ATOMIC_RELAXED);
   while (__atomic_load_n(&turn, __ATOMIC_RELAXED) != w->r->turns[w->p][0]) {
   }
-  ct_trampoline(regs, w->r->base + (size_t)w->p * PAGE);
+  ct_trampoline(regs, w->r->code[w->p]);
   const int *last = (const int *)(uintptr_t)regs[29];
   __atomic_store_n(&turn, *last + 1, __ATOMIC_RELAXED);
   /* A thread's exit completes its maintenance (the kernel's dsb): no
@@ -156,16 +172,29 @@ static void *worker(void *arg)
 static void run_order(const struct ct_test *t, const int *order, int nturns)
 {
   int n = t->nthreads;
+#ifdef CT_IN_PLACE
+  size_t size = PAGE; /* the locations only */
+#else
   size_t size = (size_t)(n + 1) * PAGE;
+#endif
   struct run r = {.t = t};
   r.base = mmap(NULL, size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (r.base == MAP_FAILED) {
     perror("conformance guest: mmap");
     exit(2);
   }
+#ifdef CT_IN_PLACE
+  for (int p = 0; p < n; p++) {
+    r.code[p] = t->begin[p];
+  }
+  r.locs = r.base;
+#else
   for (int p = 0; p < n; p++) {
     memcpy(r.base + (size_t)p * PAGE, t->begin[p], (size_t)(t->stop[p] - t->begin[p]));
+    r.code[p] = r.base + (size_t)p * PAGE;
   }
+  r.locs = r.base + (size_t)n * PAGE;
+#endif
   int parts[CT_MAX_THREADS] = {0};
   r.nturns = nturns;
   for (int k = 0; k < nturns; k++) {
@@ -176,9 +205,12 @@ static void run_order(const struct ct_test *t, const int *order, int nturns)
   }
   for (int i = 0; i < t->nlocs; i++) {
     uint64_t v = value_of(&r, &t->mem[i]);
-    memcpy(r.base + (size_t)n * PAGE + (size_t)i * 64, &v, sizeof v);
+    memcpy(r.locs + (size_t)i * 64, &v, sizeof v);
   }
+#ifndef CT_IN_PLACE
+  /* In place the blocks are the program's own code: nothing to publish. */
   sync_code(r.base, (size_t)n * PAGE);
+#endif
   for (const struct ct_init *in = t->init; in->thread >= 0; in++) {
     r.regs[in->thread][in->reg] = value_of(&r, &in->value);
   }
@@ -205,18 +237,22 @@ static void run_order(const struct ct_test *t, const int *order, int nturns)
   for (const struct ct_expect *e = t->expect; e->kind != E_END; e++) {
     uint64_t want = value_of(&r, &e->value), got;
     if (e->kind == E_MEM) {
-      memcpy(&got, r.base + (size_t)n * PAGE + (size_t)e->loc * 64, sizeof got);
+      memcpy(&got, r.locs + (size_t)e->loc * 64, sizeof got);
     } else {
       got = r.regs[e->thread][e->reg];
     }
-    if (got == want) {
+    bool old_run = false;
+#ifdef CT_OLD_RUN_NEEDS_STALE
+    old_run = e->kind == E_FETCH_OLD && got == want;
+#endif
+    if (got == want && !old_run) {
       continue; /* QEMU's own execution already shows it */
     }
     if (e->kind == E_FETCH_OLD) {
-      /* QEMU ran the new instruction: the outcome needs the rig to say
-       * that the old one may have been fetched there. */
-      uint64_t word =
-          (uint64_t)(r.base + (size_t)e->word_thread * PAGE + t->offsets[e->word_index]);
+      /* QEMU ran the new instruction, or ran the old one in this
+       * translation: the outcome needs the rig to say that the old one may
+       * have been fetched there. */
+      uint64_t word = (uint64_t)(r.code[e->word_thread] + t->offsets[e->word_index]);
       used += (size_t)snprintf(stale + used, sizeof stale - used, " %d:0x%llx", e->thread,
                                (unsigned long long)word);
     } else {
@@ -233,8 +269,9 @@ static void run_order(const struct ct_test *t, const int *order, int nturns)
 }
 
 /* Every interleaving of the test's threads' parts, in lexicographic order
- * (the distinct permutations of the multiset of thread numbers). */
-static void run_test(const struct ct_test *t)
+ * (the distinct permutations of the multiset of thread numbers); ONLY >= 0
+ * runs the ONLY-th of them alone. Whether that one exists. */
+static bool run_test(const struct ct_test *t, int only)
 {
   int order[CT_MAX_TURNS], n = 0;
   for (int p = 0; p < t->nthreads; p++) {
@@ -246,14 +283,19 @@ static void run_test(const struct ct_test *t)
       order[n++] = p;
     }
   }
-  for (;;) {
-    run_order(t, order, n);
+  for (int k = 0;; k++) {
+    if (only < 0 || k == only) {
+      run_order(t, order, n);
+      if (k == only) {
+        return true;
+      }
+    }
     int i = n - 2;
     while (i >= 0 && order[i] >= order[i + 1]) {
       i--;
     }
     if (i < 0) {
-      return;
+      return only < 0;
     }
     int j = n - 1;
     while (order[j] <= order[i]) {
@@ -278,6 +320,14 @@ int main(int argc, char **argv)
     }
     return 0;
   }
+#ifdef CT_IN_PLACE
+  if (argc != 3 || atoi(argv[1]) < 0 || atoi(argv[1]) >= ct_ntests || atoi(argv[2]) < 0) {
+    fprintf(stderr, "usage: conformance guest TEST RUN (TEST below %d)\n", ct_ntests);
+    return 2;
+  }
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  return run_test(&ct_tests[atoi(argv[1])], atoi(argv[2])) ? 0 : 3;
+#endif
   int first = argc > 1 ? atoi(argv[1]) : 0;
   int count = argc > 2 ? atoi(argv[2]) : ct_ntests - first;
   if (first < 0 || count < 0 || first + count > ct_ntests) {
@@ -287,7 +337,7 @@ int main(int argc, char **argv)
   }
   setvbuf(stdout, NULL, _IOLBF, 0);
   for (int i = first; i < first + count; i++) {
-    run_test(&ct_tests[i]);
+    run_test(&ct_tests[i], -1);
   }
   return 0;
 }

@@ -5,7 +5,12 @@ compares the rig's verdict on every described test with herd7's
 
 Usage: run_conformance.py --runner JITFLUSH_EMU --config CONF --guest GUEST
            --catalogue catalogue.txt --cache-config 00|10|11 --check on|full
-           [--known known-divergences.txt] [--work DIR]
+           [--known known-divergences.txt] [--only LIST] [--per-run]
+
+--only LIST: the guest was generated for the tests LIST names (gen_guest.py
+--only). --per-run: the guest runs its blocks in place (gen_guest.py
+--layout text), one run per process: `GUEST TEST RUN`, exit status 3 when
+TEST has no order RUN.
 
 A test's rig verdict is "allowed" when some order of its threads makes
 every register and memory condition of the outcome hold and the rig
@@ -46,14 +51,19 @@ def herd_verdicts(catalogue, cache_config):
     return verdicts
 
 
-def run_chunk(args, first, count, work):
-    report = os.path.join(work, "report-%d-%d.json" % (first, count))
+def run_guest(args, report, guest_args, ok=(0, 86)):
     cmd = [args.runner, "--config", args.config, "--check", args.check, "--report", report,
-           "--", args.guest, str(first), str(count)]
+           "--", args.guest] + guest_args
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if p.returncode not in (0, 86):
+    if p.returncode not in ok:
         sys.stderr.write(p.stderr[-4000:])
         sys.exit("run_conformance.py: %s exited %d" % (" ".join(cmd), p.returncode))
+    return p
+
+
+def run_chunk(args, first, count, work):
+    report = os.path.join(work, "report-%d-%d.json" % (first, count))
+    p = run_guest(args, report, [str(first), str(count)])
     stale = json.load(open(report))["stale"]
     if len(stale) >= STALE_KEPT and count > 1:
         half = count // 2
@@ -62,9 +72,29 @@ def run_chunk(args, first, count, work):
     if len(stale) >= STALE_KEPT:
         sys.exit("run_conformance.py: test %d alone has %d stale fetches or more" %
                  (first, STALE_KEPT))
+    return parse_runs(p.stdout, stale)
+
+
+def run_in_place(args, test, work):
+    """Every run of TEST, one process each (the guest exits 3 past the last)."""
+    runs = []
+    for k in range(10000):
+        report = os.path.join(work, "report-%d-%d.json" % (test, k))
+        p = run_guest(args, report, [str(test), str(k)], ok=(0, 3, 86))
+        if p.returncode == 3:
+            return runs
+        stale = json.load(open(report))["stale"]
+        if len(stale) >= STALE_KEPT:
+            sys.exit("run_conformance.py: test %d run %d has %d stale fetches or more" %
+                     (test, k, STALE_KEPT))
+        runs += parse_runs(p.stdout, stale)
+    return runs
+
+
+def parse_runs(stdout, stale):
     seen = {(s["cpu"], int(s["addr"], 16)) for s in stale}
     runs = []
-    for line in p.stdout.splitlines():
+    for line in stdout.splitlines():
         f = line.split()
         if not f or f[0] != "R":
             continue
@@ -84,8 +114,17 @@ def main():
     ap.add_argument("--check", default="on")
     ap.add_argument("--known")
     ap.add_argument("--chunk", type=int, default=24)
+    ap.add_argument("--only")
+    ap.add_argument("--per-run", action="store_true")
     args = ap.parse_args()
     herd = herd_verdicts(args.catalogue, args.cache_config)
+    if args.only:
+        only = set()
+        for line in open(args.only):
+            name = line.split("#", 1)[0].strip()
+            if name:
+                only.add(name)
+        herd = {name: t for name, t in herd.items() if name in only}
     names = list(herd)  # the guest's tables come from the same file, in its order
     known = {}
     if args.known:
@@ -95,8 +134,12 @@ def main():
                 known[s[1]] = s[2].strip() if len(s) > 2 else ""
     with tempfile.TemporaryDirectory(prefix="jitflush-conformance-") as work:
         runs = []
-        for first in range(0, len(names), args.chunk):
-            runs += run_chunk(args, first, min(args.chunk, len(names) - first), work)
+        if args.per_run:
+            for test in range(len(names)):
+                runs += run_in_place(args, test, work)
+        else:
+            for first in range(0, len(names), args.chunk):
+                runs += run_chunk(args, first, min(args.chunk, len(names) - first), work)
     by_test = {}
     for r in runs:
         if r["test"] not in herd:

@@ -51,7 +51,9 @@
  * redundant later clean does not undo a finished sequence. Words that were
  * never stored (the loader's code) are never stale. When both the old and
  * the new encoding of W are B, BL, BRK, HVC, ISB, NOP, SMC or SVC, the Arm
- * ARM lets a concurrent fetch see either, so the fetch is not stale.
+ * ARM lets a concurrent fetch see either, so a fetch by another thread
+ * than the writer, which only lacks its context synchronisation, is not
+ * stale (cmodx_covers).
  *
  * Clean ordering (herd7 -variant ifetch; docs/COHERENCE-MODEL.md). A clean
  * counts for another thread's store only if that store came before the
@@ -465,13 +467,18 @@ static void page_make_dense(const struct jf_model *m, struct jf_model_page *page
   }
   __atomic_store_n(&page->densifying, 1, __ATOMIC_SEQ_CST);
   char *words = g_malloc0(m->word_size * MODEL_PAGE_WORDS);
-  uint64_t stamp = __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST);
+  uint64_t last = __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST);
+  uint64_t older = __atomic_load_n(&page->older_store, __ATOMIC_SEQ_CST);
   uint64_t writer_pc = __atomic_load_n(&page->last_writer_pc, __ATOMIC_SEQ_CST);
   uint32_t writer_thread = __atomic_load_n(&page->last_writer_thread, __ATOMIC_SEQ_CST);
   for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
     uint64_t written = __atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST);
     if ((written >> (i % 64)) & 1) {
       struct jf_word *w = (struct jf_word *)(words + i * m->word_size);
+      /* A word stored before LAST_STORE's time takes the latest time
+       * before it (coherence_quick.h): its own or later. */
+      uint64_t recent = __atomic_load_n(&page->recent[i / 64], __ATOMIC_SEQ_CST);
+      uint64_t stamp = ((recent >> (i % 64)) & 1) || older == 0 ? last : older;
       w->store_seq = stamp >> STAMP_CLUSTER_BITS;
       w->writer_pc = writer_pc;
       w->writer_thread = writer_thread;
@@ -504,6 +511,33 @@ static struct jf_model_page *page_get(struct jf_model *m, uint64_t va)
   return page ? page : page_new(m, key);
 }
 
+/* A store of word INDEX of the store-only PAGE, under the lock. A store
+ * at a later time than the summary's last moves it on: the words stored so
+ * far keep the last time as their older one (coherence_quick.h). A store
+ * that arrives with an earlier time (another thread's, racing) is an
+ * older one. */
+static void summary_store(struct jf_model_page *page, size_t index, uint64_t stamp,
+                          uint64_t writer_pc, unsigned writer_thread)
+{
+  uint64_t last = __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST);
+  uint64_t time = stamp >> STAMP_CLUSTER_BITS, last_time = last >> STAMP_CLUSTER_BITS;
+  if (last != 0 && time > last_time) {
+    if (last > __atomic_load_n(&page->older_store, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&page->older_store, last, __ATOMIC_SEQ_CST);
+    }
+    for (size_t b = 0; b < G_N_ELEMENTS(page->recent); b++) {
+      __atomic_store_n(&page->recent[b], 0, __ATOMIC_SEQ_CST);
+    }
+  } else if (time < last_time) {
+    __atomic_fetch_or(&page->written[index / 64], UINT64_C(1) << (index % 64), __ATOMIC_SEQ_CST);
+    if (stamp > __atomic_load_n(&page->older_store, __ATOMIC_RELAXED)) {
+      __atomic_store_n(&page->older_store, stamp, __ATOMIC_SEQ_CST);
+    }
+    return;
+  }
+  jf_model_summarise_store(page, index, index, stamp, writer_pc, writer_thread);
+}
+
 /* The store of the words [FIRST, END) of PAGE at time NOW (lock held). */
 static void store_in_page(const struct jf_model *m, struct jf_model_page *page, uint64_t first,
                           uint64_t end, uint64_t now, struct jf_model_thread *t, uint64_t writer_pc)
@@ -519,8 +553,7 @@ static void store_in_page(const struct jf_model *m, struct jf_model_page *page, 
       w->writer_exact = true;
     } else {
       size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
-      jf_model_summarise_store(page, index, index, jf_model_store_stamp(now, t->cluster), writer_pc,
-                               t->serial);
+      summary_store(page, index, jf_model_store_stamp(now, t->cluster), writer_pc, t->serial);
     }
   }
 }
@@ -1110,6 +1143,16 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
   return w;
 }
 
+struct jf_word *jf_model_word_now(struct jf_model *m, uint64_t va)
+{
+  struct jf_model_page *page = page_find(m, va);
+  if (!page) {
+    return NULL;
+  }
+  page_make_dense(m, page);
+  return page_word(m, page, va);
+}
+
 /* Step 2 for cluster C: the first completed invalidate that counts (DONE,
  * through the fetching view), or the moment C came back online when W's
  * clean had completed before that: the boot's ic iallu empties the whole
@@ -1279,6 +1322,26 @@ static uint32_t blamed_site(const struct jf_word *w, enum jf_stale_kind kind, un
 }
 
 /*
+ * Concurrent modification and execution. The Arm ARM lets a thread run
+ * either encoding of a word that another thread rewrites between two
+ * CMODX-safe instructions; it does not let the rewriting thread skip the
+ * maintenance for its own fetches, nor a thread fetch a patch whose writer
+ * never made it coherent. The ifetch model allows the old instruction for
+ * a thread that stores over its own B and runs it after a DSB, with or
+ * without a clean (herd7 -variant ifetch: SM.B+dsb.ish and
+ * SM.B+dc.cvau-dsb.ish, also on IDC1 and DIC1 caches), and for another
+ * thread when nothing was maintained (MP.FF+dmb.st+po). So the rule covers
+ * a fetch by a thread other than the word's last writer, once the clean
+ * and the invalidate are done and only the fetching thread's context
+ * synchronisation is missing.
+ */
+static bool cmodx_covers(const struct jf_word *w, const struct jf_model_thread *t,
+                         enum jf_stale_kind kind)
+{
+  return kind == JF_STALE_NOT_SYNCHRONISED && w->writer_thread != t->serial;
+}
+
+/*
  * Fetch ordering (ESOP 2020, the ifetch model's fetch-to-fetch order; the
  * catalogue's MP-inst+dc.cvau-dsb.ish-ic.vau-dsb.ish and
  * DIC1.MP.FF+dsb.ish+po are forbidden): a thread that fetched the new
@@ -1303,7 +1366,7 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
   if (w->store_seq > t->fetched_store_seq) {
     t->fetched_store_seq = w->store_seq;
   }
-  if (kind == JF_FRESH || (cmodx_safe && w->pair_cmodx_safe)) {
+  if (kind == JF_FRESH || (cmodx_safe && w->pair_cmodx_safe && cmodx_covers(w, t, kind))) {
     return v; /* either encoding is architecturally acceptable */
   }
   if (w->kernel_sync_seq > w->store_seq && w->clean_site_seq <= w->store_seq &&
@@ -1519,8 +1582,10 @@ void jf_model_clear(struct jf_model *m, uint64_t canon_start, uint64_t canon_end
      * racing with the madvise that frees its page is the program's race). */
     for (size_t w = 0; w < G_N_ELEMENTS(page->written); w++) {
       __atomic_store_n(&page->written[w], 0, __ATOMIC_SEQ_CST);
+      __atomic_store_n(&page->recent[w], 0, __ATOMIC_SEQ_CST);
     }
     __atomic_store_n(&page->last_store, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&page->older_store, 0, __ATOMIC_SEQ_CST);
   }
   g_array_unref(numbers);
 }

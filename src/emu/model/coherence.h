@@ -178,6 +178,11 @@ void jf_model_trust_kernel_sync(struct jf_model *m, bool trusted);
 struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_t insn,
                                         bool cmodx_safe);
 
+/* The record of the word at VA when its page was ever stored to, else
+ * NULL, without recording a translation (jf_model_word_for_fetch does):
+ * for a fetch of what an earlier translation holds. */
+struct jf_word *jf_model_word_now(struct jf_model *m, uint64_t va);
+
 /*
  * Which view of its word a guest address is: its distance from its
  * canonical address (the views' canon hook), so 0 (JF_MODEL_OWN_VIEW) for

@@ -25,14 +25,26 @@ extern "C" {
 
 /*
  * A page of words. Until it is fetched from or maintained it is
- * "store-only": WRITTEN, LAST_STORE and LAST_WRITER_PC summarise its
- * stores, and they are the only fields that jf_model_store_quick touches
- * without the caller's lock, always through atomics. DENSIFYING is set,
- * under the lock, before the summary is read into per-word records, and
- * from then on every store takes the lock.
+ * "store-only": WRITTEN, RECENT, LAST_STORE, OLDER_STORE and
+ * LAST_WRITER_PC summarise its stores, and WRITTEN, RECENT, LAST_STORE and
+ * the writer are the only fields that jf_model_store_quick touches without
+ * the caller's lock, always through atomics. DENSIFYING is set, under the
+ * lock, before the summary is read into per-word records, and from then on
+ * every store takes the lock.
+ *
+ * The summary keeps two store times: the words stored at LAST_STORE's time
+ * (RECENT), and, for the others, the latest time before it (OLDER_STORE).
+ * Per-word records seeded from it keep the order of two stores with an
+ * event between them (a writer's `str; dmb st; str` to two words of code
+ * that no one fetched yet: fetch ordering compares the two). A store at a
+ * new time moves the summary on under the lock only (jf_model_store_quick
+ * refuses it), so RECENT is never emptied under a quick store of the new
+ * time.
  */
 struct jf_model_page {
   uint64_t written[JF_MODEL_PAGE_WORDS / 64]; /* words ever stored (store-only) */
+  uint64_t recent[JF_MODEL_PAGE_WORDS / 64];  /* of them, stored at LAST_STORE's time */
+  uint64_t older_store;        /* the latest stamp before LAST_STORE's time (store-only) */
   uint64_t last_store;         /* jf_model_store_stamp() of the latest store (store-only) */
   uint64_t last_writer_pc;     /* that store's instruction (store-only) */
   uint32_t last_writer_thread; /* that store's thread serial (store-only) */
@@ -72,6 +84,10 @@ static inline void jf_model_summarise_store(struct jf_model_page *page, size_t f
   if ((__atomic_load_n(block, __ATOMIC_RELAXED) & bits) != bits) {
     __atomic_fetch_or(block, bits, __ATOMIC_SEQ_CST);
   }
+  block = &page->recent[first / 64];
+  if ((__atomic_load_n(block, __ATOMIC_RELAXED) & bits) != bits) {
+    __atomic_fetch_or(block, bits, __ATOMIC_SEQ_CST);
+  }
   /* The latest store wins; a racing one from another thread may be later. */
   uint64_t seen = __atomic_load_n(&page->last_store, __ATOMIC_RELAXED);
   while (seen < stamp && !__atomic_compare_exchange_n(&page->last_store, &seen, stamp, true,
@@ -104,9 +120,24 @@ static inline bool jf_model_store_quick(const uint64_t *clock, struct jf_model_p
   if ((first ^ last) >= 64 || __atomic_load_n(&page->densifying, __ATOMIC_ACQUIRE)) {
     return false; /* crosses a page or a bitmap block, or dense */
   }
-  jf_model_summarise_store(page, first, last,
-                           jf_model_store_stamp(jf_model_store_time(clock), writer_cluster),
-                           writer_pc, writer_thread);
+  uint64_t time = jf_model_store_time(clock);
+  uint64_t stamp = jf_model_store_stamp(time, writer_cluster);
+  uint64_t seen = __atomic_load_n(&page->last_store, __ATOMIC_ACQUIRE);
+  if (seen == 0) {
+    /* The page's first store: nothing older to keep. */
+    __atomic_compare_exchange_n(&page->last_store, &seen, stamp, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_ACQUIRE);
+    seen = __atomic_load_n(&page->last_store, __ATOMIC_ACQUIRE);
+  }
+  if (seen >> JF_STAMP_CLUSTER_BITS != time) {
+    /* The first store since an event: moving the summary on is done under
+     * the lock. A store racing with the move lands in RECENT either before
+     * it empties RECENT (then the words take OLDER_STORE, which is this
+     * store's time) or after (the newer time: stricter, never more
+     * lenient). */
+    return false;
+  }
+  jf_model_summarise_store(page, first, last, stamp, writer_pc, writer_thread);
   /* Whether the store is in the summary before anyone read it for the
    * dense records (page_make_dense): also when this call changed nothing,
    * since the racing store whose bits or time it relied on may itself be

@@ -39,6 +39,7 @@
 #include "plugin_regs.h"
 #include "plugin_sched.h"
 #include "plugin_selfcheck.h"
+#include "plugin_selfstore.h"
 #include "plugin_signal.h"
 #include "plugin_store.h"
 #include "plugin_turns.h"
@@ -320,6 +321,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
                                                 : JF_KERNEL_SYNC_LINUX);
   r->store = jf_store_new(r);
   jf_store_watch(r->store, view_store, r);
+  jf_store_after_locked(r->store, jf_selfstore_on_store);
   r->findings = emu_findings_new(r->config);
   emu_findings_set_reproduce(r->findings, r->opts.reproduce);
   emu_findings_set_sarif_root(r->findings, r->opts.sarif_root);

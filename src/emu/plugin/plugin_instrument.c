@@ -33,6 +33,7 @@
 #include "plugin_hotplug.h"
 #include "plugin_instrument.h"
 #include "plugin_selfcheck.h"
+#include "plugin_selfstore.h"
 #include "plugin_region.h"
 #include "plugin_regs.h"
 #include "plugin_sched.h"
@@ -718,6 +719,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   register_fetch_checks(tb, &plan, plain);
   if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
+    jf_selfstore_instrument_tb(rig, tb);
     /* Where a fatal signal finds the vCPU (findings.h, "a crash"). */
     qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
         tb, QEMU_PLUGIN_INLINE_STORE_U64, JF_VCPU_U64(rig, last_block), qemu_plugin_tb_vaddr(tb));

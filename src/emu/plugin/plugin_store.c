@@ -77,6 +77,8 @@ struct jf_store {
   /* Told of every store made under the lock (jf_store_watch). */
   void (*watch)(void *ctx, uint64_t vaddr, unsigned bytes);
   void *watch_ctx;
+  /* Told of it after the model (jf_store_after_locked). */
+  jf_store_locked_fn after_locked;
 };
 
 /* Page records retired together, and each vCPU's instruction count then. */
@@ -219,6 +221,11 @@ void jf_store_watch(struct jf_store *st, void (*fn)(void *ctx, uint64_t vaddr, u
   st->watch_ctx = ctx;
 }
 
+void jf_store_after_locked(struct jf_store *st, jf_store_locked_fn fn)
+{
+  st->after_locked = fn;
+}
+
 void jf_store_syscall(struct jf_store *st, unsigned vcpu, bool entered)
 {
   __atomic_store_n(&jf_vcpu(st->rig, vcpu)->in_syscall, entered, __ATOMIC_RELEASE);
@@ -276,6 +283,10 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
       page = c->slot[i].page = jf_model_store_page(rig->model, vaddr);
       __atomic_store_n(&c->slot[i].key, page_number + 1, __ATOMIC_RELAXED);
     }
+  }
+  if (mt && st->after_locked) {
+    /* The running TB may be the code it overwrote (plugin_selfstore.c). */
+    st->after_locked(rig, vcpu, mt, vaddr, bytes, writer_pc);
   }
   /* A store to a page the model keeps per-word records for (fetched from or
    * maintained: code) always takes this path; the adversary's hand-over

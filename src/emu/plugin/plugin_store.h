@@ -49,6 +49,12 @@ void jf_store_retire(struct jf_store *st, GPtrArray *pages);
  * changed). */
 void jf_store_watch(struct jf_store *st, void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes),
                     void *ctx);
+/* FN is called, under the lock and after the model recorded it, for every
+ * store made on the locked path by a thread the model knows (MT on VCPU):
+ * plugin_selfstore.c compares it with the running translation block. */
+typedef void (*jf_store_locked_fn)(struct jf_rig *rig, unsigned vcpu, struct jf_model_thread *mt,
+                                   uint64_t vaddr, unsigned bytes, uint64_t writer_pc);
+void jf_store_after_locked(struct jf_store *st, jf_store_locked_fn fn);
 /* VCPU entered (ENTERED) or returned from a syscall: while there it holds
  * no page record. */
 void jf_store_syscall(struct jf_store *st, unsigned vcpu, bool entered);

@@ -80,8 +80,11 @@ struct jf_vcpu {
    * word's fresh_after bound (plugin_instrument.c). */
   uint64_t sync_seq;
   /* The start of the last translation block this vCPU began (an inline
-   * store per TB when checking): where a fatal signal found it. */
+   * store per TB when checking): where a fatal signal found it, and the
+   * start of the block a store may overwrite (plugin_selfstore.c). */
   uint64_t last_block;
+  /* The end of that block (plugin_selfstore.c: a store into it). */
+  uint64_t running_tb_end;
   struct jf_vcpu_reg_write reg;
   struct jf_vcpu_region region;
   /* Nonzero while the vCPU is inside a syscall (plugin_store.c: it holds

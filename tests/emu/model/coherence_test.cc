@@ -387,16 +387,44 @@ TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary)
             JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
-TEST_F(Coherence, EitherEncodingIsAcceptableWhenBothAreCmodxSafe)
+// The concurrent modification rule: another thread may run either encoding
+// of a B/NOP patch whose writer cleaned and invalidated it, without its own
+// isb. Without the rule (a MOV) the fetch lacks the synchronisation.
+TEST_F(Coherence, AnotherThreadMayRunEitherEncodingOfACompletedCmodxPatch)
 {
   ASSERT_EQ(jf_model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
   Store(little, kCode); // the page now has records
   jf_model_word_for_fetch(model.m, kCode, kNop, true);
-  Store(little, kCode); // rewrites the NOP as a branch, no maintenance
-  EXPECT_EQ(Fetch(little, kCode, kBranch, true).kind, JF_FRESH);
+  Store(little, kCode); // rewrites the NOP as a branch
+  Flush(little, kCode, 4);
+  EXPECT_EQ(Fetch(big, kCode, kBranch, true).kind, JF_FRESH);
   // A branch rewritten into a non-CMODX instruction is stale.
   Store(little, kCode);
-  EXPECT_EQ(Fetch(little, kCode, kMovInsn, false).kind, JF_STALE_NOT_CLEANED);
+  Flush(little, kCode, 4);
+  EXPECT_EQ(Fetch(big, kCode, kMovInsn, false).kind, JF_STALE_NOT_SYNCHRONISED);
+}
+
+// The rule is no licence for the writer's own fetch, nor for a patch no
+// one maintained: herd7 -variant ifetch allows the old B in SM.B+dsb.ish
+// (a thread's store over its own B, run after a dsb) and in MP.FF+dmb.st+po
+// (another thread, nothing maintained).
+TEST_F(Coherence, CmodxCoversNeitherTheWritersOwnFetchNorAnUnmaintainedPatch)
+{
+  ASSERT_EQ(jf_model_word_for_fetch(model.m, kCode, kBranch, true), nullptr);
+  Store(little, kCode);
+  jf_model_word_for_fetch(model.m, kCode, kBranch, true);
+  Store(little, kCode); // the B becomes a NOP
+  Dsb(little);
+  EXPECT_EQ(Fetch(little, kCode, kNop, true).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Fetch(big, kCode, kNop, true).kind, JF_STALE_NOT_CLEANED);
+  // Cleaned and invalidated: the writer still needs its isb, the other
+  // thread may run either.
+  Clean(little, kCode);
+  Dsb(little);
+  Invalidate(little, kCode);
+  Dsb(little);
+  EXPECT_EQ(Fetch(little, kCode, kNop, true).kind, JF_STALE_NOT_SYNCHRONISED);
+  EXPECT_EQ(Fetch(big, kCode, kNop, true).kind, JF_FRESH);
 }
 
 // The concurrent modification rule holds for a word whose first encoding
@@ -407,14 +435,46 @@ TEST_F(Coherence, CmodxCoversAWordTranslatedBeforeItsPageWasStored)
   for (bool safe_before : {true, false}) {
     SCOPED_TRACE(safe_before);
     Model m({kLittleCtr});
-    Thread t(0, 0);
+    Thread t(0, 0), other(1, 0);
     ASSERT_EQ(jf_model_word_for_fetch(m.m, kCode, safe_before ? kNop : kMovInsn, safe_before),
               nullptr);
     jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
+    jf_model_dc_clean(m.m, &t.t, kCode, 1, false);
+    jf_model_dsb(m.m, &t.t);
+    jf_model_ic_ivau(m.m, &t.t, kCode, 2);
+    jf_model_dsb(m.m, &t.t);
     jf_word *w = jf_model_word_for_fetch(m.m, kCode, kBranch, true);
     ASSERT_NE(w, nullptr);
-    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, true).kind,
-              safe_before ? JF_FRESH : JF_STALE_NOT_CLEANED);
+    EXPECT_EQ(jf_model_fetch(m.m, &other.t, w, JF_MODEL_OWN_VIEW, true).kind,
+              safe_before ? JF_FRESH : JF_STALE_NOT_SYNCHRONISED);
+  }
+}
+
+// A page's words seeded from its store-only summary keep the order of two
+// stores with an event between them: on IDC and DIC cores a reader that
+// fetched the second word new fetches the first new too (herd7:
+// DIC1.MP.FF+dmb.st+po and DIC1.MP.FF+dsb.ish+po are forbidden), but not
+// when the two stores had no barrier between them (DIC1.MP.FF+po: allowed).
+TEST(CoherenceSummary, SeededWordsKeepTheOrderOfStoresWithAnEventBetween)
+{
+  constexpr uint64_t kIdcDicCtr = 0xb444c004; // IDC, DIC, 64-byte lines
+  for (bool barrier : {true, false}) {
+    SCOPED_TRACE(barrier);
+    Model m({kIdcDicCtr});
+    Thread writer(0, 0), reader(1, 0);
+    jf_model_store(m.m, &writer.t, kCode + 8, 4, kWriterPc);
+    if (barrier)
+      jf_model_dmb(m.m, &writer.t, false); // dmb st: an event, no completion
+    jf_model_store(m.m, &writer.t, kCode + 4, 4, kWriterPc + 8);
+    // Nothing fetched the page before: both words come from the summary.
+    jf_word *second = jf_model_word_for_fetch(m.m, kCode + 4, kNop, true);
+    jf_word *first = jf_model_word_for_fetch(m.m, kCode + 8, kNop, true);
+    ASSERT_NE(second, nullptr);
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(jf_model_fetch(m.m, &reader.t, second, JF_MODEL_OWN_VIEW, false).kind,
+              JF_STALE_NOT_SYNCHRONISED);
+    EXPECT_EQ(jf_model_fetch(m.m, &reader.t, first, JF_MODEL_OWN_VIEW, false).kind,
+              barrier ? JF_FRESH : JF_STALE_NOT_SYNCHRONISED);
   }
 }
 

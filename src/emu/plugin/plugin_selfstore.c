@@ -1,0 +1,75 @@
+/*
+ * Stores into the translation block that is running.
+ *
+ * linux-user QEMU notices a store to a page that holds translated code and
+ * drops the page's translations, so the next execution of the code is a new
+ * translation, which plugin_instrument.c checks. But QEMU has precise
+ * self-modifying code only for the guests that need it (x86, s390x): on an
+ * AArch64 guest the block that made the store runs on to its end from its
+ * old translation. Its instructions after the store are fetched as they were
+ * translated, the old encodings, and no later translation checks that
+ * execution. The architecture allows exactly that: without the maintenance
+ * and a context synchronisation a thread may fetch the old instruction it
+ * just overwrote (herd7 -variant ifetch, the catalogue's SM.B+dsb.ish and
+ * SM.B+dc.cvau-dsb.ish, on all three cache types). When the block was
+ * translated on a page never stored to before (a program's own .text,
+ * mapped writable), or while the word's sequence was complete, no fetch
+ * check was planned for those words at all.
+ *
+ * So the start of every TB publishes its end in its vCPU's entry
+ * (running_tb_end; the start is last_block, which plugin_instrument.c
+ * stores for the crash report). Stores that reach a page holding the
+ * running TB come through the store path's locked branch: every store to a
+ * page with per-word records does, and so does the first store to a page
+ * without a model record; this unit then gives that page per-word records
+ * (jf_model_word_now), which the lock-free path refuses. Each word of the
+ * TB after the storing instruction that the store overwrote is judged
+ * there and then, as the storing thread's fetch. Its encoding does not
+ * matter: the concurrent modification rule never covers the writer's own
+ * fetch (coherence.c, cmodx_covers). Judging at the store rather than at
+ * the fetch can only be stricter: the instructions between them in the
+ * block are no context synchronisation (an isb ends a TB).
+ */
+#include "plugin_selfstore.h"
+
+#include "findings.h"
+#include "vcpu.h"
+
+#define PAGE_MASK (~((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1))
+
+void jf_selfstore_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb)
+{
+  uint64_t end = qemu_plugin_tb_vaddr(tb) + 4 * (uint64_t)qemu_plugin_tb_n_insns(tb);
+  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
+                                                    JF_VCPU_U64(rig, running_tb_end), end);
+}
+
+void jf_selfstore_on_store(struct jf_rig *rig, unsigned vcpu, struct jf_model_thread *mt,
+                           uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
+{
+  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  uint64_t start = v->last_block, tb_end = v->running_tb_end;
+  if (writer_pc < start || writer_pc >= tb_end) {
+    return; /* not a store of the running TB */
+  }
+  uint64_t end = vaddr + (bytes ? bytes : 1);
+  uint64_t first_page = vaddr & PAGE_MASK, last_page = (end - 1) & PAGE_MASK;
+  for (uint64_t va = (writer_pc & ~UINT64_C(3)) + 4; va < tb_end; va += 4) {
+    if ((va & PAGE_MASK) < first_page || (va & PAGE_MASK) > last_page) {
+      continue; /* another page: the store cannot reach it */
+    }
+    /* Per-word records for the page from now on, so that the TB's later
+     * stores to it take the locked path too. */
+    struct jf_word *w = jf_model_word_now(rig->model, va);
+    if (!w || va + 4 <= vaddr || va >= end) {
+      continue; /* not overwritten */
+    }
+    struct jf_verdict verdict =
+        jf_model_fetch(rig->model, mt, w, jf_model_view(rig->model, va), false);
+    if (verdict.kind != JF_FRESH) {
+      emu_findings_record(rig->findings, va, mt->cpu, mt->serial, &verdict);
+      v->counts.stale_fetches++;
+      jf_vcpu_note_host_thread(vcpu, mt->serial);
+    }
+  }
+}
