@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -680,11 +681,70 @@ TEST(Symbols, CxxNamesAreDemangledAndCNamesLeftAlone)
   EXPECT_EQ(emu_demangle("__aarch64_sync_cache_range"), nullptr);
   EXPECT_EQ(emu_demangle("i"), nullptr) << "a C function named like a mangled type";
   EXPECT_EQ(emu_demangle("_Zgarbage"), nullptr);
+  EXPECT_EQ(emu_demangle("_Rgarbage"), nullptr);
 }
 
 int Shell(const std::string &cmd)
 {
   return system(cmd.c_str());
+}
+
+// The three manglings a JIT's frames come in, each through the lookup the
+// reports use: an aarch64 program whose functions carry a C++ name, a Rust
+// v0 name and a Rust legacy name (rustc's two manglings) is named with the
+// demangled name in `symbol` and the mangled one in `raw_symbol`.
+TEST(Symbols, CxxAndBothRustManglingsAreDemangledInFrames)
+{
+  struct Case {
+    const char *mangled, *plain;
+  } const cases[] = {
+      {"_ZN2v88internal11CpuFeatures11FlushICacheEPvm",
+       "v8::internal::CpuFeatures::FlushICache(void*, unsigned long)"},
+      // v0: an inherent method prints as <Type>::method, the crate
+      // disambiguator (Cs..._) dropped, as rustc's demangler prints it.
+      {"_RNvMs_NtNtCs6X8UcSRmXjT_8wasmtime7runtime11code_memoryNtB4_10CodeMemory7publish",
+       "<wasmtime::runtime::code_memory::CodeMemory>::publish"},
+      // legacy: the 17h<16 hex digits>E hash dropped.
+      {"_ZN8wasmtime7runtime11code_memory10CodeMemory7publish17h0f1e2d3c4b5a6978E",
+       "wasmtime::runtime::code_memory::CodeMemory::publish"},
+  };
+  char tmpl[] = "/tmp/jf-mangled-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  {
+    std::ofstream s(dir + "/names.s");
+    s << ".text\n.global _start\n_start:\n  ret\n";
+    for (const Case &c : cases)
+      s << ".global " << c.mangled << "\n.type " << c.mangled << ", %function\n"
+        << c.mangled << ":\n  nop\n  nop\n  ret\n.size " << c.mangled << ", 12\n";
+  }
+  const std::string exe = dir + "/names";
+  ASSERT_EQ(
+      Shell("aarch64-linux-gnu-gcc -nostdlib -static -no-pie -o " + exe + " " + dir + "/names.s"),
+      0);
+  const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
+  emu_symbols *s = emu_symbols_new(maps.c_str());
+  for (const Case &c : cases) {
+    uint64_t addr = 0;
+    {
+      const std::string cmd = "aarch64-linux-gnu-nm " + exe;
+      std::unique_ptr<FILE, int (*)(FILE *)> p(popen(cmd.c_str(), "r"), pclose);
+      char line[512], name[400], type;
+      unsigned long long a;
+      while (p && fgets(line, sizeof line, p.get()))
+        if (sscanf(line, "%llx %c %399s", &a, &type, name) == 3 && std::string(name) == c.mangled)
+          addr = a;
+    }
+    ASSERT_NE(addr, 0u) << c.mangled;
+    emu_frame_names names = {};
+    emu_symbols_lookup(addr + 4, &names, s);
+    ASSERT_NE(names.symbol, nullptr) << c.mangled;
+    EXPECT_EQ(std::string(names.symbol), std::string(c.plain) + "+0x4");
+    EXPECT_EQ(std::string(names.raw_symbol), std::string(c.mangled) + "+0x4");
+    FreeNames(names);
+  }
+  emu_symbols_free(s);
+  Shell("rm -rf " + dir);
 }
 
 // A stripped program in a sysroot whose debug package put the DWARF under
