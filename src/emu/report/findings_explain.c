@@ -5,7 +5,9 @@
 #include <inttypes.h>
 
 #include "findings_explain.h"
+#include "findings_names.h"
 #include "internal/ctr.h"
+#include "known_routines.h"
 
 /* ---- what a finding says ----------------------------------------------------- */
 
@@ -165,5 +167,15 @@ char *emu_findings_explain(const struct emu_findings *f, const struct finding *f
     break;
   }
   g_string_free(from, true);
+  /* A well-known routine's own flaw and fix, whatever the kind: that is
+   * what its author can act on. */
+  const struct emu_known_routine *known =
+      fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc)->routine : NULL;
+  if (known) {
+    char *more = g_strdup_printf("%s The flush routine is %s (%s, %s): %s; %s.", out, known->name,
+                                 known->symbol, known->build, known->flaw, known->advice);
+    g_free(out);
+    out = more;
+  }
   return out;
 }
