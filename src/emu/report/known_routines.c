@@ -13,9 +13,12 @@
  *
  * Each entry's words are one build's instructions, taken with
  *   aarch64-linux-gnu-objdump -d <object> [--start-address --stop-address]
- * from the Debian packages named in its `build`: libgcc's
+ * from the Debian packages named in its `build` (Debian 12 bookworm, 13
+ * trixie, and forky, testing in 2026): libgcc's
  * __aarch64_sync_cache_range from libgcc.a (sync-cache.o) and from
- * libgcc_s.so.1 (the two have the same shapes), compiler-rt's __clear_cache
+ * libgcc_s.so.1 (the two have the same shapes within one GCC version;
+ * forky's libgcc_s.so.1 is GCC 16's and its libgcc-15-dev GCC 15's, whose
+ * code differs), compiler-rt's __clear_cache
  * from libclang_rt.builtins-aarch64.a (clear_cache.c.o), and QEMU's
  * flush_idcache_range from qemu-user-static's qemu-x86_64-static.
  * A build with Branch Target Identification starts with `bti c`, which the
@@ -40,6 +43,20 @@
 #define QEMU_ADVICE                                                                                \
   "run QEMU on a kernel that traps CTR_EL0 reads on mismatched cores (Linux 4.9 or later), or "    \
   "build it to step by the smallest line of every core"
+
+static const uint32_t libgcc_gcc16[] = {
+    0xd503245f, 0xf0000125, 0xb941f8a3, 0x35000063, 0xd53b0023, 0xb901f8a3, 0x37e001c3, 0xd3504c62,
+    0x52800084, 0x1ac22084, 0x51000482, 0x8a220002, 0xeb01005f, 0x540000e2, 0x93407c84, 0xd503201f,
+    0xd50b7b22, 0x8b040042, 0xeb02003f, 0x54ffffa8, 0xd5033b9f, 0xb941f8a2, 0x37e801e2, 0x12000c63,
+    0x52800082, 0x1ac32042, 0x51000443, 0x8a230000, 0xeb00003f, 0x540000e9, 0x93407c42, 0xd503201f,
+    0xd50b7520, 0x8b020000, 0xeb00003f, 0x54ffffa8, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
+
+static const uint32_t libgcc_gcc15[] = {
+    0xd503245f, 0x90000005, 0xb94000a3, 0x35000063, 0xd53b0023, 0xb90000a3, 0x37e001c3, 0xd3504c62,
+    0x52800084, 0x1ac22084, 0x51000482, 0x8a220002, 0xeb01005f, 0x540000e2, 0x93407c84, 0xd503201f,
+    0xd50b7b22, 0x8b040042, 0xeb02003f, 0x54ffffa8, 0xd5033b9f, 0xb94000a2, 0x37e801e2, 0x12000c63,
+    0x52800082, 0x1ac32042, 0x51000443, 0x8a230000, 0x93407c42, 0xeb00003f, 0x540000c9, 0xd503201f,
+    0xd50b7520, 0x8b020000, 0xeb00003f, 0x54ffffa8, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
 
 static const uint32_t libgcc_gcc14[] = {
     0xd503245f, 0x90000005, 0xb94000a4, 0x35000084, 0xd53b0022, 0x2a0203e4, 0xb90000a2, 0x37e001a4,
@@ -78,12 +95,16 @@ static const uint32_t qemu_7_2[] = {
 #define WORDS(a) a, sizeof(a) / sizeof((a)[0])
 
 static const struct emu_known_routine known[] = {
+    {"libgcc's __clear_cache", "__aarch64_sync_cache_range", "GCC 16 (Debian forky)", LATCHED,
+     LINK_DROPIN, WORDS(libgcc_gcc16)},
+    {"libgcc's __clear_cache", "__aarch64_sync_cache_range", "GCC 15 (Debian forky)", LATCHED,
+     LINK_DROPIN, WORDS(libgcc_gcc15)},
     {"libgcc's __clear_cache", "__aarch64_sync_cache_range", "GCC 14 (Debian 13)", LATCHED,
      LINK_DROPIN, WORDS(libgcc_gcc14)},
     {"libgcc's __clear_cache", "__aarch64_sync_cache_range", "GCC 12 (Debian 12)", LATCHED,
      LINK_DROPIN, WORDS(libgcc_gcc12)},
-    {"compiler-rt's __clear_cache", "__clear_cache", "LLVM 19 (Debian 13)", LATCHED, LINK_DROPIN,
-     WORDS(compiler_rt_19)},
+    {"compiler-rt's __clear_cache", "__clear_cache", "LLVM 19, 21 (Debian 13, forky)", LATCHED,
+     LINK_DROPIN, WORDS(compiler_rt_19)},
     {"compiler-rt's __clear_cache", "__clear_cache", "LLVM 14 (Debian 12)", LATCHED, LINK_DROPIN,
      WORDS(compiler_rt_14)},
     {"QEMU's flush_idcache_range", "flush_idcache_range", "QEMU 7.2 (Debian 12)", QEMU_LATCHED,
