@@ -99,6 +99,8 @@
  *                           moves 8 bytes of /dev/urandom into a pipe with
  *                           splice (the rig never sees them in guest
  *                           memory) and reads them from the pipe
+ *   emu_guest clock         reads CLOCK_MONOTONIC and prints whether it
+ *                           moved forward
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include <dirent.h>
@@ -119,6 +121,7 @@
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "a64_encode.h"
@@ -939,6 +942,7 @@ static int fork_with_threads(int spinners)
  * code sits, which code added before them would move. */
 static int entropy(void);
 static int entropy_splice(void);
+static int read_clock(void);
 
 int main(int argc, char **argv)
 {
@@ -1015,6 +1019,8 @@ int main(int argc, char **argv)
     return entropy();
   if (argc == 2 && strcmp(argv[1], "entropy-splice") == 0)
     return entropy_splice();
+  if (argc == 2 && strcmp(argv[1], "clock") == 0)
+    return read_clock();
   fprintf(stderr,
           "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-shared |\n"
           "       jit-shared-flush | jit-forever |\n"
@@ -1024,7 +1030,7 @@ int main(int argc, char **argv)
           "       map-below-libs MIB |\n"
           "       fork-with-threads SPINNERS | publish-order early|late ROUNDS |\n"
           "       release MODE | shm-churn N | run-flushed signal|flag | entropy |\n"
-          "       entropy-splice\n");
+          "       entropy-splice | clock\n");
   return 64;
 }
 
@@ -1073,5 +1079,16 @@ static int entropy_splice(void)
   if (read(p[0], &v, sizeof v) != (ssize_t)sizeof v)
     return 102;
   printf("splice %016llx\n", (unsigned long long)v);
+  return 0;
+}
+
+static int read_clock(void)
+{
+  struct timespec a, b;
+  if (clock_gettime(CLOCK_MONOTONIC, &a) != 0 || clock_gettime(CLOCK_MONOTONIC, &b) != 0)
+    return 100;
+  printf("clock %s\n", b.tv_sec > a.tv_sec || (b.tv_sec == a.tv_sec && b.tv_nsec >= a.tv_nsec)
+                           ? "forward"
+                           : "backward");
   return 0;
 }

@@ -535,8 +535,8 @@ TEST(RunnerEndToEnd, OneSeedGivesTheGuestTheSameEntropy)
 }
 
 // Random bytes the guest moves without reading them into its memory
-// (splice from /dev/urandom into a pipe) are outside the seed's reach: the
-// report says so and does not call the run reproducible.
+// (splice from /dev/urandom into a pipe), and the clock, are outside the
+// seed's reach: the report says so and does not call the run reproducible.
 TEST(RunnerEndToEnd, EntropyOutsideTheSeedIsNamed)
 {
   TempDir dir;
@@ -548,6 +548,17 @@ TEST(RunnerEndToEnd, EntropyOutsideTheSeedIsNamed)
   EXPECT_EQ(schedule["reproducible"], false) << schedule;
   EXPECT_EQ(schedule["entropy"]["outside_seed"], nlohmann::json::array({"splice of /dev/urandom"}))
       << schedule;
+  // The clock is the host's: a guest that reads it is not called
+  // reproducible either.
+  ProcessResult c = Emu("exynos8890.conf", {"clock"}, {"--seed", "5", "--report", dir / "c.json"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(c.out, "clock forward\n");
+  const nlohmann::json clock = nlohmann::json::parse(ReadFileOrEmpty(dir / "c.json"))["schedule"];
+  EXPECT_EQ(clock["reproducible"], false) << clock;
+  EXPECT_EQ(clock["entropy"]["clock_reads"], 2) << clock;
+  EXPECT_EQ(clock["entropy"]["outside_seed"],
+            nlohmann::json::array({"the host's clock (clock_gettime)"}))
+      << clock;
 }
 
 // The report without the process ids (a fork's child has a new one on
