@@ -167,13 +167,19 @@ char *emu_findings_explain(const struct emu_findings *f, const struct finding *f
     break;
   }
   g_string_free(from, true);
-  /* A well-known routine's own flaw and fix, whatever the kind: that is
-   * what its author can act on. */
+  /* A well-known routine is named; its flaw (a latched line size) and the
+   * fix for it only where the finding is about line sizes: a missing isb
+   * after it is the caller's to add, whatever routine flushed. */
   const struct emu_known_routine *known =
       fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc)->routine : NULL;
   if (known) {
-    char *more = g_strdup_printf("%s The flush routine is %s (%s, %s): %s; %s.", out, known->name,
-                                 known->symbol, known->build, known->flaw, known->advice);
+    const bool geometry = fd->key.kind == JF_STALE_NOT_INVALIDATED_IN_GEOMETRY ||
+                          fd->key.kind == JF_STALE_NOT_CLEANED;
+    char *more =
+        geometry ? g_strdup_printf("%s The flush routine is %s (%s, %s): %s; %s.", out, known->name,
+                                   known->symbol, known->build, known->flaw, known->advice)
+                 : g_strdup_printf("%s The flush routine is %s (%s, %s).", out, known->name,
+                                   known->symbol, known->build);
     g_free(out);
     out = more;
   }

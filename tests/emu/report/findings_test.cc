@@ -774,6 +774,20 @@ TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
   const nlohmann::json &result = sarif["runs"][0]["results"][0];
   EXPECT_EQ(result["message"]["text"], message);
   EXPECT_EQ(result["properties"]["flushRoutine"], "libgcc's __clear_cache");
+  // Another kind at the same routine (no isb after it): the routine is
+  // named, but its latch is not this finding's cause.
+  const jf_verdict unsynced = {JF_STALE_NOT_SYNCHRONISED, 0x4031fc, v.flush_site, 128, 64, 0};
+  emu_findings_record(f, 0x7f0000002000, 0, 0, &unsynced);
+  emu_findings_resolve(f, LookUp, s);
+  const nlohmann::json both = Json();
+  ASSERT_EQ(both["findings"].size(), 2u);
+  const std::string other = both["findings"][1]["message"];
+  EXPECT_EQ(both["findings"][1]["kind"], "not-synchronised");
+  EXPECT_NE(other.find(" The flush routine is libgcc's __clear_cache (__aarch64_sync_cache_range, "
+                       "GCC 12 (Debian 12))."),
+            std::string::npos)
+      << other;
+  EXPECT_EQ(other.find("drop-in"), std::string::npos) << other;
   EXPECT_EQ(result["properties"]["flushRoutineBuild"], "GCC 12 (Debian 12)");
   emu_symbols_free(s);
   Shell("rm -rf " + dir);
