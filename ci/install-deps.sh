@@ -17,6 +17,8 @@ pkgs+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross)
 pkgs+=(libglib2.0-dev device-tree-compiler dpkg-dev python3-venv flex bison)
 # The rig's findings name guest code with elfutils' libdwfl.
 pkgs+=(libdw-dev libelf-dev)
+# ... and demangles C++ and Rust names with libiberty's cplus_demangle.
+pkgs+=(libiberty-dev)
 # The rig writes its JSON report and SARIF from a data model with json-glib.
 pkgs+=(libjson-glib-dev)
 # Compile checks of the Windows and generic platform files.

@@ -11,7 +11,8 @@ Runs PROGRAM under RUNNER (jitflush-emu) with --report, --sarif and
      one error per finding of the JSON report, under each finding's kind;
   3. checks each result against its finding: rule, message, location (a
      source line under SRCROOT is relative to it, every result has a
-     physical location: a source line or the module and offset);
+     physical location: a source line or the module and offset), and the
+     well-known flush routine it names, if any;
   4. runs it again with seed 2 and checks that the same root causes have
      the same partialFingerprints and different ones different.
 When PROGRAM forks and a child finds something, the one log must hold the
@@ -131,6 +132,14 @@ def main(argv):
             fail("result message %r differs from the finding's %r" % (result["message"]["text"], message))
         if result["properties"]["count"] != finding["count"]:
             fail("result count differs from the finding's")
+        # A well-known flush routine (docs/FINDINGS.md) is named in the
+        # result as in the finding.
+        routine = (finding["flush"] or {}).get("routine")
+        if result["properties"].get("flushRoutine") != (routine or {}).get("name"):
+            fail("result names flush routine %r, the finding %r"
+                 % (result["properties"].get("flushRoutine"), routine))
+        if routine and ("The flush routine is " + routine["name"]) not in message:
+            fail("the message does not name the flush routine %s: %r" % (routine["name"], message))
         loc = result["locations"][0]
         caller = (finding["flush"] or {}).get("caller") or {}
         if caller.get("location"):

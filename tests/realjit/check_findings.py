@@ -2,7 +2,8 @@
 """The rig's findings (docs/FINDINGS.md, "The findings array") for a real JIT caught stale.
 
     check_findings.py REPORT.json ARCHIVE [--max N]
-    check_findings.py REPORT.json --module NAME [--caller FUNCTION] [--flush FUNCTION] [--max N]
+    check_findings.py REPORT.json --module NAME [--caller FUNCTION] [--flush FUNCTION]
+                      [--routine BUILD] [--max N]
 
 REPORT is the report of a run that the rig caught (status 86); ARCHIVE is
 the JIT's own library (libpcre2-8.a, libluajit.a). Optional by design: the
@@ -25,7 +26,10 @@ the flush must instead lie in the mapped object named NAME, and its caller
 in NAME too, or with --caller in the function FUNCTION (BEAM's
 beamasm_flush_icache in beam.smp), and with --flush the flush in the
 function FUNCTION (V8's CpuFeatures::FlushICache); the finding must be the
-latched stride as above.
+latched stride as above. With --routine BUILD, that finding's flush must
+be recognised by its code as the well-known routine of that build
+(flush.routine.build, docs/FINDINGS.md "Well-known flush routines"), and
+its message must name it.
 
 Exit status: 0 pass, 1 an expectation failed, 2 usage, 77 no findings key.
 """
@@ -88,7 +92,7 @@ def module_of(frame):
     return os.path.basename((frame or {}).get("module") or "")
 
 
-def check_module(findings, module, caller, flush_fn=None):
+def check_module(findings, module, caller, flush_fn=None, routine=None):
     def called_right(frame):
         if caller:
             return function_of((frame or {}).get("symbol")) == caller
@@ -110,6 +114,12 @@ def check_module(findings, module, caller, flush_fn=None):
     if not geometry:
         fail(f"no not-invalidated-in-geometry finding in {module}")
     f = geometry[0]
+    if routine:
+        got = f["flush"].get("routine") or {}
+        if got.get("build") != routine:
+            fail(f"the flush in {module} is recognised as {got or 'no known routine'}, not {routine}")
+        if ("The flush routine is " + got["name"]) not in f["message"]:
+            fail(f"the message does not name {got['name']}: {f['message']}")
     c = f["flush"]["caller"]
     print(f"check_findings.py: ok: flush {module}+{f['flush']['offset']} called from "
           f"{c.get('symbol') or ''} ({module_of(c)}+{c['offset']}), stride {f['stride']} against {f['line']}-byte "
@@ -119,9 +129,10 @@ def check_module(findings, module, caller, flush_fn=None):
 
 def main(argv):
     args = argv[1:]
-    module = caller_fn = flush_fn = None
+    module = caller_fn = flush_fn = routine = None
     limit = 4
-    usage = "usage: check_findings.py REPORT.json ARCHIVE|--module NAME [--caller F] [--flush F] [--max N]"
+    usage = ("usage: check_findings.py REPORT.json ARCHIVE|--module NAME [--caller F] [--flush F] "
+             "[--routine BUILD] [--max N]")
     if len(args) < 2:
         print(usage, file=sys.stderr)
         return 2
@@ -130,7 +141,7 @@ def main(argv):
     if rest[0] != "--module":
         archive, rest = rest[0], rest[1:]
     while rest:
-        if len(rest) < 2 or rest[0] not in ("--module", "--caller", "--flush", "--max"):
+        if len(rest) < 2 or rest[0] not in ("--module", "--caller", "--flush", "--routine", "--max"):
             print(usage, file=sys.stderr)
             return 2
         key, value, rest = rest[0], rest[1], rest[2:]
@@ -140,6 +151,8 @@ def main(argv):
             caller_fn = value
         elif key == "--flush":
             flush_fn = value
+        elif key == "--routine":
+            routine = value
         else:
             limit = int(value)
     if (archive is None) == (module is None):
@@ -168,7 +181,7 @@ def main(argv):
         fail(f"two findings share a kind and a flush routine: {causes}")
 
     if module:
-        return check_module(findings, module, caller_fn, flush_fn)
+        return check_module(findings, module, caller_fn, flush_fn, routine)
     own = archive_functions(archive)
     named = [f for f in findings
              if any(r in ((f.get("flush") or {}).get("symbol") or "") for r in FLUSH_ROUTINES)

@@ -16,6 +16,7 @@
 #define JSON_GLIB_FUNCTIONS(FN, VOID_FN)                                                           \
   VOID_FN(json_array_add_element, (JsonArray * a, JsonNode * n), (a, n))                           \
   VOID_FN(json_array_add_object_element, (JsonArray * a, JsonObject * o), (a, o))                  \
+  VOID_FN(json_array_add_string_element, (JsonArray * a, const gchar *s), (a, s))                  \
   FN(JsonNode *, json_array_get_element, (JsonArray * a, guint i), (a, i))                         \
   FN(guint, json_array_get_length, (JsonArray * a), (a))                                           \
   FN(JsonObject *, json_array_get_object_element, (JsonArray * a, guint i), (a, i))                \

@@ -2,12 +2,13 @@
  * Libraries the rig loads when it first needs them, not when it starts
  * (docs/BENCHMARKS.md, "Start-up"). A test suite starts one rig per test,
  * and most runs never write a JSON report, never name a guest frame and
- * never demangle a C++ name; yet linking json-glib (with GIO, GObject,
- * libmount, libselinux and libblkid behind it), libdw and libstdc++ made
+ * never decode a system instruction with Capstone; yet linking json-glib
+ * (with GIO, GObject, libmount, libselinux and libblkid behind it), libdw
+ * and the others made
  * every QEMU start map and bind them all (QEMU opens the plugin with
  * RTLD_NOW: every symbol of every dependency is bound at load).
  *
- * A lazy unit (lazy_json_glib.c, lazy_libdw.c, lazy_demangle.c) defines
+ * A lazy unit (lazy_json_glib.c, lazy_libdw.c, lazy_capstone.c) defines
  * the library's functions the rig calls, with the library header's own
  * prototypes, so the code that calls them is unchanged and the compiler
  * checks every signature. The first call of any of them loads the library

@@ -30,6 +30,7 @@
 #include "kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_decode.h"
+#include "plugin_entropy.h"
 #include "plugin_exec.h"
 #include "plugin_findings.h"
 #include "plugin_fork.h"
@@ -138,6 +139,7 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   }
   json_object_set_int_member(report, "threads", jf_sched_nthreads(r->sched));
   jf_turns_report(r->turns, report);
+  jf_entropy_report(r->entropy, json_object_get_object_member(report, "schedule"));
   json_object_set_array_member(report, "cores", report_cores(r));
   report_findings(r, report, r->opts.sarif_path);
   jf_region_report(r->region, report);
@@ -240,6 +242,7 @@ static void rig_free(struct jf_rig *r)
   jf_store_free(r->store);
   jf_region_free(r->region);
   jf_signals_free(r->signals);
+  jf_entropy_free(r->entropy);
   emu_findings_free(r->findings);
   g_clear_pointer(&r->kernel, jf_model_kernel_free);
   g_clear_pointer(&r->model, jf_model_free);
@@ -327,6 +330,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   emu_findings_set_sarif_root(r->findings, r->opts.sarif_root);
   r->region = jf_region_new();
   r->signals = jf_signals_new();
+  r->entropy = jf_entropy_new(jf_rig_seed(r));
   return true;
 }
 
@@ -385,6 +389,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   jf_alias_syscall(rig, num, args);
   jf_exec_syscall(rig, num, args);
   jf_signals_syscall(rig, num, args);
+  jf_entropy_syscall(rig->entropy, vcpu, num, args);
   jf_hotplug_poll(rig, vcpu);
   jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
   if (jf_turns_syscall(rig, vcpu, num, a1, a2)) {
@@ -408,6 +413,7 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   jf_alias_syscall_ret(rig, num, ret);
   jf_sched_syscall_ret(rig, vcpu, num, ret);
   jf_turns_await_child(rig, vcpu, num, ret);
+  jf_entropy_syscall_ret(rig->entropy, vcpu, num, ret);
   jf_store_syscall(rig->store, vcpu, false);
   /* A syscall's return synchronises the context (plugin_alias.c). */
   jf_alias_refresh_views(rig);

@@ -107,6 +107,7 @@ struct jf_rig {
   struct jf_store *store;
   struct jf_region *region;
   struct jf_signals *signals;    /* plugin_signal.c */
+  struct jf_entropy *entropy;    /* plugin_entropy.c */
   struct emu_findings *findings; /* findings.h, guarded by LOCK */
   struct jf_regs *regs;
   struct jf_keep *keep;

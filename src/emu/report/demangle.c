@@ -1,26 +1,28 @@
-/* C++ names demangled (demangle.h). */
+/* C++ and Rust names demangled (demangle.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
 
-#include "demangle.h"
+#include <libiberty/demangle.h>
 
-/* The Itanium C++ ABI's demangler, exported by libstdc++ with C linkage
- * (<cxxabi.h> declares it for C++ only). STATUS is 0 on success. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+#include "demangle.h"
 
 char *emu_demangle(const char *name)
 {
-  /* Only "_Z" names are mangled; the demangler would also accept plain
-   * type names such as "i" (int), which are C function names here. */
-  if (!name || strncmp(name, "_Z", 2) != 0) {
+  /* Only "_Z" (Itanium C++, Rust legacy) and "_R" (Rust v0) names are
+   * mangled; without DMGL_TYPES the demangler leaves a plain type name such
+   * as "i" (int) alone, but the prefix check also keeps C names that merely
+   * look like another language's manglings (Java, D) as they are. */
+  if (!name || (strncmp(name, "_Z", 2) != 0 && strncmp(name, "_R", 2) != 0)) {
     return NULL;
   }
-  int status = -1;
-  char *plain = __cxa_demangle(name, NULL, NULL, &status);
-  if (status != 0 || !plain) {
-    free(plain);
+  /* DMGL_PARAMS: C++ parameter lists, so that overloads stay apart.
+   * DMGL_ANSI: const and volatile qualifiers. No DMGL_VERBOSE: that would
+   * keep Rust's hashes and disambiguators. The style is automatic, which
+   * tells Rust legacy names from C++ ones by their hash suffix. */
+  char *plain = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+  if (!plain) {
     return NULL;
   }
   char *out = g_strdup(plain);

@@ -5,7 +5,9 @@
 #include <inttypes.h>
 
 #include "findings_explain.h"
+#include "findings_names.h"
 #include "internal/ctr.h"
+#include "known_routines.h"
 
 /* ---- what a finding says ----------------------------------------------------- */
 
@@ -172,5 +174,21 @@ char *emu_findings_explain(const struct emu_findings *f, const struct finding *f
     break;
   }
   g_string_free(from, true);
+  /* A well-known routine is named; its flaw (a latched line size) and the
+   * fix for it only where the finding is about line sizes: a missing isb
+   * after it is the caller's to add, whatever routine flushed. */
+  const struct emu_known_routine *known =
+      fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc)->routine : NULL;
+  if (known) {
+    const bool geometry = fd->key.kind == JF_STALE_NOT_INVALIDATED_IN_GEOMETRY ||
+                          fd->key.kind == JF_STALE_NOT_CLEANED;
+    char *more =
+        geometry ? g_strdup_printf("%s The flush routine is %s (%s, %s): %s; %s.", out, known->name,
+                                   known->symbol, known->build, known->flaw, known->advice)
+                 : g_strdup_printf("%s The flush routine is %s (%s, %s).", out, known->name,
+                                   known->symbol, known->build);
+    g_free(out);
+    out = more;
+  }
   return out;
 }

@@ -6,6 +6,7 @@
 #include "findings_explain.h"
 #include "findings_json.h"
 #include "findings_names.h"
+#include "known_routines.h"
 
 /* ---- JSON ------------------------------------------------------------------ */
 
@@ -64,6 +65,18 @@ static void json_flush(JsonObject *o, const struct emu_findings *f, const struct
     return;
   }
   JsonObject *flush = json_frame(f, fd->key.flush_pc);
+  const struct emu_known_routine *known = emu_findings_frame_of(f, fd->key.flush_pc)->routine;
+  if (known) {
+    JsonObject *r = json_object_new();
+    json_object_set_string_member(r, "name", known->name);
+    json_object_set_string_member(r, "function", known->symbol);
+    json_object_set_string_member(r, "build", known->build);
+    json_object_set_string_member(r, "flaw", known->flaw);
+    json_object_set_string_member(r, "advice", known->advice);
+    json_object_set_object_member(flush, "routine", r);
+  } else {
+    json_object_set_null_member(flush, "routine");
+  }
   const struct caller *top =
       fd->callers->len ? &g_array_index(fd->callers, struct caller, 0) : NULL;
   if (top && top->lr) {

@@ -5,6 +5,7 @@
  */
 #include "findings_names.h"
 #include "findings_internal.h"
+#include "known_routines.h"
 
 /* ---- names ----------------------------------------------------------------- */
 
@@ -37,6 +38,13 @@ void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx
       resolve_pc(f, g_array_index(fd->writers, struct writer, w).pc, fn, ctx);
     }
     resolve_pc(f, fd->key.flush_pc, fn, ctx);
+    /* A flush routine is named by its code too: a stripped libgcc copy has
+     * no symbol, and a named one says nothing of its flaw. */
+    struct emu_frame_names *flush =
+        g_hash_table_lookup(f->frames, GSIZE_TO_POINTER(fd->key.flush_pc));
+    if (flush && flush->module && !flush->routine) {
+      flush->routine = emu_known_routine_in_file(flush->module, flush->offset);
+    }
     for (guint c = 0; c < fd->callers->len; c++) {
       resolve_pc(f, emu_findings_call_site_of(g_array_index(fd->callers, struct caller, c).lr), fn,
                  ctx);

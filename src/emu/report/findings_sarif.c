@@ -9,6 +9,7 @@
 #include "findings_explain.h"
 #include "findings_names.h"
 #include "findings_sarif.h"
+#include "known_routines.h"
 
 /* ---- SARIF 2.1.0 ----------------------------------------------------------- */
 
@@ -216,6 +217,12 @@ static JsonObject *sarif_result(const struct emu_findings *f, const struct findi
   json_object_set_int_member(props, "words", g_hash_table_size(fd->words));
   json_object_set_int_member(props, "line", fd->line);
   json_object_set_int_member(props, "stride", fd->key.stride);
+  const struct emu_known_routine *known =
+      fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc)->routine : NULL;
+  if (known) {
+    json_object_set_string_member(props, "flushRoutine", known->name);
+    json_object_set_string_member(props, "flushRoutineBuild", known->build);
+  }
   json_object_set_object_member(r, "properties", props);
   return r;
 }

@@ -8,6 +8,7 @@
 #include "findings_explain.h"
 #include "findings_names.h"
 #include "findings_text.h"
+#include "known_routines.h"
 #include "internal/ctr.h"
 
 #define CALLERS_SHOWN 5 /* callers in a stderr block (the JSON has all) */
@@ -44,6 +45,11 @@ static void text_flush(GString *out, const struct emu_findings *f, const struct 
     return;
   }
   text_frame(out, "flush", fd->key.flush_pc, emu_findings_frame_of(f, fd->key.flush_pc), NULL);
+  const struct emu_known_routine *known = emu_findings_frame_of(f, fd->key.flush_pc)->routine;
+  if (known) {
+    g_string_append_printf(out, "            is %s (%s, %s)\n", known->name, known->symbol,
+                           known->build);
+  }
   if (fd->key.stride) {
     g_string_append_printf(out, "            loop stride %u bytes", fd->key.stride);
     const struct ctr_site *src = emu_findings_stride_source(f, fd);

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+struct emu_known_routine;
+
 /* Every string g_malloc'ed, or NULL when unknown. */
 struct emu_frame_names {
   char *symbol;     /* "function+0xoffset", C++ names demangled */
@@ -16,6 +18,9 @@ struct emu_frame_names {
   char *location;   /* "file:line" from DWARF */
   char *module;     /* path of the mapped object holding the address */
   uint64_t offset;  /* the address's offset in that file (with MODULE) */
+  /* A flush instruction's: the well-known routine its code is
+   * (known_routines.h; static, not freed), or NULL. */
+  const struct emu_known_routine *routine;
 };
 
 #endif /* JITFLUSH_EMU_FRAME_NAMES_H */

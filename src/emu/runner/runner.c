@@ -595,6 +595,16 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
    * more or fewer system calls from run to run: "Reproducible runs"). */
   g_ptr_array_add(argv, "-R");
   g_ptr_array_add(argv, EMU_GUEST_RESERVED_VA);
+  /* QEMU's own guest-visible randomness from the run's seed: the 16
+   * AT_RANDOM bytes the auxiliary vector points to (glibc's stack guard
+   * and pointer guard), the pointer authentication keys linux-user gives
+   * each process, and the RNDR register. The plugin seeds getrandom and
+   * the random devices (plugin_entropy.c); docs/RIG.md, "Reproducible
+   * runs". */
+  char qemu_seed[24];
+  g_snprintf(qemu_seed, sizeof qemu_seed, "%" PRIu64, o->seed_text ? o->seed : cfg->seed);
+  g_ptr_array_add(argv, "-seed");
+  g_ptr_array_add(argv, qemu_seed);
   for (char **a = o->program; *a; a++) {
     g_ptr_array_add(argv, *a);
   }

@@ -90,6 +90,17 @@
  *                           by calling the same handler straight after a
  *                           flag it spins on ("flag": it is not
  *                           synchronised); exits 0 when it got 42
+ *   emu_guest entropy       takes 8 bytes from getrandom, 8 from a read and
+ *                           8 from a readv of /dev/urandom, prints them and
+ *                           the 16 AT_RANDOM bytes, then writes code whose
+ *                           length those bytes choose and runs it without
+ *                           a flush: what the rig counts depends on them
+ *   emu_guest entropy-splice
+ *                           moves 8 bytes of /dev/urandom into a pipe with
+ *                           splice (the rig never sees them in guest
+ *                           memory) and reads them from the pipe
+ *   emu_guest clock         reads CLOCK_MONOTONIC and prints whether it
+ *                           moved forward
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include <dirent.h>
@@ -102,10 +113,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/uio.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "a64_encode.h"
@@ -922,6 +938,12 @@ static int fork_with_threads(int spinners)
   return WEXITSTATUS(status) == 7 ? 0 : 1;
 }
 
+/* Defined after main: the threaded modes' schedules depend on where their
+ * code sits, which code added before them would move. */
+static int entropy(void);
+static int entropy_splice(void);
+static int read_clock(void);
+
 int main(int argc, char **argv)
 {
   if (argc >= 2 && strcmp(argv[1], "cat") == 0) {
@@ -993,6 +1015,12 @@ int main(int argc, char **argv)
   if (argc == 4 && strcmp(argv[1], "wx-views") == 0 &&
       (strcmp(argv[3], "rx1") == 0 || strcmp(argv[3], "rx2") == 0 || strcmp(argv[3], "both") == 0))
     return wx_views(atoi(argv[2]), strcmp(argv[3], "rx2") != 0, strcmp(argv[3], "rx1") != 0);
+  if (argc == 2 && strcmp(argv[1], "entropy") == 0)
+    return entropy();
+  if (argc == 2 && strcmp(argv[1], "entropy-splice") == 0)
+    return entropy_splice();
+  if (argc == 2 && strcmp(argv[1], "clock") == 0)
+    return read_clock();
   fprintf(stderr,
           "usage: emu_guest cat PATH... | exit N | segv | jit | jit-flush | jit-shared |\n"
           "       jit-shared-flush | jit-forever |\n"
@@ -1001,6 +1029,66 @@ int main(int argc, char **argv)
           "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | wx-views N rx1|rx2|both |\n"
           "       map-below-libs MIB |\n"
           "       fork-with-threads SPINNERS | publish-order early|late ROUNDS |\n"
-          "       release MODE | shm-churn N | run-flushed signal|flag\n");
+          "       release MODE | shm-churn N | run-flushed signal|flag | entropy |\n"
+          "       entropy-splice | clock\n");
   return 64;
+}
+
+static int entropy(void)
+{
+  uint64_t got = 0, read_bytes = 0;
+  uint32_t readv_bytes[2] = {0, 0};
+  if (getrandom(&got, sizeof got, 0) != (ssize_t)sizeof got)
+    return 100;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || read(fd, &read_bytes, sizeof read_bytes) != (ssize_t)sizeof read_bytes)
+    return 101;
+  struct iovec iov[2] = {{&readv_bytes[0], 4}, {&readv_bytes[1], 4}};
+  if (readv(fd, iov, 2) != 8)
+    return 102;
+  close(fd);
+  const unsigned char *at_random = (const unsigned char *)getauxval(AT_RANDOM);
+  printf("getrandom %016llx read %016llx readv %08x%08x AT_RANDOM ", (unsigned long long)got,
+         (unsigned long long)read_bytes, readv_bytes[0], readv_bytes[1]);
+  for (int i = 0; at_random && i < 16; i++)
+    printf("%02x", at_random[i]);
+  printf("\n");
+  fflush(stdout);
+  /* 1 to 190 additions, then ret: as many stale fetches and instructions. */
+  unsigned n = 1 + (unsigned)(got % 64) + (unsigned)(read_bytes % 64) + (readv_bytes[1] % 64);
+  uint32_t *code =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED)
+    return 103;
+  code[0] = a64_movz_x0(0);
+  for (unsigned i = 1; i <= n; i++)
+    code[i] = a64_add_x0(1, 0);
+  code[n + 1] = A64_RET;
+  return ((jit_fn)(uintptr_t)code)() == (int)n ? 0 : 104;
+}
+
+static int entropy_splice(void)
+{
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  int p[2];
+  if (fd < 0 || pipe(p) != 0)
+    return 100;
+  if (splice(fd, NULL, p[1], NULL, 8, 0) != 8)
+    return 101;
+  uint64_t v = 0;
+  if (read(p[0], &v, sizeof v) != (ssize_t)sizeof v)
+    return 102;
+  printf("splice %016llx\n", (unsigned long long)v);
+  return 0;
+}
+
+static int read_clock(void)
+{
+  struct timespec a, b;
+  if (clock_gettime(CLOCK_MONOTONIC, &a) != 0 || clock_gettime(CLOCK_MONOTONIC, &b) != 0)
+    return 100;
+  printf("clock %s\n", b.tv_sec > a.tv_sec || (b.tv_sec == a.tv_sec && b.tv_nsec >= a.tv_nsec)
+                           ? "forward"
+                           : "backward");
+  return 0;
 }

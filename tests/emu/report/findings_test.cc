@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,7 @@ extern "C" {
 #include "findings_names.h"
 #include "findings_sarif.h"
 #include "findings_text.h"
+#include "known_routines.h"
 #include "symbols.h"
 
 namespace
@@ -681,11 +684,208 @@ TEST(Symbols, CxxNamesAreDemangledAndCNamesLeftAlone)
   EXPECT_EQ(emu_demangle("__aarch64_sync_cache_range"), nullptr);
   EXPECT_EQ(emu_demangle("i"), nullptr) << "a C function named like a mangled type";
   EXPECT_EQ(emu_demangle("_Zgarbage"), nullptr);
+  EXPECT_EQ(emu_demangle("_Rgarbage"), nullptr);
 }
 
 int Shell(const std::string &cmd)
 {
   return system(cmd.c_str());
+}
+
+// FILE's bytes as instruction words.
+std::vector<uint32_t> FileWords(const std::string &file)
+{
+  std::ifstream in(file, std::ios::binary);
+  std::vector<uint32_t> w;
+  uint32_t word;
+  while (in.read(reinterpret_cast<char *>(&word), sizeof word))
+    w.push_back(word);
+  return w;
+}
+
+// The file offset of the first instruction OP (any register) at or after
+// FROM, or 0.
+uint64_t OffsetOf(const std::vector<uint32_t> &w, uint64_t from, uint32_t op)
+{
+  for (size_t i = from / 4; i < w.size(); i++)
+    if ((w[i] & 0xffffffe0u) == op)
+      return 4 * i;
+  return 0;
+}
+
+constexpr uint32_t kDcCvau = 0xd50b7b20, kIcIvau = 0xd50b7520;
+
+void LookUp(uint64_t pc, emu_frame_names *out, void *ctx)
+{
+  emu_symbols_lookup(pc, out, static_cast<emu_symbols *>(ctx));
+}
+
+// A stripped program with libgcc's __aarch64_sync_cache_range linked in
+// statically (jit_stress's sc_flush_libgcc calls __builtin___clear_cache):
+// the flush has no symbol, and the finding names the routine by its code,
+// in all three forms, with the advice that fits.
+TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
+{
+  const uint64_t fn = NmAddress("__aarch64_sync_cache_range");
+  ASSERT_NE(fn, 0u) << "no libgcc copy in " << kGuest;
+  char tmpl[] = "/tmp/jf-stripped-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, exe = dir + "/jit_stress";
+  ASSERT_EQ(Shell("aarch64-linux-gnu-strip -o " + exe + " " + kGuest), 0);
+  // A static, non-PIE program: its text's file offset is its address less
+  // 0x400000.
+  const uint64_t off = OffsetOf(FileWords(exe), fn - 0x400000, kIcIvau);
+  ASSERT_NE(off, 0u);
+  ASSERT_LT(off, fn - 0x400000 + 0x100) << "no ic ivau in the routine";
+  const uint64_t flush = 0x400000 + off;
+  const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
+  emu_symbols *s = emu_symbols_new(maps.c_str());
+  const jf_verdict v = Geometry(emu_findings_site(f, flush, 0x401228));
+  for (uint64_t word = 0; word < 16; word++)
+    emu_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
+  emu_findings_resolve(f, LookUp, s);
+
+  const nlohmann::json j = Json();
+  ASSERT_EQ(j["findings"].size(), 1u);
+  const nlohmann::json &fl = j["findings"][0]["flush"];
+  EXPECT_TRUE(fl["symbol"].is_null()) << "stripped: " << fl;
+  EXPECT_EQ(fl["module"], exe);
+  EXPECT_EQ(fl["routine"]["name"], "libgcc's __clear_cache") << fl;
+  EXPECT_EQ(fl["routine"]["function"], "__aarch64_sync_cache_range");
+  EXPECT_EQ(fl["routine"]["build"], "GCC 12 (Debian 12)");
+  EXPECT_EQ(fl["routine"]["flaw"], "CTR_EL0 latched in a static on the first call");
+  EXPECT_EQ(fl["routine"]["advice"].get<std::string>().rfind("link jitflush's drop-in", 0), 0u);
+
+  // The message, in all three forms, ends with the routine's flaw and fix.
+  const std::string sentence = "The flush routine is libgcc's __clear_cache "
+                               "(__aarch64_sync_cache_range, GCC 12 (Debian 12)): CTR_EL0 latched "
+                               "in a static on the first call; link jitflush's drop-in "
+                               "__clear_cache";
+  const std::string message = j["findings"][0]["message"];
+  EXPECT_NE(message.find(sentence), std::string::npos) << message;
+
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("\n            is libgcc's __clear_cache (__aarch64_sync_cache_range, GCC 12 "
+                      "(Debian 12))\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    " + message + "\n"), std::string::npos) << text;
+
+  const nlohmann::json sarif = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  const nlohmann::json &result = sarif["runs"][0]["results"][0];
+  EXPECT_EQ(result["message"]["text"], message);
+  EXPECT_EQ(result["properties"]["flushRoutine"], "libgcc's __clear_cache");
+  // Another kind at the same routine (no isb after it): the routine is
+  // named, but its latch is not this finding's cause.
+  const jf_verdict unsynced = {JF_STALE_NOT_SYNCHRONISED, 0x4031fc, v.flush_site, 128, 64, 0};
+  emu_findings_record(f, 0x7f0000002000, 0, 0, &unsynced);
+  emu_findings_resolve(f, LookUp, s);
+  const nlohmann::json both = Json();
+  ASSERT_EQ(both["findings"].size(), 2u);
+  const std::string other = both["findings"][1]["message"];
+  EXPECT_EQ(both["findings"][1]["kind"], "not-synchronised");
+  EXPECT_NE(other.find(" The flush routine is libgcc's __clear_cache (__aarch64_sync_cache_range, "
+                       "GCC 12 (Debian 12))."),
+            std::string::npos)
+      << other;
+  EXPECT_EQ(other.find("drop-in"), std::string::npos) << other;
+  EXPECT_EQ(result["properties"]["flushRoutineBuild"], "GCC 12 (Debian 12)");
+  emu_symbols_free(s);
+  Shell("rm -rf " + dir);
+}
+
+// libgcc_s.so.1 of the aarch64 sysroot (Debian's libgcc-s1, GCC 12): the
+// routine __clear_cache branches to has no symbol of its own.
+TEST(KnownRoutinesInFiles, TheSysrootsLibgccSIsRecognised)
+{
+  const std::string so = "/usr/aarch64-linux-gnu/lib/libgcc_s.so.1";
+  const std::vector<uint32_t> w = FileWords(so);
+  ASSERT_FALSE(w.empty()) << so;
+  for (uint32_t op : {kDcCvau, kIcIvau}) {
+    const uint64_t off = OffsetOf(w, 0, op);
+    ASSERT_NE(off, 0u) << so;
+    const emu_known_routine *r = emu_known_routine_in_file(so.c_str(), off);
+    ASSERT_NE(r, nullptr) << so << "+0x" << std::hex << off;
+    EXPECT_STREQ(r->name, "libgcc's __clear_cache");
+    EXPECT_STREQ(r->build, "GCC 12 (Debian 12)");
+  }
+  EXPECT_EQ(emu_known_routine_in_file("/nonexistent/libgcc_s.so.1", 0x6ed0), nullptr);
+}
+
+// jitflush's own flush, linked into the same program, is none of them; and
+// a finding whose module cannot be read has "routine": null.
+TEST_F(Findings, AFlushRoutineOfAnotherShapeStaysUnnamed)
+{
+  const uint64_t fn = NmAddress("jitflush_clear_cache");
+  ASSERT_NE(fn, 0u);
+  const std::vector<uint32_t> w = FileWords(kGuest);
+  const uint64_t off = OffsetOf(w, fn - 0x400000, kDcCvau);
+  ASSERT_NE(off, 0u);
+  EXPECT_EQ(emu_known_routine_in_file(kGuest.c_str(), off), nullptr);
+  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  emu_findings_record(f, 0x7f0000001040, 0, 0, &v);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json j = Json();
+  EXPECT_TRUE(j["findings"][0]["flush"]["routine"].is_null()) << j["findings"][0]["flush"];
+  EXPECT_EQ(Take(emu_findings_text(f)).find("            is "), std::string::npos);
+}
+
+// The three manglings a JIT's frames come in, each through the lookup the
+// reports use: an aarch64 program whose functions carry a C++ name, a Rust
+// v0 name and a Rust legacy name (rustc's two manglings) is named with the
+// demangled name in `symbol` and the mangled one in `raw_symbol`.
+TEST(Symbols, CxxAndBothRustManglingsAreDemangledInFrames)
+{
+  struct Case {
+    const char *mangled, *plain;
+  } const cases[] = {
+      {"_ZN2v88internal11CpuFeatures11FlushICacheEPvm",
+       "v8::internal::CpuFeatures::FlushICache(void*, unsigned long)"},
+      // v0: an inherent method prints as <Type>::method, the crate
+      // disambiguator (Cs..._) dropped, as rustc's demangler prints it.
+      {"_RNvMs_NtNtCs6X8UcSRmXjT_8wasmtime7runtime11code_memoryNtB4_10CodeMemory7publish",
+       "<wasmtime::runtime::code_memory::CodeMemory>::publish"},
+      // legacy: the 17h<16 hex digits>E hash dropped.
+      {"_ZN8wasmtime7runtime11code_memory10CodeMemory7publish17h0f1e2d3c4b5a6978E",
+       "wasmtime::runtime::code_memory::CodeMemory::publish"},
+  };
+  char tmpl[] = "/tmp/jf-mangled-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  {
+    std::ofstream s(dir + "/names.s");
+    s << ".text\n.global _start\n_start:\n  ret\n";
+    for (const Case &c : cases)
+      s << ".global " << c.mangled << "\n.type " << c.mangled << ", %function\n"
+        << c.mangled << ":\n  nop\n  nop\n  ret\n.size " << c.mangled << ", 12\n";
+  }
+  const std::string exe = dir + "/names";
+  ASSERT_EQ(
+      Shell("aarch64-linux-gnu-gcc -nostdlib -static -no-pie -o " + exe + " " + dir + "/names.s"),
+      0);
+  const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
+  emu_symbols *s = emu_symbols_new(maps.c_str());
+  for (const Case &c : cases) {
+    uint64_t addr = 0;
+    {
+      const std::string cmd = "aarch64-linux-gnu-nm " + exe;
+      std::unique_ptr<FILE, int (*)(FILE *)> p(popen(cmd.c_str(), "r"), pclose);
+      char line[512], name[400], type;
+      unsigned long long a;
+      while (p && fgets(line, sizeof line, p.get()))
+        if (sscanf(line, "%llx %c %399s", &a, &type, name) == 3 && std::string(name) == c.mangled)
+          addr = a;
+    }
+    ASSERT_NE(addr, 0u) << c.mangled;
+    emu_frame_names names = {};
+    emu_symbols_lookup(addr + 4, &names, s);
+    ASSERT_NE(names.symbol, nullptr) << c.mangled;
+    EXPECT_EQ(std::string(names.symbol), std::string(c.plain) + "+0x4");
+    EXPECT_EQ(std::string(names.raw_symbol), std::string(c.mangled) + "+0x4");
+    FreeNames(names);
+  }
+  emu_symbols_free(s);
+  Shell("rm -rf " + dir);
 }
 
 // A stripped program in a sysroot whose debug package put the DWARF under

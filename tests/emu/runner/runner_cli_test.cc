@@ -220,7 +220,7 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   ProcessResult r = Run({"--config", kExynos, "--", prog_, "x y", "--not-an-option"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
-  ASSERT_EQ(a.size(), 11u) << ReadFileOrEmpty(fake_ / "args"); // argv[1..]
+  ASSERT_EQ(a.size(), 13u) << ReadFileOrEmpty(fake_ / "args"); // argv[1..]
   EXPECT_EQ(a[0], "-cpu");
   EXPECT_EQ(a[1], "cortex-a53"); // [soc] qemu-cpu
   EXPECT_EQ(a[2], "-L");
@@ -237,9 +237,13 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   // places its mappings (docs/RIG.md, "Reproducible runs").
   EXPECT_EQ(a[6], "-R");
   EXPECT_EQ(a[7], "0x10000000000");
-  EXPECT_EQ(a[8], prog_);
-  EXPECT_EQ(a[9], "x y");
-  EXPECT_EQ(a[10], "--not-an-option");
+  // QEMU's own guest randomness (AT_RANDOM, pointer authentication keys,
+  // RNDR) from the run's seed (docs/RIG.md, "Reproducible runs").
+  EXPECT_EQ(a[8], "-seed");
+  EXPECT_EQ(a[9], "1");
+  EXPECT_EQ(a[10], prog_);
+  EXPECT_EQ(a[11], "x y");
+  EXPECT_EQ(a[12], "--not-an-option");
   // The temporary overlay is gone after the run.
   EXPECT_FALSE(PathExists(a[3]));
 }
@@ -592,7 +596,7 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
                  env_, 600, dir);
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> a = QemuArgs();
-  ASSERT_EQ(a.size(), 9u) << ReadFileOrEmpty(fake_ / "args");
+  ASSERT_EQ(a.size(), 11u) << ReadFileOrEmpty(fake_ / "args");
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   EXPECT_EQ(
       a[5],
@@ -602,7 +606,7 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
           dir + "/sysroot --sysfs-root " + dir + "/phone -- " + dir + "/bin/jit,control=" + tmp +
           "/control,findings=" + tmp + "/findings,exec=" + tmp + "/exec,summary=" + tmp +
           "/summary");
-  EXPECT_EQ(a[8], "bin/jit"); // QEMU runs in the same folder
+  EXPECT_EQ(a[10], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
 

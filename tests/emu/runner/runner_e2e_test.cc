@@ -26,6 +26,8 @@
 
 #include <string>
 #include <vector>
+#include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -481,6 +483,82 @@ TEST(RunnerEndToEnd, OneSeedGivesTheSameReportUnderAnyHostLoad)
                                    << "the idle run's at byte " << FirstDifference(got, expected);
     }
   }
+}
+
+// The guest's entropy comes from the seed: getrandom, a read and a readv
+// of /dev/urandom, and the AT_RANDOM bytes. The guest prints them and
+// writes as much unflushed code as they say, so that both its output and
+// the report's counts depend on them. Two runs of one seed print the same
+// bytes and write the same report byte for byte: a source the seed did not
+// reach would print other bytes on the second run. Another seed gives
+// other bytes from every source.
+TEST(RunnerEndToEnd, OneSeedGivesTheGuestTheSameEntropy)
+{
+  TempDir dir;
+  ProcessResult first =
+      Emu("exynos8890.conf", {"entropy"}, {"--seed", "5", "--report", dir / "first.json"});
+  ASSERT_EQ(first.status, 86) << first.err; // the unflushed code: a finding
+  ProcessResult second =
+      Emu("exynos8890.conf", {"entropy"}, {"--seed", "5", "--report", dir / "second.json"});
+  ASSERT_EQ(second.status, 86) << second.err;
+  ProcessResult other =
+      Emu("exynos8890.conf", {"entropy"}, {"--seed", "6", "--report", dir / "other.json"});
+  ASSERT_EQ(other.status, 86) << other.err;
+
+  // "getrandom G read R readv V AT_RANDOM A", one word per source.
+  auto words = [](const std::string &out) {
+    std::map<std::string, std::string> w;
+    std::istringstream in(out);
+    std::string key, value;
+    while (in >> key >> value)
+      w[key] = value;
+    return w;
+  };
+  const auto a = words(first.out), b = words(second.out), c = words(other.out);
+  for (const char *source : {"getrandom", "read", "readv", "AT_RANDOM"}) {
+    ASSERT_EQ(a.count(source), 1u) << first.out;
+    EXPECT_EQ(b.at(source), a.at(source)) << source << " escaped the seed";
+    EXPECT_NE(c.at(source), a.at(source)) << source << " is the same under another seed";
+  }
+  const std::string expected = ReadFileOrEmpty(dir / "first.json");
+  const std::string got = ReadFileOrEmpty(dir / "second.json");
+  EXPECT_TRUE(got == expected) << "the report differs at byte " << FirstDifference(got, expected);
+  const nlohmann::json report = nlohmann::json::parse(expected);
+  const nlohmann::json &schedule = report["schedule"];
+  EXPECT_EQ(schedule["reproducible"], true) << schedule;
+  EXPECT_GE(schedule["entropy"]["getrandom_calls"].get<int>(), 1) << schedule;
+  EXPECT_EQ(schedule["entropy"]["device_reads"], 2) << schedule; // the read and the readv
+  EXPECT_FALSE(schedule["entropy"].contains("outside_seed")) << schedule;
+  // The bytes chose the code's length: another seed, other counts.
+  const nlohmann::json o = nlohmann::json::parse(ReadFileOrEmpty(dir / "other.json"));
+  EXPECT_NE(o["insns"], report["insns"]);
+}
+
+// Random bytes the guest moves without reading them into its memory
+// (splice from /dev/urandom into a pipe), and the clock, are outside the
+// seed's reach: the report says so and does not call the run reproducible.
+TEST(RunnerEndToEnd, EntropyOutsideTheSeedIsNamed)
+{
+  TempDir dir;
+  ProcessResult r =
+      Emu("exynos8890.conf", {"entropy-splice"}, {"--seed", "5", "--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json schedule =
+      nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"))["schedule"];
+  EXPECT_EQ(schedule["reproducible"], false) << schedule;
+  EXPECT_EQ(schedule["entropy"]["outside_seed"], nlohmann::json::array({"splice of /dev/urandom"}))
+      << schedule;
+  // The clock is the host's: a guest that reads it is not called
+  // reproducible either.
+  ProcessResult c = Emu("exynos8890.conf", {"clock"}, {"--seed", "5", "--report", dir / "c.json"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(c.out, "clock forward\n");
+  const nlohmann::json clock = nlohmann::json::parse(ReadFileOrEmpty(dir / "c.json"))["schedule"];
+  EXPECT_EQ(clock["reproducible"], false) << clock;
+  EXPECT_EQ(clock["entropy"]["clock_reads"], 2) << clock;
+  EXPECT_EQ(clock["entropy"]["outside_seed"],
+            nlohmann::json::array({"the host's clock (clock_gettime)"}))
+      << clock;
 }
 
 // The report without the process ids (a fork's child has a new one on
