@@ -144,6 +144,9 @@ fi
 #   jit_loop --no-flush  the same loop never flushed, so that every fetch
 #                is stale: the checker's stale path, which a user runs the
 #                rig to meet
+#   stored_heap  tests/bench/stored_heap: closures whose code and data share
+#                their lines in a heap the guest stores to all the time (a
+#                Scheme system's shape): nearly every fetch is checked
 #   jit_stress   tests/scenario/jit_stress: 6000 functions JIT-written,
 #                flushed and run by one thread (with several threads the
 #                readers spin while they wait, and their CPU time measures
@@ -164,6 +167,7 @@ qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCac
 [ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
 config=$root/qemu-configs/exynos8890.conf
 loop=$root/build/aarch64/tests/bench/jit_loop
+heap=$root/build/aarch64/tests/bench/stored_heap
 [ -x "$loop" ] || [ "$mode" = memory ] ||
   { echo "ci/bench.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
 
@@ -222,6 +226,7 @@ echo "## Rig speed ($config, $(nproc) CPUs, $(uname -m), median of $repeat inter
 workload jit_loop - "$loop" --iterations=100000000
 # The same loop never flushed: every fetch stale (the rig's stale path).
 workload "jit_loop --no-flush (all stale)" - "$loop" --iterations=100000000 --no-flush
+workload stored_heap - "$heap"
 workload jit_stress - "$stress" --impl=jitflush --threads=1 --iterations=6000 --seed=1
 if [ -f "$hook" ]; then
   # shellcheck source=/dev/null
@@ -262,6 +267,15 @@ if [ "$mode" = all ] || [ "$mode" = memory ]; then
     pages=$(sed -n 's/.*"model_pages_peak": *\([0-9]*\).*/\1/p' "$out/$workload.json")
     mem_rows+=("| $workload $churn | $plain | $off | $on | $pages |")
   done
+  # And a guest whose code lives in memory it stores to (stored_heap,
+  # above): the model keeps a record of every word it checks.
+  if [ -x "$heap" ]; then
+    plain=$(peak_once "$qemu" -cpu cortex-a53 "$heap")
+    off=$(peak_once "$runner" --config "$config" --check off -- "$heap")
+    on=$(peak_once "$runner" --config "$config" --report "$out/stored_heap.json" -- "$heap")
+    pages=$(sed -n 's/.*"model_pages_peak": *\([0-9]*\).*/\1/p' "$out/stored_heap.json")
+    mem_rows+=("| stored_heap | $plain | $off | $on | $pages |")
+  fi
   echo
   echo "## Rig memory under map/unmap churn ($churn mappings, $config)"
   {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation check of the rig's coherence model (issue 22): proves that the
 # model's tests can fail. Each mutant below is one plausible bug in
-# src/emu/model/coherence.c or coherence_quick.h; the script applies it to a
+# src/emu/model/coherence.c, coherence_quick.h or kernel_sync.c; the script applies it to a
 # scratch copy of the model and its unit tests (never the tree), builds the
 # model tests there with the host compilers (no CMake, a few seconds per
 # mutant), runs the named killing tests, and requires one of them to fail.
@@ -27,6 +27,10 @@ mutants=(
   "clean-ordering-dropped^coherence.c^  if (w->writer_exact && w->writer_thread != c->op->thread && c->op->order_seq < w->store_seq) {^  if (false) {^CleanOrdering.AnotherThreadsStoreNeedsTheCleanOrderedAfterIt^a thread's dc cleans another thread's store with nothing ordering it after the load that saw it (MP.RF+dmb.st+dmb.ld-dc-dsb-ic-dsb-isb is allowed)"
   "dependency-ignored^coherence.c^  uint64_t order = after_loads ? now : seen;^  uint64_t order = seen;^CleanOrdering.AnotherThreadsStoreNeedsTheCleanOrderedAfterIt^a dc whose address depends on the load that saw the store is not ordered after it (false positives on MP.RF+dmb.st+addr-cachesyncisb)"
   "summary-writer-trusted^coherence.c^      w->writer_thread = writer_thread;\n^      w->writer_thread = writer_thread;\n      w->writer_exact = true;\n^CleanOrdering.TheWritersOwnCleanAndSummarisedWordsAreNotHeldToIt^the one writer a page summary keeps is taken for every word's (false positives when two threads wrote the page)"
+  "kernel-syncs-every-exec-mapping^kernel_sync.c^  if (g_hash_table_contains(k->clean, key)) {\n    return false; /* PG_dcache_clean set: the kernel does nothing */\n  }\n^^KernelSync.ALaterExecMappingOfTheSamePageDoesNotSync^the kernel syncs a page at every exec mapping, not only while PG_dcache_clean is clear (the RX -> RW -> rewrite -> RX bug goes unseen)"
+  "kernel-never-syncs^kernel_sync.c^  unsigned published = jf_model_kernel_sync(k->m, canon);^  unsigned published = 0;^KernelSync.TheFirstExecMappingOfAFreshPagePublishesItForEveryThread^the kernel does no maintenance for user code (false positives on every Wasmtime-style JIT)"
+  "kernel-write-keeps-flag^kernel_sync.c^  /* flush_dcache_folio: the next executable mapping syncs again. */\n  drop_pages(k->clean, start, end);^  (void)start;\n  (void)end;^KernelSync.AKernelWriteClearsTheFlag^a page the kernel wrote keeps PG_dcache_clean (flush_dcache_folio clears it)"
+  "kernel-sync-misses-other-view^kernel_sync.c^    sync_page(k, canon, lazy);^    sync_page(k, va, lazy);^KernelSync.TheFaultOfALazyExecViewSyncsThePageBothViewsShow^the fault of an exec view syncs the page by its view address, not the page both views show"
   "quick-path-skips-wide-stores^coherence_quick.h^  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);^  if (bytes > 8) {\n    return true;\n  }\n  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);^StoreQuick.RecordsWhatTheLockedStoreRecords^the lock-free path drops pair stores (stp of two X registers, 16 bytes)"
 )
 
@@ -46,7 +50,8 @@ pkg-config --exists glib-2.0 || { echo "ci/mutate-model.sh: GLib is missing (ci/
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jitflush-mutate-model.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/emu" "$scratch/src/internal" "$scratch/pristine"
-cp "$root"/src/emu/model/coherence.c "$root"/src/emu/model/coherence.h "$root"/src/emu/model/coherence_quick.h "$scratch/emu/"
+cp "$root"/src/emu/model/coherence.c "$root"/src/emu/model/coherence.h "$root"/src/emu/model/coherence_quick.h \
+  "$root"/src/emu/model/kernel_sync.c "$root"/src/emu/model/kernel_sync.h "$scratch/emu/"
 cp "$root/src/ctr.c" "$scratch/src/"
 cp "$root/src/internal/ctr.h" "$scratch/src/internal/"
 cp "$scratch"/emu/* "$scratch/pristine/"
@@ -58,11 +63,13 @@ glib_libs=$(pkg-config --libs glib-2.0)
 gcc -std=c11 -O1 -w -I"$scratch/src" -c "$scratch/src/ctr.c" -o "$scratch/ctr.o"
 build() {
   gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$scratch/emu/coherence.c" -o "$scratch/coherence.o" &&
+    gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$scratch/emu/kernel_sync.c" -o "$scratch/kernel_sync.o" &&
     g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
     g++ -o "$scratch/model_tests" "$scratch/coherence_test.o" "$scratch/store_quick_test.o" \
-      "$scratch/coherence.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
+      "$scratch/kernel_sync_test.o" "$scratch/coherence.o" "$scratch/kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
 }
 g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"
 
 apply() { # FILE FIND REPLACE: exactly one occurrence, else fail
   python3 - "$1" "$2" "$3" <<'PY'

@@ -25,7 +25,8 @@
  *                      the rig's span callback must record the second too
  *   no-clean           ic ivau only (stale wherever some core lacks IDC)
  *   other-exec-view    the code in a memfd mapped three times, RW, RX1 and
- *                      RX2: written and cleaned through RW, invalidated
+ *                      RX2 (both executable views faulted in before the
+ *                      code is written): written and cleaned through RW, invalidated
  *                      through RX1, run through RX2 (stale on a VIPT
  *                      I-cache, which the invalidate reaches only at RX1's
  *                      index; correct on a PIPT one)
@@ -219,6 +220,18 @@ static bool map_views(void *views[3])
     }
   }
   close(fd);
+  /* Each executable view is faulted in before the case writes its code, by
+   * a call of a `ret` through every page of it: Linux syncs a page the first
+   * time it is mapped executable (docs/COHERENCE-MODEL.md, "What Linux does
+   * for you"), which would make the code of a view faulted in only at its
+   * first run coherent whatever the program did. After these calls the
+   * page's flag is set and the program's own maintenance is all there is. */
+  const uint32_t ret = 0xd65f03c0u;
+  for (size_t at = 0; at < REGION_BYTES; at += 4096) {
+    *(volatile uint32_t *)((char *)views[0] + at) = ret;
+    for (int i = 1; i < 3; i++)
+      ((void (*)(void))(uintptr_t)((char *)views[i] + at))();
+  }
   return true;
 }
 

@@ -227,12 +227,13 @@ struct jf_word {
    * writer for all its words ("Clean ordering" then does not apply). */
   bool writer_exact;
   bool insn_cmodx_safe;
-  bool pair_cmodx_safe;   /* old and new encodings both CMODX-safe */
-  bool iview_set;         /* IVIEW names the view of the VIPT slots below */
-  bool extra_views;       /* view_extra holds slots of other views of it */
-  uint16_t clean_cluster; /* the cluster that issued CLEAN_SITE's operation */
-  uint32_t version;       /* jf_model_fetch_stamp: grows with every change above */
-  uint64_t iview;         /* the view whose ic the VIPT clusters' slots hold */
+  bool pair_cmodx_safe;     /* old and new encodings both CMODX-safe */
+  bool iview_set;           /* IVIEW names the view of the VIPT slots below */
+  bool extra_views;         /* view_extra holds slots of other views of it */
+  uint16_t clean_cluster;   /* the cluster that issued CLEAN_SITE's operation */
+  uint32_t version;         /* jf_model_fetch_stamp: grows with every change above */
+  uint64_t kernel_sync_seq; /* the kernel's last sync of the page (jf_model_kernel_sync) */
+  uint64_t iview;           /* the view whose ic the VIPT clusters' slots hold */
   /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
    * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2 (for a
    * VIPT cluster, both through the view IVIEW; other views: view_slots),
@@ -263,8 +264,9 @@ struct jf_model {
   size_t word_size;     /* sizeof(struct jf_word) + per cluster */
   unsigned nclusters;
   struct jf_model_geometry *geo;
-  uint64_t *online_seq; /* per cluster: when it came back online */
-  bool all_idc;         /* every core has CTR_EL0.IDC */
+  uint64_t *online_seq;  /* per cluster: when it came back online */
+  bool all_idc;          /* every core has CTR_EL0.IDC */
+  bool kernel_untrusted; /* jf_model_trust_kernel_sync(m, false) */
   struct jf_model_views views;
   GArray *site_stride; /* unsigned, indexed by site */
   /* The line sizes the program read from CTR_EL0 (jf_model_ctr_read), bit
@@ -306,6 +308,9 @@ static const struct {
     [JF_STALE_OTHER_EXEC_VIEW] = {"invalidated-via-other-exec-view",
                                   "invalidated through another executable view"},
     [JF_STALE_NOT_SYNCHRONISED] = {"not-synchronised", "pipeline not synchronised (no isb)"},
+    [JF_STALE_KERNEL_SYNC_ASSUMED] = {"kernel-sync-assumed",
+                                      "made coherent only by the Linux kernel's sync of a page "
+                                      "first mapped executable"},
 };
 
 const char *jf_stale_kind_name(enum jf_stale_kind kind)
@@ -1196,10 +1201,20 @@ static uint64_t inval_point(const struct jf_model *m, unsigned c, uint64_t done,
   return done;
 }
 
+/* The kernel synced W's page after W's last store, and the run counts on
+ * it (jf_model_kernel_sync). */
+static bool kernel_synced(const struct jf_model *m, const struct jf_word *w)
+{
+  return w->kernel_sync_seq > w->store_seq && !m->kernel_untrusted;
+}
+
 /* Which step is missing for a fetch through VIEW, without provenance. */
 static enum jf_stale_kind missing_step(const struct jf_model *m, const struct jf_model_thread *t,
                                        const struct jf_word *w, uint64_t view)
 {
+  if (kernel_synced(m, w)) {
+    return JF_FRESH;
+  }
   uint64_t ready = clean_point(m, w, t->serial);
   unsigned c = t->cluster;
   if (ready == 0 && m->all_idc) {
@@ -1264,6 +1279,8 @@ unsigned jf_model_verdict_reads(const struct jf_model *m, enum jf_stale_kind kin
     return JF_READS_CLUSTER | JF_READS_SYNC; /* the DIC branch reads both */
   }
   switch (kind) {
+  case JF_STALE_KERNEL_SYNC_ASSUMED:
+    return JF_READS_CLUSTER | JF_READS_SYNC; /* stands for any missing step */
   case JF_STALE_NOT_CLEANED:
   case JF_STALE_CLEAN_NOT_COMPLETED:
   case JF_STALE_CLEAN_NOT_ORDERED:
@@ -1283,7 +1300,7 @@ unsigned jf_model_verdict_reads(const struct jf_model *m, enum jf_stale_kind kin
 
 uint64_t jf_model_fresh_after(const struct jf_model *m, const struct jf_word *w, uint64_t view)
 {
-  if (w->store_seq == 0) {
+  if (w->store_seq == 0 || kernel_synced(m, w)) {
     return 0;
   }
   /* The storing thread's clean point is the latest of all (coherence.c,
@@ -1367,6 +1384,14 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
   if (kind == JF_FRESH || (cmodx_safe && w->pair_cmodx_safe)) {
     return v; /* either encoding is architecturally acceptable */
   }
+  if (w->kernel_sync_seq > w->store_seq && w->clean_site_seq <= w->store_seq &&
+      w->inval_site_seq <= w->store_seq) {
+    /* Stale only because the run does not count on the kernel's sync, and
+     * the program did no maintenance of its own: it relied on the kernel.
+     * A program whose maintenance reached the word but missed a step keeps
+     * that step's kind, the more useful one to fix. */
+    kind = JF_STALE_KERNEL_SYNC_ASSUMED;
+  }
   v.kind = kind;
   v.writer_pc = w->writer_pc;
   v.flush_site = blamed_site(w, kind, &v.stride);
@@ -1386,6 +1411,48 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
   }
   v.writer_cluster = w->writer_cluster;
   return v;
+}
+
+/* ---- the kernel's own maintenance -------------------------------------------- */
+
+void jf_model_trust_kernel_sync(struct jf_model *m, bool trusted)
+{
+  m->kernel_untrusted = !trusted;
+  m->shared++; /* every verdict of a kernel-synced word changes */
+}
+
+/*
+ * Linux's __sync_icache_dcache (arch/arm64/mm/flush.c) cleans the D-side
+ * and invalidates the I-side of the whole folio with sync_icache_aliases,
+ * the whole I-cache when it may alias, from set_ptes before the
+ * executable entry exists: so the page is coherent for every core, in
+ * every geometry and through every view, and nothing older than the sync
+ * can be in any pipeline. One event time for the page: a store made after
+ * it is later, and needs the program's maintenance again.
+ */
+unsigned jf_model_kernel_sync(struct jf_model *m, uint64_t canon)
+{
+  struct jf_model_page *page =
+      g_hash_table_lookup(m->pages, GSIZE_TO_POINTER(canon >> MODEL_PAGE_SHIFT));
+  if (!page) {
+    return 0; /* never stored: nothing the caches could hold stale */
+  }
+  page_make_dense(m, page);
+  uint64_t now = event_time(m);
+  unsigned published = 0;
+  for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
+    struct jf_word *w = (struct jf_word *)(page->words + i * m->word_size);
+    if (w->store_seq == 0) {
+      continue;
+    }
+    if (w->kernel_sync_seq <= w->store_seq &&
+        jf_model_fresh_after(m, w, JF_MODEL_OWN_VIEW) == UINT64_MAX) {
+      published++;
+    }
+    w->kernel_sync_seq = now;
+    w->version++;
+  }
+  return published;
 }
 
 /* ---- forgetting unmapped memory ---------------------------------------------- */

@@ -52,6 +52,10 @@ enum jf_stale_kind {
   JF_STALE_NONEXEC_ALIAS,
   JF_STALE_OTHER_EXEC_VIEW,
   JF_STALE_NOT_SYNCHRONISED,
+  /* Fresh only because the kernel synced the page (kernel_sync.h), with no
+   * maintenance of the program's own reaching the word, and the run was
+   * told not to count on that ([kernel] exec-map-sync = none). */
+  JF_STALE_KERNEL_SYNC_ASSUMED,
   JF_STALE_KIND_COUNT
 };
 
@@ -152,6 +156,23 @@ void jf_model_sync(struct jf_model *m, struct jf_model_thread *t);
 /* Every CPU of CLUSTER was offline and one comes online: its I-cache was
  * invalidated while it booted (see coherence.c for the source). */
 void jf_model_cluster_online(struct jf_model *m, unsigned cluster);
+
+/*
+ * The kernel made the canonical page holding CANON coherent for user
+ * execution (kernel_sync.c says when Linux does): every word of it counts
+ * as cleaned and invalidated for every core and every view, completed, and
+ * no thread needs a context synchronisation for it, since the kernel does
+ * this before the executable page table entry is written, so no core can
+ * have fetched the page through that mapping before. Stores made later
+ * need maintenance again as usual. Returns how many stored words were not
+ * yet coherent by the program's own maintenance (the ones the kernel
+ * published). With jf_model_trust_kernel_sync(M, false) the same words are
+ * remembered but stay stale, reported as JF_STALE_KERNEL_SYNC_ASSUMED.
+ */
+unsigned jf_model_kernel_sync(struct jf_model *m, uint64_t canon);
+/* Whether jf_model_kernel_sync makes words fresh (the default) or only
+ * marks them (a run that must not count on Linux's behaviour). */
+void jf_model_trust_kernel_sync(struct jf_model *m, bool trusted);
 
 /* ---- fetches ------------------------------------------------------------- */
 /* The record of the word at VA when its page was ever stored to (the only

@@ -27,6 +27,7 @@
 #include "emu_json.h"
 #include "guest_syscalls.h"
 #include "keep.h"
+#include "kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_decode.h"
 #include "plugin_exec.h"
@@ -44,6 +45,11 @@
 #include "plugin_turns.h"
 #include "rig_contract.h"
 #include "vcpu.h"
+
+/* The calls whose site the kernel's notes name (plugin_alias.c). */
+#define GUEST_NR_MMAP 222
+#define GUEST_NR_MPROTECT 226
+#define GUEST_XREG_LR 30
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -98,6 +104,15 @@ static JsonArray *report_cores(const struct jf_rig *r)
 static void report_findings(struct jf_rig *r, JsonObject *report, const char *sarif_path)
 {
   g_mutex_lock(&r->lock);
+  /* Code the kernel published and the program then ran: a note, once. */
+  const GArray *notes = jf_model_kernel_notes(r->kernel);
+  for (guint i = 0; i < notes->len && !r->kernel_noted; i++) {
+    const struct jf_kernel_note *n = &g_array_index(notes, struct jf_kernel_note, i);
+    if (n->fetched && n->words) {
+      emu_findings_kernel_note(r->findings, n->call, n->pc, n->lr, n->pages, n->words);
+    }
+  }
+  r->kernel_noted = true;
   const struct jf_guest_image image = r->image;
   g_mutex_unlock(&r->lock);
   jf_findings_report(r->findings, &image, report, r->opts.findings_path, sarif_path);
@@ -113,6 +128,8 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   json_object_set_int_member(report, "seed", (gint64)jf_rig_seed(r));
   json_object_set_boolean_member(report, "check", r->opts.check);
   json_object_set_string_member(report, "policy", emu_sched_policy_names[jf_rig_policy(r)]);
+  json_object_set_string_member(report, "exec_map_sync",
+                                emu_exec_map_sync_names[jf_rig_exec_map_sync(r)]);
   if (r->opts.reproduce) {
     json_object_set_string_member(report, "reproduce", r->opts.reproduce);
   }
@@ -228,6 +245,7 @@ static void rig_free(struct jf_rig *r)
   jf_region_free(r->region);
   jf_signals_free(r->signals);
   emu_findings_free(r->findings);
+  g_clear_pointer(&r->kernel, jf_model_kernel_free);
   g_clear_pointer(&r->model, jf_model_free);
   jf_alias_free(r->alias);
   jf_fork_free(r);
@@ -302,6 +320,9 @@ static bool rig_start(struct jf_rig *r, GError **error)
   r->hotplug = jf_hotplug_new(r->config);
   r->alias = jf_alias_new();
   r->model = new_model(r);
+  r->kernel = jf_model_kernel_new(r->model, jf_rig_exec_map_sync(r) == EMU_EXEC_MAP_SYNC_NONE
+                                                ? JF_KERNEL_SYNC_NONE
+                                                : JF_KERNEL_SYNC_LINUX);
   r->store = jf_store_new(r);
   jf_store_watch(r->store, view_store, r);
   r->findings = emu_findings_new(r->config);
@@ -357,6 +378,13 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   }
   jf_store_syscall(rig->store, vcpu, true);
   jf_findings_syscall(rig, num);
+  if (num == GUEST_NR_MMAP || num == GUEST_NR_MPROTECT) {
+    /* QEMU's pc is past the svc by now. A syscall callback takes no flags
+     * argument, so it may read registers (qemu-plugin.h). */
+    uint64_t pc = 0;
+    bool have_pc = jf_regs_read(rig->regs, JF_REG_PC, &pc) && pc >= 4;
+    jf_alias_syscall_site(have_pc ? pc - 4 : 0, jf_regs_read_x(rig->regs, GUEST_XREG_LR));
+  }
   jf_alias_syscall(rig, num, args);
   jf_exec_syscall(rig, num, args);
   jf_signals_syscall(rig, num, args);
@@ -485,6 +513,16 @@ static char *parse_option(struct jf_options *o, const char *opt)
     }
     if (!o->have_policy) {
       return g_strdup_printf("policy: expected adversarial or random, got '%s'", value);
+    }
+  } else if (g_strcmp0(key, JF_OPT_EXEC_MAP_SYNC) == 0) {
+    for (int i = 0; emu_exec_map_sync_names[i]; i++) {
+      if (g_strcmp0(value, emu_exec_map_sync_names[i]) == 0) {
+        o->exec_map_sync = (enum emu_exec_map_sync)i;
+        o->have_exec_map_sync = true;
+      }
+    }
+    if (!o->have_exec_map_sync) {
+      return g_strdup_printf("%s: expected linux or none, got '%s'", key, value);
     }
   } else if (g_strcmp0(key, JF_OPT_SCHEDULE) == 0) {
     o->parallel = g_strcmp0(value, "parallel") == 0;

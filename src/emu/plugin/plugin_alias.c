@@ -33,7 +33,9 @@
 #include <string.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_store.h"
 
@@ -45,6 +47,9 @@
 #define NR_MMAP 222
 #define NR_MPROTECT 226
 #define NR_MADVISE 233
+#define NR_WRITE 64
+#define NR_PWRITE64 68
+#define GUEST_PROT_WRITE 0x2
 #define GUEST_PROT_EXEC 0x4
 #define GUEST_PAGE UINT64_C(4096) /* mprotect rounds LEN up to pages */
 #define GUEST_MAP_SHARED 0x01
@@ -89,6 +94,10 @@ struct jf_alias {
  * was entered (forget_unmapped), not shared state. */
 static _Thread_local uint64_t mmap_args[6];
 static _Thread_local uint64_t pages_made_before;
+/* The svc and the link register of that syscall, for the kernel's notes;
+ * and, for a write to a file some mapping shows, where in the file
+ * (canonical) it writes, 0 for none. */
+static _Thread_local uint64_t call_pc, call_lr, write_canon;
 
 struct jf_alias *jf_alias_new(void)
 {
@@ -306,6 +315,74 @@ static bool reprotect(struct jf_alias *a, uint64_t va, uint64_t len, bool exec)
   return changed;
 }
 
+/* ---- the kernel's own maintenance ------------------------------------------- */
+
+/* The most pages one call marks (a 1 GiB executable mapping); beyond it the
+ * rest of a huge mapping is left to the faults the rig does not see
+ * (docs/COHERENCE-MODEL.md, "What Linux does for you"). */
+#define KERNEL_MAX_PAGES (UINT64_C(1) << 18)
+
+/*
+ * [VA, VA + LEN) was mapped afresh (FRESH, by mmap) or re-protected, with
+ * PROT (lock held): what the kernel does for an executable mapping
+ * (kernel_sync.c). Anonymous and private memory, and a writable executable
+ * view (its first store faults it in), are synced now, page by page; a
+ * read-only executable view of shared memory at its first fetch, when it
+ * is faulted in. A mapping that is not executable takes no view's place.
+ */
+static void kernel_mapping(struct jf_rig *rig, uint64_t va, uint64_t len, uint64_t prot, bool fresh,
+                           const char *call)
+{
+  struct jf_model_kernel *k = rig->kernel;
+  len = page_align_up(len);
+  jf_model_kernel_view_gone(k, va, len);
+  if (fresh) {
+    /* The canonical keys of anonymous and private memory are its
+     * addresses; shared files keep their pages (and flags). */
+    jf_model_kernel_fresh(k, va, va + len);
+  }
+  if (!(prot & GUEST_PROT_EXEC)) {
+    return;
+  }
+  uint64_t end = va + MIN(len, KERNEL_MAX_PAGES * GUEST_PAGE);
+  for (uint64_t p = va; p < end; p += GUEST_PAGE) {
+    const struct alias_map *m = find(rig->alias, p);
+    if (m && is_file(m) && !(prot & GUEST_PROT_WRITE)) {
+      jf_model_kernel_lazy_view(k, p, GUEST_PAGE, call, call_pc, call_lr);
+    } else {
+      jf_model_kernel_exec_mapped(k, jf_alias_canon(rig->alias, p), call, call_pc, call_lr);
+    }
+  }
+}
+
+/* [VA, VA + LEN) is unmapped (lock held): its anonymous pages are freed. */
+static void kernel_unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
+{
+  jf_model_kernel_view_gone(rig->kernel, va, page_align_up(len));
+  jf_model_kernel_fresh(rig->kernel, va, va + page_align_up(len));
+}
+
+/* At the entry of write(FD, ...) or pwrite64(FD, ..., OFFSET) (lock
+ * held): the canonical address of the file bytes it writes when a mapping
+ * ever showed that file, else 0. linux-user passes guest fds to the host,
+ * so the host's fstat and lseek name the file and the position. */
+static uint64_t file_write_canon(struct jf_alias *a, int64_t num, const uint64_t args[6])
+{
+  struct stat st;
+  int fd = (int)args[0];
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return 0;
+  }
+  char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+  uint64_t id = GPOINTER_TO_SIZE(g_hash_table_lookup(a->file_ids, key));
+  g_free(key);
+  off_t at = num == NR_PWRITE64 ? (off_t)args[3] : lseek(fd, 0, SEEK_CUR);
+  if (id == 0 || at < 0 || (uint64_t)at >= (UINT64_C(1) << CANON_ID_SHIFT)) {
+    return 0;
+  }
+  return CANON_FILE_BIT | (id << CANON_ID_SHIFT) | (uint64_t)at;
+}
+
 /* ---- unmapped memory ------------------------------------------------------- */
 
 /* The model forgets the file pages of [START, END) (canonical) that no
@@ -369,6 +446,7 @@ static void unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
     recompute_views(rig->alias, rig->store);
   }
   forget_unmapped(rig, va, len, dropped);
+  kernel_unmapped(rig, va, len);
   g_array_unref(dropped);
 }
 
@@ -413,6 +491,7 @@ static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_
   forget_range(rig, to, new_len, retired);
   if (old_len && !(moved.len && is_file(&moved))) {
     jf_model_move(rig->model, old, to, page_align_up(MIN(old_len, new_len)), retired);
+    jf_model_kernel_move(rig->kernel, old, to, page_align_up(MIN(old_len, new_len)));
     jf_store_forget_pages(rig->store); /* its caches map old pages to records */
   }
   if (old_len) {
@@ -442,6 +521,7 @@ static void brk_moved(struct jf_rig *rig, uint64_t now)
   uint64_t lo = page_align_up(MIN(before, now)), hi = page_align_up(MAX(before, now));
   GArray *none = g_array_new(false, false, sizeof(struct alias_map));
   forget_unmapped(rig, lo, hi - lo, none);
+  kernel_unmapped(rig, lo, hi - lo);
   g_array_unref(none);
 }
 
@@ -511,11 +591,13 @@ static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewr
     }
     if (at < m->va) {
       jf_model_clear(rig->model, at, m->va, pages_made_before, rewrite);
+      jf_model_kernel_fresh(rig->kernel, at, m->va); /* a new page at the next touch */
     }
     at = m->va + m->len;
   }
   if (at < end) {
     jf_model_clear(rig->model, at, end, pages_made_before, rewrite);
+    jf_model_kernel_fresh(rig->kernel, at, end);
   }
 }
 
@@ -607,8 +689,19 @@ static bool maps_memory(int64_t num)
          num == NR_BRK || num == NR_SHMAT || num == NR_SHMDT || num == NR_MADVISE;
 }
 
+void jf_alias_syscall_site(uint64_t pc, uint64_t lr)
+{
+  call_pc = pc;
+  call_lr = lr;
+}
+
 void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])
 {
+  if (num == NR_WRITE || num == NR_PWRITE64) {
+    g_mutex_lock(&rig->lock);
+    write_canon = file_write_canon(rig->alias, num, args);
+    g_mutex_unlock(&rig->lock);
+  }
   if (maps_memory(num)) {
     memcpy(mmap_args, args, sizeof(mmap_args));
     g_mutex_lock(&rig->lock);
@@ -642,6 +735,7 @@ static void mapped(struct jf_rig *rig, uint64_t va)
   /* Whatever the range held before (MAP_FIXED over old pages, or pages
    * unmapped in a way the rig did not see) is not these pages. */
   forget_unmapped(rig, va, len, dropped);
+  kernel_mapping(rig, va, len, mmap_args[2], true, "mmap");
   g_array_unref(dropped);
 }
 
@@ -663,6 +757,13 @@ static void drop_translations(const GArray *pages)
 
 void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
 {
+  if ((num == NR_WRITE || num == NR_PWRITE64) && write_canon && ret > 0) {
+    /* The kernel wrote the file's page-cache pages: flush_dcache_folio. */
+    g_mutex_lock(&rig->lock);
+    jf_model_kernel_written(rig->kernel, write_canon, write_canon + (uint64_t)ret);
+    g_mutex_unlock(&rig->lock);
+    write_canon = 0;
+  }
   if (!maps_memory(num) || (ret < 0 && ret > -4096)) {
     return; /* failed: nothing changed */
   }
@@ -677,6 +778,7 @@ void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
     if (reprotect(a, mmap_args[0], mmap_args[1], (mmap_args[2] & GUEST_PROT_EXEC) != 0)) {
       recompute_views(a, rig->store);
     }
+    kernel_mapping(rig, mmap_args[0], mmap_args[1], mmap_args[2], false, "mprotect");
   } else if (num == NR_MMAP) {
     mapped(rig, (uint64_t)ret);
   } else if (num == NR_BRK) {

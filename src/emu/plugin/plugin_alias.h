@@ -22,6 +22,9 @@ bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va);
  * caches are emptied (plugin_store.h), and the model forgets unmapped
  * memory (jf_model_forget). */
 void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6]);
+/* Before jf_alias_syscall: the syscall's svc and link register, which the
+ * kernel's notes name as the call that published code (0: unknown). */
+void jf_alias_syscall_site(uint64_t pc, uint64_t lr);
 void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret);
 
 /* A store of BYTES at VA (lock held): when VA is in the RW view of

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "keep.h"
+#include "kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_decode.h"
 #include "findings.h"
@@ -476,6 +477,9 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint
                        uint32_t word, bool cmodx_safe)
 {
   g_mutex_lock(&rig->lock);
+  /* A lazily mapped executable view is faulted in at its first fetch, and
+   * the kernel may sync the page then (kernel_sync.h). */
+  jf_model_kernel_fetch(rig->kernel, vaddr, jf_alias_canon(rig->alias, vaddr));
   struct jf_word *w = jf_model_word_for_fetch(rig->model, vaddr, word, cmodx_safe);
   uint64_t view = jf_model_view(rig->model, vaddr);
   uint64_t fresh_after = w ? jf_model_fresh_after(rig->model, w, view) : 0;

@@ -13,7 +13,10 @@
 
 #include <json-glib/json-glib.h>
 
-#include "rig.h"
+/* Declared only, so that a C++ test can include this header (rig.h uses
+ * C11 atomics). */
+struct jf_rig;
+struct jf_turns;
 
 /* ON false: schedule=parallel, the threads run as the host schedules them
  * (nothing waits; nothing is reproducible). */

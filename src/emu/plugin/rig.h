@@ -47,6 +47,8 @@ struct jf_options {
                       calls the model (the fast path's reference) */
   bool have_policy;
   enum emu_sched_policy policy;
+  bool have_exec_map_sync;
+  enum emu_exec_map_sync exec_map_sync;
   const char *sarif_path;
   const char *sarif_root;    /* SARIF locations relative to it (findings.h) */
   const char *findings_path; /* the stderr blocks, for the runner to print */
@@ -96,6 +98,8 @@ struct jf_rig {
   struct jf_options opts;
   struct qemu_plugin_scoreboard *vcpus; /* struct jf_vcpu (vcpu.h) */
   struct jf_model *model;               /* guarded by LOCK */
+  struct jf_model_kernel *kernel;       /* the kernel's own maintenance
+                                           (kernel_sync.h), guarded by LOCK */
   struct jf_sched *sched;
   struct jf_turns *turns;
   struct jf_hotplug *hotplug;
@@ -115,6 +119,7 @@ struct jf_rig {
    * through the control FIFO (it was interrupted). */
   GMutex report_lock;
   bool reported;
+  bool kernel_noted; /* the kernel's notes went to FINDINGS; under LOCK */
   GThread *control;
   struct jf_guest_image image;
   /* The plugin API's self-check (plugin_selfcheck.c): armed on the first
@@ -127,6 +132,12 @@ struct jf_rig {
 static inline uint64_t jf_rig_seed(const struct jf_rig *rig)
 {
   return rig->opts.have_seed ? rig->opts.seed : rig->config->seed;
+}
+
+/* The run's [kernel] exec-map-sync: the option when given, else the config's. */
+static inline enum emu_exec_map_sync jf_rig_exec_map_sync(const struct jf_rig *rig)
+{
+  return rig->opts.have_exec_map_sync ? rig->opts.exec_map_sync : rig->config->exec_map_sync;
 }
 
 static inline enum emu_sched_policy jf_rig_policy(const struct jf_rig *rig)

@@ -98,6 +98,13 @@ static void frame_free(gpointer p)
   g_free(fr);
 }
 
+static void kernel_note_free(gpointer p)
+{
+  struct kernel_note *n = p;
+  g_free(n->call);
+  g_free(n);
+}
+
 static void mapping_free(gpointer p)
 {
   struct mapping *m = p;
@@ -120,6 +127,7 @@ struct emu_findings *emu_findings_new(const struct emu_config *cfg)
   f->ctr_sites = g_ptr_array_new_with_free_func(g_free);
   f->ctr_by_key = g_hash_table_new(ctr_key_hash, ctr_key_equal);
   f->mappings = g_ptr_array_new_with_free_func(mapping_free);
+  f->kernel_notes = g_ptr_array_new_with_free_func(kernel_note_free);
   f->last_stale = g_array_new(false, true, sizeof(struct last_stale));
   f->frames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, frame_free);
   return f;
@@ -141,6 +149,7 @@ void emu_findings_free(struct emu_findings *f)
   g_clear_pointer(&f->stale_kept, g_array_unref);
   g_clear_pointer(&f->ctr_sites, g_ptr_array_unref);
   g_clear_pointer(&f->mappings, g_ptr_array_unref);
+  g_clear_pointer(&f->kernel_notes, g_ptr_array_unref);
   g_clear_pointer(&f->last_stale, g_array_unref);
   g_free(f->reproduce);
   g_free(f->sarif_root);
@@ -362,6 +371,18 @@ void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t
   m->load_base = load_base;
   m->build_id = g_strdup(build_id);
   g_ptr_array_add(f->mappings, m);
+}
+
+void emu_findings_kernel_note(struct emu_findings *f, const char *call, uint64_t pc, uint64_t lr,
+                              uint64_t pages, uint64_t words)
+{
+  struct kernel_note *n = g_new0(struct kernel_note, 1);
+  n->call = g_strdup(call);
+  n->pc = pc;
+  n->lr = lr;
+  n->pages = pages;
+  n->words = words;
+  g_ptr_array_add(f->kernel_notes, n);
 }
 
 void emu_findings_set_reproduce(struct emu_findings *f, const char *command)

@@ -112,6 +112,13 @@ uint64_t emu_findings_stale_total(const struct emu_findings *f);
 void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t start,
                               uint64_t end, uint64_t load_base, const char *build_id);
 
+/* The kernel published code the program ran without maintaining it
+ * itself (src/emu/model/kernel_sync.h): CALL ("mprotect", "mmap", "fault")
+ * made by the instruction at PC, whose link register held LR, synced PAGES
+ * pages holding WORDS such words. A note in the reports, not a finding.
+ * CALL is copied. */
+void emu_findings_kernel_note(struct emu_findings *f, const char *call, uint64_t pc, uint64_t lr,
+                              uint64_t pages, uint64_t words);
 /* The directory SARIF locations are made relative to (--sarif-root): a
  * source file under it becomes a relative URI with uriBaseId SRCROOT.
  * NULL (the default): absolute file:// URIs. Copied. */

@@ -211,6 +211,13 @@ char *emu_findings_explain(const struct emu_findings *f, const struct finding *f
                    "pipeline (isb, a system call, or membarrier SYNC_CORE from the writer) "
                    "before running the new code.");
     break;
+  case JF_STALE_KERNEL_SYNC_ASSUMED:
+    out = g_strdup("Only the Linux kernel made this code coherent, when mprotect or mmap first "
+                   "mapped its pages executable (arm64 __sync_icache_dcache); macOS, Windows and "
+                   "the BSDs do not, and Linux does not for a page mapped executable before: "
+                   "clean and invalidate the new code yourself (dc cvau, dsb ish, ic ivau, "
+                   "dsb ish, isb) to be portable.");
+    break;
   default:
     out = g_strdup("unknown");
     break;

@@ -94,6 +94,17 @@ struct mapping {
   char *build_id;
 };
 
+/* What a kernel note says, in every form (docs/FINDINGS.md). */
+#define EMU_KERNEL_NOTE_TEXT                                                                       \
+  "the Linux kernel made this code coherent when it mapped the pages executable (arm64 "           \
+  "__sync_icache_dcache): this holds on Linux only for pages never mapped executable since "       \
+  "they were allocated or written by the kernel, and not on macOS, Windows or the BSDs; "          \
+  "--exec-map-sync none reports such code"
+/* emu_findings_kernel_note. */
+struct kernel_note {
+  char *call;
+  uint64_t pc, lr, pages, words;
+};
 struct emu_findings {
   const struct emu_config *cfg;
   GArray *sites;        /* struct site; index 0 unused */
@@ -117,6 +128,8 @@ struct emu_findings {
   int end_thread;
   uint64_t end_block;
   GHashTable *frames; /* pc -> struct frame *, after resolve */
+  /* struct kernel_note *, in the order noted. */
+  GPtrArray *kernel_notes;
 };
 
 /* Joins the strideless findings to their routine's stride, and puts each

@@ -26,6 +26,28 @@ static JsonObject *json_frame(const struct emu_findings *f, uint64_t pc)
   return o;
 }
 
+/* docs/FINDINGS.md, "Code the kernel published". */
+static JsonArray *json_kernel_notes(const struct emu_findings *f)
+{
+  JsonArray *notes = json_array_new();
+  for (guint i = 0; i < f->kernel_notes->len; i++) {
+    const struct kernel_note *n = g_ptr_array_index(f->kernel_notes, i);
+    JsonObject *o = json_object_new();
+    json_object_set_string_member(o, "call", n->call);
+    json_object_set_object_member(o, "site", json_frame(f, n->pc));
+    if (n->lr) {
+      json_object_set_object_member(o, "caller", json_frame(f, emu_findings_call_site_of(n->lr)));
+    } else {
+      json_object_set_null_member(o, "caller");
+    }
+    json_object_set_int_member(o, "pages", (gint64)n->pages);
+    json_object_set_int_member(o, "words", (gint64)n->words);
+    json_object_set_string_member(o, "note", EMU_KERNEL_NOTE_TEXT);
+    json_array_add_object_element(notes, o);
+  }
+  return notes;
+}
+
 static JsonObject *json_ctr_site(const struct emu_findings *f, const struct ctr_site *s)
 {
   JsonObject *o = json_frame(f, s->key.pc);
@@ -203,5 +225,6 @@ void emu_findings_json(const struct emu_findings *f, JsonObject *report)
   json_object_set_array_member(report, "ctr_read_sites", sites);
 
   json_object_set_array_member(report, "mappings", json_mappings(f));
+  json_object_set_array_member(report, "kernel_sync_notes", json_kernel_notes(f));
   json_object_set_member(report, "crash", json_crash(f));
 }

@@ -135,6 +135,11 @@ void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx
     const struct ctr_site *s = g_ptr_array_index(f->ctr_sites, i);
     resolve_pc(f, s->key.pc, fn, ctx);
   }
+  for (guint i = 0; i < f->kernel_notes->len; i++) {
+    const struct kernel_note *n = g_ptr_array_index(f->kernel_notes, i);
+    resolve_pc(f, n->pc, fn, ctx);
+    resolve_pc(f, emu_findings_call_site_of(n->lr), fn, ctx);
+  }
   resolve_pc(f, f->end_block, fn, ctx);
   for (guint i = 0; i < f->findings->len; i++) {
     name_callers(f, g_ptr_array_index(f->findings, i), fn, ctx);

@@ -34,6 +34,9 @@ static const char *const rule_help[JF_STALE_KIND_COUNT] = {
                                  "executable view of VIPT-cached code.",
     [JF_STALE_NOT_SYNCHRONISED] = "The fetching thread's pipeline was not "
                                   "synchronised after the maintenance.",
+    [JF_STALE_KERNEL_SYNC_ASSUMED] = "The code was made coherent only by the Linux "
+                                     "kernel's sync of a page first mapped executable, "
+                                     "which macOS, Windows and the BSDs do not do.",
 };
 
 #define SARIF_ROOT_ID "SRCROOT"

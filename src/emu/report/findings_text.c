@@ -129,10 +129,29 @@ static void text_crash(GString *out, const struct emu_findings *f)
                          jf_stale_kind_name(l->key.kind), f->stale_total - l->seq);
 }
 
+/* docs/FINDINGS.md, "Code the kernel published": not a finding. */
+static void text_kernel_notes(GString *out, const struct emu_findings *f)
+{
+  for (guint i = 0; i < f->kernel_notes->len; i++) {
+    const struct kernel_note *n = g_ptr_array_index(f->kernel_notes, i);
+    g_string_append_printf(out,
+                           "==jitflush-emu== NOTE: %" PRIu64 " words of code on %" PRIu64
+                           " page%s were published only by the kernel at %s\n",
+                           n->words, n->pages, n->pages == 1 ? "" : "s", n->call);
+    text_frame(out, "call", n->pc, emu_findings_frame_of(f, n->pc), NULL);
+    if (n->lr) {
+      uint64_t site = emu_findings_call_site_of(n->lr);
+      text_frame(out, "caller", site, emu_findings_frame_of(f, site), NULL);
+    }
+    g_string_append_printf(out, "    %s\n", EMU_KERNEL_NOTE_TEXT);
+  }
+}
+
 GString *emu_findings_text(const struct emu_findings *f)
 {
   GString *out = g_string_new(NULL);
   if (f->findings->len == 0) {
+    text_kernel_notes(out, f);
     return out;
   }
   GPtrArray *list = emu_findings_sorted(f);
@@ -171,6 +190,7 @@ GString *emu_findings_text(const struct emu_findings *f)
     g_free(msg);
   }
   text_crash(out, f);
+  text_kernel_notes(out, f);
   if (f->omitted_stale) {
     g_string_append_printf(out,
                            "==jitflush-emu== %" PRIu64 " more stale fetches of root causes beyond "

@@ -309,6 +309,9 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
   if (o->policy) {
     append_plugin_arg(opt, JF_OPT_POLICY, o->policy);
   }
+  if (o->exec_map_sync) {
+    append_plugin_arg(opt, JF_OPT_EXEC_MAP_SYNC, o->exec_map_sync);
+  }
   if (o->schedule) {
     append_plugin_arg(opt, JF_OPT_SCHEDULE, o->schedule);
   }
@@ -520,8 +523,13 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
     return status;
   }
   /* The plugin's finding blocks (next to the summary), those of the
-   * processes the program forked, then the summary of them all. */
-  print_findings(summary);
+   * processes the program forked, then the summary of them all. Under
+   * --summary stale a clean process's blocks (only the kernel's notes can
+   * be there) stay in its JSON report, so that its stderr is the
+   * program's. */
+  if (!quiet || sum.counter[JF_COUNTER_stale_fetches] > 0 || stopped_by) {
+    print_findings(summary);
+  }
   char *scratch = g_path_get_dirname(summary);
   GString *forked_blocks = g_string_new(NULL);
   emu_merge_forked(scratch, report, sarif, &sum, forked_blocks);

@@ -20,7 +20,7 @@ static const char usage_text[] =
     "                    [--check on|off|full] [--policy adversarial|random]\n"
     "                    [--schedule turns|parallel] [--quantum N]\n"
     "                    [--sarif FILE [--sarif-root DIR]] [--store DIR]\n"
-    "                    [--summary always|stale]\n"
+    "                    [--summary always|stale] [--exec-map-sync linux|none]\n"
     "                    -- PROGRAM [ARGS...]\n"
     "       jitflush-emu --merge [--report FILE.json] [--sarif FILE.sarif] DIR...\n"
     "       jitflush-emu --binfmt-run -- COMMAND [ARGS...]\n"
@@ -55,6 +55,13 @@ static const char help_text[] =
     "                     reads run on the largest-line CPU it may use, its next\n"
     "                     cache maintenance on the smallest) or random (seeded\n"
     "                     migrations only); overrides the config's [sched] policy\n"
+    "  --exec-map-sync M  linux (default: a page the kernel maps executable for\n"
+    "                     the first time since it was allocated or written by\n"
+    "                     the kernel is synced by the kernel, as arm64 Linux\n"
+    "                     does) or none (no OS help: code only the kernel made\n"
+    "                     coherent is reported as kernel-sync-assumed, to check\n"
+    "                     a JIT for macOS, Windows or the BSDs); overrides the\n"
+    "                     config's [kernel] exec-map-sync\n"
     "  --schedule S       turns (default: one guest thread runs at a time and the\n"
     "                     turn passes at seeded instruction counts and blocking\n"
     "                     system calls, so a seed gives the same run under any\n"
@@ -82,6 +89,7 @@ static const char help_text[] =
     "  JITFLUSH_EMU_SYSROOT     --sysroot      JITFLUSH_EMU_STORE    --store\n"
     "  JITFLUSH_EMU_SYSFS_ROOT  --sysfs-root   JITFLUSH_EMU_SUMMARY  --summary\n"
     "  JITFLUSH_EMU_SCHEDULE    --schedule     JITFLUSH_EMU_QUANTUM  --quantum\n"
+    "  JITFLUSH_EMU_EXEC_MAP_SYNC  --exec-map-sync\n"
     "  JITFLUSH_EMU_TEST_NAME   a name for this process in the store's record\n"
     "\n"
     "Suites:\n"
@@ -159,6 +167,7 @@ static const struct valued_option {
     {"--schedule", offsetof(struct emu_options, schedule), "JITFLUSH_EMU_SCHEDULE"},
     {"--quantum", offsetof(struct emu_options, quantum_text), "JITFLUSH_EMU_QUANTUM"},
     {"--sarif-root", offsetof(struct emu_options, sarif_root), NULL},
+    {"--exec-map-sync", offsetof(struct emu_options, exec_map_sync), "JITFLUSH_EMU_EXEC_MAP_SYNC"},
 };
 
 const char *emu_args_origin(const struct emu_options *o, size_t offset)
@@ -288,6 +297,12 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
     return emu_args_usage_error("%s: expected adversarial or random, got '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, policy)),
                                 o->policy);
+  }
+  if (o->exec_map_sync && strcmp(o->exec_map_sync, "linux") != 0 &&
+      strcmp(o->exec_map_sync, "none") != 0) {
+    return emu_args_usage_error("%s: expected linux or none, got '%s'",
+                                emu_args_origin(o, offsetof(struct emu_options, exec_map_sync)),
+                                o->exec_map_sync);
   }
   if (o->summary && strcmp(o->summary, "always") != 0 && strcmp(o->summary, "stale") != 0) {
     return emu_args_usage_error("%s: expected always or stale, got '%s'",

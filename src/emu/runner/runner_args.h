@@ -10,7 +10,7 @@
 #include <glib.h>
 
 #define EMU_DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
-#define EMU_VALUED_OPTIONS 14
+#define EMU_VALUED_OPTIONS 15
 
 struct emu_options {
   const char *config;
@@ -32,7 +32,9 @@ struct emu_options {
                                 entry's alone: the plugin writes them only
                                 when there are findings (report-when) */
   const char *summary;       /* "always", "stale" or NULL (always) */
-  char **program;            /* NULL-terminated, from after "--" */
+  /* "linux", "none" or NULL (the config's). */
+  const char *exec_map_sync;
+  char **program; /* NULL-terminated, from after "--" */
   /* Where each valued option came from: its own name ("--seed") or the
    * environment variable that stood in for it; NULL when neither. */
   const char *from[EMU_VALUED_OPTIONS];

@@ -31,7 +31,7 @@ static void append_shell_word(GString *cmd, const char *word)
 /* The command line that reproduces this run: the same program, config,
  * sysroot and sysfs root as absolute paths, the seed, the policy and the
  * schedule (with its quantum) written out (a later default cannot change
- * them), --check when given; shell quoted. Reports and SARIF carry it, so
+ * them), --check and --exec-map-sync when given; shell quoted. Reports and SARIF carry it, so
  * that a finding seen once, in CI say, can be run again exactly as it was
  * (docs/RIG.md, "Reproducible runs"). */
 char *emu_reproduce_command(const struct emu_options *o, const struct emu_config *cfg)
@@ -57,6 +57,7 @@ char *emu_reproduce_command(const struct emu_options *o, const struct emu_config
     const char *flag, *value;
     bool path;
   } given[] = {{"--check", o->check, false},
+               {"--exec-map-sync", o->exec_map_sync, false},
                {"--sysroot", o->sysroot, true},
                {"--sysfs-root", o->sysfs_root, true}};
   for (size_t i = 0; i < G_N_ELEMENTS(given); i++) {

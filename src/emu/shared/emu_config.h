@@ -27,6 +27,16 @@ enum emu_sysfs_mode {
   EMU_SYSFS_NONE,     /* no /sys/devices/system/cpu at all */
 };
 
+/* [kernel] exec-map-sync: whether the emulated kernel syncs a page the
+ * first time it is mapped executable, as arm64 Linux does
+ * (src/emu/model/kernel_sync.c). */
+enum emu_exec_map_sync {
+  EMU_EXEC_MAP_SYNC_LINUX, /* default */
+  EMU_EXEC_MAP_SYNC_NONE,  /* no OS help: such code is kernel-sync-assumed */
+};
+/* "linux", "none", NULL: the names the config and --exec-map-sync take. */
+extern const char *const emu_exec_map_sync_names[];
+
 /* [sched] policy. */
 enum emu_sched_policy {
   EMU_SCHED_ADVERSARIAL, /* default: CTR_EL0 read on the largest-line CPU of
@@ -80,6 +90,8 @@ struct emu_config {
                                        AND of IDC/DIC) computed at load time */
   struct emu_hotplug_event *events; /* sorted by at (stable) */
   unsigned nevents;
+  /* [kernel] exec-map-sync, default linux. */
+  enum emu_exec_map_sync exec_map_sync;
 };
 
 /* The cluster CPU belongs to. */

@@ -24,6 +24,7 @@ extern "C" {
 #define JF_OPT_MIGRATE_EVERY "migrate-every"
 #define JF_OPT_CHECK "check"
 #define JF_OPT_POLICY "policy"
+#define JF_OPT_EXEC_MAP_SYNC "exec-map-sync"
 #define JF_OPT_FINDINGS "findings"
 #define JF_OPT_SARIF "sarif"
 #define JF_OPT_SARIF_ROOT "sarif-root"

@@ -2,6 +2,7 @@
 #include <glib.h>
 
 #include "keep.h"
+#include "kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_rig.h"
 #include "plugin_store.h"
@@ -31,6 +32,7 @@ struct jf_rig *plugin_rig_new(const uint64_t *ctr, unsigned nclusters)
   r->alias = jf_alias_new();
   const struct jf_model_views views = {canon_hook, nonexec_hook, r->alias};
   r->model = jf_model_new(ctr, nclusters, &views);
+  r->kernel = jf_model_kernel_new(r->model, JF_KERNEL_SYNC_LINUX);
   r->store = jf_store_new(r);
   jf_store_watch(r->store, store_hook, r->alias);
   return r;
@@ -39,6 +41,7 @@ struct jf_rig *plugin_rig_new(const uint64_t *ctr, unsigned nclusters)
 void plugin_rig_free(struct jf_rig *r)
 {
   jf_store_free(r->store);
+  jf_model_kernel_free(r->kernel);
   jf_model_free(r->model);
   jf_alias_free(r->alias);
   jf_keep_free(r->keep);

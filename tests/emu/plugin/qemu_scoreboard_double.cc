@@ -1,7 +1,8 @@
 // Test doubles for the QEMU plugin API functions every plugin unit test
 // links (plugin_store.c calls them): the vCPU count, the scoreboard, and
-// the access size of a store. They behave as QEMU's do for one vCPU: a
-// scoreboard is one zeroed entry per vCPU. The tests make no store
+// the access size of a store. QEMU starts with one vCPU and grows the
+// scoreboards as threads start; here a scoreboard has room for kVcpus
+// zeroed entries from the start (the schedule's test runs two threads). The tests make no store
 // callback, so an access size is never asked for. Each test file stands in
 // for the other functions its units call.
 #include <gtest/gtest.h>
@@ -15,8 +16,10 @@ extern "C" {
 
 namespace
 {
+constexpr unsigned kVcpus = 4;
 struct Scoreboard {
-  std::vector<unsigned char> entry;
+  size_t element_size;
+  std::vector<unsigned char> entries;
 };
 } // namespace
 
@@ -29,7 +32,8 @@ int qemu_plugin_num_vcpus(void)
 struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size)
 {
   auto *s = new Scoreboard;
-  s->entry.assign(element_size, 0);
+  s->element_size = element_size;
+  s->entries.assign(element_size * kVcpus, 0);
   return reinterpret_cast<struct qemu_plugin_scoreboard *>(s);
 }
 
@@ -40,8 +44,9 @@ void qemu_plugin_scoreboard_free(struct qemu_plugin_scoreboard *score)
 
 void *qemu_plugin_scoreboard_find(struct qemu_plugin_scoreboard *score, unsigned int vcpu_index)
 {
-  EXPECT_EQ(vcpu_index, 0u) << "the doubles model one vCPU";
-  return reinterpret_cast<Scoreboard *>(score)->entry.data();
+  EXPECT_LT(vcpu_index, kVcpus) << "the doubles have room for " << kVcpus << " vCPUs";
+  auto *s = reinterpret_cast<Scoreboard *>(score);
+  return s->entries.data() + s->element_size * (vcpu_index % kVcpus);
 }
 
 unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t)

@@ -272,7 +272,8 @@ TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine)
   EXPECT_EQ(s["version"], "2.1.0");
   const auto &run = s["runs"][0];
   EXPECT_EQ(run["tool"]["driver"]["name"], "jitflush-emu");
-  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 9u) << "one rule per kind";
+  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 10u) << "one rule per kind";
+  EXPECT_EQ(run["tool"]["driver"]["rules"][9]["id"], "kernel-sync-assumed");
   ASSERT_EQ(run["results"].size(), 1u);
   const auto &r = run["results"][0];
   EXPECT_EQ(r["ruleId"], "not-invalidated-in-geometry");

@@ -339,6 +339,21 @@ TEST_F(ConfigFixture, BadEnumValue)
             "sanitize)");
 }
 
+// [kernel] exec-map-sync: Linux's own maintenance unless told otherwise.
+TEST_F(ConfigFixture, ExecMapSyncDefaultsToLinux)
+{
+  Loaded linux_default, none;
+  LoadText(dir_, kBase, &linux_default);
+  ASSERT_NE(linux_default.cfg, nullptr) << linux_default.error;
+  EXPECT_EQ(linux_default.cfg->exec_map_sync, EMU_EXEC_MAP_SYNC_LINUX);
+  LoadText(dir_, Replace(kBase, "sysfs=full", "sysfs=full\nexec-map-sync=none"), &none);
+  ASSERT_NE(none.cfg, nullptr) << none.error;
+  EXPECT_EQ(none.cfg->exec_map_sync, EMU_EXEC_MAP_SYNC_NONE);
+  EXPECT_EQ(Error(Replace(kBase, "sysfs=full", "sysfs=full\nexec-map-sync=macos")),
+            "DIR/fixture.conf:16: [kernel] exec-map-sync: bad value 'macos' (expected linux | "
+            "none)");
+}
+
 TEST_F(ConfigFixture, MissingRequiredKeys)
 {
   EXPECT_EQ(Error(Replace(kBase, "ctr=0x84448005\n", "")),

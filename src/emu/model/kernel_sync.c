@@ -1,0 +1,222 @@
+/*
+ * What arm64 Linux does for user code by itself (kernel_sync.h), and why.
+ *
+ * The flag. Each page (folio) has PG_dcache_clean (PG_arch_1,
+ * arch/arm64/include/asm/cacheflush.h): set, the kernel knows the page's
+ * D-side is clean and its I-side invalid for it. It is clear on a freshly
+ * allocated page, since page flags are reset when a page is freed; and
+ * flush_dcache_folio() (flush_dcache_page() before folios,
+ * arch/arm64/mm/flush.c) clears it whenever the kernel writes a page:
+ * page-cache reads and writes, shmem zeroing a new page, the copy of a
+ * copy-on-write fault (copy_user_highpage). Nothing a user store does
+ * touches it.
+ *
+ * The sync. set_ptes() calls __sync_cache_and_tags()
+ * (arch/arm64/include/asm/pgtable.h), which for a present, user-executable,
+ * non-special entry calls __sync_icache_dcache() (arch/arm64/mm/flush.c):
+ * when the flag is clear, sync_icache_aliases() cleans the D-side and
+ * invalidates the I-side over the whole folio (the whole I-cache when it
+ * may alias), then the flag is set. So the page is synced the first time
+ * it is mapped user-executable while the flag is clear: by mmap with
+ * PROT_EXEC (at the fault that maps each page), by mprotect adding
+ * PROT_EXEC (change_pte_range rewrites the present entries through
+ * set_ptes), or at the first fault of a lazily mapped executable view.
+ * Later executable mappings of the same page find the flag set and do
+ * nothing: code rewritten after the first publication needs the
+ * program's own maintenance. mremap moves the entries (move_ptes) and
+ * madvise drops them; neither writes a page, so neither clears the flag.
+ *
+ * Kernels before the page_mapping() check was dropped (v4.3's
+ * __sync_icache_dcache returned early for a page without a mapping, which
+ * anonymous memory is) did not sync anonymous pages; the rig models the
+ * kernels without that check. macOS, Windows and the BSDs give no such
+ * guarantee (docs/COHERENCE-MODEL.md).
+ *
+ * Kernel writes into an executable mapping (ptrace POKETEXT,
+ * /proc/PID/mem, process_vm_writev) go through copy_to_user_page() ->
+ * flush_ptrace_access(), which syncs the range written. The rig does not
+ * see those bytes as stores at all, so the model holds no stale store for
+ * them and needs no event here.
+ */
+#include "kernel_sync.h"
+
+#define PAGE_SHIFT JF_MODEL_PAGE_SHIFT
+#define PAGE_SIZE (UINT64_C(1) << PAGE_SHIFT)
+
+struct jf_model_kernel {
+  struct jf_model *m;
+  enum jf_kernel_sync_mode mode;
+  GHashTable *clean;     /* canonical page numbers whose flag is set */
+  GHashTable *lazy;      /* view VA page number -> note index + 1 */
+  GHashTable *published; /* canonical page number -> note index + 1 */
+  GArray *notes;         /* struct jf_kernel_note */
+};
+
+struct jf_model_kernel *jf_model_kernel_new(struct jf_model *m, enum jf_kernel_sync_mode mode)
+{
+  struct jf_model_kernel *k = g_new0(struct jf_model_kernel, 1);
+  k->m = m;
+  k->mode = mode;
+  k->clean = g_hash_table_new(g_direct_hash, g_direct_equal);
+  k->lazy = g_hash_table_new(g_direct_hash, g_direct_equal);
+  k->published = g_hash_table_new(g_direct_hash, g_direct_equal);
+  k->notes = g_array_new(false, true, sizeof(struct jf_kernel_note));
+  jf_model_trust_kernel_sync(m, mode == JF_KERNEL_SYNC_LINUX);
+  return k;
+}
+
+void jf_model_kernel_free(struct jf_model_kernel *k)
+{
+  if (k) {
+    g_hash_table_destroy(k->clean);
+    g_hash_table_destroy(k->lazy);
+    g_hash_table_destroy(k->published);
+    g_array_unref(k->notes);
+    g_free(k);
+  }
+}
+
+/* The index (from 1) of the note of CALL at PC/LR, made if new. */
+static guint note_of(struct jf_model_kernel *k, const char *call, uint64_t pc, uint64_t lr)
+{
+  for (guint i = 0; i < k->notes->len; i++) {
+    const struct jf_kernel_note *n = &g_array_index(k->notes, struct jf_kernel_note, i);
+    if (n->pc == pc && n->lr == lr && g_str_equal(n->call, call)) {
+      return i + 1;
+    }
+  }
+  struct jf_kernel_note n = {.call = call, .pc = pc, .lr = lr};
+  g_array_append_val(k->notes, n);
+  return k->notes->len;
+}
+
+/* __sync_icache_dcache for the page CANON, on behalf of note NOTE. */
+static bool sync_page(struct jf_model_kernel *k, uint64_t canon, guint note)
+{
+  gpointer key = GSIZE_TO_POINTER(canon >> PAGE_SHIFT);
+  if (g_hash_table_contains(k->clean, key)) {
+    return false; /* PG_dcache_clean set: the kernel does nothing */
+  }
+  g_hash_table_add(k->clean, key);
+  unsigned published = jf_model_kernel_sync(k->m, canon);
+  if (published && k->mode == JF_KERNEL_SYNC_LINUX) {
+    struct jf_kernel_note *n = &g_array_index(k->notes, struct jf_kernel_note, note - 1);
+    n->pages++;
+    n->words += published;
+    g_hash_table_insert(k->published, key, GUINT_TO_POINTER(note));
+  }
+  return true;
+}
+
+bool jf_model_kernel_exec_mapped(struct jf_model_kernel *k, uint64_t canon, const char *call,
+                                 uint64_t pc, uint64_t lr)
+{
+  return sync_page(k, canon, note_of(k, call, pc, lr));
+}
+
+/* Removes the page numbers of [START, END) from TABLE. */
+static void drop_pages(GHashTable *table, uint64_t start, uint64_t end)
+{
+  if (end <= start) {
+    return;
+  }
+  uint64_t first = start >> PAGE_SHIFT, last = (end - 1) >> PAGE_SHIFT;
+  if (last - first >= g_hash_table_size(table)) {
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, table);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+      uint64_t p = GPOINTER_TO_SIZE(key);
+      if (p >= first && p <= last) {
+        g_hash_table_iter_remove(&it);
+      }
+    }
+    return;
+  }
+  for (uint64_t p = first; p <= last; p++) {
+    g_hash_table_remove(table, GSIZE_TO_POINTER(p));
+  }
+}
+
+void jf_model_kernel_written(struct jf_model_kernel *k, uint64_t start, uint64_t end)
+{
+  /* flush_dcache_folio: the next executable mapping syncs again. */
+  drop_pages(k->clean, start, end);
+}
+
+void jf_model_kernel_fresh(struct jf_model_kernel *k, uint64_t start, uint64_t end)
+{
+  /* A new page's flags are clear (they are reset when a page is freed). */
+  drop_pages(k->clean, start, end);
+  drop_pages(k->published, start, end);
+}
+
+/* Moves TABLE's entries for the pages of [OLD, OLD + LEN) to NEW. */
+static void move_pages(GHashTable *table, uint64_t old, uint64_t new_start, uint64_t len)
+{
+  if (len == 0) {
+    return;
+  }
+  uint64_t first = old >> PAGE_SHIFT, last = (old + len - 1) >> PAGE_SHIFT;
+  GArray *moving = g_array_new(false, false, sizeof(gpointer[2]));
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, table);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    uint64_t p = GPOINTER_TO_SIZE(key);
+    if (p >= first && p <= last) {
+      gpointer entry[2] = {GSIZE_TO_POINTER(p - first + (new_start >> PAGE_SHIFT)), value};
+      g_array_append_val(moving, entry);
+      g_hash_table_iter_remove(&it);
+    }
+  }
+  drop_pages(table, new_start, new_start + len);
+  for (guint i = 0; i < moving->len; i++) {
+    gpointer *entry = &g_array_index(moving, gpointer, 2 * i);
+    g_hash_table_insert(table, entry[0], entry[1]);
+  }
+  g_array_unref(moving);
+}
+
+void jf_model_kernel_move(struct jf_model_kernel *k, uint64_t old, uint64_t new_start, uint64_t len)
+{
+  move_pages(k->clean, old, new_start, len);
+  move_pages(k->published, old, new_start, len);
+}
+
+void jf_model_kernel_lazy_view(struct jf_model_kernel *k, uint64_t va, uint64_t len,
+                               const char *call, uint64_t pc, uint64_t lr)
+{
+  guint note = note_of(k, call, pc, lr);
+  for (uint64_t p = va >> PAGE_SHIFT; len && p <= (va + len - 1) >> PAGE_SHIFT; p++) {
+    g_hash_table_insert(k->lazy, GSIZE_TO_POINTER(p), GUINT_TO_POINTER(note));
+  }
+}
+
+void jf_model_kernel_view_gone(struct jf_model_kernel *k, uint64_t va, uint64_t len)
+{
+  drop_pages(k->lazy, va, va + len);
+}
+
+void jf_model_kernel_fetch(struct jf_model_kernel *k, uint64_t va, uint64_t canon)
+{
+  gpointer view_page = GSIZE_TO_POINTER(va >> PAGE_SHIFT);
+  guint lazy = GPOINTER_TO_UINT(g_hash_table_lookup(k->lazy, view_page));
+  if (lazy) {
+    /* The first access through the view faults the page in: set_ptes with
+     * an executable entry, so __sync_icache_dcache runs now. */
+    g_hash_table_remove(k->lazy, view_page);
+    sync_page(k, canon, lazy);
+  }
+  gpointer page = GSIZE_TO_POINTER(canon >> PAGE_SHIFT);
+  guint note = GPOINTER_TO_UINT(g_hash_table_lookup(k->published, page));
+  if (note) {
+    g_array_index(k->notes, struct jf_kernel_note, note - 1).fetched = true;
+    g_hash_table_remove(k->published, page);
+  }
+}
+
+const GArray *jf_model_kernel_notes(const struct jf_model_kernel *k)
+{
+  return k->notes;
+}

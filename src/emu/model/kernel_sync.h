@@ -1,0 +1,95 @@
+/*
+ * The Linux kernel's own cache maintenance for user code, on its own: no
+ * QEMU, no configuration file. The plugin tells it which pages the kernel
+ * wrote, freed or mapped executable; it keeps each page's PG_dcache_clean
+ * flag as arm64 Linux does and makes the coherence model's words coherent
+ * (jf_model_kernel_sync) exactly when the kernel would
+ * (docs/COHERENCE-MODEL.md, "What Linux does for you"; kernel_sync.c cites
+ * the kernel; tests/emu/model/kernel_sync_test.cc checks each rule).
+ *
+ * Pages are keyed as the coherence model keys them, by canonical address,
+ * so the RW and RX views of a shared memfd page are one page with one
+ * flag. Views are virtual addresses: an executable view of shared memory
+ * is faulted in lazily, and the kernel syncs the page at that fault.
+ */
+#ifndef JITFLUSH_EMU_KERNEL_SYNC_H
+#define JITFLUSH_EMU_KERNEL_SYNC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "coherence.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct jf_model_kernel;
+
+/* What the kernel does, by the rig's [kernel] exec-map-sync setting. */
+enum jf_kernel_sync_mode {
+  JF_KERNEL_SYNC_LINUX, /* the kernel syncs, and the model counts on it */
+  JF_KERNEL_SYNC_NONE,  /* assume no OS help: kernel-synced words are
+                           reported as kernel-sync-assumed */
+};
+
+/* One place whose exec mapping made the kernel publish code the program
+ * had not maintained itself: the system call (CALL, a name) made by the
+ * instruction at PC whose link register held LR. */
+struct jf_kernel_note {
+  const char *call; /* "mprotect", "mmap", "fault" (a lazy exec view), ... */
+  uint64_t pc;
+  uint64_t lr;
+  uint64_t pages; /* pages it published */
+  uint64_t words; /* stored words the kernel made coherent */
+  bool fetched;   /* the program then fetched from one of those pages */
+};
+
+/* M must outlive the object. Sets M's trust (jf_model_trust_kernel_sync). */
+struct jf_model_kernel *jf_model_kernel_new(struct jf_model *m, enum jf_kernel_sync_mode mode);
+void jf_model_kernel_free(struct jf_model_kernel *k);
+
+/*
+ * A user-executable mapping of the canonical page holding CANON appears
+ * now (mmap with PROT_EXEC, mprotect adding it, the fault of a lazily
+ * mapped executable view), made by CALL at PC/LR: the page is synced when
+ * its flag is clear, and the flag is set. Returns whether it synced.
+ */
+bool jf_model_kernel_exec_mapped(struct jf_model_kernel *k, uint64_t canon, const char *call,
+                                 uint64_t pc, uint64_t lr);
+/* The kernel wrote the canonical range [START, END) (a page-cache write, a
+ * read into shared file pages, shmem zeroing): the pages' flags clear. */
+void jf_model_kernel_written(struct jf_model_kernel *k, uint64_t start, uint64_t end);
+/* The canonical range [START, END) holds new pages (unmapped, or mapped
+ * afresh): their flags clear. (Kernel writes into an executable mapping,
+ * ptrace POKETEXT or /proc/PID/mem, need no call: kernel_sync.c.) */
+void jf_model_kernel_fresh(struct jf_model_kernel *k, uint64_t start, uint64_t end);
+
+/* mremap moved the canonical range [OLD, OLD + LEN) to NEW: the pages and
+ * their flags move (move_ptes writes no page, so no flag changes). */
+void jf_model_kernel_move(struct jf_model_kernel *k, uint64_t old, uint64_t new_start,
+                          uint64_t len);
+
+/* An executable view [VA, VA + LEN) of shared memory was mapped and is not
+ * faulted in yet: its pages sync at their first fetch (jf_model_kernel_fault).
+ * CALL at PC/LR made it. */
+void jf_model_kernel_lazy_view(struct jf_model_kernel *k, uint64_t va, uint64_t len,
+                               const char *call, uint64_t pc, uint64_t lr);
+/* The view pages of [VA, VA + LEN) are unmapped, or not executable any more. */
+void jf_model_kernel_view_gone(struct jf_model_kernel *k, uint64_t va, uint64_t len);
+/* A fetch (a translation) at VA, whose canonical address is CANON: the
+ * fault of a lazy view page syncs it; and a page the kernel published is
+ * noted as run. Call before asking the model about the word. */
+void jf_model_kernel_fetch(struct jf_model_kernel *k, uint64_t va, uint64_t canon);
+
+/* The places that published code, in the order first seen (struct
+ * jf_kernel_note, owned by K). */
+const GArray *jf_model_kernel_notes(const struct jf_model_kernel *k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_EMU_KERNEL_SYNC_H */

@@ -1,0 +1,266 @@
+// The Linux kernel's own cache maintenance (src/emu/model/kernel_sync.c) on
+// its own, with the coherence model it drives and no QEMU: one test per
+// rule of "What Linux does for you" (docs/COHERENCE-MODEL.md). The rig's
+// guest programs (tests/emu/guest/kernel_*.c) check the same rules end to
+// end; these say which rule a change broke.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "coherence.h"
+#include "kernel_sync.h"
+
+namespace
+{
+
+// Exynos 8890: LITTLE Cortex-A53 (VIPT I-cache) and big Exynos M1.
+constexpr uint64_t kLittleCtr = 0x84448004;
+constexpr uint64_t kBigCtr = 0x84448005;
+constexpr uint64_t kCode = 0x10000;
+constexpr uint64_t kWriterPc = 0x4001f0;
+constexpr uint64_t kMprotectPc = 0x400800, kCallerLr = 0x400a10;
+constexpr uint32_t kMovInsn = 0xd2800000; // not CMODX-safe
+
+// Double-mapped memfd code: a writable view and an executable view of one
+// file page whose canonical address is neither (as for plugin_alias.c's
+// file keys), so a fetch through the RX view is a view of its own.
+constexpr uint64_t kRw = 0x70000, kRx = 0x90000, kFile = 0x8000000000000000;
+uint64_t CanonOf(uint64_t va, void *)
+{
+  if (va >= kRw && va < kRw + 4096)
+    return va - kRw + kFile;
+  if (va >= kRx && va < kRx + 4096)
+    return va - kRx + kFile;
+  return va;
+}
+bool NonexecView(uint64_t va, void *)
+{
+  return va >= kRw && va < kRw + 4096;
+}
+
+class KernelSync : public ::testing::Test
+{
+protected:
+  explicit KernelSync(jf_kernel_sync_mode mode = JF_KERNEL_SYNC_LINUX)
+  {
+    const uint64_t ctrs[] = {kLittleCtr, kBigCtr};
+    m = jf_model_new(ctrs, 2, &views);
+    k = jf_model_kernel_new(m, mode);
+    jf_model_thread_init(&writer, 0, 0, 0);
+    jf_model_thread_init(&runner, 1, 4, 1);
+  }
+  ~KernelSync() override
+  {
+    jf_model_thread_clear(&writer);
+    jf_model_thread_clear(&runner);
+    jf_model_kernel_free(k);
+    jf_model_free(m);
+  }
+
+  void Store(uint64_t va, unsigned words = 4)
+  {
+    jf_model_store(m, &writer, va, 4 * words, kWriterPc);
+  }
+  // mprotect(PROT_READ | PROT_EXEC) over the page holding VA.
+  bool Mprotect(uint64_t va)
+  {
+    return jf_model_kernel_exec_mapped(k, CanonOf(va, nullptr), "mprotect", kMprotectPc, kCallerLr);
+  }
+  // The second thread, which never ran an isb, fetches VA.
+  jf_stale_kind Run(uint64_t va, jf_model_thread *t = nullptr)
+  {
+    jf_model_kernel_fetch(k, va, CanonOf(va, nullptr));
+    jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
+    if (!w)
+      return JF_FRESH;
+    return jf_model_fetch(m, t ? t : &runner, w, jf_model_view(m, va), false).kind;
+  }
+  const jf_kernel_note &Note(unsigned i)
+  {
+    return g_array_index(jf_model_kernel_notes(k), jf_kernel_note, i);
+  }
+
+  const jf_model_views views = {CanonOf, NonexecView, nullptr};
+  jf_model *m;
+  jf_model_kernel *k;
+  jf_model_thread writer, runner;
+};
+
+class KernelSyncNone : public KernelSync
+{
+protected:
+  KernelSyncNone() : KernelSync(JF_KERNEL_SYNC_NONE)
+  {
+  }
+};
+
+// A fresh anonymous page written, then mprotect RX: __sync_icache_dcache
+// cleans and invalidates it before the executable entry exists, so another
+// thread on another cluster runs it with no dc, no ic and no isb.
+TEST_F(KernelSync, TheFirstExecMappingOfAFreshPagePublishesItForEveryThread)
+{
+  Store(kCode);
+  ASSERT_EQ(Run(kCode), JF_STALE_NOT_CLEANED); // before: nothing published it
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_FRESH);
+  EXPECT_EQ(Run(kCode + 12, &writer), JF_FRESH);
+  // The fast path agrees: no bound on the threads' synchronisation.
+  jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
+  EXPECT_EQ(jf_model_fresh_after(m, w, JF_MODEL_OWN_VIEW), 0u);
+}
+
+// RX -> RW -> rewrite -> RX: the flag is still set, the kernel does
+// nothing the second time, and the rewrite is stale.
+TEST_F(KernelSync, ALaterExecMappingOfTheSamePageDoesNotSync)
+{
+  Store(kCode);
+  EXPECT_TRUE(Mprotect(kCode));
+  Store(kCode);
+  EXPECT_FALSE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+}
+
+// An RWX mapping: the page is mapped executable before the first store
+// (its fault syncs an empty page), so the code written into it is stale.
+TEST_F(KernelSync, CodeWrittenAfterTheExecMappingIsStale)
+{
+  EXPECT_TRUE(Mprotect(kCode));
+  Store(kCode);
+  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+}
+
+// flush_dcache_folio clears the flag whenever the kernel writes the page,
+// so the next exec mapping syncs again.
+TEST_F(KernelSync, AKernelWriteClearsTheFlag)
+{
+  Store(kCode);
+  EXPECT_TRUE(Mprotect(kCode));
+  Store(kCode);
+  jf_model_kernel_written(k, kCode, kCode + 4096);
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_FRESH);
+}
+
+// A page unmapped and mapped again is a new page: its flag is clear.
+TEST_F(KernelSync, APageFreedAndMappedAgainSyncsAgain)
+{
+  Store(kCode);
+  EXPECT_TRUE(Mprotect(kCode));
+  jf_model_kernel_fresh(k, kCode, kCode + 4096);
+  Store(kCode);
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_FRESH);
+}
+
+// Only the synced page: its neighbour was never mapped executable.
+TEST_F(KernelSync, TheSyncCoversItsPageOnly)
+{
+  Store(kCode);
+  Store(kCode + 4096);
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_FRESH);
+  EXPECT_EQ(Run(kCode + 4096), JF_STALE_NOT_CLEANED);
+}
+
+// A memfd mapped RW and RX: code written through RW, the RX view first
+// touched after the write. The fault of the RX view syncs the one page
+// both views show, through every view, on the VIPT LITTLE core too.
+TEST_F(KernelSync, TheFaultOfALazyExecViewSyncsThePageBothViewsShow)
+{
+  jf_model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
+  Store(kRw); // after the mapping, before the first fetch
+  jf_model_thread little;
+  jf_model_thread_init(&little, 2, 1, 0);
+  EXPECT_EQ(Run(kRx, &little), JF_FRESH);
+  EXPECT_EQ(Run(kRx + 4), JF_FRESH);
+  jf_model_thread_clear(&little);
+  // Rewritten through RW and run again: the view is faulted in, the flag
+  // set, nothing syncs.
+  Store(kRw);
+  EXPECT_EQ(Run(kRx), JF_STALE_NOT_CLEANED);
+}
+
+// The lazy view's page stays unsynced until it is fetched, and a view
+// unmapped before that never syncs.
+TEST_F(KernelSync, AnUnmappedLazyViewNeverSyncs)
+{
+  jf_model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
+  jf_model_kernel_view_gone(k, kRx, 4096);
+  Store(kRw);
+  EXPECT_EQ(Run(kRx), JF_STALE_NOT_CLEANED);
+}
+
+// The note names the call that published code the program never
+// maintained, once it was run.
+TEST_F(KernelSync, TheNoteNamesTheCallThatPublishedTheCode)
+{
+  Store(kCode, 8);
+  EXPECT_TRUE(Mprotect(kCode));
+  ASSERT_EQ(jf_model_kernel_notes(k)->len, 1u);
+  EXPECT_STREQ(Note(0).call, "mprotect");
+  EXPECT_EQ(Note(0).pc, kMprotectPc);
+  EXPECT_EQ(Note(0).lr, kCallerLr);
+  EXPECT_EQ(Note(0).pages, 1u);
+  EXPECT_EQ(Note(0).words, 8u);
+  EXPECT_FALSE(Note(0).fetched);
+  Run(kCode);
+  EXPECT_TRUE(Note(0).fetched);
+}
+
+// Code the program published itself owes the kernel nothing: no note.
+TEST_F(KernelSync, CodeTheProgramMaintainedItselfGetsNoNote)
+{
+  Store(kCode);
+  jf_model_dc_clean(m, &writer, kCode, 1, false);
+  jf_model_dsb(m, &writer);
+  jf_model_ic_ivau(m, &writer, kCode, 2);
+  jf_model_ic_ivau(m, &runner, kCode, 2); // the big core's line too
+  jf_model_dsb(m, &writer);
+  jf_model_dsb(m, &runner);
+  EXPECT_TRUE(Mprotect(kCode));
+  ASSERT_EQ(jf_model_kernel_notes(k)->len, 1u);
+  EXPECT_EQ(Note(0).words, 0u);
+}
+
+// exec-map-sync = none: the same fetch is stale under a kind of its own,
+// and the program's own maintenance still makes it fresh.
+TEST_F(KernelSyncNone, WordsOnlyTheKernelPublishedAreKernelSyncAssumed)
+{
+  Store(kCode);
+  Store(kCode + 64);
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_STALE_KERNEL_SYNC_ASSUMED);
+  EXPECT_STREQ(jf_stale_kind_name(JF_STALE_KERNEL_SYNC_ASSUMED), "kernel-sync-assumed");
+  jf_model_dc_clean(m, &writer, kCode + 64, 1, false);
+  jf_model_dsb(m, &writer);
+  jf_model_ic_ivau(m, &writer, kCode + 64, 2);
+  jf_model_dsb(m, &writer);
+  jf_model_sync(m, &writer);
+  EXPECT_EQ(Run(kCode + 64, &writer), JF_FRESH);
+  EXPECT_EQ(jf_model_kernel_notes(k)->len, 1u);
+  EXPECT_EQ(Note(0).words, 0u); // no note without the kernel's help
+}
+
+// Maintenance of the program's own that misses a step keeps that step's
+// kind without the kernel's help: it did not rely on the kernel.
+TEST_F(KernelSyncNone, AProgramsOwnIncompleteMaintenanceKeepsItsKind)
+{
+  Store(kCode);
+  jf_model_ic_ivau(m, &writer, kCode, 2); // ic ivau alone, no dc cvau
+  jf_model_dsb(m, &writer);
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+}
+
+// A rewrite after the kernel's sync is the program's own bug in either
+// mode, and keeps its own kind.
+TEST_F(KernelSyncNone, ARewriteAfterTheSyncKeepsItsOwnKind)
+{
+  Store(kCode);
+  EXPECT_TRUE(Mprotect(kCode));
+  Store(kCode);
+  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+}
+
+} // namespace

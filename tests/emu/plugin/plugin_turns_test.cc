@@ -1,0 +1,232 @@
+// The deterministic schedule (src/emu/plugin/plugin_turns.c) on its own,
+// with host threads standing for guest threads as linux-user QEMU's do:
+// one thread holds the turn at a time; the turn's length and the next
+// holder are drawn from the seed, so one seed gives one order; a thread
+// asleep in a blocking call lets the others run; schedule=parallel sets
+// no end to a turn. The rig is the real one (turns_rig.c): the scoreboard,
+// the vCPU clocks and the schedule as plugin.c's install makes them.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <future>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+// The unit's header is C.
+extern "C" {
+#include "plugin_turns.h"
+}
+#include "turns_rig.h"
+
+namespace
+{
+
+// aarch64 system call numbers (include/uapi/asm-generic/unistd.h).
+constexpr int64_t kRead = 63, kWrite = 64, kClone = 220;
+// pthread_create's clone flags: CLONE_VM | CLONE_FS | CLONE_FILES |
+// CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+// CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID.
+constexpr uint64_t kThreadFlags = 0x3d0f00;
+constexpr uint64_t kQuantum = 100;
+
+// A second guest thread on vCPU 1, started as QEMU starts one: the
+// creator's clone (which keeps the turn) returns the child's id, and the
+// child's vCPU starts on the child's own host thread, where it waits for
+// its first turn. BODY runs once it holds that turn.
+class Child
+{
+public:
+  template <class Body> Child(jf_rig *rig, Body body)
+  {
+    std::promise<int> tid;
+    std::future<int> got = tid.get_future();
+    thread_ = std::thread([this, rig, body, &tid] {
+      tid.set_value(static_cast<int>(syscall(SYS_gettid)));
+      go_.get_future().wait();
+      jf_turns_thread_start(rig, 1);
+      body();
+    });
+    int child = got.get();
+    EXPECT_FALSE(jf_turns_syscall(rig, 0, kClone, kThreadFlags, 0));
+    jf_turns_syscall_ret(rig, 0, kClone, child);
+    go_.set_value();
+    jf_turns_await_child(rig, 0, kClone, child);
+  }
+  ~Child()
+  {
+    thread_.join();
+  }
+
+private:
+  std::promise<void> go_;
+  std::thread thread_;
+};
+
+// What the holders did, in order, and how many held the turn at once.
+struct Log {
+  std::mutex m;
+  std::vector<int> order;
+  std::atomic<int> inside{0};
+  std::atomic<int> most_inside{0};
+
+  // Thread ID runs "guest code" for a while, holding the turn.
+  void Run(int id)
+  {
+    int now = ++inside;
+    int most = most_inside.load();
+    while (now > most && !most_inside.compare_exchange_weak(most, now)) {
+    }
+    {
+      std::lock_guard<std::mutex> hold(m);
+      order.push_back(id);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    --inside;
+  }
+};
+
+// Two threads, each running ROUNDS quanta, then ending.
+std::vector<int> RunTwo(uint64_t seed, int rounds, std::string *report, int *most_inside)
+{
+  jf_rig *rig = turns_rig_new(seed, kQuantum, true);
+  Log log;
+  auto body = [rig, rounds, &log](unsigned vcpu) {
+    for (int i = 0; i < rounds; i++) {
+      log.Run(static_cast<int>(vcpu));
+      jf_turns_quantum_ended(rig, vcpu);
+    }
+    jf_turns_thread_exit(rig, vcpu);
+  };
+  jf_turns_thread_start(rig, 0);
+  {
+    Child child(rig, [&body] { body(1); });
+    body(0);
+  }
+  char *text = turns_rig_report(rig);
+  *report = text;
+  g_free(text);
+  *most_inside = log.most_inside.load();
+  turns_rig_free(rig);
+  return log.order;
+}
+
+int Changes(const std::vector<int> &order)
+{
+  int n = 0;
+  for (size_t i = 1; i < order.size(); i++) {
+    n += order[i] != order[i - 1];
+  }
+  return n;
+}
+
+TEST(TurnsUnit, TheMainThreadHoldsTheFirstTurnForASeededQuantum)
+{
+  std::set<uint64_t> seen;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    jf_rig *rig = turns_rig_new(seed, kQuantum, true);
+    jf_turns_thread_start(rig, 0); // returns: nobody else to wait for
+    uint64_t q = turns_rig_quantum_left(rig, 0);
+    EXPECT_GE(q, 1u) << "seed " << seed;
+    EXPECT_LE(q, 2 * kQuantum - 1) << "seed " << seed;
+    seen.insert(q);
+    jf_rig *again = turns_rig_new(seed, kQuantum, true);
+    jf_turns_thread_start(again, 0);
+    EXPECT_EQ(turns_rig_quantum_left(again, 0), q) << "the seed alone decides, seed " << seed;
+    turns_rig_free(again);
+    turns_rig_free(rig);
+  }
+  EXPECT_GE(seen.size(), 20u) << "quanta drawn uniformly in [1, 2q - 1], not one length";
+}
+
+TEST(TurnsUnit, ParallelSetsNoEndToATurnAndIsNotReproducible)
+{
+  jf_rig *rig = turns_rig_new(1, kQuantum, false);
+  jf_turns_thread_start(rig, 0);
+  EXPECT_EQ(turns_rig_quantum_left(rig, 0), UINT64_MAX);
+  char *text = turns_rig_report(rig);
+  std::string report = text;
+  g_free(text);
+  EXPECT_NE(report.find("\"mode\":\"parallel\""), std::string::npos) << report;
+  EXPECT_NE(report.find("\"reproducible\":false"), std::string::npos) << report;
+  turns_rig_free(rig);
+}
+
+TEST(TurnsUnit, TwoThreadsRunOneAtATimeInTheSeedsOrder)
+{
+  constexpr int kRounds = 30;
+  std::string report;
+  int most_inside = 0;
+  std::vector<int> first = RunTwo(7, kRounds, &report, &most_inside);
+  ASSERT_EQ(first.size(), 2u * kRounds);
+  EXPECT_EQ(most_inside, 1) << "two threads held the turn at once";
+  // The turn passed back and forth, drawn, not taken in creation order.
+  int changes = Changes(first);
+  EXPECT_GE(changes, 5);
+  EXPECT_NE(report.find("\"handovers\":" + std::to_string(changes) + ","), std::string::npos)
+      << "every change of holder is one hand-over: " << report;
+  EXPECT_NE(report.find("\"mode\":\"turns\""), std::string::npos) << report;
+  for (int run = 0; run < 2; run++) {
+    std::string again_report;
+    EXPECT_EQ(RunTwo(7, kRounds, &again_report, &most_inside), first) << "run " << run;
+    EXPECT_EQ(most_inside, 1);
+  }
+  EXPECT_NE(RunTwo(8, kRounds, &report, &most_inside), first) << "another seed, another order";
+}
+
+TEST(TurnsUnit, AThreadAsleepInABlockingCallLetsTheOtherRun)
+{
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  jf_rig *rig = turns_rig_new(3, kQuantum, true);
+  std::atomic<bool> main_in_read{false};
+  std::atomic<bool> child_ran_during_read{false};
+  jf_turns_thread_start(rig, 0);
+  {
+    Child child(rig, [&] {
+      // Its first turn came while the main thread was asleep in read.
+      child_ran_during_read = main_in_read.load();
+      char byte = 'x';
+      EXPECT_FALSE(jf_turns_syscall(rig, 1, kWrite, static_cast<uint64_t>(fds[1]), 0));
+      EXPECT_EQ(write(fds[1], &byte, 1), 1);
+      jf_turns_syscall_ret(rig, 1, kWrite, 1);
+      jf_turns_thread_exit(rig, 1);
+    });
+    // The main thread still holds the turn: the child waits.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(child_ran_during_read.load());
+    // Should the child never get the turn, a byte from elsewhere ends the
+    // read after 5 s, and the test fails instead of hanging.
+    std::promise<void> read_done;
+    std::thread watchdog([&fds, done = read_done.get_future()] {
+      if (done.wait_for(std::chrono::seconds(5)) == std::future_status::timeout) {
+        char late = 'w';
+        EXPECT_EQ(write(fds[1], &late, 1), 1);
+      }
+    });
+    main_in_read = true;
+    EXPECT_FALSE(jf_turns_syscall(rig, 0, kRead, static_cast<uint64_t>(fds[0]), 0));
+    char byte = 0;
+    EXPECT_EQ(read(fds[0], &byte, 1), 1);
+    main_in_read = false;
+    read_done.set_value();
+    watchdog.join();
+    jf_turns_syscall_ret(rig, 0, kRead, 1);
+    EXPECT_EQ(byte, 'x');
+    jf_turns_thread_exit(rig, 0);
+  }
+  EXPECT_TRUE(child_ran_during_read.load());
+  turns_rig_free(rig);
+  close(fds[0]);
+  close(fds[1]);
+}
+
+} // namespace

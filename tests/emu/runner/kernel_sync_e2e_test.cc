@@ -1,0 +1,159 @@
+// The Linux kernel's own cache maintenance, end to end: the seven programs
+// of guest/kernel_sync_guest.c under the real plugin-enabled QEMU, each
+// judged as arm64 Linux runs it (docs/COHERENCE-MODEL.md, "What Linux does
+// for you"), and with --exec-map-sync none as a kernel that does nothing.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run_process.h"
+
+namespace
+{
+
+const std::string kRunner = JITFLUSH_EMU_RUNNER;
+const std::string kGuest = JITFLUSH_EMU_KERNEL_GUEST;
+const std::string kConfigs = JITFLUSH_QEMU_CONFIGS_DIR;
+
+struct GuestRun {
+  ProcessResult result;
+  nlohmann::json report;
+};
+
+GuestRun Guest(const std::string &mode, std::vector<std::string> runner_args = {},
+               const std::map<std::string, std::string> &env = {})
+{
+  TempDir dir;
+  std::vector<std::string> argv = {kRunner,       "--config", kConfigs + "/exynos8890.conf",
+                                   "--seed",      "1",        "--report",
+                                   dir / "r.json"};
+  argv.insert(argv.end(), runner_args.begin(), runner_args.end());
+  argv.insert(argv.end(), {"--", kGuest, mode});
+  GuestRun run{RunProcess(argv, env), nullptr};
+  const std::string text = ReadFileOrEmpty(dir / "r.json");
+  if (!text.empty())
+    run.report = nlohmann::json::parse(text);
+  return run;
+}
+
+long Stale(const GuestRun &run)
+{
+  return run.report.value("stale_fetches", -1L);
+}
+
+std::vector<std::string> Kinds(const GuestRun &run)
+{
+  std::vector<std::string> kinds;
+  for (const auto &f : run.report["findings"])
+    kinds.push_back(f["kind"].get<std::string>());
+  return kinds;
+}
+
+// Row 1: fresh anonymous RW pages, written, mprotect RX, run with no dc, ic
+// or isb by a second thread: the kernel synced the pages. The run gets a
+// note naming the mprotect call, and keeps the program's status.
+TEST(KernelSyncEndToEnd, CodePublishedByTheFirstMprotectIsCoherent)
+{
+  GuestRun run = Guest("mprotect");
+  ASSERT_EQ(run.result.status, 42) << run.result.err;
+  EXPECT_EQ(Stale(run), 0) << run.report.dump();
+  ASSERT_EQ(run.report["kernel_sync_notes"].size(), 1u) << run.report.dump();
+  const auto &note = run.report["kernel_sync_notes"][0];
+  EXPECT_EQ(note["call"], "mprotect");
+  EXPECT_EQ(note["pages"], 1);
+  EXPECT_EQ(note["words"], 2);
+  EXPECT_NE(note["site"]["pc"], "0x0");
+  EXPECT_NE(note["note"].get<std::string>().find("not on macOS, Windows or the BSDs"),
+            std::string::npos);
+  EXPECT_EQ(run.report["exec_map_sync"], "linux");
+  EXPECT_NE(run.result.err.find("==jitflush-emu== NOTE: 2 words of code on 1 page were published "
+                                "only by the kernel at mprotect"),
+            std::string::npos)
+      << run.result.err;
+}
+
+// Row 2: the same page made RW, rewritten and made RX again: the flag is
+// set, the kernel does nothing, and only the rewrite is stale.
+TEST(KernelSyncEndToEnd, TheSecondMprotectOfThePageDoesNotPublishTheRewrite)
+{
+  GuestRun run = Guest("mprotect-again");
+  EXPECT_EQ(run.result.status, 86) << run.result.err;
+  EXPECT_EQ(Stale(run), 2) << run.report.dump(); // the rewrite's two words, once
+  EXPECT_EQ(Kinds(run), std::vector<std::string>{"not-cleaned"});
+}
+
+// Row 3: a memfd mapped RW and RX, the RX view first touched after the
+// write: its fault synced the page.
+TEST(KernelSyncEndToEnd, AMemfdsExecViewFaultedAfterTheWriteIsCoherent)
+{
+  GuestRun run = Guest("memfd");
+  ASSERT_EQ(run.result.status, 42) << run.result.err;
+  EXPECT_EQ(Stale(run), 0) << run.report.dump();
+  ASSERT_EQ(run.report["kernel_sync_notes"].size(), 1u) << run.report.dump();
+  EXPECT_EQ(run.report["kernel_sync_notes"][0]["call"], "mmap");
+}
+
+// Row 4: rewritten through RW and run again: stale.
+TEST(KernelSyncEndToEnd, AMemfdRewrittenAfterItsFaultIsStale)
+{
+  GuestRun run = Guest("memfd-again");
+  EXPECT_EQ(run.result.status, 86) << run.result.err;
+  EXPECT_EQ(Stale(run), 2) << run.report.dump();
+  EXPECT_EQ(Kinds(run), std::vector<std::string>{"not-cleaned"});
+}
+
+// Row 5: RWX memory is mapped executable before the code is written.
+TEST(KernelSyncEndToEnd, CodeWrittenIntoRwxMemoryIsStale)
+{
+  GuestRun run = Guest("rwx");
+  EXPECT_EQ(run.result.status, 86) << run.result.err;
+  EXPECT_EQ(Kinds(run), std::vector<std::string>{"not-cleaned"});
+  EXPECT_TRUE(run.report["kernel_sync_notes"].empty()) << run.report.dump();
+}
+
+// Rows 6 and 7: code the kernel wrote (write(2) into a file mapped RX
+// afterwards, /proc/self/mem into an RX mapping) was never a user store.
+TEST(KernelSyncEndToEnd, CodeTheKernelWroteIsCoherent)
+{
+  for (const char *mode : {"file", "proc-mem"}) {
+    GuestRun run = Guest(mode);
+    EXPECT_EQ(run.result.status, 42) << mode << ": " << run.result.err;
+    EXPECT_EQ(Stale(run), 0) << mode;
+  }
+}
+
+// exec-map-sync = none: what the kernel alone published is stale under a
+// kind of its own, chosen by the option or its variable; what the program
+// got wrong itself keeps its kind.
+TEST(KernelSyncEndToEnd, WithoutTheKernelsHelpKernelPublishedCodeIsKernelSyncAssumed)
+{
+  for (const char *mode : {"mprotect", "memfd"}) {
+    GuestRun run = Guest(mode, {"--exec-map-sync", "none"});
+    EXPECT_EQ(run.result.status, 86) << mode << ": " << run.result.err;
+    EXPECT_EQ(Kinds(run), std::vector<std::string>{"kernel-sync-assumed"}) << mode;
+    EXPECT_TRUE(run.report["kernel_sync_notes"].empty()) << mode;
+    EXPECT_EQ(run.report["exec_map_sync"], "none");
+    EXPECT_NE(run.report["reproduce"].get<std::string>().find(" --exec-map-sync none "),
+              std::string::npos)
+        << run.report["reproduce"];
+  }
+  GuestRun env = Guest("mprotect", {}, {{"JITFLUSH_EMU_EXEC_MAP_SYNC", "none"}});
+  EXPECT_EQ(Kinds(env), std::vector<std::string>{"kernel-sync-assumed"});
+  GuestRun rwx = Guest("rwx", {"--exec-map-sync", "none"});
+  EXPECT_EQ(Kinds(rwx), std::vector<std::string>{"not-cleaned"});
+}
+
+TEST(KernelSyncEndToEnd, ABadExecMapSyncIsAUsageError)
+{
+  GuestRun run = Guest("mprotect", {"--exec-map-sync", "macos"});
+  EXPECT_EQ(run.result.status, 2);
+  EXPECT_NE(run.result.err.find("--exec-map-sync: expected linux or none, got 'macos'"),
+            std::string::npos)
+      << run.result.err;
+}
+
+} // namespace
