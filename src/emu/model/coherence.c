@@ -173,6 +173,7 @@
  * stricter than hardware, never more lenient.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 #include "coherence.h"
@@ -231,6 +232,7 @@ struct jf_word {
   bool pair_cmodx_safe;     /* old and new encodings both CMODX-safe */
   bool iview_set;           /* IVIEW names the view of the VIPT slots below */
   bool extra_views;         /* view_extra holds slots of other views of it */
+  uint16_t clean_cluster;   /* the cluster that issued CLEAN_SITE's operation */
   uint32_t version;         /* jf_model_fetch_stamp: grows with every change above */
   uint64_t kernel_sync_seq; /* the kernel's last sync of the page (jf_model_kernel_sync) */
   uint64_t iview;           /* the view whose ic the VIPT clusters' slots hold */
@@ -269,6 +271,9 @@ struct jf_model {
   bool kernel_untrusted; /* jf_model_trust_kernel_sync(m, false) */
   struct jf_model_views views;
   GArray *site_stride; /* unsigned, indexed by site */
+  /* The line sizes the program read from CTR_EL0 (jf_model_ctr_read), bit
+   * k for 4 << k bytes: the lines a flush routine can have latched. */
+  uint32_t ilines_read, dlines_read;
   /* Cleans that their issuer ordered with a DMB before anything it did
    * next: the next DSB of any thread completes them ("Completion through
    * another thread"). */
@@ -355,6 +360,7 @@ static void free_page(gpointer data)
 void jf_model_page_free(struct jf_model_page *page)
 {
   if (page) {
+    g_free(page->writers);
     g_free(page->words);
     g_free(page);
   }
@@ -479,8 +485,9 @@ static void page_make_dense(const struct jf_model *m, struct jf_model_page *page
        * before it (coherence_quick.h): its own or later. */
       uint64_t recent = __atomic_load_n(&page->recent[i / 64], __ATOMIC_SEQ_CST);
       uint64_t stamp = ((recent >> (i % 64)) & 1) || older == 0 ? last : older;
+      uint64_t exact = page->writers ? __atomic_load_n(&page->writers[i], __ATOMIC_SEQ_CST) : 0;
       w->store_seq = stamp >> STAMP_CLUSTER_BITS;
-      w->writer_pc = writer_pc;
+      w->writer_pc = exact ? exact : writer_pc;
       w->writer_thread = writer_thread;
       w->writer_cluster = (uint32_t)(stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
     }
@@ -530,6 +537,11 @@ static void summary_store(struct jf_model_page *page, size_t index, uint64_t sta
     }
   } else if (time < last_time) {
     __atomic_fetch_or(&page->written[index / 64], UINT64_C(1) << (index % 64), __ATOMIC_SEQ_CST);
+    /* Its writer still is this word's (page writers, below). */
+    uint64_t *writers = __atomic_load_n(&page->writers, __ATOMIC_SEQ_CST);
+    if (writers) {
+      __atomic_store_n(&writers[index], writer_pc, __ATOMIC_RELAXED);
+    }
     if (stamp > __atomic_load_n(&page->older_store, __ATOMIC_RELAXED)) {
       __atomic_store_n(&page->older_store, stamp, __ATOMIC_SEQ_CST);
     }
@@ -537,6 +549,19 @@ static void summary_store(struct jf_model_page *page, size_t index, uint64_t sta
   }
   jf_model_summarise_store(page, index, index, stamp, writer_pc, writer_thread);
 }
+
+/*
+ * Page writers. A store-only page's summary keeps one writer for all its
+ * words; the report names the store that last wrote each word
+ * (docs/FINDINGS.md, `writers`), so when a second instruction stores to
+ * the page it gets a table of writers, one per word (8 bytes a word, on
+ * pages with more than one writer only), seeded with the one writer so
+ * far (jf_model_page_writers). The table is published before the words
+ * stored so far are read, so a lock-free store (jf_model_summarise_store,
+ * which reloads the table after setting its bits) either is among them or
+ * writes its own entries; only two threads racing to store into one page
+ * with different instructions can leave a word with the other's writer.
+ */
 
 /* The store of the words [FIRST, END) of PAGE at time NOW (lock held). */
 static void store_in_page(const struct jf_model *m, struct jf_model_page *page, uint64_t first,
@@ -553,6 +578,7 @@ static void store_in_page(const struct jf_model *m, struct jf_model_page *page, 
       w->writer_exact = true;
     } else {
       size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
+      jf_model_page_writers(page, writer_pc);
       summary_store(page, index, jf_model_store_stamp(now, t->cluster), writer_pc, t->serial);
     }
   }
@@ -624,8 +650,9 @@ static void for_each_word_in_line(const struct jf_model *m, uint64_t va, unsigne
 struct site_mark {
   uint32_t site;
   uint64_t seq;
-  bool inval;      /* an ic ivau site, else a clean */
-  unsigned stride; /* the loop's stride, 0 unknown */
+  bool inval;       /* an ic ivau site, else a clean */
+  unsigned stride;  /* the loop's stride, 0 unknown */
+  unsigned cluster; /* the issuing thread's cluster */
 };
 
 static void mark_site(const struct jf_model *m, struct jf_word *w, uint64_t word_va, void *ctx)
@@ -642,6 +669,7 @@ static void mark_site(const struct jf_model *m, struct jf_word *w, uint64_t word
     w->clean_site = s->site;
     w->clean_site_seq = s->seq;
     w->clean_stride = (uint16_t)s->stride;
+    w->clean_cluster = (uint16_t)s->cluster;
   }
 }
 
@@ -661,10 +689,10 @@ unsigned jf_model_site_stride(const struct jf_model *m, uint32_t site)
  * stride, or while it is not confirmed yet, the site's latest), and the
  * step that confirms a stride claims the two before it, so the words a loop
  * stepped over name that loop and its stride. Returns the stride the
- * operation's own marks carry.
+ * operation's own marks carry (0: none known, see claim_lines).
  */
 static unsigned follow_loop(struct jf_model *m, uint32_t site, uint64_t va,
-                            struct jf_model_loop *loop, bool inval, uint64_t seq)
+                            struct jf_model_loop *loop, bool inval, uint64_t seq, unsigned cluster)
 {
   uint64_t step = 0;
   if (site != JF_MODEL_NO_SITE && site == loop->site && va > loop->addr &&
@@ -674,7 +702,7 @@ static unsigned follow_loop(struct jf_model *m, uint32_t site, uint64_t va,
   if (step != loop->stride) {
     loop->stride = 0; /* another site, or a step out of the loop's pattern */
   }
-  struct site_mark s = {site, seq, inval, 0};
+  struct site_mark s = {site, seq, inval, 0, cluster};
   if (step && step == loop->step) {
     if (m->site_stride->len <= site) {
       g_array_set_size(m->site_stride, site + 1);
@@ -692,6 +720,55 @@ static unsigned follow_loop(struct jf_model *m, uint32_t site, uint64_t va,
   loop->addr = va;
   loop->step = step;
   return s.stride;
+}
+
+/*
+ * An operation whose loop shows no stride (a call that issued one or two,
+ * as a 12-byte flush does, of a routine never seen looping): it claims the
+ * words of the largest line the program read from CTR_EL0 around its
+ * address (any core's line when it read none: a hard-coded step), each
+ * word with the smallest of those lines whose block around the address
+ * holds it as its stride. A routine aligns its start down to the line it
+ * steps by, and that line came from a CTR_EL0 read, so a word it missed
+ * in a smaller geometry lies in the block of the line it used: on
+ * the Exynos 8890 the word 0x40 past a 128-byte-aligned ic ivau was
+ * meant by a 128-byte line (an Exynos M1's IminLine), and in a 64-byte one
+ * on a 32-byte core's clean. Descending, so the smaller blocks, which are
+ * inside the larger ones, keep the smaller line.
+ */
+static void claim_lines(const struct jf_model *m, uint64_t va, struct site_mark *s)
+{
+  uint32_t read = s->inval ? m->ilines_read : m->dlines_read;
+  unsigned done = UINT_MAX;
+  for (;;) {
+    unsigned line = 0;
+    for (unsigned k = 0; k < 32; k++) {
+      unsigned l = 4u << k;
+      if ((read >> k & 1) && l < done && l > line) {
+        line = l;
+      }
+    }
+    for (unsigned c = 0; !read && c < m->nclusters; c++) {
+      unsigned l = s->inval ? m->geo[c].iline : m->geo[c].dline;
+      if (l < done && l > line) {
+        line = l;
+      }
+    }
+    if (!line) {
+      return;
+    }
+    s->stride = line;
+    for_each_word_in_line(m, va, line, mark_site, s);
+    done = line;
+  }
+}
+
+void jf_model_ctr_read(struct jf_model *m, uint64_t value)
+{
+  struct jf_ctr d = jf_ctr_decode(value);
+  m->shared++; /* claim_lines: the lines read */
+  m->ilines_read |= UINT32_C(1) << (jf_log2_line(d.iline) - 2);
+  m->dlines_read |= UINT32_C(1) << (jf_log2_line(d.dline) - 2);
 }
 
 void jf_model_loops_end(struct jf_model_thread *t)
@@ -740,9 +817,12 @@ void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t v
                         .thread = t->serial,
                         .is_clean = true};
   m->shared++; /* follow_loop: the site's stride */
-  unsigned stride = follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq);
-  struct clean_issue issue = {{site, op.issue_seq, false, stride}, va};
+  unsigned stride = follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq, op.cluster);
+  struct clean_issue issue = {{site, op.issue_seq, false, stride, op.cluster}, va};
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
+  if (!stride && site != JF_MODEL_NO_SITE) {
+    claim_lines(m, va, &issue.mark);
+  }
   g_array_append_val(t->pending, op);
 }
 
@@ -875,12 +955,15 @@ void jf_model_ic_ivau(struct jf_model *m, struct jf_model_thread *t, uint64_t va
                         .nonexec_view = nonexec_view(m, va),
                         .view = jf_model_view(m, va)};
   m->shared++; /* follow_loop: the site's stride */
-  unsigned stride = follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq);
+  unsigned stride = follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq, op.cluster);
   /* Broadcast: every cluster drops its own line holding VA. */
+  struct site_mark mark = {site, op.issue_seq, true, stride, op.cluster};
   for (unsigned c = 0; c < m->nclusters; c++) {
-    struct inval_issue issue = {
-        c, inval_misses(m, &op, c), op.view, {site, op.issue_seq, true, stride}};
+    struct inval_issue issue = {c, inval_misses(m, &op, c), op.view, mark};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
+  }
+  if (!stride && site != JF_MODEL_NO_SITE) {
+    claim_lines(m, va, &mark);
   }
   g_array_append_val(t->pending, op);
 }
@@ -1385,7 +1468,15 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
   }
   bool clean_step = kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED ||
                     kind == JF_STALE_CLEAN_NOT_ORDERED;
+  /* A clean reaches the words of both the issuer's and the writer's line
+   * around its address ("clean" above): the smaller of the two is the
+   * line a clean loop has to step by. */
   v.line = clean_step ? m->geo[w->writer_cluster].dline : m->geo[t->cluster].iline;
+  if (clean_step && v.flush_site != JF_MODEL_NO_SITE && m->geo[w->clean_cluster].dline < v.line) {
+    v.line = m->geo[w->clean_cluster].dline;
+    v.line_of_cleaner = true;
+    v.cleaner_cluster = w->clean_cluster;
+  }
   v.writer_cluster = w->writer_cluster;
   return v;
 }

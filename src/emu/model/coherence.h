@@ -145,6 +145,10 @@ void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t);
  * for the kernel's barriers (a migration's context switch), which a loop
  * may straddle. */
 void jf_model_loops_end(struct jf_model_thread *t);
+/* The program read VALUE from CTR_EL0: its line sizes are ones a flush
+ * routine may step by (a call too short to show its stride claims the
+ * words of those lines, coherence.c "claim_lines"). */
+void jf_model_ctr_read(struct jf_model *m, uint64_t value);
 /* A DMB by T; FULL when it orders loads and stores (not *LD or *ST). */
 void jf_model_dmb(struct jf_model *m, struct jf_model_thread *t, bool full);
 /* A context synchronisation of T (isb, exception return, SYNC_CORE). */
@@ -201,8 +205,15 @@ struct jf_verdict {
                               or JF_MODEL_NO_SITE */
   unsigned stride;         /* the stride of the loop execution that reached
                               the word (else the site's last), 0 unknown */
-  unsigned line;           /* the fetching cluster's line for this step */
+  unsigned line;           /* the line of this step that was missed: the
+                              fetching cluster's I line, or for the clean
+                              steps the smaller of the writer's and the
+                              cleaning cluster's D line */
   unsigned writer_cluster; /* the cluster of the CPU that made that store */
+  /* For the clean steps: LINE is the D line of the cluster that issued the
+   * clean, CLEANER_CLUSTER, smaller than the writer's. */
+  bool line_of_cleaner;
+  unsigned cleaner_cluster;
 };
 
 /* Whether T, fetching W now through VIEW (jf_model_view of the fetching

@@ -47,6 +47,10 @@ struct jf_model_page {
   uint64_t older_store;        /* the latest stamp before LAST_STORE's time (store-only) */
   uint64_t last_store;         /* jf_model_store_stamp() of the latest store (store-only) */
   uint64_t last_writer_pc;     /* that store's instruction (store-only) */
+  /* Per word, the instruction that last stored it (store-only), once a
+   * second instruction stored to the page (made under the lock, then only
+   * written, with atomics): a page one instruction wrote needs none. */
+  uint64_t *writers;
   uint32_t last_writer_thread; /* that store's thread serial (store-only) */
   int densifying;              /* nonzero once WORDS is being or was built */
   char *words;                 /* dense records, or NULL */
@@ -98,6 +102,43 @@ static inline void jf_model_summarise_store(struct jf_model_page *page, size_t f
    * time. */
   __atomic_store_n(&page->last_writer_pc, writer_pc, __ATOMIC_RELAXED);
   __atomic_store_n(&page->last_writer_thread, writer_thread, __ATOMIC_RELAXED);
+  /* Loaded after the bits were set: a table made since those were read
+   * for it (jf_model_page_writers) gets this store's words here. */
+  uint64_t *writers = __atomic_load_n(&page->writers, __ATOMIC_SEQ_CST);
+  for (size_t i = first; writers && i <= last; i++) {
+    __atomic_store_n(&writers[i], writer_pc, __ATOMIC_RELAXED);
+  }
+}
+
+/*
+ * Gives a store-only PAGE its table of writers when WRITER_PC is the
+ * second instruction to store to it, from any thread, with or without the
+ * caller's lock (coherence.c, "page writers"): the table is published
+ * first, then seeded with the one writer so far for the words stored so
+ * far, entries a racing store wrote itself being left as they are.
+ */
+static inline void jf_model_page_writers(struct jf_model_page *page, uint64_t writer_pc)
+{
+  if (__atomic_load_n(&page->writers, __ATOMIC_ACQUIRE) ||
+      !__atomic_load_n(&page->last_store, __ATOMIC_RELAXED) ||
+      __atomic_load_n(&page->last_writer_pc, __ATOMIC_RELAXED) == writer_pc) {
+    return;
+  }
+  uint64_t *table = g_new0(uint64_t, JF_MODEL_PAGE_WORDS);
+  uint64_t *none = NULL;
+  if (!__atomic_compare_exchange_n(&page->writers, &none, table, false, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_SEQ_CST)) {
+    g_free(table); /* another thread made it */
+    return;
+  }
+  uint64_t last = __atomic_load_n(&page->last_writer_pc, __ATOMIC_SEQ_CST);
+  for (size_t i = 0; i < JF_MODEL_PAGE_WORDS; i++) {
+    uint64_t unset = 0;
+    if ((__atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST) >> (i % 64)) & 1) {
+      __atomic_compare_exchange_n(&table[i], &unset, last, false, __ATOMIC_SEQ_CST,
+                                  __ATOMIC_RELAXED);
+    }
+  }
 }
 
 /*
@@ -137,6 +178,7 @@ static inline bool jf_model_store_quick(const uint64_t *clock, struct jf_model_p
      * lenient). */
     return false;
   }
+  jf_model_page_writers(page, writer_pc);
   jf_model_summarise_store(page, first, last, stamp, writer_pc, writer_thread);
   /* Whether the store is in the summary before anyone read it for the
    * dense records (page_make_dense): also when this call changed nothing,

@@ -165,26 +165,37 @@ static void end_groups_written(struct planner *p, uint32_t w)
   }
 }
 
-/* Adds [LO, HI) to G, merged with every range it overlaps or touches;
- * false when G would need more ranges than it has. */
+/* Adds [LO, HI), written by INSN, to G: merged with the ranges of INSN
+ * it overlaps or touches, and taken out of the others, so that each byte
+ * names the instruction that wrote it last (a finding's writers are exact
+ * per word, docs/FINDINGS.md); false when G would need more ranges than it
+ * has. */
 static bool add_range(struct jf_store_group *g, int64_t lo, int64_t hi, uint32_t insn)
 {
   if (lo < -MAX_SPAN || hi > MAX_SPAN) {
     return false;
   }
-  struct jf_store_range kept[JF_STORE_GROUP_RANGES];
+  struct jf_store_range kept[2 * JF_STORE_GROUP_RANGES];
   uint32_t nkept = 0;
   for (uint32_t i = 0; i < g->nranges; i++) {
     const struct jf_store_range *r = &g->range[i];
     int64_t r_lo = r->offset, r_hi = r->offset + (int64_t)r->bytes;
-    if (r_lo <= hi && lo <= r_hi) {
+    if (r->last_insn == insn && r_lo <= hi && lo <= r_hi) {
       lo = r_lo < lo ? r_lo : lo;
       hi = r_hi > hi ? r_hi : hi;
-    } else {
+    } else if (r_hi <= lo || hi <= r_lo) {
       kept[nkept++] = *r;
+    } else {
+      /* Overwritten in part: what lies outside [LO, HI) keeps its writer. */
+      if (r_lo < lo) {
+        kept[nkept++] = (struct jf_store_range){(int32_t)r_lo, (uint32_t)(lo - r_lo), r->last_insn};
+      }
+      if (r_hi > hi) {
+        kept[nkept++] = (struct jf_store_range){(int32_t)hi, (uint32_t)(r_hi - hi), r->last_insn};
+      }
     }
   }
-  if (nkept == JF_STORE_GROUP_RANGES) {
+  if (nkept >= JF_STORE_GROUP_RANGES) {
     return false;
   }
   kept[nkept++] = (struct jf_store_range){(int32_t)lo, (uint32_t)(hi - lo), insn};

@@ -32,6 +32,7 @@
 #include "plugin_decode.h"
 #include "plugin_entropy.h"
 #include "plugin_exec.h"
+#include "findings_explain.h"
 #include "plugin_findings.h"
 #include "plugin_fork.h"
 #include "plugin_hotplug.h"
@@ -151,7 +152,8 @@ static void write_reports(struct jf_rig *r)
   jf_sched_credit_all(r);
   struct jf_summary summary;
   jf_vcpu_counter_totals(r, summary.counter);
-  summary.findings = emu_findings_count(r->findings);
+  emu_findings_count(r->findings); /* settles */
+  summary.findings = emu_findings_root_causes(r->findings);
   /* Names the guest's code once for the three forms of the findings. The
    * JSON report is built only when it is asked for: most runs of a test
    * suite write the summary and the findings' text alone, and then never
@@ -174,6 +176,9 @@ static void write_reports(struct jf_rig *r)
   } else {
     report_findings(r, NULL, quiet ? NULL : r->opts.sarif_path);
   }
+  /* Naming the code for the reports may have joined findings (a function
+   * that published code without a flush, through several stores). */
+  summary.findings = emu_findings_root_causes(r->findings);
   if (r->opts.summary_path) {
     /* insns tells the runner whether the guest ran at all: QEMU also
      * calls this when it gives up before the first guest instruction

@@ -128,6 +128,7 @@ static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
     unsigned cpu = t ? t->mt.cpu : 0;
     value = emu_config_visible_ctr(cfg, cpu);
     emu_findings_ctr_read(rig->findings, r->vaddr, cpu, value);
+    jf_model_ctr_read(rig->model, value);
   } else {
     value = cfg->clusters[emu_config_cluster_of(cfg, t ? t->mt.cpu : 0)].midr;
   }
@@ -263,24 +264,51 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
 /* The link register: in a leaf flush routine, the return address into
  * whoever called it (the finding's "caller"). */
 #define XREG_LR 30
+/* The frame pointer: a routine that calls something pushes the frame record
+ * {x29, x30} and points x29 at it (AAPCS64, "The frame pointer"). */
+#define XREG_FP 29
+
+/* The return address in the frame record x29 points at, 0 when x29 holds
+ * no readable, aligned address: in a flush routine that made a call before
+ * its loops, the return address into its own caller (findings_names.c
+ * decides whether it is one). */
+static uint64_t frame_return_address(void)
+{
+  uint64_t fp = jf_regs_read_x(rig->regs, XREG_FP);
+  if (!fp || (fp & 15) != 0) {
+    return 0;
+  }
+  uint64_t le = 0;
+  GByteArray *buf = g_byte_array_sized_new(sizeof(le));
+  bool read = qemu_plugin_read_memory_vaddr(fp + 8, buf, sizeof(le)) && buf->len == sizeof(le);
+  if (read) {
+    memcpy(&le, buf->data, sizeof(le));
+  }
+  g_byte_array_unref(buf);
+  return read ? GUINT64_FROM_LE(le) : 0;
+}
 
 static void on_maintenance(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
   uint64_t addr = jf_regs_read_x(rig->regs, r->reg);
-  uint64_t lr = r->kind == JF_INSN_DC_ZVA ? 0 : jf_regs_read_x(rig->regs, XREG_LR);
+  bool maint = r->kind == JF_INSN_DC_CLEAN || r->kind == JF_INSN_IC_IVAU;
+  uint64_t lr = maint ? jf_regs_read_x(rig->regs, XREG_LR) : 0;
+  uint64_t frame_lr = maint ? frame_return_address() : 0;
   g_mutex_lock(&rig->lock);
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
     switch (r->kind) {
     case JF_INSN_DC_CLEAN:
       jf_sched_adversary_maintenance(rig, t);
-      jf_model_dc_clean(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr),
+      jf_model_dc_clean(rig->model, &t->mt, addr,
+                        emu_findings_site_framed(rig->findings, r->vaddr, lr, frame_lr),
                         r->after_load);
       break;
     case JF_INSN_IC_IVAU:
       jf_sched_adversary_maintenance(rig, t);
-      jf_model_ic_ivau(rig->model, &t->mt, addr, emu_findings_site(rig->findings, r->vaddr, lr));
+      jf_model_ic_ivau(rig->model, &t->mt, addr,
+                       emu_findings_site_framed(rig->findings, r->vaddr, lr, frame_lr));
       break;
     case JF_INSN_DC_ZVA:
       /* QEMU zeroes the block without a memory callback. DCZID_EL0 of

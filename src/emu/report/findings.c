@@ -25,6 +25,7 @@
 struct site {
   uint64_t pc;
   uint64_t lr;
+  uint64_t frame_lr; /* the return address in the frame record at x29 */
 };
 
 /* ---- hashing --------------------------------------------------------------- */
@@ -40,7 +41,7 @@ static guint mix(uint64_t h)
 static guint site_hash(gconstpointer p)
 {
   const struct site *s = p;
-  return mix(s->pc * 31 + s->lr);
+  return mix(s->pc * 31 + s->lr + s->frame_lr * 7);
 }
 
 static gboolean site_equal(gconstpointer a, gconstpointer b)
@@ -171,7 +172,13 @@ void emu_findings_restart(struct emu_findings *f)
 
 uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr)
 {
-  struct site key = {pc, lr};
+  return emu_findings_site_framed(f, pc, lr, 0);
+}
+
+uint32_t emu_findings_site_framed(struct emu_findings *f, uint64_t pc, uint64_t lr,
+                                  uint64_t frame_lr)
+{
+  struct site key = {pc, lr, frame_lr};
   gpointer id = g_hash_table_lookup(f->site_ids, &key);
   if (id) {
     return GPOINTER_TO_UINT(id);
@@ -191,6 +198,8 @@ static struct finding *finding_new(const struct finding_key *key, unsigned cpu,
   fd->fetch_cpu = cpu;
   fd->writer_cluster = v->writer_cluster;
   fd->line = v->line;
+  fd->line_of_cleaner = v->line_of_cleaner;
+  fd->cleaner_cluster = v->cleaner_cluster;
   fd->words = g_hash_table_new(g_direct_hash, g_direct_equal);
   fd->callers = g_array_new(false, false, sizeof(struct caller));
   memset(fd->seen, 0xff, sizeof(fd->seen));
@@ -216,23 +225,30 @@ static struct finding *finding_for(struct emu_findings *f, const struct finding_
   return fd;
 }
 
-/* Counts N stale fetches for the caller LR: callers are few, and a JIT
- * re-runs the same stale words, so the previous one is checked first. */
-static void count_caller(struct finding *fd, uint64_t lr, uint64_t n)
+static bool same_caller(const struct caller *c, uint64_t lr, uint64_t frame_lr)
+{
+  return c->lr == lr && c->frame_lr == frame_lr;
+}
+
+/* Counts N stale fetches for the caller LR (FRAME_LR in the frame record):
+ * callers are few, and a JIT re-runs the same stale words, so the previous
+ * one is checked first. */
+static void count_caller(struct finding *fd, uint64_t lr, uint64_t frame_lr, uint64_t n)
 {
   GArray *c = fd->callers;
-  if (fd->last_caller < c->len && g_array_index(c, struct caller, fd->last_caller).lr == lr) {
+  if (fd->last_caller < c->len &&
+      same_caller(&g_array_index(c, struct caller, fd->last_caller), lr, frame_lr)) {
     g_array_index(c, struct caller, fd->last_caller).count += n;
     return;
   }
   for (guint i = 0; i < c->len; i++) {
-    if (g_array_index(c, struct caller, i).lr == lr) {
+    if (same_caller(&g_array_index(c, struct caller, i), lr, frame_lr)) {
       g_array_index(c, struct caller, i).count += n;
       fd->last_caller = i;
       return;
     }
   }
-  struct caller one = {lr, n};
+  struct caller one = {lr, frame_lr, lr, n};
   g_array_append_val(c, one);
   fd->last_caller = c->len - 1;
 }
@@ -269,8 +285,8 @@ void emu_findings_record_memo(struct emu_findings *f, uint64_t va, unsigned cpu,
   record_fetch(f, va, cpu, thread, v->kind, &key);
   struct finding *fd = finding_for(f, &key, cpu, v);
   if (r) {
-    *r = (struct emu_stale_repeat){fd, s->lr, f->settles, v->kind,
-                                   v->flush_site != JF_MODEL_NO_SITE};
+    *r = (struct emu_stale_repeat){
+        fd, s->lr, f->settles, v->kind, v->flush_site != JF_MODEL_NO_SITE, s->frame_lr};
   }
   if (!fd) {
     f->omitted_stale++;
@@ -281,11 +297,13 @@ void emu_findings_record_memo(struct emu_findings *f, uint64_t va, unsigned cpu,
     /* The smallest line missed is the one a stride stepped over: cores and
      * writers with larger lines share the root cause but not the reason. */
     fd->line = v->line;
+    fd->line_of_cleaner = v->line_of_cleaner;
+    fd->cleaner_cluster = v->cleaner_cluster;
     fd->fetch_cpu = cpu;
     fd->writer_cluster = v->writer_cluster;
   }
   if (v->flush_site != JF_MODEL_NO_SITE) {
-    count_caller(fd, s->lr, 1);
+    count_caller(fd, s->lr, s->frame_lr, 1);
   }
   uint64_t *slot = &fd->seen[(va >> 2) % SEEN_SLOTS];
   if (*slot == va) {
@@ -324,7 +342,7 @@ bool emu_findings_repeat(struct emu_findings *f, const struct emu_stale_repeat *
   f->last = fd;
   fd->count++;
   if (r->caller) {
-    count_caller(fd, r->lr, 1);
+    count_caller(fd, r->lr, r->frame_lr, 1);
   }
   fd->seen[(va >> 2) % SEEN_SLOTS] = va;
   return true;
@@ -448,7 +466,7 @@ static void absorb(struct finding *into, struct finding *fd)
   }
   for (guint i = 0; i < fd->callers->len; i++) {
     const struct caller *c = &g_array_index(fd->callers, struct caller, i);
-    count_caller(into, c->lr, c->count);
+    count_caller(into, c->lr, c->frame_lr, c->count);
   }
 }
 
@@ -494,7 +512,28 @@ static gint caller_by_count(gconstpointer a, gconstpointer b)
   if (x->count != y->count) {
     return x->count > y->count ? -1 : 1;
   }
-  return x->lr < y->lr ? -1 : x->lr > y->lr;
+  return x->at < y->at ? -1 : x->at > y->at;
+}
+
+void emu_findings_sort_callers(struct finding *fd)
+{
+  g_array_sort(fd->callers, caller_by_count);
+  fd->last_caller = 0;
+}
+
+void emu_findings_join(struct emu_findings *f, struct finding *into, struct finding *fd)
+{
+  absorb(into, fd);
+  g_hash_table_insert(f->by_key, &fd->key, into);
+  for (guint i = 0; i < f->findings->len; i++) {
+    if (g_ptr_array_index(f->findings, i) == fd) {
+      g_ptr_array_add(f->absorbed, g_ptr_array_steal_index(f->findings, i));
+      break;
+    }
+  }
+  f->last = NULL;
+  emu_findings_sort_callers(into);
+  count_writers(into);
 }
 
 /* Joins the strideless findings to their routine's stride, and puts each
@@ -517,8 +556,7 @@ void emu_findings_settle(struct emu_findings *f)
   f->last = NULL;
   for (guint i = 0; i < f->findings->len; i++) {
     struct finding *fd = g_ptr_array_index(f->findings, i);
-    g_array_sort(fd->callers, caller_by_count);
-    fd->last_caller = 0;
+    emu_findings_sort_callers(fd);
     count_writers(fd);
   }
 }
@@ -569,6 +607,15 @@ bool emu_findings_d_side(enum jf_stale_kind kind)
 {
   return kind == JF_STALE_NOT_CLEANED || kind == JF_STALE_CLEAN_NOT_COMPLETED ||
          kind == JF_STALE_CLEAN_NOT_ORDERED;
+}
+
+const char *emu_findings_line_core(const struct emu_findings *f, const struct finding *fd)
+{
+  if (!emu_findings_d_side(fd->key.kind)) {
+    return emu_findings_core_of_cpu(f, fd->fetch_cpu);
+  }
+  return emu_findings_core_of_cluster(f, fd->line_of_cleaner ? fd->cleaner_cluster
+                                                             : fd->writer_cluster);
 }
 
 /* ---- a crash ---------------------------------------------------------------- */

@@ -41,6 +41,11 @@ void emu_findings_free(struct emu_findings *f);
 /* The site number (from 1) of maintenance at PC whose link register held
  * LR: the flush routine's caller is the call before LR (0: unknown). */
 uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr);
+/* The same, with FRAME_LR the return address the frame record at x29 held
+ * ([x29, #8]; 0 unknown): the caller when the flush routine is not a leaf
+ * (docs/FINDINGS.md, "flush.caller"), decided once its code is named. */
+uint32_t emu_findings_site_framed(struct emu_findings *f, uint64_t pc, uint64_t lr,
+                                  uint64_t frame_lr);
 
 /* One stale fetch of the word at VA by thread THREAD on CPU. */
 void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
@@ -55,6 +60,7 @@ struct emu_stale_repeat {
   uint64_t settles;
   uint32_t kind;
   bool caller;
+  uint64_t frame_lr; /* with LR */
 };
 
 /* emu_findings_record, filling R for emu_findings_repeat. */

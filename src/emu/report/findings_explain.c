@@ -58,6 +58,49 @@ const struct ctr_site *emu_findings_stride_source(const struct emu_findings *f,
   return best;
 }
 
+/*
+ * One latched CTR_EL0 can break both loops of a routine: its DminLine
+ * steps the clean over a smaller D line and its IminLine the invalidate
+ * over a smaller I line, and which step a word lacks first depends on
+ * where the flush ran (on tri-cluster.conf a call on the 32-byte core
+ * misses the clean, one on a 64-byte core the invalidate in the 32-byte
+ * core's geometry). Both findings then name the same read in their
+ * stride_source: one root cause, reported with both loops and counted
+ * once. Returns the number (from 1, in the reports' order) of the first
+ * finding of the other loop with the same source that comes before FD, 0
+ * when FD stands for a root cause of its own.
+ */
+unsigned emu_findings_same_cause(const struct emu_findings *f, const struct finding *fd)
+{
+  const struct ctr_site *src = emu_findings_stride_source(f, fd);
+  if (!src) {
+    return 0;
+  }
+  GPtrArray *list = emu_findings_sorted(f);
+  unsigned n = 0;
+  for (guint i = 0; i < list->len && !n; i++) {
+    const struct finding *o = g_ptr_array_index(list, i);
+    if (o == fd) {
+      break;
+    }
+    if (emu_findings_d_side(o->key.kind) != emu_findings_d_side(fd->key.kind) &&
+        emu_findings_stride_source(f, o) == src && !emu_findings_same_cause(f, o)) {
+      n = i + 1;
+    }
+  }
+  g_ptr_array_unref(list);
+  return n;
+}
+
+unsigned emu_findings_root_causes(const struct emu_findings *f)
+{
+  unsigned n = 0;
+  for (guint i = 0; i < f->findings->len; i++) {
+    n += emu_findings_same_cause(f, g_ptr_array_index(f->findings, i)) == 0;
+  }
+  return n;
+}
+
 static const char *times(uint64_t n)
 {
   return n == 1 ? "once" : n == 2 ? "twice" : NULL;
@@ -95,7 +138,15 @@ char *emu_findings_explain(const struct emu_findings *f, const struct finding *f
   char *out;
   switch ((enum jf_stale_kind)fd->key.kind) {
   case JF_STALE_NOT_CLEANED:
-    if (stepped_over(fd)) {
+    if (stepped_over(fd) && fd->line_of_cleaner) {
+      /* A clean reaches only what lies in both the issuer's and the
+       * writer's line: the cleaning core's smaller line was stepped over. */
+      out = g_strdup_printf("The clean loop steps %u bytes but the cleaning %s's D-cache lines "
+                            "are %u bytes, so its dc cvau never reached these words written on "
+                            "a %s: %s; step by the smallest DminLine of every core.",
+                            fd->key.stride, emu_findings_core_of_cluster(f, fd->cleaner_cluster),
+                            fd->line, writer_core, from->str);
+    } else if (stepped_over(fd)) {
       out = g_strdup_printf("The clean loop steps %u bytes but the writing %s's D-cache lines "
                             "are %u bytes, so dc cvau never reached these words: %s; step by "
                             "the smallest DminLine of every core.",

@@ -28,9 +28,13 @@ struct finding_key {
   uint64_t writer_pc; /* 0 unless FLUSH_PC is 0: the store stands in */
 };
 
-/* One caller of the flush routine (the return address its x30 held). */
+/* One caller of the flush routine: the return address its x30 held, and
+ * the one in the frame record at x29; AT is the one that names the caller
+ * (emu_findings_resolve: FRAME_LR when the routine is not a leaf). */
 struct caller {
   uint64_t lr;
+  uint64_t frame_lr;
+  uint64_t at;
   uint64_t count; /* stale fetches of words its calls should have covered */
 };
 
@@ -46,6 +50,8 @@ struct finding {
   unsigned fetch_cpu;      /* the first fetching CPU seen */
   unsigned writer_cluster; /* the cluster of the first store seen */
   unsigned line;
+  bool line_of_cleaner;     /* LINE is the cleaning cluster's D line */
+  unsigned cleaner_cluster; /* that cluster, when LINE_OF_CLEANER */
   uint64_t count;
   GHashTable *words; /* word address -> its writer when first fetched stale */
   GArray *callers;   /* struct caller, in the order first seen */
@@ -130,6 +136,13 @@ struct emu_findings {
  * finding's callers and writers in the order the reports show them. */
 void emu_findings_settle(struct emu_findings *f);
 
+/* Makes FD, a finding of F, part of INTO: its stale fetches, words,
+ * callers and writers; FD's key then finds INTO. */
+void emu_findings_join(struct emu_findings *f, struct finding *into, struct finding *fd);
+
+/* FD's callers, most stale fetches first. */
+void emu_findings_sort_callers(struct finding *fd);
+
 /* The findings, most stale fetches first (a new array of borrowed items). */
 GPtrArray *emu_findings_sorted(const struct emu_findings *f);
 /* ONE's object for every finding, most stale fetches first. */
@@ -143,6 +156,10 @@ const char *emu_findings_core_of_cpu(const struct emu_findings *f, unsigned cpu)
 /* Whether KIND's `line` is the writing core's D-cache line (the clean
  * steps), else the fetching core's I-cache line. */
 bool emu_findings_d_side(enum jf_stale_kind kind);
+
+/* The core name of the cluster whose line FD's `line` is: the fetching
+ * CPU's (I side), the writer's or the cleaning CPU's (D side). */
+const char *emu_findings_line_core(const struct emu_findings *f, const struct finding *fd);
 
 /* Whether the guest died of a signal after stale fetches. */
 bool emu_findings_died(const struct emu_findings *f);

@@ -79,19 +79,19 @@ static void json_flush(JsonObject *o, const struct emu_findings *f, const struct
   }
   const struct caller *top =
       fd->callers->len ? &g_array_index(fd->callers, struct caller, 0) : NULL;
-  if (top && top->lr) {
+  if (top && top->at) {
     json_object_set_object_member(flush, "caller",
-                                  json_frame(f, emu_findings_call_site_of(top->lr)));
+                                  json_frame(f, emu_findings_call_site_of(top->at)));
   } else {
     json_object_set_null_member(flush, "caller");
   }
   JsonArray *callers = json_array_new();
   for (guint i = 0; i < fd->callers->len; i++) {
     const struct caller *c = &g_array_index(fd->callers, struct caller, i);
-    if (!c->lr) {
+    if (!c->at) {
       continue;
     }
-    JsonObject *one = json_frame(f, emu_findings_call_site_of(c->lr));
+    JsonObject *one = json_frame(f, emu_findings_call_site_of(c->at));
     json_object_set_int_member(one, "count", (gint64)c->count);
     json_array_add_object_element(callers, one);
   }
@@ -115,6 +115,7 @@ static JsonObject *json_finding(const struct emu_findings *f, const struct findi
   }
   json_object_set_int_member(o, "line", fd->line);
   json_object_set_string_member(o, "line_cache", emu_findings_d_side(fd->key.kind) ? "D" : "I");
+  json_object_set_string_member(o, "line_core", emu_findings_line_core(f, fd));
   if (fd->key.stride) {
     json_object_set_int_member(o, "stride", fd->key.stride);
   } else {
@@ -125,6 +126,12 @@ static JsonObject *json_finding(const struct emu_findings *f, const struct findi
     json_object_set_object_member(o, "stride_source", json_ctr_site(f, src));
   } else {
     json_object_set_null_member(o, "stride_source");
+  }
+  unsigned same = emu_findings_same_cause(f, fd);
+  if (same) {
+    json_object_set_int_member(o, "same_cause_as", same);
+  } else {
+    json_object_set_null_member(o, "same_cause_as");
   }
   if (fd->writer_pc) {
     json_object_set_object_member(o, "writer", json_frame(f, fd->writer_pc));

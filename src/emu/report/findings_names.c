@@ -3,6 +3,8 @@
  * mentions, named once after the run by the symboliser the caller passes,
  * so that the three writers only look names up.
  */
+#include <string.h>
+
 #include "findings_names.h"
 #include "findings_internal.h"
 #include "known_routines.h"
@@ -26,6 +28,93 @@ static void resolve_pc(struct emu_findings *f, uint64_t pc, emu_symbolize_fn fn,
     fn(pc, fr, ctx);
   }
   g_hash_table_insert(f->frames, GSIZE_TO_POINTER(pc), fr);
+}
+
+/* The function part of a frame's raw symbol ("f+0x48" -> "f"), NULL
+ * without one. */
+static char *function_of(const struct emu_frame_names *fr)
+{
+  if (!fr->raw_symbol) {
+    return NULL;
+  }
+  const char *plus = strrchr(fr->raw_symbol, '+');
+  return g_strndup(fr->raw_symbol, plus ? (gsize)(plus - fr->raw_symbol) : strlen(fr->raw_symbol));
+}
+
+/*
+ * Whether the call before LR lies in the flush routine at FLUSH_PC itself:
+ * the routine made a call (to a helper that reads the cache geometry, say)
+ * before its loops, so x30 holds a return address inside it, and the
+ * routine's own caller is in the frame record its prologue pushed
+ * (AAPCS64, "The frame pointer": x29 points at {previous x29, x30}).
+ * Told by the symbols; without a symbol for both, nothing is assumed.
+ */
+static bool call_inside_routine(const struct emu_findings *f, uint64_t flush_pc, uint64_t lr)
+{
+  char *routine = function_of(emu_findings_frame_of(f, flush_pc));
+  char *call = function_of(emu_findings_frame_of(f, emu_findings_call_site_of(lr)));
+  bool inside = routine && call && strcmp(routine, call) == 0;
+  g_free(routine);
+  g_free(call);
+  return inside;
+}
+
+/* FD's callers named by the return address that leads to the routine's
+ * caller (struct caller, AT), those that name the same call merged. */
+static void name_callers(struct emu_findings *f, struct finding *fd, emu_symbolize_fn fn, void *ctx)
+{
+  GArray *merged = g_array_new(false, false, sizeof(struct caller));
+  for (guint i = 0; i < fd->callers->len; i++) {
+    struct caller c = g_array_index(fd->callers, struct caller, i);
+    c.at = c.lr;
+    if (c.frame_lr && fd->key.flush_pc && call_inside_routine(f, fd->key.flush_pc, c.lr)) {
+      c.at = c.frame_lr;
+      resolve_pc(f, emu_findings_call_site_of(c.at), fn, ctx);
+    }
+    guint j = 0;
+    while (j < merged->len && g_array_index(merged, struct caller, j).at != c.at) {
+      j++;
+    }
+    if (j < merged->len) {
+      g_array_index(merged, struct caller, j).count += c.count;
+    } else {
+      g_array_append_val(merged, c);
+    }
+  }
+  g_array_unref(fd->callers);
+  fd->callers = merged;
+  fd->last_caller = 0;
+  emu_findings_sort_callers(fd);
+}
+
+/*
+ * Where no maintenance reached the words, the store that wrote them stands
+ * in for the flush routine; a JIT emits one piece of code with several
+ * stores (a loop's and the ret's), and a function that publishes code
+ * without a flush is one root cause whichever of its stores wrote each
+ * word: such findings of one kind whose stores lie in one named function
+ * are joined, their stores listed in `writers`.
+ */
+static void join_by_writer_function(struct emu_findings *f)
+{
+  for (guint i = 0; i < f->findings->len; i++) {
+    struct finding *into = g_ptr_array_index(f->findings, i);
+    char *fn = into->key.flush_pc ? NULL : function_of(emu_findings_frame_of(f, into->writer_pc));
+    for (guint j = i + 1; fn && j < f->findings->len;) {
+      struct finding *fd = g_ptr_array_index(f->findings, j);
+      char *other = fd->key.flush_pc || fd->key.kind != into->key.kind
+                        ? NULL
+                        : function_of(emu_findings_frame_of(f, fd->writer_pc));
+      bool same = other && strcmp(fn, other) == 0;
+      g_free(other);
+      if (same) {
+        emu_findings_join(f, into, fd);
+      } else {
+        j++;
+      }
+    }
+    g_free(fn);
+  }
 }
 
 void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx)
@@ -60,6 +149,10 @@ void emu_findings_resolve(struct emu_findings *f, emu_symbolize_fn fn, void *ctx
     resolve_pc(f, emu_findings_call_site_of(n->lr), fn, ctx);
   }
   resolve_pc(f, f->end_block, fn, ctx);
+  for (guint i = 0; i < f->findings->len; i++) {
+    name_callers(f, g_ptr_array_index(f->findings, i), fn, ctx);
+  }
+  join_by_writer_function(f);
 }
 
 const struct emu_frame_names *emu_findings_frame_of(const struct emu_findings *f, uint64_t pc)

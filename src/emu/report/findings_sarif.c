@@ -104,8 +104,8 @@ static size_t sarif_frames(const struct emu_findings *f, const struct finding *f
   if (fd->key.flush_pc) {
     const struct caller *top =
         fd->callers->len ? &g_array_index(fd->callers, struct caller, 0) : NULL;
-    if (top && top->lr) {
-      out[n++] = emu_findings_frame_of(f, emu_findings_call_site_of(top->lr));
+    if (top && top->at) {
+      out[n++] = emu_findings_frame_of(f, emu_findings_call_site_of(top->at));
     }
     out[n++] = emu_findings_frame_of(f, fd->key.flush_pc);
   } else {
@@ -222,6 +222,11 @@ static JsonObject *sarif_result(const struct emu_findings *f, const struct findi
   if (known) {
     json_object_set_string_member(props, "flushRoutine", known->name);
     json_object_set_string_member(props, "flushRoutineBuild", known->build);
+  }
+  unsigned same = emu_findings_same_cause(f, fd);
+  if (same) {
+    /* The number of the result (from 1) of the same root cause. */
+    json_object_set_int_member(props, "sameCauseAs", same);
   }
   json_object_set_object_member(r, "properties", props);
   return r;

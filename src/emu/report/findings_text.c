@@ -68,13 +68,13 @@ static void text_flush(GString *out, const struct emu_findings *f, const struct 
   }
   for (guint i = 0; i < fd->callers->len && i < CALLERS_SHOWN; i++) {
     const struct caller *c = &g_array_index(fd->callers, struct caller, i);
-    if (!c->lr) {
+    if (!c->at) {
       continue;
     }
     char *tail =
         fd->callers->len > 1 ? g_strdup_printf(" [%" PRIu64 " stale fetches]", c->count) : NULL;
-    text_frame(out, "called", emu_findings_call_site_of(c->lr),
-               emu_findings_frame_of(f, emu_findings_call_site_of(c->lr)), tail);
+    text_frame(out, "called", emu_findings_call_site_of(c->at),
+               emu_findings_frame_of(f, emu_findings_call_site_of(c->at)), tail);
     g_free(tail);
   }
   if (fd->callers->len > CALLERS_SHOWN) {
@@ -169,13 +169,24 @@ GString *emu_findings_text(const struct emu_findings *f)
                            i + 1, jf_stale_kind_name(fd->key.kind), fd->count,
                            g_hash_table_size(fd->words), fd->examples[0], fd->fetch_cpu,
                            emu_findings_core_of_cpu(f, fd->fetch_cpu));
-    if (emu_findings_d_side(fd->key.kind)) {
+    if (emu_findings_d_side(fd->key.kind) && fd->line_of_cleaner) {
+      g_string_append_printf(out, "), written on a %s, cleaned on a %s (%u-byte D-cache lines)\n",
+                             emu_findings_core_of_cluster(f, fd->writer_cluster),
+                             emu_findings_core_of_cluster(f, fd->cleaner_cluster), fd->line);
+    } else if (emu_findings_d_side(fd->key.kind)) {
       g_string_append_printf(out, "), written on a %s (%u-byte D-cache lines)\n",
                              emu_findings_core_of_cluster(f, fd->writer_cluster), fd->line);
     } else {
       g_string_append_printf(out, ", %u-byte I-cache lines)\n", fd->line);
     }
     text_flush(out, f, fd);
+    unsigned same = emu_findings_same_cause(f, fd);
+    if (same) {
+      g_string_append_printf(out,
+                             "    cause   the same CTR_EL0 read as #%u: one root cause, both "
+                             "loops, counted once\n",
+                             same);
+    }
     text_writers(out, f, fd);
     if (f->reproduce) {
       g_string_append_printf(out, "    rerun   %s\n", f->reproduce);
@@ -192,8 +203,9 @@ GString *emu_findings_text(const struct emu_findings *f)
                            "the first %d, which are the only ones kept\n",
                            f->omitted_stale, EMU_FINDINGS_KEEP);
   }
+  unsigned causes = emu_findings_root_causes(f);
   g_string_append_printf(out, "SUMMARY: jitflush-emu: %u finding%s, %" PRIu64 " stale fetches\n",
-                         list->len, list->len == 1 ? "" : "s", f->stale_total);
+                         causes, causes == 1 ? "" : "s", f->stale_total);
   g_ptr_array_unref(list);
   return out;
 }

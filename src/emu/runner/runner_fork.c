@@ -125,12 +125,19 @@ static void append_named(JsonObject *to, JsonObject *from, const char *member, g
   }
   JsonArray *src =
       json_object_has_member(from, member) ? json_object_get_array_member(from, member) : NULL;
+  guint base = json_array_get_length(dst);
   for (guint i = 0; src && i < json_array_get_length(src); i++) {
     JsonObject *e = json_array_get_object_element(src, i);
     if (!e) {
       continue;
     }
     json_object_set_int_member(e, "process", pid);
+    /* A finding's same_cause_as numbers its process's findings: in the
+     * merged array they follow the BASE ones before them. */
+    JsonNode *same = json_object_get_member(e, "same_cause_as");
+    if (same && JSON_NODE_HOLDS_VALUE(same)) {
+      json_object_set_int_member(e, "same_cause_as", json_node_get_int(same) + base);
+    }
     json_array_add_object_element(dst, json_object_ref(e));
   }
 }
@@ -303,7 +310,13 @@ unsigned emu_merge_forked(const char *scratch, const char *report, const char *s
     JsonArray *findings = json_object_has_member(f->o, "findings")
                               ? json_object_get_array_member(f->o, "findings")
                               : NULL;
-    sum->findings += findings ? json_array_get_length(findings) : 0;
+    /* Root causes: a finding of the same cause as another is not counted
+     * again (docs/FINDINGS.md, same_cause_as). */
+    for (guint k = 0; findings && k < json_array_get_length(findings); k++) {
+      JsonObject *fd = json_array_get_object_element(findings, k);
+      JsonNode *same = fd ? json_object_get_member(fd, "same_cause_as") : NULL;
+      sum->findings += !(same && JSON_NODE_HOLDS_VALUE(same));
+    }
     if (f->blocks && *f->blocks) {
       g_string_append_printf(blocks,
                              "jitflush-emu: in process %" G_GINT64_FORMAT

@@ -8,6 +8,12 @@
  *   emu_guest segv          dies of SIGSEGV
  *   emu_guest jit           writes code and runs it without any flush
  *   emu_guest jit-flush     the same with __builtin___clear_cache
+ *   emu_guest writers two-blocks|one-block
+ *                           unflushed code in a fresh RWX page from two
+ *                           store instructions: seven words by one in a
+ *                           loop and a ret by another after it (two blocks),
+ *                           or one word each from two stores of one block;
+ *                           runs it and exits with its result (7 or 1)
  *   emu_guest jit-shared, jit-shared-flush
  *                           the same in shared anonymous memory flipped
  *                           from RW to RX with mprotect, as PHP's opcache
@@ -173,6 +179,29 @@ static jit_fn write_code(int flush)
   if (flush)
     __builtin___clear_cache((char *)code, (char *)(code + 2));
   return (jit_fn)(uintptr_t)code;
+}
+
+/* The report names the store that last wrote each word, whichever of
+ * them wrote the page first (docs/FINDINGS.md, `writers`). */
+static __attribute__((noinline)) int writers(bool one_block)
+{
+  uint32_t *code =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED)
+    return 100;
+  if (one_block) {
+    /* Two stores with nothing between them: one translation block. */
+    __asm__ __volatile__("str %w1, [%0]\n\tstr %w2, [%0, #4]"
+                         :
+                         : "r"(code), "r"(a64_movz_x0(1)), "r"(A64_RET)
+                         : "memory");
+  } else {
+    volatile uint32_t *out = code;
+    for (int i = 0; i < 7; i++)
+      out[i] = a64_add_x0(1, 0);
+    out[7] = A64_RET; /* after the loop's branch: another block */
+  }
+  return ((jit_fn)(uintptr_t)code)();
 }
 
 static int jit(int flush)
@@ -959,6 +988,9 @@ int main(int argc, char **argv)
     return jit(0);
   if (argc == 2 && strcmp(argv[1], "jit-flush") == 0)
     return jit(1);
+  if (argc == 3 && strcmp(argv[1], "writers") == 0 &&
+      (strcmp(argv[2], "one-block") == 0 || strcmp(argv[2], "two-blocks") == 0))
+    return writers(strcmp(argv[2], "one-block") == 0);
   if (argc == 2 && strcmp(argv[1], "jit-shared") == 0)
     return jit_shared(0);
   if (argc == 2 && strcmp(argv[1], "jit-shared-flush") == 0)

@@ -92,7 +92,7 @@ protected:
   {
     jf_word *w = jf_model_word_for_fetch(model.m, va, insn, cmodx_safe);
     if (!w)
-      return jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
+      return jf_verdict{};
     return jf_model_fetch(model.m, &t.t, w, JF_MODEL_OWN_VIEW, cmodx_safe);
   }
 
@@ -727,6 +727,83 @@ TEST_F(Coherence, GapsBetweenCallsAreNeverAStride)
   EXPECT_EQ(v.flush_site, 9u);
   EXPECT_EQ(v.stride, 128u);
   EXPECT_EQ(v.line, 64u);
+}
+
+// libgcc's latched routine flushing 12 bytes issues one ic ivau at the
+// 128-aligned start: the words a 64-byte line core missed belong to that
+// flush with the 128-byte line latched from an Exynos M1's CTR_EL0, never to
+// "no flush" and never to a stride-less finding.
+TEST_F(Coherence, OneOperationCarriesTheLatchedLineAsItsStride)
+{
+  jf_model_ctr_read(model.m, kBigCtr); // the latch, on the big core
+  Store(little, kCode + 0x60, 12);
+  Clean(little, kCode + 0x40);
+  Dsb(little);
+  jf_model_loops_end(&little.t);
+  Invalidate(little, kCode, 9); // (p & ~127): one operation
+  Dsb(little);
+  jf_model_loops_end(&little.t);
+  Isb(little);
+  EXPECT_EQ(jf_model_site_stride(model.m, 9), 0u);
+  const jf_verdict v = Fetch(little, kCode + 0x60);
+  EXPECT_EQ(v.kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(v.flush_site, 9u);
+  EXPECT_EQ(v.stride, 128u);
+  EXPECT_EQ(v.line, 64u);
+}
+
+// tri-cluster.conf: libgcc latched DminLine 64 on a Cortex-A55 and runs a
+// 12-byte flush on the 32-byte core: its one dc cvau at the 64-aligned
+// start cleans only the lower 32 bytes there. The word above is the
+// flush's, with stride 64 and line 32.
+TEST(CoherenceMixedLines, AShortCleanOnASmallerLineCoreKeepsItsFlushAndStride)
+{
+  constexpr uint64_t kA55 = 0x84448004, kTiny = 0x80038003;
+  Model m({kA55, kTiny});
+  Thread tiny(0, 1);
+  jf_model_ctr_read(m.m, kA55);
+  jf_model_store(m.m, &tiny.t, kCode + 0x20, 12, kWriterPc);
+  jf_model_dc_clean(m.m, &tiny.t, kCode, 5, false);
+  jf_model_dsb(m.m, &tiny.t);
+  jf_model_loops_end(&tiny.t);
+  jf_model_ic_ivau(m.m, &tiny.t, kCode, 6);
+  jf_model_dsb(m.m, &tiny.t);
+  jf_model_loops_end(&tiny.t);
+  jf_model_sync(m.m, &tiny.t);
+  jf_word *w = jf_model_word_for_fetch(m.m, kCode + 0x20, kMovInsn, false);
+  ASSERT_NE(w, nullptr);
+  const jf_verdict v = jf_model_fetch(m.m, &tiny.t, w, JF_MODEL_OWN_VIEW, false);
+  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(v.flush_site, 5u);
+  EXPECT_EQ(v.stride, 64u);
+  EXPECT_EQ(v.line, 32u);
+}
+
+// A clean loop stepped by 64 on the 32-byte core over words a 64-byte
+// core wrote: the clean reaches only what lies in both lines, so the line
+// it stepped over is the cleaning core's 32, not the writer's 64.
+TEST(CoherenceMixedLines, TheLineOfANotCleanedFindingIsTheSmallerOfWriterAndCleaner)
+{
+  constexpr uint64_t kA55 = 0x84448004, kTiny = 0x80038003;
+  Model m({kA55, kTiny});
+  Thread mid(0, 0), tiny(1, 1);
+  jf_model_store(m.m, &mid.t, kCode, 256, kWriterPc);
+  for (uint64_t a = kCode; a < kCode + 256; a += 64)
+    jf_model_dc_clean(m.m, &tiny.t, a, 5, false);
+  jf_model_dsb(m.m, &tiny.t);
+  for (uint64_t a = kCode; a < kCode + 256; a += 32)
+    jf_model_ic_ivau(m.m, &tiny.t, a, 6);
+  jf_model_dsb(m.m, &tiny.t);
+  jf_model_sync(m.m, &tiny.t);
+  jf_word *w = jf_model_word_for_fetch(m.m, kCode + 0x60, kMovInsn, false);
+  ASSERT_NE(w, nullptr);
+  const jf_verdict v = jf_model_fetch(m.m, &tiny.t, w, JF_MODEL_OWN_VIEW, false);
+  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(v.stride, 64u);
+  EXPECT_EQ(v.line, 32u);
+  EXPECT_TRUE(v.line_of_cleaner);
+  EXPECT_EQ(v.cleaner_cluster, 1u);
+  EXPECT_EQ(v.writer_cluster, 0u);
 }
 
 // A migration's context switch (the kernel's dsb) does not end the loop

@@ -69,15 +69,29 @@ constexpr jf_model_store_role kOwn = JF_STORE_OWN;
 constexpr jf_model_store_role kLeader = JF_STORE_LEADER;
 constexpr jf_model_store_role kMember = JF_STORE_MEMBER;
 
-TEST(StoreGroups, AdjacentStoresThroughOneBaseShareOneRange)
+// Each byte names the store that wrote it: a finding's writers are exact
+// per word (docs/FINDINGS.md), so adjacent stores keep a range each.
+TEST(StoreGroups, AdjacentStoresThroughOneBaseShareOneGroupARangeEach)
 {
   Plan p({kStrX1AtX0, kStrX2AtX0Plus8});
   EXPECT_EQ(p.role, (Roles{kLeader, kMember}));
   EXPECT_EQ(p.group_of[1], p.group_of[0]);
   EXPECT_EQ(p.GroupOf(0).leader, 0u);
-  ASSERT_EQ(p.Ranges(0), (Ranges{{0, 16}}));
-  EXPECT_EQ(p.GroupOf(0).range[0].last_insn, 1u)
-      << "the later store is the writer of the merged range";
+  ASSERT_EQ(p.Ranges(0), (Ranges{{0, 8}, {8, 8}}));
+  EXPECT_EQ(p.GroupOf(0).range[0].last_insn, 0u);
+  EXPECT_EQ(p.GroupOf(0).range[1].last_insn, 1u);
+}
+
+// A later store over part of an earlier one's bytes: those bytes are the
+// later store's, the rest stay the earlier one's.
+TEST(StoreGroups, AnOverwrittenPartNamesTheLaterStore)
+{
+  Plan p({kStrX1AtX0, kStrbW1AtX0Plus1});
+  EXPECT_EQ(p.role, (Roles{kLeader, kMember}));
+  ASSERT_EQ(p.Ranges(0), (Ranges{{0, 1}, {2, 6}, {1, 1}}));
+  EXPECT_EQ(p.GroupOf(0).range[0].last_insn, 0u);
+  EXPECT_EQ(p.GroupOf(0).range[1].last_insn, 0u);
+  EXPECT_EQ(p.GroupOf(0).range[2].last_insn, 1u);
 }
 
 TEST(StoreGroups, SizesComeFromTheEncoding)
@@ -121,7 +135,7 @@ TEST(StoreGroups, WritebackIsFollowed)
   // A prologue: sp moves down by 32, then a store at the new sp + 8.
   Plan prologue({kStrX19PreSpMinus32, kStrX20AtSpPlus8});
   EXPECT_EQ(prologue.role, (Roles{kLeader, kMember}));
-  EXPECT_EQ(prologue.Ranges(0), (Ranges{{0, 16}}));
+  EXPECT_EQ(prologue.Ranges(0), (Ranges{{0, 8}, {8, 8}}));
 
   // Post-index: the second store lands 16 bytes after the first.
   Plan post({kStrX1AtX0Post16, kStrX1AtX0});

@@ -42,8 +42,7 @@ struct Model {
   jf_verdict Fetch(uint64_t va)
   {
     jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
-    return w ? jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false)
-             : jf_verdict{JF_FRESH, 0, 0, 0, 0, 0};
+    return w ? jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false) : jf_verdict{};
   }
   jf_model *m;
   jf_model_thread t;
@@ -90,8 +89,35 @@ TEST(StoreQuick, RecordsWhatTheLockedStoreRecords)
   EXPECT_EQ(locked[0].kind, JF_FRESH);
   EXPECT_EQ(locked[16].kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
   EXPECT_EQ(locked[32].kind, JF_STALE_NOT_CLEANED);
-  EXPECT_EQ(locked[32].writer_pc, 0x4008u); // a store-only page keeps its last writer
-  EXPECT_EQ(locked[40].kind, JF_FRESH);     // never stored
+  // A store-only page keeps the writer of each word, not only its last.
+  EXPECT_EQ(locked[16].writer_pc, 0x4004u);
+  EXPECT_EQ(locked[32].writer_pc, 0x4008u);
+  EXPECT_EQ(locked[40].kind, JF_FRESH); // never stored
+}
+
+// A JIT emits seven words with a store in a loop and a ret with another
+// store, into a fresh page, and runs them: each word names its own store,
+// whichever path recorded it.
+TEST(StoreQuick, EachWordOfAStoreOnlyPageKeepsItsWriter)
+{
+  for (Path path : {Path::kLocked, Path::kQuick}) {
+    SCOPED_TRACE(path == Path::kQuick ? "quick" : "locked");
+    Model model;
+    jf_model_page *page = jf_model_store_page(model.m, kPage);
+    auto store = [&](uint64_t va, uint64_t pc) {
+      if (path == Path::kLocked || !jf_model_store_quick(jf_model_clock(model.m), page, va, 4, pc,
+                                                         model.t.cluster, model.t.serial))
+        jf_model_store(model.m, &model.t, va, 4, pc);
+    };
+    for (uint64_t i = 0; i < 7; i++)
+      store(kPage + 4 * i, 0x4100);
+    store(kPage + 28, 0x4200);
+    store(kPage + 0x800, 0x4100); // the loop's store again, further on
+    for (uint64_t i = 0; i < 7; i++)
+      EXPECT_EQ(model.Fetch(kPage + 4 * i).writer_pc, 0x4100u) << i;
+    EXPECT_EQ(model.Fetch(kPage + 28).writer_pc, 0x4200u);
+    EXPECT_EQ(model.Fetch(kPage + 0x800).writer_pc, 0x4100u);
+  }
 }
 
 TEST(StoreQuick, RefusesPagesWithWordRecordsAndStoresLeavingABlock)

@@ -43,7 +43,7 @@ struct Config {
 
 jf_verdict Geometry(uint32_t site, uint64_t writer = 0x4031fc)
 {
-  return jf_verdict{JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, writer, site, 128, 64, 0};
+  return jf_verdict{JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, writer, site, 128, 64, 0, false, 0};
 }
 
 // A fixed "symbolizer": every PC gets a name and a module (libfake.so,
@@ -130,8 +130,9 @@ TEST_F(Findings, WriterCoreIsTheCoreThatStoredNotTheOneThatFetched)
 {
   // Stored on a big core (cluster 1), fetched stale on LITTLE CPU 0: the
   // D line that a clean missed is the writer's.
-  const jf_verdict v = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 1};
-  const jf_verdict unknown_writer = {JF_STALE_NOT_SYNCHRONISED, 0, JF_MODEL_NO_SITE, 0, 64, 1};
+  const jf_verdict v = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 1, false, 0};
+  const jf_verdict unknown_writer = {
+      JF_STALE_NOT_SYNCHRONISED, 0, JF_MODEL_NO_SITE, 0, 64, 1, false, 0};
   emu_findings_record(f, 0x9000, 0, 0, &v);
   emu_findings_record(f, 0x9004, 0, 0, &unknown_writer);
   emu_findings_resolve(f, nullptr, nullptr);
@@ -154,7 +155,7 @@ TEST_F(Findings, RootCausesBeyondTheCapAreCountedNotKept)
   const unsigned extra = 7;
   for (unsigned i = 0; i < EMU_FINDINGS_KEEP + extra; i++) {
     const jf_verdict v = {
-        JF_STALE_NOT_CLEANED, 0x10000 + 4 * uint64_t{i}, JF_MODEL_NO_SITE, 0, 64, 0};
+        JF_STALE_NOT_CLEANED, 0x10000 + 4 * uint64_t{i}, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
     emu_findings_record(f, 0x900000 + 4 * uint64_t{i}, 0, 0, &v);
     emu_findings_record(f, 0x900000 + 4 * uint64_t{i}, 0, 0, &v);
   }
@@ -178,8 +179,8 @@ TEST_F(Findings, EachBlockAndTheSarifLogCarryTheReproducingCommand)
   const std::string cmd =
       "jitflush-emu --config /c/x.conf --seed 7 --policy random -- /bin/jit 'a b'";
   emu_findings_set_reproduce(f, cmd.c_str());
-  const jf_verdict a = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0};
-  const jf_verdict b = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64, 0};
+  const jf_verdict a = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
+  const jf_verdict b = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
   emu_findings_record(f, 0x9000, 0, 0, &a);
   emu_findings_record(f, 0x9004, 0, 0, &b);
   emu_findings_resolve(f, nullptr, nullptr);
@@ -199,9 +200,9 @@ TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirs
   const uint32_t b = emu_findings_site(f, 0x1100, 0x2004);
   const jf_verdict geo = Geometry(a);
   jf_verdict other_site = Geometry(b);
-  jf_verdict no_isb = {JF_STALE_NOT_SYNCHRONISED, 0x4031fc, a, 64, 64, 0};
-  jf_verdict no_site_w1 = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0};
-  jf_verdict no_site_w2 = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64, 0};
+  jf_verdict no_isb = {JF_STALE_NOT_SYNCHRONISED, 0x4031fc, a, 64, 64, 0, false, 0};
+  jf_verdict no_site_w1 = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
+  jf_verdict no_site_w2 = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
   emu_findings_record(f, 0x9000, 0, 0, &geo);
   for (int i = 0; i < 3; i++)
     emu_findings_record(f, 0x9004, 4, 1, &other_site);
@@ -404,11 +405,120 @@ TEST_F(Findings, AStrideNoCtrReadExplainsHasNoSource)
   EXPECT_TRUE(Json()["findings"][0]["stride_source"].is_null());
 }
 
+// A symbolizer of one flush routine, `flush_range` at 0x403500-0x4035ff,
+// which calls a helper from 0x403504; everything else is `caller`.
+void RoutineNames(uint64_t pc, emu_frame_names *out, void *)
+{
+  const bool inside = pc >= 0x403500 && pc < 0x403600;
+  out->symbol = g_strdup_printf("%s+0x%llx", inside ? "flush_range" : "jit_publish",
+                                static_cast<unsigned long long>(pc & 0xff));
+  out->raw_symbol = g_strdup(out->symbol);
+}
+
+// A flush routine that called a helper (for the cache geometry) before
+// its loops holds in x30 the return address of that call, inside itself:
+// its caller is in the frame record at x29.
+TEST_F(Findings, TheCallerOfANonLeafRoutineComesFromItsFrameRecord)
+{
+  const jf_verdict v = Geometry(emu_findings_site_framed(f, 0x403520, 0x403508, 0x401228));
+  emu_findings_record(f, 0x9040, 2, 0, &v);
+  emu_findings_resolve(f, RoutineNames, nullptr);
+  const nlohmann::json j = Json();
+  EXPECT_EQ(j["findings"][0]["flush"]["caller"]["pc"], "0x401224") << j.dump(1);
+  EXPECT_EQ(j["findings"][0]["flush"]["caller"]["symbol"], "jit_publish+0x24");
+  ASSERT_EQ(j["findings"][0]["flush"]["callers"].size(), 1u);
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("    called  0x401224 jit_publish+0x24"), std::string::npos) << text;
+  EXPECT_EQ(text.find("called  0x403504"), std::string::npos) << text;
+}
+
+// A leaf routine's x30 is its caller; the frame record then is the
+// caller's own (its caller's caller), and is not taken.
+TEST_F(Findings, TheCallerOfALeafRoutineIsTheLinkRegister)
+{
+  const jf_verdict v = Geometry(emu_findings_site_framed(f, 0x403520, 0x401228, 0x400f00));
+  emu_findings_record(f, 0x9040, 2, 0, &v);
+  emu_findings_resolve(f, RoutineNames, nullptr);
+  EXPECT_EQ(Json()["findings"][0]["flush"]["caller"]["pc"], "0x401224");
+}
+
+// Two calls of a non-leaf routine from one caller return to the same
+// place inside it from the helper, with different frames: one caller each.
+TEST_F(Findings, NonLeafCallersAreCountedByTheirFrameRecord)
+{
+  const jf_verdict a = Geometry(emu_findings_site_framed(f, 0x403520, 0x403508, 0x401228));
+  const jf_verdict b = Geometry(emu_findings_site_framed(f, 0x403520, 0x403508, 0x402008));
+  emu_findings_record(f, 0x9040, 2, 0, &a);
+  emu_findings_record(f, 0x9044, 2, 0, &b);
+  emu_findings_record(f, 0x9048, 2, 0, &b);
+  emu_findings_resolve(f, RoutineNames, nullptr);
+  const nlohmann::json j = Json();
+  const auto &callers = j["findings"][0]["flush"]["callers"];
+  ASSERT_EQ(callers.size(), 2u) << j.dump(1);
+  EXPECT_EQ(callers[0]["pc"], "0x402004");
+  EXPECT_EQ(callers[0]["count"], 2);
+  EXPECT_EQ(callers[1]["pc"], "0x401224");
+}
+
+// One CTR_EL0 value latched on an M1 steps both loops over a smaller
+// core's lines: the clean and the invalidate findings are one root cause.
+TEST_F(Findings, BothLoopsOfOneLatchedReadAreOneRootCause)
+{
+  emu_findings_ctr_read(f, 0x4034f0, 5, 0x84448005); // DminLine 64, IminLine 128
+  const uint32_t dc = emu_findings_site(f, 0x403510, 0x401228);
+  const uint32_t ic = emu_findings_site(f, 0x403540, 0x401228);
+  jf_verdict d = {JF_STALE_NOT_CLEANED, 0x5000, dc, 64, 32, 0, true, 0};
+  jf_verdict i = Geometry(ic);
+  i.line = 64;
+  emu_findings_record(f, 0x9020, 0, 0, &d);
+  emu_findings_record(f, 0x9060, 0, 0, &i);
+  emu_findings_record(f, 0x9064, 0, 0, &i);
+  EXPECT_EQ(emu_findings_count(f), 2u);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json j = Json();
+  ASSERT_EQ(j["findings"].size(), 2u);
+  EXPECT_TRUE(j["findings"][0]["same_cause_as"].is_null());
+  EXPECT_EQ(j["findings"][1]["same_cause_as"], 1);
+  EXPECT_EQ(j["findings"][1]["kind"], "not-cleaned");
+  EXPECT_EQ(j["findings"][1]["line_core"], "Cortex-A53");
+  const std::string text = Take(emu_findings_text(f));
+  EXPECT_NE(text.find("    cause   the same CTR_EL0 read as #1"), std::string::npos) << text;
+  EXPECT_NE(text.find("SUMMARY: jitflush-emu: 1 finding,"), std::string::npos) << text;
+  const auto sarif = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  EXPECT_EQ(sarif["runs"][0]["results"][1]["properties"]["sameCauseAs"], 1);
+  EXPECT_FALSE(sarif["runs"][0]["results"][0]["properties"].contains("sameCauseAs"));
+}
+
+// Two loops whose strides came from different reads are two causes.
+TEST_F(Findings, LoopsOfDifferentReadsAreTwoRootCauses)
+{
+  emu_findings_ctr_read(f, 0x4034f0, 5, 0x84448005);
+  emu_findings_ctr_read(f, 0x4034f0, 0, 0x84448004);
+  jf_verdict d = {
+      JF_STALE_NOT_CLEANED, 0x5000, emu_findings_site(f, 0x403510, 0x401228), 64, 32, 0, true, 0};
+  const jf_verdict i = Geometry(emu_findings_site(f, 0x403540, 0x401228));
+  emu_findings_record(f, 0x9020, 0, 0, &d);
+  emu_findings_record(f, 0x9060, 0, 0, &i);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json j = Json();
+  // The clean's DminLine 64 is read on cpu 0's own cluster and on cpu 5's;
+  // the one elsewhere (cpu 5) is preferred, the same as the invalidate's.
+  EXPECT_EQ(j["findings"][0]["stride_source"]["cpu"], 5);
+  d.stride = 128; // no read has DminLine 128: a hard-coded step
+  emu_findings_record(f, 0x9120, 0, 0, &d);
+  emu_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json k = Json();
+  unsigned own = 0;
+  for (const auto &fd : k["findings"])
+    own += fd["same_cause_as"].is_null();
+  EXPECT_EQ(own, 2u) << k.dump(1);
+}
+
 // On tri-cluster a finding said "Cortex-A55, 32-byte lines" where
 // 32 was the writer's D line. The text says whose line it is.
 TEST_F(Findings, TheLineSaysWhichCoreAndCacheItIs)
 {
-  const jf_verdict d = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 1};
+  const jf_verdict d = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 1, false, 0};
   const jf_verdict i = Geometry(emu_findings_site(f, 0x403520, 0x401228));
   emu_findings_record(f, 0x9000, 0, 0, &d);
   emu_findings_record(f, 0x9040, 0, 0, &i);
@@ -474,7 +584,7 @@ TEST_F(Findings, FramesCarryTheirModuleOffsetAndRawNameAndTheReportTheMappings)
 
 TEST_F(Findings, GeneratedCodeHasNoModuleAndSaysSo)
 {
-  const jf_verdict v = {JF_STALE_NOT_CLEANED, 0x7f0000001000, JF_MODEL_NO_SITE, 0, 64, 0};
+  const jf_verdict v = {JF_STALE_NOT_CLEANED, 0x7f0000001000, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
   emu_findings_record(f, 0x9000, 0, 0, &v);
   emu_findings_resolve(
       f, [](uint64_t, emu_frame_names *, void *) {}, nullptr);
@@ -488,7 +598,7 @@ TEST_F(Findings, GeneratedCodeHasNoModuleAndSaysSo)
 TEST_F(Findings, ACrashNamesTheThreadsLastStaleFetchAndItsFinding)
 {
   const jf_verdict big = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  const jf_verdict other = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0};
+  const jf_verdict other = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
   for (int i = 0; i < 5; i++)
     emu_findings_record(f, 0x9040 + 4 * i, 0, 3, &big); // thread 3
   emu_findings_record(f, 0xa000, 1, 4, &other);         // thread 4, last of all

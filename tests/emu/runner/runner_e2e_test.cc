@@ -730,6 +730,37 @@ TEST(RunnerEndToEnd, TheParallelScheduleSaysItIsNotReproducible)
   EXPECT_EQ(report["schedule"]["handovers"], 0);
 }
 
+// A JIT that emitted seven words with a store in a loop and a ret with
+// another store, into a fresh page, got all eight attributed to the
+// second: the page's summary kept one writer. Each word names its own
+// store, in one block or two, with either check mode.
+TEST(RunnerEndToEnd, WritersAreExactPerWordWhicheverStorePathRecordedThem)
+{
+  for (const char *shape : {"two-blocks", "one-block"}) {
+    for (const char *mode : {"on", "full"}) {
+      SCOPED_TRACE(std::string(shape) + " --check " + mode);
+      TempDir dir;
+      ProcessResult r =
+          Emu("exynos8890.conf", {"writers", shape}, {"--report", dir / "r.json", "--check", mode});
+      EXPECT_EQ(r.status, 86) << r.err;
+      const auto report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+      ASSERT_EQ(report["findings"].size(), 1u) << report.dump();
+      const auto &f = report["findings"][0];
+      const bool two = std::string(shape) == "two-blocks";
+      EXPECT_EQ(f["words"], two ? 8 : 2) << f.dump(1);
+      ASSERT_EQ(f["writers"].size(), 2u) << f.dump(1);
+      EXPECT_EQ(f["writers"][0]["words"], two ? 7 : 1) << f.dump(1);
+      EXPECT_EQ(f["writers"][1]["words"], 1) << f.dump(1);
+      EXPECT_NE(f["writers"][0]["pc"], f["writers"][1]["pc"]) << f.dump(1);
+      // The first word's writer: the loop's store, or the block's first
+      // (of two one-word writers the lower address is listed first).
+      EXPECT_EQ(f["writer"]["pc"], f["writers"][0]["pc"]) << f.dump(1);
+      EXPECT_NE(f["writer"]["symbol"].get<std::string>().find("writers"), std::string::npos)
+          << f.dump(1);
+    }
+  }
+}
+
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)
 {
   ProcessResult r = Emu("apple-m1.conf", {"jit-flush"});
