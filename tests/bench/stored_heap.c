@@ -91,7 +91,8 @@ struct options {
 
 static void usage(FILE *out)
 {
-  fprintf(out, "usage: stored_heap [--objects=N] [--rounds=N] [--period=N] [--work=N] [--seed=N]\n");
+  fprintf(out,
+          "usage: stored_heap [--objects=N] [--rounds=N] [--period=N] [--work=N] [--seed=N]\n");
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -117,7 +118,7 @@ static void compile(uint8_t *obj, uint64_t constant)
       str_x(9, 10),
       ldr_literal(11, CONSTANT_OFFSET - 16),
       add_reg(0, 0, 11),
-      0xf1000421u,                     /* subs x1, x1, #1 */
+      0xf1000421u,                       /* subs x1, x1, #1 */
       0x54000000u | (0x7fffeu << 5) | 1, /* b.ne back 2 words */
       A64_RET,
       0xd503201fu, /* nop */
@@ -182,8 +183,10 @@ int main(int argc, char **argv)
          " seed=%" PRIu64 " compiled=%" PRIu64 " calls=%" PRIu64 " wrong=%d\n",
          o.objects, o.rounds, o.period, o.work, o.seed, compiled, calls, wrong);
   if (wrong) {
-    fprintf(stderr, "stored_heap: sum %" PRIu64 " (expected %" PRIu64 "), calls counted %" PRIu64
-            " (expected %" PRIu64 ")\n", sum, expected, counted, since);
+    fprintf(stderr,
+            "stored_heap: sum %" PRIu64 " (expected %" PRIu64 "), calls counted %" PRIu64
+            " (expected %" PRIu64 ")\n",
+            sum, expected, counted, since);
   }
   return wrong ? EXIT_WRONG_RESULT : 0;
 }

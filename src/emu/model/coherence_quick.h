@@ -44,9 +44,9 @@ extern "C" {
 struct jf_model_page {
   uint64_t written[JF_MODEL_PAGE_WORDS / 64]; /* words ever stored (store-only) */
   uint64_t recent[JF_MODEL_PAGE_WORDS / 64];  /* of them, stored at LAST_STORE's time */
-  uint64_t older_store;        /* the latest stamp before LAST_STORE's time (store-only) */
-  uint64_t last_store;         /* jf_model_store_stamp() of the latest store (store-only) */
-  uint64_t last_writer_pc;     /* that store's instruction (store-only) */
+  uint64_t older_store;    /* the latest stamp before LAST_STORE's time (store-only) */
+  uint64_t last_store;     /* jf_model_store_stamp() of the latest store (store-only) */
+  uint64_t last_writer_pc; /* that store's instruction (store-only) */
   /* Per word, the instruction that last stored it (store-only), once a
    * second instruction stored to the page (made under the lock, then only
    * written, with atomics): a page one instruction wrote needs none. */
