@@ -346,6 +346,11 @@ void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t
   g_ptr_array_add(f->mappings, m);
 }
 
+void emu_findings_clear_mappings(struct emu_findings *f)
+{
+  g_ptr_array_set_size(f->mappings, 0);
+}
+
 void emu_findings_set_reproduce(struct emu_findings *f, const char *command)
 {
   g_free(f->reproduce);
@@ -500,6 +505,11 @@ void emu_findings_settle(struct emu_findings *f)
     fd->last_caller = 0;
     count_writers(fd);
   }
+}
+
+unsigned emu_findings_recorded(const struct emu_findings *f)
+{
+  return f->findings->len + f->absorbed->len;
 }
 
 unsigned emu_findings_count(struct emu_findings *f)

@@ -82,6 +82,10 @@ void emu_findings_set_reproduce(struct emu_findings *f, const char *command);
  * only what it found itself (plugin_fork.c). */
 void emu_findings_restart(struct emu_findings *f);
 
+/* The root causes recorded so far, before settling: it grows by one with
+ * each new one (cheap, for noticing a new finding as it is recorded). */
+unsigned emu_findings_recorded(const struct emu_findings *f);
+
 /* The root causes: settles first (a call of a flush routine too short to
  * show its stride joins the finding of the routine's one known stride). */
 unsigned emu_findings_count(struct emu_findings *f);
@@ -105,6 +109,11 @@ uint64_t emu_findings_stale_total(const struct emu_findings *f);
  * address = ELF address + LOAD_BASE. Copied. */
 void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t start,
                               uint64_t end, uint64_t load_base, const char *build_id);
+
+/* Forgets the mappings added so far: the reports may be written more than
+ * once in a run (a checkpoint, then at exit), each time with the mappings
+ * of that moment. */
+void emu_findings_clear_mappings(struct emu_findings *f);
 
 /* The directory SARIF locations are made relative to (--sarif-root): a
  * source file under it becomes a relative URI with uriBaseId SRCROOT.

@@ -10,7 +10,7 @@
 #include <glib.h>
 
 #define EMU_DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
-#define EMU_VALUED_OPTIONS 14
+#define EMU_VALUED_OPTIONS 16
 
 struct emu_options {
   const char *config;
@@ -32,6 +32,12 @@ struct emu_options {
                                 entry's alone: the plugin writes them only
                                 when there are findings (report-when) */
   const char *summary;       /* "always", "stale" or NULL (always) */
+  const char *timeout_text;  /* --timeout SECONDS, or NULL (none) */
+  unsigned timeout_ms;       /* from it; 0: no timeout */
+  bool no_follow_exec;       /* --no-follow-exec: an exec of an AArch64
+                                program ends the run with status 8 */
+  const char *exec_of;       /* --exec-of DIR: this run follows an exec in
+                                the run whose scratch folder is DIR */
   char **program;            /* NULL-terminated, from after "--" */
   /* Where each valued option came from: its own name ("--seed") or the
    * environment variable that stood in for it; NULL when neither. */
