@@ -233,9 +233,9 @@ static void report_once(struct jf_rig *r, bool threads)
   g_mutex_unlock(&r->report_lock);
 }
 
-/* The checkpoint thread's work (plugin_checkpoint.c): the reports into
- * the checkpoint folder when the counters or the findings changed since
- * the last time, and never once the real ones are written. */
+/* The checkpoint (plugin_checkpoint.c): the reports into the checkpoint
+ * folder when the counters or the findings changed since the last time,
+ * and never once the real ones are written. */
 static void write_checkpoint(void *ctx)
 {
   struct jf_rig *r = ctx;
@@ -320,6 +320,8 @@ static void rig_free(struct jf_rig *r)
   jf_region_free(r->region);
   jf_signals_free(r->signals);
   emu_findings_free(r->findings);
+  jf_checkpoint_free(r->checkpoint);
+  g_free(r->checkpoint_line);
   g_clear_pointer(&r->model, jf_model_free);
   jf_alias_free(r->alias);
   jf_fork_free(r);
@@ -414,7 +416,7 @@ static void on_vcpu_init(unsigned int vcpu)
     rig->image.path = g_strdup(qemu_plugin_path_to_binary());
     rig->image.start_code = qemu_plugin_start_code();
     /* The guest starts: from now on a killed QEMU ends a run that ran. */
-    jf_checkpoint_wake(rig->checkpoint, false);
+    jf_checkpoint_wake(rig->checkpoint);
   }
   g_mutex_unlock(&rig->lock);
   jf_regs_vcpu_init(rig->regs);
@@ -526,10 +528,9 @@ static void on_exit(void)
    * started writes the report, a child its own findings for the runner to
    * merge (plugin_fork.c). */
   process_reports(rig);
-  if (rig->control || rig->checkpoint) {
-    /* The control thread may still wait in read(), and the checkpoint
-     * thread in poll(); both hold the rig: the process ends right after
-     * this callback, so the rig stays. */
+  if (rig->control) {
+    /* The control thread may still wait in read() and holds the rig: the
+     * process ends right after this callback, so the rig stays. */
     return;
   }
   rig_free(rig);
@@ -703,7 +704,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     r->control = g_thread_new("jitflush-control", control_thread, r);
   }
   if (r->opts.checkpoint_path) {
-    r->checkpoint = jf_checkpoint_start(write_checkpoint, r);
+    r->checkpoint = jf_checkpoint_new(write_checkpoint, r);
   }
 
   pthread_atfork(before_fork, after_fork, after_fork);

@@ -224,7 +224,7 @@ static bool check_fetch(struct jf_thread *t, struct insn_record *r)
   emu_findings_record_memo(rig->findings, r->vaddr, t->mt.cpu, t->mt.serial, &v, &mm->repeat);
   if (emu_findings_recorded(rig->findings) != known) {
     /* A new finding: kept before the guest's next system call. */
-    jf_checkpoint_wake(rig->checkpoint, true);
+    jf_checkpoint_wake(rig->checkpoint);
   }
   return true;
 }
