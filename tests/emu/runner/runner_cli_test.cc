@@ -1107,6 +1107,8 @@ TEST_F(RunnerTest, UsageErrorsExit2)
        "--timeout: expected a number of seconds from 0.001 to 604800, got '0'"},
       {{"--config", kExynos, "--timeout", "5s", "--", prog_},
        "--timeout: expected a number of seconds from 0.001 to 604800, got '5s'"},
+      {{"--config", kExynos, "--exec-of", "/nonexistent", "--", prog_},
+       "--exec-of: not a folder: '/nonexistent'"},
       {{"--config", kExynos, "--", "/nonexistent/prog"}, "program not found: /nonexistent/prog"},
       {{"--config", kExynos, "--sysfs-root", "/nonexistent", "--", prog_},
        "--sysfs-root /nonexistent has no sys/ folder"},
