@@ -8,11 +8,15 @@
  *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
  *           [,sarif-root=DIR][,overlay=DIR][,control=FIFO][,exec=PATH]
+ *           [,checkpoint=DIR][,threads=PATH]
  *
  * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
  * events rewrite (plugin_hotplug.c); control=FIFO is the runner's way to ask
  * for the reports before QEMU is ended (control_thread); exec=PATH is where
- * an execve of an AArch64 program is noted (plugin_exec.c). The keys are in
+ * an execve of an AArch64 program is noted (plugin_exec.c); checkpoint=DIR
+ * keeps the findings so far while the guest runs (plugin_checkpoint.c);
+ * threads=PATH receives each thread's last block when the runner asks for
+ * the reports (its --timeout). The keys are in
  * rig_contract.h.
  */
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC under -std=c11 */
@@ -29,6 +33,7 @@
 #include "keep.h"
 #include "kernel_sync.h"
 #include "plugin_alias.h"
+#include "plugin_checkpoint.h"
 #include "plugin_decode.h"
 #include "plugin_entropy.h"
 #include "plugin_exec.h"
@@ -73,6 +78,10 @@ static const struct {
     {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
     {JF_OPT_SARIF_ROOT, offsetof(struct jf_options, sarif_root)},
     {JF_OPT_CONTROL, offsetof(struct jf_options, control_path)},
+    {JF_OPT_CHECKPOINT, offsetof(struct jf_options, checkpoint_path)},
+    {JF_OPT_THREADS, offsetof(struct jf_options, threads_path)},
+    {JF_OPT_FOLLOW, offsetof(struct jf_options, follow)},
+    {JF_OPT_EXEC_OF, offsetof(struct jf_options, exec_of_path)},
     {JF_OPT_REPRODUCE, offsetof(struct jf_options, reproduce)},
     {JF_OPT_EXEC, offsetof(struct jf_options, exec_path)},
 };
@@ -101,28 +110,44 @@ static JsonArray *report_cores(const struct jf_rig *r)
   return cores;
 }
 
-/* The findings' forms: into REPORT when there is one, the text file the
- * options name, and the SARIF log they name when SARIF_PATH is not NULL. */
-static void report_findings(struct jf_rig *r, JsonObject *report, const char *sarif_path)
+/* Where one writing of the reports goes: the options' files, or the
+ * checkpoint folder's (plugin_checkpoint.c). */
+struct report_paths {
+  const char *report;
+  const char *sarif;
+  const char *findings;
+  const char *summary;
+  const char *threads; /* each thread's last block, or NULL */
+  bool live;           /* the guest still runs: the schedule stays as it is */
+};
+
+/* The findings' forms: into REPORT when there is one, the text file and
+ * the SARIF log P names. Under the lock: the reports may be written while
+ * guest threads still record findings (control_thread, the checkpoint). */
+static void report_findings(struct jf_rig *r, JsonObject *report, const struct report_paths *p,
+                            const char *sarif_path)
 {
   g_mutex_lock(&r->lock);
-  /* Code the kernel published and the program then ran: a note, once. */
+  /* Code the kernel published and the program then ran: a note each, as
+   * they stand now (the reports may be written more than once: a
+   * checkpoint, then at exit). */
+  emu_findings_clear_kernel_notes(r->findings);
   const GArray *notes = jf_model_kernel_notes(r->kernel);
-  for (guint i = 0; i < notes->len && !r->kernel_noted; i++) {
+  for (guint i = 0; i < notes->len; i++) {
     const struct jf_kernel_note *n = &g_array_index(notes, struct jf_kernel_note, i);
     if (n->fetched && n->words) {
       emu_findings_kernel_note(r->findings, n->call, n->pc, n->lr, n->pages, n->words);
     }
   }
-  r->kernel_noted = true;
   const struct jf_guest_image image = r->image;
+  jf_findings_report(r->findings, &image, report, p->findings, sarif_path);
   g_mutex_unlock(&r->lock);
-  jf_findings_report(r->findings, &image, report, r->opts.findings_path, sarif_path);
 }
 
 /* The JSON report (docs/RIG.md, "The report"): the run, every counter of
  * rig_counters.def, the cores, the findings and the measured regions. */
-static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOUNTERS])
+static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOUNTERS],
+                                const struct report_paths *p)
 {
   JsonObject *report = json_object_new();
   json_object_set_string_member(report, "config", r->config->path);
@@ -142,18 +167,36 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   jf_turns_report(r->turns, report);
   jf_entropy_report(r->entropy, json_object_get_object_member(report, "schedule"));
   json_object_set_array_member(report, "cores", report_cores(r));
-  report_findings(r, report, r->opts.sarif_path);
+  report_findings(r, report, p, p->sarif);
   jf_region_report(r->region, report);
   return report;
 }
 
-static void write_reports(struct jf_rig *r)
+/* The counters and the number of findings now. LIVE: guest threads still
+ * run, and a thread counts its stale fetch just after recording it (
+ * plugin_instrument.c, on_fetch): the findings' own count, taken under the
+ * same lock as the findings, is never behind them. */
+static void current_summary(struct jf_rig *r, struct jf_summary *summary, bool live)
 {
-  jf_sched_credit_all(r);
-  struct jf_summary summary;
-  jf_vcpu_counter_totals(r, summary.counter);
+  jf_vcpu_counter_totals(r, summary->counter);
+  g_mutex_lock(&r->lock);
   emu_findings_count(r->findings); /* settles */
-  summary.findings = emu_findings_root_causes(r->findings);
+  summary->findings = emu_findings_root_causes(r->findings);
+  uint64_t recorded = emu_findings_stale_total(r->findings);
+  g_mutex_unlock(&r->lock);
+  uint64_t *stale = &summary->counter[JF_COUNTER_stale_fetches];
+  if (live && recorded > *stale) {
+    *stale = recorded;
+  }
+}
+
+static void write_reports(struct jf_rig *r, const struct report_paths *p)
+{
+  if (!p->live) {
+    jf_sched_credit_all(r);
+  }
+  struct jf_summary summary;
+  current_summary(r, &summary, p->live);
   /* Names the guest's code once for the three forms of the findings. The
    * JSON report is built only when it is asked for: most runs of a test
    * suite write the summary and the findings' text alone, and then never
@@ -169,38 +212,93 @@ static void write_reports(struct jf_rig *r)
   g_mutex_unlock(&r->lock);
   bool quiet = r->opts.report_only_findings && !forked &&
                summary.counter[JF_COUNTER_stale_fetches] == 0 && summary.findings == 0;
-  if (r->opts.report_path && !quiet) {
-    GString *json = emu_json_write_object(build_report(r, summary.counter));
-    jf_write_file(r->opts.report_path, json);
+  if (p->report && !quiet) {
+    GString *json = emu_json_write_object(build_report(r, summary.counter, p));
+    jf_write_file(p->report, json);
     g_string_free(json, true);
   } else {
-    report_findings(r, NULL, quiet ? NULL : r->opts.sarif_path);
+    report_findings(r, NULL, p, quiet ? NULL : p->sarif);
   }
   /* Naming the code for the reports may have joined findings (a function
    * that published code without a flush, through several stores). */
+  g_mutex_lock(&r->lock);
   summary.findings = emu_findings_root_causes(r->findings);
-  if (r->opts.summary_path) {
+  g_mutex_unlock(&r->lock);
+  if (p->threads) {
+    GString *threads = jf_findings_threads(r);
+    jf_write_file(p->threads, threads);
+    g_string_free(threads, true);
+  }
+  if (p->summary) {
     /* insns tells the runner whether the guest ran at all: QEMU also
      * calls this when it gives up before the first guest instruction
      * (no loader, a bad -cpu), and all-zero counters must not pass for
-     * a clean run. */
+     * a clean run. Written last: a checkpoint's summary vouches for the
+     * files written before it. */
     GString *line = g_string_new(NULL);
     emu_summary_format(line, &summary, JF_SHOWN_SUMMARY);
     g_string_append_c(line, '\n');
-    jf_write_file(r->opts.summary_path, line);
+    jf_write_file(p->summary, line);
     g_string_free(line, true);
   }
 }
 
-/* Writes the reports unless they were written already. */
-static void report_once(struct jf_rig *r)
+/* Writes the reports unless they were written already. THREADS: name each
+ * thread's last block too (the runner asked for the reports). */
+static void report_once(struct jf_rig *r, bool threads)
 {
+  const struct report_paths p = {
+      .report = r->opts.report_path,
+      .sarif = r->opts.sarif_path,
+      .findings = r->opts.findings_path,
+      .summary = r->opts.summary_path,
+      .threads = threads ? r->opts.threads_path : NULL,
+  };
   g_mutex_lock(&r->report_lock);
   if (!r->reported) {
     r->reported = true;
-    write_reports(r);
+    write_reports(r, &p);
   }
   g_mutex_unlock(&r->report_lock);
+}
+
+/* The checkpoint (plugin_checkpoint.c): the reports into the checkpoint
+ * folder when the counters or the findings changed since the last time,
+ * and never once the real ones are written. */
+static void write_checkpoint(void *ctx)
+{
+  struct jf_rig *r = ctx;
+  const char *dir = r->opts.checkpoint_path;
+  char *report = g_build_filename(dir, JF_CHECKPOINT_REPORT, NULL);
+  char *sarif = g_build_filename(dir, JF_CHECKPOINT_SARIF, NULL);
+  char *findings = g_build_filename(dir, JF_CHECKPOINT_FINDINGS, NULL);
+  char *summary_path = g_build_filename(dir, JF_CHECKPOINT_SUMMARY, NULL);
+  const struct report_paths p = {
+      .report = r->opts.report_path ? report : NULL,
+      .sarif = r->opts.sarif_path ? sarif : NULL,
+      .findings = findings,
+      .summary = summary_path,
+      .live = true,
+  };
+  g_mutex_lock(&r->report_lock);
+  if (!r->reported) {
+    struct jf_summary summary;
+    current_summary(r, &summary, true);
+    GString *line = g_string_new(NULL);
+    emu_summary_format(line, &summary, JF_SHOWN_SUMMARY);
+    if (g_strcmp0(line->str, r->checkpoint_line) != 0) {
+      write_reports(r, &p);
+      g_free(r->checkpoint_line);
+      r->checkpoint_line = g_string_free(line, false);
+    } else {
+      g_string_free(line, true);
+    }
+  }
+  g_mutex_unlock(&r->report_lock);
+  g_free(report);
+  g_free(sarif);
+  g_free(findings);
+  g_free(summary_path);
 }
 
 /*
@@ -233,7 +331,10 @@ static gpointer control_thread(gpointer data)
   } while (n < 0 && errno == EINTR);
   close(fd);
   if (n == 1) {
-    report_once(r);
+    report_once(r, true);
+    if (r->opts.exec_of_path) {
+      jf_fork_report(r); /* what the run that executed this one merges */
+    }
   }
   return NULL;
 }
@@ -250,6 +351,8 @@ static void rig_free(struct jf_rig *r)
   jf_entropy_free(r->entropy);
   emu_findings_free(r->findings);
   g_clear_pointer(&r->kernel, jf_model_kernel_free);
+  jf_checkpoint_free(r->checkpoint);
+  g_free(r->checkpoint_line);
   g_clear_pointer(&r->model, jf_model_free);
   jf_alias_free(r->alias);
   jf_fork_free(r);
@@ -348,6 +451,8 @@ static void on_vcpu_init(unsigned int vcpu)
     /* QEMU answers these only on a vCPU thread (jf_guest_image). */
     rig->image.path = g_strdup(qemu_plugin_path_to_binary());
     rig->image.start_code = qemu_plugin_start_code();
+    /* The guest starts: from now on a killed QEMU ends a run that ran. */
+    jf_checkpoint_wake(rig->checkpoint);
   }
   g_mutex_unlock(&rig->lock);
   jf_regs_vcpu_init(rig->regs);
@@ -368,6 +473,25 @@ static void on_vcpu_exit(unsigned int vcpu)
   jf_turns_thread_exit(rig, vcpu);
 }
 
+static void process_reports(struct jf_rig *r);
+
+/* An exec replaces the process (plugin_exec.c): no exit callback runs, so
+ * its reports are written first, as at a normal exit; a failed exec lets
+ * them be written again at the real one. */
+static void reports_before_exec(struct jf_rig *r, bool undo)
+{
+  if (undo) {
+    g_mutex_lock(&r->report_lock);
+    r->reported = false;
+    g_mutex_unlock(&r->report_lock);
+    return;
+  }
+  g_mutex_lock(&r->lock);
+  emu_findings_note_exit(r->findings);
+  g_mutex_unlock(&r->lock);
+  process_reports(r);
+}
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
                        uint64_t a8)
@@ -376,6 +500,9 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   (void)a7;
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
+  /* Before anything the call may show outside the guest: the findings so
+   * far are kept (plugin_checkpoint.c). */
+  jf_checkpoint_sync(rig->checkpoint);
   jf_vcpu(rig, vcpu)->counts.syscalls++;
   if (num == JF_GUEST_NR_CLONE && !emu_guest_clone_is_thread(a1)) {
     g_mutex_lock(&rig->lock);
@@ -392,7 +519,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
     jf_alias_syscall_site(have_pc ? pc - 4 : 0, jf_regs_read_x(rig->regs, GUEST_XREG_LR));
   }
   jf_alias_syscall(rig, num, args);
-  jf_exec_syscall(rig, num, args);
+  jf_exec_syscall(rig, num, args, reports_before_exec);
   jf_signals_syscall(rig, num, args);
   jf_entropy_syscall(rig->entropy, vcpu, num, args);
   jf_hotplug_poll(rig, vcpu);
@@ -402,7 +529,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
      * wait for their turn, so that nothing they would run while QEMU
      * stops them changes a count (plugin_turns.c); then they go. */
     if (getpid() == rig->install_pid) {
-      report_once(rig);
+      report_once(rig, false);
     }
     jf_turns_finish(rig->turns);
   }
@@ -424,17 +551,28 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   jf_alias_refresh_views(rig);
 }
 
+/* The reports of the process that ends: the run's (the process QEMU
+ * started), or its own for the runner to merge (a process the guest forked;
+ * and, with exec-of=, the process QEMU started too: plugin_fork.c). */
+static void process_reports(struct jf_rig *r)
+{
+  if (getpid() == r->install_pid) {
+    jf_findings_at_exit(r);
+    report_once(r, false);
+    if (r->opts.exec_of_path) {
+      jf_fork_report(r);
+    }
+  } else if (jf_fork_is_child(r)) {
+    jf_fork_report(r);
+  }
+}
+
 static void on_exit(void)
 {
   /* A forked child inherits the plugin's state; only the process QEMU
    * started writes the report, a child its own findings for the runner to
    * merge (plugin_fork.c). */
-  if (getpid() == rig->install_pid) {
-    jf_findings_at_exit(rig);
-    report_once(rig);
-  } else if (jf_fork_is_child(rig)) {
-    jf_fork_report(rig);
-  }
+  process_reports(rig);
   if (rig->control) {
     /* The control thread may still wait in read() and holds the rig: the
      * process ends right after this callback, so the rig stays. */
@@ -612,10 +750,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     return -1;
   }
   r->install_pid = getpid();
+  if (r->opts.exec_of_path) {
+    jf_fork_executed(r);
+  }
   rig = r;
   jf_instrument_attach(r);
   if (r->opts.control_path) {
     r->control = g_thread_new("jitflush-control", control_thread, r);
+  }
+  if (r->opts.checkpoint_path) {
+    r->checkpoint = jf_checkpoint_new(write_checkpoint, r);
   }
 
   pthread_atfork(before_fork, after_fork, after_fork);

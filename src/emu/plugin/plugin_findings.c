@@ -1,6 +1,7 @@
 /* The findings at exit (plugin_findings.h). */
 #define _GNU_SOURCE /* lstat under -std=c11 */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include "findings_sarif.h"
 #include "findings_text.h"
 #include "plugin_findings.h"
+#include "plugin_sched.h"
 #include "symbols.h"
 #include "vcpu.h"
 
@@ -130,6 +132,7 @@ void jf_findings_report(struct emu_findings *f, const struct jf_guest_image *ima
   struct lazy_symbols lazy = {image, NULL};
   emu_findings_resolve(f, lookup_lazily, &lazy);
   if (lazy.symbols) {
+    emu_findings_clear_mappings(f);
     /* The load bases that make every frame's module+offset usable. */
     emu_symbols_each_module(lazy.symbols, add_mapping, f);
   }
@@ -147,4 +150,48 @@ void jf_findings_report(struct emu_findings *f, const struct jf_guest_image *ima
     jf_write_file(sarif_path, sarif);
     g_string_free(sarif, true);
   }
+}
+
+/* "module+0xoffset, symbol" for PC, or what of it is known. */
+static void append_place(GString *out, const struct emu_frame_names *n)
+{
+  if (n->module) {
+    g_string_append_printf(out, "%s+0x%" PRIx64, n->module, n->offset);
+  } else {
+    g_string_append(out, "no mapped object");
+  }
+  if (n->symbol) {
+    g_string_append_printf(out, ", %s", n->symbol);
+  }
+  if (n->location) {
+    g_string_append_printf(out, " at %s", n->location);
+  }
+}
+
+GString *jf_findings_threads(struct jf_rig *rig)
+{
+  GString *out = g_string_new(NULL);
+  g_mutex_lock(&rig->lock);
+  struct lazy_symbols lazy = {&rig->image, NULL};
+  int n = qemu_plugin_num_vcpus();
+  for (int vcpu = 0; vcpu < n; vcpu++) {
+    const struct jf_thread *t = jf_sched_thread(rig->sched, (unsigned)vcpu);
+    uint64_t block = jf_vcpu(rig, (unsigned)vcpu)->last_block;
+    if (!t || !block) {
+      continue;
+    }
+    struct emu_frame_names names = {0};
+    lookup_lazily(block, &names, &lazy);
+    g_string_append_printf(out, "thread %u on cpu %u: in the block at 0x%" PRIx64 " (",
+                           t->mt.serial, t->mt.cpu, block);
+    append_place(out, &names);
+    g_string_append(out, ")\n");
+    g_free(names.symbol);
+    g_free(names.raw_symbol);
+    g_free(names.location);
+    g_free(names.module);
+  }
+  emu_symbols_free(lazy.symbols);
+  g_mutex_unlock(&rig->lock);
+  return out;
 }

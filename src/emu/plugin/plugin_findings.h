@@ -27,6 +27,11 @@ void jf_findings_syscall(struct jf_rig *rig, int64_t num);
  * signal, the one that took it): notes that thread and its last block. */
 void jf_findings_at_exit(struct jf_rig *rig);
 
+/* One line per guest thread alive: its CPU and the start of the last block
+ * it ran, named (module+offset, symbol), for a run the runner stopped
+ * (its --timeout). Takes the rig's lock. */
+GString *jf_findings_threads(struct jf_rig *rig);
+
 /* Writes TEXT to PATH, or says on stderr why it could not. */
 void jf_write_file(const char *path, const GString *text);
 

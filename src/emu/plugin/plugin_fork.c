@@ -34,6 +34,7 @@
 
 struct jf_fork {
   pid_t pid, parent;
+  bool executed; /* started by an exec, not a fork (jf_fork_executed) */
   uint64_t at_fork[JF_NCOUNTERS];
 };
 
@@ -50,6 +51,7 @@ void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t
   g_mutex_lock(&rig->lock);
   struct jf_fork *f = rig->fork ? rig->fork : g_new0(struct jf_fork, 1);
   f->parent = current_process(rig);
+  f->executed = false;
   f->pid = getpid();
   jf_vcpu_counter_totals(rig, f->at_fork);
   emu_findings_restart(rig->findings);
@@ -70,10 +72,20 @@ bool jf_fork_is_child(const struct jf_rig *rig)
   return rig->fork && getpid() == rig->fork->pid;
 }
 
-/* PATH's folder, then NAME. */
-static char *beside(const char *path, const char *name)
+void jf_fork_executed(struct jf_rig *rig)
 {
-  char *dir = g_path_get_dirname(path);
+  struct jf_fork *f = g_new0(struct jf_fork, 1);
+  f->pid = getpid();
+  f->parent = getppid();
+  f->executed = true;
+  rig->fork = f;
+}
+
+/* PATH's folder, then NAME; with exec-of=, that folder instead: the run
+ * that executed this program merges its processes. */
+static char *beside(const struct jf_rig *rig, const char *path, const char *name)
+{
+  char *dir = rig->opts.exec_of_path ? g_strdup(rig->opts.exec_of_path) : g_path_get_dirname(path);
   char *file = g_build_filename(dir, name, NULL);
   g_free(dir);
   return file;
@@ -90,28 +102,35 @@ void jf_fork_report(struct jf_rig *rig)
   JsonObject *o = json_object_new();
   json_object_set_int_member(o, "pid", f->pid);
   json_object_set_int_member(o, "parent", f->parent);
+  if (f->executed) {
+    json_object_set_boolean_member(o, "executed", true);
+  }
   for (size_t c = 0; c < JF_NCOUNTERS; c++) {
     /* A gauge is the process's own value; a count, what it added. */
     uint64_t v = jf_counters[c].source == JF_SOURCE_MODEL ? now[c] : now[c] - f->at_fork[c];
     json_object_set_int_member(o, jf_counters[c].name, (gint64)v);
   }
-  g_mutex_lock(&rig->lock);
-  const struct jf_guest_image image = rig->image;
-  g_mutex_unlock(&rig->lock);
   char *name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.findings", (int)f->pid);
-  char *text_path = beside(rig->opts.summary_path, name);
+  char *text_path = beside(rig, rig->opts.summary_path, name);
   g_free(name);
   char *sarif_path = NULL;
-  if (rig->opts.sarif_path) {
+  /* A program executed in the run has no --sarif of its own; the run that
+   * executed it may have one. */
+  if (rig->opts.sarif_path || rig->opts.exec_of_path) {
     name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.sarif", (int)f->pid);
-    sarif_path = beside(rig->opts.summary_path, name);
+    sarif_path = beside(rig, rig->opts.summary_path, name);
     g_free(name);
   }
+  /* Under the lock: with exec-of=, the runner may ask for this while the
+   * guest still runs (plugin.c, control_thread). */
+  g_mutex_lock(&rig->lock);
+  const struct jf_guest_image image = rig->image;
   jf_findings_report(rig->findings, &image, o, text_path, sarif_path);
+  g_mutex_unlock(&rig->lock);
   g_free(text_path);
   g_free(sarif_path);
   name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.json", (int)f->pid);
-  char *json_path = beside(rig->opts.summary_path, name);
+  char *json_path = beside(rig, rig->opts.summary_path, name);
   GString *json = emu_json_write_object(o);
   jf_write_file(json_path, json);
   g_string_free(json, true);

@@ -20,6 +20,10 @@ bool jf_fork_is_child(const struct jf_rig *rig);
 /* At a forked process's exit: writes its findings and counts for the
  * runner (rig_contract.h, JF_PROCESS_FILE_PREFIX). */
 void jf_fork_report(struct jf_rig *rig);
+/* At install with exec-of=: this process is a program a process of the run
+ * executed (its parent, the runner that exec replaced that process with);
+ * it reports like a forked one, from its start, into exec-of's folder. */
+void jf_fork_executed(struct jf_rig *rig);
 void jf_fork_free(struct jf_rig *rig);
 
 #endif /* JITFLUSH_EMU_PLUGIN_FORK_H */

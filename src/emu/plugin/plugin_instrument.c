@@ -31,6 +31,7 @@
 #include "plugin_decode.h"
 #include "findings.h"
 #include "plugin_hotplug.h"
+#include "plugin_checkpoint.h"
 #include "plugin_instrument.h"
 #include "plugin_selfcheck.h"
 #include "plugin_selfstore.h"
@@ -222,7 +223,12 @@ static bool check_fetch(struct jf_thread *t, struct insn_record *r)
   if (v.kind == JF_FRESH) {
     return false;
   }
+  unsigned known = emu_findings_recorded(rig->findings);
   emu_findings_record_memo(rig->findings, r->vaddr, t->mt.cpu, t->mt.serial, &v, &mm->repeat);
+  if (emu_findings_recorded(rig->findings) != known) {
+    /* A new finding: kept before the guest's next system call. */
+    jf_checkpoint_wake(rig->checkpoint);
+  }
   return true;
 }
 

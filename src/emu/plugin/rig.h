@@ -50,25 +50,34 @@ struct jf_options {
   bool have_exec_map_sync;
   enum emu_exec_map_sync exec_map_sync;
   const char *sarif_path;
-  const char *sarif_root;    /* SARIF locations relative to it (findings.h) */
-  const char *findings_path; /* the stderr blocks, for the runner to print */
-  const char *overlay_path;  /* the generated ROOT/sys/devices/system/cpu
-                                that hotplug events rewrite; NULL for a
-                                --sysfs-root tree, which is never changed */
-  const char *control_path;  /* a FIFO: a byte written there by the runner
-                                asks for the reports now (plugin.c) */
-  const char *reproduce;     /* the runner's command line that reproduces
-                                the run, for the reports */
-  const char *exec_path;     /* where to note each AArch64 program the guest
-                                execs, for the runner (plugin_exec.c) */
-  bool parallel;             /* schedule=parallel: threads run as the host
-                                schedules them (plugin_turns.c) */
-  uint64_t quantum;          /* mean turn length in instructions, 0: the
-                                default */
-  bool report_only_findings; /* report-when=findings: a process that found
-                                nothing and forked nothing writes neither the
-                                JSON report nor the SARIF log (a suite store's
-                                clean entry; plugin.c, write_reports) */
+  const char *sarif_root;      /* SARIF locations relative to it (findings.h) */
+  const char *findings_path;   /* the stderr blocks, for the runner to print */
+  const char *overlay_path;    /* the generated ROOT/sys/devices/system/cpu
+                                  that hotplug events rewrite; NULL for a
+                                  --sysfs-root tree, which is never changed */
+  const char *control_path;    /* a FIFO: a byte written there by the runner
+                                  asks for the reports now (plugin.c) */
+  const char *reproduce;       /* the runner's command line that reproduces
+                                  the run, for the reports */
+  const char *exec_path;       /* where to note each AArch64 program the guest
+                                  execs, for the runner (plugin_exec.c) */
+  const char *checkpoint_path; /* a folder: the findings so far, kept while
+                                  the guest runs (plugin_checkpoint.c) */
+  const char *threads_path;    /* where a report the runner asks for names
+                                  each thread's last block (plugin.c) */
+  const char *follow;          /* the runner's command that follows an exec
+                                  (plugin_exec.c), or NULL: status 8 */
+  const char *exec_of_path;    /* this program was executed by a process of
+                                  the run whose scratch folder this is: its
+                                  processes' reports go there (plugin_fork.c) */
+  bool parallel;               /* schedule=parallel: threads run as the host
+                                  schedules them (plugin_turns.c) */
+  uint64_t quantum;            /* mean turn length in instructions, 0: the
+                                  default */
+  bool report_only_findings;   /* report-when=findings: a process that found
+                                  nothing and forked nothing writes neither the
+                                  JSON report nor the SARIF log (a suite store's
+                                  clean entry; plugin.c, write_reports) */
 };
 
 /* The guest's executable as QEMU loaded it: asked of QEMU on a vCPU thread
@@ -89,6 +98,7 @@ struct emu_findings;
 struct jf_regs;
 struct jf_keep;
 struct jf_decoder;
+struct jf_checkpoint;
 struct jf_fork;
 struct jf_signals;
 
@@ -120,8 +130,9 @@ struct jf_rig {
    * through the control FIFO (it was interrupted). */
   GMutex report_lock;
   bool reported;
-  bool kernel_noted; /* the kernel's notes went to FINDINGS; under LOCK */
   GThread *control;
+  struct jf_checkpoint *checkpoint; /* NULL without checkpoint= */
+  char *checkpoint_line;            /* the summary last written there */
   struct jf_guest_image image;
   /* The plugin API's self-check (plugin_selfcheck.c): armed on the first
    * block translated, which starts at FIRST_BLOCK. */

@@ -385,6 +385,16 @@ void emu_findings_kernel_note(struct emu_findings *f, const char *call, uint64_t
   g_ptr_array_add(f->kernel_notes, n);
 }
 
+void emu_findings_clear_kernel_notes(struct emu_findings *f)
+{
+  g_ptr_array_set_size(f->kernel_notes, 0);
+}
+
+void emu_findings_clear_mappings(struct emu_findings *f)
+{
+  g_ptr_array_set_size(f->mappings, 0);
+}
+
 void emu_findings_set_reproduce(struct emu_findings *f, const char *command)
 {
   g_free(f->reproduce);
@@ -559,6 +569,11 @@ void emu_findings_settle(struct emu_findings *f)
     emu_findings_sort_callers(fd);
     count_writers(fd);
   }
+}
+
+unsigned emu_findings_recorded(const struct emu_findings *f)
+{
+  return f->findings->len + f->absorbed->len;
 }
 
 unsigned emu_findings_count(struct emu_findings *f)

@@ -88,6 +88,10 @@ void emu_findings_set_reproduce(struct emu_findings *f, const char *command);
  * only what it found itself (plugin_fork.c). */
 void emu_findings_restart(struct emu_findings *f);
 
+/* The root causes recorded so far, before settling: it grows by one with
+ * each new one (cheap, for noticing a new finding as it is recorded). */
+unsigned emu_findings_recorded(const struct emu_findings *f);
+
 /* The root causes: settles first (a call of a flush routine too short to
  * show its stride joins the finding of the routine's one known stride). */
 unsigned emu_findings_count(struct emu_findings *f);
@@ -119,6 +123,14 @@ void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t
  * CALL is copied. */
 void emu_findings_kernel_note(struct emu_findings *f, const char *call, uint64_t pc, uint64_t lr,
                               uint64_t pages, uint64_t words);
+
+/* Forgets the kernel notes added so far (written again with the reports). */
+void emu_findings_clear_kernel_notes(struct emu_findings *f);
+/* Forgets the mappings added so far: the reports may be written more than
+ * once in a run (a checkpoint, then at exit), each time with the mappings
+ * of that moment. */
+void emu_findings_clear_mappings(struct emu_findings *f);
+
 /* The directory SARIF locations are made relative to (--sarif-root): a
  * source file under it becomes a relative URI with uriBaseId SRCROOT.
  * NULL (the default): absolute file:// URIs. Copied. */

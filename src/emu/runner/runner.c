@@ -18,7 +18,8 @@
  *
  * Exit status: 86 when the plugin saw a stale instruction fetch, otherwise
  * the program's own (128+N when signal N killed it, or interrupted the
- * runner: the findings so far are reported first). The runner's own
+ * runner, or killed QEMU itself, even SIGKILL: the findings so far are
+ * reported first; 124 when --timeout stopped it). The runner's own
  * failures use 2 (usage or config), 3 (QEMU missing or without -plugin),
  * 4 (--report or --sarif not writable, checked before the run), 5 (plugin missing,
  * or it wrote no summary), 6 (the program cannot run on the rig: not an
@@ -44,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +58,7 @@
 #include "runner.h"
 #include "runner_args.h"
 #include "runner_binfmt.h"
+#include "runner_cleaner.h"
 #include "runner_exec.h"
 #include "runner_fail.h"
 #include "runner_fork.h"
@@ -281,9 +284,56 @@ static char *exec_note_path(const char *summary)
 }
 
 /* The plugin option: PLUGIN,config=...,seed=...[,report=...][,check=...],summary=... */
+/* The command that runs a program the guest executes on the rig, with this
+ * run's options (follow=, plugin_exec.c): this runner, every option that
+ * decides what the rig is and does, written out, and --exec-of with the
+ * folder where its findings join this run's (the first run's, through every
+ * exec that follows). --report, --sarif, --store, --summary and --timeout
+ * stay this run's: it reports for the program and its children. */
+static char *follow_command(const struct emu_options *o, const struct emu_config *cfg,
+                            const char *qemu, const char *scratch)
+{
+  GPtrArray *a = g_ptr_array_new_with_free_func(g_free);
+  char *self = g_file_read_link("/proc/self/exe", NULL);
+  g_ptr_array_add(a, self ? self : g_strdup("jitflush-emu"));
+  g_ptr_array_add(a, g_strdup("--config"));
+  g_ptr_array_add(a, emu_args_absolute(o->config));
+  g_ptr_array_add(a, g_strdup("--seed"));
+  g_ptr_array_add(a, g_strdup_printf("%" PRIu64, o->seed_text ? o->seed : cfg->seed));
+  const char *pairs[][2] = {{"--policy", o->policy},
+                            {"--schedule", o->schedule},
+                            {"--quantum", o->quantum_text},
+                            {"--check", o->check},
+                            {"--exec-map-sync", o->exec_map_sync}};
+  for (size_t i = 0; i < G_N_ELEMENTS(pairs); i++) {
+    if (pairs[i][1]) {
+      g_ptr_array_add(a, g_strdup(pairs[i][0]));
+      g_ptr_array_add(a, g_strdup(pairs[i][1]));
+    }
+  }
+  const char *paths[][2] = {{"--sysroot", o->sysroot}, {"--sysfs-root", o->sysfs_root}};
+  for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {
+    if (paths[i][1]) {
+      g_ptr_array_add(a, g_strdup(paths[i][0]));
+      g_ptr_array_add(a, emu_args_absolute(paths[i][1]));
+    }
+  }
+  g_ptr_array_add(a, g_strdup("--qemu"));
+  g_ptr_array_add(a, g_strdup(qemu));
+  g_ptr_array_add(a, g_strdup("--exec-of"));
+  /* With the '/': the cleaner finds the runs it starts by their command
+   * line naming "SCRATCH/" (runner_cleaner.c). */
+  g_ptr_array_add(a, o->exec_of ? g_strdup(o->exec_of) : g_strconcat(scratch, "/", NULL));
+  g_ptr_array_add(a, NULL);
+  char *joined = g_strjoinv(JF_FOLLOW_SEPARATOR, (char **)a->pdata);
+  g_ptr_array_unref(a);
+  return joined;
+}
+
 static GString *plugin_option(const struct emu_options *o, const struct emu_config *cfg,
                               const char *plugin, const char *root, const char *summary,
-                              const char *findings, const char *control)
+                              const char *findings, const char *control, const char *scratch,
+                              const char *qemu)
 {
   GString *opt = g_string_new(NULL);
   for (const char *p = plugin; *p; p++) {
@@ -350,6 +400,20 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
   char *exec_note = exec_note_path(summary);
   append_plugin_arg(opt, JF_OPT_EXEC, exec_note);
   g_free(exec_note);
+  char *checkpoint = g_build_filename(scratch, EMU_SCRATCH_CHECKPOINT, NULL);
+  append_plugin_arg(opt, JF_OPT_CHECKPOINT, checkpoint);
+  g_free(checkpoint);
+  char *threads = g_build_filename(scratch, EMU_SCRATCH_THREADS, NULL);
+  append_plugin_arg(opt, JF_OPT_THREADS, threads);
+  g_free(threads);
+  if (!o->no_follow_exec) {
+    char *follow = follow_command(o, cfg, qemu, scratch);
+    append_plugin_arg(opt, JF_OPT_FOLLOW, follow);
+    g_free(follow);
+  }
+  if (o->exec_of) {
+    append_plugin_arg(opt, JF_OPT_EXEC_OF, o->exec_of);
+  }
   append_plugin_arg(opt, JF_OPT_SUMMARY, summary);
   g_free(config_abs);
   return opt;
@@ -360,7 +424,7 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
  * (control=), SUMMARY the file it writes. Returns -1 after printing the
  * problem when QEMU could not start. */
 static int spawn_and_wait(char *const argv[], const struct emu_seal *seal, const char *control,
-                          const char *summary, GString *tail)
+                          const char *summary, unsigned timeout_ms, bool *timed_out, GString *tail)
 {
   /* Held open for writing, so that the plugin's open does not wait and a
    * signal handler can write without blocking; not inherited by QEMU. */
@@ -383,7 +447,8 @@ static int spawn_and_wait(char *const argv[], const struct emu_seal *seal, const
     emu_fail(EMU_EXIT_QEMU, "cannot run %s: %s", argv[0], g_strerror(errno));
   } else {
     child_pid = pid;
-    const struct emu_interrupt intr = {&interrupted, summary};
+    const struct emu_interrupt intr = {&interrupted, summary, timeout_ms, (int)control_fd,
+                                       timed_out};
     wstatus = emu_wait_qemu(pid, stderr_fd, tail, &intr);
     child_pid = 0;
   }
@@ -471,21 +536,126 @@ static int refused_outcome(const char *summary, const char *qemu)
   return status;
 }
 
+/* Writes the file FROM into TO: a regular file (or none) is replaced
+ * whole, anything else (a symlink's target, a device) written in place, as
+ * the plugin writes its reports (plugin_findings.c). */
+static void copy_output(const char *from, const char *to)
+{
+  char *text = NULL;
+  gsize len = 0;
+  if (!to || !g_file_get_contents(from, &text, &len, NULL)) {
+    return;
+  }
+  struct stat st;
+  bool special = lstat(to, &st) == 0 && !S_ISREG(st.st_mode);
+  GError *err = NULL;
+  if (!special) {
+    g_file_set_contents(to, text, (gssize)len, &err);
+  } else {
+    int fd = open(to, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    bool ok = fd >= 0;
+    for (gsize done = 0; ok && done < len;) {
+      ssize_t n = write(fd, text + done, len - done);
+      ok = n > 0 || (n < 0 && errno == EINTR);
+      done += n > 0 ? (gsize)n : 0;
+    }
+    if (fd >= 0) {
+      close(fd);
+    }
+    if (!ok) {
+      g_set_error_literal(&err, G_FILE_ERROR, g_file_error_from_errno(errno), g_strerror(errno));
+    }
+  }
+  if (err) {
+    fprintf(stderr, "jitflush-emu: cannot write %s: %s\n", to, err->message);
+    g_error_free(err);
+  }
+  g_free(text);
+}
+
+/*
+ * QEMU ended without the plugin's exit callbacks (killed with SIGKILL, by a
+ * harness's timeout or the OOM killer; or by --timeout when the plugin did
+ * not answer): the summary the plugin kept in its checkpoint folder while
+ * the guest ran (plugin_checkpoint.c), with the findings' text, the report
+ * and the SARIF log of that moment, which go where the run's would have
+ * gone. Returns the checkpoint's summary file, or NULL when there is none.
+ */
+static char *adopt_checkpoint(const char *scratch, const char *report, const char *sarif)
+{
+  char *dir = g_build_filename(scratch, EMU_SCRATCH_CHECKPOINT, NULL);
+  char *summary = g_build_filename(dir, JF_CHECKPOINT_SUMMARY, NULL);
+  if (!g_file_test(summary, G_FILE_TEST_IS_REGULAR)) {
+    g_clear_pointer(&summary, g_free);
+  } else {
+    char *from = g_build_filename(dir, JF_CHECKPOINT_REPORT, NULL);
+    copy_output(from, report);
+    g_free(from);
+    from = g_build_filename(dir, JF_CHECKPOINT_SARIF, NULL);
+    copy_output(from, sarif);
+    g_free(from);
+  }
+  g_free(dir);
+  return summary;
+}
+
+/* The lines naming each thread's last block, which the plugin wrote when
+ * the timeout asked for its reports, on stderr. */
+static void print_threads(const char *scratch)
+{
+  char *path = g_build_filename(scratch, EMU_SCRATCH_THREADS, NULL);
+  char *text = NULL;
+  if (g_file_get_contents(path, &text, NULL, NULL) && *text) {
+    g_strchomp(text);
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (char **l = lines; *l; l++) {
+      fprintf(stderr, "==jitflush-emu== at the timeout, %s\n", *l);
+    }
+  } else {
+    fputs("==jitflush-emu== at the timeout, no thread's last block is known (the plugin did not "
+          "answer)\n",
+          stderr);
+  }
+  g_free(text);
+  g_free(path);
+}
+
+/* How a run ended besides QEMU's wait status. */
+struct run_end {
+  int stopped_by;      /* the signal that interrupted the runner, or 0 */
+  unsigned timeout_ms; /* --timeout, when it expired; else 0 */
+  bool followed;       /* --exec-of: the run that executed the program
+                          reports its findings and counts */
+  int *died_of;        /* set, when followed, to the signal the program
+                          died of: the runner then dies of it too (main),
+                          as the program would have, for whoever waits */
+};
+
 /* After QEMU ended: the summary line and the program's status, or why
  * there is neither. An interrupted run (SIGINT, SIGTERM, SIGHUP to the
- * runner) ends with 128+N, after the findings gathered so far. */
+ * runner) ends with 128+N, after the findings gathered so far; a run whose
+ * QEMU was killed (SIGKILL) with the guest's 128+N after those the plugin
+ * had kept; a run stopped by --timeout with EMU_EXIT_TIMEOUT. */
 static int outcome(const char *summary, const char *report, const char *sarif, int wstatus,
-                   const GString *tail, bool quiet, bool *ran)
+                   const GString *tail, bool quiet, const struct run_end *end, bool *ran)
 {
-  const int stopped_by = interrupted;
-  int exec_status = exec_outcome(summary, stopped_by);
+  const int stopped_by = end->stopped_by;
+  const bool timed_out = end->timeout_ms > 0;
+  int exec_status = exec_outcome(summary, stopped_by || timed_out);
   if (exec_status) {
     return exec_status;
   }
+  char *scratch = g_path_get_dirname(summary);
   char *text = NULL;
   struct jf_summary sum;
   GError *problem = NULL;
   bool have = g_file_get_contents(summary, &text, NULL, NULL);
+  /* Without its exit callbacks the plugin wrote no summary, but it kept
+   * one while the guest ran. */
+  char *kept = !have && WIFSIGNALED(wstatus) ? adopt_checkpoint(scratch, report, sarif) : NULL;
+  if (kept) {
+    have = g_file_get_contents(kept, &text, NULL, NULL);
+  }
   if (!have) {
     g_set_error_literal(&problem, G_FILE_ERROR, G_FILE_ERROR_NOENT, "the file is missing");
   } else {
@@ -494,33 +664,49 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
   g_free(text);
   char how[48];
   describe_end(wstatus, how, sizeof how);
+  int status = 0;
   if (!have && stopped_by) {
-    int status = emu_fail(128 + stopped_by,
-                          "interrupted by %s: QEMU %s before the plugin wrote its findings (%s)",
-                          strsignal(stopped_by), how, problem->message);
-    g_error_free(problem);
-    return status;
-  }
-  if (!have) {
+    status = emu_fail(128 + stopped_by,
+                      "interrupted by %s: QEMU %s before the plugin wrote its findings (%s)",
+                      strsignal(stopped_by), how, problem->message);
+  } else if (!have && timed_out) {
+    status = emu_fail(EMU_EXIT_TIMEOUT,
+                      "timed out after %.3g s: QEMU %s before the plugin wrote its findings (%s)",
+                      end->timeout_ms / 1000.0, how, problem->message);
+  } else if (!have) {
     /* Mostly a plugin QEMU could not load or install (then QEMU's last
      * line says why); but the guest may have run, so the line is quoted
      * as what it is, not as QEMU's words. */
     char *said = last_lines(tail, 1);
-    int status = emu_fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)%s%s",
-                          problem->message, how, *said ? "; stderr ended with: " : "", said);
+    status = emu_fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)%s%s",
+                      problem->message, how, *said ? "; stderr ended with: " : "", said);
     g_free(said);
+  } else if (sum.counter[JF_COUNTER_insns] == 0 && !kept) {
+    /* QEMU calls the plugin's exit callback even when it gives up before
+     * the guest's first instruction; all-zero counters then mean nothing.
+     * (A checkpoint is written only once the guest started.) */
+    char *said = last_lines(tail, 3);
+    status = emu_fail(EMU_EXIT_NOT_STARTED, "QEMU %s before the program's first instruction%s%s",
+                      how, *said ? ": " : " (QEMU printed nothing)", said);
+    g_free(said);
+  }
+  if (problem) {
     g_error_free(problem);
+  }
+  if (!have || status) {
+    g_free(kept);
+    g_free(scratch);
     return status;
   }
-  if (sum.counter[JF_COUNTER_insns] == 0) {
-    /* QEMU calls the plugin's exit callback even when it gives up before
-     * the guest's first instruction; all-zero counters then mean nothing. */
-    char *said = last_lines(tail, 3);
-    int status =
-        emu_fail(EMU_EXIT_NOT_STARTED, "QEMU %s before the program's first instruction%s%s", how,
-                 *said ? ": " : " (QEMU printed nothing)", said);
-    g_free(said);
-    return status;
+  if (end->followed) {
+    /* The exec'd program's findings are in the first run's folder, which
+     * prints them (plugin_fork.c); its own status is what its parent
+     * (the process that called exec) waits for. */
+    *ran = true;
+    *end->died_of = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+    g_free(kept);
+    g_free(scratch);
+    return exit_status_of(wstatus);
   }
   /* The plugin's finding blocks (next to the summary), those of the
    * processes the program forked, then the summary of them all. Under
@@ -528,27 +714,37 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
    * be there) stay in its JSON report, so that its stderr is the
    * program's. */
   if (!quiet || sum.counter[JF_COUNTER_stale_fetches] > 0 || stopped_by) {
-    print_findings(summary);
+    print_findings(kept ? kept : summary);
   }
-  char *scratch = g_path_get_dirname(summary);
   GString *forked_blocks = g_string_new(NULL);
   emu_merge_forked(scratch, report, sarif, &sum, forked_blocks);
   fputs(forked_blocks->str, stderr);
   g_string_free(forked_blocks, TRUE);
-  g_free(scratch);
   *ran = true;
+  const bool stopped = stopped_by || timed_out;
   /* --summary stale: a clean run adds nothing to the program's stderr, so
    * a test that compares its stderr passes as without the rig. */
-  if (quiet && sum.counter[JF_COUNTER_stale_fetches] == 0 && !stopped_by) {
+  if (quiet && sum.counter[JF_COUNTER_stale_fetches] == 0 && !stopped && !kept) {
+    g_free(scratch);
     return exit_status_of(wstatus);
   }
-  if (WIFSIGNALED(wstatus) && !stopped_by) {
+  if (timed_out) {
+    print_threads(scratch);
+  }
+  g_free(scratch);
+  if (WIFSIGNALED(wstatus) && !stopped) {
     /* QEMU ends itself with the signal the guest died of (linux-user's
      * dump_core_and_abort); the plugin cannot know which, so it is said
      * here, next to the CRASH block that names the thread and finding. */
     fprintf(stderr, "==jitflush-emu== the program died of signal %d (%s)\n", WTERMSIG(wstatus),
             strsignal(WTERMSIG(wstatus)));
   }
+  if (kept && !stopped) {
+    fprintf(stderr,
+            "==jitflush-emu== QEMU was killed before its exit callbacks: the findings and counts "
+            "are those the plugin had kept while the program ran\n");
+  }
+  g_free(kept);
   GString *line = g_string_new("jitflush-emu: ");
   emu_summary_format(line, &sum, JF_SHOWN_STDERR);
   fprintf(stderr, "%s\n", line->str);
@@ -559,11 +755,21 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
             strsignal(stopped_by));
     return 128 + stopped_by;
   }
+  if (timed_out) {
+    fprintf(stderr,
+            "jitflush-emu: timed out after %.3g s (--timeout): the program was stopped; the "
+            "findings above are those gathered so far\n",
+            end->timeout_ms / 1000.0);
+    return EMU_EXIT_TIMEOUT;
+  }
+  if (WIFSIGNALED(wstatus) && kept) {
+    return exit_status_of(wstatus);
+  }
   return sum.counter[JF_COUNTER_stale_fetches] > 0 ? EMU_EXIT_STALE : exit_status_of(wstatus);
 }
 
 static int run(const struct emu_options *o, const struct emu_config *cfg, const char *sysroot,
-               const char *qemu, const char *plugin, const char *tmp, bool *ran)
+               const char *qemu, const char *plugin, const char *tmp, bool *ran, int *died_of)
 {
   int status = 0;
   struct emu_overlay ov;
@@ -575,7 +781,13 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
   char *summary = g_build_filename(tmp, "summary", NULL);
   char *findings = g_build_filename(tmp, "findings", NULL);
   char *control = g_build_filename(tmp, "control", NULL);
-  GString *plugin_opt = plugin_option(o, cfg, plugin, root, summary, findings, control);
+  GString *plugin_opt = plugin_option(o, cfg, plugin, root, summary, findings, control, tmp, qemu);
+  char *checkpoint = g_build_filename(tmp, EMU_SCRATCH_CHECKPOINT, NULL);
+  if (mkdir(checkpoint, 0700) != 0) {
+    /* The plugin then keeps nothing: a killed QEMU loses its findings. */
+    fprintf(stderr, "jitflush-emu: warning: cannot create %s: %s\n", checkpoint, g_strerror(errno));
+  }
+  g_free(checkpoint);
 
   GPtrArray *argv = g_ptr_array_new();
   g_ptr_array_add(argv, (char *)qemu);
@@ -611,12 +823,21 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
   g_ptr_array_add(argv, NULL);
 
   GString *tail = g_string_new(NULL);
-  int wstatus = spawn_and_wait((char *const *)argv->pdata, &ov.seal, control, summary, tail);
+  bool timed_out = false;
+  int wstatus = spawn_and_wait((char *const *)argv->pdata, &ov.seal, control, summary,
+                               o->timeout_ms, &timed_out, tail);
+  if (timed_out) {
+    /* The processes the program forked are QEMUs of the run too: a
+     * timeout stops them all, as a harness's kill of the run would. */
+    emu_cleaner_kill_run(tmp);
+  }
   const bool quiet = o->summary && strcmp(o->summary, "stale") == 0;
+  const struct run_end end = {interrupted, timed_out ? o->timeout_ms : 0, o->exec_of != NULL,
+                              died_of};
   if (wstatus == -1) {
     status = EMU_EXIT_QEMU;
   } else if ((status = refused_outcome(summary, qemu)) == 0) {
-    status = outcome(summary, o->report, o->sarif, wstatus, tail, quiet, ran);
+    status = outcome(summary, o->report, o->sarif, wstatus, tail, quiet, &end, ran);
   }
 
   g_string_free(tail, TRUE);
@@ -763,7 +984,7 @@ static bool copy_into_store(const char *from, const char *base, const char *suff
  * at BASE (or the user's files are copied there), and *RAN says whether
  * the guest ran. */
 static int checked_run(struct emu_options *o, const struct emu_config *cfg, const char *base,
-                       bool *ran)
+                       bool *ran, int *died_of)
 {
   char *sysroot = NULL, *qemu = NULL, *plugin = NULL, *tmp = NULL;
   char *store_report = NULL, *store_sarif = NULL;
@@ -793,8 +1014,13 @@ static int checked_run(struct emu_options *o, const struct emu_config *cfg, cons
       if (base && !o->sarif) {
         o->sarif = store_sarif = g_strconcat(base, EMU_STORE_SARIF, NULL);
       }
-      status = run(o, cfg, sysroot, qemu, plugin, tmp, ran);
+      /* Started before QEMU: it removes the folder, and ends every
+       * process of the run, should the runner be killed (runner_cleaner.c). */
+      struct emu_cleaner cleaner;
+      emu_cleaner_start(tmp, &cleaner);
+      status = run(o, cfg, sysroot, qemu, plugin, tmp, ran, died_of);
       emu_scratch_remove(tmp);
+      emu_cleaner_finish(&cleaner);
       if (base && user_report) {
         copy_into_store(user_report, base, EMU_STORE_REPORT);
       }
@@ -887,13 +1113,14 @@ int main(int argc, char **argv)
   }
 
   char *base = NULL;
+  int die_of = 0; /* with --exec-of: the signal the program died of */
   if (o.store && !(base = emu_store_reserve(o.store, &err))) {
     status = emu_fail(EMU_EXIT_REPORT, "cannot use the suite store %s (from %s): %s", o.store,
                       emu_args_origin(&o, offsetof(struct emu_options, store)), err->message);
     g_error_free(err);
   } else {
     bool ran = false;
-    status = checked_run(&o, cfg, base, &ran);
+    status = checked_run(&o, cfg, base, &ran, &die_of);
     if (base) {
       status = complete_store(&o, cfg, base, status, ran);
     }
@@ -901,5 +1128,16 @@ int main(int argc, char **argv)
   g_free(base);
   emu_config_free(cfg);
   g_free(args);
+  if (die_of) {
+    /* No core file: QEMU made none either (runner_exec.c). */
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(die_of, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, die_of);
+    sigprocmask(SIG_UNBLOCK, &only, NULL);
+    raise(die_of);
+  }
   return status;
 }

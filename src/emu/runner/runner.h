@@ -36,6 +36,8 @@ enum {
   EMU_EXIT_QEMU_API = 10,   /* QEMU's plugin API does not do what the rig
                                relies on: the plugin refused to run */
   EMU_EXIT_STALE = 86,      /* the plugin saw at least one stale fetch */
+  EMU_EXIT_TIMEOUT = 124,   /* --timeout expired: the runner stopped the
+                               program (timeout(1)'s status) */
 };
 
 #endif /* JITFLUSH_EMU_RUNNER_H */

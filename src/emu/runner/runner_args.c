@@ -21,6 +21,7 @@ static const char usage_text[] =
     "                    [--schedule turns|parallel] [--quantum N]\n"
     "                    [--sarif FILE [--sarif-root DIR]] [--store DIR]\n"
     "                    [--summary always|stale] [--exec-map-sync linux|none]\n"
+    "                    [--timeout SECONDS] [--no-follow-exec]\n"
     "                    -- PROGRAM [ARGS...]\n"
     "       jitflush-emu --merge [--report FILE.json] [--sarif FILE.sarif] DIR...\n"
     "       jitflush-emu --binfmt-run -- COMMAND [ARGS...]\n"
@@ -77,6 +78,15 @@ static const char help_text[] =
     "  --summary always|stale  print the summary line after every run (default)\n"
     "                     or only after one with a stale fetch, so that a clean\n"
     "                     run leaves the program's stderr as it was\n"
+    "  --timeout SECONDS  stop the program after SECONDS (a positive number,\n"
+    "                     fractions allowed): report the findings so far, name\n"
+    "                     each thread's last block, exit 124\n"
+    "  --no-follow-exec   an AArch64 program the program executes (execve) ends\n"
+    "                     the run with status 8 instead of running on the rig\n"
+    "                     with the same options, its findings in this run's\n"
+    "                     report (the default)\n"
+    "  --exec-of DIR      (used by the rig itself) this run is such a program,\n"
+    "                     executed in the run whose scratch folder is DIR\n"
     "  -h, --help         this text\n"
     "\n"
     "Paths may be relative to the current folder.\n"
@@ -91,6 +101,7 @@ static const char help_text[] =
     "  JITFLUSH_EMU_SYSFS_ROOT  --sysfs-root   JITFLUSH_EMU_SUMMARY  --summary\n"
     "  JITFLUSH_EMU_SCHEDULE    --schedule     JITFLUSH_EMU_QUANTUM  --quantum\n"
     "  JITFLUSH_EMU_EXEC_MAP_SYNC  --exec-map-sync\n"
+    "  JITFLUSH_EMU_TIMEOUT     --timeout\n"
     "  JITFLUSH_EMU_TEST_NAME   a name for this process in the store's record\n"
     "\n"
     "Suites:\n"
@@ -130,14 +141,21 @@ static const char help_text[] =
     "       QEMU starts)\n"
     "  7    QEMU ended before the program's first instruction (the line\n"
     "       repeats QEMU's message and status)\n"
-    "  8    the program executed an AArch64 program (execve), which QEMU user\n"
-    "       mode cannot run under the rig: the line names it; no summary\n"
+    "  8    with --no-follow-exec (or where it cannot be followed: execveat\n"
+    "       relative to a folder), the program executed an AArch64 program,\n"
+    "       which QEMU user mode cannot run under the rig: the line names it;\n"
+    "       no summary\n"
     "  9    --binfmt-*: binfmt_misc could not be set up (the line says why)\n"
     "  10   QEMU's plugin API does not do what the rig relies on (a QEMU the\n"
     "       plugin was not built for, or one that misreads registers): the\n"
     "       line names QEMU's version and what failed; nothing of the program ran\n"
-    "  128+S the runner was interrupted by signal S (INT, TERM, HUP): the\n"
-    "       findings gathered so far are reported first\n";
+    "  124  --timeout expired: the runner stopped the program after reporting\n"
+    "       the findings so far and each thread's last block\n"
+    "  128+S the runner was interrupted by signal S (INT, TERM, HUP), or the\n"
+    "       program (QEMU) was killed by signal S, even SIGKILL (137): the\n"
+    "       findings gathered so far are reported first\n"
+    "A runner killed with SIGKILL takes QEMU and every process of the run with\n"
+    "it, and its scratch folder is removed within a second.\n";
 /*
  * The options that take a value, each with the environment variable that
  * stands in for it when the command line does not give it. The variables
@@ -169,6 +187,8 @@ static const struct valued_option {
     {"--quantum", offsetof(struct emu_options, quantum_text), "JITFLUSH_EMU_QUANTUM"},
     {"--sarif-root", offsetof(struct emu_options, sarif_root), NULL},
     {"--exec-map-sync", offsetof(struct emu_options, exec_map_sync), "JITFLUSH_EMU_EXEC_MAP_SYNC"},
+    {"--timeout", offsetof(struct emu_options, timeout_text), "JITFLUSH_EMU_TIMEOUT"},
+    {"--exec-of", offsetof(struct emu_options, exec_of), NULL},
 };
 
 const char *emu_args_origin(const struct emu_options *o, size_t offset)
@@ -221,6 +241,10 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
       fputc('\n', stdout);
       fputs(help_text, stdout);
       return -1;
+    }
+    if (strcmp(arg, "--no-follow-exec") == 0) {
+      o->no_follow_exec = true;
+      continue;
     }
     bool known = false;
     for (size_t k = 0; k < EMU_VALUED_OPTIONS && !known; k++) {
@@ -320,6 +344,21 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
     return emu_args_usage_error("%s: expected a number from 1 to 2^40, got '%s'",
                                 emu_args_origin(o, offsetof(struct emu_options, quantum_text)),
                                 o->quantum_text);
+  }
+  if (o->timeout_text) {
+    /* Seconds, as timeout(1) takes them; a millisecond at least, a week
+     * at most (beyond that a harness's own timeout is the tool). */
+    char *end = NULL;
+    double seconds = g_ascii_strtod(o->timeout_text, &end);
+    if (!end || *end || end == o->timeout_text || !(seconds >= 0.001 && seconds <= 604800)) {
+      return emu_args_usage_error("%s: expected a number of seconds from 0.001 to 604800, got '%s'",
+                                  emu_args_origin(o, offsetof(struct emu_options, timeout_text)),
+                                  o->timeout_text);
+    }
+    o->timeout_ms = (unsigned)(seconds * 1000 + 0.5);
+  }
+  if (o->exec_of && !g_file_test(o->exec_of, G_FILE_TEST_IS_DIR)) {
+    return emu_args_usage_error("--exec-of: not a folder: '%s'", o->exec_of);
   }
   if (o->sarif_root && !o->sarif) {
     return emu_args_usage_error("%s needs --sarif FILE",

@@ -33,19 +33,25 @@ struct emu_seal {
 pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stderr_fd);
 
 /* An interruption of the run: *SIGNAL becomes the signal the runner caught;
- * the plugin was asked to write SUMMARY and its other reports. */
+ * the plugin was asked to write SUMMARY and its other reports. TIMEOUT_MS,
+ * when not 0, is the --timeout: at its expiry the wait loop sets
+ * *TIMED_OUT, asks the plugin for its reports through CONTROL_FD, and ends
+ * the run with SIGKILL once they are written. */
 struct emu_interrupt {
   const volatile sig_atomic_t *signal;
   const char *summary;
+  unsigned timeout_ms;
+  int control_fd;
+  bool *timed_out;
 };
 
 /*
  * Copies everything the child writes to STDERR_FD to the runner's own
  * stderr as it comes, keeping the last few KiB in TAIL, until the child
  * PID exits; then closes STDERR_FD and returns its wait status. Once
- * *INTR->signal is set, the child is sent that signal as soon as
- * INTR->summary exists, or after INTERRUPT_GRACE_MS if the plugin never
- * writes it.
+ * *INTR->signal is set (or the timeout expired), the child is sent that
+ * signal (SIGKILL) as soon as INTR->summary exists, or after
+ * INTERRUPT_GRACE_MS if the plugin never writes it.
  */
 int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_interrupt *intr);
 

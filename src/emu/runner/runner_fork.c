@@ -24,6 +24,7 @@
 /* A forked process's file, parsed, and its pid. */
 struct forked {
   gint64 pid, parent;
+  bool executed; /* a program a process of the run executed (plugin_fork.c) */
   JsonParser *parser;
   JsonObject *o;
   char *blocks;
@@ -61,6 +62,7 @@ static struct forked *read_forked(const char *scratch, const char *name)
   f->o = json_node_get_object(json_parser_get_root(f->parser));
   f->pid = json_object_get_int_member(f->o, "pid");
   f->parent = json_object_get_int_member(f->o, "parent");
+  f->executed = json_object_has_member(f->o, "executed"); /* written only when true */
   path[strlen(path) - strlen(".json")] = '\0';
   char *text = g_strconcat(path, ".findings", NULL);
   g_file_get_contents(text, &f->blocks, NULL, NULL);
@@ -318,10 +320,9 @@ unsigned emu_merge_forked(const char *scratch, const char *report, const char *s
       sum->findings += !(same && JSON_NODE_HOLDS_VALUE(same));
     }
     if (f->blocks && *f->blocks) {
-      g_string_append_printf(blocks,
-                             "jitflush-emu: in process %" G_GINT64_FORMAT
-                             " (forked by %" G_GINT64_FORMAT "):\n%s",
-                             f->pid, f->parent, f->blocks);
+      g_string_append_printf(
+          blocks, "jitflush-emu: in process %" G_GINT64_FORMAT " (%s by %" G_GINT64_FORMAT "):\n%s",
+          f->pid, f->executed ? "executed" : "forked", f->parent, f->blocks);
     }
   }
   unsigned n = all->len;

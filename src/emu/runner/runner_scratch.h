@@ -10,6 +10,12 @@
 #include "runner_exec.h"
 #include "sysfs_cache.h"
 
+/* In the scratch folder: the plugin's checkpoint folder (checkpoint=,
+ * plugin_checkpoint.c) and the file naming each thread's last block
+ * (threads=, written when the runner asks for the reports). */
+#define EMU_SCRATCH_CHECKPOINT "checkpoint"
+#define EMU_SCRATCH_THREADS "threads"
+
 /* A new scratch folder (TMPDIR, else /dev/shm, else /tmp), after removing
  * those of runs whose runner is gone; NULL with *ERR saying why. */
 char *emu_scratch_make(GError **err);

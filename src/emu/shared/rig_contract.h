@@ -35,6 +35,24 @@ extern "C" {
 #define JF_OPT_SCHEDULE "schedule"
 #define JF_OPT_QUANTUM "quantum"
 #define JF_OPT_REPORT_WHEN "report-when"
+#define JF_OPT_CHECKPOINT "checkpoint"
+#define JF_OPT_THREADS "threads"
+#define JF_OPT_FOLLOW "follow"
+#define JF_OPT_EXEC_OF "exec-of"
+
+/* follow=RUNNER<sep>ARG<sep>...: the command that runs a program the guest
+ * executes on the rig, before its "-- PROGRAM ARGS" (plugin_exec.c). */
+#define JF_FOLLOW_SEPARATOR "\x1f"
+
+/* checkpoint=DIR: while the guest runs, the plugin keeps there the
+ * summary, the findings' text and (when asked for) the JSON report and the
+ * SARIF log of the findings so far, each file replaced whole, the summary
+ * last; the runner uses them when QEMU dies without its exit callbacks
+ * (a SIGKILL: plugin_checkpoint.c, docs/RIG.md "Exit statuses"). */
+#define JF_CHECKPOINT_SUMMARY "summary"
+#define JF_CHECKPOINT_FINDINGS "findings"
+#define JF_CHECKPOINT_REPORT "report.json"
+#define JF_CHECKPOINT_SARIF "report.sarif"
 
 /* schedule= and quantum= when not given: the plugin's defaults, which the
  * runner writes out in a run's reproducing command. */

@@ -20,6 +20,9 @@
  *                           JIT does with the end of its shared memory
  *   emu_guest jit-forever   writes code without a flush, runs it, prints
  *                           "running PID" and runs it on until killed
+ *   emu_guest jit-forever-forked
+ *                           the same after forking a child that waits
+ *                           forever; prints "running PID CHILD"
  *   emu_guest affinity-race CREATORS CHILDREN
  *                           CREATORS threads, each pinned to its own CPU,
  *                           start CHILDREN threads each at the same time;
@@ -243,13 +246,26 @@ static int jit_crash(void)
 }
 
 /* Stale code run until the process is killed (the runner's signal tests). */
-static int jit_forever(void)
+static int jit_forever(bool forked)
 {
+  pid_t child = 0;
+  if (forked) {
+    child = fork();
+    if (child == 0) {
+      for (;;)
+        pause();
+    }
+    if (child < 0)
+      return 101;
+  }
   jit_fn fn = write_code(0);
   if (!fn)
     return 100;
   volatile int sum = fn(); /* stale at least once before anyone is told */
-  printf("running %d\n", (int)getpid());
+  if (forked)
+    printf("running %d %d\n", (int)getpid(), (int)child);
+  else
+    printf("running %d\n", (int)getpid());
   fflush(stdout);
   for (;;)
     sum += fn();
@@ -996,7 +1012,9 @@ int main(int argc, char **argv)
   if (argc == 2 && strcmp(argv[1], "jit-shared-flush") == 0)
     return jit_shared(1);
   if (argc == 2 && strcmp(argv[1], "jit-forever") == 0)
-    return jit_forever();
+    return jit_forever(false);
+  if (argc == 2 && strcmp(argv[1], "jit-forever-forked") == 0)
+    return jit_forever(true);
   if (argc == 2 && strcmp(argv[1], "jit-crash") == 0)
     return jit_crash();
   if (argc == 4 && strcmp(argv[1], "affinity-race") == 0)

@@ -24,18 +24,21 @@
 #include <vector>
 
 #include "run_process.h"
+#include "rig_contract.h"
 #include "runner.h"
 
 namespace
 {
 
 const std::string kRunner = JITFLUSH_EMU_RUNNER;
+// Between the arguments of the plugin's follow= option (rig_contract.h).
+const std::string kSep = JF_FOLLOW_SEPARATOR;
 const std::string kConfigs = JITFLUSH_QEMU_CONFIGS_DIR;
 const std::string kExynos = kConfigs + "/exynos8890.conf";
-const char *const kOptionVariables[] = {"JITFLUSH_EMU_CONFIG",  "JITFLUSH_EMU_SEED",
-                                        "JITFLUSH_EMU_POLICY",  "JITFLUSH_EMU_CHECK",
-                                        "JITFLUSH_EMU_SYSROOT", "JITFLUSH_EMU_SYSFS_ROOT",
-                                        "JITFLUSH_EMU_STORE",   "JITFLUSH_EMU_SUMMARY"};
+const char *const kOptionVariables[] = {
+    "JITFLUSH_EMU_CONFIG", "JITFLUSH_EMU_SEED",    "JITFLUSH_EMU_POLICY",
+    "JITFLUSH_EMU_CHECK",  "JITFLUSH_EMU_SYSROOT", "JITFLUSH_EMU_SYSFS_ROOT",
+    "JITFLUSH_EMU_STORE",  "JITFLUSH_EMU_SUMMARY", "JITFLUSH_EMU_TIMEOUT"};
 
 // Stands in for qemu-aarch64: lists -plugin in its help like a plugin-enabled
 // build, records its arguments and what it sees, and writes the summary the
@@ -228,11 +231,14 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   const std::string tmp = a[3].substr(0, a[3].rfind('/'));
   // No overlay=: the Exynos config has no hotplug events, so its tree never
   // changes and is the shared one (SharesOneSysfsTreeAcrossRuns).
-  EXPECT_EQ(a[5], plugin_ + ",config=" + kExynos + ",seed=1,reproduce=jitflush-emu --config " +
-                      kExynos +
-                      " --seed 1 --policy adversarial --schedule turns --quantum 20000 -- " +
-                      prog_ + " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
-                      "/findings,exec=" + tmp + "/exec,summary=" + tmp + "/summary");
+  EXPECT_EQ(a[5],
+            plugin_ + ",config=" + kExynos + ",seed=1,reproduce=jitflush-emu --config " + kExynos +
+                " --seed 1 --policy adversarial --schedule turns --quantum 20000 -- " + prog_ +
+                " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
+                "/findings,exec=" + tmp + "/exec,checkpoint=" + tmp + "/checkpoint,threads=" + tmp +
+                "/threads,follow=" + kRunner + kSep + "--config" + kSep + kExynos + kSep +
+                "--seed" + kSep + "1" + kSep + "--qemu" + kSep + qemu_ + kSep + "--exec-of" + kSep +
+                tmp + "/,summary=" + tmp + "/summary");
   // The guest's address space apart from QEMU's memory, where QEMU alone
   // places its mappings (docs/RIG.md, "Reproducible runs").
   EXPECT_EQ(a[6], "-R");
@@ -604,8 +610,11 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
           "/r.json,reproduce=jitflush-emu --config " + dir +
           "/soc.conf --seed 1 --policy adversarial --schedule turns --quantum 20000 --sysroot " +
           dir + "/sysroot --sysfs-root " + dir + "/phone -- " + dir + "/bin/jit,control=" + tmp +
-          "/control,findings=" + tmp + "/findings,exec=" + tmp + "/exec,summary=" + tmp +
-          "/summary");
+          "/control,findings=" + tmp + "/findings,exec=" + tmp + "/exec,checkpoint=" + tmp +
+          "/checkpoint,threads=" + tmp + "/threads,follow=" + kRunner + kSep + "--config" + kSep +
+          dir + "/soc.conf" + kSep + "--seed" + kSep + "1" + kSep + "--sysroot" + kSep + dir +
+          "/sysroot" + kSep + "--sysfs-root" + kSep + dir + "/phone" + kSep + "--qemu" + kSep +
+          dir + "/bin/qemu" + kSep + "--exec-of" + kSep + tmp + "/,summary=" + tmp + "/summary");
   EXPECT_EQ(a[10], "bin/jit"); // QEMU runs in the same folder
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "overlay_possible"), "0-5\n");
   EXPECT_EQ(ReadFileOrEmpty(fake_ / "lib_link"), dir + "/sysroot/lib\n");
@@ -930,7 +939,7 @@ TEST_F(RunnerTest, HelpReadmeAndRigDocListEveryExitStatus)
   ASSERT_FALSE(readme.empty());
   for (int status :
        {EMU_EXIT_USAGE, EMU_EXIT_QEMU, EMU_EXIT_REPORT, EMU_EXIT_INTERNAL, EMU_EXIT_PROGRAM,
-        EMU_EXIT_NOT_STARTED, EMU_EXIT_BINFMT, EMU_EXIT_EXEC, EMU_EXIT_STALE}) {
+        EMU_EXIT_NOT_STARTED, EMU_EXIT_BINFMT, EMU_EXIT_EXEC, EMU_EXIT_STALE, EMU_EXIT_TIMEOUT}) {
     const std::string n = std::to_string(status);
     EXPECT_NE(help.find("\n  " + n + " "), std::string::npos) << n << " missing from --help";
     EXPECT_NE(readme.find("\n| " + n + " |"), std::string::npos) << n << " missing from README.md";
@@ -1098,6 +1107,12 @@ TEST_F(RunnerTest, UsageErrorsExit2)
        "--quantum: expected a number from 1 to 2^40, got '0'"},
       {{"--config", kExynos, "--quantum", "many", "--", prog_},
        "--quantum: expected a number from 1 to 2^40, got 'many'"},
+      {{"--config", kExynos, "--timeout", "0", "--", prog_},
+       "--timeout: expected a number of seconds from 0.001 to 604800, got '0'"},
+      {{"--config", kExynos, "--timeout", "5s", "--", prog_},
+       "--timeout: expected a number of seconds from 0.001 to 604800, got '5s'"},
+      {{"--config", kExynos, "--exec-of", "/nonexistent", "--", prog_},
+       "--exec-of: not a folder: '/nonexistent'"},
       {{"--config", kExynos, "--", "/nonexistent/prog"}, "program not found: /nonexistent/prog"},
       {{"--config", kExynos, "--sysfs-root", "/nonexistent", "--", prog_},
        "--sysfs-root /nonexistent has no sys/ folder"},

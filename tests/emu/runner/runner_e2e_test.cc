@@ -60,19 +60,25 @@ ProcessResult Emu(const std::string &config, std::vector<std::string> guest_args
 struct BackgroundRun {
   pid_t runner = -1;
   pid_t guest = -1; // QEMU's pid: linux-user runs the guest in its process
+  pid_t child = -1; // with jit-forever-forked: the QEMU of the forked child
   std::string err_file;
 
-  BackgroundRun(const std::string &dir, std::vector<std::string> runner_args)
+  // OWN_GROUP: the runner leads a process group of its own, which the test
+  // can kill whole (kill(-runner, ...)) as a harness that kills a job does.
+  BackgroundRun(const std::string &dir, std::vector<std::string> runner_args,
+                const std::string &mode = "jit-forever", bool own_group = false)
   {
     err_file = dir + "/stderr";
     std::vector<std::string> args = {kRunner, "--config", kConfigs + "/exynos8890.conf"};
     args.insert(args.end(), runner_args.begin(), runner_args.end());
-    args.insert(args.end(), {"--", kGuest, "jit-forever"});
+    args.insert(args.end(), {"--", kGuest, mode});
     int out[2];
     if (pipe(out) != 0)
       return;
     runner = fork();
     if (runner == 0) {
+      if (own_group)
+        setpgid(0, 0);
       int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(out[1], STDOUT_FILENO);
       dup2(err, STDERR_FILENO);
@@ -90,8 +96,12 @@ struct BackgroundRun {
     while (read(out[0], &c, 1) == 1 && c != '\n')
       line += c;
     close(out[0]);
-    if (line.rfind("running ", 0) == 0)
-      guest = std::stoi(line.substr(8));
+    if (line.rfind("running ", 0) == 0) {
+      size_t next = 0;
+      guest = std::stoi(line.substr(8), &next);
+      if (8 + next < line.size())
+        child = std::stoi(line.substr(8 + next));
+    }
   }
 
   int Wait()
@@ -103,11 +113,22 @@ struct BackgroundRun {
   }
 };
 
+// Whether PID has ended: gone, or a zombie (it runs nothing; an orphan's
+// zombie lasts until the init process reaps it, which may take seconds).
+bool Ended(pid_t pid)
+{
+  if (kill(pid, 0) != 0 && errno == ESRCH)
+    return true;
+  const std::string stat = ReadFileOrEmpty("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z';
+}
+
 bool Gone(pid_t pid, std::chrono::seconds within)
 {
   const auto end = std::chrono::steady_clock::now() + within;
   while (std::chrono::steady_clock::now() < end) {
-    if (kill(pid, 0) != 0 && errno == ESRCH)
+    if (Ended(pid))
       return true;
     usleep(20000);
   }
@@ -332,31 +353,123 @@ TEST(RunnerEndToEnd, ASignalToTheRunnerKeepsTheFindingsSoFarAndExits128PlusN)
   }
 }
 
-// A SIGKILL of the runner left QEMU running and its scratch folder behind:
-// QEMU now dies with the runner, and the next run removes the folder.
+// The run's scratch folders in DIR whose runner was RUNNER.
+int FoldersLeft(const std::string &dir, pid_t runner)
+{
+  const std::string left = "jitflush-emu-" + std::to_string(runner) + "-";
+  int n = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir))
+    n += e.path().filename().string().rfind(left, 0) == 0;
+  return n;
+}
+
+// A SIGKILL of the runner left QEMU running (the processes the guest
+// forked, whose parent is QEMU, not the runner) and its scratch folder
+// with the overlay behind until the next run. Within a second of the kill
+// no QEMU of the run is left, nor its folder.
+TEST(RunnerEndToEnd, AKilledRunnerLeavesNoQemuAndNoFolderWithinASecond)
+{
+  TempDir dir, scratch;
+  setenv("TMPDIR", scratch.path().c_str(), 1);
+  BackgroundRun run(dir.path(), {}, "jit-forever-forked");
+  unsetenv("TMPDIR");
+  ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
+  ASSERT_GT(run.child, 0) << ReadFileOrEmpty(run.err_file);
+  ASSERT_EQ(FoldersLeft(scratch.path(), run.runner), 1);
+  ASSERT_EQ(kill(run.runner, SIGKILL), 0);
+  run.Wait();
+  EXPECT_TRUE(Gone(run.guest, std::chrono::seconds(1))) << "QEMU was orphaned";
+  EXPECT_TRUE(Gone(run.child, std::chrono::seconds(1))) << "the forked guest's QEMU was orphaned";
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (FoldersLeft(scratch.path(), run.runner) > 0 && std::chrono::steady_clock::now() < end)
+    usleep(20000);
+  EXPECT_EQ(FoldersLeft(scratch.path(), run.runner), 0) << "the killed run's scratch folder";
+  // Nothing waits for the killed run's processes to be gone any longer.
+  kill(run.guest, SIGKILL);
+  kill(run.child, SIGKILL);
+}
+
+// A harness that kills the runner's whole process group (its cleaner with
+// it) still leaves no QEMU, and the next run removes the folder.
 TEST(RunnerEndToEnd, QemuDiesWithAKilledRunnerAndItsFolderIsReclaimed)
 {
   TempDir dir, scratch;
   setenv("TMPDIR", scratch.path().c_str(), 1);
-  BackgroundRun run(dir.path(), {});
+  BackgroundRun run(dir.path(), {}, "jit-forever", true);
   unsetenv("TMPDIR");
   ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
-  ASSERT_EQ(kill(run.runner, SIGKILL), 0);
+  ASSERT_EQ(kill(-run.runner, SIGKILL), 0);
   run.Wait();
   EXPECT_TRUE(Gone(run.guest, std::chrono::seconds(5))) << "QEMU was orphaned";
-  const std::string left = "jitflush-emu-" + std::to_string(run.runner) + "-";
-  auto count_left = [&] {
-    int n = 0;
-    for (const auto &e : std::filesystem::directory_iterator(scratch.path()))
-      n += e.path().filename().string().rfind(left, 0) == 0;
-    return n;
-  };
-  EXPECT_EQ(count_left(), 1) << "the killed run's scratch folder";
+  EXPECT_EQ(FoldersLeft(scratch.path(), run.runner), 1) << "the killed run's scratch folder";
   setenv("TMPDIR", scratch.path().c_str(), 1);
   ProcessResult again = Emu("apple-m1.conf", {"exit", "0"});
   unsetenv("TMPDIR");
   EXPECT_EQ(again.status, 0) << again.err;
-  EXPECT_EQ(count_left(), 0) << "a later run did not reclaim it";
+  EXPECT_EQ(FoldersLeft(scratch.path(), run.runner), 0) << "a later run did not reclaim it";
+}
+
+// QEMU killed with SIGKILL (a harness's timeout, `timeout -s KILL`) ended
+// the run with status 5 and every finding lost. The guest printed its line
+// after its stale fetch, so the finding was kept before it: it is in the
+// stderr blocks, the report and the SARIF log, the summary line ends
+// stderr, and the status is the guest's own 128+9.
+TEST(RunnerEndToEnd, QemuKilledWithSigkillKeepsItsFindingsAndExits137)
+{
+  TempDir dir;
+  BackgroundRun run(dir.path(), {"--report", dir / "r.json", "--sarif", dir / "f.sarif"});
+  ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
+  ASSERT_EQ(kill(run.guest, SIGKILL), 0);
+  EXPECT_EQ(run.Wait(), 128 + SIGKILL) << ReadFileOrEmpty(run.err_file);
+  const std::string err = ReadFileOrEmpty(run.err_file);
+  EXPECT_NE(err.find("SUMMARY: jitflush-emu: 1 finding"), std::string::npos) << err;
+  EXPECT_NE(err.find("==jitflush-emu== the program died of signal 9 (Killed)\n"), std::string::npos)
+      << err;
+  const size_t last = err.rfind('\n', err.size() - 2);
+  const std::string last_line = err.substr(last == std::string::npos ? 0 : last + 1);
+  EXPECT_EQ(last_line.rfind("jitflush-emu: stale_fetches=", 0), 0u) << err;
+  EXPECT_EQ(last_line.find("stale_fetches=0 "), std::string::npos) << err;
+  EXPECT_NE(last_line.find(" findings=1"), std::string::npos) << err;
+  EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"not-cleaned\""), std::string::npos);
+  EXPECT_NE(ReadFileOrEmpty(dir / "f.sarif").find("\"ruleId\""), std::string::npos);
+}
+
+// --timeout: the runner stops a program that runs on, reports the
+// findings so far, names the last block of each thread, and exits 124;
+// JITFLUSH_EMU_TIMEOUT stands in for it.
+TEST(RunnerEndToEnd, TimeoutStopsTheProgramNamesEachThreadsLastBlockAndExits124)
+{
+  TempDir dir;
+  std::vector<std::string> argv = {kRunner,        "--config", kConfigs + "/exynos8890.conf",
+                                   "--timeout",    "1.5",      "--report",
+                                   dir / "r.json", "--",       kGuest,
+                                   "jit-forever"};
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult r = RunProcess(argv);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status, 124) << r.Describe();
+  EXPECT_GE(took, std::chrono::milliseconds(1500));
+  EXPECT_LT(took, std::chrono::seconds(30));
+  EXPECT_NE(r.out.find("running "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("SUMMARY: jitflush-emu: 1 finding"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\n==jitflush-emu== at the timeout, thread 0 on cpu "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(": in the block at 0x"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\njitflush-emu: stale_fetches="), std::string::npos) << r.err;
+  EXPECT_EQ(r.LastErrLine(), "jitflush-emu: timed out after 1.5 s (--timeout): the program was "
+                             "stopped; the findings above are those gathered so far")
+      << r.err;
+  EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"not-cleaned\""), std::string::npos);
+
+  argv = {kRunner, "--config", kConfigs + "/exynos8890.conf", "--", kGuest, "jit-forever"};
+  r = RunProcess(argv, {{"JITFLUSH_EMU_TIMEOUT", "0.5"}});
+  EXPECT_EQ(r.status, 124) << r.Describe();
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: timed out after 0.5 s", 0), 0u) << r.err;
+
+  // A program that ends in time is not affected.
+  r = RunProcess({kRunner, "--config", kConfigs + "/apple-m1.conf", "--timeout", "60", "--", kGuest,
+                  "exit", "42"});
+  EXPECT_EQ(r.status, 42) << r.Describe();
 }
 
 // The report carries the command line that reproduces the run,
@@ -890,11 +1003,11 @@ TEST(RunnerEndToEnd, ShmAttachDetachChurnKeepsTheModelsPageRecordsBounded)
 
 // A program that execs another AArch64 program got "Exec format
 // error" from the host kernel (QEMU user mode passes execve on), and the
-// run still ended with an ordinary summary line. It now ends with status 8
-// and a line naming the program, never a summary.
+// run still ended with an ordinary summary line. With --no-follow-exec it
+// ends with status 8 and a line naming the program, never a summary.
 TEST(RunnerEndToEnd, ExecOfAnAarch64ProgramExits8AndNamesIt)
 {
-  ProcessResult r = Emu("exynos8890.conf", {"exec", kGuest, "exit", "3"});
+  ProcessResult r = Emu("exynos8890.conf", {"exec", kGuest, "exit", "3"}, {"--no-follow-exec"});
   EXPECT_EQ(r.status, 8) << r.err;
   EXPECT_EQ(r.LastErrLine(),
             "jitflush-emu: the program executed " + kGuest +
@@ -909,10 +1022,42 @@ TEST(RunnerEndToEnd, ExecOfAnAarch64ProgramExits8AndNamesIt)
 // is what went unchecked.
 TEST(RunnerEndToEnd, AChildsExecOfAnAarch64ProgramExits8)
 {
-  ProcessResult r = Emu("exynos8890.conf", {"spawn", kGuest, "exit", "3"});
+  ProcessResult r = Emu("exynos8890.conf", {"spawn", kGuest, "exit", "3"}, {"--no-follow-exec"});
   EXPECT_EQ(r.status, 8) << r.err;
   EXPECT_NE(r.LastErrLine().find("executed " + kGuest + ", an AArch64 program"), std::string::npos)
       << r.err;
+}
+
+// By default an exec'd AArch64 program is followed (it stopped the run with
+// status 8): it runs on the rig with the run's options, its status is the
+// run's, and its stale fetch is in the run's stderr, report and SARIF log,
+// naming its process as executed by the one that called exec.
+TEST(RunnerEndToEnd, AnExecdProgramRunsOnTheRigAndItsFindingsJoinTheReport)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {"exec", kGuest, "exit", "3"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+
+  r = Emu("exynos8890.conf", {"exec", kGuest, "jit"},
+          {"--report", dir / "r.json", "--sarif", dir / "f.sarif"});
+  EXPECT_EQ(r.status, 86) << r.err;
+  EXPECT_NE(r.err.find("jitflush-emu: in process "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" (executed by "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("SUMMARY: jitflush-emu: 1 finding"), std::string::npos) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=", 0), 0u) << r.err;
+  EXPECT_NE(r.LastErrLine().find(" findings=1"), std::string::npos) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_EQ(report["findings"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["findings"][0]["kind"], "not-cleaned") << report.dump();
+  EXPECT_EQ(report["processes"].size(), 2u) << report.dump();
+  EXPECT_NE(ReadFileOrEmpty(dir / "f.sarif").find("\"ruleId\""), std::string::npos);
+
+  // From a forked child too: the child's exec is followed, and its status
+  // reaches the parent that waits for it.
+  r = Emu("exynos8890.conf", {"spawn", kGuest, "exit", "3"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
 // A child that execs a host program (a shell, as system() does) runs
