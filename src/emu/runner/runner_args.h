@@ -34,13 +34,13 @@ struct emu_options {
   const char *summary;       /* "always", "stale" or NULL (always) */
   /* "linux", "none" or NULL (the config's). */
   const char *exec_map_sync;
-  const char *timeout_text;  /* --timeout SECONDS, or NULL (none) */
-  unsigned timeout_ms;       /* from it; 0: no timeout */
-  bool no_follow_exec;       /* --no-follow-exec: an exec of an AArch64
-                                program ends the run with status 8 */
-  const char *exec_of;       /* --exec-of DIR: this run follows an exec in
-                                the run whose scratch folder is DIR */
-  char **program;            /* NULL-terminated, from after "--" */
+  const char *timeout_text; /* --timeout SECONDS, or NULL (none) */
+  unsigned timeout_ms;      /* from it; 0: no timeout */
+  bool no_follow_exec;      /* --no-follow-exec: an exec of an AArch64
+                               program ends the run with status 8 */
+  const char *exec_of;      /* --exec-of DIR: this run follows an exec in
+                               the run whose scratch folder is DIR */
+  char **program;           /* NULL-terminated, from after "--" */
   /* Where each valued option came from: its own name ("--seed") or the
    * environment variable that stood in for it; NULL when neither. */
   const char *from[EMU_VALUED_OPTIONS];

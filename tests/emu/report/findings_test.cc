@@ -887,7 +887,8 @@ TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
   EXPECT_EQ(result["properties"]["flushRoutine"], "libgcc's __clear_cache");
   // Another kind at the same routine (no isb after it): the routine is
   // named, but its latch is not this finding's cause.
-  const jf_verdict unsynced = {JF_STALE_NOT_SYNCHRONISED, 0x4031fc, v.flush_site, 128, 64, 0};
+  const jf_verdict unsynced = {
+      JF_STALE_NOT_SYNCHRONISED, 0x4031fc, v.flush_site, 128, 64, 0, false, 0};
   emu_findings_record(f, 0x7f0000002000, 0, 0, &unsynced);
   emu_findings_resolve(f, LookUp, s);
   const nlohmann::json both = Json();
