@@ -225,9 +225,14 @@ static bool map_views(void *views[3])
    * time it is mapped executable (docs/COHERENCE-MODEL.md, "What Linux does
    * for you"), which would make the code of a view faulted in only at its
    * first run coherent whatever the program did. After these calls the
-   * page's flag is set and the program's own maintenance is all there is. */
+   * page's flag is set and the program's own maintenance is all there is.
+   * The `ret` is each page's last word, which the case's code never
+   * reaches: QEMU does not see stores through the RW view as changes to
+   * the RX views' translations, so a `ret` where the code goes would stay
+   * translated and run in place of it under plain QEMU. */
   const uint32_t ret = 0xd65f03c0u;
-  for (size_t at = 0; at < REGION_BYTES; at += 4096) {
+  _Static_assert(CODE_WORDS * 4 <= 4096 - 4, "the code stays clear of the page's last word");
+  for (size_t at = 4096 - 4; at < REGION_BYTES; at += 4096) {
     *(volatile uint32_t *)((char *)views[0] + at) = ret;
     for (int i = 1; i < 3; i++)
       ((void (*)(void))(uintptr_t)((char *)views[i] + at))();
