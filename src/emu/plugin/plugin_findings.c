@@ -186,10 +186,7 @@ GString *jf_findings_threads(struct jf_rig *rig)
                            t->mt.serial, t->mt.cpu, block);
     append_place(out, &names);
     g_string_append(out, ")\n");
-    g_free(names.symbol);
-    g_free(names.raw_symbol);
-    g_free(names.location);
-    g_free(names.module);
+    emu_frame_names_clear(&names);
   }
   emu_symbols_free(lazy.symbols);
   g_mutex_unlock(&rig->lock);

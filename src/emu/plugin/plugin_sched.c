@@ -227,7 +227,7 @@ static struct jf_thread *thread_new(struct jf_sched *sc, const struct jf_cpuset 
 
 struct jf_thread *jf_sched_thread(const struct jf_sched *sc, unsigned vcpu)
 {
-  return vcpu < sc->by_vcpu->len ? g_ptr_array_index(sc->by_vcpu, vcpu) : NULL;
+  return jf_vcpu_slot(sc->by_vcpu, vcpu);
 }
 
 static struct jf_thread *thread_by_tid(const struct jf_sched *sc, int tid)
@@ -420,10 +420,7 @@ void jf_sched_vcpu_init(struct jf_rig *rig, unsigned vcpu)
   t->vcpu = vcpu;
   t->alive = true;
   jf_store_thread_placed(rig->store, vcpu, &t->mt);
-  if (sc->by_vcpu->len <= vcpu) {
-    g_ptr_array_set_size(sc->by_vcpu, (gint)vcpu + 1);
-  }
-  g_ptr_array_index(sc->by_vcpu, vcpu) = t;
+  jf_vcpu_slot_set(sc->by_vcpu, vcpu, t);
   /* The vCPU's entry may have served an earlier thread. */
   struct jf_vcpu *v = jf_vcpu(rig, vcpu);
   t->insns_credited = jf_vcpu_clock_counts(v).insns;
@@ -435,16 +432,14 @@ void jf_sched_vcpu_init(struct jf_rig *rig, unsigned vcpu)
 
 void jf_sched_vcpu_exit(struct jf_rig *rig, unsigned vcpu)
 {
-  struct jf_sched *sc = rig->sched;
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(sc, vcpu);
+  struct jf_thread *t = jf_vcpu_slot_take(rig->sched->by_vcpu, vcpu);
   if (t) {
     struct jf_vcpu *v = jf_vcpu(rig, vcpu);
-    credit_with(sc, t, v);
+    credit_with(rig->sched, t, v);
     jf_model_dsb(rig->model, &t->mt);
     t->alive = false;
     jf_store_thread_gone(rig->store, vcpu);
-    g_ptr_array_index(sc->by_vcpu, vcpu) = NULL;
     v->sync_seq = 0; /* the slot's next thread starts over */
   }
   g_mutex_unlock(&rig->lock);

@@ -180,7 +180,7 @@ void jf_turns_free(struct jf_turns *turns)
 
 static struct turn_thread *thread_of_vcpu(const struct jf_turns *turns, unsigned vcpu)
 {
-  return vcpu < turns->by_vcpu->len ? g_ptr_array_index(turns->by_vcpu, vcpu) : NULL;
+  return jf_vcpu_slot(turns->by_vcpu, vcpu);
 }
 
 static struct turn_thread *thread_of_tid(struct jf_turns *turns, int tid)
@@ -631,10 +631,7 @@ void jf_turns_thread_start(struct jf_rig *rig, unsigned vcpu)
   struct turn_thread *t = thread_of_tid(turns, tid);
   t->vcpu = vcpu;
   t->started = true;
-  if (turns->by_vcpu->len <= vcpu) {
-    g_ptr_array_set_size(turns->by_vcpu, (gint)vcpu + 1);
-  }
-  g_ptr_array_index(turns->by_vcpu, vcpu) = t;
+  jf_vcpu_slot_set(turns->by_vcpu, vcpu, t);
   if (g_hash_table_size(turns->by_tid) == 1 && !turns->holder) {
     /* The main thread: the first turn is its own. */
     give_serial(turns, t);
@@ -657,9 +654,8 @@ void jf_turns_thread_exit(struct jf_rig *rig, unsigned vcpu)
 {
   struct jf_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
-  struct turn_thread *t = thread_of_vcpu(turns, vcpu);
+  struct turn_thread *t = jf_vcpu_slot_take(turns->by_vcpu, vcpu);
   if (t) {
-    g_ptr_array_index(turns->by_vcpu, vcpu) = NULL;
     if (turns->last_holder == t) {
       turns->last_holder = NULL;
     }
@@ -721,8 +717,8 @@ static void forked(struct jf_turns *turns, struct turn_thread *self)
   while (g_hash_table_iter_next(&it, NULL, &value)) {
     struct turn_thread *t = value;
     if (t != self) {
-      if (t->started && t->vcpu < turns->by_vcpu->len) {
-        g_ptr_array_index(turns->by_vcpu, t->vcpu) = NULL;
+      if (t->started) {
+        jf_vcpu_slot_take(turns->by_vcpu, t->vcpu);
       }
       g_hash_table_iter_remove(&it);
     }

@@ -180,4 +180,30 @@ struct jf_clock_counts jf_vcpu_clock_totals(const struct jf_rig *rig);
 /* Every counter of rig_counters.def summed over every vCPU, by index. */
 void jf_vcpu_counter_totals(const struct jf_rig *rig, uint64_t out[JF_NCOUNTERS]);
 
+/* A table of one pointer per vCPU index (the scheduler's and the turns'
+ * threads): QEMU numbers vCPUs densely from 0 and reuses a dead thread's
+ * index for the next thread it creates, so a GPtrArray grown on demand
+ * serves. jf_vcpu_slot_take empties the slot, for a thread that ends. */
+static inline gpointer jf_vcpu_slot(const GPtrArray *slots, unsigned vcpu)
+{
+  return vcpu < slots->len ? g_ptr_array_index(slots, vcpu) : NULL;
+}
+
+static inline void jf_vcpu_slot_set(GPtrArray *slots, unsigned vcpu, gpointer p)
+{
+  if (slots->len <= vcpu) {
+    g_ptr_array_set_size(slots, (gint)vcpu + 1);
+  }
+  g_ptr_array_index(slots, vcpu) = p;
+}
+
+static inline gpointer jf_vcpu_slot_take(GPtrArray *slots, unsigned vcpu)
+{
+  gpointer p = jf_vcpu_slot(slots, vcpu);
+  if (p) {
+    g_ptr_array_index(slots, vcpu) = NULL;
+  }
+  return p;
+}
+
 #endif /* JITFLUSH_EMU_VCPU_H */

@@ -90,27 +90,14 @@ static void finding_free(gpointer p)
 
 static void frame_free(gpointer p)
 {
-  struct emu_frame_names *fr = p;
-  g_free(fr->symbol);
-  g_free(fr->raw_symbol);
-  g_free(fr->location);
-  g_free(fr->module);
-  g_free(fr);
+  emu_frame_names_clear(p);
+  g_free(p);
 }
 
-static void kernel_note_free(gpointer p)
+/* S kept in F's strings, or NULL for NULL. */
+static const char *intern(struct emu_findings *f, const char *s)
 {
-  struct kernel_note *n = p;
-  g_free(n->call);
-  g_free(n);
-}
-
-static void mapping_free(gpointer p)
-{
-  struct mapping *m = p;
-  g_free(m->path);
-  g_free(m->build_id);
-  g_free(m);
+  return s ? g_string_chunk_insert_const(f->strings, s) : NULL;
 }
 
 struct emu_findings *emu_findings_new(const struct emu_config *cfg)
@@ -126,8 +113,9 @@ struct emu_findings *emu_findings_new(const struct emu_config *cfg)
   f->stale_kept = g_array_new(false, true, sizeof(struct stale_entry));
   f->ctr_sites = g_ptr_array_new_with_free_func(g_free);
   f->ctr_by_key = g_hash_table_new(ctr_key_hash, ctr_key_equal);
-  f->mappings = g_ptr_array_new_with_free_func(mapping_free);
-  f->kernel_notes = g_ptr_array_new_with_free_func(kernel_note_free);
+  f->mappings = g_ptr_array_new_with_free_func(g_free);
+  f->kernel_notes = g_ptr_array_new_with_free_func(g_free);
+  f->strings = g_string_chunk_new(1024);
   f->last_stale = g_array_new(false, true, sizeof(struct last_stale));
   f->frames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, frame_free);
   return f;
@@ -151,6 +139,7 @@ void emu_findings_free(struct emu_findings *f)
   g_clear_pointer(&f->mappings, g_ptr_array_unref);
   g_clear_pointer(&f->kernel_notes, g_ptr_array_unref);
   g_clear_pointer(&f->last_stale, g_array_unref);
+  g_string_chunk_free(f->strings);
   g_free(f->reproduce);
   g_free(f->sarif_root);
   g_free(f);
@@ -365,11 +354,11 @@ void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t
                               uint64_t end, uint64_t load_base, const char *build_id)
 {
   struct mapping *m = g_new0(struct mapping, 1);
-  m->path = g_strdup(path);
+  m->path = intern(f, path);
   m->start = start;
   m->end = end;
   m->load_base = load_base;
-  m->build_id = g_strdup(build_id);
+  m->build_id = intern(f, build_id);
   g_ptr_array_add(f->mappings, m);
 }
 
@@ -377,7 +366,7 @@ void emu_findings_kernel_note(struct emu_findings *f, const char *call, uint64_t
                               uint64_t pages, uint64_t words)
 {
   struct kernel_note *n = g_new0(struct kernel_note, 1);
-  n->call = g_strdup(call);
+  n->call = intern(f, call);
   n->pc = pc;
   n->lr = lr;
   n->pages = pages;

@@ -89,9 +89,9 @@ struct last_stale {
 };
 
 struct mapping {
-  char *path;
+  const char *path; /* in emu_findings.strings, as are the others */
   uint64_t start, end, load_base;
-  char *build_id;
+  const char *build_id;
 };
 
 /* What a kernel note says, in every form (docs/FINDINGS.md). */
@@ -102,7 +102,7 @@ struct mapping {
   "--exec-map-sync none reports such code"
 /* emu_findings_kernel_note. */
 struct kernel_note {
-  char *call;
+  const char *call;
   uint64_t pc, lr, pages, words;
 };
 struct emu_findings {
@@ -116,9 +116,13 @@ struct emu_findings {
   GArray *stale_kept; /* struct stale_entry */
   uint64_t stale_total;
   uint64_t omitted_stale; /* of root causes beyond EMU_FINDINGS_KEEP */
-  char *reproduce;        /* emu_findings_set_reproduce, or NULL */
-  char *sarif_root;       /* emu_findings_set_sarif_root, or NULL */
-  GPtrArray *ctr_sites;   /* struct ctr_site * */
+  /* The strings mappings and kernel notes name, each kept once: the
+   * notes and mappings are rewritten with every checkpoint, with the
+   * same paths and calls. */
+  GStringChunk *strings;
+  char *reproduce;      /* emu_findings_set_reproduce, or NULL */
+  char *sarif_root;     /* emu_findings_set_sarif_root, or NULL */
+  GPtrArray *ctr_sites; /* struct ctr_site * */
   GHashTable *ctr_by_key;
   GPtrArray *mappings; /* struct mapping * */
   GArray *last_stale;  /* struct last_stale, by thread serial (seq 0: none) */

@@ -27,30 +27,45 @@ static JsonObject *json_frame(const struct emu_findings *f, uint64_t pc)
   return o;
 }
 
-/* docs/FINDINGS.md, "Code the kernel published". */
-static JsonArray *json_kernel_notes(const struct emu_findings *f)
+/* KEY: the frame of PC, or null for no PC. */
+static void set_frame_or_null(JsonObject *o, const char *key, const struct emu_findings *f,
+                              uint64_t pc)
 {
-  JsonArray *notes = json_array_new();
-  for (guint i = 0; i < f->kernel_notes->len; i++) {
-    const struct kernel_note *n = g_ptr_array_index(f->kernel_notes, i);
-    JsonObject *o = json_object_new();
-    json_object_set_string_member(o, "call", n->call);
-    json_object_set_object_member(o, "site", json_frame(f, n->pc));
-    if (n->lr) {
-      json_object_set_object_member(o, "caller", json_frame(f, emu_findings_call_site_of(n->lr)));
-    } else {
-      json_object_set_null_member(o, "caller");
-    }
-    json_object_set_int_member(o, "pages", (gint64)n->pages);
-    json_object_set_int_member(o, "words", (gint64)n->words);
-    json_object_set_string_member(o, "note", EMU_KERNEL_NOTE_TEXT);
-    json_array_add_object_element(notes, o);
+  if (pc) {
+    json_object_set_object_member(o, key, json_frame(f, pc));
+  } else {
+    json_object_set_null_member(o, key);
   }
-  return notes;
 }
 
-static JsonObject *json_ctr_site(const struct emu_findings *f, const struct ctr_site *s)
+/* One object for each element of ITEMS (pointers), in order. */
+static JsonArray *json_each(const struct emu_findings *f, const GPtrArray *items,
+                            JsonObject *(*one)(const struct emu_findings *, const void *))
 {
+  JsonArray *out = json_array_new();
+  for (guint i = 0; i < items->len; i++) {
+    json_array_add_object_element(out, one(f, g_ptr_array_index(items, i)));
+  }
+  return out;
+}
+
+/* docs/FINDINGS.md, "Code the kernel published". */
+static JsonObject *json_kernel_note(const struct emu_findings *f, const void *item)
+{
+  const struct kernel_note *n = item;
+  JsonObject *o = json_object_new();
+  json_object_set_string_member(o, "call", n->call);
+  json_object_set_object_member(o, "site", json_frame(f, n->pc));
+  set_frame_or_null(o, "caller", f, emu_findings_call_site_of(n->lr));
+  json_object_set_int_member(o, "pages", (gint64)n->pages);
+  json_object_set_int_member(o, "words", (gint64)n->words);
+  json_object_set_string_member(o, "note", EMU_KERNEL_NOTE_TEXT);
+  return o;
+}
+
+static JsonObject *json_ctr_site(const struct emu_findings *f, const void *item)
+{
+  const struct ctr_site *s = item;
   JsonObject *o = json_frame(f, s->key.pc);
   json_object_set_int_member(o, "cpu", s->key.cpu);
   emu_json_set_hex(o, "value", s->key.value);
@@ -79,12 +94,7 @@ static void json_flush(JsonObject *o, const struct emu_findings *f, const struct
   }
   const struct caller *top =
       fd->callers->len ? &g_array_index(fd->callers, struct caller, 0) : NULL;
-  if (top && top->at) {
-    json_object_set_object_member(flush, "caller",
-                                  json_frame(f, emu_findings_call_site_of(top->at)));
-  } else {
-    json_object_set_null_member(flush, "caller");
-  }
+  set_frame_or_null(flush, "caller", f, top ? emu_findings_call_site_of(top->at) : 0);
   JsonArray *callers = json_array_new();
   for (guint i = 0; i < fd->callers->len; i++) {
     const struct caller *c = &g_array_index(fd->callers, struct caller, i);
@@ -116,11 +126,7 @@ static JsonObject *json_finding(const struct emu_findings *f, const struct findi
   json_object_set_int_member(o, "line", fd->line);
   json_object_set_string_member(o, "line_cache", emu_findings_d_side(fd->key.kind) ? "D" : "I");
   json_object_set_string_member(o, "line_core", emu_findings_line_core(f, fd));
-  if (fd->key.stride) {
-    json_object_set_int_member(o, "stride", fd->key.stride);
-  } else {
-    json_object_set_null_member(o, "stride");
-  }
+  emu_json_set_int_or_null(o, "stride", fd->key.stride != 0, fd->key.stride);
   const struct ctr_site *src = emu_findings_stride_source(f, fd);
   if (src) {
     json_object_set_object_member(o, "stride_source", json_ctr_site(f, src));
@@ -128,16 +134,8 @@ static JsonObject *json_finding(const struct emu_findings *f, const struct findi
     json_object_set_null_member(o, "stride_source");
   }
   unsigned same = emu_findings_same_cause(f, fd);
-  if (same) {
-    json_object_set_int_member(o, "same_cause_as", same);
-  } else {
-    json_object_set_null_member(o, "same_cause_as");
-  }
-  if (fd->writer_pc) {
-    json_object_set_object_member(o, "writer", json_frame(f, fd->writer_pc));
-  } else {
-    json_object_set_null_member(o, "writer");
-  }
+  emu_json_set_int_or_null(o, "same_cause_as", same != 0, same);
+  set_frame_or_null(o, "writer", f, fd->writer_pc);
   JsonArray *writers = json_array_new();
   for (guint i = 0; fd->writers && i < fd->writers->len; i++) {
     const struct writer *w = &g_array_index(fd->writers, struct writer, i);
@@ -158,20 +156,17 @@ static JsonObject *json_finding(const struct emu_findings *f, const struct findi
   return o;
 }
 
-static JsonArray *json_mappings(const struct emu_findings *f)
+static JsonObject *json_mapping(const struct emu_findings *f, const void *item)
 {
-  JsonArray *maps = json_array_new();
-  for (guint i = 0; i < f->mappings->len; i++) {
-    const struct mapping *m = g_ptr_array_index(f->mappings, i);
-    JsonObject *o = json_object_new();
-    json_object_set_string_member(o, "path", m->path);
-    emu_json_set_hex(o, "start", m->start);
-    emu_json_set_hex(o, "end", m->end);
-    emu_json_set_hex(o, "load_base", m->load_base);
-    json_object_set_string_member(o, "build_id", m->build_id);
-    json_array_add_object_element(maps, o);
-  }
-  return maps;
+  (void)f;
+  const struct mapping *m = item;
+  JsonObject *o = json_object_new();
+  json_object_set_string_member(o, "path", m->path);
+  emu_json_set_hex(o, "start", m->start);
+  emu_json_set_hex(o, "end", m->end);
+  emu_json_set_hex(o, "load_base", m->load_base);
+  json_object_set_string_member(o, "build_id", m->build_id);
+  return o;
 }
 
 /* The report's "crash": null unless the guest died of a signal after stale
@@ -182,25 +177,13 @@ static JsonNode *json_crash(const struct emu_findings *f)
     return json_node_new(JSON_NODE_NULL);
   }
   JsonObject *crash = json_object_new();
-  if (f->end_thread >= 0) {
-    json_object_set_int_member(crash, "thread", f->end_thread);
-  } else {
-    json_object_set_null_member(crash, "thread");
-  }
-  if (f->end_block) {
-    json_object_set_object_member(crash, "block", json_frame(f, f->end_block));
-  } else {
-    json_object_set_null_member(crash, "block");
-  }
+  emu_json_set_int_or_null(crash, "thread", f->end_thread >= 0, f->end_thread);
+  set_frame_or_null(crash, "block", f, f->end_block);
   const struct last_stale *l = emu_findings_crash_stale(f);
   if (l) {
     JsonObject *o = json_object_new();
     unsigned n = emu_findings_number(f, &l->key);
-    if (n) {
-      json_object_set_int_member(o, "finding", n);
-    } else {
-      json_object_set_null_member(o, "finding");
-    }
+    emu_json_set_int_or_null(o, "finding", n != 0, n);
     json_object_set_string_member(o, "kind", jf_stale_kind_name(l->key.kind));
     emu_json_set_hex(o, "addr", l->va);
     json_object_set_int_member(o, "stale_fetches_after", (gint64)(f->stale_total - l->seq));
@@ -231,13 +214,9 @@ void emu_findings_json(const struct emu_findings *f, JsonObject *report)
   json_object_set_array_member(report, "findings", emu_findings_each(f, json_finding));
   json_object_set_int_member(report, "findings_omitted_stale", (gint64)f->omitted_stale);
 
-  JsonArray *sites = json_array_new();
-  for (guint i = 0; i < f->ctr_sites->len; i++) {
-    json_array_add_object_element(sites, json_ctr_site(f, g_ptr_array_index(f->ctr_sites, i)));
-  }
-  json_object_set_array_member(report, "ctr_read_sites", sites);
-
-  json_object_set_array_member(report, "mappings", json_mappings(f));
-  json_object_set_array_member(report, "kernel_sync_notes", json_kernel_notes(f));
+  json_object_set_array_member(report, "ctr_read_sites", json_each(f, f->ctr_sites, json_ctr_site));
+  json_object_set_array_member(report, "mappings", json_each(f, f->mappings, json_mapping));
+  json_object_set_array_member(report, "kernel_sync_notes",
+                               json_each(f, f->kernel_notes, json_kernel_note));
   json_object_set_member(report, "crash", json_crash(f));
 }

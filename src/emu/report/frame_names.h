@@ -7,6 +7,7 @@
 #ifndef JITFLUSH_EMU_FRAME_NAMES_H
 #define JITFLUSH_EMU_FRAME_NAMES_H
 
+#include <glib.h>
 #include <stdint.h>
 
 struct emu_known_routine;
@@ -22,5 +23,14 @@ struct emu_frame_names {
    * (known_routines.h; static, not freed), or NULL. */
   const struct emu_known_routine *routine;
 };
+
+/* Frees the strings of FR and forgets them (FR itself is the caller's). */
+static inline void emu_frame_names_clear(struct emu_frame_names *fr)
+{
+  g_clear_pointer(&fr->symbol, g_free);
+  g_clear_pointer(&fr->raw_symbol, g_free);
+  g_clear_pointer(&fr->location, g_free);
+  g_clear_pointer(&fr->module, g_free);
+}
 
 #endif /* JITFLUSH_EMU_FRAME_NAMES_H */

@@ -11,7 +11,8 @@
  * build, masking what a link or register allocation changes
  * (emu_insn_shape).
  *
- * Each entry's words are one build's instructions, taken with
+ * Each entry's words (known_routines.def) are one build's instructions,
+ * taken with
  *   aarch64-linux-gnu-objdump -d <object> [--start-address --stop-address]
  * from the Debian packages named in its `build` (Debian 12 bookworm, 13
  * trixie, and forky, testing in 2026): libgcc's
@@ -44,71 +45,17 @@
   "run QEMU on a kernel that traps CTR_EL0 reads on mismatched cores (Linux 4.9 or later), or "    \
   "build it to step by the smallest line of every core"
 
-static const uint32_t libgcc_gcc16[] = {
-    0xd503245f, 0xf0000125, 0xb941f8a3, 0x35000063, 0xd53b0023, 0xb901f8a3, 0x37e001c3, 0xd3504c62,
-    0x52800084, 0x1ac22084, 0x51000482, 0x8a220002, 0xeb01005f, 0x540000e2, 0x93407c84, 0xd503201f,
-    0xd50b7b22, 0x8b040042, 0xeb02003f, 0x54ffffa8, 0xd5033b9f, 0xb941f8a2, 0x37e801e2, 0x12000c63,
-    0x52800082, 0x1ac32042, 0x51000443, 0x8a230000, 0xeb00003f, 0x540000e9, 0x93407c42, 0xd503201f,
-    0xd50b7520, 0x8b020000, 0xeb00003f, 0x54ffffa8, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
-
-static const uint32_t libgcc_gcc15[] = {
-    0xd503245f, 0x90000005, 0xb94000a3, 0x35000063, 0xd53b0023, 0xb90000a3, 0x37e001c3, 0xd3504c62,
-    0x52800084, 0x1ac22084, 0x51000482, 0x8a220002, 0xeb01005f, 0x540000e2, 0x93407c84, 0xd503201f,
-    0xd50b7b22, 0x8b040042, 0xeb02003f, 0x54ffffa8, 0xd5033b9f, 0xb94000a2, 0x37e801e2, 0x12000c63,
-    0x52800082, 0x1ac32042, 0x51000443, 0x8a230000, 0x93407c42, 0xeb00003f, 0x540000c9, 0xd503201f,
-    0xd50b7520, 0x8b020000, 0xeb00003f, 0x54ffffa8, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
-
-static const uint32_t libgcc_gcc14[] = {
-    0xd503245f, 0x90000005, 0xb94000a4, 0x35000084, 0xd53b0022, 0x2a0203e4, 0xb90000a2, 0x37e001a4,
-    0xd3504c82, 0x52800083, 0x1ac22063, 0x51000462, 0x8a220002, 0xeb01005f, 0x540000c2, 0x93407c63,
-    0xd50b7b22, 0x8b030042, 0xeb02003f, 0x54ffffa8, 0xd5033b9f, 0xb94000a2, 0x37e801e2, 0x12000c84,
-    0x52800082, 0x1ac42043, 0x51000462, 0x8a220000, 0x93407c62, 0xeb00003f, 0x540000c9, 0xd503201f,
-    0xd50b7520, 0x8b020000, 0xeb00003f, 0x54ffffa8, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
-
-static const uint32_t libgcc_gcc12[] = {
-    0x90000005, 0xb94000a4, 0x35000084, 0xd53b0022, 0x2a0203e4, 0xb90000a2, 0x37e001c4, 0xd3504c82,
-    0x52800083, 0x1ac22063, 0x51000462, 0x8a220002, 0xeb01005f, 0x540000e2, 0x93407c63, 0xd503201f,
-    0xd50b7b22, 0x8b030042, 0xeb02003f, 0x54ffffa8, 0xd5033b9f, 0xb94000a2, 0x37e801e2, 0x12000c84,
-    0x52800082, 0x1ac42043, 0x51000462, 0x8a220000, 0x93407c62, 0xeb00003f, 0x540000c9, 0xd503201f,
-    0xd50b7520, 0x8b020000, 0xeb00003f, 0x54ffffa8, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
-
-static const uint32_t compiler_rt_19[] = {
-    0xd503245f, 0x90000008, 0xf9400109, 0xb4000069, 0x36e000a9, 0x1400000f, 0xd53b0029, 0xf9000109,
-    0x37e00189, 0x53104d29, 0x5280008a, 0x1ac92149, 0xcb0903ea, 0x8a00014a, 0xeb01015f, 0x540000a2,
-    0xd50b7b2a, 0x8b09014a, 0xeb01015f, 0x54ffffa3, 0xd5033b9f, 0xf9400108, 0x37e801a8, 0x12000d08,
-    0x52800089, 0x1ac82128, 0xcb0803e9, 0x8a000129, 0xeb01013f, 0x540000a2, 0xd50b7529, 0x8b080129,
-    0xeb01013f, 0x54ffffa3, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
-
-static const uint32_t compiler_rt_14[] = {
-    0x90000008, 0xf9400109, 0xb4000069, 0x36e000a9, 0x1400000f, 0xd53b0029, 0xf9000109, 0x37e00189,
-    0x53104d29, 0x5280008a, 0x1ac92149, 0xcb0903ea, 0x8a00014a, 0xeb01015f, 0x540000a2, 0xd50b7b2a,
-    0x8b09014a, 0xeb01015f, 0x54ffffa3, 0xd5033b9f, 0xf9400108, 0x37e801a8, 0x12000d08, 0x52800089,
-    0x1ac82128, 0xcb0803e9, 0x8a000129, 0xeb01013f, 0x540000a2, 0xd50b7529, 0x8b080129, 0xeb01013f,
-    0x54ffffa3, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
-
-static const uint32_t qemu_7_2[] = {
-    0xf00039c3, 0x91222065, 0xf9444467, 0xb94008a4, 0x37e00187, 0xb98010a6, 0x8b020025, 0xcb0603e3,
-    0x8a010061, 0xeb05003f, 0x540000c2, 0xd503201f, 0xd50b7b21, 0x8b060021, 0xeb05003f, 0x54ffffa3,
-    0xd5033b9f, 0x37e80187, 0x93407c83, 0x8b000042, 0xcb0303e1, 0x8a000020, 0xeb02001f, 0x540000a2,
-    0xd50b7520, 0x8b030000, 0xeb02001f, 0x54ffffa3, 0xd5033b9f, 0xd5033fdf, 0xd65f03c0};
-
-#define WORDS(a) a, sizeof(a) / sizeof((a)[0])
+/* Each row's words, then the table of rows (known_routines.def). */
+#define JF_KNOWN_ROUTINE(id, routine, symbol, build, wrong, advice, ...)                           \
+  static const uint32_t id[] = {__VA_ARGS__};
+#include "known_routines.def"
+#undef JF_KNOWN_ROUTINE
 
 static const struct emu_known_routine known[] = {
-    {"libgcc's __clear_cache", "__aarch64_sync_cache_range", "GCC 16 (Debian forky)", LATCHED,
-     LINK_DROPIN, WORDS(libgcc_gcc16)},
-    {"libgcc's __clear_cache", "__aarch64_sync_cache_range", "GCC 15 (Debian forky)", LATCHED,
-     LINK_DROPIN, WORDS(libgcc_gcc15)},
-    {"libgcc's __clear_cache", "__aarch64_sync_cache_range", "GCC 14 (Debian 13)", LATCHED,
-     LINK_DROPIN, WORDS(libgcc_gcc14)},
-    {"libgcc's __clear_cache", "__aarch64_sync_cache_range", "GCC 12 (Debian 12)", LATCHED,
-     LINK_DROPIN, WORDS(libgcc_gcc12)},
-    {"compiler-rt's __clear_cache", "__clear_cache", "LLVM 19, 21 (Debian 13, forky)", LATCHED,
-     LINK_DROPIN, WORDS(compiler_rt_19)},
-    {"compiler-rt's __clear_cache", "__clear_cache", "LLVM 14 (Debian 12)", LATCHED, LINK_DROPIN,
-     WORDS(compiler_rt_14)},
-    {"QEMU's flush_idcache_range", "flush_idcache_range", "QEMU 7.2 (Debian 12)", QEMU_LATCHED,
-     QEMU_ADVICE, WORDS(qemu_7_2)},
+#define JF_KNOWN_ROUTINE(id, routine, symbol, build, wrong, advice, ...)                           \
+  {routine, symbol, build, wrong, advice, id, sizeof(id) / sizeof((id)[0])},
+#include "known_routines.def"
+#undef JF_KNOWN_ROUTINE
 };
 
 #define A64_NOP 0xd503201fu

@@ -71,15 +71,28 @@
 
 /* QEMU's plugin option is a QemuOpts list: a ',' inside a value is written
  * ",," (docs/devel/tcg-plugins.rst, util/qemu-option.c). */
-static void append_plugin_arg(GString *s, const char *key, const char *value)
+/* QEMU splits -plugin's argument at each ',' and reads ",," as one. */
+static void append_plugin_escaped(GString *s, const char *text)
 {
-  g_string_append_printf(s, ",%s=", key);
-  for (const char *p = value; *p; p++) {
+  for (const char *p = text; *p; p++) {
     if (*p == ',') {
       g_string_append_c(s, ',');
     }
     g_string_append_c(s, *p);
   }
+}
+
+static void append_plugin_arg(GString *s, const char *key, const char *value)
+{
+  g_string_append_printf(s, ",%s=", key);
+  append_plugin_escaped(s, value);
+}
+
+/* append_plugin_arg for a VALUE made for it, which it frees. */
+static void append_plugin_arg_owned(GString *s, const char *key, char *value)
+{
+  append_plugin_arg(s, key, value);
+  g_free(value);
 }
 
 /* Checks, before the run, that the plugin will be able to write an output
@@ -336,44 +349,28 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
                               const char *qemu)
 {
   GString *opt = g_string_new(NULL);
-  for (const char *p = plugin; *p; p++) {
-    if (*p == ',') {
-      g_string_append_c(opt, ',');
-    }
-    g_string_append_c(opt, *p);
-  }
-  char *config_abs = emu_args_absolute(o->config);
-  uint64_t seed = o->seed_text ? o->seed : cfg->seed;
-  char seed_text[24];
-  g_snprintf(seed_text, sizeof seed_text, "%" PRIu64, seed);
-  append_plugin_arg(opt, JF_OPT_CONFIG, config_abs);
-  append_plugin_arg(opt, JF_OPT_SEED, seed_text);
+  append_plugin_escaped(opt, plugin);
+  append_plugin_arg_owned(opt, JF_OPT_CONFIG, emu_args_absolute(o->config));
+  append_plugin_arg_owned(opt, JF_OPT_SEED,
+                          g_strdup_printf("%" PRIu64, o->seed_text ? o->seed : cfg->seed));
   if (o->report) {
-    char *report_abs = emu_args_absolute(o->report);
-    append_plugin_arg(opt, JF_OPT_REPORT, report_abs);
-    g_free(report_abs);
+    append_plugin_arg_owned(opt, JF_OPT_REPORT, emu_args_absolute(o->report));
   }
-  if (o->check) {
-    append_plugin_arg(opt, JF_OPT_CHECK, o->check);
-  }
-  if (o->policy) {
-    append_plugin_arg(opt, JF_OPT_POLICY, o->policy);
-  }
-  if (o->exec_map_sync) {
-    append_plugin_arg(opt, JF_OPT_EXEC_MAP_SYNC, o->exec_map_sync);
-  }
-  if (o->schedule) {
-    append_plugin_arg(opt, JF_OPT_SCHEDULE, o->schedule);
+  /* The options passed on as the user gave them (checked already). */
+  const char *texts[][2] = {{JF_OPT_CHECK, o->check},
+                            {JF_OPT_POLICY, o->policy},
+                            {JF_OPT_EXEC_MAP_SYNC, o->exec_map_sync},
+                            {JF_OPT_SCHEDULE, o->schedule}};
+  for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
+    if (texts[i][1]) {
+      append_plugin_arg(opt, texts[i][0], texts[i][1]);
+    }
   }
   if (o->quantum_text) {
-    char quantum_text[24];
-    g_snprintf(quantum_text, sizeof quantum_text, "%" PRIu64, o->quantum);
-    append_plugin_arg(opt, JF_OPT_QUANTUM, quantum_text);
+    append_plugin_arg_owned(opt, JF_OPT_QUANTUM, g_strdup_printf("%" PRIu64, o->quantum));
   }
   if (o->sarif) {
-    char *sarif_abs = emu_args_absolute(o->sarif);
-    append_plugin_arg(opt, JF_OPT_SARIF, sarif_abs);
-    g_free(sarif_abs);
+    append_plugin_arg_owned(opt, JF_OPT_SARIF, emu_args_absolute(o->sarif));
   }
   if (o->report_only_findings) {
     append_plugin_arg(opt, JF_OPT_REPORT_WHEN, "findings");
@@ -388,34 +385,23 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
   /* Hotplug events rewrite the generated tree (the run's own then, not a
    * shared one); a --sysfs-root dump is the user's and stays as it is. */
   if (!o->sysfs_root && cfg->sysfs != EMU_SYSFS_NONE && cfg->nevents > 0) {
-    char *overlay_cpu = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
-    append_plugin_arg(opt, JF_OPT_OVERLAY, overlay_cpu);
-    g_free(overlay_cpu);
+    append_plugin_arg_owned(opt, JF_OPT_OVERLAY, g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL));
   }
-  char *reproduce = emu_reproduce_command(o, cfg);
-  append_plugin_arg(opt, JF_OPT_REPRODUCE, reproduce);
-  g_free(reproduce);
+  append_plugin_arg_owned(opt, JF_OPT_REPRODUCE, emu_reproduce_command(o, cfg));
   append_plugin_arg(opt, JF_OPT_CONTROL, control);
   append_plugin_arg(opt, JF_OPT_FINDINGS, findings);
-  char *exec_note = exec_note_path(summary);
-  append_plugin_arg(opt, JF_OPT_EXEC, exec_note);
-  g_free(exec_note);
-  char *checkpoint = g_build_filename(scratch, EMU_SCRATCH_CHECKPOINT, NULL);
-  append_plugin_arg(opt, JF_OPT_CHECKPOINT, checkpoint);
-  g_free(checkpoint);
-  char *threads = g_build_filename(scratch, EMU_SCRATCH_THREADS, NULL);
-  append_plugin_arg(opt, JF_OPT_THREADS, threads);
-  g_free(threads);
+  append_plugin_arg_owned(opt, JF_OPT_EXEC, exec_note_path(summary));
+  append_plugin_arg_owned(opt, JF_OPT_CHECKPOINT,
+                          g_build_filename(scratch, EMU_SCRATCH_CHECKPOINT, NULL));
+  append_plugin_arg_owned(opt, JF_OPT_THREADS,
+                          g_build_filename(scratch, EMU_SCRATCH_THREADS, NULL));
   if (!o->no_follow_exec) {
-    char *follow = follow_command(o, cfg, qemu, scratch);
-    append_plugin_arg(opt, JF_OPT_FOLLOW, follow);
-    g_free(follow);
+    append_plugin_arg_owned(opt, JF_OPT_FOLLOW, follow_command(o, cfg, qemu, scratch));
   }
   if (o->exec_of) {
     append_plugin_arg(opt, JF_OPT_EXEC_OF, o->exec_of);
   }
   append_plugin_arg(opt, JF_OPT_SUMMARY, summary);
-  g_free(config_abs);
   return opt;
 }
 

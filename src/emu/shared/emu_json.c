@@ -131,3 +131,12 @@ void emu_json_set_hex(JsonObject *object, const char *key, uint64_t value)
 {
   json_object_set_member(object, key, emu_json_hex(value));
 }
+
+void emu_json_set_int_or_null(JsonObject *object, const char *key, bool have, gint64 value)
+{
+  if (have) {
+    json_object_set_int_member(object, key, value);
+  } else {
+    json_object_set_null_member(object, key);
+  }
+}

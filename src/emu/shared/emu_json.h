@@ -5,6 +5,7 @@
 #ifndef JITFLUSH_EMU_JSON_H
 #define JITFLUSH_EMU_JSON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <glib.h>
@@ -22,6 +23,9 @@ GString *emu_json_write_object(JsonObject *object);
  * 2^53 in most readers). */
 JsonNode *emu_json_hex(uint64_t value);
 void emu_json_set_hex(JsonObject *object, const char *key, uint64_t value);
+
+/* KEY: VALUE when HAVE, else null (the report's optional numbers). */
+void emu_json_set_int_or_null(JsonObject *object, const char *key, bool have, gint64 value);
 
 #ifdef __cplusplus
 }
