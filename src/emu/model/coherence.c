@@ -176,6 +176,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "emu_release.h"
 #include "coherence.h"
 #include "coherence_quick.h"
 #include "internal/ctr.h"
@@ -398,15 +399,9 @@ struct jf_model *jf_model_new(const uint64_t *ctr, unsigned nclusters,
 void jf_model_free(struct jf_model *m)
 {
   if (m) {
-    g_clear_pointer(&m->pages, g_hash_table_destroy);
-    g_clear_pointer(&m->site_stride, g_array_unref);
-    g_clear_pointer(&m->dmb_ordered, g_array_unref);
-    g_clear_pointer(&m->dsb_times, g_array_unref);
-    g_clear_pointer(&m->untracked_cmodx, g_hash_table_destroy);
-    g_clear_pointer(&m->view_extra, g_hash_table_destroy);
-    g_free(m->geo);
-    g_free(m->online_seq);
-    g_free(m);
+    EMU_RELEASE(g_hash_table_destroy, GHashTable, m->pages, m->untracked_cmodx, m->view_extra);
+    EMU_RELEASE(g_array_unref, GArray, m->site_stride, m->dmb_ordered, m->dsb_times);
+    EMU_RELEASE(g_free, void, m->geo, m->online_seq, m);
   }
 }
 

@@ -38,6 +38,7 @@
  * see those bytes as stores at all, so the model holds no stale store for
  * them and needs no event here.
  */
+#include "emu_release.h"
 #include "kernel_sync.h"
 
 #define PAGE_SHIFT JF_MODEL_PAGE_SHIFT
@@ -68,9 +69,7 @@ struct jf_model_kernel *jf_model_kernel_new(struct jf_model *m, enum jf_kernel_s
 void jf_model_kernel_free(struct jf_model_kernel *k)
 {
   if (k) {
-    g_hash_table_destroy(k->clean);
-    g_hash_table_destroy(k->lazy);
-    g_hash_table_destroy(k->published);
+    EMU_RELEASE(g_hash_table_destroy, GHashTable, k->clean, k->lazy, k->published);
     g_array_unref(k->notes);
     g_free(k);
   }

@@ -11,8 +11,8 @@ struct jf_keep {
 struct jf_keep *jf_keep_new(void)
 {
   struct jf_keep *k = g_new0(struct jf_keep, 1);
-  g_mutex_init(&k->lock);
   k->blocks = g_ptr_array_new_with_free_func(g_free);
+  g_mutex_init(&k->lock);
   return k;
 }
 

@@ -349,8 +349,8 @@ static void rig_free(struct jf_rig *r)
   jf_region_free(r->region);
   jf_signals_free(r->signals);
   jf_entropy_free(r->entropy);
-  emu_findings_free(r->findings);
   g_clear_pointer(&r->kernel, jf_model_kernel_free);
+  emu_findings_free(r->findings);
   jf_checkpoint_free(r->checkpoint);
   g_free(r->checkpoint_line);
   g_clear_pointer(&r->model, jf_model_free);
@@ -359,9 +359,9 @@ static void rig_free(struct jf_rig *r)
   jf_hotplug_free(r->hotplug);
   jf_sched_free(r->sched);
   jf_turns_free(r->turns);
+  g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
   jf_decoder_close(r->decoder);
   jf_regs_free(r->regs);
-  g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
   g_clear_pointer(&r->config, emu_config_free);
   g_mutex_clear(&r->report_lock);
   g_free(r->image.path);
@@ -608,6 +608,17 @@ static void after_fork(void)
 
 /* ---- install ------------------------------------------------------------------- */
 
+/* The index of TEXT in NAMES (NULL-terminated), or -1. */
+static int name_index(const char *const names[], const char *text)
+{
+  for (int i = 0; names[i]; i++) {
+    if (g_strcmp0(text, names[i]) == 0) {
+      return i;
+    }
+  }
+  return -1;
+}
+
 /* Returns NULL when TEXT is a whole unsigned number, else the error. */
 static char *parse_u64(const char *key, const char *text, uint64_t *out)
 {
@@ -651,22 +662,16 @@ static char *parse_option(struct jf_options *o, const char *opt)
     }
     return err;
   } else if (g_strcmp0(key, JF_OPT_POLICY) == 0) {
-    for (int i = 0; emu_sched_policy_names[i]; i++) {
-      if (g_strcmp0(value, emu_sched_policy_names[i]) == 0) {
-        o->policy = (enum emu_sched_policy)i;
-        o->have_policy = true;
-      }
-    }
+    int i = name_index(emu_sched_policy_names, value);
+    o->have_policy = i >= 0;
+    o->policy = (enum emu_sched_policy)MAX(i, 0);
     if (!o->have_policy) {
       return g_strdup_printf("policy: expected adversarial or random, got '%s'", value);
     }
   } else if (g_strcmp0(key, JF_OPT_EXEC_MAP_SYNC) == 0) {
-    for (int i = 0; emu_exec_map_sync_names[i]; i++) {
-      if (g_strcmp0(value, emu_exec_map_sync_names[i]) == 0) {
-        o->exec_map_sync = (enum emu_exec_map_sync)i;
-        o->have_exec_map_sync = true;
-      }
-    }
+    int i = name_index(emu_exec_map_sync_names, value);
+    o->have_exec_map_sync = i >= 0;
+    o->exec_map_sync = (enum emu_exec_map_sync)MAX(i, 0);
     if (!o->have_exec_map_sync) {
       return g_strdup_printf("%s: expected linux or none, got '%s'", key, value);
     }

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "emu_release.h"
 #include "kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_store.h"
@@ -112,10 +113,8 @@ struct jf_alias *jf_alias_new(void)
 void jf_alias_free(struct jf_alias *a)
 {
   if (a) {
-    g_array_unref(a->maps);
-    g_hash_table_destroy(a->file_ids);
-    g_array_unref(a->attached);
-    g_hash_table_destroy(a->stale_lines);
+    EMU_RELEASE(g_array_unref, GArray, a->maps, a->attached);
+    EMU_RELEASE(g_hash_table_destroy, GHashTable, a->file_ids, a->stale_lines);
     g_free(a);
   }
 }

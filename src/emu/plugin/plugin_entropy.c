@@ -111,8 +111,8 @@ void jf_entropy_free(struct jf_entropy *e)
     return;
   }
   g_hash_table_destroy(e->fds);
-  g_array_free(e->pending, TRUE);
-  g_ptr_array_free(e->outside, TRUE);
+  g_array_unref(e->pending);
+  g_ptr_array_unref(e->outside);
   g_mutex_clear(&e->m);
   g_free(e);
 }

@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emu_release.h"
 #include "fast_mod.h"
 #include "guest_syscalls.h"
 #include "internal/ctr.h"
@@ -177,14 +178,10 @@ void jf_sched_free(struct jf_sched *sc)
   if (!sc) {
     return;
   }
-  g_ptr_array_unref(sc->threads);
-  g_ptr_array_unref(sc->by_vcpu);
+  EMU_RELEASE(g_ptr_array_unref, GPtrArray, sc->threads, sc->by_vcpu);
   g_queue_clear(&sc->children);
   g_cond_clear(&sc->child_known);
-  g_free(sc->cpu_insns);
-  g_free(sc->pick_mod);
-  g_free(sc->laxness);
-  g_free(sc);
+  EMU_RELEASE(g_free, void, sc->cpu_insns, sc->pick_mod, sc->laxness, sc);
 }
 
 uint64_t jf_sched_cpu_insns(const struct jf_sched *sc, unsigned cpu)

@@ -37,7 +37,6 @@
 struct jf_options {
   const char *config_path;
   const char *report_path;
-  const char *summary_path;
   bool have_seed;
   uint64_t seed;
   bool have_migrate_every;
@@ -51,6 +50,7 @@ struct jf_options {
   enum emu_exec_map_sync exec_map_sync;
   const char *sarif_path;
   const char *sarif_root;      /* SARIF locations relative to it (findings.h) */
+  const char *summary_path;    /* the summary line, for the runner to parse */
   const char *findings_path;   /* the stderr blocks, for the runner to print */
   const char *overlay_path;    /* the generated ROOT/sys/devices/system/cpu
                                   that hotplug events rewrite; NULL for a

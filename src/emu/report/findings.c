@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "emu_release.h"
 #include "findings_internal.h"
 
 #define STALE_KEEP 100 /* the report's per-word "stale" list */
@@ -127,22 +128,12 @@ void emu_findings_free(struct emu_findings *f)
     return;
   }
   /* The indexes first: they point into the arrays. */
-  g_clear_pointer(&f->site_ids, g_hash_table_destroy);
-  g_clear_pointer(&f->by_key, g_hash_table_destroy);
-  g_clear_pointer(&f->ctr_by_key, g_hash_table_destroy);
-  g_clear_pointer(&f->frames, g_hash_table_destroy);
-  g_clear_pointer(&f->sites, g_array_unref);
-  g_clear_pointer(&f->findings, g_ptr_array_unref);
-  g_clear_pointer(&f->absorbed, g_ptr_array_unref);
-  g_clear_pointer(&f->stale_kept, g_array_unref);
-  g_clear_pointer(&f->ctr_sites, g_ptr_array_unref);
-  g_clear_pointer(&f->mappings, g_ptr_array_unref);
-  g_clear_pointer(&f->kernel_notes, g_ptr_array_unref);
-  g_clear_pointer(&f->last_stale, g_array_unref);
+  EMU_RELEASE(g_hash_table_destroy, GHashTable, f->site_ids, f->by_key, f->ctr_by_key, f->frames);
+  EMU_RELEASE(g_array_unref, GArray, f->sites, f->stale_kept, f->last_stale);
+  EMU_RELEASE(g_ptr_array_unref, GPtrArray, f->findings, f->absorbed, f->ctr_sites, f->mappings,
+              f->kernel_notes);
   g_string_chunk_free(f->strings);
-  g_free(f->reproduce);
-  g_free(f->sarif_root);
-  g_free(f);
+  EMU_RELEASE(g_free, void, f->reproduce, f->sarif_root, f);
 }
 
 /* ---- recording ------------------------------------------------------------- */

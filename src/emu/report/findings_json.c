@@ -82,12 +82,15 @@ static void json_flush(JsonObject *o, const struct emu_findings *f, const struct
   JsonObject *flush = json_frame(f, fd->key.flush_pc);
   const struct emu_known_routine *known = emu_findings_frame_of(f, fd->key.flush_pc)->routine;
   if (known) {
+    const char *members[][2] = {{"name", known->name},
+                                {"function", known->symbol},
+                                {"build", known->build},
+                                {"flaw", known->flaw},
+                                {"advice", known->advice}};
     JsonObject *r = json_object_new();
-    json_object_set_string_member(r, "name", known->name);
-    json_object_set_string_member(r, "function", known->symbol);
-    json_object_set_string_member(r, "build", known->build);
-    json_object_set_string_member(r, "flaw", known->flaw);
-    json_object_set_string_member(r, "advice", known->advice);
+    for (size_t i = 0; i < G_N_ELEMENTS(members); i++) {
+      json_object_set_string_member(r, members[i][0], members[i][1]);
+    }
     json_object_set_object_member(flush, "routine", r);
   } else {
     json_object_set_null_member(flush, "routine");
