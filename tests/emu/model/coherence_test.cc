@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coherence.h"
+#include "page_views.h"
 
 namespace
 {
@@ -833,11 +834,11 @@ TEST_F(Coherence, KindNotSynchronised)
 constexpr uint64_t kRx = 0x40000, kRw = 0x80000;
 uint64_t CanonOf(uint64_t va, void *)
 {
-  return va >= kRw && va < kRw + 4096 ? va - kRw + kRx : va;
+  return pageviews::Canon(va, {{kRw, kRx}});
 }
 bool NonexecView(uint64_t va, void *)
 {
-  return va >= kRw && va < kRw + 4096;
+  return pageviews::InPage(va, kRw);
 }
 
 TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt)
@@ -884,11 +885,7 @@ TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts)
 constexpr uint64_t kRx2 = 0xc0000;
 uint64_t CanonOfThree(uint64_t va, void *)
 {
-  if (va >= kRw && va < kRw + 4096)
-    return va - kRw + kRx;
-  if (va >= kRx2 && va < kRx2 + 4096)
-    return va - kRx2 + kRx;
-  return va;
+  return pageviews::Canon(va, {{kRw, kRx}, {kRx2, kRx}});
 }
 
 class CoherenceViews : public ::testing::Test
