@@ -231,11 +231,13 @@ TEST_F(Findings, CtrReadSitesCountEachPcCpuAndValue)
   emu_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["ctr_read_sites"].size(), 2u);
-  EXPECT_EQ(j["ctr_read_sites"][0]["pc"], "0x4012cc");
-  EXPECT_EQ(j["ctr_read_sites"][0]["symbol"], "fn_4012cc+0x4");
-  EXPECT_EQ(j["ctr_read_sites"][0]["cpu"], 4);
-  EXPECT_EQ(j["ctr_read_sites"][0]["value"], "0x84448005");
-  EXPECT_EQ(j["ctr_read_sites"][0]["count"], 2);
+  const nlohmann::json first = {{"pc", "0x4012cc"},
+                                {"symbol", "fn_4012cc+0x4"},
+                                {"cpu", 4},
+                                {"value", "0x84448005"},
+                                {"count", 2}};
+  for (const auto &field : first.items())
+    EXPECT_EQ(j["ctr_read_sites"][0][field.key()], field.value()) << field.key();
 }
 
 TEST_F(Findings, TextIsOneBlockPerFindingAndASummary)
