@@ -45,9 +45,6 @@
 #include "jitflush.h"
 
 enum {
-  EXIT_WRONG_RESULT = 1,
-  EXIT_USAGE = 2,
-  EXIT_ENVIRONMENT = 3,
   MAX_SIZES = 16,
   MAX_BYTES = 16 << 20,
   PAGE = 4096,

@@ -42,9 +42,6 @@
 #include "jitflush.h"
 
 enum {
-  EXIT_WRONG_RESULT = 1,
-  EXIT_USAGE = 2,
-  EXIT_ENVIRONMENT = 3,
   MAX_BODY = 256,
   REGION_BYTES = 4096,
 };

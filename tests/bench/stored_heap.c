@@ -44,9 +44,6 @@
 #include "jitflush.h"
 
 enum {
-  EXIT_WRONG_RESULT = 1,
-  EXIT_USAGE = 2,
-  EXIT_ENVIRONMENT = 3,
   OBJECT_BYTES = 64,
   CODE_WORDS = 10,
   COUNTER_OFFSET = 40,

@@ -127,15 +127,26 @@ ChildOutcome FlushInChild(FlushFn flush, size_t pages, intptr_t from_hole, intpt
   shared_record = nullptr;
   return outcome;
 }
+
+// Makes CALLS on a fresh MappedThenHole of PAGES pages in a child that
+// catches faults; expects the child to return from them (status 0).
+void ExpectNoFault(size_t pages, void (*calls)(const MappedThenHole &m))
+{
+  auto outcome = RunInChild([=] {
+    MappedThenHole m(pages);
+    if (!m.base)
+      return 90;
+    CatchFaults();
+    calls(m);
+    return 0;
+  });
+  EXPECT_TRUE(outcome.exited && outcome.status == 0) << outcome.Describe();
+}
 } // namespace
 
 TEST(RangeContract, NullEmptyAndReversedRangesDoNothing)
 {
-  auto outcome = RunInChild([] {
-    MappedThenHole m(1);
-    if (!m.base)
-      return 90;
-    CatchFaults();
+  ExpectNoFault(1, [](const MappedThenHole &m) {
     jitflush_clear_cache(nullptr, nullptr);
     jitflush_clear_cache(m.base, m.base);
     jitflush_clear_cache(m.hole, m.hole);              // empty, at an unmapped page
@@ -144,9 +155,7 @@ TEST(RangeContract, NullEmptyAndReversedRangesDoNothing)
     jitflush_clear_cache(m.base + 1, m.base);          // reversed by one byte
     jitflush_clear_cache_dual(m.hole, m.hole, 0);      // empty dual
     jitflush_clear_cache_dual(nullptr, nullptr, 0);
-    return 0;
   });
-  EXPECT_TRUE(outcome.exited && outcome.status == 0) << outcome.Describe();
 }
 
 TEST(RangeContract, RangeWrappingThroughTheTopIsTreatedAsReversed)
@@ -170,20 +179,14 @@ TEST(RangeContract, UnalignedRangesEndingAtAMappingEdgeStayInside)
   // maintaining every line that holds a byte of the range, up to the line
   // holding end-1 and no further: a range that ends exactly where the
   // mapping ends must not touch the unmapped page behind it.
-  auto outcome = RunInChild([] {
-    MappedThenHole m(2);
-    if (!m.base)
-      return 90;
-    CatchFaults();
+  ExpectNoFault(2, [](const MappedThenHole &m) {
     for (unsigned len = 1; len <= 300; len += 7)
       for (unsigned skew = 0; skew < 8; skew++) {
         char *end = m.hole - skew;
         jitflush_clear_cache(end - len, end);
         jitflush_clear_cache_dual(end - len, end - len, len);
       }
-    return 0;
   });
-  EXPECT_TRUE(outcome.exited && outcome.status == 0) << outcome.Describe();
 }
 
 TEST(RangeContract, HugeMappedRangeCompletes)

@@ -39,6 +39,26 @@ fakecpus::Machine BigOnlineSmallOffline(bool small_online)
   return m;
 }
 
+// Installs the machine with the small cluster online or not, its sysfs
+// files written by SYSFS, and returns it.
+fakecpus::Machine Plug(bool small_online,
+                       void (*sysfs)(const fakecpus::Machine &) = fakecpus::CreateSysfs)
+{
+  fakecpus::Machine m = BigOnlineSmallOffline(small_online);
+  fakecpus::Install(m);
+  sysfs(m);
+  return m;
+}
+
+// Plug, in a process that has not probed yet: no probe held, no state.
+void FreshProcessOn(bool small_online,
+                    void (*sysfs)(const fakecpus::Machine &) = fakecpus::CreateSysfs)
+{
+  probegate::Reset();
+  Plug(small_online, sysfs);
+  jf_state_reset();
+}
+
 unsigned ILine(uint64_t ctr)
 {
   return 4u << (ctr & 0xf);
@@ -51,11 +71,7 @@ unsigned DLine(uint64_t ctr)
 
 TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe)
 {
-  probegate::Reset();
-  fakecpus::Machine at_init = BigOnlineSmallOffline(/*small_online=*/false);
-  fakecpus::Install(at_init);
-  fakecpus::CreateSysfs(at_init);
-  jf_state_reset();
+  FreshProcessOn(/*small_online=*/false);
   ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE); // CPUs 4-7 were not seen
   ASSERT_EQ(fakecpus::probes.load(), 1);
   const jf_geometry at_probe = jf_state_geometry();
@@ -64,9 +80,7 @@ TEST(StateHotplug, CpusOnlinedAfterInitAreCoveredWithoutAReprobe)
   EXPECT_EQ(at_probe.dline, static_cast<unsigned>(JITFLUSH_FLOOR_LINE));
 
   // The small cluster comes online (Install also zeroes the counters).
-  fakecpus::Machine later = BigOnlineSmallOffline(/*small_online=*/true);
-  fakecpus::Install(later);
-  fakecpus::CreateSysfs(later);
+  const fakecpus::Machine later = Plug(/*small_online=*/true);
   for (int call = 0; call < 3; call++) {
     EXPECT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE); // the same answer, cached
     const jf_geometry g = jf_state_geometry();
@@ -93,11 +107,7 @@ TEST(StateHotplug, ControlEverythingOnlineTakesTheSmallCoresLine)
 {
   // The same machine fully online: the probe sees 32/32 on CPUs 4-7. Shows
   // that the floor above is due to the offline CPUs, not to this fixture.
-  probegate::Reset();
-  fakecpus::Machine m = BigOnlineSmallOffline(/*small_online=*/true);
-  fakecpus::Install(m);
-  fakecpus::CreateSysfs(m);
-  jf_state_reset();
+  FreshProcessOn(/*small_online=*/true);
   ASSERT_EQ(jf_state_init(), JITFLUSH_OK);
   EXPECT_EQ(jf_state_geometry().iline, 32u);
   EXPECT_EQ(jf_state_geometry().dline, 32u);
@@ -125,11 +135,7 @@ void GroupedSysfs(const fakecpus::Machine &m)
 
 TEST(StateHotplug, InferredLinesAreCheckedAndReprobedWhenTheCpusComeOnline)
 {
-  probegate::Reset();
-  fakecpus::Machine at_init = BigOnlineSmallOffline(/*small_online=*/false);
-  fakecpus::Install(at_init);
-  GroupedSysfs(at_init);
-  jf_state_reset();
+  FreshProcessOn(/*small_online=*/false, GroupedSysfs);
   ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);
   jf_geometry g = jf_state_geometry();
   EXPECT_EQ(g.iline, 128u); // 4-7 inferred as M1s: 128/64, wrongly
@@ -140,9 +146,7 @@ TEST(StateHotplug, InferredLinesAreCheckedAndReprobedWhenTheCpusComeOnline)
 
   // 4-7 come online: the check sees a CPU it never saw, and the re-probe
   // reads their real 32-byte lines.
-  fakecpus::Machine later = BigOnlineSmallOffline(/*small_online=*/true);
-  fakecpus::Install(later);
-  GroupedSysfs(later);
+  Plug(/*small_online=*/true, GroupedSysfs);
   EXPECT_EQ(jf_state_online_changed(), JF_ONLINE_NEW_CPU);
   ASSERT_TRUE(jf_state_reprobe());
   g = jf_state_geometry();
@@ -156,11 +160,7 @@ TEST(StateHotplug, InferredLinesAreCheckedAndReprobedWhenTheCpusComeOnline)
 
 TEST(StateHotplug, UnreadableOnlineListIsNotTakenForNoChange)
 {
-  probegate::Reset();
-  fakecpus::Machine m = BigOnlineSmallOffline(/*small_online=*/false);
-  fakecpus::Install(m);
-  GroupedSysfs(m);
-  jf_state_reset();
+  FreshProcessOn(/*small_online=*/false, GroupedSysfs);
   ASSERT_EQ(jf_state_init(), JITFLUSH_INCOMPLETE);
   fakefs::CreateFile("/sys/devices/system/cpu/online", "0-3,\n");
   EXPECT_EQ(jf_state_online_changed(), JF_ONLINE_UNKNOWN);

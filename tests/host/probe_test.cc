@@ -34,14 +34,21 @@ std::unique_ptr<jf_view> Probe(int *rc = nullptr)
   jf_policy_apply(v.get());
   return v;
 }
+
+// Installs M, with the sysfs files Linux would show for it (none for an
+// offline CPU), and probes it.
+std::unique_ptr<jf_view> ProbeWithSysfs(const fakecpus::Machine &m)
+{
+  fakecpus::Install(m);
+  fakecpus::CreateSysfs(m);
+  return Probe();
+}
 } // namespace
 
 TEST(Probe, ReadsEveryCoreOfAnExynos8890)
 {
   fakecpus::Machine m = Exynos();
-  fakecpus::Install(m);
-  fakecpus::CreateSysfs(m);
-  auto v = Probe();
+  auto v = ProbeWithSysfs(m);
   ASSERT_EQ(v->ncpus, 8u);
   for (unsigned i = 0; i < 8; i++) {
     EXPECT_TRUE(v->cpus[i].observed) << i;
@@ -59,9 +66,7 @@ TEST(Probe, SeccompDenyingPinningObservesOnlyTheCurrentCore)
   fakecpus::Machine m = Exynos();
   m.pinning_refused = true;
   m.start_cpu = 5; // a big core
-  fakecpus::Install(m);
-  fakecpus::CreateSysfs(m);
-  auto v = Probe();
+  auto v = ProbeWithSysfs(m);
   EXPECT_TRUE(v->cpus[5].observed);
   EXPECT_FALSE(v->cpus[0].observed);
   EXPECT_FALSE(v->global.complete);
@@ -75,9 +80,7 @@ TEST(Probe, CpusetHidingTheLittleCoresStillFindsTheirLine)
   fakecpus::Machine m = Exynos();
   m.allowed = {false, false, false, false, true, true, true, true};
   m.start_cpu = 4;
-  fakecpus::Install(m);
-  fakecpus::CreateSysfs(m);
-  auto v = Probe();
+  auto v = ProbeWithSysfs(m);
   EXPECT_FALSE(v->cpus[0].observed);
   EXPECT_TRUE(v->cpus[4].observed);
   EXPECT_EQ(v->global.iline, 64u);
@@ -94,9 +97,7 @@ TEST(Probe, CallerPinnedToOneCoreStillObservesTheWholeCpuset)
   fakecpus::Machine m = Exynos();
   m.caller_mask = {true, false, false, false, false, false, false, false};
   m.start_cpu = 0;
-  fakecpus::Install(m);
-  fakecpus::CreateSysfs(m);
-  auto v = Probe();
+  auto v = ProbeWithSysfs(m);
   for (int cpu = 0; cpu < 8; cpu++)
     EXPECT_TRUE(v->cpus[cpu].observed) << "cpu " << cpu;
   EXPECT_TRUE(v->global.complete);
@@ -110,9 +111,7 @@ TEST(Probe, OfflineCpusWithoutSysfsFallToTheFloor)
   fakecpus::Machine m = Exynos();
   for (int i = 4; i < 8; i++)
     m.cpus[i].online = false;
-  fakecpus::Install(m);
-  fakecpus::CreateSysfs(m); // offline CPUs get no per-CPU files, as on Linux
-  auto v = Probe();
+  auto v = ProbeWithSysfs(m); // offline CPUs get no per-CPU files, as on Linux
   EXPECT_FALSE(v->cpus[6].online);
   EXPECT_FALSE(v->cpus[6].observed);
   EXPECT_EQ(v->cpus[6].iline_source, JITFLUSH_SRC_FLOOR);

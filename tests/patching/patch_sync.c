@@ -50,9 +50,6 @@
 #include "jitflush.h"
 
 enum {
-  EXIT_WRONG_RESULT = 1,
-  EXIT_USAGE = 2,
-  EXIT_ENVIRONMENT = 3,
   REGION_BYTES = 4096,
   MAX_INSNS = 200, /* up to 800 bytes: several lines of every geometry */
 };
@@ -136,15 +133,21 @@ static int current_cpu(void)
   return (int)cpu;
 }
 
-/* Pins the caller and returns the CPU it then runs on, or -1. */
-static int pin_and_report(const char *who, int cpu)
+/* Pins the calling thread (WHO) to CPU and stores the CPU it then runs on
+ * in *SEEN, or -1. On failure it marks the run failed, so the other thread
+ * stops waiting, and returns false. */
+static bool pin_and_report(struct shared *sh, const char *who, int cpu, int *seen)
 {
   if (!sc_pin_to_cpu(cpu, NULL)) {
     fprintf(stderr, "patch_sync: cannot pin the %s thread to CPU %d: %s\n", who, cpu,
             strerror(errno));
-    return -1;
+    *seen = -1;
+  } else {
+    *seen = current_cpu();
   }
-  return current_cpu();
+  if (*seen < 0)
+    atomic_store(&sh->failed, true);
+  return *seen >= 0;
 }
 
 /* Writes generation GEN of the function; the runner is not inside it. */
@@ -160,11 +163,8 @@ static void write_generation(struct shared *sh, unsigned long gen)
 static void *patcher_main(void *arg)
 {
   struct shared *sh = arg;
-  sh->patcher_cpu_seen = pin_and_report("patcher", sh->opt->patcher_cpu);
-  if (sh->patcher_cpu_seen < 0) {
-    atomic_store(&sh->failed, true);
+  if (!pin_and_report(sh, "patcher", sh->opt->patcher_cpu, &sh->patcher_cpu_seen))
     return NULL;
-  }
   for (unsigned long gen = 1; gen <= sh->opt->rounds; gen++) {
     /* The runner has returned from generation gen-1 and spins on
      * `published`, outside the code: rewriting it now is allowed. */
@@ -189,11 +189,8 @@ static void *patcher_main(void *arg)
 static void *runner_main(void *arg)
 {
   struct shared *sh = arg;
-  sh->runner_cpu_seen = pin_and_report("runner", sh->opt->runner_cpu);
-  if (sh->runner_cpu_seen < 0) {
-    atomic_store(&sh->failed, true);
+  if (!pin_and_report(sh, "runner", sh->opt->runner_cpu, &sh->runner_cpu_seen))
     return NULL;
-  }
   for (unsigned long gen = 0; gen <= sh->opt->rounds; gen++) {
     /* Plain loads only: see the file comment. */
     while (atomic_load_explicit(&sh->published, memory_order_acquire) != gen)

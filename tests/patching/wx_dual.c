@@ -45,9 +45,6 @@
 #include "jitflush.h"
 
 enum {
-  EXIT_WRONG_RESULT = 1,
-  EXIT_USAGE = 2,
-  EXIT_ENVIRONMENT = 3,
   REGION_BYTES = 512 * 1024,
   MAX_INSNS = 96,
   MAX_GAP_WORDS = 64, /* up to 256 bytes: every offset in every line size */

@@ -60,11 +60,9 @@
 #include "a64_encode.h"
 #include "code_gen.h"
 #include "cpu_pin.h"
+#include "guest_args.h"
 
 enum {
-  EXIT_WRONG_RESULT = 1,
-  EXIT_USAGE = 2,
-  EXIT_ENVIRONMENT = 3,
   /* 2 KiB: long enough that a stride of twice a 256-byte A64FX line still
    * leaves whole lines out. */
   CODE_WORDS = 512,

@@ -40,17 +40,23 @@ void PrintTo(const Guest &g, std::ostream *os)
   *os << g.name << " on " << g.config;
 }
 
+// PREFIX and WHAT with each '-' made '_': a GoogleTest parameter name.
+std::string ParamName(const char *prefix, const char *what)
+{
+  std::string name = std::string(prefix) + what;
+  for (char &ch : name)
+    if (ch == '-')
+      ch = '_';
+  return name;
+}
+
 std::vector<Guest> Guests()
 {
   std::vector<Guest> out;
   for (const char *c :
        {"correct", "no-dsb", "no-isb", "wrong-geometry", "store-after-flush", "no-clean",
         "grouped-store-after-flush", "span-store-after-flush", "other-exec-view"}) {
-    std::string name = std::string("selftest_") + c;
-    for (char &ch : name)
-      if (ch == '-')
-        ch = '_';
-    out.push_back({name,
+    out.push_back({ParamName("selftest_", c),
                    "exynos8890.conf",
                    {GuestProgram("checker_selftest"), c},
                    std::string(c) != "correct"});
@@ -64,11 +70,7 @@ std::vector<Guest> Guests()
   // thread, flush then run, the first flush on a big core, so the
   // adversarial scheduler makes the latched stride bite on little cores).
   for (const char *impl : {"libgcc", "cached-first", "per-call", "fixed-64-no-dc", "jitflush"}) {
-    std::string name = std::string("flush_bench_") + impl;
-    for (char &ch : name)
-      if (ch == '-')
-        ch = '_';
-    out.push_back({name,
+    out.push_back({ParamName("flush_bench_", impl),
                    "exynos8890.conf",
                    {GuestProgram("../bench/flush_bench"), std::string("--impl=") + impl,
                     "--sizes=64,1024,16384", "--calls=4", "--seed=1", "--first-call-cpu=4"},

@@ -2,7 +2,8 @@
  * Command lines of the guest programs run under the rig (jit_stress,
  * flush_bench, jit_loop, patch_sync, wx_dual): one strict number parser, so
  * every program rejects "-1", "12abc" and out-of-range values the same way,
- * and one option loop over a table of the program's options.
+ * one option loop over a table of the program's options, and the exit
+ * statuses they share.
  */
 #ifndef JITFLUSH_SCENARIO_GUEST_ARGS_H
 #define JITFLUSH_SCENARIO_GUEST_ARGS_H
@@ -11,6 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* The exit statuses the guest programs share, which their tests read:
+ * 1, a generated function returned a wrong result (what the scenarios are
+ * there to catch); 2, a usage error (what sc_parse_options returns); 3, the
+ * environment refused what the program needs (mmap, threads, a CPU). */
+enum { EXIT_WRONG_RESULT = 1, EXIT_USAGE = 2, EXIT_ENVIRONMENT = 3 };
 
 /* Parses TEXT (decimal or 0x hex, the whole string, no sign) into *OUT if
  * it lies in [LO, HI]. Otherwise prints "PROGRAM: NAME: expected a number

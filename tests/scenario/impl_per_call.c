@@ -18,12 +18,5 @@ void sc_flush_per_call(void *begin, void *end)
 {
   const uint64_t ctr = sc_read_ctr_el0();
   const uintptr_t dline = sc_ctr_dline(ctr), iline = sc_ctr_iline(ctr);
-  const uintptr_t stop = (uintptr_t)end;
-  for (uintptr_t a = (uintptr_t)begin & ~(dline - 1); a < stop; a += dline)
-    sc_dc_civac(a);
-  sc_dsb_ish();
-  for (uintptr_t a = (uintptr_t)begin & ~(iline - 1); a < stop; a += iline)
-    sc_ic_ivau(a);
-  sc_dsb_ish();
-  sc_isb();
+  sc_flush_by_lines((uintptr_t)begin, (uintptr_t)end, dline, iline, true);
 }

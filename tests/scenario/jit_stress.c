@@ -52,9 +52,6 @@
 #include "guest_args.h"
 
 enum {
-  EXIT_WRONG_RESULT = 1,
-  EXIT_USAGE = 2,
-  EXIT_ENVIRONMENT = 3,
   MAX_THREADS = 64,
   PAGE = 4096,
   MAX_REPORTED_ERRORS = 20,

@@ -134,6 +134,7 @@
 #include <unistd.h>
 
 #include "a64_encode.h"
+#include "guest_pages.h"
 
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
@@ -173,9 +174,8 @@ typedef int (*jit_fn)(void);
  * page could be mapped. */
 static jit_fn write_code(int flush)
 {
-  uint32_t *code =
-      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED)
+  uint32_t *code = guest_rwx_page();
+  if (!code)
     return NULL;
   code[0] = a64_movz_x0(42);
   code[1] = A64_RET;
@@ -188,9 +188,8 @@ static jit_fn write_code(int flush)
  * them wrote the page first (docs/FINDINGS.md, `writers`). */
 static __attribute__((noinline)) int writers(bool one_block)
 {
-  uint32_t *code =
-      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED)
+  uint32_t *code = guest_rwx_page();
+  if (!code)
     return 100;
   if (one_block) {
     /* Two stores with nothing between them: one translation block. */
@@ -235,9 +234,8 @@ static int jit_shared(int flush)
  * in the stale code itself (the runner's crash report). */
 static int jit_crash(void)
 {
-  uint32_t *code =
-      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED)
+  uint32_t *code = guest_rwx_page();
+  if (!code)
     return 100;
   code[0] = a64_movz_x0(0);
   code[1] = 0xf9400000; /* ldr x0, [x0] */
@@ -585,12 +583,9 @@ static void make_visible(char *rw, char *iview)
 
 static int wx_reuse(int n, bool through_rx)
 {
-  int fd = memfd_create("wx-reuse", 0);
-  if (fd < 0 || ftruncate(fd, 4096) != 0)
-    return 3;
-  uint32_t *rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  char *rx = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
-  if (rw == MAP_FAILED || rx == MAP_FAILED)
+  uint32_t *rw;
+  void *rx;
+  if (!guest_memfd_views("wx-reuse", &rw, &rx))
     return 3;
   int wrong = 0;
   for (int i = 0; i < n; i++) {
@@ -1106,9 +1101,8 @@ static int entropy(void)
   fflush(stdout);
   /* 1 to 190 additions, then ret: as many stale fetches and instructions. */
   unsigned n = 1 + (unsigned)(got % 64) + (unsigned)(read_bytes % 64) + (readv_bytes[1] % 64);
-  uint32_t *code =
-      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED)
+  uint32_t *code = guest_rwx_page();
+  if (!code)
     return 103;
   code[0] = a64_movz_x0(0);
   for (unsigned i = 1; i <= n; i++)

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "a64_encode.h"
+#include "guest_pages.h"
 
 typedef int (*jit_fn)(void);
 
@@ -83,12 +84,9 @@ static int fresh_mprotect(int again)
 
 static int memfd_views(int again)
 {
-  int fd = memfd_create("kernel-sync", 0);
-  if (fd < 0 || ftruncate(fd, 4096) != 0)
-    return 3;
-  uint32_t *rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  void *rx = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
-  if (rw == MAP_FAILED || rx == MAP_FAILED)
+  uint32_t *rw;
+  void *rx;
+  if (!guest_memfd_views("kernel-sync", &rw, &rx))
     return 3;
   write_return(rw, 42);
   int first = ((jit_fn)(uintptr_t)rx)();
@@ -100,9 +98,8 @@ static int memfd_views(int again)
 
 static int rwx(void)
 {
-  uint32_t *code =
-      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (code == MAP_FAILED)
+  uint32_t *code = guest_rwx_page();
+  if (!code)
     return 3;
   write_return(code, 42);
   return ((jit_fn)(uintptr_t)code)();

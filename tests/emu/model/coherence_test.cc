@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coherence.h"
+#include "page_views.h"
 
 namespace
 {
@@ -110,6 +111,28 @@ jf_verdict FinishFlushAndFetch(Model &m, Thread &thread)
   jf_model_sync(m.m, &thread.t);
   jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
   return jf_model_fetch(m.m, &thread.t, w, JF_MODEL_OWN_VIEW, false);
+}
+
+// THREAD's fetch of the word at VA, judged in its own view; a failure when
+// nothing was ever stored there.
+jf_verdict FetchOwnView(Model &m, Thread &thread, uint64_t va)
+{
+  jf_word *w = jf_model_word_for_fetch(m.m, va, kMovInsn, false);
+  EXPECT_NE(w, nullptr) << "no word at 0x" << std::hex << va;
+  if (!w)
+    return jf_verdict{};
+  return jf_model_fetch(m.m, &thread.t, w, JF_MODEL_OWN_VIEW, false);
+}
+
+// V is a stale fetch of KIND blamed on the loop at SITE, which stepped by
+// STRIDE over lines of LINE bytes.
+void ExpectLoop(const jf_verdict &v, jf_stale_kind kind, uint32_t site, uint32_t stride,
+                uint32_t line)
+{
+  EXPECT_EQ(v.kind, kind);
+  EXPECT_EQ(v.flush_site, site);
+  EXPECT_EQ(v.stride, stride);
+  EXPECT_EQ(v.line, line);
 }
 
 // ---- the rules -------------------------------------------------------------
@@ -662,10 +685,8 @@ TEST_F(Coherence, KindNotInvalidatedInGeometryNamesTheLoopAndItsStride)
       EXPECT_EQ(v.kind, JF_FRESH) << off;
       continue;
     }
-    EXPECT_EQ(v.kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY) << off;
-    EXPECT_EQ(v.flush_site, 2u) << off;
-    EXPECT_EQ(v.stride, 128u) << off;
-    EXPECT_EQ(v.line, 64u) << off;
+    SCOPED_TRACE(off);
+    ExpectLoop(v, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, 2, 128, 64);
     EXPECT_EQ(v.writer_pc, kWriterPc) << off;
     EXPECT_EQ(Fetch(big, kCode + off).kind, JF_FRESH) << off;
   }
@@ -679,11 +700,8 @@ TEST_F(Coherence, AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped)
   Flush(little, kCode, 1024, 64, 256);
   Isb(big);
   for (uint64_t off : {uint64_t{136}, uint64_t{640}, uint64_t{1020}}) {
-    const jf_verdict v = Fetch(big, kCode + off);
-    EXPECT_EQ(v.kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY) << off;
-    EXPECT_EQ(v.flush_site, 2u) << off;
-    EXPECT_EQ(v.stride, 256u) << off;
-    EXPECT_EQ(v.line, 128u) << off;
+    SCOPED_TRACE(off);
+    ExpectLoop(Fetch(big, kCode + off), JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, 2, 256, 128);
   }
 }
 
@@ -722,11 +740,7 @@ TEST_F(Coherence, GapsBetweenCallsAreNeverAStride)
   jf_model_loops_end(&little.t);
   Isb(little);
   EXPECT_EQ(jf_model_site_stride(model.m, 9), 128u);
-  const jf_verdict v = Fetch(little, kCode + 2048 + 64);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
-  EXPECT_EQ(v.flush_site, 9u);
-  EXPECT_EQ(v.stride, 128u);
-  EXPECT_EQ(v.line, 64u);
+  ExpectLoop(Fetch(little, kCode + 2048 + 64), JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, 9, 128, 64);
 }
 
 // libgcc's latched routine flushing 12 bytes issues one ic ivau at the
@@ -745,11 +759,7 @@ TEST_F(Coherence, OneOperationCarriesTheLatchedLineAsItsStride)
   jf_model_loops_end(&little.t);
   Isb(little);
   EXPECT_EQ(jf_model_site_stride(model.m, 9), 0u);
-  const jf_verdict v = Fetch(little, kCode + 0x60);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
-  EXPECT_EQ(v.flush_site, 9u);
-  EXPECT_EQ(v.stride, 128u);
-  EXPECT_EQ(v.line, 64u);
+  ExpectLoop(Fetch(little, kCode + 0x60), JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, 9, 128, 64);
 }
 
 // tri-cluster.conf: libgcc latched DminLine 64 on a Cortex-A55 and runs a
@@ -770,13 +780,7 @@ TEST(CoherenceMixedLines, AShortCleanOnASmallerLineCoreKeepsItsFlushAndStride)
   jf_model_dsb(m.m, &tiny.t);
   jf_model_loops_end(&tiny.t);
   jf_model_sync(m.m, &tiny.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kCode + 0x20, kMovInsn, false);
-  ASSERT_NE(w, nullptr);
-  const jf_verdict v = jf_model_fetch(m.m, &tiny.t, w, JF_MODEL_OWN_VIEW, false);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
-  EXPECT_EQ(v.flush_site, 5u);
-  EXPECT_EQ(v.stride, 64u);
-  EXPECT_EQ(v.line, 32u);
+  ExpectLoop(FetchOwnView(m, tiny, kCode + 0x20), JF_STALE_NOT_CLEANED, 5, 64, 32);
 }
 
 // A clean loop stepped by 64 on the 32-byte core over words a 64-byte
@@ -795,9 +799,7 @@ TEST(CoherenceMixedLines, TheLineOfANotCleanedFindingIsTheSmallerOfWriterAndClea
     jf_model_ic_ivau(m.m, &tiny.t, a, 6);
   jf_model_dsb(m.m, &tiny.t);
   jf_model_sync(m.m, &tiny.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kCode + 0x60, kMovInsn, false);
-  ASSERT_NE(w, nullptr);
-  const jf_verdict v = jf_model_fetch(m.m, &tiny.t, w, JF_MODEL_OWN_VIEW, false);
+  const jf_verdict v = FetchOwnView(m, tiny, kCode + 0x60);
   EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
   EXPECT_EQ(v.stride, 64u);
   EXPECT_EQ(v.line, 32u);
@@ -833,11 +835,11 @@ TEST_F(Coherence, KindNotSynchronised)
 constexpr uint64_t kRx = 0x40000, kRw = 0x80000;
 uint64_t CanonOf(uint64_t va, void *)
 {
-  return va >= kRw && va < kRw + 4096 ? va - kRw + kRx : va;
+  return pageviews::Canon(va, {{kRw, kRx}});
 }
 bool NonexecView(uint64_t va, void *)
 {
-  return va >= kRw && va < kRw + 4096;
+  return pageviews::InPage(va, kRw);
 }
 
 TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt)
@@ -884,11 +886,7 @@ TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts)
 constexpr uint64_t kRx2 = 0xc0000;
 uint64_t CanonOfThree(uint64_t va, void *)
 {
-  if (va >= kRw && va < kRw + 4096)
-    return va - kRw + kRx;
-  if (va >= kRx2 && va < kRx2 + 4096)
-    return va - kRx2 + kRx;
-  return va;
+  return pageviews::Canon(va, {{kRw, kRx}, {kRx2, kRx}});
 }
 
 class CoherenceViews : public ::testing::Test

@@ -10,6 +10,7 @@
 
 #include "coherence.h"
 #include "kernel_sync.h"
+#include "page_views.h"
 
 namespace
 {
@@ -28,15 +29,11 @@ constexpr uint32_t kMovInsn = 0xd2800000; // not CMODX-safe
 constexpr uint64_t kRw = 0x70000, kRx = 0x90000, kFile = 0x8000000000000000;
 uint64_t CanonOf(uint64_t va, void *)
 {
-  if (va >= kRw && va < kRw + 4096)
-    return va - kRw + kFile;
-  if (va >= kRx && va < kRx + 4096)
-    return va - kRx + kFile;
-  return va;
+  return pageviews::Canon(va, {{kRw, kFile}, {kRx, kFile}});
 }
 bool NonexecView(uint64_t va, void *)
 {
-  return va >= kRw && va < kRw + 4096;
+  return pageviews::InPage(va, kRw);
 }
 
 class KernelSync : public ::testing::Test

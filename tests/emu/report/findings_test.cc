@@ -4,8 +4,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -82,9 +84,22 @@ protected:
     emu_findings_json(f, report);
     return nlohmann::json::parse(Take(emu_json_write_object(report)));
   }
+  // One stale fetch of each (address, verdict), on cpu 0 by thread 0.
+  void Record(std::initializer_list<std::pair<uint64_t, const jf_verdict *>> fetches)
+  {
+    for (const auto &[va, v] : fetches)
+      emu_findings_record(f, va, 0, 0, v);
+  }
   Config config;
   emu_findings *f;
 };
+
+// Each of LINES stands somewhere in TEXT.
+void ExpectContains(const std::string &text, std::initializer_list<std::string> lines)
+{
+  for (const std::string &line : lines)
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nnot in:\n" << text;
+}
 
 TEST_F(Findings, ConfigLoads)
 {
@@ -206,9 +221,7 @@ TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirs
   emu_findings_record(f, 0x9000, 0, 0, &geo);
   for (int i = 0; i < 3; i++)
     emu_findings_record(f, 0x9004, 4, 1, &other_site);
-  emu_findings_record(f, 0x9008, 0, 0, &no_isb);
-  emu_findings_record(f, 0x900c, 0, 0, &no_site_w1);
-  emu_findings_record(f, 0x9010, 0, 0, &no_site_w2);
+  Record({{0x9008, &no_isb}, {0x900c, &no_site_w1}, {0x9010, &no_site_w2}});
   EXPECT_EQ(emu_findings_count(f), 5u);
   emu_findings_resolve(f, nullptr, nullptr);
   const nlohmann::json j = Json();
@@ -231,11 +244,13 @@ TEST_F(Findings, CtrReadSitesCountEachPcCpuAndValue)
   emu_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["ctr_read_sites"].size(), 2u);
-  EXPECT_EQ(j["ctr_read_sites"][0]["pc"], "0x4012cc");
-  EXPECT_EQ(j["ctr_read_sites"][0]["symbol"], "fn_4012cc+0x4");
-  EXPECT_EQ(j["ctr_read_sites"][0]["cpu"], 4);
-  EXPECT_EQ(j["ctr_read_sites"][0]["value"], "0x84448005");
-  EXPECT_EQ(j["ctr_read_sites"][0]["count"], 2);
+  const nlohmann::json first = {{"pc", "0x4012cc"},
+                                {"symbol", "fn_4012cc+0x4"},
+                                {"cpu", 4},
+                                {"value", "0x84448005"},
+                                {"count", 2}};
+  for (const auto &field : first.items())
+    EXPECT_EQ(j["ctr_read_sites"][0][field.key()], field.value()) << field.key();
 }
 
 TEST_F(Findings, TextIsOneBlockPerFindingAndASummary)
@@ -252,18 +267,11 @@ TEST_F(Findings, TextIsOneBlockPerFindingAndASummary)
           0),
       0u)
       << text;
-  EXPECT_NE(text.find("    flush   0x403520 fn_403520+0x4 (libfake.so+0x3520)\n"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("            loop stride 128 bytes\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("    called  0x401224 fn_401224+0x4 /src/jit.c:55 (libfake.so+0x1224)\n"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("    writer  0x4031fc fn_4031fc+0x4 (libfake.so+0x31fc)\n"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("SUMMARY: jitflush-emu: 1 finding, 1 stale fetches\n"), std::string::npos)
-      << text;
+  ExpectContains(text, {"    flush   0x403520 fn_403520+0x4 (libfake.so+0x3520)\n",
+                        "            loop stride 128 bytes\n",
+                        "    called  0x401224 fn_401224+0x4 /src/jit.c:55 (libfake.so+0x1224)\n",
+                        "    writer  0x4031fc fn_4031fc+0x4 (libfake.so+0x31fc)\n",
+                        "SUMMARY: jitflush-emu: 1 finding, 1 stale fetches\n"});
 }
 
 TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine)
@@ -329,9 +337,7 @@ TEST_F(Findings, AShortCallJoinsItsRoutinesOneStride)
   const jf_verdict strided = Geometry(loop);
   jf_verdict strideless = Geometry(short_call);
   strideless.stride = 0;
-  emu_findings_record(f, 0x9040, 0, 0, &strided);
-  emu_findings_record(f, 0xa040, 0, 0, &strideless);
-  emu_findings_record(f, 0xa044, 0, 0, &strideless);
+  Record({{0x9040, &strided}, {0xa040, &strideless}, {0xa044, &strideless}});
   EXPECT_EQ(emu_findings_count(f), 1u);
   emu_findings_record(f, 0xa048, 0, 0, &strideless); // after settling: same finding
   EXPECT_EQ(emu_findings_count(f), 1u);
@@ -470,9 +476,7 @@ TEST_F(Findings, BothLoopsOfOneLatchedReadAreOneRootCause)
   jf_verdict d = {JF_STALE_NOT_CLEANED, 0x5000, dc, 64, 32, 0, true, 0};
   jf_verdict i = Geometry(ic);
   i.line = 64;
-  emu_findings_record(f, 0x9020, 0, 0, &d);
-  emu_findings_record(f, 0x9060, 0, 0, &i);
-  emu_findings_record(f, 0x9064, 0, 0, &i);
+  Record({{0x9020, &d}, {0x9060, &i}, {0x9064, &i}});
   EXPECT_EQ(emu_findings_count(f), 2u);
   emu_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
@@ -482,8 +486,8 @@ TEST_F(Findings, BothLoopsOfOneLatchedReadAreOneRootCause)
   EXPECT_EQ(j["findings"][1]["kind"], "not-cleaned");
   EXPECT_EQ(j["findings"][1]["line_core"], "Cortex-A53");
   const std::string text = Take(emu_findings_text(f));
-  EXPECT_NE(text.find("    cause   the same CTR_EL0 read as #1"), std::string::npos) << text;
-  EXPECT_NE(text.find("SUMMARY: jitflush-emu: 1 finding,"), std::string::npos) << text;
+  ExpectContains(text,
+                 {"    cause   the same CTR_EL0 read as #1", "SUMMARY: jitflush-emu: 1 finding,"});
   const auto sarif = nlohmann::json::parse(Take(emu_findings_sarif(f)));
   EXPECT_EQ(sarif["runs"][0]["results"][1]["properties"]["sameCauseAs"], 1);
   EXPECT_FALSE(sarif["runs"][0]["results"][0]["properties"].contains("sameCauseAs"));
@@ -540,9 +544,7 @@ TEST_F(Findings, EachWordKeepsItsOwnWriter)
 {
   const uint32_t site = emu_findings_site(f, 0x403520, 0x401228);
   const jf_verdict one = Geometry(site, 0x4031fc), other = Geometry(site, 0x403300);
-  emu_findings_record(f, 0x9040, 0, 0, &one);
-  emu_findings_record(f, 0x9044, 0, 0, &other);
-  emu_findings_record(f, 0x9048, 0, 0, &other);
+  Record({{0x9040, &one}, {0x9044, &other}, {0x9048, &other}});
   emu_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   const auto &writers = j["findings"][0]["writers"];
@@ -553,12 +555,8 @@ TEST_F(Findings, EachWordKeepsItsOwnWriter)
   EXPECT_EQ(writers[1]["words"], 1);
   EXPECT_EQ(j["findings"][0]["writer"]["pc"], "0x4031fc") << "the first store, as before";
   const std::string text = Take(emu_findings_text(f));
-  EXPECT_NE(text.find("    writer  0x403300 fn_403300+0x4 (libfake.so+0x3300) [2 words]\n"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("    writer  0x4031fc fn_4031fc+0x4 (libfake.so+0x31fc) [1 words]\n"),
-            std::string::npos)
-      << text;
+  ExpectContains(text, {"    writer  0x403300 fn_403300+0x4 (libfake.so+0x3300) [2 words]\n",
+                        "    writer  0x4031fc fn_4031fc+0x4 (libfake.so+0x31fc) [1 words]\n"});
 }
 
 TEST_F(Findings, FramesCarryTheirModuleOffsetAndRawNameAndTheReportTheMappings)

@@ -328,6 +328,29 @@ TEST(RunnerEndToEnd, ReportAndSarifToADeviceNodeStayDevices)
   }
 }
 
+// Sends SIG to RUN's runner (TO_RUNNER) or to its QEMU, once the guest is
+// running; RUN writes its report and SARIF log into DIR. Expects exit
+// STATUS with the guest's one finding kept in the stderr summary, the
+// report and the SARIF log. Returns stderr.
+std::string KillKeepingTheFinding(BackgroundRun &run, const TempDir &dir, bool to_runner, int sig,
+                                  int status)
+{
+  if (run.guest <= 0) {
+    ADD_FAILURE() << "the guest did not start: " << ReadFileOrEmpty(run.err_file);
+    return "";
+  }
+  if (kill(to_runner ? run.runner : run.guest, sig) != 0) {
+    ADD_FAILURE() << "kill: " << strerror(errno);
+    return "";
+  }
+  EXPECT_EQ(run.Wait(), status) << ReadFileOrEmpty(run.err_file);
+  const std::string err = ReadFileOrEmpty(run.err_file);
+  EXPECT_NE(err.find("SUMMARY: jitflush-emu: 1 finding"), std::string::npos) << err;
+  EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"not-cleaned\""), std::string::npos);
+  EXPECT_NE(ReadFileOrEmpty(dir / "f.sarif").find("\"ruleId\""), std::string::npos);
+  return err;
+}
+
 // SIGINT, SIGTERM or SIGHUP to the runner lost every finding
 // (QEMU dies of it without its exit callbacks; status 5, "the plugin wrote
 // no usable summary"). The runner asks the plugin for its reports first,
@@ -337,18 +360,12 @@ TEST(RunnerEndToEnd, ASignalToTheRunnerKeepsTheFindingsSoFarAndExits128PlusN)
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     TempDir dir;
     BackgroundRun run(dir.path(), {"--report", dir / "r.json", "--sarif", dir / "f.sarif"});
-    ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
-    ASSERT_EQ(kill(run.runner, sig), 0);
-    EXPECT_EQ(run.Wait(), 128 + sig) << ReadFileOrEmpty(run.err_file);
-    const std::string err = ReadFileOrEmpty(run.err_file);
-    EXPECT_NE(err.find("SUMMARY: jitflush-emu: 1 finding"), std::string::npos) << err;
+    const std::string err = KillKeepingTheFinding(run, dir, true, sig, 128 + sig);
     EXPECT_NE(err.find("jitflush-emu: stale_fetches="), std::string::npos) << err;
     EXPECT_NE(err.find("jitflush-emu: interrupted by " + std::string(strsignal(sig)) +
                        ": the findings above are those gathered so far"),
               std::string::npos)
         << err;
-    EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"not-cleaned\""), std::string::npos);
-    EXPECT_NE(ReadFileOrEmpty(dir / "f.sarif").find("\"ruleId\""), std::string::npos);
     EXPECT_TRUE(Gone(run.guest, std::chrono::seconds(5))) << "QEMU outlived the run";
   }
 }
@@ -418,11 +435,7 @@ TEST(RunnerEndToEnd, QemuKilledWithSigkillKeepsItsFindingsAndExits137)
 {
   TempDir dir;
   BackgroundRun run(dir.path(), {"--report", dir / "r.json", "--sarif", dir / "f.sarif"});
-  ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
-  ASSERT_EQ(kill(run.guest, SIGKILL), 0);
-  EXPECT_EQ(run.Wait(), 128 + SIGKILL) << ReadFileOrEmpty(run.err_file);
-  const std::string err = ReadFileOrEmpty(run.err_file);
-  EXPECT_NE(err.find("SUMMARY: jitflush-emu: 1 finding"), std::string::npos) << err;
+  const std::string err = KillKeepingTheFinding(run, dir, false, SIGKILL, 128 + SIGKILL);
   EXPECT_NE(err.find("==jitflush-emu== the program died of signal 9 (Killed)\n"), std::string::npos)
       << err;
   const size_t last = err.rfind('\n', err.size() - 2);
@@ -430,8 +443,6 @@ TEST(RunnerEndToEnd, QemuKilledWithSigkillKeepsItsFindingsAndExits137)
   EXPECT_EQ(last_line.rfind("jitflush-emu: stale_fetches=", 0), 0u) << err;
   EXPECT_EQ(last_line.find("stale_fetches=0 "), std::string::npos) << err;
   EXPECT_NE(last_line.find(" findings=1"), std::string::npos) << err;
-  EXPECT_NE(ReadFileOrEmpty(dir / "r.json").find("\"not-cleaned\""), std::string::npos);
-  EXPECT_NE(ReadFileOrEmpty(dir / "f.sarif").find("\"ruleId\""), std::string::npos);
 }
 
 // --timeout: the runner stops a program that runs on, reports the
@@ -881,21 +892,29 @@ TEST(RunnerEndToEnd, FlushedCodeRunsClean)
   EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
 }
 
+// The guest's MODE (remap-churn, shm-churn) maps and drops its code 3,000
+// times: it prints OUT, no fetch is stale, and the model's page records
+// stay bounded.
+void ExpectChurnKeepsRecordsBounded(const char *mode, const std::string &out)
+{
+  TempDir dir;
+  ProcessResult r = Emu("exynos8890.conf", {mode, "3000"}, {"--report", dir / "r.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, out);
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_TRUE(report.contains("model_pages_peak")) << report.dump();
+  EXPECT_GT(report["model_pages_peak"].get<int>(), 0);
+  EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
+}
+
 // A JIT that maps its code at a new address each time grew the
 // rig by gigabytes, one model page record per page ever mapped; the model
 // now forgets unmapped memory (munmap, MAP_FIXED over old pages, mremap).
 // 3,000 mappings held at most 22 records here; before, one per mapping.
 TEST(RunnerEndToEnd, MapUnmapChurnKeepsTheModelsPageRecordsBounded)
 {
-  TempDir dir;
-  ProcessResult r = Emu("exynos8890.conf", {"remap-churn", "3000"}, {"--report", dir / "r.json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "remapped: 3000 wrong: 0\n");
-  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
-  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
-  ASSERT_TRUE(report.contains("model_pages_peak")) << report.dump();
-  EXPECT_GT(report["model_pages_peak"].get<int>(), 0);
-  EXPECT_LT(report["model_pages_peak"].get<int>(), 100);
+  ExpectChurnKeepsRecordsBounded("remap-churn", "remapped: 3000 wrong: 0\n");
 }
 
 // The same while another thread waits in read() all along: records of
@@ -991,14 +1010,7 @@ TEST(RunnerEndToEnd, MemoryThatKeepsItsBytesKeepsItsStaleStore)
 // before the rig saw shmdt).
 TEST(RunnerEndToEnd, ShmAttachDetachChurnKeepsTheModelsPageRecordsBounded)
 {
-  TempDir dir;
-  ProcessResult r = Emu("exynos8890.conf", {"shm-churn", "3000"}, {"--report", dir / "r.json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "attached: 3000 wrong: 0\n");
-  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << r.err;
-  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
-  EXPECT_GT(report["model_pages_peak"].get<int>(), 0);
-  EXPECT_LT(report["model_pages_peak"].get<int>(), 100) << report.dump();
+  ExpectChurnKeepsRecordsBounded("shm-churn", "attached: 3000 wrong: 0\n");
 }
 
 // A program that execs another AArch64 program got "Exec format

@@ -5,7 +5,9 @@
 
 #include <unistd.h>
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 extern "C" {
 #include "emu_config.h"
@@ -60,6 +62,16 @@ protected:
   {
     return ReadFileOrEmpty(Cpu(rel));
   }
+  // The tree, relative to the cpu folder: each of FILES holds exactly its
+  // text, and nothing of ABSENT exists.
+  void ExpectTree(std::initializer_list<std::pair<std::string, std::string>> files,
+                  std::initializer_list<std::string> absent = {}) const
+  {
+    for (const auto &[rel, text] : files)
+      EXPECT_EQ(Read(rel), text) << rel;
+    for (const std::string &rel : absent)
+      EXPECT_FALSE(PathExists(Cpu(rel))) << rel;
+  }
 
   TempDir dir_;
   emu_config *cfg_ = nullptr;
@@ -68,11 +80,11 @@ protected:
 TEST_F(OverlayTest, FullTreeHasListsCachesAndMidr)
 {
   Generate("full");
-  EXPECT_EQ(Read("possible"), "0-7\n");
-  EXPECT_EQ(Read("present"), "0-7\n");
-  EXPECT_EQ(Read("online"), "0-7\n");
-  EXPECT_EQ(Read("offline"), "\n");
-  EXPECT_EQ(Read("kernel_max"), "255\n");
+  ExpectTree({{"possible", "0-7\n"},
+              {"present", "0-7\n"},
+              {"online", "0-7\n"},
+              {"offline", "\n"},
+              {"kernel_max", "255\n"}});
   for (int cpu = 0; cpu < 8; cpu++) {
     std::string c = "cpu" + std::to_string(cpu) + "/";
     EXPECT_EQ(Read(c + "online"), "1\n") << c;
@@ -94,37 +106,34 @@ TEST_F(OverlayTest, FullTreeHasListsCachesAndMidr)
 TEST_F(OverlayTest, SysfsLineSizesOverrideTheCtrDefaults)
 {
   Generate("full", "l1i-line=64\nl1d-line=32\n");
-  EXPECT_EQ(Read("cpu4/cache/index1/coherency_line_size"), "64\n");
-  EXPECT_EQ(Read("cpu4/cache/index0/coherency_line_size"), "32\n");
+  ExpectTree({{"cpu4/cache/index1/coherency_line_size", "64\n"},
+              {"cpu4/cache/index0/coherency_line_size", "32\n"}});
 }
 
 TEST_F(OverlayTest, OfflineCpusHaveNoPerCpuFiles)
 {
   Generate("full", "online=5\n");
-  EXPECT_EQ(Read("possible"), "0-7\n");
-  EXPECT_EQ(Read("online"), "0-3,5\n");
-  EXPECT_EQ(Read("offline"), "4,6-7\n");
-  for (int cpu : {4, 6, 7})
-    EXPECT_FALSE(PathExists(Cpu("cpu" + std::to_string(cpu)))) << cpu;
-  EXPECT_EQ(Read("cpu5/cache/index1/coherency_line_size"), "128\n");
-  EXPECT_EQ(Read("cpu5/online"), "1\n");
+  ExpectTree({{"possible", "0-7\n"},
+              {"online", "0-3,5\n"},
+              {"offline", "4,6-7\n"},
+              {"cpu5/cache/index1/coherency_line_size", "128\n"},
+              {"cpu5/online", "1\n"}},
+             {"cpu4", "cpu6", "cpu7"});
 }
 
 TEST_F(OverlayTest, NoCacheLeavesOutCacheFolders)
 {
   Generate("no-cache");
-  EXPECT_EQ(Read("possible"), "0-7\n");
-  EXPECT_FALSE(PathExists(Cpu("cpu0/cache")));
-  EXPECT_FALSE(PathExists(Cpu("cpu7/cache")));
-  EXPECT_EQ(Read("cpu7/regs/identification/midr_el1"), "0x00000000531f0011\n");
+  ExpectTree({{"possible", "0-7\n"}, {"cpu7/regs/identification/midr_el1", "0x00000000531f0011\n"}},
+             {"cpu0/cache", "cpu7/cache"});
 }
 
 TEST_F(OverlayTest, NoMidrLeavesOutRegs)
 {
   Generate("no-midr");
-  EXPECT_FALSE(PathExists(Cpu("cpu0/regs")));
-  EXPECT_EQ(Read("cpu0/cache/index0/coherency_line_size"), "64\n");
-  EXPECT_EQ(Read("cpu7/cache/index1/coherency_line_size"), "128\n");
+  ExpectTree({{"cpu0/cache/index0/coherency_line_size", "64\n"},
+              {"cpu7/cache/index1/coherency_line_size", "128\n"}},
+             {"cpu0/regs"});
 }
 
 TEST_F(OverlayTest, NoneWritesNothing)
@@ -137,10 +146,10 @@ TEST_F(OverlayTest, ThreeHundredCpus)
 {
   GenerateText("[cluster a]\ncpus=0-149\nmidr=0x410fd034\nctr=0x84448004\n"
                "[cluster b]\ncpus=150-299\nmidr=0x411fd070\nctr=0x8444c004\n");
-  EXPECT_EQ(Read("possible"), "0-299\n");
-  EXPECT_EQ(Read("kernel_max"), "511\n");
-  EXPECT_EQ(Read("cpu299/regs/identification/midr_el1"), "0x00000000411fd070\n");
-  EXPECT_FALSE(PathExists(Cpu("cpu300")));
+  ExpectTree({{"possible", "0-299\n"},
+              {"kernel_max", "511\n"},
+              {"cpu299/regs/identification/midr_el1", "0x00000000411fd070\n"}},
+             {"cpu300"});
 }
 
 // Each online CPU's grouping lists every CPU of its domain,
@@ -148,19 +157,19 @@ TEST_F(OverlayTest, ThreeHundredCpus)
 TEST_F(OverlayTest, GroupingListsNameOfflineMembersOfTheDomain)
 {
   Generate("full", "online=4-5\n");
-  EXPECT_EQ(Read("cpu4/cpufreq/related_cpus"), "4 5 6 7 \n");
-  EXPECT_EQ(Read("cpu4/topology/core_siblings_list"), "4-7\n");
-  EXPECT_EQ(Read("cpu5/topology/package_cpus_list"), "4-7\n");
-  EXPECT_EQ(Read("cpu5/topology/cluster_cpus_list"), "4-7\n");
-  EXPECT_EQ(Read("cpu0/cpufreq/related_cpus"), "0 1 2 3 \n");
-  EXPECT_FALSE(PathExists(Cpu("cpu6")));
+  ExpectTree({{"cpu4/cpufreq/related_cpus", "4 5 6 7 \n"},
+              {"cpu4/topology/core_siblings_list", "4-7\n"},
+              {"cpu5/topology/package_cpus_list", "4-7\n"},
+              {"cpu5/topology/cluster_cpus_list", "4-7\n"},
+              {"cpu0/cpufreq/related_cpus", "0 1 2 3 \n"}},
+             {"cpu6"});
 }
 
 TEST_F(OverlayTest, ClustersSharingADomainShareTheirLists)
 {
   Generate("full", "domain=little\nonline=\n");
-  EXPECT_EQ(Read("cpu0/cpufreq/related_cpus"), "0 1 2 3 4 5 6 7 \n");
-  EXPECT_EQ(Read("cpu3/topology/cluster_cpus_list"), "0-7\n");
+  ExpectTree({{"cpu0/cpufreq/related_cpus", "0 1 2 3 4 5 6 7 \n"},
+              {"cpu3/topology/cluster_cpus_list", "0-7\n"}});
 }
 
 TEST_F(OverlayTest, HotplugEventsRewriteListsAndPerCpuFolders)
@@ -174,11 +183,11 @@ TEST_F(OverlayTest, HotplugEventsRewriteListsAndPerCpuFolders)
   GError *err = nullptr;
   const std::string cpu_root = root() + "/sys/devices/system/cpu";
   ASSERT_TRUE(emu_overlay_set_online(cfg_, cpu_root.c_str(), &online, &err)) << err->message;
-  EXPECT_EQ(Read("online"), "0-4,6-7\n");
-  EXPECT_EQ(Read("offline"), "5\n");
-  EXPECT_EQ(Read("cpu7/cache/index1/coherency_line_size"), "128\n");
-  EXPECT_EQ(Read("cpu6/cpufreq/related_cpus"), "4 5 6 7 \n");
-  EXPECT_FALSE(PathExists(Cpu("cpu5")));
+  ExpectTree({{"online", "0-4,6-7\n"},
+              {"offline", "5\n"},
+              {"cpu7/cache/index1/coherency_line_size", "128\n"},
+              {"cpu6/cpufreq/related_cpus", "4 5 6 7 \n"}},
+             {"cpu5"});
 }
 
 TEST(SysrootLinks, LinksLibraryFoldersOnly)
