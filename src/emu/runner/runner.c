@@ -71,7 +71,6 @@
 
 /* QEMU's plugin option is a QemuOpts list: a ',' inside a value is written
  * ",," (docs/devel/tcg-plugins.rst, util/qemu-option.c). */
-/* QEMU splits -plugin's argument at each ',' and reads ",," as one. */
 static void append_plugin_escaped(GString *s, const char *text)
 {
   for (const char *p = text; *p; p++) {
