@@ -344,24 +344,27 @@ static gpointer control_thread(gpointer data)
 static void rig_free(struct jf_rig *r)
 {
   jf_instrument_attach(NULL);
-  jf_keep_free(r->keep);
-  jf_store_free(r->store);
-  jf_region_free(r->region);
-  jf_signals_free(r->signals);
-  jf_entropy_free(r->entropy);
-  g_clear_pointer(&r->kernel, jf_model_kernel_free);
-  emu_findings_free(r->findings);
+  /* In the reverse of rig_start's order: a service goes before those it
+   * was built on (the checkpoint's writer before the findings it writes,
+   * the store before the model and the views it feeds). */
   jf_checkpoint_free(r->checkpoint);
   g_free(r->checkpoint_line);
+  jf_fork_free(r);
+  jf_entropy_free(r->entropy);
+  jf_signals_free(r->signals);
+  jf_region_free(r->region);
+  emu_findings_free(r->findings);
+  jf_store_free(r->store);
+  g_clear_pointer(&r->kernel, jf_model_kernel_free);
   g_clear_pointer(&r->model, jf_model_free);
   jf_alias_free(r->alias);
-  jf_fork_free(r);
   jf_hotplug_free(r->hotplug);
-  jf_sched_free(r->sched);
-  jf_turns_free(r->turns);
-  g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
-  jf_decoder_close(r->decoder);
+  jf_keep_free(r->keep);
   jf_regs_free(r->regs);
+  g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
+  jf_turns_free(r->turns);
+  jf_sched_free(r->sched);
+  jf_decoder_close(r->decoder);
   g_clear_pointer(&r->config, emu_config_free);
   g_mutex_clear(&r->report_lock);
   g_free(r->image.path);
