@@ -210,6 +210,29 @@ TEST(RunnerEndToEnd, RefusesToRunWhenRegisterReadsAreBroken)
   EXPECT_EQ(r.err.find("stale_fetches="), std::string::npos) << "no summary: " << r.err;
 }
 
+// The plugin refuses a wrong name for an enum option wherever it stands in
+// its argument, after a valid one too: QEMU then refuses to load it, and
+// the guest, which exits 42 with the valid options alone, never runs.
+// (QEMU is run here without the runner, which checks the names itself.)
+TEST(RunnerEndToEnd, ThePluginRefusesAWrongNameAfterAValidOne)
+{
+  auto run = [](const std::string &opts) {
+    std::string plugin =
+        std::string(JITFLUSH_EMU_PLUGIN) + ",config=" + kConfigs + "/exynos8890.conf," + opts;
+    // -L: the runner's default sysroot (EMU_DEFAULT_SYSROOT), Debian's cross libc.
+    return RunProcess({JITFLUSH_EMU_QEMU, "-L", "/usr/aarch64-linux-gnu", "-plugin", plugin, kGuest,
+                       "exit", "42"});
+  };
+  ProcessResult valid = run("policy=random,exec-map-sync=linux");
+  ASSERT_EQ(valid.status, 42) << valid.Describe();
+  for (const std::string &opts : {std::string("policy=random,policy=bogus"),
+                                  std::string("exec-map-sync=linux,exec-map-sync=bogus")}) {
+    ProcessResult r = run(opts);
+    EXPECT_NE(r.status, 42) << opts << ": " << r.Describe();
+    EXPECT_NE(r.err.find("got 'bogus'"), std::string::npos) << opts << ": " << r.err;
+  }
+}
+
 // The same QEMU with the real plugin passes the self-check: the guest runs
 // and its status comes through.
 TEST(RunnerEndToEnd, TheSelfCheckPassesOnTheQemuTheRigWasBuiltFor)
