@@ -62,14 +62,14 @@ glib_libs=$(pkg-config --libs glib-2.0)
 # objects once, the model (and the quick path its tests inline) per mutant.
 gcc -std=c11 -O1 -w -I"$scratch/src" -c "$scratch/src/ctr.c" -o "$scratch/ctr.o"
 build() {
-  gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$scratch/emu/coherence.c" -o "$scratch/coherence.o" &&
-    gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$scratch/emu/kernel_sync.c" -o "$scratch/kernel_sync.o" &&
-    g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
+  gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$scratch/emu/coherence.c" -o "$scratch/coherence.o" &&
+    gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$scratch/emu/kernel_sync.c" -o "$scratch/kernel_sync.o" &&
+    g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
     g++ -o "$scratch/model_tests" "$scratch/coherence_test.o" "$scratch/store_quick_test.o" \
       "$scratch/kernel_sync_test.o" "$scratch/coherence.o" "$scratch/kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
 }
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"
 
 apply() { # FILE FIND REPLACE: exactly one occurrence, else fail
   python3 - "$1" "$2" "$3" <<'PY'
