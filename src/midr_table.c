@@ -22,8 +22,9 @@ static const struct jf_core known_cores[] = {
     {CORE(0x41, 0xd09), "Cortex-A73", 64, 64},  /* A73 TRM 6.1 */
     {CORE(0x41, 0xd0a), "Cortex-A75", 64, 64},  /* A75 TRM A6.1 */
     {CORE(0x41, 0xd0b), "Cortex-A76", 64, 64},  /* A76 TRM A6.1; QEMU ctr 0x8444c004 */
-    {CORE(0x41, 0xd0c), "Neoverse N1", 64, 64}, /* N1 TRM A6.1; erratum 1542419 kernels
-                                                   report IminLine 4 KiB instead */
+    {CORE(0x41, 0xd0c), "Neoverse N1", 64, 64}, /* N1 TRM A6.1; with erratum 1542419 the
+                                                   kernel reports IminLine = PAGE_SHIFT - 2,
+                                                   one page (4 KiB with 4 KiB pages) */
     {CORE(0x41, 0xd0d), "Cortex-A77", 64, 64},  /* A77 TRM A6.1 */
     {CORE(0x41, 0xd40), "Neoverse V1", 64, 64}, /* V1 TRM A6.1; QEMU ctr 0xb444c004 */
     {CORE(0x41, 0xd41), "Cortex-A78", 64, 64},  /* A78 TRM A6.1 */

@@ -1,22 +1,24 @@
 /*
- * The verdict. Each common flush strategy is judged against the facts the
- * library gathered (docs/BACKGROUND.md#the-problem lists them with their sources):
+ * The verdict. Each common flush strategy (info_strategies.def) is judged
+ * against the facts the library gathered. Who uses which strategy, and the
+ * file and version each was read in, is docs/BACKGROUND.md's sources table
+ * (#sources):
  *
- * - first-core caching, libgcc and compiler-rt __clear_cache: CTR_EL0 read
+ * - first-core caching (libgcc and compiler-rt __clear_cache): CTR_EL0 read
  *   once and kept in a static, so the first caller's core sets the stride;
- * - per-call reads, V8 / Valgrind / the clear-cache crate: CTR_EL0 read on
+ * - per-call reads (V8, Valgrind, the clear-cache crate): CTR_EL0 read on
  *   every call, wrong when the thread migrates in mid-flush;
- * - a fixed 64-byte stride with no dc cvau, then membarrier (Wasmtime): wrong
- *   on any core with smaller lines, and on any core without IDC, which needs
- *   the clean to the Point of Unification that it leaves out (Arm ARM
+ * - a fixed 64-byte stride of ic ivau with no dc cvau (Wasmtime 41 to 48):
+ *   wrong on any core with smaller lines, and on any core without IDC, which
+ *   needs the clean to the Point of Unification that it leaves out (Arm ARM
  *   B2.4.4, "Concurrent modification and execution of instructions").
  *
  * Both read-based strategies are unsafe exactly when two cores the process
  * may run on disagree: on a larger line (the stride skips lines of the
  * smaller core) or on IDC/DIC (one core's "no clean needed" is applied on a
  * core that needs it). A kernel that traps EL0 CTR_EL0 reads and returns the
- * system-wide value (Linux >= 4.9, arm64 cpufeature.c) makes them safe again,
- * at one kernel entry per read.
+ * system-wide value (arm64 cpu_errata.c, "Mismatched cache type") makes them
+ * safe again, at one kernel entry per read.
  */
 #include <stdio.h>
 #include <string.h>
@@ -406,6 +408,17 @@ static void check_global_covers(const struct jitflush_info *info, struct jfi_ver
   }
 }
 
+/* Keys and names from info_strategies.def: "what (who)", or "what" alone
+ * for a strategy no project is named for. */
+static void jfi_strategy_names(struct jfi_strategy *s)
+{
+#define JFI_STRATEGY(id, k, cls, what, who)                                                        \
+  s[JFI_STRATEGY_##id].key = #k;                                                                   \
+  s[JFI_STRATEGY_##id].name = sizeof(who) > 1 ? what " (" who ")" : what;
+#include "info_strategies.def"
+#undef JFI_STRATEGY
+}
+
 void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v)
 {
   memset(v, 0, sizeof *v);
@@ -432,13 +445,7 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
   v->kernel_sanitises_ctr = detect_sanitising(info, v->sanitise_why, sizeof v->sanitise_why);
 
   struct jfi_strategy *s = v->strategies;
-  s[JFI_STRATEGY_FIRST_CORE].key = "first_core_cache";
-  s[JFI_STRATEGY_FIRST_CORE].name =
-      "first-core CTR_EL0 cached in a static (libgcc, compiler-rt __clear_cache)";
-  s[JFI_STRATEGY_PER_CALL].key = "per_call_read";
-  s[JFI_STRATEGY_PER_CALL].name = "CTR_EL0 read on every call (V8, Valgrind, clear-cache crate)";
-  s[JFI_STRATEGY_FIXED_64].key = "fixed_64";
-  s[JFI_STRATEGY_FIXED_64].name = "fixed 64-byte stride, no dc cvau (Wasmtime)";
+  jfi_strategy_names(s);
 
   bool platform = info->ncpus == 0 && info->iline_source == JITFLUSH_SRC_PLATFORM;
   if (platform) {

@@ -23,12 +23,17 @@ enum jfi_safety { JFI_SAFE, JFI_UNSAFE, JFI_UNKNOWN };
 /* One well-known way of choosing the stride, judged for this machine. */
 struct jfi_strategy {
   const char *key;  /* stable JSON name */
-  const char *name; /* who does it */
+  const char *name; /* the strategy and who does it (info_strategies.def) */
   enum jfi_safety safety;
   char why[512];
 };
 
-enum { JFI_STRATEGY_FIRST_CORE, JFI_STRATEGY_PER_CALL, JFI_STRATEGY_FIXED_64, JFI_NSTRATEGIES };
+enum {
+#define JFI_STRATEGY(id, key, cls, what, who) JFI_STRATEGY_##id,
+#include "info_strategies.def"
+#undef JFI_STRATEGY
+  JFI_NSTRATEGIES
+};
 
 struct jfi_verdict {
   enum jfi_kind kind;

@@ -154,7 +154,7 @@ TEST(Verdict, Exynos8890IsHeterogeneousAndBothReadStrategiesAreUnsafe)
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_UNSAFE);
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_PER_CALL).safety, JFI_UNSAFE);
   // 64-byte lines everywhere on the D side and >= 64 on the I side, but no
-  // core has IDC: Wasmtime's missing dc cvau is what breaks it here.
+  // core has IDC: the dc cvau that fixed_64 leaves out is what breaks it here.
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
   std::string fixed_why = Strategy(v, JFI_STRATEGY_FIXED_64).why;
   EXPECT_NE(fixed_why.find("IDC=0"), std::string::npos) << fixed_why;
@@ -208,7 +208,7 @@ TEST(Verdict, SameCoreEverywhereIsNotSanitising)
   EXPECT_FALSE(v.kernel_sanitises_ctr);
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_SAFE);
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_PER_CALL).safety, JFI_SAFE);
-  // A53 has IDC=0: the clean Wasmtime leaves out is needed even here.
+  // A53 has IDC=0: the clean fixed_64 leaves out is needed even here.
   EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
 }
 

@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
                               3}, // Cortex-A710, 64-bit with TminLine
                       CtrCase{0x4b444c004ULL, 64, 64, true, true, 3}, // Neoverse N2
                       CtrCase{0x8444c00aULL, 4096, 64, false, false, 3}
-                      // N1 erratum 1542419: IminLine = PAGE_SHIFT-2
+                      // N1 erratum 1542419: IminLine = PAGE_SHIFT-2, 4 KiB pages
                       ),
     [](const ::testing::TestParamInfo<CtrCase> &p) { return HexName("ctr", p.param.ctr); });
 

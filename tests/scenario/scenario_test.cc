@@ -230,7 +230,7 @@ TEST(PerCallStride, StaleWhenThreadsMigrateBetweenBigAndLittleCores)
       << run.Describe();
 }
 
-// ---- (d) no clean at all (Wasmtime's fixed 64 without dc cvau) ------------
+// ---- (d) no clean at all (fixed 64 without dc cvau: Wasmtime 41 to 48) -----
 
 class MissingClean : public ::testing::TestWithParam<std::string>
 {

@@ -29,7 +29,8 @@ cargo   tests/suite/cargo-jit, a crate that JIT-compiles with cranelift-jit,
         with status 86: cranelift-jit's flush (wasmtime's
         jit-icache-coherence) issues "ic ivau" only, never "dc cvau", so
         on the Exynos 8890, whose cores lack IDC, the code it wrote was
-        never cleaned (FACTS: Wasmtime).
+        never cleaned (cranelift 0.135 is Wasmtime 48's release line:
+        docs/BACKGROUND.md#src-wasmtime-41-48).
         Skipped (77) when the toolchain cannot be installed.
 
 PCRE2's own CMake build and CTest suite, unchanged (docs/RIG.md): its

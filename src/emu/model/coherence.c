@@ -632,7 +632,8 @@ static void for_each_word(const struct jf_model *m, uint64_t start, uint64_t end
 }
 
 /* The LINE-byte aligned block holding VA. Lines are powers of two; one
- * larger than a page (Neoverse N1's 4 KiB "IminLine") spans several. */
+ * larger than the model's page (the page-sized "IminLine" a kernel reports
+ * for Neoverse N1 erratum 1542419 with 16 or 64 KiB pages) spans several. */
 static void for_each_word_in_line(const struct jf_model *m, uint64_t va, unsigned line, word_fn fn,
                                   void *ctx)
 {
