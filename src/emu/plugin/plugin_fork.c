@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "emu_json.h"
+#include "plugin_alias.h"
 #include "plugin_findings.h"
 #include "plugin_fork.h"
 #include "plugin_store.h"
@@ -65,6 +66,8 @@ void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t
       jf_store_syscall(rig->store, i, true);
     }
   }
+  /* Its private pages are the parent's too until it writes them. */
+  jf_alias_forked(rig);
 }
 
 bool jf_fork_is_child(const struct jf_rig *rig)
