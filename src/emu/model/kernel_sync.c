@@ -26,11 +26,22 @@
  * program's own maintenance. mremap moves the entries (move_ptes) and
  * madvise drops them; neither writes a page, so neither clears the flag.
  *
- * Kernels before the page_mapping() check was dropped (v4.3's
- * __sync_icache_dcache returned early for a page without a mapping, which
- * anonymous memory is) did not sync anonymous pages; the rig models the
- * kernels without that check. macOS, Windows and the BSDs give no such
- * guarantee (docs/COHERENCE-MODEL.md).
+ * Copy-on-write after fork (mm/memory.c, wp_page_copy): the first store
+ * to a private page both processes still map copies it into a new page,
+ * whose flags are clear and which copy_user_highpage() leaves clear
+ * (arch/arm64/mm/copypage.c: copy_highpage, then flush_dcache_page on the
+ * copy); the fault installs the new entry through set_ptes, so an RWX
+ * copy is synced right there, before the faulting store is made. The rig
+ * models the child's first store to each page it had at the fork as that
+ * copy (jf_model_kernel_forked, jf_model_kernel_store).
+ *
+ * Older kernels (JF_KERNEL_ANON_SKIP): __sync_icache_dcache returned at
+ * once for a page without page_mapping(), which anonymous memory and a
+ * copy-on-write copy are ("no flushing needed for anonymous pages"; 3.10,
+ * Samsung's 3.18 Exynos 8890 tree and 4.4 have it, 4.8, 4.9 and today's
+ * mainline do not: docs/COHERENCE-MODEL.md lists the trees read). Shared
+ * memory and file pages have a mapping and were synced as today. macOS,
+ * Windows and the BSDs give no such guarantee (docs/COHERENCE-MODEL.md).
  *
  * Kernel writes into an executable mapping (ptrace POKETEXT,
  * /proc/PID/mem, process_vm_writev) go through copy_to_user_page() ->

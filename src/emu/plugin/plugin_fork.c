@@ -18,6 +18,10 @@
  * SARIF log, process-PID.sarif (its results). The runner merges them into
  * the one report, its stderr and its status (runner_fork.c). A process
  * forked by a forked process does the same.
+ *
+ * Its private pages are its parent's too until it writes them: its first
+ * store to each is a copy-on-write fault, whose new page the kernel syncs
+ * at its next executable mapping (kernel_sync.c, jf_alias_forked).
  */
 #define _GNU_SOURCE /* getppid */
 #include <unistd.h>
