@@ -185,29 +185,34 @@ void jf_model_kernel_not_exec(struct jf_model_kernel *k, uint64_t va, uint64_t l
   drop_pages(k->exec, va, va + len);
 }
 
+/* Adds PAGE to K's copy-on-write pages when IS_PRIVATE says it is private. */
+static void share_if_private(struct jf_model_kernel *k, uint64_t page,
+                             bool (*is_private)(uint64_t canon, void *ctx), void *ctx)
+{
+  if (is_private(page << PAGE_SHIFT, ctx)) {
+    g_hash_table_add(k->cow, GSIZE_TO_POINTER(page));
+  }
+}
+
 void jf_model_kernel_forked(struct jf_model_kernel *k, bool (*is_private)(uint64_t canon, void *ctx),
                             void *ctx)
 {
   /* copy_page_range: fork shares every present private page with the
    * child, write-protected in both. A page the model holds stores of, or
    * whose flag is set, is one the parent had touched. */
+  g_hash_table_remove_all(k->cow);
   GArray *pages = g_array_new(false, false, sizeof(uint64_t));
   jf_model_page_numbers(k->m, pages);
+  for (guint i = 0; i < pages->len; i++) {
+    share_if_private(k, g_array_index(pages, uint64_t, i), is_private, ctx);
+  }
+  g_array_unref(pages);
   GHashTableIter it;
   gpointer key;
   g_hash_table_iter_init(&it, k->clean);
   while (g_hash_table_iter_next(&it, &key, NULL)) {
-    uint64_t p = GPOINTER_TO_SIZE(key);
-    g_array_append_val(pages, p);
+    share_if_private(k, GPOINTER_TO_SIZE(key), is_private, ctx);
   }
-  g_hash_table_remove_all(k->cow);
-  for (guint i = 0; i < pages->len; i++) {
-    uint64_t p = g_array_index(pages, uint64_t, i);
-    if (is_private(p << PAGE_SHIFT, ctx)) {
-      g_hash_table_add(k->cow, GSIZE_TO_POINTER(p));
-    }
-  }
-  g_array_unref(pages);
 }
 
 bool jf_model_kernel_cow_pending(const struct jf_model_kernel *k)
