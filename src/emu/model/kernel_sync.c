@@ -194,8 +194,8 @@ static void share_if_private(struct jf_model_kernel *k, uint64_t page,
   }
 }
 
-void jf_model_kernel_forked(struct jf_model_kernel *k, bool (*is_private)(uint64_t canon, void *ctx),
-                            void *ctx)
+void jf_model_kernel_forked(struct jf_model_kernel *k,
+                            bool (*is_private)(uint64_t canon, void *ctx), void *ctx)
 {
   /* copy_page_range: fork shares every present private page with the
    * child, write-protected in both. A page the model holds stores of, or

@@ -82,8 +82,8 @@ void jf_model_kernel_not_exec(struct jf_model_kernel *k, uint64_t va, uint64_t l
  * the flags know are), is shared with the parent, and the child's first
  * store to one (jf_model_kernel_store) gets a copy of its own.
  */
-void jf_model_kernel_forked(struct jf_model_kernel *k, bool (*is_private)(uint64_t canon, void *ctx),
-                            void *ctx);
+void jf_model_kernel_forked(struct jf_model_kernel *k,
+                            bool (*is_private)(uint64_t canon, void *ctx), void *ctx);
 /* Whether a store may still fault a copy (jf_model_kernel_store has work). */
 bool jf_model_kernel_cow_pending(const struct jf_model_kernel *k);
 /* A store by the instruction at PC to the canonical address CANON, before
