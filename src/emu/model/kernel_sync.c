@@ -37,10 +37,11 @@
  *
  * Older kernels (JF_KERNEL_ANON_SKIP): __sync_icache_dcache returned at
  * once for a page without page_mapping(), which anonymous memory and a
- * copy-on-write copy are ("no flushing needed for anonymous pages"; 3.10,
- * Samsung's 3.18 Exynos 8890 tree and 4.4 have it, 4.8, 4.9 and today's
- * mainline do not: docs/COHERENCE-MODEL.md lists the trees read). Shared
- * memory and file pages have a mapping and were synced as today. macOS,
+ * copy-on-write copy are ("no flushing needed for anonymous pages"; the
+ * tags v3.11 to v4.6 have it, v3.7 to v3.9 and v4.7 on do not, Samsung's
+ * 3.18.14 Exynos 8890 tree has it: docs/COHERENCE-MODEL.md lists the
+ * sources read). Shared memory and file pages have a mapping and were
+ * synced as today. macOS,
  * Windows and the BSDs give no such guarantee (docs/COHERENCE-MODEL.md).
  *
  * Kernel writes into an executable mapping (ptrace POKETEXT,

@@ -36,7 +36,7 @@ enum jf_kernel_sync_mode {
 };
 
 /* Which arm64 __sync_icache_dcache the kernel has (kernel_sync.c cites
- * the trees): today's syncs every page; the 3.x-4.4 one returned at once
+ * the trees): today's syncs every page; the v3.11-v4.6 one returned at once
  * for a page without a mapping, which anonymous memory is. */
 enum jf_kernel_version {
   JF_KERNEL_6X,        /* default */

@@ -41,7 +41,7 @@ extern const char *const emu_exec_map_sync_names[];
  * kernel has (src/emu/model/kernel_sync.c, docs/COHERENCE-MODEL.md). */
 enum emu_kernel_linux {
   EMU_KERNEL_LINUX_6X,        /* default: syncs every page, anonymous too */
-  EMU_KERNEL_LINUX_ANON_SKIP, /* 3.x-4.4: returns early for anonymous pages */
+  EMU_KERNEL_LINUX_ANON_SKIP, /* v3.11-v4.6: returns early for anonymous pages */
 };
 /* "6.x", "3.18-anon-skip", NULL: the names the config takes. */
 extern const char *const emu_kernel_linux_names[];
