@@ -1549,6 +1549,17 @@ size_t jf_model_pages_live(const struct jf_model *m)
   return g_hash_table_size(m->pages);
 }
 
+void jf_model_page_numbers(const struct jf_model *m, GArray *out)
+{
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, m->pages);
+  while (g_hash_table_iter_next(&it, &key, NULL)) {
+    uint64_t page = GPOINTER_TO_SIZE(key);
+    g_array_append_val(out, page);
+  }
+}
+
 struct forget_range {
   const struct jf_model *m;
   uint64_t first, last; /* canonical page numbers, inclusive */

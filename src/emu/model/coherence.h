@@ -272,6 +272,9 @@ uint64_t jf_model_page_epoch(const struct jf_model *m);
  * without the caller's lock). */
 size_t jf_model_pages_live(const struct jf_model *m);
 size_t jf_model_pages_peak(const struct jf_model *m);
+/* Appends the canonical page number (address >> JF_MODEL_PAGE_SHIFT) of
+ * every page the model holds a record of to OUT (uint64_t), in no order. */
+void jf_model_page_numbers(const struct jf_model *m, GArray *out);
 /*
  * The guest unmapped the canonical range [CANON_START, CANON_END): the
  * records of its pages made before the epoch MADE_BEFORE (taken when the

@@ -26,11 +26,23 @@
  * program's own maintenance. mremap moves the entries (move_ptes) and
  * madvise drops them; neither writes a page, so neither clears the flag.
  *
- * Kernels before the page_mapping() check was dropped (v4.3's
- * __sync_icache_dcache returned early for a page without a mapping, which
- * anonymous memory is) did not sync anonymous pages; the rig models the
- * kernels without that check. macOS, Windows and the BSDs give no such
- * guarantee (docs/COHERENCE-MODEL.md).
+ * Copy-on-write after fork (mm/memory.c, wp_page_copy): the first store
+ * to a private page both processes still map copies it into a new page,
+ * whose flags are clear and which copy_user_highpage() leaves clear
+ * (arch/arm64/mm/copypage.c: copy_highpage, then flush_dcache_page on the
+ * copy); the fault installs the new entry through set_ptes, so an RWX
+ * copy is synced right there, before the faulting store is made. The rig
+ * models the child's first store to each page it had at the fork as that
+ * copy (jf_model_kernel_forked, jf_model_kernel_store).
+ *
+ * Older kernels (JF_KERNEL_ANON_SKIP): __sync_icache_dcache returned at
+ * once for a page without page_mapping(), which anonymous memory and a
+ * copy-on-write copy are ("no flushing needed for anonymous pages"; the
+ * tags v3.11 to v4.6 have it, v3.7 to v3.9 and v4.7 on do not, Samsung's
+ * 3.18.14 Exynos 8890 tree has it: docs/COHERENCE-MODEL.md lists the
+ * sources read). Shared memory and file pages have a mapping and were
+ * synced as today. macOS,
+ * Windows and the BSDs give no such guarantee (docs/COHERENCE-MODEL.md).
  *
  * Kernel writes into an executable mapping (ptrace POKETEXT,
  * /proc/PID/mem, process_vm_writev) go through copy_to_user_page() ->
@@ -47,9 +59,12 @@
 struct jf_model_kernel {
   struct jf_model *m;
   enum jf_kernel_sync_mode mode;
+  enum jf_kernel_version version;
   GHashTable *clean;     /* canonical page numbers whose flag is set */
   GHashTable *lazy;      /* view VA page number -> note index + 1 */
   GHashTable *published; /* canonical page number -> note index + 1 */
+  GHashTable *exec;      /* private page numbers mapped executable now */
+  GHashTable *cow;       /* private page numbers shared with the parent */
   GArray *notes;         /* struct jf_kernel_note */
 };
 
@@ -61,6 +76,8 @@ struct jf_model_kernel *jf_model_kernel_new(struct jf_model *m, enum jf_kernel_s
   k->clean = g_hash_table_new(g_direct_hash, g_direct_equal);
   k->lazy = g_hash_table_new(g_direct_hash, g_direct_equal);
   k->published = g_hash_table_new(g_direct_hash, g_direct_equal);
+  k->exec = g_hash_table_new(g_direct_hash, g_direct_equal);
+  k->cow = g_hash_table_new(g_direct_hash, g_direct_equal);
   k->notes = g_array_new(false, true, sizeof(struct jf_kernel_note));
   jf_model_trust_kernel_sync(m, mode == JF_KERNEL_SYNC_LINUX);
   return k;
@@ -69,10 +86,16 @@ struct jf_model_kernel *jf_model_kernel_new(struct jf_model *m, enum jf_kernel_s
 void jf_model_kernel_free(struct jf_model_kernel *k)
 {
   if (k) {
-    EMU_RELEASE(g_hash_table_destroy, GHashTable, k->clean, k->lazy, k->published);
+    EMU_RELEASE(g_hash_table_destroy, GHashTable, k->clean, k->lazy, k->published, k->exec,
+                k->cow);
     g_array_unref(k->notes);
     g_free(k);
   }
+}
+
+void jf_model_kernel_set_version(struct jf_model_kernel *k, enum jf_kernel_version version)
+{
+  k->version = version;
 }
 
 /* The index (from 1) of the note of CALL at PC/LR, made if new. */
@@ -89,9 +112,13 @@ static guint note_of(struct jf_model_kernel *k, const char *call, uint64_t pc, u
   return k->notes->len;
 }
 
-/* __sync_icache_dcache for the page CANON, on behalf of note NOTE. */
-static bool sync_page(struct jf_model_kernel *k, uint64_t canon, guint note)
+/* __sync_icache_dcache for the page CANON, on behalf of note NOTE; ANON:
+ * a private page, which has no page_mapping(). */
+static bool sync_page(struct jf_model_kernel *k, uint64_t canon, bool anon, guint note)
 {
+  if (anon && k->version == JF_KERNEL_ANON_SKIP) {
+    return false; /* returns before it looks at the flag */
+  }
   gpointer key = GSIZE_TO_POINTER(canon >> PAGE_SHIFT);
   if (g_hash_table_contains(k->clean, key)) {
     return false; /* PG_dcache_clean set: the kernel does nothing */
@@ -107,10 +134,13 @@ static bool sync_page(struct jf_model_kernel *k, uint64_t canon, guint note)
   return true;
 }
 
-bool jf_model_kernel_exec_mapped(struct jf_model_kernel *k, uint64_t canon, const char *call,
-                                 uint64_t pc, uint64_t lr)
+bool jf_model_kernel_exec_mapped(struct jf_model_kernel *k, uint64_t canon, bool anon,
+                                 const char *call, uint64_t pc, uint64_t lr)
 {
-  return sync_page(k, canon, note_of(k, call, pc, lr));
+  if (anon) {
+    g_hash_table_add(k->exec, GSIZE_TO_POINTER(canon >> PAGE_SHIFT));
+  }
+  return sync_page(k, canon, anon, note_of(k, call, pc, lr));
 }
 
 /* Removes the page numbers of [START, END) from TABLE. */
@@ -148,6 +178,64 @@ void jf_model_kernel_fresh(struct jf_model_kernel *k, uint64_t start, uint64_t e
   /* A new page's flags are clear (they are reset when a page is freed). */
   drop_pages(k->clean, start, end);
   drop_pages(k->published, start, end);
+  drop_pages(k->cow, start, end); /* the parent never saw them */
+}
+
+void jf_model_kernel_not_exec(struct jf_model_kernel *k, uint64_t va, uint64_t len)
+{
+  drop_pages(k->exec, va, va + len);
+}
+
+/* Adds PAGE to K's copy-on-write pages when IS_PRIVATE says it is private. */
+static void share_if_private(struct jf_model_kernel *k, uint64_t page,
+                             bool (*is_private)(uint64_t canon, void *ctx), void *ctx)
+{
+  if (is_private(page << PAGE_SHIFT, ctx)) {
+    g_hash_table_add(k->cow, GSIZE_TO_POINTER(page));
+  }
+}
+
+void jf_model_kernel_forked(struct jf_model_kernel *k,
+                            bool (*is_private)(uint64_t canon, void *ctx), void *ctx)
+{
+  /* copy_page_range: fork shares every present private page with the
+   * child, write-protected in both. A page the model holds stores of, or
+   * whose flag is set, is one the parent had touched. */
+  g_hash_table_remove_all(k->cow);
+  GArray *pages = g_array_new(false, false, sizeof(uint64_t));
+  jf_model_page_numbers(k->m, pages);
+  for (guint i = 0; i < pages->len; i++) {
+    share_if_private(k, g_array_index(pages, uint64_t, i), is_private, ctx);
+  }
+  g_array_unref(pages);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, k->clean);
+  while (g_hash_table_iter_next(&it, &key, NULL)) {
+    share_if_private(k, GPOINTER_TO_SIZE(key), is_private, ctx);
+  }
+}
+
+bool jf_model_kernel_cow_pending(const struct jf_model_kernel *k)
+{
+  return g_hash_table_size(k->cow) != 0;
+}
+
+bool jf_model_kernel_store(struct jf_model_kernel *k, uint64_t canon, uint64_t pc)
+{
+  gpointer key = GSIZE_TO_POINTER(canon >> PAGE_SHIFT);
+  if (!g_hash_table_remove(k->cow, key)) {
+    return false; /* the child's own page, or already copied */
+  }
+  /* wp_page_copy: a new folio (flags clear), filled by copy_user_highpage,
+   * whose flush_dcache_page keeps the flag clear; then set_ptes installs
+   * the writable entry, executable when the mapping is, which syncs the
+   * copy. The store is made after the fault returns. */
+  g_hash_table_remove(k->clean, key);
+  if (!g_hash_table_contains(k->exec, key)) {
+    return false;
+  }
+  return sync_page(k, canon, true, note_of(k, "copy-on-write fault", pc, 0));
 }
 
 /* Moves TABLE's entries for the pages of [OLD, OLD + LEN) to NEW. */
@@ -181,6 +269,8 @@ void jf_model_kernel_move(struct jf_model_kernel *k, uint64_t old, uint64_t new_
 {
   move_pages(k->clean, old, new_start, len);
   move_pages(k->published, old, new_start, len);
+  move_pages(k->exec, old, new_start, len);
+  move_pages(k->cow, old, new_start, len);
 }
 
 void jf_model_kernel_lazy_view(struct jf_model_kernel *k, uint64_t va, uint64_t len,
@@ -205,7 +295,7 @@ void jf_model_kernel_fetch(struct jf_model_kernel *k, uint64_t va, uint64_t cano
     /* The first access through the view faults the page in: set_ptes with
      * an executable entry, so __sync_icache_dcache runs now. */
     g_hash_table_remove(k->lazy, view_page);
-    sync_page(k, canon, lazy);
+    sync_page(k, canon, false, lazy);
   }
   gpointer page = GSIZE_TO_POINTER(canon >> PAGE_SHIFT);
   guint note = GPOINTER_TO_UINT(g_hash_table_lookup(k->published, page));

@@ -35,6 +35,14 @@ enum jf_kernel_sync_mode {
                            reported as kernel-sync-assumed */
 };
 
+/* Which arm64 __sync_icache_dcache the kernel has (kernel_sync.c cites
+ * the trees): today's syncs every page; the v3.11-v4.6 one returned at once
+ * for a page without a mapping, which anonymous memory is. */
+enum jf_kernel_version {
+  JF_KERNEL_6X,        /* default */
+  JF_KERNEL_ANON_SKIP, /* "no flushing needed for anonymous pages" */
+};
+
 /* One place whose exec mapping made the kernel publish code the program
  * had not maintained itself: the system call (CALL, a name) made by the
  * instruction at PC whose link register held LR. */
@@ -50,15 +58,40 @@ struct jf_kernel_note {
 /* M must outlive the object. Sets M's trust (jf_model_trust_kernel_sync). */
 struct jf_model_kernel *jf_model_kernel_new(struct jf_model *m, enum jf_kernel_sync_mode mode);
 void jf_model_kernel_free(struct jf_model_kernel *k);
+/* The kernel's version, JF_KERNEL_6X until set. */
+void jf_model_kernel_set_version(struct jf_model_kernel *k, enum jf_kernel_version version);
 
 /*
  * A user-executable mapping of the canonical page holding CANON appears
  * now (mmap with PROT_EXEC, mprotect adding it, the fault of a lazily
  * mapped executable view), made by CALL at PC/LR: the page is synced when
- * its flag is clear, and the flag is set. Returns whether it synced.
+ * its flag is clear, and the flag is set. ANON: private memory (anonymous,
+ * or a private file page the program wrote, so a copy), whose canonical
+ * address is its own and which an anon-skip kernel never syncs. Returns
+ * whether it synced.
  */
-bool jf_model_kernel_exec_mapped(struct jf_model_kernel *k, uint64_t canon, const char *call,
-                                 uint64_t pc, uint64_t lr);
+bool jf_model_kernel_exec_mapped(struct jf_model_kernel *k, uint64_t canon, bool anon,
+                                 const char *call, uint64_t pc, uint64_t lr);
+/* The private pages of [VA, VA + LEN) are mapped without PROT_EXEC now
+ * (mmap, mprotect) or are unmapped. */
+void jf_model_kernel_not_exec(struct jf_model_kernel *k, uint64_t va, uint64_t len);
+
+/*
+ * Copy-on-write after fork, in the forked child: every private page the
+ * child holds (IS_PRIVATE says which of the canonical pages the model and
+ * the flags know are), is shared with the parent, and the child's first
+ * store to one (jf_model_kernel_store) gets a copy of its own.
+ */
+void jf_model_kernel_forked(struct jf_model_kernel *k,
+                            bool (*is_private)(uint64_t canon, void *ctx), void *ctx);
+/* Whether a store may still fault a copy (jf_model_kernel_store has work). */
+bool jf_model_kernel_cow_pending(const struct jf_model_kernel *k);
+/* A store by the instruction at PC to the canonical address CANON, before
+ * the model records it: the write fault of a page shared since the fork
+ * copies it (wp_page_copy); the copy's flag is clear, and when the page is
+ * mapped executable the fault's set_ptes syncs the copy before the store
+ * lands. Returns whether it synced. */
+bool jf_model_kernel_store(struct jf_model_kernel *k, uint64_t canon, uint64_t pc);
 /* The kernel wrote the canonical range [START, END) (a page-cache write, a
  * read into shared file pages, shmem zeroing): the pages' flags clear. */
 void jf_model_kernel_written(struct jf_model_kernel *k, uint64_t start, uint64_t end);

@@ -157,6 +157,7 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   json_object_set_string_member(report, "policy", emu_sched_policy_names[jf_rig_policy(r)]);
   json_object_set_string_member(report, "exec_map_sync",
                                 emu_exec_map_sync_names[jf_rig_exec_map_sync(r)]);
+  json_object_set_string_member(report, "kernel", emu_kernel_linux_names[r->config->kernel_linux]);
   if (r->opts.reproduce) {
     json_object_set_string_member(report, "reproduce", r->opts.reproduce);
   }
@@ -387,10 +388,9 @@ static bool view_nonexec(uint64_t va, void *ctx)
   return jf_alias_nonexec_view(r->alias, va);
 }
 
-static void view_store(void *ctx, uint64_t va, unsigned bytes)
+static void view_store(void *ctx, uint64_t va, unsigned bytes, uint64_t writer_pc)
 {
-  const struct jf_rig *r = ctx;
-  jf_alias_note_store(r->alias, va, bytes);
+  jf_alias_note_store(ctx, va, bytes, writer_pc);
 }
 
 /* The coherence model of this config's clusters, over plugin_alias.c's
@@ -433,6 +433,9 @@ static bool rig_start(struct jf_rig *r, GError **error)
   r->kernel = jf_model_kernel_new(r->model, jf_rig_exec_map_sync(r) == EMU_EXEC_MAP_SYNC_NONE
                                                 ? JF_KERNEL_SYNC_NONE
                                                 : JF_KERNEL_SYNC_LINUX);
+  jf_model_kernel_set_version(r->kernel, r->config->kernel_linux == EMU_KERNEL_LINUX_ANON_SKIP
+                                             ? JF_KERNEL_ANON_SKIP
+                                             : JF_KERNEL_6X);
   r->store = jf_store_new(r);
   jf_store_watch(r->store, view_store, r);
   jf_store_after_locked(r->store, jf_selfstore_on_store);

@@ -341,6 +341,7 @@ static void kernel_mapping(struct jf_rig *rig, uint64_t va, uint64_t len, uint64
     jf_model_kernel_fresh(k, va, va + len);
   }
   if (!(prot & GUEST_PROT_EXEC)) {
+    jf_model_kernel_not_exec(k, va, len);
     return;
   }
   uint64_t end = va + MIN(len, KERNEL_MAX_PAGES * GUEST_PAGE);
@@ -349,7 +350,10 @@ static void kernel_mapping(struct jf_rig *rig, uint64_t va, uint64_t len, uint64
     if (m && is_file(m) && !(prot & GUEST_PROT_WRITE)) {
       jf_model_kernel_lazy_view(k, p, GUEST_PAGE, call, call_pc, call_lr);
     } else {
-      jf_model_kernel_exec_mapped(k, jf_alias_canon(rig->alias, p), call, call_pc, call_lr);
+      /* No shared mapping: private memory, anonymous for every page the
+       * program stored to (a private file page it wrote is a copy). */
+      jf_model_kernel_exec_mapped(k, jf_alias_canon(rig->alias, p), m == NULL, call, call_pc,
+                                  call_lr);
     }
   }
 }
@@ -359,6 +363,25 @@ static void kernel_unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
 {
   jf_model_kernel_view_gone(rig->kernel, va, page_align_up(len));
   jf_model_kernel_fresh(rig->kernel, va, va + page_align_up(len));
+  jf_model_kernel_not_exec(rig->kernel, va, page_align_up(len));
+}
+
+/* Whether the canonical page address CANON is private memory (copied on
+ * write after fork), not a shared file, segment or shared anonymous map. */
+static bool is_private(uint64_t canon, void *ctx)
+{
+  const struct jf_alias *a = ctx;
+  return !(canon & CANON_FILE_BIT) && find(a, canon) == NULL;
+}
+
+void jf_alias_forked(struct jf_rig *rig)
+{
+  g_mutex_lock(&rig->lock);
+  jf_model_kernel_forked(rig->kernel, is_private, rig->alias);
+  g_mutex_unlock(&rig->lock);
+  /* The first store to each page takes the locked path, which faults the
+   * copy (jf_alias_note_store). */
+  jf_store_forget_pages(rig->store);
 }
 
 /* At the entry of write(FD, ...) or pwrite64(FD, ..., OFFSET) (lock
@@ -632,8 +655,12 @@ static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewr
  */
 #define VIEW_LINE UINT64_C(64)
 
-void jf_alias_note_store(struct jf_alias *a, uint64_t va, unsigned bytes)
+void jf_alias_note_store(struct jf_rig *rig, uint64_t va, unsigned bytes, uint64_t writer_pc)
 {
+  struct jf_alias *a = rig->alias;
+  if (jf_model_kernel_cow_pending(rig->kernel)) {
+    jf_model_kernel_store(rig->kernel, jf_alias_canon(a, va), writer_pc);
+  }
   const struct alias_map *m = find(a, va);
   if (!m || !m->exec_elsewhere) {
     return;

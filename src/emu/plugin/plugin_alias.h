@@ -27,10 +27,16 @@ void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6]);
 void jf_alias_syscall_site(uint64_t pc, uint64_t lr);
 void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret);
 
-/* A store of BYTES at VA (lock held): when VA is in the RW view of
- * double-mapped code, the executable views' lines it changed are marked
- * for jf_alias_refresh_views. */
-void jf_alias_note_store(struct jf_alias *a, uint64_t va, unsigned bytes);
+/* A store of BYTES at VA by the instruction at WRITER_PC (lock held),
+ * before the model records it: in a forked child, the first store to a
+ * page shared with the parent faults its copy (kernel_sync.h,
+ * jf_model_kernel_store); when VA is in the RW view of double-mapped code,
+ * the executable views' lines it changed are marked for
+ * jf_alias_refresh_views. */
+void jf_alias_note_store(struct jf_rig *rig, uint64_t va, unsigned bytes, uint64_t writer_pc);
+/* At the fork's return in the child: its private pages are shared with the
+ * parent, copy-on-write (kernel_sync.h, jf_model_kernel_forked). */
+void jf_alias_forked(struct jf_rig *rig);
 /* At a context synchronisation, on a vCPU thread, lock NOT held: makes
  * QEMU translate the marked lines again (plugin_alias.c). */
 void jf_alias_refresh_views(struct jf_rig *rig);

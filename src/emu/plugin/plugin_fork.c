@@ -18,11 +18,16 @@
  * SARIF log, process-PID.sarif (its results). The runner merges them into
  * the one report, its stderr and its status (runner_fork.c). A process
  * forked by a forked process does the same.
+ *
+ * Its private pages are its parent's too until it writes them: its first
+ * store to each is a copy-on-write fault, whose new page the kernel syncs
+ * at its next executable mapping (kernel_sync.c, jf_alias_forked).
  */
 #define _GNU_SOURCE /* getppid */
 #include <unistd.h>
 
 #include "emu_json.h"
+#include "plugin_alias.h"
 #include "plugin_findings.h"
 #include "plugin_fork.h"
 #include "plugin_store.h"
@@ -65,6 +70,8 @@ void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t
       jf_store_syscall(rig->store, i, true);
     }
   }
+  /* Its private pages are the parent's too until it writes them. */
+  jf_alias_forked(rig);
 }
 
 bool jf_fork_is_child(const struct jf_rig *rig)

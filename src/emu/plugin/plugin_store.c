@@ -75,7 +75,7 @@ struct jf_store {
    * can still hold them (jf_store_retire). */
   GQueue retired;
   /* Told of every store made under the lock (jf_store_watch). */
-  void (*watch)(void *ctx, uint64_t vaddr, unsigned bytes);
+  void (*watch)(void *ctx, uint64_t vaddr, unsigned bytes, uint64_t writer_pc);
   void *watch_ctx;
   /* Told of it after the model (jf_store_after_locked). */
   jf_store_locked_fn after_locked;
@@ -214,7 +214,8 @@ void jf_store_retire(struct jf_store *st, GPtrArray *pages)
   g_queue_push_tail(&st->retired, b);
 }
 
-void jf_store_watch(struct jf_store *st, void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes),
+void jf_store_watch(struct jf_store *st,
+                    void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes, uint64_t writer_pc),
                     void *ctx)
 {
   st->watch = fn;
@@ -272,7 +273,7 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
     page = NULL; /* emptied since it was read: the record may be retired */
   }
   if (mt && st->watch) {
-    st->watch(st->watch_ctx, vaddr, bytes);
+    st->watch(st->watch_ctx, vaddr, bytes, writer_pc);
   }
   if (mt && page) {
     jf_model_store_on_page(rig->model, mt, page, vaddr, bytes, writer_pc);

@@ -43,11 +43,14 @@ void jf_store_forget_pages(struct jf_store *st);
  * (jf_model_forget; lock held): they are freed as soon as no vCPU can
  * still be using one (plugin_store.c explains when). */
 void jf_store_retire(struct jf_store *st, GPtrArray *pages);
-/* FN(CTX, VADDR, BYTES) is called, under the lock, for every store made
- * on the locked path: stores into pages with per-word records (code) and
- * misses (plugin_alias.c marks the RX lines a store through an RW view
- * changed). */
-void jf_store_watch(struct jf_store *st, void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes),
+/* FN(CTX, VADDR, BYTES, WRITER_PC) is called, under the lock and before
+ * the model records it, for every store made on the locked path: stores
+ * into pages with per-word records (code) and misses, so the first store
+ * to a page after jf_store_forget_pages (plugin_alias.c faults a forked
+ * child's copy-on-write copy there, and marks the RX lines a store through
+ * an RW view changed). */
+void jf_store_watch(struct jf_store *st,
+                    void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes, uint64_t writer_pc),
                     void *ctx);
 /* FN is called, under the lock and after the model recorded it, for every
  * store made on the locked path by a thread the model knows (MT on VCPU):

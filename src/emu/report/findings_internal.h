@@ -100,6 +100,10 @@ struct mapping {
   "__sync_icache_dcache): this holds on Linux only for pages never mapped executable since "       \
   "they were allocated or written by the kernel, and not on macOS, Windows or the BSDs; "          \
   "--exec-map-sync none reports such code"
+/* What a run with [kernel] linux=3.18-anon-skip says of its kernel. */
+#define EMU_ANON_SKIP_TEXT                                                                         \
+  "whose arm64 __sync_icache_dcache returns early for anonymous pages: no private page is "        \
+  "synced when it is mapped executable"
 /* emu_findings_kernel_note. */
 struct kernel_note {
   const char *call;

@@ -60,6 +60,7 @@ static JsonObject *json_kernel_note(const struct emu_findings *f, const void *it
   json_object_set_int_member(o, "pages", (gint64)n->pages);
   json_object_set_int_member(o, "words", (gint64)n->words);
   json_object_set_string_member(o, "note", EMU_KERNEL_NOTE_TEXT);
+  json_object_set_string_member(o, "kernel", emu_kernel_linux_names[f->cfg->kernel_linux]);
   return o;
 }
 

@@ -142,8 +142,9 @@ static void text_kernel_notes(GString *out, const struct emu_findings *f)
     const struct kernel_note *n = g_ptr_array_index(f->kernel_notes, i);
     g_string_append_printf(out,
                            "==jitflush-emu== NOTE: %" PRIu64 " words of code on %" PRIu64
-                           " page%s were published only by the kernel at %s\n",
-                           n->words, n->pages, n->pages == 1 ? "" : "s", n->call);
+                           " page%s were published only by the kernel (Linux %s) at %s\n",
+                           n->words, n->pages, n->pages == 1 ? "" : "s",
+                           emu_kernel_linux_names[f->cfg->kernel_linux], n->call);
     text_frame(out, "call", n->pc, emu_findings_frame_of(f, n->pc), NULL);
     if (n->lr) {
       uint64_t site = emu_findings_call_site_of(n->lr);
@@ -202,6 +203,11 @@ GString *emu_findings_text(const struct emu_findings *f)
                            "==jitflush-emu== %" PRIu64 " more stale fetches of root causes beyond "
                            "the first %d, which are the only ones kept\n",
                            f->omitted_stale, EMU_FINDINGS_KEEP);
+  }
+  if (f->cfg->kernel_linux == EMU_KERNEL_LINUX_ANON_SKIP) {
+    /* Not today's kernel: the verdicts are that kernel's (docs/RIG.md). */
+    g_string_append_printf(out, "==jitflush-emu== kernel: Linux %s, %s\n",
+                           emu_kernel_linux_names[f->cfg->kernel_linux], EMU_ANON_SKIP_TEXT);
   }
   unsigned causes = emu_findings_root_causes(f);
   g_string_append_printf(out, "SUMMARY: jitflush-emu: %u finding%s, %" PRIu64 " stale fetches\n",

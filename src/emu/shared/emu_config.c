@@ -274,9 +274,11 @@ static bool get_cpulist(struct ctx *c, const char *group, const char *key, struc
 static const char *const soc_keys[] = {"name", "qemu-cpu", NULL};
 static const char *const cluster_keys[] = {"cpus",     "core",   "midr",   "ctr", "l1i-line",
                                            "l1d-line", "online", "domain", NULL};
-static const char *const kernel_keys[] = {"ctr-trap", "sysfs", "exec-map-sync", NULL};
+static const char *const kernel_keys[] = {"ctr-trap", "sysfs", "exec-map-sync", "linux", NULL};
 /* enum emu_exec_map_sync, in order. */
 const char *const emu_exec_map_sync_names[] = {"linux", "none", NULL};
+/* enum emu_kernel_linux, in order. */
+const char *const emu_kernel_linux_names[] = {"6.x", "3.18-anon-skip", NULL};
 static const char *const process_keys[] = {"allowed", NULL};
 static const char *const sched_keys[] = {"seed", "migrate-every", "policy", NULL};
 /* enum emu_sched_policy, in order. */
@@ -642,12 +644,15 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
       static const char *const traps[] = {"none", "sanitize", NULL};
       static const char *const modes[] = {"full", "no-cache", "no-midr", "none", NULL};
       int trap = EMU_CTR_TRAP_NONE, mode = EMU_SYSFS_FULL, sync = EMU_EXEC_MAP_SYNC_LINUX;
+      int version = EMU_KERNEL_LINUX_6X;
       ok = check_keys(c, g, kernel_keys) && load_enum(c, g, "ctr-trap", traps, &trap) &&
            load_enum(c, g, "sysfs", modes, &mode) &&
-           load_enum(c, g, "exec-map-sync", emu_exec_map_sync_names, &sync);
+           load_enum(c, g, "exec-map-sync", emu_exec_map_sync_names, &sync) &&
+           load_enum(c, g, "linux", emu_kernel_linux_names, &version);
       cfg->ctr_trap = (enum emu_ctr_trap)trap;
       cfg->sysfs = (enum emu_sysfs_mode)mode;
       cfg->exec_map_sync = (enum emu_exec_map_sync)sync;
+      cfg->kernel_linux = (enum emu_kernel_linux)version;
     } else if (strcmp(g, "hotplug") == 0) {
       ok = check_keys(c, g, hotplug_keys); /* read after the clusters */
     } else if (strcmp(g, "process") == 0 || strcmp(g, "sched") == 0) {

@@ -37,6 +37,15 @@ enum emu_exec_map_sync {
 /* "linux", "none", NULL: the names the config and --exec-map-sync take. */
 extern const char *const emu_exec_map_sync_names[];
 
+/* [kernel] linux: which arm64 Linux's __sync_icache_dcache the emulated
+ * kernel has (src/emu/model/kernel_sync.c, docs/COHERENCE-MODEL.md). */
+enum emu_kernel_linux {
+  EMU_KERNEL_LINUX_6X,        /* default: syncs every page, anonymous too */
+  EMU_KERNEL_LINUX_ANON_SKIP, /* v3.11-v4.6: returns early for anonymous pages */
+};
+/* "6.x", "3.18-anon-skip", NULL: the names the config takes. */
+extern const char *const emu_kernel_linux_names[];
+
 /* [sched] policy. */
 enum emu_sched_policy {
   EMU_SCHED_ADVERSARIAL, /* default: CTR_EL0 read on the largest-line CPU of
@@ -92,6 +101,8 @@ struct emu_config {
   unsigned nevents;
   /* [kernel] exec-map-sync, default linux. */
   enum emu_exec_map_sync exec_map_sync;
+  /* [kernel] linux, default 6.x. */
+  enum emu_kernel_linux kernel_linux;
 };
 
 /* The cluster CPU belongs to. */

@@ -1,5 +1,5 @@
 /*
- * The seven programs of "What Linux does for you" (docs/COHERENCE-MODEL.md):
+ * The programs of "What Linux does for you" (docs/COHERENCE-MODEL.md):
  * code published with no dc or ic at all, only by what the arm64 kernel
  * does when it maps a page executable, and the cases where it does not.
  * Each writes "return N" and runs it; none executes dc, ic or isb. The
@@ -24,6 +24,23 @@
  *   kernel_sync_guest proc-mem        the code written through
  *                                     /proc/self/mem into an RX mapping:
  *                                     exits 42
+ *
+ * Copy-on-write after fork: the parent waits for the child and exits with
+ * its status.
+ *
+ *   kernel_sync_guest fork-rewrite    the parent's page published as in
+ *                                     mprotect and run, made RW, then a
+ *                                     fork; the child writes "return 43"
+ *                                     (its copy), mprotect RX, runs it:
+ *                                     exits 43
+ *   kernel_sync_guest fork-unwritten  the same with a page the parent only
+ *                                     mapped RX and RW again, never wrote:
+ *                                     exits 43
+ *   kernel_sync_guest fork-rwx        an RWX page the parent wrote
+ *                                     "return 42" into and never ran; the
+ *                                     child writes "return 43" 64 bytes
+ *                                     further on, runs both: exits 43 when
+ *                                     both returned their value
  * Exit 3 means a system call failed.
  */
 #define _GNU_SOURCE /* memfd_create */
@@ -34,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "a64_encode.h"
@@ -135,6 +153,60 @@ static int proc_mem(void)
   return ((jit_fn)(uintptr_t)code)();
 }
 
+/* Forks; the child runs CHILD(CODE) and exits with its result, the parent
+ * exits with the child's status. */
+static int in_child(uint32_t *code, int (*child)(uint32_t *code))
+{
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit(child(code));
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+    return 3;
+  return WEXITSTATUS(status);
+}
+
+static int rewrite_and_run(uint32_t *code)
+{
+  write_return(code, 43);
+  if (mprotect(code, 4096, PROT_READ | PROT_EXEC) != 0)
+    return 3;
+  return ((jit_fn)(uintptr_t)code)();
+}
+
+static int fork_rewrite(int written)
+{
+  uint32_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (code == MAP_FAILED)
+    return 3;
+  if (written)
+    write_return(code, 42);
+  if (mprotect(code, 4096, PROT_READ | PROT_EXEC) != 0)
+    return 3;
+  if (written && run_in_thread(code) != 42)
+    return 1;
+  if (mprotect(code, 4096, PROT_READ | PROT_WRITE) != 0)
+    return 3;
+  return in_child(code, rewrite_and_run);
+}
+
+static int write_beside_and_run_both(uint32_t *code)
+{
+  write_return(code + 16, 43);
+  int first = ((jit_fn)(uintptr_t)code)();
+  int second = ((jit_fn)(uintptr_t)(code + 16))();
+  return first == 42 && second == 43 ? 43 : 1;
+}
+
+static int fork_rwx(void)
+{
+  uint32_t *code = guest_rwx_page();
+  if (!code)
+    return 3;
+  write_return(code, 42);
+  return in_child(code, write_beside_and_run_both);
+}
+
 int main(int argc, char **argv)
 {
   const char *mode = argc == 2 ? argv[1] : "";
@@ -152,7 +224,13 @@ int main(int argc, char **argv)
     return file_write();
   if (strcmp(mode, "proc-mem") == 0)
     return proc_mem();
+  if (strcmp(mode, "fork-rewrite") == 0)
+    return fork_rewrite(1);
+  if (strcmp(mode, "fork-unwritten") == 0)
+    return fork_rewrite(0);
+  if (strcmp(mode, "fork-rwx") == 0)
+    return fork_rwx();
   fprintf(stderr, "usage: kernel_sync_guest mprotect|mprotect-again|memfd|memfd-again|rwx|file|"
-                  "proc-mem\n");
+                  "proc-mem|fork-rewrite|fork-unwritten|fork-rwx\n");
   return 2;
 }

@@ -62,7 +62,28 @@ protected:
   // mprotect(PROT_READ | PROT_EXEC) over the page holding VA.
   bool Mprotect(uint64_t va)
   {
-    return jf_model_kernel_exec_mapped(k, CanonOf(va, nullptr), "mprotect", kMprotectPc, kCallerLr);
+    uint64_t canon = CanonOf(va, nullptr);
+    return jf_model_kernel_exec_mapped(k, canon, canon == va, "mprotect", kMprotectPc, kCallerLr);
+  }
+  // mprotect(PROT_READ | PROT_WRITE) over the page holding VA.
+  void MprotectRw(uint64_t va)
+  {
+    jf_model_kernel_not_exec(k, va & ~UINT64_C(4095), 4096);
+  }
+  // fork(), seen from the child: its private pages (CanonOf's own) are
+  // shared with the parent.
+  void Fork()
+  {
+    jf_model_kernel_forked(
+        k, [](uint64_t canon, void *) { return (canon & kFile) == 0; }, nullptr);
+  }
+  // A store the plugin sees first (plugin_alias.c, jf_alias_note_store),
+  // then records. Returns whether its fault synced a copy.
+  bool ChildStore(uint64_t va, unsigned words = 4)
+  {
+    bool synced = jf_model_kernel_store(k, CanonOf(va, nullptr), kWriterPc);
+    Store(va, words);
+    return synced;
   }
   // The second thread, which never ran an isb, fetches VA.
   jf_stale_kind Run(uint64_t va, jf_model_thread *t = nullptr)
@@ -89,6 +110,17 @@ class KernelSyncNone : public KernelSync
 protected:
   KernelSyncNone() : KernelSync(JF_KERNEL_SYNC_NONE)
   {
+  }
+};
+
+// [kernel] linux=3.18-anon-skip: __sync_icache_dcache with its early
+// return for pages without a mapping.
+class KernelSyncAnonSkip : public KernelSync
+{
+protected:
+  KernelSyncAnonSkip()
+  {
+    jf_model_kernel_set_version(k, JF_KERNEL_ANON_SKIP);
   }
 };
 
@@ -218,6 +250,114 @@ TEST_F(KernelSync, CodeTheProgramMaintainedItselfGetsNoNote)
   EXPECT_TRUE(Mprotect(kCode));
   ASSERT_EQ(jf_model_kernel_notes(k)->len, 1u);
   EXPECT_EQ(Note(0).words, 0u);
+}
+
+// Copy-on-write after fork (mm/memory.c wp_page_copy; arm64
+// copy_user_highpage ends with flush_dcache_page on the copy). A page the
+// parent published (RX, flag set) and made RW again before the fork: the
+// child's first store copies it, the copy's flag is clear, so the child's
+// mprotect RX syncs its new code.
+TEST_F(KernelSync, AForkedChildsCopyOfAPublishedPageSyncsAtItsExecMapping)
+{
+  Store(kCode);
+  ASSERT_TRUE(Mprotect(kCode));
+  MprotectRw(kCode);
+  Fork();
+  EXPECT_FALSE(ChildStore(kCode)); // RW: the fault's entry is not executable
+  Store(kCode + 64);               // the same copy: no second fault
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_FRESH);
+  EXPECT_EQ(Run(kCode + 64), JF_FRESH);
+}
+
+// The same when the parent never stored to the page: it was only mapped
+// executable (its flag set) before the fork.
+TEST_F(KernelSync, AForkedChildsCopyOfAnUnwrittenPageSyncsToo)
+{
+  ASSERT_TRUE(Mprotect(kCode));
+  MprotectRw(kCode);
+  Fork();
+  ChildStore(kCode);
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_FRESH);
+}
+
+// Without the fork the same program is stale: the page is the one whose
+// flag is set (ALaterExecMappingOfTheSamePageDoesNotSync), and a page
+// shared memory holds is never copied.
+TEST_F(KernelSync, WithoutACopyTheRewriteStaysStale)
+{
+  Store(kRw);
+  ASSERT_TRUE(Mprotect(kRx));
+  Fork(); // the memfd page is shared, not copied
+  EXPECT_FALSE(ChildStore(kRw));
+  EXPECT_FALSE(Mprotect(kRx));
+  EXPECT_EQ(Run(kRx), JF_STALE_NOT_CLEANED);
+}
+
+// An RWX page: the write fault installs an executable entry, so set_ptes
+// syncs the copy, with what the parent stored (never maintained), before
+// the child's store lands; that store is stale, and a later mprotect RX
+// finds the flag set.
+TEST_F(KernelSync, AnRwxCopyIsSyncedAtTheFaultBeforeTheStoreLands)
+{
+  ASSERT_TRUE(Mprotect(kCode)); // RWX, before the parent's stores
+  Store(kCode);
+  ASSERT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+  Fork();
+  EXPECT_TRUE(ChildStore(kCode + 64));
+  EXPECT_EQ(Run(kCode), JF_FRESH);
+  EXPECT_EQ(Run(kCode + 64), JF_STALE_NOT_CLEANED);
+  EXPECT_FALSE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode + 64), JF_STALE_NOT_CLEANED);
+  const jf_kernel_note &n = Note(1);
+  EXPECT_STREQ(n.call, "copy-on-write fault");
+  EXPECT_EQ(n.pc, kWriterPc);
+  EXPECT_EQ(n.words, 4u);
+}
+
+// A page the child maps afresh after the fork (munmap, then mmap RWX) is
+// its own: its first store copies nothing and syncs nothing.
+TEST_F(KernelSync, APageMappedAfterTheForkIsNotCopied)
+{
+  ASSERT_TRUE(Mprotect(kCode));
+  Store(kCode);
+  Fork();
+  jf_model_kernel_fresh(k, kCode, kCode + 4096);
+  ASSERT_TRUE(Mprotect(kCode));
+  EXPECT_FALSE(ChildStore(kCode + 64));
+  EXPECT_EQ(Run(kCode + 64), JF_STALE_NOT_CLEANED);
+}
+
+// The anon-skip kernel never syncs private memory: the page written then
+// mprotect RX that today's kernel publishes
+// (TheFirstExecMappingOfAFreshPagePublishesItForEveryThread) is stale,
+// and it leaves the flag alone.
+TEST_F(KernelSyncAnonSkip, AFreshAnonymousPageIsNotSynced)
+{
+  Store(kCode);
+  EXPECT_FALSE(Mprotect(kCode));
+  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(jf_model_kernel_notes(k)->len, 1u);
+  EXPECT_EQ(Note(0).words, 0u);
+}
+
+// Shared memory has a mapping (shmem, the page cache): synced as today.
+TEST_F(KernelSyncAnonSkip, ASharedFilePageIsStillSyncedAtItsFault)
+{
+  jf_model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
+  Store(kRw);
+  EXPECT_EQ(Run(kRx), JF_FRESH);
+}
+
+// A forked child's copy is anonymous too: its RWX fault syncs nothing.
+TEST_F(KernelSyncAnonSkip, AForkedChildsCopyIsNotSynced)
+{
+  Mprotect(kCode);
+  Store(kCode);
+  Fork();
+  EXPECT_FALSE(ChildStore(kCode + 64));
+  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
 }
 
 // exec-map-sync = none: the same fetch is stale under a kind of its own,

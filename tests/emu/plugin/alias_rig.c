@@ -35,7 +35,7 @@ bool alias_rig_nonexec_view(struct jf_rig *r, uint64_t va)
 
 void alias_rig_note_store(struct jf_rig *r, uint64_t va, unsigned bytes)
 {
-  jf_alias_note_store(r->alias, va, bytes);
+  jf_alias_note_store(r, va, bytes, 0);
 }
 
 void alias_rig_refresh_views(struct jf_rig *r)

@@ -8,8 +8,8 @@
 #include "plugin_store.h"
 #include "vcpu.h"
 
-/* The model's views and the store's watch, as plugin.c's view_* (their
- * context the tracker). */
+/* The model's views and the store's watch, as plugin.c's view_* (the
+ * views' context the tracker, the watch's the rig). */
 static uint64_t canon_hook(uint64_t va, void *alias)
 {
   return jf_alias_canon(alias, va);
@@ -18,9 +18,9 @@ static bool nonexec_hook(uint64_t va, void *alias)
 {
   return jf_alias_nonexec_view(alias, va);
 }
-static void store_hook(void *alias, uint64_t va, unsigned bytes)
+static void store_hook(void *rig, uint64_t va, unsigned bytes, uint64_t writer_pc)
 {
-  jf_alias_note_store(alias, va, bytes);
+  jf_alias_note_store(rig, va, bytes, writer_pc);
 }
 
 struct jf_rig *plugin_rig_new(const uint64_t *ctr, unsigned nclusters)
@@ -34,7 +34,7 @@ struct jf_rig *plugin_rig_new(const uint64_t *ctr, unsigned nclusters)
   r->model = jf_model_new(ctr, nclusters, &views);
   r->kernel = jf_model_kernel_new(r->model, JF_KERNEL_SYNC_LINUX);
   r->store = jf_store_new(r);
-  jf_store_watch(r->store, store_hook, r->alias);
+  jf_store_watch(r->store, store_hook, r);
   return r;
 }
 

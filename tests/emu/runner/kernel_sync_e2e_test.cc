@@ -1,4 +1,4 @@
-// The Linux kernel's own cache maintenance, end to end: the seven programs
+// The Linux kernel's own cache maintenance, end to end: the programs
 // of guest/kernel_sync_guest.c under the real plugin-enabled QEMU, each
 // judged as arm64 Linux runs it (docs/COHERENCE-MODEL.md, "What Linux does
 // for you"), and with --exec-map-sync none as a kernel that does nothing.
@@ -25,10 +25,11 @@ struct GuestRun {
 };
 
 GuestRun Guest(const std::string &mode, std::vector<std::string> runner_args = {},
-               const std::map<std::string, std::string> &env = {})
+               const std::map<std::string, std::string> &env = {},
+               const std::string &config = "exynos8890.conf")
 {
   TempDir dir;
-  std::vector<std::string> argv = {kRunner,       "--config", kConfigs + "/exynos8890.conf",
+  std::vector<std::string> argv = {kRunner,       "--config", kConfigs + "/" + config,
                                    "--seed",      "1",        "--report",
                                    dir / "r.json"};
   argv.insert(argv.end(), runner_args.begin(), runner_args.end());
@@ -70,8 +71,10 @@ TEST(KernelSyncEndToEnd, CodePublishedByTheFirstMprotectIsCoherent)
   EXPECT_NE(note["note"].get<std::string>().find("not on macOS, Windows or the BSDs"),
             std::string::npos);
   EXPECT_EQ(run.report["exec_map_sync"], "linux");
+  EXPECT_EQ(run.report["kernel"], "6.x");
+  EXPECT_EQ(note["kernel"], "6.x");
   EXPECT_NE(run.result.err.find("==jitflush-emu== NOTE: 2 words of code on 1 page were published "
-                                "only by the kernel at mprotect"),
+                                "only by the kernel (Linux 6.x) at mprotect"),
             std::string::npos)
       << run.result.err;
 }
@@ -145,6 +148,55 @@ TEST(KernelSyncEndToEnd, WithoutTheKernelsHelpKernelPublishedCodeIsKernelSyncAss
   EXPECT_EQ(Kinds(env), std::vector<std::string>{"kernel-sync-assumed"});
   GuestRun rwx = Guest("rwx", {"--exec-map-sync", "none"});
   EXPECT_EQ(Kinds(rwx), std::vector<std::string>{"not-cleaned"});
+}
+
+// Copy-on-write after fork: a child that writes a page it shares with its
+// parent gets a copy whose flag is clear, so its own mprotect RX syncs its
+// code, whether the parent had written and published the page or only
+// mapped it executable.
+TEST(KernelSyncEndToEnd, AForkedChildsCopyIsSyncedAtItsExecMapping)
+{
+  for (const char *mode : {"fork-rewrite", "fork-unwritten"}) {
+    GuestRun run = Guest(mode);
+    EXPECT_EQ(run.result.status, 43) << mode << ": " << run.result.err;
+    EXPECT_EQ(Stale(run), 0) << mode << ": " << run.report.dump();
+  }
+}
+
+// An RWX page: the child's write fault syncs the copy, the parent's
+// unmaintained code with it, before the child's store lands; the child's
+// own code is stale.
+TEST(KernelSyncEndToEnd, AnRwxCopyIsSyncedBeforeTheChildsStore)
+{
+  GuestRun run = Guest("fork-rwx");
+  EXPECT_EQ(run.result.status, 86) << run.result.err;
+  EXPECT_EQ(Stale(run), 2) << run.report.dump(); // "return 43", not "return 42"
+  EXPECT_EQ(Kinds(run), std::vector<std::string>{"not-cleaned"});
+}
+
+// [kernel] linux=3.18-anon-skip (exynos8890-3.18.conf, the Galaxy S7's
+// shipped kernel): __sync_icache_dcache returns early for anonymous pages,
+// so code today's kernel publishes on a private page is stale there, fork
+// or not; shared memory (a memfd) is still synced. The report names it.
+TEST(KernelSyncEndToEnd, TheAnonSkipKernelSyncsNoPrivatePage)
+{
+  const std::string old = "exynos8890-3.18.conf";
+  GuestRun mprotect = Guest("mprotect", {}, {}, old);
+  EXPECT_EQ(mprotect.result.status, 86) << mprotect.result.err;
+  EXPECT_EQ(Kinds(mprotect), std::vector<std::string>{"not-cleaned"});
+  EXPECT_TRUE(mprotect.report["kernel_sync_notes"].empty()) << mprotect.report.dump();
+  EXPECT_EQ(mprotect.report["kernel"], "3.18-anon-skip");
+  EXPECT_NE(mprotect.result.err.find("==jitflush-emu== kernel: Linux 3.18-anon-skip, whose arm64 "
+                                     "__sync_icache_dcache returns early for anonymous pages"),
+            std::string::npos)
+      << mprotect.result.err;
+  GuestRun child = Guest("fork-unwritten", {}, {}, old);
+  EXPECT_EQ(child.result.status, 86) << child.result.err;
+  EXPECT_EQ(Stale(child), 2) << child.report.dump();
+  GuestRun memfd = Guest("memfd", {}, {}, old);
+  EXPECT_EQ(memfd.result.status, 42) << memfd.result.err;
+  EXPECT_EQ(Stale(memfd), 0) << memfd.report.dump();
+  EXPECT_EQ(memfd.report["kernel_sync_notes"].size(), 1u) << memfd.report.dump();
 }
 
 TEST(KernelSyncEndToEnd, ABadExecMapSyncIsAUsageError)

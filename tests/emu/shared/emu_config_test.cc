@@ -354,6 +354,25 @@ TEST_F(ConfigFixture, ExecMapSyncDefaultsToLinux)
             "none)");
 }
 
+// [kernel] linux: today's __sync_icache_dcache unless the config names the
+// older one that skips anonymous pages; anything else names file, line, key.
+TEST_F(ConfigFixture, KernelLinuxDefaultsToToday)
+{
+  Loaded today, old;
+  LoadText(dir_, kBase, &today);
+  ASSERT_NE(today.cfg, nullptr) << today.error;
+  EXPECT_EQ(today.cfg->kernel_linux, EMU_KERNEL_LINUX_6X);
+  LoadText(dir_, Replace(kBase, "sysfs=full", "sysfs=full\nlinux=3.18-anon-skip"), &old);
+  ASSERT_NE(old.cfg, nullptr) << old.error;
+  EXPECT_EQ(old.cfg->kernel_linux, EMU_KERNEL_LINUX_ANON_SKIP);
+  EXPECT_STREQ(emu_kernel_linux_names[old.cfg->kernel_linux], "3.18-anon-skip");
+  EXPECT_EQ(Error(Replace(kBase, "sysfs=full", "sysfs=full\nlinux=3.18")),
+            "DIR/fixture.conf:16: [kernel] linux: bad value '3.18' (expected 6.x | "
+            "3.18-anon-skip)");
+  EXPECT_EQ(Error(Replace(kBase, "sysfs=full", "sysfs=full\nlinux=")),
+            "DIR/fixture.conf:16: [kernel] linux: empty value");
+}
+
 TEST_F(ConfigFixture, MissingRequiredKeys)
 {
   EXPECT_EQ(Error(Replace(kBase, "ctr=0x84448005\n", "")),
