@@ -30,6 +30,13 @@ check fails naming it: a new test double cannot escape it.
 --out-of-range: headers of versions MIN-1 and MAX+1 (the build's with its
 version changed) must be refused by qemu_api.h's #error, naming the range.
 
+    check_plugin_api_headers.py ARGS_FILE REPO --newer-plugin RUNNER CONFIG GUEST
+
+--newer-plugin: a plugin built for the API after the build's QEMU's
+(ci/qemu-probe-plugin.c against the derived header) is refused by QEMU
+itself: the runner exits 5, its last line quoting QEMU's "plugin requires
+API version N" (docs/RIG.md, "Which QEMU").
+
 Prints one line per header and exits 1 on any failure.
 """
 import concurrent.futures
@@ -280,6 +287,28 @@ def main():
                     print(out or 'it compiled')
                     bad += 1
             sys.exit(1 if bad else 0)
+
+        if mode == '--newer-plugin':
+            runner, config, guest = sys.argv[4:7]
+            newer = build_api + 1
+            text = (derive(build_text, newer) if newer <= max(v for t in SIGNATURES.values() for v in t)
+                    else VERSION.sub(f'#define QEMU_PLUGIN_VERSION {newer}', build_text))
+            folder = tempfile.mkdtemp(dir=scratch)
+            with open(os.path.join(folder, HEADER), 'w', encoding='utf-8') as f:
+                f.write(text)
+            plugin = os.path.join(folder, 'newer-plugin.so')
+            src, inc, _ = todo[-1]  # ci/qemu-probe-plugin.c
+            cmd = ['cc', '-shared', '-fPIC', '-I', folder] + [a for d in inc for a in ('-I', d)]
+            subprocess.run(cmd + ['-o', plugin, src], check=True)
+            r = subprocess.run([runner, '--config', config, '--', guest, 'exit', '42'],
+                               env=dict(os.environ, JITFLUSH_PLUGIN=plugin),
+                               capture_output=True, text=True)
+            last = r.stderr.strip().split('\n')[-1]
+            ok = (r.returncode == 5 and 'the plugin wrote no usable summary' in last
+                  and f'plugin requires API version {newer}' in last)
+            print(f'{"ok  " if ok else "FAIL"} a plugin built for API {newer}, run with the build\'s '
+                  f'API {build_api} QEMU: status {r.returncode}, last line: {last}')
+            sys.exit(0 if ok else 1)
 
         version = int(mode)
         headers = []
