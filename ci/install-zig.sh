@@ -70,7 +70,7 @@ runtimes() {
 }
 
 if [ -f "$prefix/.complete" ] && [ -x "$zig" ]; then
-  echo "install-zig: building zig's C runtimes for $targets into .cache/zig/cache (once, about 2 min on 2 busy cores)" >&2
+  echo "install-zig: building zig's C runtimes for $targets into .cache/zig/cache (once: 21 min on 2 cores at load 11 to 19)" >&2
   runtimes
   exit 0
 fi
@@ -94,5 +94,5 @@ fi
 rm -rf "$prefix"
 mv "$tmp/prefix" "$prefix"
 touch "$prefix/.complete"
-echo "install-zig: building zig's C runtimes for $targets into .cache/zig/cache (once, about 2 min on 2 busy cores)" >&2
+echo "install-zig: building zig's C runtimes for $targets into .cache/zig/cache (once: 21 min on 2 cores at load 11 to 19)" >&2
 runtimes
