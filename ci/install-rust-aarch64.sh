@@ -81,7 +81,7 @@ if [ ! -d "$sysroot/lib/rustlib/$target/lib" ]; then
 fi
 rustc=$(command -v rustc-web 2>/dev/null || echo /usr/bin/rustc)
 if [ "$mode" = --crates ] && [ "$(cat "$crates/.complete" 2>/dev/null)" != "$(crates_key "$version")" ]; then
-  say "building tests/suite/cargo-jit's crates (Cranelift) for $target into .cache/cargo-jit (once, several minutes on 2 cores)"
+  say "building tests/suite/cargo-jit's crates (Cranelift) for $target into .cache/cargo-jit (once: 17 min on 2 cores at load 17 to 19)"
   cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
   rm -rf "$crates/warm"
   mkdir -p "$crates/warm"

@@ -21,7 +21,7 @@
 # on one line when it has work to do and cached after: zig and its C
 # runtimes for the portability targets (ci/install-zig.sh), the Rust
 # cross toolchain and Cranelift's first build (ci/install-rust-aarch64.sh
-# --crates, several minutes), so that no test's time limit covers them.
+# --crates, 17 min at load 17 to 19), so that no test's time limit covers them.
 # JITFLUSH_QUICK=1 skips the sanitizer, fuzzing and mutation stages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
