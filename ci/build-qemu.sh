@@ -31,11 +31,23 @@
 # A failed build leaves no .complete, so the next run builds again instead
 # of using it, and the message names the step that failed.
 #
-# ci/build-qemu.sh --cached: build nothing and ask apt nothing; print the
-# prefix and exit 0 when a complete build is cached, exit 1 otherwise.
+# ci/build-qemu.sh --cached [--tarball FILE]: build nothing and ask apt
+# nothing; print the prefix and exit 0 when a complete build of what is
+# asked for is cached (with --tarball: one built from a file with FILE's
+# SHA-256; with JITFLUSH_QEMU_VERSION: that version), exit 1 otherwise.
+#
+# The cache keys on what was asked for: a tarball's build is reused only
+# for a file with the same SHA-256, whatever else is cached; a tarball of a
+# version already cached from another source replaces that build (and says
+# so). JITFLUSH_QEMU_VERSION with a tarball of another version is refused
+# (exit 3, naming both). The sources of a build live in one work folder,
+# <cache>/src/<name>; a build removes every work folder left before it
+# starts and its own when it succeeds, so after a failure exactly one is
+# left, the one the message names.
 #
 # Environment:
-#   JITFLUSH_QEMU_VERSION  try only this Debian version (e.g. 1:10.2.2+ds-1 or 10.2.2)
+#   JITFLUSH_QEMU_VERSION  try only this Debian version (e.g. 1:10.2.2+ds-1 or 10.2.2);
+#                          with --tarball, the version the tarball must hold
 #   JITFLUSH_QEMU_JOBS     parallel build jobs (default 2: the CI machine has 2 cores)
 #   JITFLUSH_QEMU_CACHE    the cache folder (default <repo>/.cache/qemu)
 #
@@ -101,6 +113,36 @@ candidates() {
 }
 
 is_complete() { [ -f "$1/.complete" ] && [ -x "$1/bin/qemu-aarch64" ] && [ -f "$1/include/qemu-plugin.h" ]; }
+
+# The complete cached build made from a tarball whose SHA-256 is $1, if any.
+tarball_prefix() {
+  local stamp
+  for stamp in "$cache_root"/*/.complete; do
+    [ -f "$stamp" ] || continue
+    if grep -q "^source: tarball .* sha256 $1\$" "$stamp" && is_complete "$(dirname "$stamp")"; then
+      dirname "$stamp"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# Fails, naming both, when JITFLUSH_QEMU_VERSION asks for another version
+# than $1, the version of what $2 names.
+same_version_as_asked() {
+  local want=${JITFLUSH_QEMU_VERSION:+$(upstream_of "$JITFLUSH_QEMU_VERSION")}
+  [ -z "$want" ] || [ "$want" = "$1" ] ||
+    die 3 "JITFLUSH_QEMU_VERSION=$JITFLUSH_QEMU_VERSION asks for QEMU $want, but $2 is QEMU $1:" \
+      "unset JITFLUSH_QEMU_VERSION or name a tarball of $want"
+}
+
+# A fresh work folder <cache>/src/$1, after removing every work folder a
+# failed build left (the caller holds the lock: no other build is running).
+new_work() {
+  rm -rf "$cache_root/src"
+  mkdir -p "$cache_root/src/$1"
+  echo "$cache_root/src/$1"
+}
 
 # The emulator must run, say which version it is, and accept -plugin (a build
 # without plugin support rejects the option before looking at the file).
@@ -236,18 +278,17 @@ build_one() {
   local up prefix work
   up=$(upstream_of "$debver")
   prefix="$cache_root/$up"
-  work="$cache_root/src/$up"
-  rm -rf "$work"
-  mkdir -p "$work" || return 2
+  work=$(new_work "$up") || return 2
 
   log "fetching the qemu=$debver source package"
   if ! (cd "$work" && apt-get source --download-only "qemu=$debver" >&2); then
     log "cannot fetch qemu=$debver"
+    rm -rf "$work"
     return 1
   fi
   local dsc
   dsc=$(ls "$work"/qemu_*.dsc 2>/dev/null | head -1)
-  [ -n "$dsc" ] || { log "no .dsc for qemu=$debver"; return 1; }
+  [ -n "$dsc" ] || { log "no .dsc for qemu=$debver"; rm -rf "$work"; return 1; }
   log "unpacking $(basename "$dsc")"
   # Debian's patches are applied too: this is the source Debian itself builds.
   step "unpack" bash -c 'cd "$1" && dpkg-source --no-check -x "$2" tree >&2' _ "$work" "$dsc" || return 2
@@ -281,9 +322,14 @@ build_tarball() {
   mkdir -p "$cache_root"
   exec 9>"$cache_root/.lock"
   flock 9
-  local work="$cache_root/src/tarball-$$"
-  rm -rf "$work"
-  mkdir -p "$work"
+  local cached
+  if cached=$(tarball_prefix "$got"); then
+    same_version_as_asked "$(basename "$cached")" "$name"
+    echo "$cached"
+    return 0
+  fi
+  local work
+  work=$(new_work tarball)
   log "unpacking $name"
   tar -xf "$file" -C "$work" || { rm -rf "$work"; die 4 "step 'unpack' failed: $name is not a readable tar archive"; }
   local tree version
@@ -293,18 +339,19 @@ build_tarball() {
     die 4 "step 'unpack' failed: $name holds no QEMU source tree (a folder with VERSION and configure)"
   fi
   version=$(tr -d '[:space:]' < "$tree/VERSION")
+  ( same_version_as_asked "$version" "$name" ) || { rm -rf "$work"; exit 3; }
   if ! version_ge "$version" "$min_upstream"; then
     rm -rf "$work"
     die 3 "$name is QEMU $version, older than $min_upstream (the plugin needs qemu_plugin_write_register)"
   fi
   local prefix="$cache_root/$version"
-  if is_complete "$prefix" && grep -qx "source: tarball $name sha256 $got" "$prefix/.complete"; then
-    rm -rf "$work"
-    echo "$prefix"
-    return 0
+  if [ -f "$prefix/.complete" ]; then
+    log "replacing the QEMU $version cached in $prefix ($(sed -n 's/^source: //p' "$prefix/.complete"))" \
+      "with a build of $name (sha256 $got)"
   fi
   if ! build_tree "$tree" "$prefix" "tarball $name sha256 $got"; then
-    die 4 "building QEMU $version from $name failed (log above); the sources are kept in $work"
+    die 4 "building QEMU $version from $name failed (log above); its sources are kept in $work" \
+      "(the next build removes them)"
   fi
   rm -rf "$work"
   echo "$prefix"
@@ -331,10 +378,10 @@ cached_prefix() {
 }
 
 main() {
-  local tarball="" sha256=""
+  local tarball="" sha256="" cached=0
   while [ $# -gt 0 ]; do
     case "$1" in
-      --cached) cached_prefix; return ;;
+      --cached) cached=1; shift ;;
       --tarball)
         [ $# -ge 2 ] || die 64 "--tarball needs a file"
         tarball=$2
@@ -350,6 +397,18 @@ main() {
       *) die 64 "unknown argument '$1' (see --help)" ;;
     esac
   done
+  if [ "$cached" -eq 1 ]; then
+    if [ -n "$tarball" ]; then
+      [ -f "$tarball" ] || return 1
+      local prefix
+      prefix=$(tarball_prefix "$(sha256sum "$tarball" | cut -d' ' -f1)") || return 1
+      ( same_version_as_asked "$(basename "$prefix")" "$(basename "$tarball")" ) 2>/dev/null || return 1
+      echo "$prefix"
+      return 0
+    fi
+    cached_prefix
+    return
+  fi
   if [ -n "$tarball" ]; then
     case "$tarball" in /*) ;; *) tarball="$PWD/$tarball" ;; esac
     build_tarball "$tarball" "$sha256"
@@ -419,7 +478,8 @@ main() {
       log "skipping $v (source not available), trying the next candidate"
       continue
     fi
-    die 4 "building qemu $v failed (the step is named above); the sources are kept in $cache_root/src/$(upstream_of "$v")"
+    die 4 "building qemu $v failed (the step is named above); its sources are kept in" \
+      "$cache_root/src/$(upstream_of "$v") (the next build removes them)"
   done
   die 3 "none of the candidate qemu source versions could be fetched: $(echo $list)"
 }

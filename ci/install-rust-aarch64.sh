@@ -11,11 +11,42 @@
 # Build with RUSTC=$JITFLUSH_RUSTC and, for the target only (cargo applies
 # RUSTFLAGS to the target alone when --target is given),
 # RUSTFLAGS="--sysroot=$JITFLUSH_RUST_SYSROOT".
-# Exit status: 0, 1 a step failed (the message says which), 3 not Debian.
+#
+#   ci/install-rust-aarch64.sh --crates   the same, then builds the
+#       dependencies of tests/suite/cargo-jit (Cranelift) for the target
+#       into .cache/cargo-jit/target, once (several minutes; ci/test.sh runs
+#       it), so that suite.cargo builds only its own crate
+#   ci/install-rust-aarch64.sh --cached   installs and builds nothing: prints
+#       the two lines when the toolchain and those crates are ready
+#       (tests/suite/suite_test.py cargo asks this)
+#
+# Exit status: 0, 1 a step failed or (--cached) is not done (the message
+# says which), 3 not Debian, or (--cached) rustc-web is not installed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { echo "ci/install-rust-aarch64.sh: $*" >&2; }
+mode=${1:-}
+case "$mode" in ""|--crates|--cached) ;; *) say "usage: ci/install-rust-aarch64.sh [--crates|--cached]"; exit 1 ;; esac
 command -v dpkg-query >/dev/null || { say "needs Debian's apt and dpkg"; exit 3; }
+crate=$root/tests/suite/cargo-jit
+crates=$root/.cache/cargo-jit
+# What the crates were built for: rustc-web's version and Cargo.toml.
+crates_key() { echo "rustc-web $1, Cargo.toml $(sha256sum "$crate/Cargo.toml" | cut -d' ' -f1)"; }
+if [ "$mode" = --cached ]; then
+  dpkg-query -W -f='${Status}' rustc-web 2>/dev/null | grep -q "ok installed" ||
+    { say "rustc-web is not installed: run ci/install-rust-aarch64.sh --crates (ci/test.sh does)"; exit 3; }
+  version=$(dpkg-query -W -f='${Version}' rustc-web)
+  sysroot=$root/.cache/rust-aarch64/$version/sysroot
+  if [ ! -d "$sysroot/lib/rustlib/aarch64-unknown-linux-gnu/lib" ] ||
+     [ "$(cat "$crates/.complete" 2>/dev/null)" != "$(crates_key "$version")" ]; then
+    say "the aarch64 standard library or the cargo-jit crates are not built for rustc-web $version:" \
+      "run ci/install-rust-aarch64.sh --crates (ci/test.sh does)"
+    exit 1
+  fi
+  echo "JITFLUSH_RUSTC=$(command -v rustc-web 2>/dev/null || echo /usr/bin/rustc)"
+  echo "JITFLUSH_RUST_SYSROOT=$sysroot"
+  exit 0
+fi
 if ! dpkg-query -W -f='${Status}' rustc-web 2>/dev/null | grep -q "ok installed"; then
   [ "$(id -u)" -eq 0 ] || { say "rustc-web is not installed and only root can install it"; exit 1; }
   apt-get install -y -q --no-install-recommends rustc-web >&2 || { say "apt-get install rustc-web failed"; exit 1; }
@@ -48,5 +79,24 @@ if [ ! -d "$sysroot/lib/rustlib/$target/lib" ]; then
   ln -sfn "$lib" "$sysroot/lib/rustlib/$target/lib"
   rm -rf "$work"
 fi
-echo "JITFLUSH_RUSTC=$(command -v rustc-web 2>/dev/null || echo /usr/bin/rustc)"
+rustc=$(command -v rustc-web 2>/dev/null || echo /usr/bin/rustc)
+if [ "$mode" = --crates ] && [ "$(cat "$crates/.complete" 2>/dev/null)" != "$(crates_key "$version")" ]; then
+  say "building tests/suite/cargo-jit's crates (Cranelift) for $target into .cache/cargo-jit (once: 17 min on 2 cores at load 17 to 19)"
+  cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+  rm -rf "$crates/warm"
+  mkdir -p "$crates/warm"
+  cp "$crate/Cargo.toml" "$crates/warm/"
+  cp -r "$crate/src" "$crates/warm/src"
+  # The environment tests/suite/suite_test.py builds with: the same target
+  # folder, compiler and flags, so that its build reuses these.
+  if ! (cd "$crates/warm" && RUSTC=$rustc RUSTFLAGS="--sysroot=$sysroot" CARGO_TARGET_DIR=$crates/target \
+          CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+          "$cargo" build --tests --target "$target" >&2); then
+    say "cargo build of the cargo-jit crates failed (above)"
+    exit 1
+  fi
+  rm -rf "$crates/warm"
+  crates_key "$version" > "$crates/.complete"
+fi
+echo "JITFLUSH_RUSTC=$rustc"
 echo "JITFLUSH_RUST_SYSROOT=$sysroot"

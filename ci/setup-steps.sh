@@ -38,14 +38,17 @@ jf_step_deps() {
 # from Debian's source package, or from the release tarball named by
 # JITFLUSH_QEMU_TARBALL (with JITFLUSH_QEMU_TARBALL_SHA256 for a release
 # ci/build-qemu.sh does not know), on a system without Debian's sources.
+# The QEMU named (JITFLUSH_QEMU_TARBALL, JITFLUSH_QEMU_VERSION) is the one
+# used, whatever else is cached, and a line says which; ci/build-qemu.sh
+# refuses a tarball and a version that disagree.
 jf_step_qemu() {
   local prefix from="Debian's source package" args=()
   if [ -n "${JITFLUSH_QEMU_TARBALL:-}" ]; then
     from=$(basename "$JITFLUSH_QEMU_TARBALL")
     args=(--tarball "$JITFLUSH_QEMU_TARBALL")
-    [ -z "${JITFLUSH_QEMU_TARBALL_SHA256:-}" ] || args+=(--sha256 "$JITFLUSH_QEMU_TARBALL_SHA256")
   fi
-  if ! prefix=$("$jf_repo/ci/build-qemu.sh" --cached); then
+  if ! prefix=$("$jf_repo/ci/build-qemu.sh" --cached ${args[@]+"${args[@]}"}); then
+    [ -z "${JITFLUSH_QEMU_TARBALL_SHA256:-}" ] || args+=(--sha256 "$JITFLUSH_QEMU_TARBALL_SHA256")
     jf_say "building QEMU with plugins for the rig from $from (ci/build-qemu.sh, cached in .cache/qemu), once: $jf_time_qemu"
     local out
     out=$(mktemp)
@@ -59,6 +62,11 @@ jf_step_qemu() {
     echo "$jf_me: ci/build-qemu.sh did not name a prefix with bin/qemu-aarch64 (got '$prefix')" >&2
     exit 1
   fi
+  if [ -n "${JITFLUSH_QEMU_TARBALL:-}" ]; then
+    jf_say "using QEMU $(basename "$prefix") built from $from (JITFLUSH_QEMU_TARBALL), in $prefix"
+  elif [ -n "${JITFLUSH_QEMU_VERSION:-}" ]; then
+    jf_say "using QEMU $(basename "$prefix") (JITFLUSH_QEMU_VERSION=$JITFLUSH_QEMU_VERSION), in $prefix"
+  fi
 }
 
 # jf_step_build WHAT TIME DIR TARGET OUTPUT CONFIGURE-CMD...: brings TARGET
@@ -70,7 +78,18 @@ jf_step_qemu() {
 jf_step_build() {
   local what=$1 time=$2 dir=$3 target=$4 output=$5
   shift 5
-  local stamp="$dir/.setup-step-$target"
+  local stamp="$dir/.setup-step-$target" arg qemu="" had=""
+  # A tree configured for another QEMU than this run's is configured again
+  # (its plugin is then built against that QEMU's header), and says so.
+  for arg in "$@"; do
+    case "$arg" in -DJITFLUSH_QEMU_AARCH64=*) qemu=${arg#*=} ;; esac
+  done
+  [ ! -f "$dir/CMakeCache.txt" ] ||
+    had=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:[A-Z]*=//p' "$dir/CMakeCache.txt")
+  if [ -f "$dir/build.ninja" ] && [ -n "$qemu" ] && [ "$had" != "$qemu" ]; then
+    jf_say "configuring build/$(basename "$dir") again for $qemu (it was configured for ${had:-no QEMU})"
+    jf_run "configuring $dir" "$@"
+  fi
   if [ ! -f "$dir/build.ninja" ] || [ ! -e "$dir/$output" ]; then
     jf_say "building $what (build/$(basename "$dir")), once: $time"
     [ -f "$dir/build.ninja" ] || jf_run "configuring $dir" "$@"

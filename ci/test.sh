@@ -15,10 +15,13 @@
 # (docs/RIG.md#test-suites-on-the-rig): PCRE2's own CTest suite under the
 # rig on three seeds (JITFLUSH_SUITE_PCRE2_SEEDS; about 10 minutes of
 # the two cores), and a cranelift-jit
-# crate under Cargo's runner (its first build of Cranelift, cached in
-# .cache/cargo-jit, takes several minutes; ci/install-rust-aarch64.sh gets
-# the toolchain). actionlint (ci/install-actionlint.sh) checks the example
-# workflows and actions/rig.
+# crate under Cargo's runner. actionlint (ci/install-actionlint.sh) checks
+# the example workflows and actions/rig.
+# One-time toolchain work is done here, before any test, each step saying so
+# on one line when it has work to do and cached after: zig and its C
+# runtimes for the portability targets (ci/install-zig.sh), the Rust
+# cross toolchain and Cranelift's first build (ci/install-rust-aarch64.sh
+# --crates, 17 min at load 17 to 19), so that no test's time limit covers them.
 # JITFLUSH_QUICK=1 skips the sanitizer, fuzzing and mutation stages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +29,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/ci/install-deps.sh"
 "$root/ci/install-sarif-tools.sh"
 "$root/ci/install-zig.sh"
+"$root/ci/install-rust-aarch64.sh" --crates > /dev/null ||
+  echo "ci/test.sh: the Rust cross toolchain is not set up (above): suite.cargo skips or fails" >&2
 "$root/ci/install-actionlint.sh" >/dev/null
 "$root/ci/build.sh"
 

@@ -8,7 +8,9 @@
 #   build_qemu_test.sh REPO CASE
 #
 # CASE: checksum, unknown, not-tar, no-header, api-8, configure-fails,
-#       plugin-does-not-load, probe-loads, cached-reused, no-source.
+#       plugin-does-not-load, probe-loads, cached-reused, no-source,
+#       second-tarball, checksum-differs, version-conflict, failed-twice,
+#       setup-step-tarball, build-sh-two-qemus.
 # Exit 0 when the case behaves as documented; otherwise 1, saying how.
 set -euo pipefail
 repo=$1
@@ -92,6 +94,20 @@ EOF
       ;;
   esac
   tar -czf "$work/qemu-$version.tar.gz" -C "$work/stage" "qemu-$version"
+}
+
+# build_ok TARBALL: builds it (its own SHA-256 given) and checks the
+# printed prefix is the tarball's version's and its stamp names the file.
+build_ok() {
+  local file=$1 version
+  version=$(basename "$file" .tar.gz)
+  version=${version#qemu-}
+  run --tarball "$file" --sha256 "$(sha "$file")"
+  [ "$rc" -eq 0 ] || fail "building $(basename "$file"): status $rc: $err"
+  [ "$(tail -n 1 "$work/out")" = "$JITFLUSH_QEMU_CACHE/$version" ] ||
+    fail "building $(basename "$file") printed '$(tail -n 1 "$work/out")'"
+  grep -qx "source: tarball $(basename "$file") sha256 $(sha "$file")" \
+    "$JITFLUSH_QEMU_CACHE/$version/.complete" || fail ".complete: $(cat "$JITFLUSH_QEMU_CACHE/$version/.complete")"
 }
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
@@ -194,6 +210,99 @@ case "$case_name" in
     PATH="$work/bin:$PATH" "$script" > /dev/null 2> "$work/err" || rc=$?
     err=$(cat "$work/err")
     expect 3 "ci/build-qemu.sh --tarball qemu-10.2.2.tar.xz"
+    ;;
+  second-tarball)
+    # A tarball of another version while one is cached: --cached does not
+    # offer the cached one, and the build is of the tarball named.
+    make_tree 10.2.90 6 0 loads
+    build_ok "$work/qemu-10.2.90.tar.gz"
+    make_tree 10.2.91 6 0 loads
+    if out=$("$script" --cached --tarball "$work/qemu-10.2.91.tar.gz" 2>&1); then
+      fail "--cached --tarball qemu-10.2.91.tar.gz offered a build of another tarball: $out"
+    fi
+    build_ok "$work/qemu-10.2.91.tar.gz"
+    printf '%s' "$err" | grep -q "configuring" || fail "qemu-10.2.91.tar.gz was not built: $err"
+    [ "$("$script" --cached --tarball "$work/qemu-10.2.91.tar.gz")" = "$JITFLUSH_QEMU_CACHE/10.2.91" ] ||
+      fail "--cached --tarball does not find the build of qemu-10.2.91.tar.gz"
+    ;;
+  checksum-differs)
+    # A cached build of a version from one tarball, then another tarball of
+    # that version (another SHA-256): built again, saying what it replaces.
+    make_tree 10.2.90 6 0 loads
+    build_ok "$work/qemu-10.2.90.tar.gz"
+    first=$(sha "$work/qemu-10.2.90.tar.gz")
+    sleep 1 # another mtime in the archive: another SHA-256
+    make_tree 10.2.90 6 0 loads
+    [ "$(sha "$work/qemu-10.2.90.tar.gz")" != "$first" ] || fail "the second tarball has the same SHA-256"
+    "$script" --cached --tarball "$work/qemu-10.2.90.tar.gz" > /dev/null 2>&1 &&
+      fail "--cached offered the build of a tarball with another SHA-256"
+    build_ok "$work/qemu-10.2.90.tar.gz"
+    expect 0 "replacing the QEMU 10.2.90 cached in $JITFLUSH_QEMU_CACHE/10.2.90 (tarball qemu-10.2.90.tar.gz sha256 $first)"
+    ;;
+  version-conflict)
+    # JITFLUSH_QEMU_VERSION and a tarball of another version: refused,
+    # naming both, whether the tarball is built yet or not.
+    make_tree 10.2.90 6 0 loads
+    export JITFLUSH_QEMU_VERSION=10.2.2
+    run --tarball "$work/qemu-10.2.90.tar.gz" --sha256 "$(sha "$work/qemu-10.2.90.tar.gz")"
+    expect 3 "JITFLUSH_QEMU_VERSION=10.2.2 asks for QEMU 10.2.2, but qemu-10.2.90.tar.gz is QEMU 10.2.90"
+    no_stamp
+    unset JITFLUSH_QEMU_VERSION
+    build_ok "$work/qemu-10.2.90.tar.gz"
+    export JITFLUSH_QEMU_VERSION=10.2.2
+    run --tarball "$work/qemu-10.2.90.tar.gz" --sha256 "$(sha "$work/qemu-10.2.90.tar.gz")"
+    expect 3 "JITFLUSH_QEMU_VERSION=10.2.2 asks for QEMU 10.2.2, but qemu-10.2.90.tar.gz is QEMU 10.2.90"
+    "$script" --cached --tarball "$work/qemu-10.2.90.tar.gz" > /dev/null 2>&1 &&
+      fail "--cached offered QEMU 10.2.90 for JITFLUSH_QEMU_VERSION=10.2.2"
+    ;;
+  failed-twice)
+    # Two failed builds in a row leave one work folder, the one named.
+    make_tree 10.2.90 6 3 loads
+    for attempt in 1 2; do
+      run --tarball "$work/qemu-10.2.90.tar.gz" --sha256 "$(sha "$work/qemu-10.2.90.tar.gz")"
+      expect 4 "step 'configure' failed"
+      kept=$(find "$JITFLUSH_QEMU_CACHE/src" -mindepth 1 -maxdepth 1)
+      [ "$(printf '%s\n' "$kept" | grep -c .)" -eq 1 ] ||
+        fail "after failed build $attempt the cache holds these work folders: $kept"
+      expect 4 "its sources are kept in $kept (the next build removes them)"
+    done
+    # And a good build after them leaves none.
+    make_tree 10.2.90 6 0 loads
+    build_ok "$work/qemu-10.2.90.tar.gz"
+    [ -z "$(find "$JITFLUSH_QEMU_CACHE/src" -mindepth 1 -maxdepth 1 2>/dev/null)" ] ||
+      fail "a good build left: $(ls "$JITFLUSH_QEMU_CACHE/src")"
+    ;;
+  setup-step-tarball)
+    # ci/info.sh's QEMU step (ci/setup-steps.sh) with JITFLUSH_QEMU_TARBALL
+    # naming another version than the one cached: that version is built
+    # and used, and the step says so.
+    make_tree 10.2.90 6 0 loads
+    build_ok "$work/qemu-10.2.90.tar.gz"
+    make_tree 10.2.91 6 0 loads
+    rc=0
+    jf_qemu=$(JITFLUSH_QEMU_TARBALL="$work/qemu-10.2.91.tar.gz" \
+      JITFLUSH_QEMU_TARBALL_SHA256="$(sha "$work/qemu-10.2.91.tar.gz")" bash -c '
+        jf_me=test jf_repo=$1 jf_log=$2
+        . "$1/ci/setup-steps.sh"
+        jf_step_qemu
+        echo "$jf_qemu"' _ "$repo" "$work/setup.log" 2> "$work/err") || rc=$?
+    err=$(cat "$work/err")
+    [ "$jf_qemu" = "$JITFLUSH_QEMU_CACHE/10.2.91/bin/qemu-aarch64" ] ||
+      fail "the setup step chose '$jf_qemu' (status $rc): $err"
+    expect 0 "test: using QEMU 10.2.91 built from qemu-10.2.91.tar.gz (JITFLUSH_QEMU_TARBALL)"
+    ;;
+  build-sh-two-qemus)
+    # ci/build.sh in a tree configured with -DJITFLUSH_QEMU_AARCH64=<a QEMU
+    # of the user's> while JITFLUSH_QEMU_TARBALL names another: refused
+    # before anything is built, naming both.
+    mkdir -p "$work/repo/build/host"
+    cp -r "$repo/ci" "$work/repo/ci"
+    echo "JITFLUSH_QEMU_AARCH64:FILEPATH=/opt/qemu/bin/qemu-aarch64" > "$work/repo/build/host/CMakeCache.txt"
+    rc=0
+    JITFLUSH_QEMU_TARBALL="$work/qemu-11.0.0.tar.xz" "$work/repo/ci/build.sh" > /dev/null 2> "$work/err" || rc=$?
+    err=$(cat "$work/err")
+    expect 3 "build/host is configured with -DJITFLUSH_QEMU_AARCH64=/opt/qemu/bin/qemu-aarch64, and JITFLUSH_QEMU_TARBALL=$work/qemu-11.0.0.tar.xz names another QEMU"
+    [ ! -d "$work/repo/build/aarch64" ] || fail "ci/build.sh built before refusing"
     ;;
   *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

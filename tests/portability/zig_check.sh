@@ -50,8 +50,9 @@ esac
 fail() { echo "zig_check.sh $mode $target: FAIL: $*" >&2; exit 1; }
 
 zig=$("$root/ci/install-zig.sh" --path) || fail "zig is missing (see above): these checks cannot run without it"
-# One cache for every build tree of this checkout: the first Windows link
-# builds mingw-w64's C runtime (about a minute on 2 cores), later ones reuse it.
+# One cache for every build tree of this checkout, where ci/install-zig.sh
+# built the targets' C runtimes once (--path fails until it has): the links
+# here reuse them.
 export ZIG_GLOBAL_CACHE_DIR=$root/.cache/zig/cache ZIG_LOCAL_CACHE_DIR=$root/.cache/zig/cache
 cc=("$zig" cc -target "$target")
 warn=(-std=c11 -Wall -Wextra -Werror -O2)

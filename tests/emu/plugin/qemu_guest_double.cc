@@ -18,6 +18,18 @@ const char *const kRegNames[33] = {"x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6
                                    "x18", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26",
                                    "x27", "x28", "x29", "x30", "sp",  "pc"};
 
+// What the register calls return for BYTES read or written, in the
+// convention of the header compiled against: API 5 a byte count, API 6 on
+// success (src/emu/plugin/qemu_api.h).
+JF_QEMU_REGISTER_RESULT RegisterDone(size_t bytes)
+{
+#if QEMU_PLUGIN_VERSION >= 6
+  return bytes > 0;
+#else
+  return static_cast<int>(bytes);
+#endif
+}
+
 } // namespace
 
 void PutGuest(uint64_t va, const void *bytes, size_t len)
@@ -49,27 +61,30 @@ GArray *qemu_plugin_get_registers(void)
   GArray *list = g_array_new(false, false, sizeof(qemu_plugin_reg_descriptor));
   for (size_t i = 0; i < g_regs.size(); i++) {
     // A handle is the register's index + 1 (QEMU's are opaque, never NULL).
-    qemu_plugin_reg_descriptor d = {
-        reinterpret_cast<struct qemu_plugin_register *>(static_cast<uintptr_t>(i + 1)),
-        kRegNames[i], nullptr};
+    // Members by name: API 7 added one (is_readonly, false here).
+    qemu_plugin_reg_descriptor d{};
+    d.handle = reinterpret_cast<struct qemu_plugin_register *>(static_cast<uintptr_t>(i + 1));
+    d.name = kRegNames[i];
     g_array_append_val(list, d);
   }
   return list;
 }
 
-int qemu_plugin_read_register(struct qemu_plugin_register *handle, GByteArray *buf)
+JF_QEMU_REGISTER_RESULT qemu_plugin_read_register(struct qemu_plugin_register *handle,
+                                                  GByteArray *buf)
 {
   uint64_t le = GUINT64_TO_LE(g_regs.at(reinterpret_cast<uintptr_t>(handle) - 1));
   g_byte_array_append(buf, reinterpret_cast<const guint8 *>(&le), sizeof(le));
-  return sizeof(le);
+  return RegisterDone(sizeof(le));
 }
 
-int qemu_plugin_write_register(struct qemu_plugin_register *handle, GByteArray *buf)
+JF_QEMU_REGISTER_RESULT qemu_plugin_write_register(struct qemu_plugin_register *handle,
+                                                   GByteArray *buf)
 {
   uint64_t le = 0;
   memcpy(&le, buf->data, sizeof(le));
   g_regs.at(reinterpret_cast<uintptr_t>(handle) - 1) = GUINT64_FROM_LE(le);
-  return sizeof(le);
+  return RegisterDone(sizeof(le));
 }
 
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb)
@@ -83,12 +98,12 @@ void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin
   reinterpret_cast<FakeTb *>(tb)->callbacks.push_back({cb, flags, userdata});
 }
 
-void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t, qemu_plugin_vcpu_simple_cb_t)
+void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t, JF_QEMU_VCPU_CB_PARAMS)
 {
   ADD_FAILURE() << "not called here";
 }
 
-void qemu_plugin_register_vcpu_exit_cb(qemu_plugin_id_t, qemu_plugin_vcpu_simple_cb_t)
+void qemu_plugin_register_vcpu_exit_cb(qemu_plugin_id_t, JF_QEMU_VCPU_CB_PARAMS)
 {
   ADD_FAILURE() << "not called here";
 }

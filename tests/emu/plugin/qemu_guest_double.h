@@ -7,7 +7,8 @@
 // read from g_regs; a translation block is its start address, and the
 // callbacks registered on it are recorded for the test to run. The
 // functions registering vCPU and exit callbacks (linked through
-// qemu_api.c) fail the test if called.
+// qemu_api.c) fail the test if called. Each has the signature of the
+// header it is compiled against (API 5, 6 or 7).
 #ifndef JITFLUSH_TESTS_EMU_QEMU_GUEST_DOUBLE_H
 #define JITFLUSH_TESTS_EMU_QEMU_GUEST_DOUBLE_H
 
@@ -21,6 +22,22 @@
 extern "C" {
 #include <qemu-plugin.h>
 }
+
+// The signatures QEMU's plugin API changed, by the version of the header
+// compiled against, as src/emu/plugin/qemu_api.h switches on them: the
+// doubles follow every header the plugin builds against (emu.QemuPluginApi
+// compiles them against API 5, 6 and 7).
+#if QEMU_PLUGIN_VERSION >= 6
+#define JF_QEMU_REGISTER_RESULT bool // API 6: true on success
+#else
+#define JF_QEMU_REGISTER_RESULT int // API 5: the byte count
+#endif
+#if QEMU_PLUGIN_VERSION >= 7
+// API 7: vCPU init and exit callbacks take a userdata pointer.
+#define JF_QEMU_VCPU_CB_PARAMS qemu_plugin_vcpu_udata_cb_t, void *
+#else
+#define JF_QEMU_VCPU_CB_PARAMS qemu_plugin_vcpu_simple_cb_t
+#endif
 
 struct TbCallback {
   qemu_plugin_vcpu_udata_cb_t cb;
