@@ -83,6 +83,9 @@ static const struct {
     {JF_OPT_FOLLOW, offsetof(struct jf_options, follow)},
     {JF_OPT_EXEC_OF, offsetof(struct jf_options, exec_of_path)},
     {JF_OPT_REPRODUCE, offsetof(struct jf_options, reproduce)},
+    {JF_OPT_RERUN, offsetof(struct jf_options, rerun)},
+    {JF_OPT_UNRECORDED, offsetof(struct jf_options, unrecorded)},
+    {JF_OPT_CWD, offsetof(struct jf_options, cwd)},
     {JF_OPT_EXEC, offsetof(struct jf_options, exec_path)},
 };
 
@@ -160,6 +163,20 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
   json_object_set_string_member(report, "kernel", emu_kernel_linux_names[r->config->kernel_linux]);
   if (r->opts.reproduce) {
     json_object_set_string_member(report, "reproduce", r->opts.reproduce);
+  }
+  if (r->opts.cwd) {
+    /* What the run depended on besides its options, for jitflush-emu
+     * --reproduce: the environment itself is never here (it may hold
+     * tokens), only whether REPORT.env beside the report keeps it. */
+    JsonObject *recorded = json_object_new();
+    json_object_set_string_member(recorded, "cwd", r->opts.cwd);
+    json_object_set_boolean_member(recorded, "environment", !r->opts.unrecorded);
+    if (r->opts.unrecorded) {
+      json_object_set_string_member(recorded, "unrecorded", r->opts.unrecorded);
+    } else {
+      json_object_set_null_member(recorded, "unrecorded");
+    }
+    json_object_set_object_member(report, "recorded", recorded);
   }
   for (size_t c = 0; c < JF_NCOUNTERS; c++) {
     json_object_set_int_member(report, jf_counters[c].name, (gint64)counter[c]);
@@ -441,6 +458,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   jf_store_after_locked(r->store, jf_selfstore_on_store);
   r->findings = emu_findings_new(r->config);
   emu_findings_set_reproduce(r->findings, r->opts.reproduce);
+  emu_findings_set_rerun(r->findings, r->opts.rerun, r->opts.unrecorded);
   emu_findings_set_sarif_root(r->findings, r->opts.sarif_root);
   r->region = jf_region_new();
   r->signals = jf_signals_new();

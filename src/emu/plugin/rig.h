@@ -59,6 +59,13 @@ struct jf_options {
                                   asks for the reports now (plugin.c) */
   const char *reproduce;       /* the runner's command line that reproduces
                                   the run, for the reports */
+  const char *rerun;           /* the rerun line of the stderr blocks
+                                  ("jitflush-emu --reproduce REPORT"), or
+                                  NULL: the reproducing command */
+  const char *unrecorded;      /* what the rerun line cannot restore (the
+                                  environment), or NULL */
+  const char *cwd;             /* the run's working folder, for the report's
+                                  record of what the run depended on */
   const char *exec_path;       /* where to note each AArch64 program the guest
                                   execs, for the runner (plugin_exec.c) */
   const char *checkpoint_path; /* a folder: the findings so far, kept while

@@ -133,7 +133,7 @@ void emu_findings_free(struct emu_findings *f)
   EMU_RELEASE(g_ptr_array_unref, GPtrArray, f->findings, f->absorbed, f->ctr_sites, f->mappings,
               f->kernel_notes);
   g_string_chunk_free(f->strings);
-  EMU_RELEASE(g_free, void, f->reproduce, f->sarif_root, f);
+  EMU_RELEASE(g_free, void, f->reproduce, f->rerun, f->unrecorded, f->sarif_root, f);
 }
 
 /* ---- recording ------------------------------------------------------------- */
@@ -379,6 +379,14 @@ void emu_findings_set_reproduce(struct emu_findings *f, const char *command)
 {
   g_free(f->reproduce);
   f->reproduce = g_strdup(command);
+}
+
+void emu_findings_set_rerun(struct emu_findings *f, const char *command, const char *unrecorded)
+{
+  g_free(f->rerun);
+  g_free(f->unrecorded);
+  f->rerun = g_strdup(command);
+  f->unrecorded = g_strdup(unrecorded);
 }
 
 void emu_findings_set_sarif_root(struct emu_findings *f, const char *root)

@@ -83,6 +83,12 @@ void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, ui
  * log's invocation. NULL: none (the default). Copied. */
 void emu_findings_set_reproduce(struct emu_findings *f, const char *command);
 
+/* The rerun line of each stderr block, when it is not the reproducing
+ * command (the runner's "jitflush-emu --reproduce REPORT"), and, when not
+ * NULL, UNRECORDED: what that line cannot restore (the environment, when
+ * no report records it), shown under it. Both copied. */
+void emu_findings_set_rerun(struct emu_findings *f, const char *command, const char *unrecorded);
+
 /* Forgets every stale fetch and CTR_EL0 read recorded so far, keeping the
  * sites (the model's records still name them): a forked process reports
  * only what it found itself (plugin_fork.c). */

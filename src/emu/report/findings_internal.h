@@ -125,6 +125,8 @@ struct emu_findings {
    * same paths and calls. */
   GStringChunk *strings;
   char *reproduce;      /* emu_findings_set_reproduce, or NULL */
+  char *rerun;          /* emu_findings_set_rerun, or NULL: reproduce */
+  char *unrecorded;     /* emu_findings_set_rerun, or NULL */
   char *sarif_root;     /* emu_findings_set_sarif_root, or NULL */
   GPtrArray *ctr_sites; /* struct ctr_site * */
   GHashTable *ctr_by_key;

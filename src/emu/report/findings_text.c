@@ -189,8 +189,12 @@ GString *emu_findings_text(const struct emu_findings *f)
                              same);
     }
     text_writers(out, f, fd);
-    if (f->reproduce) {
-      g_string_append_printf(out, "    rerun   %s\n", f->reproduce);
+    const char *rerun = f->rerun ? f->rerun : f->reproduce;
+    if (rerun) {
+      g_string_append_printf(out, "    rerun   %s\n", rerun);
+    }
+    if (rerun && f->unrecorded) {
+      g_string_append_printf(out, "            not restored by it: %s\n", f->unrecorded);
     }
     char *msg = emu_findings_explain(f, fd);
     g_string_append_printf(out, "    %s\n", msg);

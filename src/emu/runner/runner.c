@@ -5,7 +5,9 @@
  *   jitflush-emu --config FILE [--seed N] [--report FILE.json]
  *                [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]
  *                [--check on|off|full] [--policy adversarial|random]
- *                [--sarif FILE [--sarif-root DIR]] -- PROGRAM [ARGS...]
+ *                [--sarif FILE [--sarif-root DIR]] [--no-record-env]
+ *                -- PROGRAM [ARGS...]
+ *   jitflush-emu --reproduce REPORT.json [--report FILE.json] [--sarif FILE] ...
  *
  * It validates the config, builds the SoC's sysfs overlay in a temporary
  * folder, runs qemu-aarch64 with the jitflush plugin, and ends stderr with
@@ -28,9 +30,11 @@
  * none; the line repeats QEMU's message and status), and 8 when the
  * program executed an AArch64 program (which QEMU user mode runs outside
  * the rig or not at all; the line names it), 9 when --binfmt-* could not
- * set up binfmt_misc, and 10 when QEMU's plugin API does not do what the
+ * set up binfmt_misc, 10 when QEMU's plugin API does not do what the
  * rig relies on (the plugin refused to run; the line names QEMU's version
- * and what failed). Only a run whose
+ * and what failed), and 11 when a rerun (--reproduce) did not end with the
+ * recorded run's findings (the lines before name each difference and each
+ * input it could not restore; no summary). Only a run whose
  * guest executed ends with the summary line, so a failure never looks
  * clean. The checks run cheapest first: command line, config, sysroot,
  * program, report, QEMU, plugin. Every path may be relative to the
@@ -64,6 +68,7 @@
 #include "runner_fork.h"
 #include "runner_program.h"
 #include "runner_qemu.h"
+#include "runner_rerun.h"
 #include "runner_reproduce.h"
 #include "runner_scratch.h"
 #include "runner_store.h"
@@ -342,10 +347,52 @@ static char *follow_command(const struct emu_options *o, const struct emu_config
   return joined;
 }
 
+/* What a run records for its rerun (runner_reproduce.c), and what the
+ * rerun line cannot restore. */
+struct record {
+  char *rerun;                      /* "jitflush-emu --reproduce REPORT", or NULL: the
+                                       reproducing command is the rerun line */
+  char *unrecorded;                 /* what the rerun line cannot restore, or NULL */
+  char *const *env;                 /* the program's environment */
+  bool write_env;                   /* REPORT.env, written before the run */
+  const struct emu_rerun *rerun_of; /* --reproduce: the run it repeats */
+  const char *own_report;           /* the report a rerun writes for its
+                                       check when none is asked for */
+};
+
+/* Plans the record of the run of O into R. A report in a regular file (or
+ * none yet) records the run and keeps the environment beside it, unless
+ * --no-record-env; a rerun's own report for its check records nothing,
+ * its rerun line is the recorded run's. */
+static void plan_record(const struct emu_options *o, struct record *r)
+{
+  struct stat st;
+  bool file = o->report && (stat(o->report, &st) != 0 || S_ISREG(st.st_mode));
+  bool own = r->own_report && o->report == r->own_report;
+  if (own) {
+    r->rerun = emu_reproduce_rerun_line(emu_rerun_report(r->rerun_of));
+    r->unrecorded = g_strdup(emu_rerun_unrestored(r->rerun_of));
+  } else if (file) {
+    r->rerun = emu_reproduce_rerun_line(o->report);
+    r->write_env = !o->no_record_env;
+    r->unrecorded = o->no_record_env
+                        ? g_strdup("the environment (the run was recorded with --no-record-env)")
+                        : NULL;
+  } else if (o->report) {
+    r->unrecorded = g_strdup_printf("the environment and the working folder (the report %s is not "
+                                    "a regular file, so nothing is recorded beside it)",
+                                    o->report);
+  } else {
+    r->unrecorded = g_strdup("the environment and the working folder (nothing records them "
+                             "without --report FILE; jitflush-emu --reproduce FILE restores "
+                             "them)");
+  }
+}
+
 static GString *plugin_option(const struct emu_options *o, const struct emu_config *cfg,
                               const char *plugin, const char *root, const char *summary,
                               const char *findings, const char *control, const char *scratch,
-                              const char *qemu)
+                              const char *qemu, const struct record *rec)
 {
   GString *opt = g_string_new(NULL);
   append_plugin_escaped(opt, plugin);
@@ -387,6 +434,13 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
     append_plugin_arg_owned(opt, JF_OPT_OVERLAY, g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL));
   }
   append_plugin_arg_owned(opt, JF_OPT_REPRODUCE, emu_reproduce_command(o, cfg));
+  if (rec->rerun) {
+    append_plugin_arg(opt, JF_OPT_RERUN, rec->rerun);
+  }
+  if (rec->unrecorded) {
+    append_plugin_arg(opt, JF_OPT_UNRECORDED, rec->unrecorded);
+  }
+  append_plugin_arg_owned(opt, JF_OPT_CWD, g_get_current_dir());
   append_plugin_arg(opt, JF_OPT_CONTROL, control);
   append_plugin_arg(opt, JF_OPT_FINDINGS, findings);
   append_plugin_arg_owned(opt, JF_OPT_EXEC, exec_note_path(summary));
@@ -408,8 +462,9 @@ static GString *plugin_option(const struct emu_options *o, const struct emu_conf
  * stderr's tail goes to TAIL. CONTROL is the FIFO the plugin reads
  * (control=), SUMMARY the file it writes. Returns -1 after printing the
  * problem when QEMU could not start. */
-static int spawn_and_wait(char *const argv[], const struct emu_seal *seal, const char *control,
-                          const char *summary, unsigned timeout_ms, bool *timed_out, GString *tail)
+static int spawn_and_wait(char *const argv[], char *const env[], const struct emu_seal *seal,
+                          const char *control, const char *summary, unsigned timeout_ms,
+                          bool *timed_out, GString *tail)
 {
   /* Held open for writing, so that the plugin's open does not wait and a
    * signal handler can write without blocking; not inherited by QEMU. */
@@ -427,7 +482,7 @@ static int spawn_and_wait(char *const argv[], const struct emu_seal *seal, const
 
   int stderr_fd = -1;
   int wstatus = -1;
-  pid_t pid = emu_spawn_qemu(argv, seal, &stderr_fd);
+  pid_t pid = emu_spawn_qemu(argv, env, seal, &stderr_fd);
   if (pid < 0) {
     emu_fail(EMU_EXIT_QEMU, "cannot run %s: %s", argv[0], g_strerror(errno));
   } else {
@@ -607,13 +662,15 @@ static void print_threads(const char *scratch)
 
 /* How a run ended besides QEMU's wait status. */
 struct run_end {
-  int stopped_by;      /* the signal that interrupted the runner, or 0 */
-  unsigned timeout_ms; /* --timeout, when it expired; else 0 */
-  bool followed;       /* --exec-of: the run that executed the program
-                          reports its findings and counts */
-  int *died_of;        /* set, when followed, to the signal the program
-                          died of: the runner then dies of it too (main),
-                          as the program would have, for whoever waits */
+  int stopped_by;                /* the signal that interrupted the runner, or 0 */
+  unsigned timeout_ms;           /* --timeout, when it expired; else 0 */
+  bool followed;                 /* --exec-of: the run that executed the program
+                                    reports its findings and counts */
+  int *died_of;                  /* set, when followed, to the signal the program
+                                    died of: the runner then dies of it too (main),
+                                    as the program would have, for whoever waits */
+  const struct emu_rerun *rerun; /* --reproduce: the findings are checked
+                                    against the recorded run's */
 };
 
 /* After QEMU ended: the summary line and the program's status, or why
@@ -707,6 +764,15 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
   g_string_free(forked_blocks, TRUE);
   *ran = true;
   const bool stopped = stopped_by || timed_out;
+  /* A rerun that ended by itself is checked; one that differs ends here,
+   * with its own status and no summary line that could read as clean. */
+  if (end->rerun && !stopped && !kept) {
+    int differs = emu_rerun_check(end->rerun, report, &sum, quiet);
+    if (differs) {
+      g_free(scratch);
+      return differs;
+    }
+  }
   /* --summary stale: a clean run adds nothing to the program's stderr, so
    * a test that compares its stderr passes as without the rig. */
   if (quiet && sum.counter[JF_COUNTER_stale_fetches] == 0 && !stopped && !kept) {
@@ -754,7 +820,8 @@ static int outcome(const char *summary, const char *report, const char *sarif, i
 }
 
 static int run(const struct emu_options *o, const struct emu_config *cfg, const char *sysroot,
-               const char *qemu, const char *plugin, const char *tmp, bool *ran, int *died_of)
+               const char *qemu, const char *plugin, const char *tmp, const struct record *rec,
+               bool *ran, int *died_of)
 {
   int status = 0;
   struct emu_overlay ov;
@@ -766,7 +833,8 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
   char *summary = g_build_filename(tmp, "summary", NULL);
   char *findings = g_build_filename(tmp, "findings", NULL);
   char *control = g_build_filename(tmp, "control", NULL);
-  GString *plugin_opt = plugin_option(o, cfg, plugin, root, summary, findings, control, tmp, qemu);
+  GString *plugin_opt =
+      plugin_option(o, cfg, plugin, root, summary, findings, control, tmp, qemu, rec);
   char *checkpoint = g_build_filename(tmp, EMU_SCRATCH_CHECKPOINT, NULL);
   if (mkdir(checkpoint, 0700) != 0) {
     /* The plugin then keeps nothing: a killed QEMU loses its findings. */
@@ -809,7 +877,7 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
 
   GString *tail = g_string_new(NULL);
   bool timed_out = false;
-  int wstatus = spawn_and_wait((char *const *)argv->pdata, &ov.seal, control, summary,
+  int wstatus = spawn_and_wait((char *const *)argv->pdata, rec->env, &ov.seal, control, summary,
                                o->timeout_ms, &timed_out, tail);
   if (timed_out) {
     /* The processes the program forked are QEMUs of the run too: a
@@ -818,7 +886,7 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
   }
   const bool quiet = o->summary && strcmp(o->summary, "stale") == 0;
   const struct run_end end = {interrupted, timed_out ? o->timeout_ms : 0, o->exec_of != NULL,
-                              died_of};
+                              died_of, rec->rerun_of};
   if (wstatus == -1) {
     status = EMU_EXIT_QEMU;
   } else if ((status = refused_outcome(summary, qemu)) == 0) {
@@ -968,11 +1036,38 @@ static bool copy_into_store(const char *from, const char *base, const char *suff
  * suite store the plugin writes its report and SARIF log into the entry
  * at BASE (or the user's files are copied there), and *RAN says whether
  * the guest ran. */
+/* Keeps the program's environment beside the report REC plans it for
+ * (runner_reproduce.c), before the run, so that its report says the truth
+ * about it; when it cannot, the report says why and the run goes on. */
+static void record_env(const char *report, struct record *rec)
+{
+  GError *err = NULL;
+  if (rec->write_env && !emu_reproduce_env_write(report, rec->env, &err)) {
+    fprintf(stderr, "jitflush-emu: warning: cannot record the environment beside %s: %s\n", report,
+            err->message);
+    rec->write_env = false;
+    g_free(rec->unrecorded);
+    rec->unrecorded = g_strdup_printf("the environment (%s)", err->message);
+    g_error_free(err);
+  }
+}
+
+/* After the run: the environment's file goes when no report came next to
+ * it (a clean process of a suite store, a guest that never started). */
+static void drop_lone_env(const char *report, const struct record *rec)
+{
+  if (rec->write_env && !g_file_test(report, G_FILE_TEST_IS_REGULAR)) {
+    char *env = emu_reproduce_env_path(report);
+    unlink(env);
+    g_free(env);
+  }
+}
+
 static int checked_run(struct emu_options *o, const struct emu_config *cfg, const char *base,
-                       bool *ran, int *died_of)
+                       const struct emu_rerun *rerun, bool *ran, int *died_of)
 {
   char *sysroot = NULL, *qemu = NULL, *plugin = NULL, *tmp = NULL;
-  char *store_report = NULL, *store_sarif = NULL;
+  char *store_report = NULL, *store_sarif = NULL, *own_report = NULL;
   const char *user_report = o->report, *user_sarif = o->sarif;
   const char *report_problem = o->report ? output_problem(o->report) : NULL;
   const char *sarif_problem = o->sarif ? output_problem(o->sarif) : NULL;
@@ -999,13 +1094,32 @@ static int checked_run(struct emu_options *o, const struct emu_config *cfg, cons
       if (base && !o->sarif) {
         o->sarif = store_sarif = g_strconcat(base, EMU_STORE_SARIF, NULL);
       }
+      /* A rerun reads its own report back for its check: one in the
+       * scratch folder when none is asked for, or the one asked for is no
+       * regular file (a device: it gets a copy). */
+      struct stat st;
+      bool special = o->report && stat(o->report, &st) == 0 && !S_ISREG(st.st_mode);
+      if (rerun && (!o->report || special)) {
+        o->report = own_report = g_build_filename(tmp, "rerun.json", NULL);
+      }
+      struct record rec = {.env = rerun && emu_rerun_env(rerun) ? emu_rerun_env(rerun) : environ,
+                           .rerun_of = rerun,
+                           .own_report = own_report};
+      plan_record(o, &rec);
+      record_env(o->report, &rec);
       /* Started before QEMU: it removes the folder, and ends every
        * process of the run, should the runner be killed (runner_cleaner.c). */
       struct emu_cleaner cleaner;
       emu_cleaner_start(tmp, &cleaner);
-      status = run(o, cfg, sysroot, qemu, plugin, tmp, ran, died_of);
+      status = run(o, cfg, sysroot, qemu, plugin, tmp, &rec, ran, died_of);
+      if (own_report && user_report) {
+        copy_output(own_report, user_report);
+      }
       emu_scratch_remove(tmp);
       emu_cleaner_finish(&cleaner);
+      drop_lone_env(o->report, &rec);
+      g_free(rec.rerun);
+      g_free(rec.unrecorded);
       if (base && user_report) {
         copy_into_store(user_report, base, EMU_STORE_REPORT);
       }
@@ -1018,6 +1132,7 @@ static int checked_run(struct emu_options *o, const struct emu_config *cfg, cons
   }
   g_free(store_report);
   g_free(store_sarif);
+  g_free(own_report);
   g_free(tmp);
   g_free(plugin);
   g_free(qemu);
@@ -1078,9 +1193,21 @@ int main(int argc, char **argv)
   g_free(self);
 
   struct emu_options o = {0};
-  int status = emu_args_parse(argc, args ? args : argv, &o);
+  /* --reproduce REPORT: the recorded run's command line, parsed as it
+   * was given, in its folder (runner_rerun.c). */
+  struct emu_rerun *rerun = NULL;
+  int status = 0;
+  if (!args && emu_rerun_requested(argc, argv)) {
+    if ((status = emu_rerun_prepare(argc, argv, &rerun)) != 0) {
+      return status;
+    }
+    o.recorded_options = true;
+    argv = emu_rerun_argv(rerun, &argc);
+  }
+  status = emu_args_parse(argc, args ? args : argv, &o);
   if (status != 0) {
     g_free(args);
+    emu_rerun_free(rerun);
     return status < 0 ? 0 : status;
   }
 
@@ -1094,6 +1221,7 @@ int main(int argc, char **argv)
                             : emu_fail(EMU_EXIT_USAGE, "%s: %s", from, err->message);
     g_error_free(err);
     g_free(args);
+    emu_rerun_free(rerun);
     return status;
   }
 
@@ -1105,7 +1233,7 @@ int main(int argc, char **argv)
     g_error_free(err);
   } else {
     bool ran = false;
-    status = checked_run(&o, cfg, base, &ran, &die_of);
+    status = checked_run(&o, cfg, base, rerun, &ran, &die_of);
     if (base) {
       status = complete_store(&o, cfg, base, status, ran);
     }
@@ -1113,6 +1241,7 @@ int main(int argc, char **argv)
   g_free(base);
   emu_config_free(cfg);
   g_free(args);
+  emu_rerun_free(rerun);
   if (die_of) {
     /* No core file: QEMU made none either (runner_exec.c). */
     struct rlimit no_core = {0, 0};

@@ -5,7 +5,9 @@
  *   runner_args.c     command line: options, help text, environment defaults
  *   runner_fail.c     the one-line failure messages
  *   runner_scratch.c  scratch folder, sysfs overlay, sysroot
- *   runner_reproduce.c  the command line that reproduces a run
+ *   runner_reproduce.c  what a run records to be run again: the command
+ *                     line, the rerun line, the environment beside the report
+ *   runner_rerun.c    --reproduce REPORT: the recorded run again, checked
  *   runner_program.c  whether qemu-aarch64 can run the program at all
  *   runner_exec.c     starting QEMU: the child's namespace and limits, and
  *                     the copy of its stderr kept for status 7
@@ -35,6 +37,8 @@ enum {
                                which runs outside the rig or not at all */
   EMU_EXIT_QEMU_API = 10,   /* QEMU's plugin API does not do what the rig
                                relies on: the plugin refused to run */
+  EMU_EXIT_RERUN = 11,      /* --reproduce: the rerun did not end with the
+                               recorded run's findings (runner_rerun.c) */
   EMU_EXIT_STALE = 86,      /* the plugin saw at least one stale fetch */
   EMU_EXIT_TIMEOUT = 124,   /* --timeout expired: the runner stopped the
                                program (timeout(1)'s status) */

@@ -21,8 +21,11 @@ static const char usage_text[] =
     "                    [--schedule turns|parallel] [--quantum N]\n"
     "                    [--sarif FILE [--sarif-root DIR]] [--store DIR]\n"
     "                    [--summary always|stale] [--exec-map-sync linux|none]\n"
-    "                    [--timeout SECONDS] [--no-follow-exec]\n"
+    "                    [--timeout SECONDS] [--no-follow-exec] [--no-record-env]\n"
     "                    -- PROGRAM [ARGS...]\n"
+    "       jitflush-emu --reproduce REPORT.json [--report FILE.json] [--sarif FILE]\n"
+    "                    [--sarif-root DIR] [--summary always|stale] [--qemu PATH]\n"
+    "                    [--no-record-env]\n"
     "       jitflush-emu --merge [--report FILE.json] [--sarif FILE.sarif] DIR...\n"
     "       jitflush-emu --binfmt-run -- COMMAND [ARGS...]\n"
     "       jitflush-emu --binfmt-register | --binfmt-unregister\n";
@@ -85,11 +88,26 @@ static const char help_text[] =
     "                     the run with status 8 instead of running on the rig\n"
     "                     with the same options, its findings in this run's\n"
     "                     report (the default)\n"
+    "  --no-record-env    keep the environment out of the run's record: no\n"
+    "                     FILE.env beside the --report FILE (Reruns, below)\n"
     "  --exec-of DIR      (used by the rig itself) this run is such a program,\n"
     "                     executed in the run whose scratch folder is DIR\n"
     "  -h, --help         this text\n"
     "\n"
     "Paths may be relative to the current folder.\n"
+    "\n"
+    "Reruns: a run with --report FILE records what it depended on: its options\n"
+    "(the report's \"reproduce\" command, every default written out) and its\n"
+    "working folder in FILE, and its environment in FILE.env beside it, which\n"
+    "only its owner may read (mode 0600: it may hold tokens; it is never copied\n"
+    "into the report, the SARIF log or stderr). A finding's \"rerun\" line is then\n"
+    "  jitflush-emu --reproduce FILE\n"
+    "which runs the program again with those options, in that folder and that\n"
+    "environment, and compares its findings with the run's: the same, it ends\n"
+    "as any run does; different, it names each finding missing, new or with\n"
+    "another count and exits 11 with no summary line. It first names each\n"
+    "input it cannot restore (a run recorded with --no-record-env, a missing\n"
+    "FILE.env or folder). Only the options shown in its usage may be added.\n"
     "\n"
     "Environment: JITFLUSH_QEMU (QEMU), JITFLUSH_PLUGIN (the plugin .so).\n"
     "An option the command line does not give is taken from its variable, so\n"
@@ -102,6 +120,7 @@ static const char help_text[] =
     "  JITFLUSH_EMU_SCHEDULE    --schedule     JITFLUSH_EMU_QUANTUM  --quantum\n"
     "  JITFLUSH_EMU_EXEC_MAP_SYNC  --exec-map-sync\n"
     "  JITFLUSH_EMU_TIMEOUT     --timeout\n"
+    "  JITFLUSH_EMU_NO_RECORD_ENV  1: --no-record-env (0: record it)\n"
     "  JITFLUSH_EMU_TEST_NAME   a name for this process in the store's record\n"
     "\n"
     "Suites:\n"
@@ -149,6 +168,10 @@ static const char help_text[] =
     "  10   QEMU's plugin API does not do what the rig relies on (a QEMU the\n"
     "       plugin was not built for, or one that misreads registers): the\n"
     "       line names QEMU's version and what failed; nothing of the program ran\n"
+    "  11   --reproduce: the rerun did not end with the recorded run's findings\n"
+    "       (a finding missing, new, or with another count): the lines before\n"
+    "       name each difference and each input it could not restore; no\n"
+    "       summary line\n"
     "  124  --timeout expired: the runner stopped the program after reporting\n"
     "       the findings so far and each thread's last block\n"
     "  128+S the runner was interrupted by signal S (INT, TERM, HUP), or the\n"
@@ -246,6 +269,10 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
       o->no_follow_exec = true;
       continue;
     }
+    if (strcmp(arg, "--no-record-env") == 0) {
+      o->no_record_env = true;
+      continue;
+    }
     bool known = false;
     for (size_t k = 0; k < EMU_VALUED_OPTIONS && !known; k++) {
       size_t len = strlen(valued[k].name);
@@ -287,14 +314,23 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
   }
   o->program = argv + i + 1;
   /* The environment stands in for what the command line left out; an
-   * empty variable counts as unset. */
-  for (size_t k = 0; k < EMU_VALUED_OPTIONS; k++) {
+   * empty variable counts as unset. Not in a rerun: its options are the
+   * recorded run's, written out (runner_rerun.c). */
+  for (size_t k = 0; k < EMU_VALUED_OPTIONS && !o->recorded_options; k++) {
     const char **slot = (const char **)((char *)o + valued[k].offset);
     const char *value = valued[k].env ? getenv(valued[k].env) : NULL;
     if (!*slot && value && *value) {
       *slot = value;
       o->from[k] = valued[k].env;
     }
+  }
+  const char *no_record_env = getenv("JITFLUSH_EMU_NO_RECORD_ENV");
+  if (!o->recorded_options && no_record_env && *no_record_env) {
+    if (strcmp(no_record_env, "1") != 0 && strcmp(no_record_env, "0") != 0) {
+      return emu_args_usage_error("JITFLUSH_EMU_NO_RECORD_ENV: expected 1 or 0, got '%s'",
+                                  no_record_env);
+    }
+    o->no_record_env |= no_record_env[0] == '1';
   }
   /* Last, the build's own SoC (the Exynos 8890 of qemu-configs/), as QEMU
    * and the plugin default to the build's: an emulator setting then needs

@@ -38,6 +38,11 @@ struct emu_options {
   unsigned timeout_ms;      /* from it; 0: no timeout */
   bool no_follow_exec;      /* --no-follow-exec: an exec of an AArch64
                                program ends the run with status 8 */
+  bool no_record_env;       /* --no-record-env: no REPORT.env beside the
+                               report (runner_reproduce.c) */
+  bool recorded_options;    /* set before parsing a rerun's command line
+                               (--reproduce): the environment stands in for
+                               no option, every one is the recorded run's */
   const char *exec_of;      /* --exec-of DIR: this run follows an exec in
                                the run whose scratch folder is DIR */
   char **program;           /* NULL-terminated, from after "--" */

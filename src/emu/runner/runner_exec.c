@@ -126,7 +126,8 @@ fail:
           HOST_CPU_DIR, step, strerror(errno));
 }
 
-pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stderr_fd)
+pid_t emu_spawn_qemu(char *const argv[], char *const env[], const struct emu_seal *seal,
+                     int *stderr_fd)
 {
   /* The child reports a failed exec through this pipe; a successful exec
    * closes it (O_CLOEXEC) and the parent reads nothing. */
@@ -189,7 +190,7 @@ pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stder
       }
       _exit(127);
     }
-    execv(argv[0], argv);
+    execve(argv[0], argv, env ? env : environ);
     int e = errno;
     if (write(pipefd[1], &e, sizeof e) < 0) {
       _exit(127);

@@ -23,14 +23,17 @@ struct emu_seal {
 };
 
 /*
- * Starts ARGV (argv[0] is the QEMU path) in a child process. SEAL, when
+ * Starts ARGV (argv[0] is the QEMU path) in a child process, with the
+ * environment ENV (NULL: the runner's own), which QEMU hands on to the
+ * guest. SEAL, when
  * not NULL, says what the child binds over the host's
  * /sys/devices/system/cpu in a private mount namespace before exec (see
  * runner_exec.c for why). The child's stderr is a pipe whose read end is
  * returned in *stderr_fd: pass it to emu_wait_qemu. Returns the child's
  * pid, or -1 with errno set.
  */
-pid_t emu_spawn_qemu(char *const argv[], const struct emu_seal *seal, int *stderr_fd);
+pid_t emu_spawn_qemu(char *const argv[], char *const env[], const struct emu_seal *seal,
+                     int *stderr_fd);
 
 /* An interruption of the run: *SIGNAL becomes the signal the runner caught;
  * the plugin was asked to write SUMMARY and its other reports. TIMEOUT_MS,

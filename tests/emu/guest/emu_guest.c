@@ -8,6 +8,14 @@
  *   emu_guest segv          dies of SIGSEGV
  *   emu_guest jit           writes code and runs it without any flush
  *   emu_guest jit-flush     the same with __builtin___clear_cache
+ *   emu_guest env-jit       writes 128 bytes of code that returns 30 into a
+ *                           fresh RWX page and flushes it with libgcc's
+ *                           __clear_cache (CTR_EL0 latched in a static) when
+ *                           EMU_GUEST_FLUSH is "libgcc" in its environment,
+ *                           else by hand with a 4-byte stride (safe on any
+ *                           core); runs it, exits 0 when it returned 30. The
+ *                           environment picks the code path, as PYTHONPATH
+ *                           picks the module a Python program's JIT is in
  *   emu_guest writers two-blocks|one-block
  *                           unflushed code in a fresh RWX page from two
  *                           store instructions: seven words by one in a
@@ -182,6 +190,34 @@ static jit_fn write_code(int flush)
   if (flush)
     __builtin___clear_cache((char *)code, (char *)(code + 2));
   return (jit_fn)(uintptr_t)code;
+}
+
+/* dc cvau and ic ivau on every word: no core's line is smaller. */
+static __attribute__((noinline)) void flush_each_word(char *begin, char *end)
+{
+  for (char *p = begin; p < end; p += 4)
+    __asm__ __volatile__("dc cvau, %0" ::"r"(p) : "memory");
+  __asm__ __volatile__("dsb ish" ::: "memory");
+  for (char *p = begin; p < end; p += 4)
+    __asm__ __volatile__("ic ivau, %0" ::"r"(p) : "memory");
+  __asm__ __volatile__("dsb ish\n\tisb" ::: "memory");
+}
+
+static int env_jit(void)
+{
+  uint32_t *code = guest_rwx_page();
+  if (!code)
+    return 100;
+  code[0] = a64_movz_x0(0);
+  for (int i = 1; i < 31; i++)
+    code[i] = a64_add_x0(1, 0);
+  code[31] = A64_RET;
+  const char *flush = getenv("EMU_GUEST_FLUSH");
+  if (flush && strcmp(flush, "libgcc") == 0)
+    __builtin___clear_cache((char *)code, (char *)(code + 32));
+  else
+    flush_each_word((char *)code, (char *)(code + 32));
+  return ((jit_fn)(uintptr_t)code)() == 30 ? 0 : 1;
 }
 
 /* The report names the store that last wrote each word, whichever of
@@ -997,6 +1033,8 @@ int main(int argc, char **argv)
     raise(SIGSEGV);
   if (argc == 2 && strcmp(argv[1], "jit") == 0)
     return jit(0);
+  if (argc == 2 && strcmp(argv[1], "env-jit") == 0)
+    return env_jit();
   if (argc == 2 && strcmp(argv[1], "jit-flush") == 0)
     return jit(1);
   if (argc == 3 && strcmp(argv[1], "writers") == 0 &&

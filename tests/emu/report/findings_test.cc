@@ -207,6 +207,19 @@ TEST_F(Findings, EachBlockAndTheSarifLogCarryTheReproducingCommand)
   EXPECT_EQ(blocks, 2u) << text;
   const nlohmann::json s = nlohmann::json::parse(Take(emu_findings_sarif(f)));
   EXPECT_EQ(s["runs"][0]["invocations"][0]["commandLine"], cmd);
+  // A report records the run: the blocks point at it, and say what it
+  // cannot restore; the SARIF log keeps the command line.
+  emu_findings_set_rerun(f, "jitflush-emu --reproduce /w/r.json",
+                         "the environment (the run was recorded with --no-record-env)");
+  const std::string recorded = Take(emu_findings_text(f));
+  EXPECT_EQ(recorded.find(cmd), std::string::npos) << recorded;
+  EXPECT_NE(recorded.find("    rerun   jitflush-emu --reproduce /w/r.json\n            not "
+                          "restored by it: the environment (the run was recorded with "
+                          "--no-record-env)\n"),
+            std::string::npos)
+      << recorded;
+  const nlohmann::json again = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  EXPECT_EQ(again["runs"][0]["invocations"][0]["commandLine"], cmd);
 }
 
 TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirst)

@@ -35,10 +35,11 @@ const std::string kRunner = JITFLUSH_EMU_RUNNER;
 const std::string kSep = JF_FOLLOW_SEPARATOR;
 const std::string kConfigs = JITFLUSH_QEMU_CONFIGS_DIR;
 const std::string kExynos = kConfigs + "/exynos8890.conf";
-const char *const kOptionVariables[] = {
-    "JITFLUSH_EMU_CONFIG", "JITFLUSH_EMU_SEED",    "JITFLUSH_EMU_POLICY",
-    "JITFLUSH_EMU_CHECK",  "JITFLUSH_EMU_SYSROOT", "JITFLUSH_EMU_SYSFS_ROOT",
-    "JITFLUSH_EMU_STORE",  "JITFLUSH_EMU_SUMMARY", "JITFLUSH_EMU_TIMEOUT"};
+const char *const kOptionVariables[] = {"JITFLUSH_EMU_CONFIG",  "JITFLUSH_EMU_SEED",
+                                        "JITFLUSH_EMU_POLICY",  "JITFLUSH_EMU_CHECK",
+                                        "JITFLUSH_EMU_SYSROOT", "JITFLUSH_EMU_SYSFS_ROOT",
+                                        "JITFLUSH_EMU_STORE",   "JITFLUSH_EMU_SUMMARY",
+                                        "JITFLUSH_EMU_TIMEOUT", "JITFLUSH_EMU_NO_RECORD_ENV"};
 
 // Stands in for qemu-aarch64: lists -plugin in its help like a plugin-enabled
 // build, records its arguments and what it sees, and writes the summary the
@@ -60,6 +61,8 @@ cat "$root/sys/devices/system/cpu/possible" > "$FAKE_DIR/overlay_possible" 2>/de
 cat /sys/devices/system/cpu/possible > "$FAKE_DIR/host_possible" 2>/dev/null
 readlink "$root/lib" > "$FAKE_DIR/lib_link"
 readlink "$root/sys" > "$FAKE_DIR/sys_link"
+cat /proc/$$/environ > "$FAKE_DIR/environ"
+pwd > "$FAKE_DIR/pwd"
 summary=${opt##*,summary=}
 # With FAKE_REPORTS, like the plugin, a report and a SARIF log when asked.
 [ -z "$FAKE_REPORTS" ] || case "$opt" in *,report=*) report=${opt##*,report=}; report=${report%%,*}; echo '{"stale_fetches": 0}' > "$report";; esac
@@ -234,11 +237,14 @@ TEST_F(RunnerTest, BuildsTheQemuCommandLine)
   EXPECT_EQ(a[5],
             plugin_ + ",config=" + kExynos + ",seed=1,reproduce=jitflush-emu --config " + kExynos +
                 " --seed 1 --policy adversarial --schedule turns --quantum 20000 -- " + prog_ +
-                " 'x y' --not-an-option,control=" + tmp + "/control,findings=" + tmp +
-                "/findings,exec=" + tmp + "/exec,checkpoint=" + tmp + "/checkpoint,threads=" + tmp +
-                "/threads,follow=" + kRunner + kSep + "--config" + kSep + kExynos + kSep +
-                "--seed" + kSep + "1" + kSep + "--qemu" + kSep + qemu_ + kSep + "--exec-of" + kSep +
-                tmp + "/,summary=" + tmp + "/summary");
+                " 'x y' --not-an-option,unrecorded=the environment and the working folder "
+                "(nothing records them without --report FILE; jitflush-emu --reproduce FILE "
+                "restores them),cwd=" +
+                std::filesystem::current_path().string() + ",control=" + tmp +
+                "/control,findings=" + tmp + "/findings,exec=" + tmp + "/exec,checkpoint=" + tmp +
+                "/checkpoint,threads=" + tmp + "/threads,follow=" + kRunner + kSep + "--config" +
+                kSep + kExynos + kSep + "--seed" + kSep + "1" + kSep + "--qemu" + kSep + qemu_ +
+                kSep + "--exec-of" + kSep + tmp + "/,summary=" + tmp + "/summary");
   // The guest's address space apart from QEMU's memory, where QEMU alone
   // places its mappings (docs/RIG.md, "Reproducible runs").
   EXPECT_EQ(a[6], "-R");
@@ -609,8 +615,9 @@ TEST_F(RunnerTest, RelativePathsInEveryOption)
       plugin_ + ",config=" + dir + "/soc.conf,seed=1,report=" + dir +
           "/r.json,reproduce=jitflush-emu --config " + dir +
           "/soc.conf --seed 1 --policy adversarial --schedule turns --quantum 20000 --sysroot " +
-          dir + "/sysroot --sysfs-root " + dir + "/phone -- " + dir + "/bin/jit,control=" + tmp +
-          "/control,findings=" + tmp + "/findings,exec=" + tmp + "/exec,checkpoint=" + tmp +
+          dir + "/sysroot --sysfs-root " + dir + "/phone -- " + dir +
+          "/bin/jit,rerun=jitflush-emu --reproduce " + dir + "/r.json,cwd=" + dir + ",control=" +
+          tmp + "/control,findings=" + tmp + "/findings,exec=" + tmp + "/exec,checkpoint=" + tmp +
           "/checkpoint,threads=" + tmp + "/threads,follow=" + kRunner + kSep + "--config" + kSep +
           dir + "/soc.conf" + kSep + "--seed" + kSep + "1" + kSep + "--sysroot" + kSep + dir +
           "/sysroot" + kSep + "--sysfs-root" + kSep + dir + "/phone" + kSep + "--qemu" + kSep +
@@ -937,9 +944,9 @@ TEST_F(RunnerTest, HelpReadmeAndRigDocListEveryExitStatus)
   const std::string readme = ReadFileOrEmpty(std::string(JITFLUSH_DOCS_DIR) + "/../README.md");
   const std::string rig = ReadFileOrEmpty(std::string(JITFLUSH_DOCS_DIR) + "/RIG.md");
   ASSERT_FALSE(readme.empty());
-  for (int status :
-       {EMU_EXIT_USAGE, EMU_EXIT_QEMU, EMU_EXIT_REPORT, EMU_EXIT_INTERNAL, EMU_EXIT_PROGRAM,
-        EMU_EXIT_NOT_STARTED, EMU_EXIT_BINFMT, EMU_EXIT_EXEC, EMU_EXIT_STALE, EMU_EXIT_TIMEOUT}) {
+  for (int status : {EMU_EXIT_USAGE, EMU_EXIT_QEMU, EMU_EXIT_REPORT, EMU_EXIT_INTERNAL,
+                     EMU_EXIT_PROGRAM, EMU_EXIT_NOT_STARTED, EMU_EXIT_BINFMT, EMU_EXIT_EXEC,
+                     EMU_EXIT_QEMU_API, EMU_EXIT_RERUN, EMU_EXIT_STALE, EMU_EXIT_TIMEOUT}) {
     const std::string n = std::to_string(status);
     EXPECT_NE(help.find("\n  " + n + " "), std::string::npos) << n << " missing from --help";
     EXPECT_NE(readme.find("\n| " + n + " |"), std::string::npos) << n << " missing from README.md";
@@ -948,6 +955,86 @@ TEST_F(RunnerTest, HelpReadmeAndRigDocListEveryExitStatus)
   EXPECT_NE(help.find("\n  128+S "), std::string::npos);
   EXPECT_NE(readme.find("\n| 128 + N |"), std::string::npos);
   EXPECT_NE(rig.find("\n| `128 + N` |"), std::string::npos);
+}
+
+// --reproduce REPORT takes the recorded run's options and nothing the
+// environment says (JITFLUSH_EMU_*), gives QEMU exactly the recorded
+// environment, in its order, and runs in the recorded folder
+// (docs/FINDINGS.md, "Reruns").
+TEST_F(RunnerTest, ReproduceGivesQemuTheRecordedOptionsEnvironmentAndFolder)
+{
+  env_["FAKE_REPORTS"] = "1";
+  const std::string folder = work_ / "recorded";
+  ASSERT_EQ(mkdir(folder.c_str(), 0755), 0);
+  WriteFile(work_ / "r.json", "{\"reproduce\": \"jitflush-emu --config " + kExynos +
+                                  " --seed 5 -- " + prog_ + " 'a b'\", \"recorded\": {\"cwd\": \"" +
+                                  folder + "\", \"environment\": true, \"unrecorded\": null}}");
+  const std::string recorded = "ZZ_FIRST=1\nwith a newline" + std::string(1, '\0') +
+                               "FAKE_DIR=" + fake_.path() + '\0' + "FAKE_MODE=ok" + '\0' +
+                               "FAKE_REPORTS=1" + '\0' + "JITFLUSH_EMU_SEED=9" + '\0' +
+                               "JITFLUSH_PLUGIN=" + plugin_ + '\0';
+  WriteFile(work_ / "r.json.env", recorded);
+  env_["JITFLUSH_EMU_CHECK"] = "off"; // stands in for nothing in a rerun
+  env_["JITFLUSH_EMU_STORE"] = work_ / "store";
+  ProcessResult r = RunProcess({kRunner, "--reproduce", "r.json", "--report", "again.json"}, env_,
+                               600, work_.path());
+  ASSERT_EQ(r.status, 0) << r.Describe();
+  std::vector<std::string> a = QemuArgs();
+  ASSERT_GE(a.size(), 2u);
+  EXPECT_EQ(std::vector<std::string>(a.end() - 2, a.end()),
+            (std::vector<std::string>{prog_, "a b"}));
+  EXPECT_NE(std::find(a.begin(), a.end(), "5"), a.end()) << "-seed 5";
+  EXPECT_EQ(PluginOption().find(",check="), std::string::npos) << PluginOption();
+  EXPECT_NE(PluginOption().find(",report=" + work_ / "again.json,"), std::string::npos)
+      << "made absolute before the rerun moves to the recorded folder: " << PluginOption();
+  EXPECT_NE(PluginOption().find(",cwd=" + folder + ","), std::string::npos) << PluginOption();
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "environ"), recorded);
+  EXPECT_EQ(ReadFileOrEmpty(fake_ / "pwd"), folder + "\n");
+  EXPECT_FALSE(PathExists(work_ / "store"));
+  // The rerun's report records the environment it ran with.
+  EXPECT_EQ(ReadFileOrEmpty(work_ / "again.json.env"), recorded);
+  EXPECT_NE(
+      r.err.find("==jitflush-emu== RERUN of " + work_ / "r.json" + ": no finding, as in the run\n"),
+      std::string::npos)
+      << r.err;
+}
+
+// What a rerun cannot take: options that would change the run, a program,
+// a report that records no run; and a variable that is not 1 or 0.
+TEST_F(RunnerTest, ReproduceRefusesWhatARerunCannotChangeOrRead)
+{
+  WriteFile(work_ / "empty.json", "{}");
+  WriteFile(work_ / "r.json",
+            "{\"reproduce\": \"jitflush-emu --config " + kExynos + " -- " + prog_ + "\"}");
+  const struct {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--reproduce"}, "jitflush-emu: --reproduce needs a value: the JSON report of the run"},
+      {{"--reproduce", work_ / "none.json"},
+       "jitflush-emu: --reproduce: cannot read the report " + work_ / "none.json"},
+      {{"--reproduce", work_ / "empty.json"},
+       "jitflush-emu: --reproduce: " + work_ / "empty.json" + " records no run"},
+      {{"--reproduce", work_ / "r.json", "--seed", "3"},
+       "jitflush-emu: --reproduce: '--seed' is not for a rerun to change"},
+      {{"--reproduce", work_ / "r.json", "--check=off"},
+       "jitflush-emu: --reproduce: '--check=off' is not for a rerun to change"},
+      {{"--reproduce", work_ / "r.json", "--", prog_},
+       "jitflush-emu: --reproduce runs the recorded program: give no '--' and no program"},
+      {{"--reproduce", work_ / "r.json", "--reproduce", work_ / "r.json"},
+       "jitflush-emu: --reproduce given twice"},
+  };
+  for (const auto &c : cases) {
+    ProcessResult r = Run(c.args);
+    EXPECT_EQ(r.status, 2) << r.Describe();
+    EXPECT_EQ(r.LastErrLine().rfind(c.says, 0), 0u) << r.err;
+  }
+  EXPECT_TRUE(QemuArgs().empty());
+  env_["JITFLUSH_EMU_NO_RECORD_ENV"] = "yes";
+  ProcessResult r = RunAs("ok");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.LastErrLine(),
+            "jitflush-emu: JITFLUSH_EMU_NO_RECORD_ENV: expected 1 or 0, got 'yes'");
 }
 
 TEST_F(RunnerTest, HelpAndRigDocListEveryVariable)
@@ -989,16 +1076,26 @@ TEST_F(RunnerTest, EachProcessAddsOneCompleteEntryToTheStore)
   env_["JITFLUSH_EMU_TEST_NAME"] = kUnset;
   ASSERT_EQ(Run({"--seed", "2", "--", prog_}).status, 86);
   std::map<std::string, std::string> files = StoreFiles(store);
-  ASSERT_EQ(files.size(), 6u) << "two entries of .run, .json and .sarif, no marker left";
+  ASSERT_EQ(files.size(), 8u) << "two entries of .run, .json, .json.env and .sarif, no marker left";
   std::vector<std::string> records;
   for (const auto &f : files) {
     const std::string &name = f.first;
     std::string id = name.substr(0, name.find('.'));
     EXPECT_EQ(name.rfind("run-", 0), 0u) << name;
-    EXPECT_TRUE(files.count(id + ".run") && files.count(id + ".json") && files.count(id + ".sarif"))
+    EXPECT_TRUE(files.count(id + ".run") && files.count(id + ".json") &&
+                files.count(id + ".json.env") && files.count(id + ".sarif"))
         << name;
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".run") == 0)
       records.push_back(f.second);
+    // Each report's environment beside it, for its owner alone
+    // (docs/FINDINGS.md, "Reruns").
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".env") == 0) {
+      struct stat st;
+      ASSERT_EQ(stat((store + "/" + name).c_str(), &st), 0);
+      EXPECT_EQ(st.st_mode & 0777, 0600u) << name;
+      EXPECT_NE(f.second.find(std::string("JITFLUSH_EMU_STORE=") + store + '\0'),
+                std::string::npos);
+    }
   }
   ASSERT_EQ(records.size(), 2u);
   std::string clean =

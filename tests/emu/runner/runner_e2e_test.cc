@@ -508,7 +508,8 @@ TEST(RunnerEndToEnd, TimeoutStopsTheProgramNamesEachThreadsLastBlockAndExits124)
 
 // The report carries the command line that reproduces the run,
 // with the seed and policy written out and absolute paths; run again, it
-// gives the same findings and counts.
+// gives the same findings and counts. The finding's rerun line points at
+// the report, which records the rest (docs/FINDINGS.md, "Reruns").
 TEST(RunnerEndToEnd, TheReportsReproducingCommandGivesTheSameRun)
 {
   TempDir dir;
@@ -520,7 +521,21 @@ TEST(RunnerEndToEnd, TheReportsReproducingCommandGivesTheSameRun)
                      "/exynos8890.conf --seed 1 --policy adversarial --schedule turns --quantum "
                      "20000 -- " +
                      kGuest + " jit");
-  EXPECT_NE(r.err.find("    rerun   " + cmd + "\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("    rerun   jitflush-emu --reproduce " + dir / "r.json" + "\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(report["recorded"]["cwd"], std::filesystem::current_path().string());
+  EXPECT_EQ(report["recorded"]["environment"], true);
+  // Without a report, the line is the command itself, and it says what
+  // it cannot restore.
+  ProcessResult bare = Emu("exynos8890.conf", {"jit"});
+  ASSERT_EQ(bare.status, 86) << bare.err;
+  EXPECT_NE(bare.err.find("    rerun   " + cmd +
+                          "\n            not restored by it: the environment and the working "
+                          "folder (nothing records them without --report FILE; jitflush-emu "
+                          "--reproduce FILE restores them)\n"),
+            std::string::npos)
+      << bare.err;
   // The same words, split as a POSIX shell would, with this build's runner
   // for the name and a report path, in the same environment (the guest's
   // instruction counts depend on it: docs/RIG.md): the same report, byte
@@ -540,9 +555,226 @@ TEST(RunnerEndToEnd, TheReportsReproducingCommandGivesTheSameRun)
     wordfree(&words);
     ProcessResult again = RunProcess(argv);
     EXPECT_EQ(again.status, 86) << again.err;
-    EXPECT_EQ(again.err, first.err);
+    // The same blocks but for the report each rerun line points at.
+    std::string expected = first.err;
+    for (size_t at = 0; (at = expected.find(dir / "first.json", at)) != std::string::npos;)
+      expected.replace(at, (dir / "first.json").size(), dir / "again.json");
+    EXPECT_EQ(again.err, expected);
     EXPECT_EQ(ReadFileOrEmpty(dir / "again.json"), ReadFileOrEmpty(dir / "first.json"));
   }
+}
+
+// ---------------------------------------------------------------------------
+// Reruns (docs/FINDINGS.md, "Reruns"): emu_guest env-jit reaches libgcc's
+// latched flush (CTR_EL0 read once on the Exynos M1: stride 128 over
+// 64-byte lines) only when EMU_GUEST_FLUSH=libgcc is in its environment,
+// as a Python program reaches its JIT only with its PYTHONPATH.
+
+const std::string kLatched = "EMU_GUEST_FLUSH=libgcc";
+
+ProcessResult EnvJit(const std::vector<std::string> &runner_args,
+                     const std::map<std::string, std::string> &env)
+{
+  std::vector<std::string> argv = {kRunner, "--config", kConfigs + "/exynos8890.conf"};
+  argv.insert(argv.end(), runner_args.begin(), runner_args.end());
+  argv.insert(argv.end(), {"--", kGuest, "env-jit"});
+  return RunProcess(argv, env);
+}
+
+// The words of a rerun line's command, with this build's runner for its name.
+std::vector<std::string> RunnerWords(const std::string &command)
+{
+  wordexp_t words;
+  if (wordexp(command.c_str(), &words, WRDE_NOCMD | WRDE_UNDEF) != 0)
+    return {};
+  std::vector<std::string> argv(words.we_wordv, words.we_wordv + words.we_wordc);
+  wordfree(&words);
+  argv[0] = kRunner;
+  return argv;
+}
+
+// The command of the rerun line in stderr ERR ("" when there is none).
+std::string RerunLine(const std::string &err)
+{
+  const std::string tag = "    rerun   ";
+  const size_t at = err.find(tag);
+  if (at == std::string::npos)
+    return "";
+  return err.substr(at + tag.size(), err.find('\n', at) - at - tag.size());
+}
+
+bool HasSummaryLine(const std::string &err)
+{
+  return err.rfind("jitflush-emu: stale_fetches=", 0) == 0 ||
+         err.find("\njitflush-emu: stale_fetches=") != std::string::npos;
+}
+
+// The run needs EMU_GUEST_FLUSH to reach its stale code; its rerun line,
+// pasted in another folder by someone without the variable, restores it:
+// the same finding, the same report byte for byte. The plain command in
+// this environment finds nothing: the environment is what the rerun gave.
+TEST(RunnerEndToEnd, AGuestThatNeedsItsEnvironmentGivesTheSameFindingOnItsRerun)
+{
+  ASSERT_EQ(getenv("EMU_GUEST_FLUSH"), nullptr);
+  TempDir dir;
+  ProcessResult run = EnvJit({"--report", dir / "r.json"}, {{"EMU_GUEST_FLUSH", "libgcc"}});
+  ASSERT_EQ(run.status, 86) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_EQ(report["findings"].size(), 1u) << report.dump(1);
+  EXPECT_EQ(report["findings"][0]["kind"], "not-invalidated-in-geometry");
+  EXPECT_EQ(report["findings"][0]["stride"], 128);
+  const std::string line = RerunLine(run.err);
+  ASSERT_EQ(line, "jitflush-emu --reproduce " + dir / "r.json") << run.err;
+
+  std::vector<std::string> argv = RunnerWords(line);
+  argv.insert(argv.end(), {"--report", dir / "again.json"});
+  ProcessResult rerun = RunProcess(argv, {}, 600, "/");
+  EXPECT_EQ(rerun.status, 86) << rerun.err;
+  EXPECT_NE(rerun.err.find("==jitflush-emu== RERUN of " + dir / "r.json" +
+                           ": the same 1 finding with the same stale fetches\n"),
+            std::string::npos)
+      << rerun.err;
+  EXPECT_EQ(rerun.err.find("cannot restore"), std::string::npos) << rerun.err;
+  EXPECT_EQ(rerun.LastErrLine(), run.LastErrLine());
+  EXPECT_EQ(ReadFileOrEmpty(dir / "again.json"), ReadFileOrEmpty(dir / "r.json"));
+
+  ProcessResult plain = RunProcess(RunnerWords(report["reproduce"]));
+  EXPECT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(plain.LastErrLine().rfind("jitflush-emu: stale_fetches=0 ", 0), 0u) << plain.err;
+}
+
+// A token in the environment reaches the program and REPORT.env, a new
+// file for its owner alone (whatever was at its name before: here a
+// symlink to a world-readable file, which stays as it was), and nothing
+// that is shown or uploaded: the report, the SARIF log, stderr; neither in
+// the run nor in its rerun.
+TEST(RunnerEndToEnd, TheEnvironmentStaysOutOfTheReportTheSarifLogAndStderr)
+{
+  TempDir dir;
+  const std::string token = "ghp_jitflushRerunTestToken0123456789abcdef";
+  WriteFile(dir / "elsewhere", "kept\n");
+  ASSERT_EQ(chmod((dir / "elsewhere").c_str(), 0644), 0);
+  ASSERT_EQ(symlink((dir / "elsewhere").c_str(), (dir / "r.json.env").c_str()), 0);
+  ProcessResult run = EnvJit({"--report", dir / "r.json", "--sarif", dir / "r.sarif"},
+                             {{"EMU_GUEST_FLUSH", "libgcc"}, {"GITHUB_TOKEN", token}});
+  ASSERT_EQ(run.status, 86) << run.err;
+  ProcessResult rerun = RunProcess({kRunner, "--reproduce", dir / "r.json", "--report",
+                                    dir / "again.json", "--sarif", dir / "again.sarif"});
+  EXPECT_EQ(rerun.status, 86) << rerun.err;
+  for (const std::string &shown :
+       {run.err, rerun.err, ReadFileOrEmpty(dir / "r.json"), ReadFileOrEmpty(dir / "r.sarif"),
+        ReadFileOrEmpty(dir / "again.json"), ReadFileOrEmpty(dir / "again.sarif"),
+        run.out + rerun.out}) {
+    EXPECT_EQ(shown.find(token), std::string::npos) << shown;
+    EXPECT_EQ(shown.find("GITHUB_TOKEN"), std::string::npos) << shown;
+  }
+  EXPECT_NE(ReadFileOrEmpty(dir / "again.sarif").find("not-invalidated-in-geometry"),
+            std::string::npos);
+  for (const char *name : {"r.json.env", "again.json.env"}) {
+    SCOPED_TRACE(name);
+    struct stat st;
+    ASSERT_EQ(lstat((dir / name).c_str(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode));
+    EXPECT_EQ(st.st_mode & 07777, 0600u);
+    const std::string env = ReadFileOrEmpty(dir / name);
+    EXPECT_NE(env.find("GITHUB_TOKEN=" + token + '\0'), std::string::npos);
+    EXPECT_NE(env.find(kLatched + '\0'), std::string::npos);
+  }
+  EXPECT_EQ(ReadFileOrEmpty(dir / "elsewhere"), "kept\n");
+}
+
+// --no-record-env (or JITFLUSH_EMU_NO_RECORD_ENV=1): no REPORT.env, and
+// the rerun line says it cannot restore the environment. The rerun says so
+// before it starts, finds nothing without the variable, and says it did
+// not reproduce the run instead of ending with a clean summary line.
+TEST(RunnerEndToEnd, ARerunWithoutTheEnvironmentSaysWhatItCannotRestoreAndIsNotClean)
+{
+  TempDir dir;
+  const std::string why = "the environment (the run was recorded with --no-record-env)";
+  ProcessResult run =
+      EnvJit({"--no-record-env", "--report", dir / "r.json"}, {{"EMU_GUEST_FLUSH", "libgcc"}});
+  ASSERT_EQ(run.status, 86) << run.err;
+  EXPECT_FALSE(PathExists(dir / "r.json.env"));
+  EXPECT_NE(run.err.find("    rerun   jitflush-emu --reproduce " + dir / "r.json" +
+                         "\n            not restored by it: " + why + "\n"),
+            std::string::npos)
+      << run.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  EXPECT_EQ(report["recorded"]["environment"], false);
+  EXPECT_EQ(report["recorded"]["unrecorded"], why);
+
+  ProcessResult rerun = RunProcess({kRunner, "--reproduce", dir / "r.json"});
+  EXPECT_EQ(rerun.status, 11) << rerun.err;
+  EXPECT_EQ(rerun.err.rfind("jitflush-emu: --reproduce: cannot restore " + why, 0), 0u)
+      << rerun.err;
+  EXPECT_NE(rerun.err.find("    missing not-invalidated-in-geometry (flush "
+                           "__aarch64_sync_cache_range+0x80, called from main+"),
+            std::string::npos)
+      << rerun.err;
+  EXPECT_NE(rerun.err.find("    not restored: " + why + "\n"), std::string::npos) << rerun.err;
+  EXPECT_FALSE(HasSummaryLine(rerun.err)) << rerun.err;
+  EXPECT_EQ(rerun.LastErrLine(), "jitflush-emu: the rerun did not reproduce the run recorded in " +
+                                     dir / "r.json" +
+                                     ": 1 finding missing, 0 new, 0 with other stale fetches");
+
+  // The variable does the same for a suite, which gives no options.
+  ProcessResult suite = EnvJit({"--report", dir / "s.json"}, {{"EMU_GUEST_FLUSH", "libgcc"},
+                                                              {"JITFLUSH_EMU_NO_RECORD_ENV", "1"}});
+  EXPECT_EQ(suite.status, 86) << suite.err;
+  EXPECT_TRUE(PathExists(dir / "s.json"));
+  EXPECT_FALSE(PathExists(dir / "s.json.env"));
+}
+
+// A rerun whose findings are not the run's exits 11 and names each
+// difference: a finding missing (its environment edited), new, or with
+// other stale fetches (the report edited).
+TEST(RunnerEndToEnd, ARerunWhoseFindingsDifferExits11NamingThem)
+{
+  TempDir dir;
+  ASSERT_EQ(EnvJit({"--report", dir / "stale.json"}, {{"EMU_GUEST_FLUSH", "libgcc"}}).status, 86);
+  ASSERT_EQ(EnvJit({"--report", dir / "clean.json"}, {}).status, 0);
+  const std::string latched = kLatched + '\0';
+  std::string env = ReadFileOrEmpty(dir / "stale.json.env");
+  const size_t at = env.find(latched);
+  ASSERT_NE(at, std::string::npos);
+  WriteFile(dir / "stale.json.env", env.erase(at, latched.size()));
+  WriteFile(dir / "clean.json.env", ReadFileOrEmpty(dir / "clean.json.env") + latched);
+
+  ProcessResult missing = RunProcess({kRunner, "--reproduce", dir / "stale.json"});
+  EXPECT_EQ(missing.status, 11) << missing.err;
+  EXPECT_NE(missing.err.find("==jitflush-emu== RERUN DIFFERS from the run recorded in " +
+                             dir / "stale.json" +
+                             ": 1 finding there, 0 in this rerun\n"
+                             "    missing not-invalidated-in-geometry"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_NE(missing.err.find("16 stale fetches in the run, none in the rerun\n"), std::string::npos)
+      << missing.err;
+  EXPECT_NE(missing.err.find("    rerun's counts: stale_fetches=0 "), std::string::npos);
+  EXPECT_FALSE(HasSummaryLine(missing.err)) << missing.err;
+
+  ProcessResult added = RunProcess({kRunner, "--reproduce", dir / "clean.json"});
+  EXPECT_EQ(added.status, 11) << added.err;
+  EXPECT_NE(added.err.find("    new     not-invalidated-in-geometry (flush "
+                           "__aarch64_sync_cache_range+0x80, called from main+"),
+            std::string::npos)
+      << added.err;
+  EXPECT_EQ(added.LastErrLine(), "jitflush-emu: the rerun did not reproduce the run recorded in " +
+                                     dir / "clean.json" +
+                                     ": 0 findings missing, 1 new, 0 with other stale fetches");
+
+  // The run said 17 stale fetches where the same seed gives 16.
+  ASSERT_EQ(EnvJit({"--report", dir / "more.json"}, {{"EMU_GUEST_FLUSH", "libgcc"}}).status, 86);
+  nlohmann::json more = nlohmann::json::parse(ReadFileOrEmpty(dir / "more.json"));
+  ASSERT_EQ(more["findings"][0]["count"], 16);
+  more["findings"][0]["count"] = 17;
+  WriteFile(dir / "more.json", more.dump());
+  ProcessResult counts = RunProcess({kRunner, "--reproduce", dir / "more.json"});
+  EXPECT_EQ(counts.status, 11) << counts.err;
+  EXPECT_NE(counts.err.find("    count   not-invalidated-in-geometry (flush "), std::string::npos)
+      << counts.err;
+  EXPECT_NE(counts.err.find(": 17 stale fetches in the run, 16 in the rerun\n"), std::string::npos)
+      << counts.err;
 }
 
 // Every host CPU kept busy by as many spinning processes again, for as

@@ -1,5 +1,6 @@
 /*
- * Which findings of different processes are one root cause.
+ * Which findings of different processes, or of a run and its rerun, are
+ * one root cause.
  *
  * Within a process, findings.c groups stale fetches by kind, flush site
  * (the maintenance instruction and the caller of its routine), and the
@@ -12,8 +13,9 @@
  * each frame and falls back to the address only when there is none (code
  * without symbols, where two programs then stay apart).
  *
- * This is the only place the merge decides sameness, so that if the
- * findings gain a fingerprint of their own, this function alone reads it.
+ * This is the only place the merge (report/merge.c) and a rerun's check
+ * (runner/runner_rerun.c) decide sameness, so that if the findings gain a
+ * fingerprint of their own, this function alone reads it.
  */
 #include <glib.h>
 
