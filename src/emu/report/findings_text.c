@@ -45,10 +45,30 @@ static void text_flush(GString *out, const struct emu_findings *f, const struct 
     return;
   }
   text_frame(out, "flush", fd->key.flush_pc, emu_findings_frame_of(f, fd->key.flush_pc), NULL);
-  const struct emu_known_routine *known = emu_findings_frame_of(f, fd->key.flush_pc)->routine;
+  const struct emu_frame_names *fr = emu_findings_frame_of(f, fd->key.flush_pc);
+  const struct emu_known_routine *known = fr->routine;
   if (known) {
-    g_string_append_printf(out, "            is %s (%s, %s)\n", known->name, known->symbol,
-                           known->build);
+    const char *source;
+    char *by = emu_findings_compiler(fr, &source);
+    g_string_append_printf(out, "            is %s (%s), built by ", known->name, known->symbol);
+    if (by) {
+      g_string_append_printf(out, "%s (its %s)\n", by, source);
+    } else {
+      g_string_append(out, "an unknown compiler (no DW_AT_producer, no .comment)\n");
+    }
+    g_free(by);
+  }
+  struct emu_module_origin origin;
+  if (emu_findings_flush_origin(f, fd, &origin)) {
+    if (origin.kind != EMU_MODULE_PROJECT) {
+      char *module = emu_findings_describe_module(&origin, fr);
+      g_string_append_printf(out,
+                             "            in %s, not built in this project: the fix is "
+                             "for its builders\n",
+                             module);
+      g_free(module);
+    }
+    emu_module_origin_clear(&origin);
   }
   if (fd->key.stride) {
     g_string_append_printf(out, "            loop stride %u bytes", fd->key.stride);
