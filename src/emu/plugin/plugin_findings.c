@@ -106,8 +106,7 @@ static struct emu_symbols *guest_symbols(const struct jf_guest_image *image)
 
 struct jf_unwind {
   GMutex lock;
-  GHashTable *rules;           /* pc -> struct emu_return_rule * */
-  struct emu_symbols *symbols; /* the guest's mappings as last read, or NULL */
+  GHashTable *rules; /* pc -> struct emu_return_rule * */
 };
 
 struct jf_unwind *jf_unwind_new(void)
@@ -122,7 +121,6 @@ void jf_unwind_free(struct jf_unwind *u)
 {
   if (u) {
     g_hash_table_destroy(u->rules);
-    emu_symbols_free(u->symbols);
     g_mutex_clear(&u->lock);
     g_free(u);
   }
@@ -134,12 +132,14 @@ struct emu_return_rule jf_findings_return_rule(struct jf_rig *rig, uint64_t pc)
   g_mutex_lock(&u->lock);
   struct emu_return_rule *rule = g_hash_table_lookup(u->rules, GSIZE_TO_POINTER(pc));
   if (!rule) {
-    if (!u->symbols || !emu_symbols_covers(u->symbols, pc)) {
-      emu_symbols_free(u->symbols);
-      u->symbols = guest_symbols(&rig->image);
-    }
+    /* The mappings as they are now (a library loaded since the last rule
+     * is in them), and closed again at once: libelf maps the files it
+     * reads into QEMU's address space, above guest_base, where the
+     * reports would later take them for the guest's. */
+    struct emu_symbols *s = guest_symbols(&rig->image);
     rule = g_new(struct emu_return_rule, 1);
-    *rule = emu_symbols_return_rule(u->symbols, pc);
+    *rule = emu_symbols_return_rule(s, pc);
+    emu_symbols_free(s);
     g_hash_table_insert(u->rules, GSIZE_TO_POINTER(pc), rule);
   }
   struct emu_return_rule out = *rule;

@@ -42,9 +42,9 @@ GString *jf_findings_threads(struct jf_rig *rig);
  */
 struct jf_unwind *jf_unwind_new(void);
 void jf_unwind_free(struct jf_unwind *u);
-/* The rule for the instruction at guest address PC: the guest's mappings
- * are read again when PC lies in none of those read before (a library
- * loaded since). Thread-safe; takes neither of the rig's locks. */
+/* The rule for the instruction at guest address PC, from the guest's
+ * mappings as they are at its first translation. Thread-safe; takes
+ * neither of the rig's locks. */
 struct emu_return_rule jf_findings_return_rule(struct jf_rig *rig, uint64_t pc);
 
 /* Writes TEXT to PATH, or says on stderr why it could not. */

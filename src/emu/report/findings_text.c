@@ -62,10 +62,12 @@ static void text_flush(GString *out, const struct emu_findings *f, const struct 
   if (emu_findings_flush_origin(f, fd, &origin)) {
     if (origin.kind != EMU_MODULE_PROJECT) {
       char *module = emu_findings_describe_module(&origin, fr);
-      g_string_append_printf(out,
-                             "            in %s, not built in this project: the fix is "
-                             "for its builders\n",
-                             module);
+      /* Only line sizes are its builders' to fix: a missing isb after a
+       * flush is its caller's, whoever built the routine. */
+      const bool lines = fd->key.kind == JF_STALE_NOT_INVALIDATED_IN_GEOMETRY ||
+                         fd->key.kind == JF_STALE_NOT_CLEANED;
+      g_string_append_printf(out, "            in %s, not built in this project%s\n", module,
+                             lines ? ": the fix is for its builders" : "");
       g_free(module);
     }
     emu_module_origin_clear(&origin);

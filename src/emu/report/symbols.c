@@ -397,11 +397,6 @@ static struct emu_return_rule rule_in(Dwarf_CFI *cfi, Dwarf_Addr addr)
   return rule;
 }
 
-bool emu_symbols_covers(struct emu_symbols *s, uint64_t pc)
-{
-  return s->dwfl && dwfl_addrmodule(s->dwfl, pc) != NULL;
-}
-
 struct emu_return_rule emu_symbols_return_rule(struct emu_symbols *s, uint64_t pc)
 {
   struct emu_return_rule rule = {EMU_RETURN_UNKNOWN, 0, 0};

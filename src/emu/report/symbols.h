@@ -8,7 +8,6 @@
 #ifndef JITFLUSH_EMU_SYMBOLS_H
 #define JITFLUSH_EMU_SYMBOLS_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "frame_names.h"
@@ -49,8 +48,6 @@ struct emu_return_rule {
   int64_t offset;
 };
 struct emu_return_rule emu_symbols_return_rule(struct emu_symbols *s, uint64_t pc);
-/* Whether an ELF object of the mappings holds PC. */
-bool emu_symbols_covers(struct emu_symbols *s, uint64_t pc);
 
 /* Calls FN for every ELF object of the mappings, in address order: its
  * path, its lowest and highest guest address, its load base (guest address
