@@ -972,14 +972,16 @@ TEST_F(Findings, AFlushRoutineOfAnotherShapeStaysUnnamed)
 // offset OFF of the static, non-PIE program EXE (mapped where it was
 // linked), named through its ELF and DWARF.
 nlohmann::json FlushFindingIn(const std::string &exe, uint64_t off, std::string *text = nullptr,
-                              std::string *sarif = nullptr, const char *project = nullptr)
+                              std::string *sarif = nullptr, const char *project = nullptr,
+                              jf_stale_kind kind = JF_STALE_NOT_INVALIDATED_IN_GEOMETRY)
 {
   Config config;
   emu_findings *f = emu_findings_new(config.cfg);
   emu_findings_set_sarif_root(f, project);
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
   emu_symbols *s = emu_symbols_new(maps.c_str());
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x400000 + off, 0x401228));
+  jf_verdict v = Geometry(emu_findings_site(f, 0x400000 + off, 0x401228));
+  v.kind = kind;
   for (uint64_t word = 0; word < 16; word++)
     emu_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
   emu_findings_resolve(f, LookUp, s);
@@ -1232,6 +1234,18 @@ TEST(ModuleOrigin, ALatchedRoutineInAnInstalledLibraryAdvisesBothReaders)
                         "    " + message + "\n"});
   const nlohmann::json s = nlohmann::json::parse(sarif);
   EXPECT_EQ(s["runs"][0]["results"][0]["properties"]["flushModuleOrigin"], "sysroot");
+
+  // A missing isb after the same routine is its caller's to add: the
+  // module is still named, but neither its builders' fix nor a protection.
+  const nlohmann::json u =
+      FlushFindingIn(so, off, &text, nullptr, "/src/app", JF_STALE_NOT_SYNCHRONISED);
+  const nlohmann::json &unsynced = u["findings"][0];
+  EXPECT_EQ(unsynced["kind"], "not-synchronised");
+  EXPECT_TRUE(unsynced["protection"].is_null()) << unsynced;
+  EXPECT_EQ(unsynced["message"].get<std::string>().find("builders"), std::string::npos)
+      << unsynced["message"];
+  ExpectContains(text, {"\n            in libjit.so.1 (libjit1 1.2.3-4, a distribution's library "
+                        "in a sysroot), not built in this project\n"});
 }
 
 // The three manglings a JIT's frames come in, each through the lookup the
