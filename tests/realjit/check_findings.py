@@ -3,7 +3,7 @@
 
     check_findings.py REPORT.json ARCHIVE [--max N]
     check_findings.py REPORT.json --module NAME [--caller FUNCTION] [--flush FUNCTION]
-                      [--routine BUILD] [--max N]
+                      [--routine FINGERPRINT] [--max N]
 
 REPORT is the report of a run that the rig caught (status 86); ARCHIVE is
 the JIT's own library (libpcre2-8.a, libluajit.a). Optional by design: the
@@ -26,10 +26,10 @@ the flush must instead lie in the mapped object named NAME, and its caller
 in NAME too, or with --caller in the function FUNCTION (BEAM's
 beamasm_flush_icache in beam.smp), and with --flush the flush in the
 function FUNCTION (V8's CpuFeatures::FlushICache); the finding must be the
-latched stride as above. With --routine BUILD, that finding's flush must
-be recognised by its code as the well-known routine of that build
-(flush.routine.build, docs/FINDINGS.md "Well-known flush routines"), and
-its message must name it.
+latched stride as above. With --routine FINGERPRINT, that finding's flush
+must be recognised by its code as the well-known routine of that build
+(flush.routine.fingerprint, docs/FINDINGS.md "Well-known flush routines"),
+and its message must name it.
 
 Exit status: 0 pass, 1 an expectation failed, 2 usage, 77 no findings key.
 """
@@ -116,7 +116,7 @@ def check_module(findings, module, caller, flush_fn=None, routine=None):
     f = geometry[0]
     if routine:
         got = f["flush"].get("routine") or {}
-        if got.get("build") != routine:
+        if got.get("fingerprint") != routine:
             fail(f"the flush in {module} is recognised as {got or 'no known routine'}, not {routine}")
         if ("The flush routine is " + got["name"]) not in f["message"]:
             fail(f"the message does not name {got['name']}: {f['message']}")
@@ -132,7 +132,7 @@ def main(argv):
     module = caller_fn = flush_fn = routine = None
     limit = 4
     usage = ("usage: check_findings.py REPORT.json ARCHIVE|--module NAME [--caller F] [--flush F] "
-             "[--routine BUILD] [--max N]")
+             "[--routine FINGERPRINT] [--max N]")
     if len(args) < 2:
         print(usage, file=sys.stderr)
         return 2

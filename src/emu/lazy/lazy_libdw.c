@@ -1,13 +1,16 @@
 /*
  * libdw (elfutils' libdwfl, with libelf behind it), loaded when the rig
  * first names a guest frame (lazy_lib.h): only a run with a finding, a
- * crash or a measured region needs guest symbols. The list is every
+ * crash or a measured region needs guest symbols, and a run whose code
+ * executes a dc cvau or ic ivau its unwind rule (plugin_findings.c,
+ * jf_findings_return_rule). The list is every
  * function symbols.c calls; dwfl_linux_proc_find_elf and
  * dwfl_standard_find_debuginfo are also libdwfl callbacks, and their
  * wrappers serve as such unchanged. The libelf functions at the end (libdw's
  * own dependency, which the loader's lookup reaches through it) also serve
  * qemu_exclusive.c, which reads QEMU's symbol table.
  */
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -19,6 +22,20 @@ typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, 
 
 #define LIBDW_FUNCTIONS(FN, VOID_FN)                                                               \
   FN(Dwfl_Module *, dwfl_addrmodule, (Dwfl * d, Dwarf_Addr a), (d, a))                             \
+  FN(Dwarf_Die *, dwfl_module_addrdie, (Dwfl_Module * m, Dwarf_Addr a, Dwarf_Addr * bias),         \
+     (m, a, bias))                                                                                 \
+  FN(Dwarf *, dwfl_module_getdwarf, (Dwfl_Module * m, Dwarf_Addr * bias), (m, bias))               \
+  FN(Dwarf_CFI *, dwfl_module_eh_cfi, (Dwfl_Module * m, Dwarf_Addr * bias), (m, bias))             \
+  FN(Dwarf_CFI *, dwfl_module_dwarf_cfi, (Dwfl_Module * m, Dwarf_Addr * bias), (m, bias))          \
+  FN(int, dwarf_cfi_addrframe, (Dwarf_CFI * c, Dwarf_Addr a, Dwarf_Frame * *f), (c, a, f))         \
+  FN(int, dwarf_frame_cfa, (Dwarf_Frame * f, Dwarf_Op * *ops, size_t * n), (f, ops, n))            \
+  FN(int, dwarf_frame_register,                                                                    \
+     (Dwarf_Frame * f, int reg, Dwarf_Op mem[3], Dwarf_Op **ops, size_t *n),                       \
+     (f, reg, mem, ops, n))                                                                        \
+  FN(Dwarf_Attribute *, dwarf_attr, (Dwarf_Die * die, unsigned int name, Dwarf_Attribute *a),      \
+     (die, name, a))                                                                               \
+  FN(const char *, dwarf_formstring, (Dwarf_Attribute * a), (a))                                   \
+  FN(Elf *, dwarf_getelf, (Dwarf * d), (d))                                                        \
   FN(Dwfl *, dwfl_begin, (const Dwfl_Callbacks *c), (c))                                           \
   VOID_FN(dwfl_end, (Dwfl * d), (d))                                                               \
   FN(ptrdiff_t, dwfl_getmodules, (Dwfl * d, jf_dwfl_each_fn * f, void *arg, ptrdiff_t off),        \
@@ -57,7 +74,12 @@ typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, 
   FN(GElf_Shdr *, gelf_getshdr, (Elf_Scn * s, GElf_Shdr * sh), (s, sh))                            \
   FN(Elf_Data *, elf_getdata, (Elf_Scn * s, Elf_Data * d), (s, d))                                 \
   FN(GElf_Sym *, gelf_getsym, (Elf_Data * d, int i, GElf_Sym *sym), (d, i, sym))                   \
-  FN(char *, elf_strptr, (Elf * e, size_t section, size_t offset), (e, section, offset))
+  FN(char *, elf_strptr, (Elf * e, size_t section, size_t offset), (e, section, offset))           \
+  FN(int, elf_getshdrstrndx, (Elf * e, size_t * n), (e, n))                                        \
+  FN(GElf_Dyn *, gelf_getdyn, (Elf_Data * d, int i, GElf_Dyn *dyn), (d, i, dyn))                   \
+  FN(size_t, gelf_getnote,                                                                         \
+     (Elf_Data * d, size_t off, GElf_Nhdr * nh, size_t * name_off, size_t * desc_off),             \
+     (d, off, nh, name_off, desc_off))
 
 JF_LAZY_LIBRARY("libdw.so.1", "to name guest code (module, function, source line) in a finding",
                 LIBDW_FUNCTIONS)

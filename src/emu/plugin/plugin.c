@@ -372,6 +372,7 @@ static void rig_free(struct jf_rig *r)
   jf_signals_free(r->signals);
   jf_region_free(r->region);
   emu_findings_free(r->findings);
+  jf_unwind_free(r->unwind);
   jf_store_free(r->store);
   g_clear_pointer(&r->kernel, jf_model_kernel_free);
   g_clear_pointer(&r->model, jf_model_free);
@@ -460,6 +461,7 @@ static bool rig_start(struct jf_rig *r, GError **error)
   emu_findings_set_reproduce(r->findings, r->opts.reproduce);
   emu_findings_set_rerun(r->findings, r->opts.rerun, r->opts.unrecorded);
   emu_findings_set_sarif_root(r->findings, r->opts.sarif_root);
+  r->unwind = jf_unwind_new();
   r->region = jf_region_new();
   r->signals = jf_signals_new();
   r->entropy = jf_entropy_new(jf_rig_seed(r));

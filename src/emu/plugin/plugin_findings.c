@@ -104,6 +104,49 @@ static struct emu_symbols *guest_symbols(const struct jf_guest_image *image)
   return s;
 }
 
+struct jf_unwind {
+  GMutex lock;
+  GHashTable *rules; /* pc -> struct emu_return_rule * */
+};
+
+struct jf_unwind *jf_unwind_new(void)
+{
+  struct jf_unwind *u = g_new0(struct jf_unwind, 1);
+  g_mutex_init(&u->lock);
+  u->rules = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  return u;
+}
+
+void jf_unwind_free(struct jf_unwind *u)
+{
+  if (u) {
+    g_hash_table_destroy(u->rules);
+    g_mutex_clear(&u->lock);
+    g_free(u);
+  }
+}
+
+struct emu_return_rule jf_findings_return_rule(struct jf_rig *rig, uint64_t pc)
+{
+  struct jf_unwind *u = rig->unwind;
+  g_mutex_lock(&u->lock);
+  struct emu_return_rule *rule = g_hash_table_lookup(u->rules, GSIZE_TO_POINTER(pc));
+  if (!rule) {
+    /* The mappings as they are now (a library loaded since the last rule
+     * is in them), and closed again at once: libelf maps the files it
+     * reads into QEMU's address space, above guest_base, where the
+     * reports would later take them for the guest's. */
+    struct emu_symbols *s = guest_symbols(&rig->image);
+    rule = g_new(struct emu_return_rule, 1);
+    *rule = emu_symbols_return_rule(s, pc);
+    emu_symbols_free(s);
+    g_hash_table_insert(u->rules, GSIZE_TO_POINTER(pc), rule);
+  }
+  struct emu_return_rule out = *rule;
+  g_mutex_unlock(&u->lock);
+  return out;
+}
+
 /* Reads the mappings only when a PC needs a name: when QEMU gave up before
  * the guest ran, it has no executable to ask about. */
 struct lazy_symbols {

@@ -13,6 +13,7 @@
 
 #include "findings.h"
 #include "rig.h"
+#include "symbols.h"
 
 /* At exit, without the lock: names the guest's code once, adds the
  * report's "stale", "findings" and "ctr_read_sites" members to REPORT
@@ -31,6 +32,20 @@ void jf_findings_at_exit(struct jf_rig *rig);
  * it ran, named (module+offset, symbol), for a run the runner stopped
  * (its --timeout). Takes the rig's lock. */
 GString *jf_findings_threads(struct jf_rig *rig);
+
+/*
+ * Where the return address into a flush routine's caller is at one of its
+ * maintenance instructions, decided once per instruction at its
+ * translation from the unwind tables of the guest's module
+ * (emu_symbols_return_rule), so that the execution callback reads just
+ * that register or word (docs/FINDINGS.md, "flush.caller").
+ */
+struct jf_unwind *jf_unwind_new(void);
+void jf_unwind_free(struct jf_unwind *u);
+/* The rule for the instruction at guest address PC, from the guest's
+ * mappings as they are at its first translation. Thread-safe; takes
+ * neither of the rig's locks. */
+struct emu_return_rule jf_findings_return_rule(struct jf_rig *rig, uint64_t pc);
 
 /* Writes TEXT to PATH, or says on stderr why it could not. */
 void jf_write_file(const char *path, const GString *text);

@@ -30,6 +30,7 @@
 #include "plugin_alias.h"
 #include "plugin_decode.h"
 #include "findings.h"
+#include "plugin_findings.h"
 #include "plugin_hotplug.h"
 #include "plugin_checkpoint.h"
 #include "plugin_instrument.h"
@@ -98,6 +99,9 @@ struct insn_record {
   bool after_load;
   enum jf_insn_kind kind;
   struct fetch_memo memo; /* of the fetch check (the lock held) */
+  /* A dc cvau's or ic ivau's: where the return address into the flush
+   * routine's caller is (jf_findings_return_rule), decided here once. */
+  struct emu_return_rule ret;
 };
 
 /* A TB's fetch records, for the TB-level slow path. */
@@ -274,24 +278,56 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
  * {x29, x30} and points x29 at it (AAPCS64, "The frame pointer"). */
 #define XREG_FP 29
 
+/* The 8 bytes at guest address VA, 0 when they cannot be read. */
+static uint64_t read_guest_u64(uint64_t va)
+{
+  uint64_t le = 0;
+  GByteArray *buf = g_byte_array_sized_new(sizeof(le));
+  bool read = qemu_plugin_read_memory_vaddr(va, buf, sizeof(le)) && buf->len == sizeof(le);
+  if (read) {
+    memcpy(&le, buf->data, sizeof(le));
+  }
+  g_byte_array_unref(buf);
+  return read ? GUINT64_FROM_LE(le) : 0;
+}
+
+/* X[REG], REG 31 being sp (DWARF's AArch64 numbering, symbols.h). */
+static uint64_t read_dwarf_reg(unsigned reg)
+{
+  uint64_t v = 0;
+  if (reg == 31) {
+    return jf_regs_read(rig->regs, JF_REG_SP, &v) ? v : 0;
+  }
+  return jf_regs_read_x(rig->regs, reg);
+}
+
 /* The return address in the frame record x29 points at, 0 when x29 holds
  * no readable, aligned address: in a flush routine that made a call before
  * its loops, the return address into its own caller (findings_names.c
- * decides whether it is one). */
+ * decides whether it is one). Read only where the unwind tables gave no
+ * rule. */
 static uint64_t frame_return_address(void)
 {
   uint64_t fp = jf_regs_read_x(rig->regs, XREG_FP);
   if (!fp || (fp & 15) != 0) {
     return 0;
   }
-  uint64_t le = 0;
-  GByteArray *buf = g_byte_array_sized_new(sizeof(le));
-  bool read = qemu_plugin_read_memory_vaddr(fp + 8, buf, sizeof(le)) && buf->len == sizeof(le);
-  if (read) {
-    memcpy(&le, buf->data, sizeof(le));
+  return read_guest_u64(fp + 8);
+}
+
+/* The return address into the flush routine's caller by the rule R's
+ * translation decided: one register, or one word at a register plus an
+ * offset (the slot its prologue saved x30 in); 0 without a rule. */
+static uint64_t unwound_return_address(const struct insn_record *r, uint64_t lr)
+{
+  switch (r->ret.kind) {
+  case EMU_RETURN_IN_REG:
+    return r->ret.reg == XREG_LR ? lr : read_dwarf_reg(r->ret.reg);
+  case EMU_RETURN_AT:
+    return read_guest_u64(read_dwarf_reg(r->ret.reg) + (uint64_t)r->ret.offset);
+  default:
+    return 0;
   }
-  g_byte_array_unref(buf);
-  return read ? GUINT64_FROM_LE(le) : 0;
 }
 
 static void on_maintenance(unsigned vcpu, void *udata)
@@ -300,7 +336,8 @@ static void on_maintenance(unsigned vcpu, void *udata)
   uint64_t addr = jf_regs_read_x(rig->regs, r->reg);
   bool maint = r->kind == JF_INSN_DC_CLEAN || r->kind == JF_INSN_IC_IVAU;
   uint64_t lr = maint ? jf_regs_read_x(rig->regs, XREG_LR) : 0;
-  uint64_t frame_lr = maint ? frame_return_address() : 0;
+  uint64_t unwound = maint ? unwound_return_address(r, lr) : 0;
+  uint64_t frame_lr = maint && r->ret.kind == EMU_RETURN_UNKNOWN ? frame_return_address() : 0;
   g_mutex_lock(&rig->lock);
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
   if (t) {
@@ -308,13 +345,13 @@ static void on_maintenance(unsigned vcpu, void *udata)
     case JF_INSN_DC_CLEAN:
       jf_sched_adversary_maintenance(rig, t);
       jf_model_dc_clean(rig->model, &t->mt, addr,
-                        emu_findings_site_framed(rig->findings, r->vaddr, lr, frame_lr),
+                        emu_findings_site_unwound(rig->findings, r->vaddr, lr, frame_lr, unwound),
                         r->after_load);
       break;
     case JF_INSN_IC_IVAU:
       jf_sched_adversary_maintenance(rig, t);
       jf_model_ic_ivau(rig->model, &t->mt, addr,
-                       emu_findings_site_framed(rig->findings, r->vaddr, lr, frame_lr));
+                       emu_findings_site_unwound(rig->findings, r->vaddr, lr, frame_lr, unwound));
       break;
     case JF_INSN_DC_ZVA:
       /* QEMU zeroes the block without a memory callback. DCZID_EL0 of
@@ -697,6 +734,9 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       }
       /* ic iallu[is] is EL1-only (UNDEFINED at EL0): counted, not modelled. */
       if (rig->opts.check && dec.kind != JF_INSN_IC_IALLU) {
+        if (dec.kind != JF_INSN_DC_ZVA) {
+          r->ret = jf_findings_return_rule(rig, r->vaddr);
+        }
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_maintenance, QEMU_PLUGIN_CB_R_REGS, r);
       }
       break;

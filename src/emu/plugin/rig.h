@@ -108,6 +108,7 @@ struct jf_decoder;
 struct jf_checkpoint;
 struct jf_fork;
 struct jf_signals;
+struct jf_unwind;
 
 struct jf_rig {
   GMutex lock;
@@ -126,6 +127,7 @@ struct jf_rig {
   struct jf_signals *signals;    /* plugin_signal.c */
   struct jf_entropy *entropy;    /* plugin_entropy.c */
   struct emu_findings *findings; /* findings.h, guarded by LOCK */
+  struct jf_unwind *unwind;      /* plugin_findings.c: return rules per flush instruction */
   struct jf_regs *regs;
   struct jf_keep *keep;
   struct jf_decoder *decoder;

@@ -27,6 +27,7 @@ struct site {
   uint64_t pc;
   uint64_t lr;
   uint64_t frame_lr; /* the return address in the frame record at x29 */
+  uint64_t unwound;  /* the one the unwind tables located, 0 without */
 };
 
 /* ---- hashing --------------------------------------------------------------- */
@@ -42,7 +43,7 @@ static guint mix(uint64_t h)
 static guint site_hash(gconstpointer p)
 {
   const struct site *s = p;
-  return mix(s->pc * 31 + s->lr + s->frame_lr * 7);
+  return mix(s->pc * 31 + s->lr + s->frame_lr * 7 + s->unwound * 13);
 }
 
 static gboolean site_equal(gconstpointer a, gconstpointer b)
@@ -152,13 +153,19 @@ void emu_findings_restart(struct emu_findings *f)
 
 uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr)
 {
-  return emu_findings_site_framed(f, pc, lr, 0);
+  return emu_findings_site_unwound(f, pc, lr, 0, 0);
 }
 
 uint32_t emu_findings_site_framed(struct emu_findings *f, uint64_t pc, uint64_t lr,
                                   uint64_t frame_lr)
 {
-  struct site key = {pc, lr, frame_lr};
+  return emu_findings_site_unwound(f, pc, lr, frame_lr, 0);
+}
+
+uint32_t emu_findings_site_unwound(struct emu_findings *f, uint64_t pc, uint64_t lr,
+                                   uint64_t frame_lr, uint64_t unwound)
+{
+  struct site key = {pc, lr, frame_lr, unwound};
   gpointer id = g_hash_table_lookup(f->site_ids, &key);
   if (id) {
     return GPOINTER_TO_UINT(id);
@@ -205,30 +212,31 @@ static struct finding *finding_for(struct emu_findings *f, const struct finding_
   return fd;
 }
 
-static bool same_caller(const struct caller *c, uint64_t lr, uint64_t frame_lr)
+static bool same_caller(const struct caller *c, uint64_t lr, uint64_t frame_lr, uint64_t unwound)
 {
-  return c->lr == lr && c->frame_lr == frame_lr;
+  return c->lr == lr && c->frame_lr == frame_lr && c->unwound == unwound;
 }
 
-/* Counts N stale fetches for the caller LR (FRAME_LR in the frame record):
- * callers are few, and a JIT re-runs the same stale words, so the previous
- * one is checked first. */
-static void count_caller(struct finding *fd, uint64_t lr, uint64_t frame_lr, uint64_t n)
+/* Counts N stale fetches for the caller LR (FRAME_LR in the frame record,
+ * UNWOUND through the unwind tables): callers are few, and a JIT re-runs
+ * the same stale words, so the previous one is checked first. */
+static void count_caller(struct finding *fd, uint64_t lr, uint64_t frame_lr, uint64_t unwound,
+                         uint64_t n)
 {
   GArray *c = fd->callers;
   if (fd->last_caller < c->len &&
-      same_caller(&g_array_index(c, struct caller, fd->last_caller), lr, frame_lr)) {
+      same_caller(&g_array_index(c, struct caller, fd->last_caller), lr, frame_lr, unwound)) {
     g_array_index(c, struct caller, fd->last_caller).count += n;
     return;
   }
   for (guint i = 0; i < c->len; i++) {
-    if (same_caller(&g_array_index(c, struct caller, i), lr, frame_lr)) {
+    if (same_caller(&g_array_index(c, struct caller, i), lr, frame_lr, unwound)) {
       g_array_index(c, struct caller, i).count += n;
       fd->last_caller = i;
       return;
     }
   }
-  struct caller one = {lr, frame_lr, lr, n};
+  struct caller one = {lr, frame_lr, unwound, lr, n};
   g_array_append_val(c, one);
   fd->last_caller = c->len - 1;
 }
@@ -266,7 +274,7 @@ void emu_findings_record_memo(struct emu_findings *f, uint64_t va, unsigned cpu,
   struct finding *fd = finding_for(f, &key, cpu, v);
   if (r) {
     *r = (struct emu_stale_repeat){
-        fd, s->lr, f->settles, v->kind, v->flush_site != JF_MODEL_NO_SITE, s->frame_lr};
+        fd, s->lr, f->settles, v->kind, v->flush_site != JF_MODEL_NO_SITE, s->frame_lr, s->unwound};
   }
   if (!fd) {
     f->omitted_stale++;
@@ -283,7 +291,7 @@ void emu_findings_record_memo(struct emu_findings *f, uint64_t va, unsigned cpu,
     fd->writer_cluster = v->writer_cluster;
   }
   if (v->flush_site != JF_MODEL_NO_SITE) {
-    count_caller(fd, s->lr, s->frame_lr, 1);
+    count_caller(fd, s->lr, s->frame_lr, s->unwound, 1);
   }
   uint64_t *slot = &fd->seen[(va >> 2) % SEEN_SLOTS];
   if (*slot == va) {
@@ -322,7 +330,7 @@ bool emu_findings_repeat(struct emu_findings *f, const struct emu_stale_repeat *
   f->last = fd;
   fd->count++;
   if (r->caller) {
-    count_caller(fd, r->lr, r->frame_lr, 1);
+    count_caller(fd, r->lr, r->frame_lr, r->unwound, 1);
   }
   fd->seen[(va >> 2) % SEEN_SLOTS] = va;
   return true;
@@ -464,7 +472,7 @@ static void absorb(struct finding *into, struct finding *fd)
   }
   for (guint i = 0; i < fd->callers->len; i++) {
     const struct caller *c = &g_array_index(fd->callers, struct caller, i);
-    count_caller(into, c->lr, c->frame_lr, c->count);
+    count_caller(into, c->lr, c->frame_lr, c->unwound, c->count);
   }
 }
 

@@ -46,6 +46,12 @@ uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr);
  * (docs/FINDINGS.md, "flush.caller"), decided once its code is named. */
 uint32_t emu_findings_site_framed(struct emu_findings *f, uint64_t pc, uint64_t lr,
                                   uint64_t frame_lr);
+/* The same, with UNWOUND the return address into the flush routine's
+ * caller that its unwind tables located (symbols.h,
+ * emu_symbols_return_rule; 0 without): when given, it names the caller,
+ * whatever the symbols say. */
+uint32_t emu_findings_site_unwound(struct emu_findings *f, uint64_t pc, uint64_t lr,
+                                   uint64_t frame_lr, uint64_t unwound);
 
 /* One stale fetch of the word at VA by thread THREAD on CPU. */
 void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
@@ -61,6 +67,7 @@ struct emu_stale_repeat {
   uint32_t kind;
   bool caller;
   uint64_t frame_lr; /* with LR */
+  uint64_t unwound;  /* with LR */
 };
 
 /* emu_findings_record, filling R for emu_findings_repeat. */

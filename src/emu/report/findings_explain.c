@@ -3,6 +3,7 @@
  * three writers show, and the CTR_EL0 read a too-long stride came from.
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "findings_explain.h"
 #include "findings_names.h"
@@ -120,6 +121,134 @@ void emu_findings_append_ctr_read(GString *out, const struct emu_findings *f,
                          emu_findings_core_of_cpu(f, s->key.cpu));
 }
 
+/* ---- the binary: who built it, whose it is, what protects its users --------- */
+
+char *emu_findings_compiler(const struct emu_frame_names *fr, const char **source)
+{
+  *source = NULL;
+  if (fr->producer) {
+    /* "GNU C17 12.2.0 -mlittle-endian -mabi=lp64 -g -O2": the compiler
+     * and its version; the options follow the first " -". */
+    const char *opts = strstr(fr->producer, " -");
+    *source = "DW_AT_producer";
+    return g_strndup(fr->producer, opts ? (gsize)(opts - fr->producer) : strlen(fr->producer));
+  }
+  if (!fr->comment) {
+    return NULL;
+  }
+  GString *out = g_string_new(NULL);
+  gchar **lines = g_strsplit(fr->comment, "\n", -1);
+  for (gchar **l = lines; *l; l++) {
+    /* lld writes "Linker: LLD 14.0.6": a linker built nothing. */
+    if (**l && !g_str_has_prefix(*l, "Linker:")) {
+      g_string_append_printf(out, "%s%s", out->len ? ", " : "", *l);
+    }
+  }
+  g_strfreev(lines);
+  if (out->len) {
+    *source = ".comment";
+  }
+  return g_string_free(out, out->len == 0);
+}
+
+bool emu_findings_flush_origin(const struct emu_findings *f, const struct finding *fd,
+                               struct emu_module_origin *out)
+{
+  const struct emu_frame_names *fr =
+      fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc) : NULL;
+  if (!fr || !fr->module) {
+    return false;
+  }
+  emu_module_origin(fr->module, f->sarif_root, fr->package, out);
+  return true;
+}
+
+/* The geometry kinds: a loop that stepped over lines. */
+static bool about_lines(const struct finding *fd)
+{
+  return fd->key.kind == JF_STALE_NOT_INVALIDATED_IN_GEOMETRY ||
+         fd->key.kind == JF_STALE_NOT_CLEANED;
+}
+
+const char *emu_findings_protection(const struct emu_findings *f, const struct finding *fd)
+{
+  const struct emu_known_routine *known =
+      fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc)->routine : NULL;
+  if (!about_lines(fd) || !stepped_over(fd) || (!known && !emu_findings_stride_source(f, fd))) {
+    return NULL;
+  }
+  return EMU_PROTECTION_TEXT;
+}
+
+char *emu_findings_describe_module(const struct emu_module_origin *o,
+                                   const struct emu_frame_names *fr)
+{
+  GString *out = g_string_new(o->file);
+  g_string_append(out, " (");
+  if (o->package) {
+    g_string_append_printf(out, "%s, ", o->package);
+  }
+  if (fr->soname && strcmp(fr->soname, o->file) != 0) {
+    g_string_append_printf(out, "soname %s, ", fr->soname);
+  }
+  g_string_append_printf(out, "%s)", emu_module_kind_phrase(o->kind));
+  return g_string_free(out, false);
+}
+
+/* OUT, the sentence of FD's kind, followed by what the flush code is: a
+ * well-known routine is named with who built it; its flaw (a latched line
+ * size) and the fix for it only where the finding is about line sizes (a
+ * missing isb after it is the caller's to add, whatever routine flushed);
+ * and in a module the project did not build, whose it is, who can fix it
+ * and what protects its users meanwhile. */
+static char *explain_routine(const struct emu_findings *f, const struct finding *fd,
+                             const char *out)
+{
+  const struct emu_frame_names *fr =
+      fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc) : NULL;
+  const struct emu_known_routine *known = fr ? fr->routine : NULL;
+  struct emu_module_origin origin;
+  bool theirs = emu_findings_flush_origin(f, fd, &origin);
+  if (theirs && origin.kind == EMU_MODULE_PROJECT) {
+    emu_module_origin_clear(&origin);
+    theirs = false;
+  }
+  GString *s = g_string_new(out);
+  if (known) {
+    const char *source;
+    char *by = emu_findings_compiler(fr, &source);
+    g_string_append_printf(s, " The flush routine is %s (%s, built by %s)", known->name,
+                           known->symbol, by ? by : "an unknown compiler");
+    g_free(by);
+    if (!about_lines(fd)) {
+      g_string_append_c(s, '.');
+    } else if (!theirs) {
+      g_string_append_printf(s, ": %s; %s.", known->flaw, known->advice);
+    } else {
+      g_string_append_printf(s, ": %s.", known->flaw);
+    }
+  }
+  if (theirs && about_lines(fd)) {
+    char *module = emu_findings_describe_module(&origin, fr);
+    g_string_append_printf(s,
+                           " It is in %s, not built in this project: report this finding to "
+                           "its builders.",
+                           module);
+    g_free(module);
+    const char *protection = emu_findings_protection(f, fd);
+    if (protection) {
+      g_string_append_printf(s, " Until they fix it, %s.", protection);
+    }
+    if (known) {
+      g_string_append_printf(s, " For its builders: %s.", known->advice);
+    }
+  }
+  if (theirs) {
+    emu_module_origin_clear(&origin);
+  }
+  return g_string_free(s, false);
+}
+
 /* The one sentence that says what went wrong and what to do about it. */
 char *emu_findings_explain(const struct emu_findings *f, const struct finding *fd)
 {
@@ -225,21 +354,7 @@ char *emu_findings_explain(const struct emu_findings *f, const struct finding *f
     break;
   }
   g_string_free(from, true);
-  /* A well-known routine is named; its flaw (a latched line size) and the
-   * fix for it only where the finding is about line sizes: a missing isb
-   * after it is the caller's to add, whatever routine flushed. */
-  const struct emu_known_routine *known =
-      fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc)->routine : NULL;
-  if (known) {
-    const bool geometry = fd->key.kind == JF_STALE_NOT_INVALIDATED_IN_GEOMETRY ||
-                          fd->key.kind == JF_STALE_NOT_CLEANED;
-    char *more =
-        geometry ? g_strdup_printf("%s The flush routine is %s (%s, %s): %s; %s.", out, known->name,
-                                   known->symbol, known->build, known->flaw, known->advice)
-                 : g_strdup_printf("%s The flush routine is %s (%s, %s).", out, known->name,
-                                   known->symbol, known->build);
-    g_free(out);
-    out = more;
-  }
-  return out;
+  char *more = explain_routine(f, fd, out);
+  g_free(out);
+  return more;
 }

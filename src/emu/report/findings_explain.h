@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "findings_internal.h"
+#include "module_origin.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,6 +27,27 @@ unsigned emu_findings_root_causes(const struct emu_findings *f);
 /* "CTR_EL0 read once on cpu 7 (Exynos M1)" */
 void emu_findings_append_ctr_read(GString *out, const struct emu_findings *f,
                                   const struct ctr_site *s);
+/* Who built the code FR names (docs/FINDINGS.md, "Who built it"): the
+ * DW_AT_producer of the compile unit covering it without its options,
+ * else the compilers its module's .comment names (linkers left out), else
+ * NULL; *SOURCE says which ("DW_AT_producer", ".comment", NULL). g_free
+ * it. */
+char *emu_findings_compiler(const struct emu_frame_names *fr, const char **source);
+/* Whose module FD's flush code is in (module_origin.h), the project's root
+ * being the SARIF root; false (OUT untouched) when no module holds it.
+ * emu_module_origin_clear OUT after a true. */
+bool emu_findings_flush_origin(const struct emu_findings *f, const struct finding *fd,
+                               struct emu_module_origin *out);
+/* What protects the people who run FD's code until its builders fix it,
+ * NULL when nothing does: for a stride latched from a CTR_EL0 read, a
+ * kernel that traps those reads. */
+const char *emu_findings_protection(const struct emu_findings *f, const struct finding *fd);
+/* "libgcc_s.so.1 (a system path)", "libllvmlite.so (llvmlite 0.43.0, an
+ * installed Python package)": the module, its soname when it differs, its
+ * package and whose it is. g_free it. */
+char *emu_findings_describe_module(const struct emu_module_origin *o,
+                                   const struct emu_frame_names *fr);
+
 /* The one sentence that says what went wrong and what to do about it
  * (g_free it). */
 char *emu_findings_explain(const struct emu_findings *f, const struct finding *fd);

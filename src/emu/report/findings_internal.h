@@ -28,12 +28,15 @@ struct finding_key {
   uint64_t writer_pc; /* 0 unless FLUSH_PC is 0: the store stands in */
 };
 
-/* One caller of the flush routine: the return address its x30 held, and
- * the one in the frame record at x29; AT is the one that names the caller
- * (emu_findings_resolve: FRAME_LR when the routine is not a leaf). */
+/* One caller of the flush routine: the return address its x30 held, the
+ * one in the frame record at x29, and the one the unwind tables located
+ * (0 without); AT is the one that names the caller (emu_findings_resolve:
+ * UNWOUND when known, else FRAME_LR when the symbols show the routine is
+ * not a leaf, else LR). */
 struct caller {
   uint64_t lr;
   uint64_t frame_lr;
+  uint64_t unwound;
   uint64_t at;
   uint64_t count; /* stale fetches of words its calls should have covered */
 };
@@ -104,6 +107,14 @@ struct mapping {
 #define EMU_ANON_SKIP_TEXT                                                                         \
   "whose arm64 __sync_icache_dcache returns early for anonymous pages: no private page is "        \
   "synced when it is mapped executable"
+
+/* What protects the people who run code with a latched stride until its
+ * builders fix it (docs/FINDINGS.md, "Whose module it is"). */
+#define EMU_PROTECTION_TEXT                                                                        \
+  "a Linux kernel that traps EL0 reads of CTR_EL0 on cores whose lines differ (arm64 Linux's "     \
+  "mismatched cache type workaround) answers every read with the smallest lines, which every "      \
+  "core's flush then steps by; the rig's ctr-trap=sanitize "                                       \
+  "(qemu-configs/exynos8890-sanitized.conf) models such a kernel"
 /* emu_findings_kernel_note. */
 struct kernel_note {
   const char *call;

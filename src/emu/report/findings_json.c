@@ -82,19 +82,39 @@ static void json_flush(JsonObject *o, const struct emu_findings *f, const struct
   }
   JsonObject *flush = json_frame(f, fd->key.flush_pc);
   const struct emu_known_routine *known = emu_findings_frame_of(f, fd->key.flush_pc)->routine;
+  struct emu_module_origin origin;
+  bool have_origin = emu_findings_flush_origin(f, fd, &origin);
   if (known) {
-    const char *members[][2] = {{"name", known->name},
-                                {"function", known->symbol},
-                                {"build", known->build},
-                                {"flaw", known->flaw},
-                                {"advice", known->advice}};
+    const char *source;
+    char *by = emu_findings_compiler(emu_findings_frame_of(f, fd->key.flush_pc), &source);
+    char *advice_for = have_origin && origin.kind != EMU_MODULE_PROJECT
+                           ? g_strdup_printf("the builders of %s", origin.file)
+                           : g_strdup("you");
+    const char *members[][2] = {
+        {"name", known->name},       {"function", known->symbol},         {"compiler", by},
+        {"compiler_source", source}, {"fingerprint", known->fingerprint}, {"flaw", known->flaw},
+        {"advice", known->advice},   {"advice_for", advice_for}};
     JsonObject *r = json_object_new();
     for (size_t i = 0; i < G_N_ELEMENTS(members); i++) {
       json_object_set_string_member(r, members[i][0], members[i][1]);
     }
     json_object_set_object_member(flush, "routine", r);
+    g_free(by);
+    g_free(advice_for);
   } else {
     json_object_set_null_member(flush, "routine");
+  }
+  if (have_origin) {
+    const struct emu_frame_names *fr = emu_findings_frame_of(f, fd->key.flush_pc);
+    JsonObject *o = json_object_new();
+    json_object_set_string_member(o, "kind", emu_module_kind_name(origin.kind));
+    json_object_set_string_member(o, "file", origin.file);
+    json_object_set_string_member(o, "soname", fr->soname);
+    json_object_set_string_member(o, "package", origin.package);
+    json_object_set_object_member(flush, "origin", o);
+    emu_module_origin_clear(&origin);
+  } else {
+    json_object_set_null_member(flush, "origin");
   }
   const struct caller *top =
       fd->callers->len ? &g_array_index(fd->callers, struct caller, 0) : NULL;
@@ -154,6 +174,7 @@ static JsonObject *json_finding(const struct emu_findings *f, const struct findi
     json_array_add_element(examples, emu_json_hex(fd->examples[i]));
   }
   json_object_set_array_member(o, "examples", examples);
+  json_object_set_string_member(o, "protection", emu_findings_protection(f, fd));
   char *msg = emu_findings_explain(f, fd);
   json_object_set_string_member(o, "message", msg);
   g_free(msg);

@@ -67,7 +67,12 @@ static void name_callers(struct emu_findings *f, struct finding *fd, emu_symboli
   for (guint i = 0; i < fd->callers->len; i++) {
     struct caller c = g_array_index(fd->callers, struct caller, i);
     c.at = c.lr;
-    if (c.frame_lr && fd->key.flush_pc && call_inside_routine(f, fd->key.flush_pc, c.lr)) {
+    if (c.unwound) {
+      /* The unwind tables said where the return address was at the flush
+       * instruction: no symbol needed. */
+      c.at = c.unwound;
+      resolve_pc(f, emu_findings_call_site_of(c.at), fn, ctx);
+    } else if (c.frame_lr && fd->key.flush_pc && call_inside_routine(f, fd->key.flush_pc, c.lr)) {
       c.at = c.frame_lr;
       resolve_pc(f, emu_findings_call_site_of(c.at), fn, ctx);
     }

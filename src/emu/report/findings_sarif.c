@@ -220,8 +220,17 @@ static JsonObject *sarif_result(const struct emu_findings *f, const struct findi
   const struct emu_known_routine *known =
       fd->key.flush_pc ? emu_findings_frame_of(f, fd->key.flush_pc)->routine : NULL;
   if (known) {
+    const char *source;
+    char *by = emu_findings_compiler(emu_findings_frame_of(f, fd->key.flush_pc), &source);
     json_object_set_string_member(props, "flushRoutine", known->name);
-    json_object_set_string_member(props, "flushRoutineBuild", known->build);
+    json_object_set_string_member(props, "flushRoutineBuild", by ? by : "unknown compiler");
+    json_object_set_string_member(props, "flushRoutineFingerprint", known->fingerprint);
+    g_free(by);
+  }
+  struct emu_module_origin origin;
+  if (emu_findings_flush_origin(f, fd, &origin)) {
+    json_object_set_string_member(props, "flushModuleOrigin", emu_module_kind_name(origin.kind));
+    emu_module_origin_clear(&origin);
   }
   unsigned same = emu_findings_same_cause(f, fd);
   if (same) {

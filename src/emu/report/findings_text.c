@@ -45,10 +45,32 @@ static void text_flush(GString *out, const struct emu_findings *f, const struct 
     return;
   }
   text_frame(out, "flush", fd->key.flush_pc, emu_findings_frame_of(f, fd->key.flush_pc), NULL);
-  const struct emu_known_routine *known = emu_findings_frame_of(f, fd->key.flush_pc)->routine;
+  const struct emu_frame_names *fr = emu_findings_frame_of(f, fd->key.flush_pc);
+  const struct emu_known_routine *known = fr->routine;
   if (known) {
-    g_string_append_printf(out, "            is %s (%s, %s)\n", known->name, known->symbol,
-                           known->build);
+    const char *source;
+    char *by = emu_findings_compiler(fr, &source);
+    g_string_append_printf(out, "            is %s (%s), built by ", known->name, known->symbol);
+    if (by) {
+      g_string_append_printf(out, "%s (its %s)\n", by, source);
+    } else {
+      g_string_append(out, "an unknown compiler (no DW_AT_producer, no .comment)\n");
+    }
+    g_free(by);
+  }
+  struct emu_module_origin origin;
+  if (emu_findings_flush_origin(f, fd, &origin)) {
+    if (origin.kind != EMU_MODULE_PROJECT) {
+      char *module = emu_findings_describe_module(&origin, fr);
+      /* Only line sizes are its builders' to fix: a missing isb after a
+       * flush is its caller's, whoever built the routine. */
+      const bool lines = fd->key.kind == JF_STALE_NOT_INVALIDATED_IN_GEOMETRY ||
+                         fd->key.kind == JF_STALE_NOT_CLEANED;
+      g_string_append_printf(out, "            in %s, not built in this project%s\n", module,
+                             lines ? ": the fix is for its builders" : "");
+      g_free(module);
+    }
+    emu_module_origin_clear(&origin);
   }
   if (fd->key.stride) {
     g_string_append_printf(out, "            loop stride %u bytes", fd->key.stride);

@@ -19,6 +19,15 @@ struct emu_frame_names {
   char *location;   /* "file:line" from DWARF */
   char *module;     /* path of the mapped object holding the address */
   uint64_t offset;  /* the address's offset in that file (with MODULE) */
+  /* What the binary says of itself (docs/FINDINGS.md, "Who built it"):
+   * the DW_AT_producer of the compile unit covering the address, the
+   * module's .comment strings (one a line; its debug file's when the
+   * module has none), its DT_SONAME and the name and version its
+   * .note.package gives ("name version"). */
+  char *producer;
+  char *comment;
+  char *soname;
+  char *package;
   /* A flush instruction's: the well-known routine its code is
    * (known_routines.h; static, not freed), or NULL. */
   const struct emu_known_routine *routine;
@@ -31,6 +40,10 @@ static inline void emu_frame_names_clear(struct emu_frame_names *fr)
   g_clear_pointer(&fr->raw_symbol, g_free);
   g_clear_pointer(&fr->location, g_free);
   g_clear_pointer(&fr->module, g_free);
+  g_clear_pointer(&fr->producer, g_free);
+  g_clear_pointer(&fr->comment, g_free);
+  g_clear_pointer(&fr->soname, g_free);
+  g_clear_pointer(&fr->package, g_free);
 }
 
 #endif /* JITFLUSH_EMU_FRAME_NAMES_H */

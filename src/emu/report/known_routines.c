@@ -14,7 +14,7 @@
  * Each entry's words (known_routines.def) are one build's instructions,
  * taken with
  *   aarch64-linux-gnu-objdump -d <object> [--start-address --stop-address]
- * from the Debian packages named in its `build` (Debian 12 bookworm, 13
+ * from the Debian packages named in its `fingerprint` (Debian 12 bookworm, 13
  * trixie, and forky, testing in 2026): libgcc's
  * __aarch64_sync_cache_range from libgcc.a (sync-cache.o) and from
  * libgcc_s.so.1 (the two have the same shapes within one GCC version;
@@ -46,14 +46,14 @@
   "build it to step by the smallest line of every core"
 
 /* Each row's words, then the table of rows (known_routines.def). */
-#define JF_KNOWN_ROUTINE(id, routine, symbol, build, wrong, advice, ...)                           \
+#define JF_KNOWN_ROUTINE(id, routine, symbol, fingerprint, wrong, advice, ...)                     \
   static const uint32_t id[] = {__VA_ARGS__};
 #include "known_routines.def"
 #undef JF_KNOWN_ROUTINE
 
 static const struct emu_known_routine known[] = {
-#define JF_KNOWN_ROUTINE(id, routine, symbol, build, wrong, advice, ...)                           \
-  {routine, symbol, build, wrong, advice, id, sizeof(id) / sizeof((id)[0])},
+#define JF_KNOWN_ROUTINE(id, routine, symbol, fingerprint, wrong, advice, ...)                     \
+  {routine, symbol, fingerprint, wrong, advice, id, sizeof(id) / sizeof((id)[0])},
 #include "known_routines.def"
 #undef JF_KNOWN_ROUTINE
 };

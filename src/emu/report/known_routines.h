@@ -15,9 +15,12 @@ extern "C" {
 #endif
 
 struct emu_known_routine {
-  const char *name;      /* "libgcc's __clear_cache" */
-  const char *symbol;    /* the function the code is: "__aarch64_sync_cache_range" */
-  const char *build;     /* the builds it was taken from: "GCC 12 (Debian 12)" */
+  const char *name;   /* "libgcc's __clear_cache" */
+  const char *symbol; /* the function the code is: "__aarch64_sync_cache_range" */
+  /* The builds whose code this entry's words were taken from ("GCC 12
+   * (Debian 12)"): what the code matches, not who built the binary that
+   * holds it (the binary says that: emu_findings_compiler). */
+  const char *fingerprint;
   const char *flaw;      /* "CTR_EL0 latched in a static" */
   const char *advice;    /* what to do about it */
   const uint32_t *words; /* the routine's instructions, as one build has them */

@@ -10,9 +10,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <glib.h>
@@ -21,8 +24,23 @@
 #include "symbols.h"
 
 struct emu_symbols {
-  Dwfl *dwfl; /* NULL when nothing could be reported */
+  Dwfl *dwfl;        /* NULL when nothing could be reported */
+  GHashTable *facts; /* Dwfl_Module * -> struct module_facts * */
 };
+
+/* What a module says of itself (frame_names.h), read once per module. */
+struct module_facts {
+  char *comment, *soname, *package;
+};
+
+static void module_facts_free(gpointer p)
+{
+  struct module_facts *m = p;
+  g_free(m->comment);
+  g_free(m->soname);
+  g_free(m->package);
+  g_free(m);
+}
 
 static char *debuginfo_path;
 
@@ -99,6 +117,7 @@ static const Dwfl_Callbacks callbacks = {
 struct emu_symbols *emu_symbols_new(const char *maps)
 {
   struct emu_symbols *s = g_new0(struct emu_symbols, 1);
+  s->facts = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, module_facts_free);
   FILE *f = fmemopen((void *)maps, strlen(maps), "r");
   if (!f) {
     return s;
@@ -121,6 +140,7 @@ void emu_symbols_free(struct emu_symbols *s)
     if (s->dwfl) {
       dwfl_end(s->dwfl);
     }
+    g_hash_table_destroy(s->facts);
     g_free(s);
   }
 }
@@ -143,6 +163,137 @@ static uint64_t file_offset(Dwfl_Module *mod, uint64_t vaddr)
     }
   }
   return vaddr;
+}
+
+/* ---- what a module says of itself ------------------------------------------- */
+
+/* The NUL-separated strings of a .comment section, each once, one a line
+ * (the linker merges equal strings; a debug file may still repeat some). */
+static char *comment_lines(const Elf_Data *d)
+{
+  GString *out = g_string_new(NULL);
+  const char *p = d->d_buf, *end = p + d->d_size;
+  while (p < end) {
+    size_t len = strnlen(p, (size_t)(end - p));
+    char *one = g_strndup(p, len);
+    g_strstrip(one);
+    char *line = g_strconcat("\n", one, "\n", NULL);
+    char *have = g_strconcat("\n", out->str, "\n", NULL);
+    if (*one && !strstr(have, line)) {
+      g_string_append_printf(out, "%s%s", out->len ? "\n" : "", one);
+    }
+    g_free(have);
+    g_free(line);
+    g_free(one);
+    p += len + 1;
+  }
+  return g_string_free(out, out->len == 0);
+}
+
+/* The string value of "KEY":"..." in the flat JSON object TEXT, NULL
+ * without it (the package note's values carry no escapes). */
+static char *json_string_value(const char *text, const char *key)
+{
+  char *pattern = g_strdup_printf("\"%s\"", key);
+  const char *at = strstr(text, pattern);
+  g_free(pattern);
+  if (!at) {
+    return NULL;
+  }
+  at = strchr(at + strlen(key) + 2, '"');
+  const char *end = at ? strchr(at + 1, '"') : NULL;
+  return end ? g_strndup(at + 1, (gsize)(end - at - 1)) : NULL;
+}
+
+/* The FDO package note (the ELF package metadata of systemd's
+ * "Package Metadata for Core Files" spec, note type 0xcafe1a7e, owner
+ * "FDO"): a JSON object with "name" and "version", which some
+ * distributions' builds link in. "name version", or NULL. */
+#ifndef NT_FDO_PACKAGING_METADATA
+#define NT_FDO_PACKAGING_METADATA 0xcafe1a7e
+#endif
+static char *package_note(Elf_Data *d)
+{
+  GElf_Nhdr nh;
+  size_t name_at, desc_at, next = 0;
+  for (size_t at = 0; (next = gelf_getnote(d, at, &nh, &name_at, &desc_at)) > 0; at = next) {
+    const char *owner = (const char *)d->d_buf + name_at;
+    if (nh.n_type != NT_FDO_PACKAGING_METADATA || nh.n_namesz != 4 || memcmp(owner, "FDO", 4)) {
+      continue;
+    }
+    char *json = g_strndup((const char *)d->d_buf + desc_at, nh.n_descsz);
+    char *name = json_string_value(json, "name"), *version = json_string_value(json, "version");
+    char *out = name ? g_strjoin(" ", name, version, NULL) : NULL;
+    g_free(name);
+    g_free(version);
+    g_free(json);
+    return out;
+  }
+  return NULL;
+}
+
+/* Fills what M lacks from ELF's sections: .comment, DT_SONAME and the
+ * package note. */
+static void read_facts(Elf *elf, struct module_facts *m)
+{
+  size_t shstrndx;
+  if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+    return;
+  }
+  for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS) {
+      continue;
+    }
+    const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    Elf_Data *d = name ? elf_getdata(scn, NULL) : NULL;
+    if (!d || !d->d_buf) {
+      continue;
+    }
+    if (!m->comment && strcmp(name, ".comment") == 0) {
+      m->comment = comment_lines(d);
+    } else if (!m->soname && sh.sh_type == SHT_DYNAMIC && sh.sh_entsize) {
+      for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+        GElf_Dyn dyn;
+        if (gelf_getdyn(d, (int)i, &dyn) && dyn.d_tag == DT_SONAME) {
+          const char *so = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+          m->soname = so ? g_strdup(so) : NULL;
+        }
+      }
+    } else if (!m->package && sh.sh_type == SHT_NOTE && strcmp(name, ".note.package") == 0) {
+      m->package = package_note(d);
+    }
+  }
+}
+
+static const struct module_facts *facts_of(struct emu_symbols *s, Dwfl_Module *mod)
+{
+  struct module_facts *m = g_hash_table_lookup(s->facts, mod);
+  if (!m) {
+    m = g_new0(struct module_facts, 1);
+    GElf_Addr bias;
+    read_facts(dwfl_module_getelf(mod, &bias), m);
+    /* Distributions strip .comment from what they ship and keep it in the
+     * debug file (Debian's dh_strip: --remove-section=.comment, after
+     * objcopy --only-keep-debug). */
+    Dwarf_Addr dwbias;
+    Dwarf *dw = m->comment ? NULL : dwfl_module_getdwarf(mod, &dwbias);
+    if (dw) {
+      read_facts(dwarf_getelf(dw), m);
+    }
+    g_hash_table_insert(s->facts, mod, m);
+  }
+  return m;
+}
+
+/* The DW_AT_producer of the compile unit covering PC, NULL without one. */
+static char *producer_at(Dwfl_Module *mod, uint64_t pc)
+{
+  Dwarf_Addr bias;
+  Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
+  Dwarf_Attribute attr;
+  const char *p = cu && dwarf_attr(cu, DW_AT_producer, &attr) ? dwarf_formstring(&attr) : NULL;
+  return p && *p ? g_strdup(p) : NULL;
 }
 
 void emu_symbols_lookup(uint64_t pc, struct emu_frame_names *out, void *ctx)
@@ -173,6 +324,97 @@ void emu_symbols_lookup(uint64_t pc, struct emu_frame_names *out, void *ctx)
   if (file && lineno > 0) {
     out->location = g_strdup_printf("%s:%d", file, lineno);
   }
+  out->producer = producer_at(mod, pc);
+  const struct module_facts *m = facts_of(s, mod);
+  out->comment = g_strdup(m->comment);
+  out->soname = g_strdup(m->soname);
+  out->package = g_strdup(m->package);
+}
+
+/* ---- the return address, from the call frame information -------------------- */
+
+/* DW_OP_bregN OFFSET or DW_OP_bregx N OFFSET alone: a register plus an
+ * offset, the CFA rules compilers emit for AArch64. */
+static bool register_plus(const Dwarf_Op *ops, size_t n, unsigned *reg, int64_t *offset)
+{
+  if (n == 1 && ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+    *reg = ops[0].atom - DW_OP_breg0;
+    *offset = (int64_t)ops[0].number;
+    return true;
+  }
+  if (n == 1 && ops[0].atom == DW_OP_bregx) {
+    *reg = (unsigned)ops[0].number;
+    *offset = (int64_t)ops[0].number2;
+    return true;
+  }
+  return false;
+}
+
+/* The rule in the frame of PC that CFI gives for x30, the return address
+ * column of AArch64 (the ABI's CIE names it). */
+static struct emu_return_rule rule_in(Dwarf_CFI *cfi, Dwarf_Addr addr)
+{
+  struct emu_return_rule rule = {EMU_RETURN_UNKNOWN, 0, 0};
+  Dwarf_Frame *frame = NULL;
+  if (!cfi || dwarf_cfi_addrframe(cfi, addr, &frame) != 0) {
+    return rule;
+  }
+  Dwarf_Op mem[3], *ops = NULL, *cfa = NULL;
+  size_t n = 0, ncfa = 0;
+  unsigned base;
+  int64_t base_off;
+  const int ra = 30;
+  if (dwarf_frame_register(frame, ra, mem, &ops, &n) == 0) {
+    if (n == 0 && !ops) {
+      /* same_value: this frame has not touched x30 (a leaf, or before
+       * the prologue saved it). */
+      rule = (struct emu_return_rule){EMU_RETURN_IN_REG, ra, 0};
+    } else if (n >= 1 && ops[0].atom == DW_OP_call_frame_cfa &&
+               dwarf_frame_cfa(frame, &cfa, &ncfa) == 0 &&
+               register_plus(cfa, ncfa, &base, &base_off)) {
+      /* offset(N): saved at CFA + N, as libdw writes it
+       * (DW_OP_call_frame_cfa, then DW_OP_plus_uconst N unless N is 0);
+       * a trailing DW_OP_stack_value would make it a value, not a slot. */
+      if (n == 1) {
+        rule = (struct emu_return_rule){EMU_RETURN_AT, base, base_off};
+      } else if (n == 2 && ops[1].atom == DW_OP_plus_uconst) {
+        rule = (struct emu_return_rule){EMU_RETURN_AT, base, base_off + (int64_t)ops[1].number};
+      }
+    } else if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+      rule = (struct emu_return_rule){EMU_RETURN_IN_REG, ops[0].atom - DW_OP_reg0, 0};
+    } else if (n == 1 && ops[0].atom == DW_OP_regx) {
+      rule = (struct emu_return_rule){EMU_RETURN_IN_REG, (unsigned)ops[0].number, 0};
+    } else if (n == 2 && ops[1].atom == DW_OP_stack_value &&
+               register_plus(ops, 1, &base, &base_off) && base_off == 0) {
+      /* register(R), as a value: R holds it. */
+      rule = (struct emu_return_rule){EMU_RETURN_IN_REG, base, 0};
+    }
+  }
+  free(frame);
+  if (rule.kind != EMU_RETURN_UNKNOWN && rule.reg > 31) {
+    rule.kind = EMU_RETURN_UNKNOWN;
+  }
+  return rule;
+}
+
+struct emu_return_rule emu_symbols_return_rule(struct emu_symbols *s, uint64_t pc)
+{
+  struct emu_return_rule rule = {EMU_RETURN_UNKNOWN, 0, 0};
+  Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
+  if (!mod) {
+    return rule;
+  }
+  /* .eh_frame is in the loaded text, stripped or not; .debug_frame comes
+   * with the rest of the DWARF (a -fno-asynchronous-unwind-tables build, a
+   * debug file). */
+  Dwarf_Addr bias = 0;
+  Dwarf_CFI *eh = dwfl_module_eh_cfi(mod, &bias);
+  rule = rule_in(eh, pc - bias);
+  if (rule.kind == EMU_RETURN_UNKNOWN) {
+    Dwarf_CFI *debug = dwfl_module_dwarf_cfi(mod, &bias);
+    rule = rule_in(debug, pc - bias);
+  }
+  return rule;
 }
 
 struct each_module {

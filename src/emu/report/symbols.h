@@ -30,6 +30,25 @@ void emu_symbols_free(struct emu_symbols *s);
  * object in a sysroot, in that sysroot's usr/lib/debug/.build-id/. */
 void emu_symbols_lookup(uint64_t pc, struct emu_frame_names *out, void *ctx);
 
+/*
+ * Where the return address into the caller of the function holding PC
+ * is while PC runs, from the call frame information of PC's module
+ * (.eh_frame, else .debug_frame, through libdw): in a register
+ * (EMU_RETURN_IN_REG: x30 in a leaf, or where the prologue copied it), or
+ * in memory at X[REG] + OFFSET (EMU_RETURN_AT: the slot the prologue
+ * saved it in, addressed from the register that defines the CFA; REG 31
+ * is sp). Registers are DWARF's AArch64 numbers, which are the X
+ * register numbers. EMU_RETURN_UNKNOWN without CFI for PC or with a rule
+ * other than these.
+ */
+enum emu_return_kind { EMU_RETURN_UNKNOWN, EMU_RETURN_IN_REG, EMU_RETURN_AT };
+struct emu_return_rule {
+  enum emu_return_kind kind;
+  unsigned reg;
+  int64_t offset;
+};
+struct emu_return_rule emu_symbols_return_rule(struct emu_symbols *s, uint64_t pc);
+
 /* Calls FN for every ELF object of the mappings, in address order: its
  * path, its lowest and highest guest address, its load base (guest address
  * = ELF address + LOAD_BASE) and its GNU build ID in hex (NULL without). */

@@ -48,6 +48,13 @@
  *                           "child PID status N", flushes the code, runs
  *                           it and exits 0 when both returned 42
  *   emu_guest fork-jit-flushed  the same, flushed before the fork
+ *   emu_guest nonleaf-flush on cpu 0, 1 KiB of code written, flushed
+ *                           right and run, then rewritten and flushed by
+ *                           a routine that calls a helper for its stride
+ *                           (128 bytes) before its loops, called from
+ *                           nonleaf_caller, and run: exits 64 when both
+ *                           runs returned what was written; stale on a
+ *                           core with 64-byte lines
  *   emu_guest wx-reuse N rx|rw
  *                           W^X: "return I" written N times at the SAME place
  *                           through the RW view of a memfd, made visible by
@@ -240,6 +247,61 @@ static __attribute__((noinline)) int writers(bool one_block)
     out[7] = A64_RET; /* after the loop's branch: another block */
   }
   return ((jit_fn)(uintptr_t)code)();
+}
+
+/* The stride of a routine that latched its lines on a core with 128-byte
+ * lines (the Exynos M1's I line). A helper, so that the routine calls
+ * something before its loops and is not a leaf. */
+static __attribute__((noinline)) uintptr_t latched_line(void)
+{
+  volatile uintptr_t line = 128;
+  return line;
+}
+
+static __attribute__((noinline)) void nonleaf_flush(char *begin, char *end)
+{
+  uintptr_t line = latched_line();
+  for (uintptr_t a = (uintptr_t)begin & ~(line - 1); a < (uintptr_t)end; a += line)
+    __asm__ __volatile__("dc cvau, %0" ::"r"(a) : "memory");
+  __asm__ __volatile__("dsb ish" ::: "memory");
+  for (uintptr_t a = (uintptr_t)begin & ~(line - 1); a < (uintptr_t)end; a += line)
+    __asm__ __volatile__("ic ivau, %0" ::"r"(a) : "memory");
+  __asm__ __volatile__("dsb ish\n\tisb" ::: "memory");
+}
+
+/* NONLEAF_WORDS words at CODE: x0 = 0, x0 += ADD for all but the last,
+ * ret. 1 KiB: the loops make eight steps, enough to show their stride. */
+#define NONLEAF_WORDS 256
+static void write_adds(uint32_t *code, unsigned add)
+{
+  code[0] = a64_movz_x0(0);
+  for (int i = 1; i < NONLEAF_WORDS - 1; i++)
+    code[i] = a64_add_x0(add, 0);
+  code[NONLEAF_WORDS - 1] = A64_RET;
+}
+
+/* The caller a finding must name (docs/FINDINGS.md, flush.caller), even
+ * in a stripped copy of this program: the unwind tables find it. */
+static __attribute__((noinline)) int nonleaf_caller(uint32_t *code)
+{
+  write_adds(code, 2);
+  nonleaf_flush((char *)code, (char *)(code + NONLEAF_WORDS));
+  return ((jit_fn)(uintptr_t)code)();
+}
+
+static int nonleaf(void)
+{
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  uint32_t *code = guest_rwx_page();
+  if (!code || sched_setaffinity(0, sizeof one, &one) != 0)
+    return 100;
+  write_adds(code, 1);
+  __builtin___clear_cache((char *)code, (char *)(code + NONLEAF_WORDS));
+  if (((jit_fn)(uintptr_t)code)() != NONLEAF_WORDS - 2)
+    return 101;
+  return nonleaf_caller(code) == 2 * (NONLEAF_WORDS - 2) ? 64 : 102;
 }
 
 static int jit(int flush)
@@ -1037,6 +1099,8 @@ int main(int argc, char **argv)
     return env_jit();
   if (argc == 2 && strcmp(argv[1], "jit-flush") == 0)
     return jit(1);
+  if (argc == 2 && strcmp(argv[1], "nonleaf-flush") == 0)
+    return nonleaf();
   if (argc == 3 && strcmp(argv[1], "writers") == 0 &&
       (strcmp(argv[2], "one-block") == 0 || strcmp(argv[2], "two-blocks") == 0))
     return writers(strcmp(argv[2], "one-block") == 0);
@@ -1109,7 +1173,8 @@ int main(int argc, char **argv)
           "       jit-shared-flush | jit-forever |\n"
           "       jit-crash | affinity-race CREATORS CHILDREN | publish READERS ROUNDS |\n"
           "       remap-churn N [waiter] | exec PROGRAM [ARGS...] | spawn PROGRAM [ARGS...] |\n"
-          "       fork-jit | fork-jit-flushed | wx-reuse N rx|rw | wx-views N rx1|rx2|both |\n"
+          "       fork-jit | fork-jit-flushed | nonleaf-flush | wx-reuse N rx|rw | wx-views N "
+          "rx1|rx2|both |\n"
           "       map-below-libs MIB |\n"
           "       fork-with-threads SPINNERS | publish-order early|late ROUNDS |\n"
           "       release MODE | shm-churn N | run-flushed signal|flag | entropy |\n"

@@ -23,6 +23,7 @@ extern "C" {
 #include "findings_sarif.h"
 #include "findings_text.h"
 #include "known_routines.h"
+#include "module_origin.h"
 #include "symbols.h"
 
 namespace
@@ -713,10 +714,7 @@ std::string ReadText(const std::string &path)
 
 void FreeNames(emu_frame_names &n)
 {
-  g_free(n.symbol);
-  g_free(n.raw_symbol);
-  g_free(n.location);
-  g_free(n.module);
+  emu_frame_names_clear(&n);
 }
 
 uint64_t NmAddress(const std::string &symbol)
@@ -841,24 +839,46 @@ void LookUp(uint64_t pc, emu_frame_names *out, void *ctx)
   emu_symbols_lookup(pc, out, static_cast<emu_symbols *>(ctx));
 }
 
+// jit_stress stripped into a new temporary folder, as DIR/NAME, with the
+// file offset of the ic ivau of the copy of libgcc's
+// __aarch64_sync_cache_range linked into it (0: none found).
+struct StrippedLibgcc {
+  explicit StrippedLibgcc(const std::string &name)
+  {
+    char tmpl[] = "/tmp/jf-stripped-XXXXXX";
+    if (!mkdtemp(tmpl))
+      return;
+    dir = tmpl;
+    exe = dir + "/" + name;
+    const uint64_t fn = NmAddress("__aarch64_sync_cache_range");
+    if (fn && Shell("mkdir -p $(dirname " + exe + ") && aarch64-linux-gnu-strip -o " + exe + " " +
+                    kGuest) == 0) {
+      // A static, non-PIE program: its text's file offset is its address
+      // less 0x400000.
+      off = OffsetOf(FileWords(exe), fn - 0x400000, kIcIvau);
+      if (off >= fn - 0x400000 + 0x100)
+        off = 0; // not in the routine
+    }
+  }
+  ~StrippedLibgcc()
+  {
+    if (!dir.empty())
+      Shell("rm -rf " + dir);
+  }
+  std::string dir, exe;
+  uint64_t off = 0;
+};
+
 // A stripped program with libgcc's __aarch64_sync_cache_range linked in
 // statically (jit_stress's sc_flush_libgcc calls __builtin___clear_cache):
 // the flush has no symbol, and the finding names the routine by its code,
 // in all three forms, with the advice that fits.
 TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
 {
-  const uint64_t fn = NmAddress("__aarch64_sync_cache_range");
-  ASSERT_NE(fn, 0u) << "no libgcc copy in " << kGuest;
-  char tmpl[] = "/tmp/jf-stripped-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl, exe = dir + "/jit_stress";
-  ASSERT_EQ(Shell("aarch64-linux-gnu-strip -o " + exe + " " + kGuest), 0);
-  // A static, non-PIE program: its text's file offset is its address less
-  // 0x400000.
-  const uint64_t off = OffsetOf(FileWords(exe), fn - 0x400000, kIcIvau);
-  ASSERT_NE(off, 0u);
-  ASSERT_LT(off, fn - 0x400000 + 0x100) << "no ic ivau in the routine";
-  const uint64_t flush = 0x400000 + off;
+  const StrippedLibgcc copy("jit_stress");
+  ASSERT_NE(copy.off, 0u) << "no ic ivau of a libgcc copy in " << kGuest;
+  const std::string &exe = copy.exe;
+  const uint64_t flush = 0x400000 + copy.off;
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
   emu_symbols *s = emu_symbols_new(maps.c_str());
   const jf_verdict v = Geometry(emu_findings_site(f, flush, 0x401228));
@@ -873,21 +893,28 @@ TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
   EXPECT_EQ(fl["module"], exe);
   EXPECT_EQ(fl["routine"]["name"], "libgcc's __clear_cache") << fl;
   EXPECT_EQ(fl["routine"]["function"], "__aarch64_sync_cache_range");
-  EXPECT_EQ(fl["routine"]["build"], "GCC 12 (Debian 12)");
+  // Who built it is the binary's own word (its .comment: strip keeps it);
+  // the build the code was matched against is only the fingerprint.
+  EXPECT_EQ(fl["routine"]["compiler"], "GCC: (Debian 12.2.0-14) 12.2.0");
+  EXPECT_EQ(fl["routine"]["compiler_source"], ".comment");
+  EXPECT_EQ(fl["routine"]["fingerprint"], "GCC 12 (Debian 12)");
+  EXPECT_EQ(fl["routine"]["advice_for"], "you");
+  EXPECT_EQ(fl["origin"]["kind"], "project") << fl;
   EXPECT_EQ(fl["routine"]["flaw"], "CTR_EL0 latched in a static on the first call");
   EXPECT_EQ(fl["routine"]["advice"].get<std::string>().rfind("link jitflush's drop-in", 0), 0u);
 
   // The message, in all three forms, ends with the routine's flaw and fix.
-  const std::string sentence = "The flush routine is libgcc's __clear_cache "
-                               "(__aarch64_sync_cache_range, GCC 12 (Debian 12)): CTR_EL0 latched "
-                               "in a static on the first call; link jitflush's drop-in "
-                               "__clear_cache";
+  const std::string sentence =
+      "The flush routine is libgcc's __clear_cache "
+      "(__aarch64_sync_cache_range, built by GCC: (Debian 12.2.0-14) 12.2.0): CTR_EL0 "
+      "latched in a static on the first call; link jitflush's drop-in "
+      "__clear_cache";
   const std::string message = j["findings"][0]["message"];
   EXPECT_NE(message.find(sentence), std::string::npos) << message;
 
   const std::string text = Take(emu_findings_text(f));
-  EXPECT_NE(text.find("\n            is libgcc's __clear_cache (__aarch64_sync_cache_range, GCC 12 "
-                      "(Debian 12))\n"),
+  EXPECT_NE(text.find("\n            is libgcc's __clear_cache (__aarch64_sync_cache_range), built "
+                      "by GCC: (Debian 12.2.0-14) 12.2.0 (its .comment)\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("    " + message + "\n"), std::string::npos) << text;
@@ -907,13 +934,13 @@ TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
   const std::string other = both["findings"][1]["message"];
   EXPECT_EQ(both["findings"][1]["kind"], "not-synchronised");
   EXPECT_NE(other.find(" The flush routine is libgcc's __clear_cache (__aarch64_sync_cache_range, "
-                       "GCC 12 (Debian 12))."),
+                       "built by GCC: (Debian 12.2.0-14) 12.2.0)."),
             std::string::npos)
       << other;
   EXPECT_EQ(other.find("drop-in"), std::string::npos) << other;
-  EXPECT_EQ(result["properties"]["flushRoutineBuild"], "GCC 12 (Debian 12)");
+  EXPECT_EQ(result["properties"]["flushRoutineBuild"], "GCC: (Debian 12.2.0-14) 12.2.0");
+  EXPECT_EQ(result["properties"]["flushRoutineFingerprint"], "GCC 12 (Debian 12)");
   emu_symbols_free(s);
-  Shell("rm -rf " + dir);
 }
 
 // libgcc_s.so.1 of the aarch64 sysroot (Debian's libgcc-s1, GCC 12): the
@@ -929,7 +956,7 @@ TEST(KnownRoutinesInFiles, TheSysrootsLibgccSIsRecognised)
     const emu_known_routine *r = emu_known_routine_in_file(so.c_str(), off);
     ASSERT_NE(r, nullptr) << so << "+0x" << std::hex << off;
     EXPECT_STREQ(r->name, "libgcc's __clear_cache");
-    EXPECT_STREQ(r->build, "GCC 12 (Debian 12)");
+    EXPECT_STREQ(r->fingerprint, "GCC 12 (Debian 12)");
   }
   EXPECT_EQ(emu_known_routine_in_file("/nonexistent/libgcc_s.so.1", 0x6ed0), nullptr);
 }
@@ -950,6 +977,288 @@ TEST_F(Findings, AFlushRoutineOfAnotherShapeStaysUnnamed)
   const nlohmann::json j = Json();
   EXPECT_TRUE(j["findings"][0]["flush"]["routine"].is_null()) << j["findings"][0]["flush"];
   EXPECT_EQ(Take(emu_findings_text(f)).find("            is "), std::string::npos);
+}
+
+// ---- what the binary says of itself -----------------------------------------
+
+// The findings of one geometry stale fetch at the flush instruction at file
+// offset OFF of the static, non-PIE program EXE (mapped where it was
+// linked), named through its ELF and DWARF.
+nlohmann::json FlushFindingIn(const std::string &exe, uint64_t off, std::string *text = nullptr,
+                              std::string *sarif = nullptr, const char *project = nullptr,
+                              jf_stale_kind kind = JF_STALE_NOT_INVALIDATED_IN_GEOMETRY)
+{
+  Config config;
+  emu_findings *f = emu_findings_new(config.cfg);
+  emu_findings_set_sarif_root(f, project);
+  const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
+  emu_symbols *s = emu_symbols_new(maps.c_str());
+  jf_verdict v = Geometry(emu_findings_site(f, 0x400000 + off, 0x401228));
+  v.kind = kind;
+  for (uint64_t word = 0; word < 16; word++)
+    emu_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
+  emu_findings_resolve(f, LookUp, s);
+  JsonObject *report = json_object_new();
+  emu_findings_json(f, report);
+  nlohmann::json j = nlohmann::json::parse(Take(emu_json_write_object(report)));
+  if (text)
+    *text = Take(emu_findings_text(f));
+  if (sarif)
+    *sarif = Take(emu_findings_sarif(f));
+  emu_symbols_free(s);
+  emu_findings_free(f);
+  return j;
+}
+
+void WriteFile(const std::string &path, const std::string &bytes)
+{
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// Who built a recognised routine is what its binary says, never the build
+// its code was matched against: the same libgcc code (GCC 12's shapes)
+// under another .comment is labelled by that one, a linker's line is left
+// out, and with no .comment at all the label says the compiler is unknown.
+TEST(RoutineCompiler, FollowsTheBinarysCommentAndSaysWhenThereIsNone)
+{
+  const StrippedLibgcc copy("stripped");
+  ASSERT_NE(copy.off, 0u) << "no ic ivau of a libgcc copy in " << kGuest;
+  const std::string &dir = copy.dir, &base = copy.exe;
+  const uint64_t off = copy.off;
+  struct Case {
+    std::string comment; // empty: the section removed
+    const char *compiler;
+  } const cases[] = {
+      {std::string("GCC: (Debian 10.2.1-6) 10.2.1 20210110\0", 40),
+       "GCC: (Debian 10.2.1-6) 10.2.1 20210110"},
+      {std::string("GCC: (GNU) 14.2.0\0Linker: LLD 18.1.8\0clang version 18.1.8\0", 58),
+       "GCC: (GNU) 14.2.0, clang version 18.1.8"},
+      {"", nullptr},
+  };
+  int n = 0;
+  for (const Case &c : cases) {
+    const std::string exe = dir + "/prog" + std::to_string(n++), section = exe + ".comment";
+    WriteFile(section, c.comment);
+    const std::string edit =
+        c.comment.empty() ? "--remove-section .comment" : "--update-section .comment=" + section;
+    ASSERT_EQ(Shell("aarch64-linux-gnu-objcopy " + edit + " " + base + " " + exe), 0);
+    std::string text;
+    const nlohmann::json j = FlushFindingIn(exe, off, &text);
+    const nlohmann::json &routine = j["findings"][0]["flush"]["routine"];
+    ASSERT_EQ(routine["name"], "libgcc's __clear_cache") << routine;
+    EXPECT_EQ(routine["fingerprint"], "GCC 12 (Debian 12)") << "what the code matches stays";
+    const std::string message = j["findings"][0]["message"];
+    if (c.compiler) {
+      EXPECT_EQ(routine["compiler"], c.compiler);
+      EXPECT_EQ(routine["compiler_source"], ".comment");
+      ExpectContains(message, {std::string("(__aarch64_sync_cache_range, built by ") + c.compiler +
+                               "): CTR_EL0 latched"});
+      ExpectContains(text, {std::string("), built by ") + c.compiler + " (its .comment)\n"});
+    } else {
+      EXPECT_TRUE(routine["compiler"].is_null()) << routine;
+      EXPECT_TRUE(routine["compiler_source"].is_null()) << routine;
+      ExpectContains(message, {"(__aarch64_sync_cache_range, built by an unknown compiler)"});
+      ExpectContains(text, {"), built by an unknown compiler (no DW_AT_producer, no .comment)\n"});
+    }
+    EXPECT_EQ(message.find("GCC 12 (Debian 12)"), std::string::npos) << message;
+  }
+}
+
+// With DWARF, the compile unit covering the routine says who built it
+// (DW_AT_producer, its options left out), before the module's .comment:
+// here a copy of GCC 14's routine compiled into a C function with -g, then
+// the same binary with the producer's version changed in place.
+TEST(RoutineCompiler, TheProducerOfTheCompileUnitComesFirst)
+{
+  size_t n = 0;
+  const emu_known_routine *all = emu_known_routines(&n);
+  const emu_known_routine *gcc14 = nullptr;
+  for (size_t i = 0; i < n; i++)
+    if (std::string(all[i].fingerprint) == "GCC 14 (Debian 13)")
+      gcc14 = &all[i];
+  ASSERT_NE(gcc14, nullptr);
+  char tmpl[] = "/tmp/jf-producer-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, exe = dir + "/copy";
+  {
+    std::ofstream c(dir + "/copy.c");
+    c << "void routine_copy(void)\n{\n  __asm__ volatile(\n";
+    for (size_t i = 0; i < gcc14->nwords; i++)
+      c << "    \".inst " << gcc14->words[i] << "\\n\"\n";
+    c << "  );\n}\nvoid _start(void)\n{\n  routine_copy();\n  for (;;)\n    ;\n}\n";
+  }
+  ASSERT_EQ(Shell("aarch64-linux-gnu-gcc -std=gnu11 -g -O2 -nostdlib -static -no-pie -o " + exe +
+                  " " + dir + "/copy.c"),
+            0);
+  const uint64_t off = OffsetOf(FileWords(exe), 0, kIcIvau);
+  ASSERT_NE(off, 0u);
+  const nlohmann::json j = FlushFindingIn(exe, off);
+  const nlohmann::json &routine = j["findings"][0]["flush"]["routine"];
+  ASSERT_EQ(routine["fingerprint"], "GCC 14 (Debian 13)") << j["findings"][0]["flush"];
+  EXPECT_EQ(routine["compiler_source"], "DW_AT_producer");
+  const std::string producer = routine["compiler"];
+  ASSERT_EQ(producer.rfind("GNU C11 ", 0), 0u) << producer;
+  EXPECT_EQ(producer.find(" -"), std::string::npos) << "options are left out: " << producer;
+
+  // The same bytes with another version in the producer: the label follows.
+  const std::string version = producer.substr(8);
+  const std::string other =
+      version == "10.2.1" ? "14.2.0" : std::string("10.2.1").substr(0, version.size());
+  ASSERT_EQ(other.size(), version.size());
+  std::string bytes = ReadText(exe);
+  const size_t at = bytes.find("GNU C11 " + version + " -");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at + 8, version.size(), other);
+  const std::string patched = dir + "/patched";
+  WriteFile(patched, bytes);
+  const nlohmann::json p = FlushFindingIn(patched, off);
+  EXPECT_EQ(p["findings"][0]["flush"]["routine"]["compiler"], "GNU C11 " + other);
+  ExpectContains(p["findings"][0]["message"], {"built by GNU C11 " + other + "):"});
+  Shell("rm -rf " + dir);
+}
+
+// ---- whose module it is --------------------------------------------------------
+
+struct Origin {
+  std::string kind, file, package;
+};
+
+Origin OriginOf(const std::string &path, const char *project, const char *note = nullptr)
+{
+  struct emu_module_origin o = {};
+  emu_module_origin(path.c_str(), project, note, &o);
+  Origin out{emu_module_kind_name(o.kind), o.file, o.package ? o.package : ""};
+  emu_module_origin_clear(&o);
+  return out;
+}
+
+TEST(ModuleOrigin, ThePathSaysWhoseModuleItIs)
+{
+  char tmpl[] = "/tmp/jf-site-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string venv = tmpl, site = venv + "/lib/python3.11/site-packages";
+  ASSERT_EQ(Shell("mkdir -p " + site + "/llvmlite/binding " + site + "/llvmlite-0.43.0.dist-info " +
+                  site + "/numpy.libs " + site + "/numpy-2.1.3.dist-info " + site +
+                  "/Pillow-11.0.0.dist-info"),
+            0);
+  struct Case {
+    std::string path;
+    const char *project;
+    Origin want;
+  } const cases[] = {
+      {site + "/llvmlite/binding/libllvmlite.so",
+       nullptr,
+       {"python-package", "libllvmlite.so", "llvmlite 0.43.0"}},
+      // auditwheel's copies of a wheel's libraries, and a top-level module.
+      {site + "/numpy.libs/libgfortran-040039e1.so.5.0.0",
+       nullptr,
+       {"python-package", "libgfortran-040039e1.so.5.0.0", "numpy 2.1.3"}},
+      {site + "/pil.cpython-311-aarch64-linux-gnu.so",
+       nullptr,
+       {"python-package", "pil.cpython-311-aarch64-linux-gnu.so", ""}},
+      {site + "/pillow.cpython-311-aarch64-linux-gnu.so",
+       nullptr,
+       {"python-package", "pillow.cpython-311-aarch64-linux-gnu.so", "Pillow 11.0.0"}},
+      // Inside the project, a virtual environment is still someone else's.
+      {site + "/llvmlite/binding/libllvmlite.so",
+       tmpl,
+       {"python-package", "libllvmlite.so", "llvmlite 0.43.0"}},
+      {"/usr/lib/aarch64-linux-gnu/libffi.so.8.1.2", nullptr, {"system", "libffi.so.8.1.2", ""}},
+      {"/usr/aarch64-linux-gnu/lib/libgcc_s.so.1", nullptr, {"system", "libgcc_s.so.1", ""}},
+      {"/opt/jdk/lib/server/libjvm.so", "/src/app", {"system", "libjvm.so", ""}},
+      {"/work/.cache/sysroots/bookworm/usr/lib/aarch64-linux-gnu/libpcre2-8.so.0",
+       nullptr,
+       {"sysroot", "libpcre2-8.so.0", ""}},
+      {"/src/app/build/sysroot/lib/aarch64-linux-gnu/libc.so.6",
+       "/src/app",
+       {"sysroot", "libc.so.6", ""}},
+      {"/src/app/build/jit", "/src/app", {"project", "jit", ""}},
+      {"/src/app-other/jit", "/src/app", {"outside-project", "jit", ""}},
+      // No project root given: a path that is no one else's is the user's.
+      {"/home/me/build/jit", nullptr, {"project", "jit", ""}},
+      // A package note wins over the path's guesswork.
+      {"/usr/lib/aarch64-linux-gnu/libffi.so.8",
+       nullptr,
+       {"system", "libffi.so.8", "libffi8 3.4.4-1"}},
+  };
+  for (const Case &c : cases) {
+    const bool note = c.path == "/usr/lib/aarch64-linux-gnu/libffi.so.8";
+    const Origin got = OriginOf(c.path, c.project, note ? "libffi8 3.4.4-1" : nullptr);
+    EXPECT_EQ(got.kind, c.want.kind) << c.path;
+    EXPECT_EQ(got.file, c.want.file) << c.path;
+    EXPECT_EQ(got.package, c.want.package) << c.path;
+  }
+  Shell("rm -rf " + venv);
+}
+
+// An FDO package note ("Package Metadata for Core Files": owner "FDO",
+// type 0xcafe1a7e, a JSON object).
+std::string PackageNote(const std::string &json)
+{
+  std::string desc = json + '\0';
+  desc.resize((desc.size() + 3) & ~size_t(3), '\0');
+  std::string out;
+  auto word = [&out](uint32_t v) { out.append(reinterpret_cast<const char *>(&v), 4); };
+  word(4);
+  word(static_cast<uint32_t>(json.size() + 1));
+  word(0xcafe1a7e);
+  out.append("FDO\0", 4);
+  return out + desc;
+}
+
+// A latched routine in a library the user installed: the finding says which
+// module and package, that its builders alone can fix it, what protects its
+// users meanwhile, and gives the relink advice to them; the JSON carries the
+// same as fields. The project's own copy (AStrippedStaticLibgccFlush...)
+// keeps the advice for its reader.
+TEST(ModuleOrigin, ALatchedRoutineInAnInstalledLibraryAdvisesBothReaders)
+{
+  const StrippedLibgcc copy("stripped");
+  ASSERT_NE(copy.off, 0u) << "no ic ivau of a libgcc copy in " << kGuest;
+  const std::string lib = copy.dir + "/sysroot/usr/lib/aarch64-linux-gnu";
+  const std::string so = lib + "/libjit.so.1", note = copy.dir + "/note";
+  WriteFile(note, PackageNote(R"({"type":"deb","name":"libjit1","version":"1.2.3-4"})"));
+  ASSERT_EQ(Shell("mkdir -p " + lib + " && aarch64-linux-gnu-objcopy --add-section .note.package=" +
+                  note + " " + copy.exe + " " + so),
+            0);
+  const uint64_t off = copy.off;
+  std::string text, sarif;
+  const nlohmann::json j = FlushFindingIn(so, off, &text, &sarif, "/src/app");
+  const nlohmann::json &fd = j["findings"][0];
+  EXPECT_EQ(fd["flush"]["origin"],
+            nlohmann::json::parse(R"({"kind": "sysroot", "file": "libjit.so.1",
+            "soname": null, "package": "libjit1 1.2.3-4"})"));
+  EXPECT_EQ(fd["flush"]["routine"]["advice_for"], "the builders of libjit.so.1");
+  ASSERT_TRUE(fd["protection"].is_string()) << fd;
+  EXPECT_EQ(fd["protection"].get<std::string>().rfind(
+                "a Linux kernel that traps EL0 reads of CTR_EL0 on cores whose lines differ", 0),
+            0u);
+  const std::string message = fd["message"];
+  ExpectContains(message,
+                 {": CTR_EL0 latched in a static on the first call. It is in libjit.so.1 (libjit1 "
+                  "1.2.3-4, a distribution's library in a sysroot), not built in this project: "
+                  "report this finding to its builders. Until they fix it, " +
+                  fd["protection"].get<std::string>() +
+                  ". For its builders: link jitflush's drop-in __clear_cache"});
+  EXPECT_EQ(message.find("; link jitflush's drop-in"), std::string::npos)
+      << "the relink advice is not the reader's: " << message;
+  ExpectContains(text, {"\n            in libjit.so.1 (libjit1 1.2.3-4, a distribution's library "
+                        "in a sysroot), not built in this project: the fix is for its builders\n",
+                        "    " + message + "\n"});
+  const nlohmann::json s = nlohmann::json::parse(sarif);
+  EXPECT_EQ(s["runs"][0]["results"][0]["properties"]["flushModuleOrigin"], "sysroot");
+
+  // A missing isb after the same routine is its caller's to add: the
+  // module is still named, but neither its builders' fix nor a protection.
+  const nlohmann::json u =
+      FlushFindingIn(so, off, &text, nullptr, "/src/app", JF_STALE_NOT_SYNCHRONISED);
+  const nlohmann::json &unsynced = u["findings"][0];
+  EXPECT_EQ(unsynced["kind"], "not-synchronised");
+  EXPECT_TRUE(unsynced["protection"].is_null()) << unsynced;
+  EXPECT_EQ(unsynced["message"].get<std::string>().find("builders"), std::string::npos)
+      << unsynced["message"];
+  ExpectContains(text, {"\n            in libjit.so.1 (libjit1 1.2.3-4, a distribution's library "
+                        "in a sysroot), not built in this project\n"});
 }
 
 // The three manglings a JIT's frames come in, each through the lookup the

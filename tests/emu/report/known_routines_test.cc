@@ -43,10 +43,10 @@ TEST(KnownRoutines, EachBuildIsRecognisedAtItsCleanAndItsInvalidate)
     w.insert(w.end(), {kNop, 0xd2800000, 0xd65f03c0});
     for (uint32_t op : {kDcCvau, kIcIvau}) {
       const size_t at = Find(w, op);
-      ASSERT_LT(at, w.size()) << all[i].name << " " << all[i].build;
+      ASSERT_LT(at, w.size()) << all[i].name << " " << all[i].fingerprint;
       const emu_known_routine *got = emu_known_routine_match(w.data(), w.size(), at);
-      ASSERT_NE(got, nullptr) << all[i].name << " " << all[i].build;
-      EXPECT_EQ(got, &all[i]) << "taken for " << got->name << " " << got->build;
+      ASSERT_NE(got, nullptr) << all[i].name << " " << all[i].fingerprint;
+      EXPECT_EQ(got, &all[i]) << "taken for " << got->name << " " << got->fingerprint;
     }
   }
 }
@@ -57,7 +57,7 @@ TEST(KnownRoutines, TheNamesAndAdviceAreTheOnesDocumented)
   const emu_known_routine *all = emu_known_routines(&n);
   std::vector<std::string> got;
   for (size_t i = 0; i < n; i++)
-    got.push_back(std::string(all[i].name) + " / " + all[i].symbol + " / " + all[i].build);
+    got.push_back(std::string(all[i].name) + " / " + all[i].symbol + " / " + all[i].fingerprint);
   EXPECT_EQ(got, (std::vector<std::string>{
                      "libgcc's __clear_cache / __aarch64_sync_cache_range / GCC 16 (Debian forky)",
                      "libgcc's __clear_cache / __aarch64_sync_cache_range / GCC 15 (Debian forky)",

@@ -1140,6 +1140,77 @@ TEST(RunnerEndToEnd, WritersAreExactPerWordWhicheverStorePathRecordedThem)
   }
 }
 
+// [start, end) of FUNCTION in the aarch64 program FILE, from its symbol
+// table (aarch64-linux-gnu-nm -S); {0, 0} without it.
+std::pair<uint64_t, uint64_t> NmRange(const std::string &file, const std::string &function)
+{
+  ProcessResult r = RunProcess({JITFLUSH_AARCH64_BINUTILS "nm", "-S", file});
+  std::istringstream lines(r.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    unsigned long long addr, size;
+    char type, name[256];
+    if (sscanf(line.c_str(), "%llx %llx %c %255s", &addr, &size, &type, name) == 4 &&
+        function == name)
+      return {addr, addr + size};
+  }
+  return {0, 0};
+}
+
+// The file offset of FRAME (a report's frame) as a number.
+uint64_t FrameOffset(const nlohmann::json &frame)
+{
+  return frame.contains("offset") && frame["offset"].is_string()
+             ? std::stoull(frame["offset"].get<std::string>(), nullptr, 16)
+             : 0;
+}
+
+// A stripped program whose flush routine calls a helper before its loops:
+// at its dc and ic, x30 returns into the routine itself, and no symbol is
+// left to say so. The unwind tables (.eh_frame, which strip keeps) say
+// where the prologue saved the return address, and every finding names
+// the real caller, nonleaf_caller. Without the unwind tables the caller
+// falls back to x30, inside the routine: what the tables change.
+TEST(RunnerEndToEnd, AStrippedNonLeafFlushRoutineNamesItsRealCaller)
+{
+  const auto caller = NmRange(kGuest, "nonleaf_caller");
+  const auto routine = NmRange(kGuest, "nonleaf_flush");
+  ASSERT_NE(caller.first, 0u) << "no nonleaf_caller in " << kGuest;
+  ASSERT_NE(routine.first, 0u);
+  TempDir dir;
+  const std::string stripped = dir / "stripped", bare = dir / "no-unwind-tables";
+  ASSERT_EQ(RunProcess({JITFLUSH_AARCH64_BINUTILS "strip", "-o", stripped, kGuest}).status, 0);
+  ASSERT_EQ(RunProcess({JITFLUSH_AARCH64_BINUTILS "objcopy", "--remove-section", ".eh_frame",
+                        "--remove-section", ".eh_frame_hdr", stripped, bare})
+                .status,
+            0);
+  ASSERT_EQ(NmRange(stripped, "nonleaf_caller").first, 0u) << "strip left the symbol";
+  struct Case {
+    std::string program;
+    std::pair<uint64_t, uint64_t> expected;
+  } const cases[] = {{stripped, caller}, {bare, routine}};
+  for (const Case &c : cases) {
+    ProcessResult r = RunProcess({kRunner, "--config", kConfigs + "/exynos8890.conf", "--report",
+                                  dir / "r.json", "--", c.program, "nonleaf-flush"});
+    ASSERT_EQ(r.status, 86) << r.err;
+    const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+    ASSERT_FALSE(report["findings"].empty()) << r.err;
+    for (const nlohmann::json &f : report["findings"]) {
+      ASSERT_TRUE(f["flush"].is_object()) << f.dump(1);
+      const uint64_t flush = FrameOffset(f["flush"]);
+      EXPECT_GE(flush, routine.first) << f.dump(1);
+      EXPECT_LT(flush, routine.second) << f.dump(1);
+      const nlohmann::json &called = f["flush"]["caller"];
+      ASSERT_TRUE(called.is_object()) << f.dump(1);
+      EXPECT_TRUE(called["symbol"].is_null()) << "stripped: " << called.dump();
+      EXPECT_GE(FrameOffset(called), c.expected.first) << c.program << "\n" << f.dump(1);
+      EXPECT_LT(FrameOffset(called), c.expected.second) << c.program << "\n" << f.dump(1);
+      for (const nlohmann::json &one : f["flush"]["callers"])
+        EXPECT_EQ(FrameOffset(one), FrameOffset(called)) << "one caller: " << f.dump(1);
+    }
+  }
+}
+
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)
 {
   ProcessResult r = Emu("apple-m1.conf", {"jit-flush"});
