@@ -86,8 +86,7 @@ struct jf_model_kernel *jf_model_kernel_new(struct jf_model *m, enum jf_kernel_s
 void jf_model_kernel_free(struct jf_model_kernel *k)
 {
   if (k) {
-    EMU_RELEASE(g_hash_table_destroy, GHashTable, k->clean, k->lazy, k->published, k->exec,
-                k->cow);
+    EMU_RELEASE(g_hash_table_destroy, GHashTable, k->clean, k->lazy, k->published, k->exec, k->cow);
     g_array_unref(k->notes);
     g_free(k);
   }

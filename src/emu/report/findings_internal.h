@@ -112,7 +112,7 @@ struct mapping {
  * builders fix it (docs/FINDINGS.md, "Whose module it is"). */
 #define EMU_PROTECTION_TEXT                                                                        \
   "a Linux kernel that traps EL0 reads of CTR_EL0 on cores whose lines differ (arm64 Linux's "     \
-  "mismatched cache type workaround) answers every read with the smallest lines, which every "      \
+  "mismatched cache type workaround) answers every read with the smallest lines, which every "     \
   "core's flush then steps by; the rig's ctr-trap=sanitize "                                       \
   "(qemu-configs/exynos8890-sanitized.conf) models such a kernel"
 /* emu_findings_kernel_note. */

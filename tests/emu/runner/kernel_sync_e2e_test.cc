@@ -29,9 +29,8 @@ GuestRun Guest(const std::string &mode, std::vector<std::string> runner_args = {
                const std::string &config = "exynos8890.conf")
 {
   TempDir dir;
-  std::vector<std::string> argv = {kRunner,       "--config", kConfigs + "/" + config,
-                                   "--seed",      "1",        "--report",
-                                   dir / "r.json"};
+  std::vector<std::string> argv = {kRunner, "--config", kConfigs + "/" + config, "--seed",
+                                   "1",     "--report", dir / "r.json"};
   argv.insert(argv.end(), runner_args.begin(), runner_args.end());
   argv.insert(argv.end(), {"--", kGuest, mode});
   GuestRun run{RunProcess(argv, env), nullptr};
