@@ -76,6 +76,13 @@ struct Rig {
     j.benign = jf_model_fetch_benign(m, &T(t), w, &j.benign_reads_sync);
     return j;
   }
+  // INSN stored at VA by thread T, published by it and fetched fresh.
+  void Publish(unsigned t, uint64_t va, uint32_t insn)
+  {
+    Store(t, va);
+    Flush(t, va);
+    EXPECT_EQ(Fetch(t, va, insn).kind, JF_FRESH);
+  }
   jf_model *m;
   std::vector<jf_model_thread> threads;
 };
@@ -87,9 +94,7 @@ struct Rig {
 TEST(StaleWords, AnIdenticalRewriteOfPublishedCodeIsBenign)
 {
   Rig rig(kA53Ctr);
-  rig.Store(0, kCode);
-  rig.Flush(0, kCode);
-  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, JF_FRESH);
+  rig.Publish(0, kCode, kTrampoline);
   rig.Store(0, kCode);
   const Judged v = rig.Fetch(0, kCode, kTrampoline);
   EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
@@ -103,9 +108,7 @@ TEST(StaleWords, AnIdenticalRewriteOfPublishedCodeIsBenign)
 TEST(StaleWords, ARewriteWithOtherBytesIsDangerous)
 {
   Rig rig(kA53Ctr);
-  rig.Store(0, kCode);
-  rig.Flush(0, kCode);
-  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, JF_FRESH);
+  rig.Publish(0, kCode, kTrampoline);
   rig.Store(0, kCode);
   const Judged v = rig.Fetch(0, kCode, kOther);
   EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
@@ -158,9 +161,7 @@ TEST(StaleWords, AThreadNotSynchronisedSincePublicationMaySeeOlderVersions)
 TEST(StaleWords, AnUnfetchedWordBetweenTwoStoresIsUnknown)
 {
   Rig rig(kA53Ctr);
-  rig.Store(0, kCode);
-  rig.Flush(0, kCode);
-  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, JF_FRESH);
+  rig.Publish(0, kCode, kTrampoline);
   rig.Store(0, kCode);
   rig.Store(0, kCode);
   EXPECT_FALSE(rig.Fetch(0, kCode, kTrampoline).benign);
@@ -172,9 +173,7 @@ TEST(StaleWords, AnUnfetchedWordBetweenTwoStoresIsUnknown)
 TEST(StaleWords, AnyUnpublishedVersionInBetweenIsDangerous)
 {
   Rig rig(kA53Ctr);
-  rig.Store(0, kCode);
-  rig.Flush(0, kCode);
-  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, JF_FRESH);
+  rig.Publish(0, kCode, kTrampoline);
   rig.Store(0, kCode);
   ASSERT_FALSE(rig.Fetch(0, kCode, kOther).benign);
   rig.Store(0, kCode);
@@ -186,9 +185,7 @@ TEST(StaleWords, AnyUnpublishedVersionInBetweenIsDangerous)
 TEST(StaleWords, TheWordMemoryHoldsIsComparedWithWhatMayBeSeen)
 {
   Rig rig(kA53Ctr);
-  rig.Store(0, kCode);
-  rig.Flush(0, kCode);
-  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, JF_FRESH);
+  rig.Publish(0, kCode, kTrampoline);
   rig.Store(0, kCode);
   jf_word *w = jf_model_word_now(rig.m, kCode);
   ASSERT_NE(w, nullptr);
