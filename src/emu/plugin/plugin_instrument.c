@@ -87,7 +87,13 @@ struct fetch_memo {
   struct emu_stale_repeat repeat;
 };
 
-struct tb_record;
+/* A plain TB's fetch records: for the TB-level slow path, and (also with
+ * check=full) for the check before a migration at its start. */
+struct tb_record {
+  uint64_t fresh_after; /* the largest F of its words (UINT64_MAX: unknown) */
+  size_t n;
+  struct insn_record *words[];
+};
 
 struct insn_record {
   uint64_t vaddr;
@@ -106,13 +112,6 @@ struct insn_record {
   struct fetch_memo memo; /* of the fetch check (the lock held) */
 };
 
-/* A plain TB's fetch records: for the TB-level slow path, and (also with
- * check=full) for the check before a migration at its start. */
-struct tb_record {
-  uint64_t fresh_after; /* the largest F of its words (UINT64_MAX: unknown) */
-  size_t n;
-  struct insn_record *words[];
-};
 
 /* Whether the words of TR were judged at this entry of their TB already,
  * before a migration at its start (on_tb_due). */
