@@ -31,6 +31,8 @@ mutants=(
   "kernel-never-syncs^kernel_sync.c^  unsigned published = jf_model_kernel_sync(k->m, canon);^  unsigned published = 0;^KernelSync.TheFirstExecMappingOfAFreshPagePublishesItForEveryThread^the kernel does no maintenance for user code (false positives on every Wasmtime-style JIT)"
   "kernel-write-keeps-flag^kernel_sync.c^  /* flush_dcache_folio: the next executable mapping syncs again. */\n  drop_pages(k->clean, start, end);^  (void)start;\n  (void)end;^KernelSync.AKernelWriteClearsTheFlag^a page the kernel wrote keeps PG_dcache_clean (flush_dcache_folio clears it)"
   "kernel-sync-misses-other-view^kernel_sync.c^    sync_page(k, canon, lazy);^    sync_page(k, va, lazy);^KernelSync.TheFaultOfALazyExecViewSyncsThePageBothViewsShow^the fault of an exec view syncs the page by its view address, not the page both views show"
+  "rewrite-before-taken-for-known^coherence.c^  uint8_t before = w->insn_in_memory ? SEEN_ONE : SEEN_ANY;^  uint8_t before = SEEN_ONE;^StaleWords.AnUnfetchedWordBetweenTwoStoresIsUnknown^a word no translation showed is taken for the last one translated (an identical-looking rewrite over unknown bytes passes as benign)"
+  "unsynced-thread-sees-only-new^coherence.c^  return sync_seq > w->seen_after;^  return true;^StaleWords.AThreadNotSynchronisedSincePublicationMaySeeOlderVersions^a thread that did not synchronise after a publication is taken to see none of the versions before it"
   "quick-path-skips-wide-stores^coherence_quick.h^  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);^  if (bytes > 8) {\n    return true;\n  }\n  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);^StoreQuick.RecordsWhatTheLockedStoreRecords^the lock-free path drops pair stores (stp of two X registers, 16 bytes)"
 )
 
@@ -66,10 +68,11 @@ build() {
     gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$scratch/emu/kernel_sync.c" -o "$scratch/kernel_sync.o" &&
     g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
     g++ -o "$scratch/model_tests" "$scratch/coherence_test.o" "$scratch/store_quick_test.o" \
-      "$scratch/kernel_sync_test.o" "$scratch/coherence.o" "$scratch/kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
+      "$scratch/kernel_sync_test.o" "$scratch/stale_words_test.o" "$scratch/coherence.o" "$scratch/kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
 }
 g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
 g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/stale_words_test.cc" -o "$scratch/stale_words_test.o"
 
 apply() { # FILE FIND REPLACE: exactly one occurrence, else fail
   python3 - "$1" "$2" "$3" <<'PY'

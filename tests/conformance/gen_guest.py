@@ -3,7 +3,7 @@
 described tests of one cache configuration (catalogue.txt, `config 00`,
 `10` or `11`) one after another, each under every order of its threads.
 
-Usage: gen_guest.py CATALOGUE CONFIG OUT.S OUT.c [--layout copy|text]
+Usage: gen_guest.py CATALOGUE CONFIG OUT.S OUT.c [--layout copy|text|fresh]
                     [--block split|same] [--only LIST]
 
 The translation (tests/conformance/README.md, "Translations"): --layout
@@ -11,7 +11,10 @@ copy (the default) copies the blocks into a fresh mapping for each run, so
 their page was stored to before the test; --layout text runs them where they
 are, each on a page of its own in a writable and executable section that
 nothing stored to before (one run per process: guest_main.c built with
-CT_IN_PLACE). --block split (the default) ends a thread's part after each
+CT_IN_PLACE); --layout fresh puts them, for each run, on fresh pages that
+nothing fetched from or stored to (the kernel writes them: guest_main.c
+built with CT_FRESH), so the test's store replaces a first version that
+no thread ever fetched. --block split (the default) ends a thread's part after each
 store, so the store is in another translation block than the code after it;
 --block same does not split a single-threaded test, so its store and the
 instructions after it run in one block. --only LIST keeps the tests LIST
@@ -243,7 +246,7 @@ def read_list(path):
 
 def main():
     if len(sys.argv) < 5:
-        sys.exit("usage: gen_guest.py CATALOGUE CONFIG OUT.S OUT.c [--layout copy|text] "
+        sys.exit("usage: gen_guest.py CATALOGUE CONFIG OUT.S OUT.c [--layout copy|text|fresh] "
                  "[--block split|same] [--only LIST]")
     catalogue, config, out_s, out_c = sys.argv[1:5]
     opts = {"--layout": "copy", "--block": "split", "--only": None}
@@ -253,8 +256,8 @@ def main():
             sys.exit("gen_guest.py: unknown option %s" % rest[0])
         opts[rest[0]] = rest[1]
         rest = rest[2:]
-    if opts["--layout"] not in ("copy", "text") or opts["--block"] not in ("split", "same"):
-        sys.exit("gen_guest.py: --layout is copy or text, --block split or same")
+    if opts["--layout"] not in ("copy", "text", "fresh") or opts["--block"] not in ("split", "same"):
+        sys.exit("gen_guest.py: --layout is copy, text or fresh, --block split or same")
     tests = parse_catalogue(catalogue, config)
     if opts["--only"]:
         only = read_list(opts["--only"])

@@ -13,6 +13,10 @@
  *        conformance_guest_CC TEST RUN          runs the RUN-th order of TEST;
  *                                               exit status 3: no such order
  *
+ * Built with CT_FRESH (gen_guest.py --layout fresh) every run puts the
+ * blocks on fresh pages that no thread fetched from or stored to: a memfd
+ * the kernel writes them into (write(2), not a guest store), mapped
+ * private, readable, writable and executable.
  * Built with CT_OLD_RUN_NEEDS_STALE (every translation but the first), a
  * fetch the outcome needs old that QEMU itself ran old (a store into the
  * translation block that runs it, which QEMU finishes from its old
@@ -27,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "guest_tests.h"
 
@@ -122,7 +127,32 @@ static uint64_t value_of(const struct run *r, const struct ct_value *v)
   }
 }
 
-#ifndef CT_IN_PLACE
+#ifdef CT_FRESH
+/* SIZE bytes of fresh pages holding the N blocks of T, thread P's at page
+ * P, that no guest store wrote: the kernel copies them into a memfd, and
+ * the private mapping of it is the test's. Never synced by the program,
+ * and never fetched before the run. */
+static unsigned char *fresh_pages(const struct ct_test *t, int n, size_t size)
+{
+  int fd = memfd_create("conformance-fresh", 0);
+  if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+    perror("conformance guest: memfd");
+    exit(2);
+  }
+  for (int p = 0; p < n; p++) {
+    size_t len = (size_t)(t->stop[p] - t->begin[p]);
+    if (pwrite(fd, t->begin[p], len, (off_t)p * PAGE) != (ssize_t)len) {
+      perror("conformance guest: pwrite");
+      exit(2);
+    }
+  }
+  unsigned char *base = mmap(NULL, size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE, fd, 0);
+  close(fd);
+  return base;
+}
+#endif
+
+#if !defined(CT_IN_PLACE) && !defined(CT_FRESH)
 /* The whole publication sequence, before any test thread exists: the copied
  * code starts out coherent everywhere. */
 static void sync_code(unsigned char *start, size_t len)
@@ -178,7 +208,11 @@ static void run_order(const struct ct_test *t, const int *order, int nturns)
   size_t size = (size_t)(n + 1) * PAGE;
 #endif
   struct run r = {.t = t};
+#ifdef CT_FRESH
+  r.base = fresh_pages(t, n, size);
+#else
   r.base = mmap(NULL, size, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#endif
   if (r.base == MAP_FAILED) {
     perror("conformance guest: mmap");
     exit(2);
@@ -190,7 +224,9 @@ static void run_order(const struct ct_test *t, const int *order, int nturns)
   r.locs = r.base;
 #else
   for (int p = 0; p < n; p++) {
+#ifndef CT_FRESH
     memcpy(r.base + (size_t)p * PAGE, t->begin[p], (size_t)(t->stop[p] - t->begin[p]));
+#endif
     r.code[p] = r.base + (size_t)p * PAGE;
   }
   r.locs = r.base + (size_t)n * PAGE;
@@ -207,8 +243,9 @@ static void run_order(const struct ct_test *t, const int *order, int nturns)
     uint64_t v = value_of(&r, &t->mem[i]);
     memcpy(r.locs + (size_t)i * 64, &v, sizeof v);
   }
-#ifndef CT_IN_PLACE
-  /* In place the blocks are the program's own code: nothing to publish. */
+#if !defined(CT_IN_PLACE) && !defined(CT_FRESH)
+  /* In place the blocks are the program's own code, and fresh pages the
+   * kernel's: nothing to publish. */
   sync_code(r.base, (size_t)n * PAGE);
 #endif
   for (const struct ct_init *in = t->init; in->thread >= 0; in++) {

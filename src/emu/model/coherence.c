@@ -236,6 +236,14 @@ struct jf_word {
   uint16_t clean_cluster;   /* the cluster that issued CLEAN_SITE's operation */
   uint32_t version;         /* jf_model_fetch_stamp: grows with every change above */
   uint64_t kernel_sync_seq; /* the kernel's last sync of the page (jf_model_kernel_sync) */
+  /* What a stale fetch may see ("Stale words"): the words since the
+   * latest store whose sequence was complete when the next one came
+   * (SEEN), those before it (EARLIER), and the bound of that sequence
+   * (SEEN_AFTER): a thread synchronised after it sees none of EARLIER. */
+  uint64_t seen_after;
+  uint32_t seen_word, earlier_word;
+  uint8_t seen, earlier;    /* enum seen_set */
+  bool insn_in_memory;      /* INSN is what memory holds: no store since */
   uint64_t iview;           /* the view whose ic the VIPT clusters' slots hold */
   /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
    * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2 (for a
@@ -558,6 +566,108 @@ static void summary_store(struct jf_model_page *page, size_t index, uint64_t sta
  * with different instructions can leave a word with the other's writer.
  */
 
+/*
+ * Stale words. A stale fetch does not run any instruction at all: it may
+ * see a word the address held before, and only those. What a fetch of W
+ * may see is kept per word in two sets of encodings:
+ *   SEEN      the words W held since its last store whose sequence was
+ *             complete in every cluster when W was stored again
+ *             (jf_model_fresh_after was known then), that store's word
+ *             included;
+ *   EARLIER   every word before them, which a thread not synchronised
+ *             after that sequence's bound (SEEN_AFTER) may still hold in
+ *             its pipeline or fetch.
+ * A word is known only when QEMU translated it and nothing stored to it
+ * since (INSN_IN_MEMORY): the model does not see the values stores write.
+ * Anything else is "any word": a page's initial content (zeros on a fresh
+ * page, or whatever the kernel left), words seeded from a page summary,
+ * and a value two stores in a row wrote and nobody fetched. So the first
+ * version of code on a fresh page, or a slot that held other code, may
+ * always run something else; only a rewrite with the same bytes of a word
+ * whose every earlier version the thread may see was that same word cannot
+ * (jf_model_stale_benign). Stricter than the architecture where a value is
+ * unknown, never more lenient.
+ */
+enum seen_set { SEEN_ANY = 0, SEEN_NONE, SEEN_ONE };
+
+/* Adds ADD (a set of at most one known word, ADD_WORD) to SET/WORD. */
+static void seen_add(uint8_t *set, uint32_t *word, uint8_t add, uint32_t add_word)
+{
+  if (add == SEEN_NONE || *set == SEEN_ANY) {
+    return;
+  }
+  if (*set == SEEN_NONE) {
+    *set = add;
+    *word = add_word;
+  } else if (add == SEEN_ANY || add_word != *word) {
+    *set = SEEN_ANY;
+  }
+}
+
+/* W is about to be stored over (lock held): what it holds now joins what a
+ * stale fetch of it may see. */
+static void remember_overwritten(const struct jf_model *m, struct jf_word *w)
+{
+  uint8_t before = w->insn_in_memory ? SEEN_ONE : SEEN_ANY;
+  if (w->store_seq == 0) {
+    /* Never stored: its content since it was mapped is all there was. */
+    w->earlier = SEEN_NONE;
+    w->seen = before;
+    w->seen_word = w->insn;
+    w->seen_after = 0;
+  } else {
+    uint64_t bound = jf_model_fresh_after(m, w, JF_MODEL_OWN_VIEW);
+    if (bound != UINT64_MAX) {
+      seen_add(&w->earlier, &w->earlier_word, w->seen, w->seen_word);
+      w->seen = before;
+      w->seen_word = w->insn;
+      w->seen_after = bound;
+    } else {
+      seen_add(&w->seen, &w->seen_word, before, w->insn);
+    }
+  }
+  w->insn_in_memory = false;
+}
+
+/* Whether every word a thread synchronised at SYNC_SEQ may see in a stale
+ * fetch of W is CURRENT; *READS_SYNC: whether the answer depends on it. */
+static bool stale_benign(const struct jf_word *w, uint64_t sync_seq, uint32_t current,
+                         bool *reads_sync)
+{
+  *reads_sync = false;
+  if (w->seen != SEEN_ONE || w->seen_word != current) {
+    return false;
+  }
+  if (w->earlier == SEEN_NONE || (w->earlier == SEEN_ONE && w->earlier_word == current)) {
+    return true;
+  }
+  *reads_sync = true;
+  return sync_seq > w->seen_after;
+}
+
+bool jf_model_stale_benign(const struct jf_model *m, const struct jf_model_thread *t,
+                           const struct jf_word *w, uint32_t current, bool *reads_sync)
+{
+  (void)m;
+  bool reads = false;
+  bool benign = stale_benign(w, t->sync_seq, current, &reads);
+  if (reads_sync) {
+    *reads_sync = reads;
+  }
+  return benign;
+}
+
+bool jf_model_fetch_benign(const struct jf_model *m, const struct jf_model_thread *t,
+                           const struct jf_word *w, bool *reads_sync)
+{
+  if (reads_sync) {
+    *reads_sync = false;
+  }
+  /* Memory holds the word translated (no store since): what the fetch
+   * should run is known. */
+  return w->insn_in_memory && jf_model_stale_benign(m, t, w, w->insn, reads_sync);
+}
+
 /* The store of the words [FIRST, END) of PAGE at time NOW (lock held). */
 static void store_in_page(const struct jf_model *m, struct jf_model_page *page, uint64_t first,
                           uint64_t end, uint64_t now, struct jf_model_thread *t, uint64_t writer_pc)
@@ -565,6 +675,7 @@ static void store_in_page(const struct jf_model *m, struct jf_model_page *page, 
   for (uint64_t a = first; a < end; a += 4) {
     if (page->words) {
       struct jf_word *w = page_word(m, page, a);
+      remember_overwritten(m, w);
       w->store_seq = now;
       w->version++;
       w->writer_pc = writer_pc;
@@ -1212,12 +1323,15 @@ struct jf_word *jf_model_word_for_fetch(struct jf_model *m, uint64_t va, uint32_
       g_hash_table_remove(m->untracked_cmodx, GSIZE_TO_POINTER(canon(m, va)));
     }
   }
-  if (!w->translated || w->insn != insn) {
+  if (!w->translated || w->insn != insn || !w->insn_in_memory) {
     w->version++;
-    w->pair_cmodx_safe = w->translated && w->insn_cmodx_safe && cmodx_safe;
+    if (!w->translated || w->insn != insn) {
+      w->pair_cmodx_safe = w->translated && w->insn_cmodx_safe && cmodx_safe;
+    }
     w->insn = insn;
     w->insn_cmodx_safe = cmodx_safe;
     w->translated = true;
+    w->insn_in_memory = true; /* what memory holds now ("Stale words") */
   }
   return w;
 }

@@ -224,6 +224,24 @@ struct jf_verdict jf_model_fetch(const struct jf_model *m, struct jf_model_threa
                                  const struct jf_word *w, uint64_t view, bool cmodx_safe);
 
 /*
+ * Whether every word a stale fetch of W by T may see is CURRENT, the word
+ * memory holds now (coherence.c, "Stale words"): such a fetch cannot run
+ * another instruction than CURRENT. Words are known only from QEMU's
+ * translations, so a page's initial content (zeros on a fresh page), a
+ * word seeded from a page summary, or one of two stores in a row that
+ * nothing fetched between are never CURRENT. *READS_SYNC (may be NULL):
+ * whether the answer depends on T's sync_seq, which a verdict's memo must
+ * then watch (jf_model_verdict_reads).
+ */
+bool jf_model_stale_benign(const struct jf_model *m, const struct jf_model_thread *t,
+                           const struct jf_word *w, uint32_t current, bool *reads_sync);
+/* jf_model_stale_benign for a fetch of the encoding last translated at W,
+ * while memory still holds it (no store since that translation); false
+ * otherwise (what the fetch should run is not known). */
+bool jf_model_fetch_benign(const struct jf_model *m, const struct jf_model_thread *t,
+                           const struct jf_word *w, bool *reads_sync);
+
+/*
  * The fast path's bound: a model time F such that every fetch of W through
  * VIEW by a thread synchronised after F (sync_seq > F), on any cluster, is
  * fresh, and stays fresh until W is stored again. 0 when W was never stored

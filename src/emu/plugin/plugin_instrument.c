@@ -84,12 +84,24 @@ struct fetch_memo {
   unsigned cluster;
   unsigned reads; /* JF_READS_* */
   bool stale;
+  bool benign; /* stale, but it can only see the word it runs */
   struct emu_stale_repeat repeat;
+};
+
+/* A plain TB's fetch records: for the TB-level slow path, and (also with
+ * check=full) for the check before a migration at its start. */
+struct tb_record {
+  uint64_t fresh_after; /* the largest F of its words (UINT64_MAX: unknown) */
+  size_t n;
+  struct insn_record *words[];
 };
 
 struct insn_record {
   uint64_t vaddr;
   struct jf_word *word; /* model record for the fetch check, or NULL */
+  /* Its plain TB's record, when a migration at the TB's start may judge
+   * the word first (check_before_migration), else NULL. */
+  const struct tb_record *tb;
   uint64_t view;        /* jf_model_view of VADDR, for the fetch check */
   uint8_t reg;          /* Xt */
   uint8_t reg2;         /* Xn, the size of a MOPS store */
@@ -104,11 +116,13 @@ struct insn_record {
   struct emu_return_rule ret;
 };
 
-/* A TB's fetch records, for the TB-level slow path. */
-struct tb_record {
-  size_t n;
-  struct insn_record *words[];
-};
+
+/* Whether the words of TR were judged at this entry of their TB already,
+ * before a migration at its start (on_tb_due). */
+static bool checked_before_migration(const struct jf_vcpu *v, const struct tb_record *tr)
+{
+  return tr && v->checked_tb == tr && v->checked_clock == v->clock.now;
+}
 
 static struct insn_record *record_new(uint64_t vaddr)
 {
@@ -143,6 +157,8 @@ static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
 
 /* ---- execution callbacks ------------------------------------------------- */
 
+static void check_before_migration(unsigned vcpu, const struct tb_record *tr);
+
 /*
  * At a TB start whose migration clock reached JF_MIGRATE_DUE: a register
  * write is pending (the previous TB ended with an mrs, or a syscall result
@@ -152,16 +168,21 @@ static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
  */
 static void on_tb_due(unsigned vcpu, void *udata)
 {
-  (void)udata;
   struct jf_vcpu *v = jf_vcpu(rig, vcpu);
   jf_regs_apply_pending(rig->regs, v);
   if (v->clock.now < JF_MIGRATE_DUE || jf_sched_stretch_ended(v)) {
     return;
   }
   if (v->clock.until_migration == 0) {
-    /* A migration point: hotplug events land here too. */
+    /* A migration point: hotplug events land here too. The TB's fetch
+     * check comes first (UDATA: its TB-level record, or NULL). */
+    check_before_migration(vcpu, udata);
     jf_hotplug_poll(rig, vcpu);
     jf_sched_migrate(rig, vcpu, v);
+    if (udata) {
+      v->checked_tb = udata;
+      v->checked_clock = v->clock.now;
+    }
   }
   if (v->clock.until_handover == 0) {
     jf_turns_quantum_ended(rig, vcpu);
@@ -202,30 +223,59 @@ static bool memo_holds(const struct fetch_memo *mm, const struct jf_thread *t,
   return t->mt.fetched_store_seq >= mm->fetched_store_seq;
 }
 
-/* One fetch of R's word by T (the lock held); whether it was stale. */
-static bool check_fetch(struct jf_thread *t, struct insn_record *r)
+/* What a fetch was: fresh, stale, or stale but able to see only the word it
+ * runs (coherence.h, jf_model_stale_benign: code rewritten with the same
+ * bytes), which is counted apart and never a finding. */
+enum fetch_outcome { FETCH_FRESH, FETCH_STALE, FETCH_BENIGN };
+
+/* Counts OUTCOME in VCPU's counters (the lock not held). */
+static void count_outcome(unsigned vcpu, enum fetch_outcome outcome, uint64_t n)
+{
+  if (outcome == FETCH_STALE) {
+    jf_vcpu(rig, vcpu)->counts.stale_fetches += n;
+  } else if (outcome == FETCH_BENIGN) {
+    jf_vcpu(rig, vcpu)->counts.benign_stale_fetches += n;
+  }
+}
+
+/* One fetch of R's word by T (the lock held). */
+static enum fetch_outcome check_fetch(struct jf_thread *t, struct insn_record *r)
 {
   struct fetch_memo *mm = &r->memo;
   if (!rig->opts.check_full && memo_holds(mm, t, r)) {
     if (!mm->stale) {
-      return false;
+      return FETCH_FRESH;
+    }
+    if (mm->benign) {
+      emu_findings_benign(rig->findings, r->vaddr);
+      return FETCH_BENIGN;
     }
     if (emu_findings_repeat(rig->findings, &mm->repeat, r->vaddr, t->mt.cpu, t->mt.serial)) {
-      return true;
+      return FETCH_STALE;
     }
   }
   struct jf_verdict v = jf_model_fetch(rig->model, &t->mt, r->word, r->view, r->cmodx_safe);
+  bool reads_sync = false;
+  /* Through another view of double-mapped code a VIPT cluster may hold an
+   * older version the model's bound does not cover: never benign. */
+  bool benign = v.kind != JF_FRESH && r->view == JF_MODEL_OWN_VIEW &&
+                jf_model_fetch_benign(rig->model, &t->mt, r->word, &reads_sync);
   *mm = (struct fetch_memo){
       .stamp = jf_model_fetch_stamp(rig->model, r->word),
       .sync_seq = t->mt.sync_seq,
       .fetched_store_seq = t->mt.fetched_store_seq,
       .thread = t->mt.serial + 1,
       .cluster = t->mt.cluster,
-      .reads = jf_model_verdict_reads(rig->model, v.kind),
+      .reads = jf_model_verdict_reads(rig->model, v.kind) | (reads_sync ? JF_READS_SYNC : 0),
       .stale = v.kind != JF_FRESH,
+      .benign = benign,
   };
   if (v.kind == JF_FRESH) {
-    return false;
+    return FETCH_FRESH;
+  }
+  if (benign) {
+    emu_findings_benign(rig->findings, r->vaddr);
+    return FETCH_BENIGN;
   }
   unsigned known = emu_findings_recorded(rig->findings);
   emu_findings_record_memo(rig->findings, r->vaddr, t->mt.cpu, t->mt.serial, &v, &mm->repeat);
@@ -233,7 +283,7 @@ static bool check_fetch(struct jf_thread *t, struct insn_record *r)
     /* A new finding: kept before the guest's next system call. */
     jf_checkpoint_wake(rig->checkpoint);
   }
-  return true;
+  return FETCH_STALE;
 }
 
 /* The slow path of the per-word fetch check (every fetch, with
@@ -241,34 +291,69 @@ static bool check_fetch(struct jf_thread *t, struct insn_record *r)
 static void on_fetch(unsigned vcpu, void *udata)
 {
   struct insn_record *r = udata;
+  if (checked_before_migration(jf_vcpu(rig, vcpu), r->tb)) {
+    return;
+  }
   g_mutex_lock(&rig->lock);
   struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
-  bool stale = t && check_fetch(t, r);
-  if (stale) {
+  enum fetch_outcome outcome = t ? check_fetch(t, r) : FETCH_FRESH;
+  if (outcome == FETCH_STALE) {
     jf_vcpu_note_host_thread(vcpu, t->mt.serial);
   }
   g_mutex_unlock(&rig->lock);
-  if (stale) {
-    jf_vcpu(rig, vcpu)->counts.stale_fetches++;
-  }
+  count_outcome(vcpu, outcome, 1);
 }
 
-/* The slow path of a plain TB: its words in order, as on_fetch would
- * judge them one by one (nothing in a plain TB changes a verdict). */
+/* TR's words in order, as on_fetch would judge them one by one (nothing
+ * in a plain TB changes a verdict), when the thread on VCPU was not
+ * synchronised after the largest F of them. */
+static void check_tb(unsigned vcpu, const struct tb_record *tr)
+{
+  uint64_t n[3] = {0};
+  g_mutex_lock(&rig->lock);
+  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  if (t && t->mt.sync_seq > tr->fresh_after) {
+    t = NULL; /* what the TB's conditional callback compares */
+  }
+  for (size_t i = 0; t && i < tr->n; i++) {
+    n[check_fetch(t, tr->words[i])]++;
+  }
+  if (n[FETCH_STALE]) {
+    jf_vcpu_note_host_thread(vcpu, t->mt.serial);
+  }
+  g_mutex_unlock(&rig->lock);
+  count_outcome(vcpu, FETCH_STALE, n[FETCH_STALE]);
+  count_outcome(vcpu, FETCH_BENIGN, n[FETCH_BENIGN]);
+}
+
+/* The slow path of a plain TB, unless its check already ran at this entry,
+ * before a migration at its start. */
 static void on_tb_fetch(unsigned vcpu, void *udata)
 {
   const struct tb_record *tr = udata;
-  uint64_t stale = 0;
-  g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
-  for (size_t i = 0; t && i < tr->n; i++) {
-    stale += check_fetch(t, tr->words[i]);
+  if (checked_before_migration(jf_vcpu(rig, vcpu), tr)) {
+    return;
   }
-  if (stale) {
-    jf_vcpu_note_host_thread(vcpu, t->mt.serial);
+  check_tb(vcpu, tr);
+}
+
+/*
+ * A migration at the start of a plain TB that fetches stored code: the
+ * migration clock counts a TB's instructions as the TB starts, so a
+ * migration that falls due while a TB runs lands at its start, and it
+ * falls due most often in the longest TBs, such as a function a JIT just
+ * wrote. The migration's context switch (a dsb, an exception return)
+ * would then publish the new code just before its first fetch, every
+ * time, and hide the stale fetches of its first version
+ * (docs/COHERENCE-MODEL.md, "The first version of new code"). The check
+ * judges the TB first, as if the migration came at its end: an order of
+ * events the scheduler could as well have made.
+ */
+static void check_before_migration(unsigned vcpu, const struct tb_record *tr)
+{
+  if (tr) {
+    check_tb(vcpu, tr);
   }
-  g_mutex_unlock(&rig->lock);
-  jf_vcpu(rig, vcpu)->counts.stale_fetches += stale;
 }
 
 /* The link register: in a leaf flush routine, the return address into
@@ -488,6 +573,7 @@ struct fetch_plan {
   uint64_t *fresh_after;
   uint64_t tb_fresh_after; /* the largest F of the TB's words */
   bool every_fetch;        /* check=full or a double-mapped word */
+  bool aliased;            /* a double-mapped word */
   uint64_t settled;        /* jf_sched_settled_before at translation */
 };
 
@@ -550,18 +636,35 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint
   p->nslow++;
   p->tb_fresh_after = MAX(p->tb_fresh_after, fresh_after);
   p->every_fetch |= every_fetch;
+  p->aliased |= view != JF_MODEL_OWN_VIEW;
 }
 
-static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_plan *p, bool plain)
+/* The record of a plain TB with words to check and no double-mapped one
+ * (checked on every fetch), else NULL: its TB-level check, or with
+ * check=full only its check before a migration (the same words, judged in
+ * the same order, at the same moment). */
+static struct tb_record *tb_record_for(const struct fetch_plan *p, bool plain)
+{
+  if (p->nslow == 0 || !plain || p->aliased) {
+    return NULL;
+  }
+  struct tb_record *t = g_malloc(sizeof(*t) + p->nslow * sizeof(t->words[0]));
+  t->fresh_after = p->every_fetch ? UINT64_MAX : p->tb_fresh_after;
+  t->n = p->nslow;
+  memcpy(t->words, p->slow, p->nslow * sizeof(t->words[0]));
+  for (size_t i = 0; p->every_fetch && i < p->nslow; i++) {
+    p->slow[i]->tb = t; /* each judged by on_fetch, unless first here */
+  }
+  return jf_keep_until_exit(rig->keep, t);
+}
+
+static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_plan *p,
+                                  struct tb_record *t)
 {
   if (p->nslow == 0) {
     return;
   }
-  if (plain && !p->every_fetch) {
-    struct tb_record *t = g_malloc(sizeof(*t) + p->nslow * sizeof(t->words[0]));
-    t->n = p->nslow;
-    memcpy(t->words, p->slow, p->nslow * sizeof(t->words[0]));
-    jf_keep_until_exit(rig->keep, t);
+  if (t && !p->every_fetch) {
     if (p->tb_fresh_after == UINT64_MAX) {
       qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS, t);
     } else {
@@ -787,10 +890,11 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   }
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
       tb, QEMU_PLUGIN_INLINE_ADD_U64, JF_VCPU_U64(rig, clock.now), jf_clock_tick(n, plan.checked));
+  struct tb_record *tr = tb_record_for(&plan, plain);
   qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,
                                             QEMU_PLUGIN_COND_GE, JF_VCPU_U64(rig, clock.now),
-                                            JF_MIGRATE_DUE, NULL);
-  register_fetch_checks(tb, &plan, plain);
+                                            JF_MIGRATE_DUE, tr);
+  register_fetch_checks(tb, &plan, tr);
   if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
     jf_selfstore_instrument_tb(rig, tb);

@@ -90,6 +90,11 @@ struct jf_vcpu {
   /* Nonzero while the vCPU is inside a syscall (plugin_store.c: it holds
    * no model record there). */
   uint64_t in_syscall;
+  /* The TB whose fetch check ran before a migration at its start, and the
+   * clock after that migration (plugin_instrument.c, on_tb_due): that
+   * entry's own check is then done. */
+  const void *checked_tb;
+  uint64_t checked_clock;
 };
 
 /* A field of every vCPU's entry, for QEMU's inline operations and

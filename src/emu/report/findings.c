@@ -147,6 +147,8 @@ void emu_findings_restart(struct emu_findings *f)
   g_array_set_size(f->stale_kept, 0);
   f->stale_total = 0;
   f->omitted_stale = 0;
+  f->benign_total = 0;
+  f->benign_first = 0;
   g_hash_table_remove_all(f->ctr_by_key);
   g_ptr_array_set_size(f->ctr_sites, 0);
 }
@@ -371,6 +373,18 @@ void emu_findings_kernel_note(struct emu_findings *f, const char *call, uint64_t
   n->pages = pages;
   n->words = words;
   g_ptr_array_add(f->kernel_notes, n);
+}
+
+void emu_findings_benign(struct emu_findings *f, uint64_t va)
+{
+  if (f->benign_total++ == 0) {
+    f->benign_first = va;
+  }
+}
+
+uint64_t emu_findings_benign_total(const struct emu_findings *f)
+{
+  return f->benign_total;
 }
 
 void emu_findings_clear_kernel_notes(struct emu_findings *f)

@@ -137,6 +137,12 @@ void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t
 void emu_findings_kernel_note(struct emu_findings *f, const char *call, uint64_t pc, uint64_t lr,
                               uint64_t pages, uint64_t words);
 
+/* One more stale fetch of the word at VA whose every possibly-seen word is
+ * the one it runs (coherence.h, jf_model_stale_benign): not a finding, one
+ * note for all of them in the reports. */
+void emu_findings_benign(struct emu_findings *f, uint64_t va);
+uint64_t emu_findings_benign_total(const struct emu_findings *f);
+
 /* Forgets the kernel notes added so far (written again with the reports). */
 void emu_findings_clear_kernel_notes(struct emu_findings *f);
 /* Forgets the mappings added so far: the reports may be written more than

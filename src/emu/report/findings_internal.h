@@ -115,6 +115,13 @@ struct mapping {
   "mismatched cache type workaround) answers every read with the smallest lines, which every "     \
   "core's flush then steps by; the rig's ctr-trap=sanitize "                                       \
   "(qemu-configs/exynos8890-sanitized.conf) models such a kernel"
+
+/* The note of emu_findings_benign (docs/FINDINGS.md, "Rewrites with the
+ * same bytes"). */
+#define EMU_BENIGN_NOTE_TEXT                                                                       \
+  "every word these fetches may have seen stale is the instruction that was there: code "         \
+  "rewritten with the same bytes cannot run anything else, so they are no finding; a word "       \
+  "that held anything else (the page's first content, other code) is one"
 /* emu_findings_kernel_note. */
 struct kernel_note {
   const char *call;
@@ -151,6 +158,9 @@ struct emu_findings {
   GHashTable *frames; /* pc -> struct frame *, after resolve */
   /* struct kernel_note *, in the order noted. */
   GPtrArray *kernel_notes;
+  /* emu_findings_benign: how many, and the first one's word. */
+  uint64_t benign_total;
+  uint64_t benign_first;
 };
 
 /* Joins the strideless findings to their routine's stride, and puts each

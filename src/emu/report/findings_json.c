@@ -244,4 +244,13 @@ void emu_findings_json(const struct emu_findings *f, JsonObject *report)
   json_object_set_array_member(report, "kernel_sync_notes",
                                json_each(f, f->kernel_notes, json_kernel_note));
   json_object_set_member(report, "crash", json_crash(f));
+  if (f->benign_total) {
+    JsonObject *o = json_object_new();
+    json_object_set_int_member(o, "fetches", (gint64)f->benign_total);
+    emu_json_set_hex(o, "first", f->benign_first);
+    json_object_set_string_member(o, "note", EMU_BENIGN_NOTE_TEXT);
+    json_object_set_object_member(report, "benign_stale_note", o);
+  } else {
+    json_object_set_null_member(report, "benign_stale_note");
+  }
 }

@@ -176,11 +176,23 @@ static void text_kernel_notes(GString *out, const struct emu_findings *f)
   }
 }
 
+/* docs/FINDINGS.md, "Rewrites with the same bytes": not a finding. */
+static void text_benign_note(GString *out, const struct emu_findings *f)
+{
+  if (f->benign_total) {
+    g_string_append_printf(out,
+                           "==jitflush-emu== NOTE: %" PRIu64 " stale fetches (first 0x%" PRIx64
+                           ") of code rewritten with the same bytes\n    %s\n",
+                           f->benign_total, f->benign_first, EMU_BENIGN_NOTE_TEXT);
+  }
+}
+
 GString *emu_findings_text(const struct emu_findings *f)
 {
   GString *out = g_string_new(NULL);
   if (f->findings->len == 0) {
     text_kernel_notes(out, f);
+    text_benign_note(out, f);
     return out;
   }
   GPtrArray *list = emu_findings_sorted(f);
@@ -224,6 +236,7 @@ GString *emu_findings_text(const struct emu_findings *f)
   }
   text_crash(out, f);
   text_kernel_notes(out, f);
+  text_benign_note(out, f);
   if (f->omitted_stale) {
     g_string_append_printf(out,
                            "==jitflush-emu== %" PRIu64 " more stale fetches of root causes beyond "

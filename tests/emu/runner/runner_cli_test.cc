@@ -67,16 +67,16 @@ summary=${opt##*,summary=}
 # With FAKE_REPORTS, like the plugin, a report and a SARIF log when asked.
 [ -z "$FAKE_REPORTS" ] || case "$opt" in *,report=*) report=${opt##*,report=}; report=${report%%,*}; echo '{"stale_fetches": 0}' > "$report";; esac
 [ -z "$FAKE_REPORTS" ] || case "$opt" in *,sarif=*) sarif=${opt##*,sarif=}; sarif=${sarif%%,*}; echo '{"runs": []}' > "$sarif";; esac
-ran="stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0 insns=5120 findings=0"
+ran="stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0 insns=5120 benign_stale_fetches=0 findings=0"
 # What QEMU 10.2 does when it gives up before the guest's first instruction:
 # it prints its reason, and the plugin's exit callback still runs.
-never="stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0 insns=0 findings=0"
+never="stale_fetches=0 fetch_checks=0 migrations=0 ctr_reads=0 dc_ops=0 ic_ops=0 isb=0 insns=0 benign_stale_fetches=0 findings=0"
 case "$FAKE_MODE" in
-  stale) echo "stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 ic_ops=5 isb=6 insns=77 findings=0" > "$summary";;
+  stale) echo "stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 ic_ops=5 isb=6 insns=77 benign_stale_fetches=0 findings=0" > "$summary";;
   findings)
     findings=${opt##*,findings=}; findings=${findings%%,*}
     printf '==jitflush-emu== STALE FETCH #1 not-cleaned: 3 stale fetches\nSUMMARY: jitflush-emu: 1 finding, 3 stale fetches\n' > "$findings"
-    echo "stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 ic_ops=5 isb=6 insns=77 findings=1" > "$summary";;
+    echo "stale_fetches=3 fetch_checks=9 migrations=1 ctr_reads=2 dc_ops=4 ic_ops=5 isb=6 insns=77 benign_stale_fetches=0 findings=1" > "$summary";;
   exit7) echo "$ran" > "$summary"; echo "guest output" >&2; exit 7;;
   signal) echo "$ran" > "$summary"; kill -SEGV $$;;
   nosummary) exit 0;;

@@ -37,7 +37,7 @@ TEST(RigContract, SummaryLineHasEverySummaryCounterInTableOrderThenFindings)
   jf_summary s = Distinct();
   EXPECT_EQ(Format(s, JF_SHOWN_SUMMARY),
             "stale_fetches=1000 fetch_checks=1001 migrations=1002 ctr_reads=1003 dc_ops=1004 "
-            "ic_ops=1005 isb=1006 insns=1007 findings=7");
+            "ic_ops=1005 isb=1006 insns=1007 benign_stale_fetches=1008 findings=7");
 }
 
 TEST(RigContract, StderrLineHasTheSixCountersTheRunnerPrints)
@@ -66,12 +66,13 @@ TEST(RigContract, ParseIgnoresOrderAndUnknownKeys)
 {
   jf_summary back{};
   GError *error = nullptr;
-  ASSERT_TRUE(emu_summary_parse("findings=2 insns=9 isb=0 ic_ops=0 dc_ops=1 ctr_reads=0 "
-                                "migrations=3 fetch_checks=4 stale_fetches=5 future=1\n",
+  ASSERT_TRUE(emu_summary_parse("findings=2 benign_stale_fetches=6 insns=9 isb=0 ic_ops=0 dc_ops=1 "
+                                "ctr_reads=0 migrations=3 fetch_checks=4 stale_fetches=5 future=1\n",
                                 &back, &error))
       << error->message;
   EXPECT_EQ(back.counter[JF_COUNTER_stale_fetches], 5u);
   EXPECT_EQ(back.counter[JF_COUNTER_insns], 9u);
+  EXPECT_EQ(back.counter[JF_COUNTER_benign_stale_fetches], 6u);
   EXPECT_EQ(back.findings, 2u);
 }
 
