@@ -132,26 +132,4 @@ INSTANTIATE_TEST_SUITE_P(Controls, FreshNever,
                                            Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "memcpy", "full"}),
                          ShapeName);
 
-// The word loop: every word stored on its own, about a thousand
-// instructions of stores in which migrations fall. The rig reports no
-// stale fetch of the first version here at seeds 1 to 12, with or without
-// the check before a migration (rounds after the first count as benign
-// rewrites): an open gap, kept disabled until the rig reports it.
-class FreshLoopGap : public FreshSometimes
-{
-};
-TEST_P(FreshLoopGap, DISABLED_TheFirstVersionIsStale)
-{
-  GuestRun run = Guest(GetParam());
-  ASSERT_TRUE(run.report.is_object()) << run.result.err;
-  EXPECT_EQ(run.result.status, 86) << run.result.err;
-  EXPECT_GT(run.report["stale_fetches"].get<uint64_t>(), 0u) << run.report.dump();
-}
-INSTANTIATE_TEST_SUITE_P(Loop, FreshLoopGap,
-                         ::testing::Values(Shape{kIdc1Dic1, "isb", "loop", "on"},
-                                           Shape{kIdc1Dic1, "isb", "loop", "full"},
-                                           Shape{kIdc1Dic0, "ic-dsb-isb", "loop", "on"},
-                                           Shape{kIdc1Dic0, "ic-dsb-isb", "loop", "full"}),
-                         ShapeName);
-
 } // namespace

