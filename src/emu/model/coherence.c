@@ -242,9 +242,9 @@ struct jf_word {
    * (SEEN_AFTER): a thread synchronised after it sees none of EARLIER. */
   uint64_t seen_after;
   uint32_t seen_word, earlier_word;
-  uint8_t seen, earlier;    /* enum seen_set */
-  bool insn_in_memory;      /* INSN is what memory holds: no store since */
-  uint64_t iview;           /* the view whose ic the VIPT clusters' slots hold */
+  uint8_t seen, earlier; /* enum seen_set */
+  bool insn_in_memory;   /* INSN is what memory holds: no store since */
+  uint64_t iview;        /* the view whose ic the VIPT clusters' slots hold */
   /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
    * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2 (for a
    * VIPT cluster, both through the view IVIEW; other views: view_slots),

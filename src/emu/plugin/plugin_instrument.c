@@ -102,9 +102,9 @@ struct insn_record {
   /* Its plain TB's record, when a migration at the TB's start may judge
    * the word first (check_before_migration), else NULL. */
   const struct tb_record *tb;
-  uint64_t view;        /* jf_model_view of VADDR, for the fetch check */
-  uint8_t reg;          /* Xt */
-  uint8_t reg2;         /* Xn, the size of a MOPS store */
+  uint64_t view; /* jf_model_view of VADDR, for the fetch check */
+  uint8_t reg;   /* Xt */
+  uint8_t reg2;  /* Xn, the size of a MOPS store */
   bool cmodx_safe;
   /* A dc whose address comes from a load before it in its block, or is
    * the address a load there read (jf_decode_after_load). */
@@ -115,7 +115,6 @@ struct insn_record {
    * routine's caller is (jf_findings_return_rule), decided here once. */
   struct emu_return_rule ret;
 };
-
 
 /* Whether the words of TR were judged at this entry of their TB already,
  * before a migration at its start (on_tb_due). */

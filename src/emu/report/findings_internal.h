@@ -119,8 +119,8 @@ struct mapping {
 /* The note of emu_findings_benign (docs/FINDINGS.md, "Rewrites with the
  * same bytes"). */
 #define EMU_BENIGN_NOTE_TEXT                                                                       \
-  "every word these fetches may have seen stale is the instruction that was there: code "         \
-  "rewritten with the same bytes cannot run anything else, so they are no finding; a word "       \
+  "every word these fetches may have seen stale is the instruction that was there: code "          \
+  "rewritten with the same bytes cannot run anything else, so they are no finding; a word "        \
   "that held anything else (the page's first content, other code) is one"
 /* emu_findings_kernel_note. */
 struct kernel_note {

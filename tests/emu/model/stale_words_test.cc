@@ -87,7 +87,6 @@ struct Rig {
   std::vector<jf_model_thread> threads;
 };
 
-
 // A published trampoline rewritten with the same bytes and run without
 // maintenance: stale by the rules (not cleaned), but the fetch can only
 // see the word it runs.
@@ -212,7 +211,8 @@ struct Round {
 
 std::vector<Round> FreshFunction(Shape shape, unsigned rounds)
 {
-  const uint64_t ctr = kA53Ctr | kIdc | (shape == Shape::kIsb || shape == Shape::kDsbIsb ? kDic : 0);
+  const uint64_t ctr =
+      kA53Ctr | kIdc | (shape == Shape::kIsb || shape == Shape::kDsbIsb ? kDic : 0);
   Rig rig(ctr, 1);
   std::vector<Round> out;
   for (unsigned r = 0; r < rounds; r++) {

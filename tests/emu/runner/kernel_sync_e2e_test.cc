@@ -87,7 +87,7 @@ TEST(KernelSyncEndToEnd, TheSecondMprotectOfThePageDoesNotPublishTheRewrite)
 {
   GuestRun run = Guest("mprotect-again");
   EXPECT_EQ(run.result.status, 86) << run.result.err;
-  EXPECT_EQ(Stale(run), 1) << run.report.dump(); // the rewritten mov, once
+  EXPECT_EQ(Stale(run), 1) << run.report.dump();                         // the rewritten mov, once
   EXPECT_EQ(run.report["benign_stale_fetches"], 1) << run.report.dump(); // the ret
   EXPECT_EQ(Kinds(run), std::vector<std::string>{"not-cleaned"});
 }

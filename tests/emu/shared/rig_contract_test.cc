@@ -66,9 +66,10 @@ TEST(RigContract, ParseIgnoresOrderAndUnknownKeys)
 {
   jf_summary back{};
   GError *error = nullptr;
-  ASSERT_TRUE(emu_summary_parse("findings=2 benign_stale_fetches=6 insns=9 isb=0 ic_ops=0 dc_ops=1 "
-                                "ctr_reads=0 migrations=3 fetch_checks=4 stale_fetches=5 future=1\n",
-                                &back, &error))
+  ASSERT_TRUE(
+      emu_summary_parse("findings=2 benign_stale_fetches=6 insns=9 isb=0 ic_ops=0 dc_ops=1 "
+                        "ctr_reads=0 migrations=3 fetch_checks=4 stale_fetches=5 future=1\n",
+                        &back, &error))
       << error->message;
   EXPECT_EQ(back.counter[JF_COUNTER_stale_fetches], 5u);
   EXPECT_EQ(back.counter[JF_COUNTER_insns], 9u);
