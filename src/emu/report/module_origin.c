@@ -138,34 +138,31 @@ void emu_module_origin_clear(struct emu_module_origin *o)
   g_clear_pointer(&o->package, g_free);
 }
 
+/* Each kind's JSON name and its phrase in a finding's text, by enum value
+ * (docs/FINDINGS.md, "Whose module it is"). */
+static const struct {
+  const char *name;
+  const char *phrase;
+} module_kinds[] = {
+    [EMU_MODULE_PROJECT] = {"project", "the project"},
+    [EMU_MODULE_PYTHON_PACKAGE] = {"python-package", "an installed Python package"},
+    [EMU_MODULE_SYSROOT] = {"sysroot", "a distribution's library in a sysroot"},
+    [EMU_MODULE_SYSTEM] = {"system", "a system path"},
+    [EMU_MODULE_OUTSIDE_PROJECT] = {"outside-project", "outside the project"},
+};
+
+static unsigned kind_index(enum emu_module_kind kind)
+{
+  unsigned i = (unsigned)kind;
+  return i < G_N_ELEMENTS(module_kinds) ? i : EMU_MODULE_PROJECT;
+}
+
 const char *emu_module_kind_name(enum emu_module_kind kind)
 {
-  switch (kind) {
-  case EMU_MODULE_PYTHON_PACKAGE:
-    return "python-package";
-  case EMU_MODULE_SYSROOT:
-    return "sysroot";
-  case EMU_MODULE_SYSTEM:
-    return "system";
-  case EMU_MODULE_OUTSIDE_PROJECT:
-    return "outside-project";
-  default:
-    return "project";
-  }
+  return module_kinds[kind_index(kind)].name;
 }
 
 const char *emu_module_kind_phrase(enum emu_module_kind kind)
 {
-  switch (kind) {
-  case EMU_MODULE_PYTHON_PACKAGE:
-    return "an installed Python package";
-  case EMU_MODULE_SYSROOT:
-    return "a distribution's library in a sysroot";
-  case EMU_MODULE_SYSTEM:
-    return "a system path";
-  case EMU_MODULE_OUTSIDE_PROJECT:
-    return "outside the project";
-  default:
-    return "the project";
-  }
+  return module_kinds[kind_index(kind)].phrase;
 }
