@@ -10,7 +10,7 @@
 #   cc -std=c11 -O2 -c OUTDIR/jitflush.c -o jitflush.o     # x86_64, aarch64, ...
 #   (on Linux link with -pthread: the AArch64 probe runs on a helper thread)
 #
-# Why one C file rather than "copy src/": users compile what they were given
+# Why one C file rather than "copy lib/ and common/": users compile what they were given
 # with the flags their project already uses; one file with no include path
 # and no assembler step is the least they can get wrong.
 #
@@ -18,11 +18,11 @@
 # truth, which CMakeLists.txt includes; CMake evaluates it here too): JITFLUSH_PORTABLE_SOURCES, JITFLUSH_IMPL_SOURCES and
 # JITFLUSH_SYNC_SOURCES go in as they are (each file guards itself by
 # platform), JITFLUSH_PROBE_SOURCES, JITFLUSH_SEAM_SOURCES and
-# src/flush_aarch64.S go inside the AArch64 Linux guard, as CMake adds them
-# only for that target. src/flush_aarch64.S is run through the C
+# lib/flush_aarch64.S go inside the AArch64 Linux guard, as CMake adds them
+# only for that target. lib/flush_aarch64.S is run through the C
 # preprocessor here and becomes a top-level __asm__ block, so the exact
 # instruction sequence tests/static checks is the one users compile.
-# A src/*.c file that is in none of the lists (other than the optional
+# A lib/*.c or common/*.c file that is in none of the lists (other than the optional
 # __clear_cache drop-in) stops the script: it would be silently missing.
 #
 # Environment: CPP  the preprocessor for the .S (default: cc -E)
@@ -48,11 +48,11 @@ cmake_list() {
   echo "$files"
 }
 
-portable=$(cmake_list JITFLUSH_PORTABLE_SOURCES)
+portable=$(cmake_list JITFLUSH_COMMON_SOURCES; cmake_list JITFLUSH_PORTABLE_SOURCES)
 seams=$(cmake_list JITFLUSH_SEAM_SOURCES)
 unguarded=$(cmake_list JITFLUSH_IMPL_SOURCES; cmake_list JITFLUSH_SYNC_SOURCES)
 aarch64_only=$(cmake_list JITFLUSH_PROBE_SOURCES)
-# The seams (src/fs_posix.c -> jf_fs_*, src/os_linux.c -> jf_os_*, ...)
+# The seams (lib/fs_posix.c -> jf_fs_*, lib/os_linux.c -> jf_os_*, ...)
 # exist only on AArch64 Linux. A "portable" file that calls one (the sysfs
 # reader) is needed only by the probe there; outside the guard it would be
 # an undefined reference in the one object users link. CMake's static
@@ -67,7 +67,7 @@ for f in $portable; do
   fi
 done
 aarch64_only="$aarch64_only $seams"
-asm_file=src/flush_aarch64.S
+asm_file=lib/flush_aarch64.S
 [ -f "$root/$asm_file" ] || die "$asm_file not found"
 
 for f in $unguarded $aarch64_only; do
@@ -77,9 +77,9 @@ done
 # the first match, and under pipefail the printf that then writes into a
 # closed pipe (SIGPIPE) failed the check about once in 100 runs.
 listed=$'\n'$(printf '%s\n' $unguarded $aarch64_only)$'\n'
-for f in "$root"/src/*.c; do
-  rel=src/${f##*/}
-  [ "$rel" = src/clear_cache_dropin.c ] && continue
+for f in "$root"/lib/*.c "$root"/common/*.c; do
+  rel=${f#"$root"/}
+  [ "$rel" = lib/clear_cache_dropin.c ] && continue
   case $listed in
     *$'\n'"$rel"$'\n'*) ;;
     *) die "$rel is in none of the CMake source lists this script reads; update ci/amalgamate.sh" ;;
@@ -102,29 +102,35 @@ strip_local() {
     { print }' "$2"
 }
 
-# The internal headers in an order where each one follows the headers it
-# includes (they include each other by bare name, e.g. "cpuset.h").
+# The private headers (common/ and lib/) in an order where each one follows
+# the headers it includes (they include each other by bare name, e.g.
+# "cpuset.h"; no two of them share a name).
 header_order() {
-  local done_list="" pending h dep ok
-  pending=$(cd "$root/src/internal" && ls *.h)
+  local done_names="" done_paths="" pending h dep ok
+  pending=$(cd "$root" && ls common/*.h lib/*.h)
   while [ -n "$pending" ]; do
     local next="" progressed=0
     for h in $pending; do
       ok=1
-      for dep in $(sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$root/src/internal/$h"); do
-        dep=${dep#internal/}
+      for dep in $(sed -n 's/^[ \t]*#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$root/$h"); do
         [ "$dep" = jitflush.h ] && continue
-        case " $done_list " in *" $dep "*) ;; *) ok=0 ;; esac
+        case " $done_names " in *" $dep "*) ;; *) ok=0 ;; esac
       done
-      if [ $ok = 1 ]; then done_list="$done_list $h"; progressed=1; else next="$next $h"; fi
+      if [ $ok = 1 ]; then
+        done_names="$done_names ${h##*/}"
+        done_paths="$done_paths $h"
+        progressed=1
+      else
+        next="$next $h"
+      fi
     done
-    [ $progressed = 1 ] || die "the internal headers include each other in a cycle:$next"
+    [ $progressed = 1 ] || die "the private headers include each other in a cycle:$next"
     pending=$next
   done
-  echo $done_list
+  echo $done_paths
 }
 
-# src/flush_aarch64.S as a top-level asm block: preprocessed for AArch64
+# lib/flush_aarch64.S as a top-level asm block: preprocessed for AArch64
 # Linux (its #if guard and #defines resolved), comments and the
 # .note.GNU-stack line dropped (the C compiler emits its own), each line a
 # string. pushsection/popsection hand the compiler back the section it was
@@ -178,8 +184,8 @@ EOF
   echo "#endif"
   for h in $(header_order); do
     echo
-    echo "/* ======== src/internal/$h ======== */"
-    strip_local "src/internal/$h" "$root/src/internal/$h"
+    echo "/* ======== $h ======== */"
+    strip_local "$h" "$root/$h"
   done
   echo
   echo "#if defined(__clang__)"

@@ -12,7 +12,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 repeat=${JITFLUSH_BENCH_REPEAT:-5}
-runner=$root/build/host/src/emu/jitflush-emu
+runner=$root/build/host/rig/jitflush-emu
 stress=$root/build/aarch64/tests/scenario/jit_stress
 guest=$root/build/host/tests/emu/emu_guest_aarch64
 config=$root/qemu-configs/exynos8890.conf

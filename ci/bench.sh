@@ -70,7 +70,7 @@ if [ "$build" -eq 1 ]; then
   "$root/ci/install-deps.sh"
   "$root/ci/build.sh" >/dev/null
 fi
-runner=$root/build/host/src/emu/jitflush-emu
+runner=$root/build/host/rig/jitflush-emu
 guest=$root/build/aarch64/tests/bench/flush_bench
 stress=$root/build/aarch64/tests/scenario/jit_stress
 conf_facts=$root/build/host/tests/bench/conf_facts

@@ -5,11 +5,11 @@
 #   ci/format.sh                 check the files ci/format-files.txt lists
 #   ci/format.sh --check FILE... check these files instead
 #   ci/format.sh --fix           reformat the listed files in place
-#   ci/format.sh --fix --all     reformat every C and C++ file of src/,
+#   ci/format.sh --fix --all     reformat every C and C++ file of lib/, common/, cli/, rig/,
 #                                include/, tests/ and examples/, and make
 #                                ci/format-files.txt list them all (by glob)
 #
-# Braces too: every if, else, for, while and do body of src/ and include/
+# Braces too: every if, else, for, while and do body of lib/, common/, cli/, rig/ and include/
 # is a block, the one brace style (clang-format 16's InsertBraces, which
 # clang-format 14 lacks, applied with the same style and then formatted by
 # clang-format-14 again: a file is braced when that changes nothing).
@@ -22,7 +22,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 list="$root/ci/format-files.txt"
 clang_format=${CLANG_FORMAT:-clang-format-14}
 clang_format_braces=${CLANG_FORMAT_BRACES:-clang-format-16}
-all_globs=('src/**/*.c' 'src/**/*.h' 'include/**/*.h' 'tests/**/*.c' 'tests/**/*.h'
+all_globs=('lib/**/*.c' 'lib/**/*.h' 'common/**/*.c' 'common/**/*.h' 'cli/**/*.c' 'cli/**/*.h'
+           'rig/**/*.c' 'rig/**/*.h' 'include/**/*.h' 'tests/**/*.c' 'tests/**/*.h'
            'tests/**/*.cc' 'examples/**/*.c')
 
 mode=check
@@ -72,7 +73,7 @@ fi
 
 status=0
 for f in "${files[@]}"; do
-  case "$f" in src/*|include/*|*/src/*|*/include/*) with_braces=1 ;; *) with_braces=0 ;; esac
+  case "${f#"$root"/}" in lib/*|common/*|cli/*|rig/*|include/*) with_braces=1 ;; *) with_braces=0 ;; esac
   if [ "$mode" = fix ]; then
     if [ "$with_braces" -eq 1 ]; then
       braced "$f" > "$f.braced" && mv "$f.braced" "$f"

@@ -16,7 +16,7 @@
 #   2. ci/build-qemu.sh    plugin-enabled qemu-aarch64, cached in .cache/qemu
 #   3. build/aarch64       jitflush-info only (the aarch64 preset)
 #   4. build/host          the rig's runner and plugin only (the host preset)
-#   5. build/host/src/emu/jitflush-emu --config FILE -- build/aarch64/src/cli/jitflush-info ARGS
+#   5. build/host/rig/jitflush-emu --config FILE -- build/aarch64/cli/jitflush-info ARGS
 # ci/build.sh builds the rest of both trees (tests); ci/info.sh does not
 # wait for it. Build output goes to build/info.log, shown only on failure.
 #
@@ -72,18 +72,18 @@ jf_log="$repo/build/info.log"
 jf_step_deps
 if [ "$native" -eq 1 ]; then
   jf_step_build "jitflush-info for this machine" "$jf_time_info" "$repo/build/host" jitflush-info \
-    src/cli/jitflush-info cmake -S "$repo" --preset host
-  exec "$repo/build/host/src/cli/jitflush-info" ${info_args[@]+"${info_args[@]}"}
+    cli/jitflush-info cmake -S "$repo" --preset host
+  exec "$repo/build/host/cli/jitflush-info" ${info_args[@]+"${info_args[@]}"}
 fi
 
 jf_step_qemu
 jf_step_build "jitflush-info for aarch64" "$jf_time_info" "$repo/build/aarch64" jitflush-info \
-  src/cli/jitflush-info cmake -S "$repo" --preset aarch64
+  cli/jitflush-info cmake -S "$repo" --preset aarch64
 jf_step_build "the rig's runner and QEMU plugin" "$jf_time_rig" "$repo/build/host" jitflush-emu \
-  src/emu/jitflush-emu cmake -S "$repo" --preset host -DJITFLUSH_QEMU_AARCH64="$jf_qemu"
+  rig/jitflush-emu cmake -S "$repo" --preset host -DJITFLUSH_QEMU_AARCH64="$jf_qemu"
 
-runner="$repo/build/host/src/emu/jitflush-emu"
-exe="$repo/build/aarch64/src/cli/jitflush-info"
+runner="$repo/build/host/rig/jitflush-emu"
+exe="$repo/build/aarch64/cli/jitflush-info"
 for f in "$runner" "$exe"; do
   [ -x "$f" ] || { echo "ci/info.sh: $f was not built (see $jf_log)" >&2; exit 1; }
 done

@@ -26,10 +26,10 @@ jf_step_deps
 jf_step_qemu
 # Only the rig: no tests, no CLI.
 jf_step_build "the rig's runner and QEMU plugin" "$jf_time_rig" "$repo/build/rig" \
-  jitflush-emu src/emu/jitflush-emu \
+  jitflush-emu rig/jitflush-emu \
   cmake -S "$repo" -B "$repo/build/rig" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DJITFLUSH_BUILD_TESTS=OFF -DJITFLUSH_BUILD_CLI=OFF -DJITFLUSH_BUILD_RIG=ON \
     -DJITFLUSH_QEMU_AARCH64="$jf_qemu"
-bin="$repo/build/rig/src/emu"
+bin="$repo/build/rig/rig"
 [ -x "$bin/jitflush-emu" ] || { echo "$jf_me: $bin/jitflush-emu was not built (see $jf_log)" >&2; exit 1; }
 echo "$bin"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation check of the rig's coherence model (issue 22): proves that the
 # model's tests can fail. Each mutant below is one plausible bug in
-# src/emu/model/coherence.c, coherence_quick.h or kernel_sync.c; the script applies it to a
+# rig/model/coherence.c, coherence_quick.h or kernel_sync.c; the script applies it to a
 # scratch copy of the model and its unit tests (never the tree), builds the
 # model tests there with the host compilers (no CMake, a few seconds per
 # mutant), runs the named killing tests, and requires one of them to fail.
@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
-# name ^ file (under src/emu/model) ^ text to find (exactly once) ^ replacement ^
+# name ^ file (under rig/model) ^ text to find (exactly once) ^ replacement ^
 # killing tests (a GoogleTest filter) ^ why it is a bug
 mutants=(
   "completion-by-dmb^coherence.c^  uint64_t now = event_time(m);\n  if (!full) {^  uint64_t now = event_time(m);\n  complete_ops(m, t->pending, now);\n  if (!full) {^Coherence.ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly^a DMB completes cache maintenance (only a DSB does)"
@@ -51,28 +51,26 @@ pkg-config --exists glib-2.0 || { echo "ci/mutate-model.sh: GLib is missing (ci/
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jitflush-mutate-model.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-mkdir -p "$scratch/emu" "$scratch/src/internal" "$scratch/pristine"
-cp "$root"/src/emu/model/coherence.c "$root"/src/emu/model/coherence.h "$root"/src/emu/model/coherence_quick.h \
-  "$root"/src/emu/model/kernel_sync.c "$root"/src/emu/model/kernel_sync.h "$scratch/emu/"
-cp "$root/src/ctr.c" "$scratch/src/"
-cp "$root/src/internal/ctr.h" "$scratch/src/internal/"
+mkdir -p "$scratch/emu" "$scratch/pristine"
+cp "$root"/rig/model/coherence.c "$root"/rig/model/coherence.h "$root"/rig/model/coherence_quick.h \
+  "$root"/rig/model/kernel_sync.c "$root"/rig/model/kernel_sync.h "$scratch/emu/"
 cp "$scratch"/emu/* "$scratch/pristine/"
 glib_cflags=$(pkg-config --cflags glib-2.0)
 glib_libs=$(pkg-config --libs glib-2.0)
 
 # The model's unit tests, built against the scratch model: the test
 # objects once, the model (and the quick path its tests inline) per mutant.
-gcc -std=c11 -O1 -w -I"$scratch/src" -c "$scratch/src/ctr.c" -o "$scratch/ctr.o"
+gcc -std=c11 -O1 -w -I"$root/common" -c "$root/common/ctr.c" -o "$scratch/ctr.o"
 build() {
-  gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$scratch/emu/coherence.c" -o "$scratch/coherence.o" &&
-    gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$scratch/emu/kernel_sync.c" -o "$scratch/kernel_sync.o" &&
-    g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
+  gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$scratch/emu/coherence.c" -o "$scratch/coherence.o" &&
+    gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$scratch/emu/kernel_sync.c" -o "$scratch/kernel_sync.o" &&
+    g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
     g++ -o "$scratch/model_tests" "$scratch/coherence_test.o" "$scratch/store_quick_test.o" \
       "$scratch/kernel_sync_test.o" "$scratch/stale_words_test.o" "$scratch/coherence.o" "$scratch/kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
 }
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$scratch/src" -I"$root/src/emu/shared" -c "$root/tests/emu/model/stale_words_test.cc" -o "$scratch/stale_words_test.o"
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/stale_words_test.cc" -o "$scratch/stale_words_test.o"
 
 apply() { # FILE FIND REPLACE: exactly one occurrence, else fail
   python3 - "$1" "$2" "$3" <<'PY'

@@ -13,7 +13,7 @@
 # find and link it. Only the logs stay, in build/mutate/; the run fails if
 # anything else is left there or the copy survives.
 #
-# Needs ci/build.sh first: the rig (build/host/src/emu/jitflush-emu) is
+# Needs ci/build.sh first: the rig (build/host/rig/jitflush-emu) is
 # reused, not rebuilt.
 # Usage: ci/mutate.sh [MUTANT...]     (default: all; --list names them)
 # Exit status: 0 every mutant killed, 1 a mutant survived or did not apply,
@@ -21,23 +21,23 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/build/mutate" # the logs
-runner="$root/build/host/src/emu/jitflush-emu"
+runner="$root/build/host/rig/jitflush-emu"
 jobs=${JITFLUSH_JOBS:-2}
 
 # name ^ file ^ text to find (exactly once) ^ replacement ^ why it is a bug
 # Fields are separated by ^ (the C texts contain | and &); \n is a newline.
 mutants=(
-  "noop-flush^src/impl_aarch64_linux.c^if (!jf_range_last(begin, end, &last))^if (jf_range_last(begin, end, &last) || 1)^jitflush_clear_cache does nothing"
-  "skip-dc^src/flush_aarch64.S^        dc      cvau, x9^        nop^no clean to PoU: the I-side refetches stale memory"
-  "skip-ic^src/flush_aarch64.S^        ic      ivau, x9^        nop^no invalidate: the old lines stay in the I-cache"
-  "drop-dsb-after-dc^src/flush_aarch64.S^        dsb     ish\n        tbnz    w6, #FLAG_DIC, .Lsync^        nop\n        tbnz    w6, #FLAG_DIC, .Lsync^the invalidate may pass the clean"
-  "drop-dsb-after-ic^src/flush_aarch64.S^        b.ne    .Lic_loop\n        dsb     ish^        b.ne    .Lic_loop\n        nop^the invalidate has not completed at the isb"
-  "drop-isb^src/flush_aarch64.S^may hold old instructions.\n        isb^may hold old instructions.\n        nop^this core's pipeline keeps what it fetched"
-  "max-not-min^src/policy.c^if (*global == 0 || line < *global^if (*global == 0 || line > *global^the largest line over the cores: LITTLE lines skipped"
-  "per-call-ctr^src/impl_aarch64_linux.c^  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);^  { struct jf_ctr here = jf_ctr_decode(jf_regs_read_ctr()); jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span, here.dline, here.iline, 0); return; }\n  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);^this core's CTR_EL0 on every call (V8's way): wrong after a migration"
-  "doubled-stride^src/impl_aarch64_linux.c^(uintptr_t)1 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),\n                         (uintptr_t)1 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),^(uintptr_t)2 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),\n                         (uintptr_t)2 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),^every other line skipped (libgcc on the Exynos 8890)"
-  "dual-rw-only^src/impl_aarch64_linux.c^flush_views((uintptr_t)rw, (uintptr_t)rx, len - 1);^flush_views((uintptr_t)rw, (uintptr_t)rw, len - 1);^invalidate through the RW view: a VIPT I-cache keeps the RX lines"
-  "idc-any-core^src/policy.c^g->idc = g->idc && rec->idc;^g->idc = g->idc || rec->idc;^IDC ORed over the cores: the clean skipped where a core lacks IDC"
+  "noop-flush^lib/impl_aarch64_linux.c^if (!jf_range_last(begin, end, &last))^if (jf_range_last(begin, end, &last) || 1)^jitflush_clear_cache does nothing"
+  "skip-dc^lib/flush_aarch64.S^        dc      cvau, x9^        nop^no clean to PoU: the I-side refetches stale memory"
+  "skip-ic^lib/flush_aarch64.S^        ic      ivau, x9^        nop^no invalidate: the old lines stay in the I-cache"
+  "drop-dsb-after-dc^lib/flush_aarch64.S^        dsb     ish\n        tbnz    w6, #FLAG_DIC, .Lsync^        nop\n        tbnz    w6, #FLAG_DIC, .Lsync^the invalidate may pass the clean"
+  "drop-dsb-after-ic^lib/flush_aarch64.S^        b.ne    .Lic_loop\n        dsb     ish^        b.ne    .Lic_loop\n        nop^the invalidate has not completed at the isb"
+  "drop-isb^lib/flush_aarch64.S^may hold old instructions.\n        isb^may hold old instructions.\n        nop^this core's pipeline keeps what it fetched"
+  "max-not-min^lib/policy.c^if (*global == 0 || line < *global^if (*global == 0 || line > *global^the largest line over the cores: LITTLE lines skipped"
+  "per-call-ctr^lib/impl_aarch64_linux.c^  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);^  { struct jf_ctr here = jf_ctr_decode(jf_regs_read_ctr()); jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span, here.dline, here.iline, 0); return; }\n  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);^this core's CTR_EL0 on every call (V8's way): wrong after a migration"
+  "doubled-stride^lib/impl_aarch64_linux.c^(uintptr_t)1 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),\n                         (uintptr_t)1 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),^(uintptr_t)2 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),\n                         (uintptr_t)2 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),^every other line skipped (libgcc on the Exynos 8890)"
+  "dual-rw-only^lib/impl_aarch64_linux.c^flush_views((uintptr_t)rw, (uintptr_t)rx, len - 1);^flush_views((uintptr_t)rw, (uintptr_t)rw, len - 1);^invalidate through the RW view: a VIPT I-cache keeps the RX lines"
+  "idc-any-core^lib/policy.c^g->idc = g->idc && rec->idc;^g->idc = g->idc || rec->idc;^IDC ORed over the cores: the clean skipped where a core lacks IDC"
 )
 
 # config ^ test (tests/target/target_test.cc): the killers, tried in this
@@ -75,9 +75,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 tree="$scratch/tree"
 mkdir -p "$tree/tests" "$scratch/pristine"
-cp -r "$root/CMakeLists.txt" "$root/CMakePresets.json" "$root/cmake" "$root/include" "$root/src" "$tree/"
+cp -r "$root/CMakeLists.txt" "$root/CMakePresets.json" "$root/cmake" "$root/include" "$root/lib" "$root/common" "$tree/"
 cp -r "$root/tests/CMakeLists.txt" "$root/tests/common" "$root/tests/target" "$tree/tests/"
-cp -r "$tree/src" "$scratch/pristine/"
+cp -r "$tree/lib" "$tree/common" "$scratch/pristine/"
 (cd "$tree" && cmake --preset aarch64) >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log" >&2; exit 2; }
 target_tests="$tree/build/aarch64/tests/target/target_tests"

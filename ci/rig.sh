@@ -12,7 +12,7 @@ if [ $# -lt 3 ]; then
 fi
 config=$1
 shift
-runner="$root/build/host/src/emu/jitflush-emu"
+runner="$root/build/host/rig/jitflush-emu"
 if [ ! -x "$runner" ]; then
   "$root/ci/install-deps.sh" >&2
   "$root/ci/build.sh" >&2

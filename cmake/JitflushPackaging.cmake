@@ -9,7 +9,7 @@
 #   jitflush::info       the jitflush-info CLI, when it is built (its own
 #                        export file, jitflush-info-targets.cmake)
 #
-# Included by the top-level CMakeLists.txt after the library and src/cli.
+# Included by the top-level CMakeLists.txt after the library and cli.
 # Inside another project (add_subdirectory, FetchContent) nothing is
 # installed unless asked: the parent did not ask to ship our files (the
 # xxHash cmake_unofficial rule).

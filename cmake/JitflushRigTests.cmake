@@ -88,7 +88,7 @@ function(jitflush_add_rig_test target)
     JITFLUSH_SCENARIO_WORK_DIR="${CMAKE_CURRENT_BINARY_DIR}/${R_LABEL}-work"
     ${R_DEFINITIONS})
   # The runner has the QEMU and plugin paths of this build baked in
-  # (src/emu/CMakeLists.txt), so the tests need no environment. Building
+  # (rig/CMakeLists.txt), so the tests need no environment. Building
   # the driver builds the runner and, through it, the plugin.
   add_dependencies(${target} jitflush-emu)
   gtest_discover_tests(${target}

@@ -19,8 +19,8 @@ if(JITFLUSH_RIG)
   # (examples/run-under-rig.sh builds build/rig), else jitflush-emu in PATH
   # (the GitHub action puts it there).
   find_program(JITFLUSH_EMU jitflush-emu
-               HINTS ${CMAKE_CURRENT_LIST_DIR}/../build/rig/src/emu
-                     ${CMAKE_CURRENT_LIST_DIR}/../build/host/src/emu
+               HINTS ${CMAKE_CURRENT_LIST_DIR}/../build/rig/rig
+                     ${CMAKE_CURRENT_LIST_DIR}/../build/host/rig
                DOC "The rig's runner, the emulator of every target program")
   if(NOT JITFLUSH_EMU AND NOT CMAKE_IN_TRY_COMPILE)
     message(FATAL_ERROR "JITFLUSH_RIG is ON but jitflush-emu was not found: build it "

@@ -19,7 +19,7 @@
 # QEMU with plugins from Debian's source package (about 2 min, cached in
 # .cache/qemu), then the runner and plugin in build/rig (about 10 s). Later
 # runs print nothing of their own. Set JITFLUSH_EMU to use a runner built
-# elsewhere (e.g. build/host/src/emu/jitflush-emu).
+# elsewhere (e.g. build/host/rig/jitflush-emu).
 #
 # Exit status: your program's own status when every fetch was coherent;
 # 86 when it ran at least one stale instruction (a missing or too-short
@@ -51,7 +51,7 @@ shift # the --
 
 runner=${JITFLUSH_EMU:-}
 if [ -z "$runner" ]; then
-  for candidate in "$repo/build/rig/src/emu/jitflush-emu" "$repo/build/host/src/emu/jitflush-emu"; do
+  for candidate in "$repo/build/rig/rig/jitflush-emu" "$repo/build/host/rig/jitflush-emu"; do
     if [ -x "$candidate" ]; then runner=$candidate; break; fi
   done
 fi

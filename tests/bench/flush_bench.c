@@ -53,7 +53,7 @@ enum {
 
 enum tag_kind { TAG_FIRST_FLUSH = 1, TAG_FIRST_RUN = 2, TAG_FLUSH = 3, TAG_RUN = 4 };
 
-/* The rig's markers (src/emu/plugin/plugin_region.c): unallocated HINTs, which
+/* The rig's markers (rig/plugin/plugin_region.c): unallocated HINTs, which
  * the Arm ARM requires to execute as NOPs. The tag travels in x16 (IP0,
  * which the procedure call standard lets any call clobber anyway). */
 static inline void region_begin(enum tag_kind kind, uint64_t bytes)

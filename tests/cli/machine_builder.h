@@ -10,7 +10,7 @@
 
 extern "C" {
 #include "jitflush.h"
-#include "internal/view.h"
+#include "view.h"
 }
 
 namespace jfi_test

@@ -10,7 +10,7 @@ projects"):
 
   table  every row has an id, at least one name, a known class and a
          non-empty "read in" cell; ids are unique.
-  cli    every strategy of src/cli/info_strategies.def names, in its "who"
+  cli    every strategy of cli/info_strategies.def names, in its "who"
          field, only projects that have a row of the strategy's class (and
          with --cli, jitflush-info --json prints exactly those names).
   link   outside the table, a sentence of README.md or docs/*.md that names a
@@ -233,7 +233,7 @@ def check_repo(repo, cli=None):
     errors = []
     background = read(os.path.join(repo, "docs", "BACKGROUND.md"))
     rows, span = parse_table(background, errors)
-    strategies = check_def(read(os.path.join(repo, "src", "cli", "info_strategies.def")), rows,
+    strategies = check_def(read(os.path.join(repo, "cli", "info_strategies.def")), rows,
                            errors)
     if cli:
         check_cli(cli, strategies, errors)
@@ -278,14 +278,14 @@ def selftest():
     for title, table, def_text, doc, want in cases:
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, "docs"))
-            os.makedirs(os.path.join(d, "src", "cli"))
+            os.makedirs(os.path.join(d, "cli"))
             with open(os.path.join(d, "docs", "BACKGROUND.md"), "w") as f:
                 f.write("# B\n\n" + table)
             with open(os.path.join(d, "docs", "FAQ.md"), "w") as f:
                 f.write("# F\n\n" + doc)
             with open(os.path.join(d, "README.md"), "w") as f:
                 f.write("# R\n")
-            with open(os.path.join(d, "src", "cli", "info_strategies.def"), "w") as f:
+            with open(os.path.join(d, "cli", "info_strategies.def"), "w") as f:
                 f.write(def_text)
             errors = check_repo(d)[0]
         got = 1 if errors else 0

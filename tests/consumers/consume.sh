@@ -63,7 +63,7 @@ check_not_top_level() {
   for opt in JITFLUSH_BUILD_TESTS JITFLUSH_BUILD_CLI JITFLUSH_BUILD_RIG JITFLUSH_INSTALL; do
     grep -q "^$opt:BOOL=OFF$" "$build/CMakeCache.txt" || fail "$opt is not OFF inside another project"
   done
-  [ ! -e "$build/jitflush/src/cli/jitflush-info" ] || fail "the CLI was built inside another project"
+  [ ! -e "$build/jitflush/cli/jitflush-info" ] || fail "the CLI was built inside another project"
   run cmake --install "$build" --prefix "$build/install-check" >/dev/null
   if [ -d "$build/install-check" ] && [ -n "$(find "$build/install-check" -type f)" ]; then
     fail "cmake --install of the consumer installed jitflush files: $(find "$build/install-check" -type f | head -3)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The plugin and the runner load json-glib, libdw and Capstone (and never libstdc++)
-only when they first need them (src/emu/lazy/lazy_lib.h, docs/BENCHMARKS.md "Start-up"):
+only when they first need them (rig/lazy/lazy_lib.h, docs/BENCHMARKS.md "Start-up"):
 
   check_lazy_libraries.py PLUGIN RUNNER
 

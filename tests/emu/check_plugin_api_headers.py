@@ -203,7 +203,7 @@ def units(targets, repo):
                 seen.add(s)
                 out.append((s, inc, t['define']))
         if i == 0:  # the plugin's API unit, which the object library leaves out
-            api = os.path.realpath(os.path.join(repo, 'src', 'emu', 'plugin', 'qemu_api.c'))
+            api = os.path.realpath(os.path.join(repo, 'rig', 'plugin', 'qemu_api.c'))
             seen.add(api)
             out.append((api, inc, t['define']))
     probe = os.path.realpath(os.path.join(repo, 'ci', 'qemu-probe-plugin.c'))
@@ -274,7 +274,7 @@ def main():
 
     with tempfile.TemporaryDirectory() as scratch:
         if mode == '--out-of-range':
-            api = open(os.path.join(repo, 'src', 'emu', 'plugin', 'qemu_api.h'), encoding='utf-8').read()
+            api = open(os.path.join(repo, 'rig', 'plugin', 'qemu_api.h'), encoding='utf-8').read()
             lo = int(re.search(r'#define JF_QEMU_API_MIN (\d+)', api).group(1))
             hi = int(re.search(r'#define JF_QEMU_API_MAX (\d+)', api).group(1))
             first = [u for u in todo if u[0].endswith(os.sep + 'qemu_api.c')][:1] or todo[:1]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The rig's structure (docs/ARCHITECTURE.md), checked on src/emu:
+"""The rig's structure (docs/ARCHITECTURE.md), checked on rig:
 
 1. No #include circle among its units. A unit is a .c file and the header
    of the same name; unit A depends on unit B when a file of A includes B's
@@ -22,7 +22,7 @@
 5. The folders are layers, and includes point down only (LAYERS below,
    the table of docs/ARCHITECTURE.md): shared/ and lazy/ at the bottom,
    serving both programs; model/ on shared/; report/ on model/; plugin/ on
-   all of them; runner/ on shared/ and lazy/ alone. Every file of src/emu
+   all of them; runner/ on shared/ and lazy/ alone. Every file of rig
    is in one of these folders.
 
 Prints each violation and exits 1; exits 0 when there is none.
@@ -100,7 +100,7 @@ def unit_of(name):
 
 
 def main(root):
-    # Every source of src/emu, by name (names are unique across folders),
+    # Every source of rig, by name (names are unique across folders),
     # with the folder it is in.
     folder_of = {}
     problems = []
@@ -191,4 +191,4 @@ def main(root):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else 'src/emu'))
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else 'rig'))

@@ -1,4 +1,4 @@
-// jf_cpulist_parse (src/cpuset.c) against an independent reading of the
+// jf_cpulist_parse (common/cpuset.c) against an independent reading of the
 // kernel's cpulist grammar (Documentation/admin-guide/cputopology.rst):
 //   list := item (',' item)*  [one trailing '\n']
 //   item := cpu | cpu '-' cpu   (first <= last, every cpu < JF_MAX_CPUS)
@@ -15,7 +15,7 @@
 #include "fuzz_check.h"
 
 extern "C" {
-#include "internal/cpuset.h"
+#include "cpuset.h"
 }
 
 namespace

@@ -1,6 +1,6 @@
 // The register decoders and the core table: jf_ctr_decode and jf_log2_line
-// (src/ctr.c), jf_midr_lookup, jitflush_midr_name and
-// jf_midr_needs_dc_civac (src/midr_table.c), on any 64-bit CTR_EL0 and
+// (common/ctr.c), jf_midr_lookup, jitflush_midr_name and
+// jf_midr_needs_dc_civac (lib/midr_table.c), on any 64-bit CTR_EL0 and
 // MIDR_EL1 the input spells (8 bytes each, little-endian, zero-padded).
 #include <cstddef>
 #include <cstdint>
@@ -9,8 +9,8 @@
 #include "fuzz_check.h"
 
 extern "C" {
-#include "internal/ctr.h"
-#include "internal/midr_table.h"
+#include "ctr.h"
+#include "midr_table.h"
 #include "jitflush.h"
 }
 

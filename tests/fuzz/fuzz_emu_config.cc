@@ -1,4 +1,4 @@
-// The rig's config parser, emu_config_load (src/emu/shared/emu_config.c), on any
+// The rig's config parser, emu_config_load (rig/shared/emu_config.c), on any
 // text: written to a temporary file because the parser takes a path.
 // Invariants (docs/RIG.md, "Unknown keys, bad numbers and
 // overlapping clusters are errors with the file and line named"):

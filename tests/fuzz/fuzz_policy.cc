@@ -1,4 +1,4 @@
-// The policy (src/policy.c) and the export (src/view_export.c) on any
+// The policy (lib/policy.c) and the export (lib/view_export.c) on any
 // topology the probe could record: up to 300 CPUs (more than the public
 // struct holds), each observed or not, with any CTR_EL0 and MIDR, and sysfs
 // lines as the sysfs reader can return them (0, or 4 << 0..15).
@@ -23,9 +23,9 @@
 #include "fuzz_check.h"
 
 extern "C" {
-#include "internal/ctr.h"
-#include "internal/midr_table.h"
-#include "internal/view.h"
+#include "ctr.h"
+#include "midr_table.h"
+#include "view.h"
 }
 
 namespace

@@ -1,4 +1,4 @@
-// The sysfs reader (src/sysfs.c) over a fake filesystem filled from the
+// The sysfs reader (lib/sysfs.c) over a fake filesystem filled from the
 // input (the shared fake, tests/host/fakes/fake_fs.cc). The input is split
 // at NUL bytes; piece i becomes file i of the list below, a piece that is
 // exactly "-" leaves that file absent, and missing pieces are absent files.
@@ -18,7 +18,7 @@
 #include "fuzz_check.h"
 
 extern "C" {
-#include "internal/sysfs.h"
+#include "sysfs.h"
 }
 
 namespace

@@ -8,7 +8,7 @@
 #include <mutex>
 
 extern "C" {
-#include "internal/os.h"
+#include "os.h"
 }
 
 namespace probegate

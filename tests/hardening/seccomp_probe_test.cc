@@ -1,5 +1,5 @@
-// The real Linux scheduler seam (src/os_linux.c) and membarrier seam
-// (src/sync_linux.c) inside a seccomp sandbox that refuses what they ask
+// The real Linux scheduler seam (lib/os_linux.c) and membarrier seam
+// (lib/sync_linux.c) inside a seccomp sandbox that refuses what they ask
 // for. Each case forks a child, installs the filter there (a filter cannot
 // be removed, so the test process itself stays unfiltered) and runs the
 // probe and the policy for real; only the register reads are faked
@@ -23,8 +23,8 @@
 #include "seccomp_deny.h"
 
 extern "C" {
-#include "internal/os.h"
-#include "internal/state.h"
+#include "os.h"
+#include "state.h"
 #include "jitflush.h"
 }
 

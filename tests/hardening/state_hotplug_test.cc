@@ -20,7 +20,7 @@
 #include "probe_gate.h"
 
 extern "C" {
-#include "internal/state.h"
+#include "state.h"
 }
 
 namespace

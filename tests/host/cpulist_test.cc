@@ -4,7 +4,7 @@
 #include <cstring>
 
 extern "C" {
-#include "internal/cpuset.h"
+#include "cpuset.h"
 }
 
 static bool Parse(const char *text, jf_cpuset *set)

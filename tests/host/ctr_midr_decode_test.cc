@@ -3,8 +3,8 @@
 
 extern "C" {
 #include "jitflush.h"
-#include "internal/ctr.h"
-#include "internal/midr_table.h"
+#include "ctr.h"
+#include "midr_table.h"
 }
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// The production file seam (src/fs_posix.c) against a real folder: regular
+// The production file seam (lib/fs_posix.c) against a real folder: regular
 // files read as they are; a FIFO reads as empty at once, never waited on.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 
 extern "C" {
-#include "internal/fs.h"
+#include "fs.h"
 }
 
 namespace

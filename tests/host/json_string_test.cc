@@ -1,11 +1,11 @@
 // The JSON string writer that jitflush-info and the rig share
-// (src/internal/json_string.h): what each of them writes for a string.
+// (common/json_string.h): what each of them writes for a string.
 #include <gtest/gtest.h>
 
 #include <string>
 
 extern "C" {
-#include "internal/json_string.h"
+#include "json_string.h"
 }
 
 static void Append(void *sink, const char *bytes, size_t len)

@@ -4,7 +4,7 @@
 #include <memory>
 
 extern "C" {
-#include "internal/view.h"
+#include "view.h"
 }
 
 namespace

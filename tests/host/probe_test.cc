@@ -7,7 +7,7 @@
 #include "fakes/fake_fs.h"
 
 extern "C" {
-#include "internal/view.h"
+#include "view.h"
 }
 
 namespace

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 extern "C" {
-#include "internal/range.h"
+#include "range.h"
 }
 
 static const void *P(uintptr_t a)

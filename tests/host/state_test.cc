@@ -10,7 +10,7 @@
 #include "fakes/fake_fs.h"
 
 extern "C" {
-#include "internal/state.h"
+#include "state.h"
 }
 
 using fakeexynos::InstallExynos;

@@ -5,8 +5,8 @@
 #include "fakes/fake_fs.h"
 
 extern "C" {
-#include "internal/fs.h"
-#include "internal/sysfs.h"
+#include "fs.h"
+#include "sysfs.h"
 }
 
 class Sysfs : public ::testing::Test

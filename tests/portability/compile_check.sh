@@ -2,9 +2,9 @@
 # Compiles every library source with a cross compiler, warnings as errors,
 # to prove the per-platform files build where we cannot run them.
 # Usage: compile_check.sh REPO_ROOT COMPILER EXPECTED_IMPL
-#   EXPECTED_IMPL: the src/impl_*.c whose body must be the one compiled in;
+#   EXPECTED_IMPL: the lib/impl_*.c whose body must be the one compiled in;
 #   for the platforms whose OS flushes by itself, its jf_os_flush serves the
-#   API that src/impl_os.c defines.
+#   API that lib/impl_os.c defines.
 set -euo pipefail
 root=$1 cc=$2 impl=$3
 if ! command -v "$cc" >/dev/null; then
@@ -13,8 +13,8 @@ if ! command -v "$cc" >/dev/null; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for src in "$root"/src/*.c; do
-  "$cc" -std=c11 -Wall -Wextra -Werror -O2 -I"$root/include" -I"$root/src" -c "$src" -o "$out/$(basename "$src").o"
+for src in "$root"/lib/*.c "$root"/common/*.c; do
+  "$cc" -std=c11 -Wall -Wextra -Werror -O2 -I"$root/include" -I"$root/lib" -I"$root/common" -c "$src" -o "$out/$(basename "$src").o"
 done
 # Exactly the expected files define the platform's flush and the public
 # entry points.

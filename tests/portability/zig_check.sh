@@ -11,9 +11,9 @@
 #
 # build: with -Wall -Wextra -Werror, compiles every library source of
 #   cmake/JitflushSources.cmake's lists that CMake builds for a platform
-#   other than AArch64 Linux (JITFLUSH_PORTABLE_SOURCES, _IMPL_, _SYNC_),
+#   other than AArch64 Linux (JITFLUSH_COMMON_SOURCES, _PORTABLE_, _IMPL_, _SYNC_),
 #   the amalgamated copy-in (ci/amalgamate.sh) and examples/minimal_jit.c;
-#   checks that exactly the expected src/impl_*.c defines the API; links a
+#   checks that exactly the expected lib/impl_*.c defines the API; links a
 #   shared library (libjitflush.dylib / jitflush.dll with its import
 #   library), a static archive, and minimal_jit three ways: against the
 #   archive, against the shared library, and with the copy-in.
@@ -34,7 +34,7 @@ mode=$1 target=$2 root=$(cd "$3" && pwd) work=$4/$2
 here=$(cd "$(dirname "$0")" && pwd)
 
 # IMPL: the platform file that makes the OS call; API: the file that
-# defines the public entry points (src/impl_os.c for the platforms whose OS
+# defines the public entry points (lib/impl_os.c for the platforms whose OS
 # flushes by itself, through IMPL's jf_os_flush).
 case "$target" in
   aarch64-macos) impl=impl_apple_arm64.c api=impl_os.c os_call=sys_icache_invalidate ;;
@@ -59,7 +59,7 @@ warn=(-std=c11 -Wall -Wextra -Werror -O2)
 run() { "$@" || fail "$* exited with $?"; }
 
 library_sources() {
-  cmake -DNAMES="JITFLUSH_PORTABLE_SOURCES;JITFLUSH_IMPL_SOURCES;JITFLUSH_SYNC_SOURCES" \
+  cmake -DNAMES="JITFLUSH_COMMON_SOURCES;JITFLUSH_PORTABLE_SOURCES;JITFLUSH_IMPL_SOURCES;JITFLUSH_SYNC_SOURCES" \
     -P "$root/cmake/print-sources.cmake"
 }
 
@@ -78,7 +78,7 @@ build() {
   mkdir -p "$work/obj"
   local src n=0
   for src in $(library_sources); do
-    run "${cc[@]}" "${warn[@]}" -fPIC -I"$root/include" -I"$root/src" -c "$root/$src" \
+    run "${cc[@]}" "${warn[@]}" -fPIC -I"$root/include" -I"$root/lib" -I"$root/common" -c "$root/$src" \
       -o "$work/obj/$(basename "$src").o"
     n=$((n + 1))
   done
@@ -145,23 +145,23 @@ mutant() {
   case "$os_call" in
     none) # a compiler barrier that became a call
       sed 's/^  (void)begin;$/  extern int puts(const char *); puts((const char *)begin);/' \
-        "$root/src/$impl" >"$m/$impl" ;;
+        "$root/lib/$impl" >"$m/$impl" ;;
     *) # the OS call dropped, its arguments still evaluated
-      sed "s/\\b$os_call(/(void)(/" "$root/src/$impl" >"$m/$impl" ;;
+      sed "s/\\b$os_call(/(void)(/" "$root/lib/$impl" >"$m/$impl" ;;
   esac
-  ! cmp -s "$root/src/$impl" "$m/$impl" || fail "the mutation no longer applies to src/$impl: update zig_check.sh"
+  ! cmp -s "$root/lib/$impl" "$m/$impl" || fail "the mutation no longer applies to lib/$impl: update zig_check.sh"
   # No -Werror: the mutant's unused values may warn; it only has to link.
-  run "${cc[@]}" -std=c11 -O2 -fPIC -w -I"$root/include" -I"$root/src" -c "$m/$impl" -o "$m/obj/$impl.o"
+  run "${cc[@]}" -std=c11 -O2 -fPIC -w -I"$root/include" -I"$root/lib" -I"$root/common" -c "$m/$impl" -o "$m/obj/$impl.o"
   link_shared "$m/$shlib" "$m"/obj/*.o
   local out rc=0
   out=$(python3 "$here/os_call.py" "$m/$shlib" jitflush_clear_cache "$os_call" 2>&1) || rc=$?
   printf '%s\n' "$out"
-  [ "$rc" -eq 1 ] || fail "the check passed a mutant of src/$impl (status $rc): it cannot fail"
+  [ "$rc" -eq 1 ] || fail "the check passed a mutant of lib/$impl (status $rc): it cannot fail"
   case "$out" in
     *"FAIL: jitflush_clear_cache"*) ;;
     *) fail "the check failed on the mutant, but not with its verdict" ;;
   esac
-  echo "zig_check.sh: $target: the check rejects src/$impl with its call changed"
+  echo "zig_check.sh: $target: the check rejects lib/$impl with its call changed"
 }
 
 case "$mode" in

@@ -1,7 +1,7 @@
 // The checker's fast path against its reference. By default the plugin
 // calls the coherence model only for fetches that may be stale (an inline
 // comparison of the thread's last synchronisation with the word's
-// fresh_after bound, per word or per plain TB: src/emu/plugin/plugin_instrument.c);
+// fresh_after bound, per word or per plain TB: rig/plugin/plugin_instrument.c);
 // --check full calls it for every fetch of a checked word, as the rig did
 // before. Both must reach the same verdicts. Each test runs one guest with
 // planted bugs both ways, with the same seed, and asserts that the exit

@@ -36,7 +36,7 @@ const char *const kAllImpls[] = {
 #undef SC_IMPL
 };
 
-// The plugin's stale reasons (src/emu/model/coherence.c), one per missing
+// The plugin's stale reasons (rig/model/coherence.c), one per missing
 // step of the sequence; a record's reason must contain the phrase.
 const std::string kNotCleaned = "not cleaned";
 const std::string kNotInvalidated = "not invalidated in this core's geometry";

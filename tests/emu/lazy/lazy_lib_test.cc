@@ -1,5 +1,5 @@
 // The libraries the plugin and the runner load at their first use
-// (src/emu/lazy/lazy_lib.h), linked here as the plugin links them: through the
+// (rig/lazy/lazy_lib.h), linked here as the plugin links them: through the
 // lazy units, never json-glib or libdw themselves.
 #include <gtest/gtest.h>
 

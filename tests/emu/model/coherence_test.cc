@@ -1,4 +1,4 @@
-// The coherence model on its own (src/emu/model/coherence.c), with no QEMU: one
+// The coherence model on its own (rig/model/coherence.c), with no QEMU: one
 // test per rule and per finding kind, fixture in, exact verdict out. The
 // rig's scenario, patching and checker self-tests exercise the same rules
 // end to end; these say which rule a change broke.

@@ -1,4 +1,4 @@
-// The Linux kernel's own cache maintenance (src/emu/model/kernel_sync.c) on
+// The Linux kernel's own cache maintenance (rig/model/kernel_sync.c) on
 // its own, with the coherence model it drives and no QEMU: one test per
 // rule of "What Linux does for you" (docs/COHERENCE-MODEL.md). The rig's
 // guest programs (tests/emu/guest/kernel_*.c) check the same rules end to

@@ -1,4 +1,4 @@
-// What a stale fetch may see (src/emu/model/coherence.c, "Stale words"):
+// What a stale fetch may see (rig/model/coherence.c, "Stale words"):
 // a rewrite with the same bytes of a word whose every earlier version the
 // fetching thread may see was that same word cannot run another
 // instruction (the verdict's BENIGN), while the first version of code on a

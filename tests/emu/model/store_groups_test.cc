@@ -1,4 +1,4 @@
-// Which of a block's stores share one callback (src/emu/model/store_groups.c).
+// Which of a block's stores share one callback (rig/model/store_groups.c).
 // A group may only hold stores whose words are known relative to the
 // leader's address: anything that may change the base register, and any
 // event, must end it, or the leader records the wrong words.

@@ -15,7 +15,7 @@
 #include "coherence_quick.h"
 
 extern "C" {
-#include "internal/ctr.h"
+#include "ctr.h"
 }
 
 namespace

@@ -1,5 +1,5 @@
 /*
- * The rig plugin_alias_test.cc hands the alias unit (src/emu/plugin/
+ * The rig plugin_alias_test.cc hands the alias unit (rig/plugin/
  * plugin_alias.c), built in C by alias_rig.c because rig.h uses C11
  * atomics that C++17 cannot include; for the same reason the test calls
  * the unit's public functions (plugin_alias.h) through the one-line

@@ -1,4 +1,4 @@
-// The translation-time decoder (src/emu/plugin/plugin_decode.c): which
+// The translation-time decoder (rig/plugin/plugin_decode.c): which
 // instructions publish a thread's earlier stores (release stores, release
 // atomics, DMBs that order stores). The adversary ends a turn there after
 // a store to code (plugin_turns.c), so a miss here hides a JIT that

@@ -1,4 +1,4 @@
-// The double-mapped views unit (src/emu/plugin/plugin_alias.c) on its own:
+// The double-mapped views unit (rig/plugin/plugin_alias.c) on its own:
 // the system calls a W^X JIT makes (a memfd mapped twice, RW and RX;
 // mremap, munmap, mprotect, madvise, brk, shmat/shmdt) told to it as the
 // plugin's syscall callbacks tell them, and what it answers: the canonical

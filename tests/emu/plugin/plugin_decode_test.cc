@@ -1,4 +1,4 @@
-// The plugin's decoder (src/emu/plugin/plugin_decode.c): the words it decides
+// The plugin's decoder (rig/plugin/plugin_decode.c): the words it decides
 // from their encoding alone, so that a short program never loads Capstone,
 // must be decided exactly as Capstone's decode decides them. Every class
 // of such words is compared with the Capstone path, exhaustively where the

@@ -1,5 +1,5 @@
 /*
- * The parts of the plugin's rig (src/emu/plugin/rig.h) every plugin unit
+ * The parts of the plugin's rig (rig/plugin/rig.h) every plugin unit
  * test builds (alias_rig.c, signal_rig.c), made through the real
  * constructors as plugin.c's install makes them. C only: rig.h uses C11
  * atomics.

@@ -1,4 +1,4 @@
-// Signal delivery as a context synchronisation (src/emu/plugin/
+// Signal delivery as a context synchronisation (rig/plugin/
 // plugin_signal.c) on its own: the guest installs a handler with
 // rt_sigaction, QEMU translates a block at the handler's address, and the
 // block runs with the link register at a sigreturn trampoline (a delivery)

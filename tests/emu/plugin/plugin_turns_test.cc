@@ -1,4 +1,4 @@
-// The deterministic schedule (src/emu/plugin/plugin_turns.c) on its own,
+// The deterministic schedule (rig/plugin/plugin_turns.c) on its own,
 // with host threads standing for guest threads as linux-user QEMU's do:
 // one thread holds the turn at a time; the turn's length and the next
 // holder are drawn from the seed, so one seed gives one order; a thread

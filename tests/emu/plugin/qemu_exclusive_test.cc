@@ -1,5 +1,5 @@
 // Finding a data object in a running executable's own symbol table
-// (src/emu/plugin/qemu_exclusive.c): how the schedule reads QEMU's count of the
+// (rig/plugin/qemu_exclusive.c): how the schedule reads QEMU's count of the
 // vCPUs an exclusive section waits for. Here the executable is this test.
 #include <gtest/gtest.h>
 

@@ -24,7 +24,7 @@ extern "C" {
 }
 
 // The signatures QEMU's plugin API changed, by the version of the header
-// compiled against, as src/emu/plugin/qemu_api.h switches on them: the
+// compiled against, as rig/plugin/qemu_api.h switches on them: the
 // doubles follow every header the plugin builds against (emu.QemuPluginApi
 // compiles them against API 5, 6 and 7).
 #if QEMU_PLUGIN_VERSION >= 6

@@ -1,5 +1,5 @@
 /*
- * The rig plugin_signal_test.cc hands the signal unit (src/emu/plugin/
+ * The rig plugin_signal_test.cc hands the signal unit (rig/plugin/
  * plugin_signal.c), built in C by signal_rig.c because rig.h uses C11
  * atomics that C++17 cannot include; for the same reason the test calls
  * the unit's public functions (plugin_signal.h) through the one-line

@@ -1,5 +1,5 @@
 /*
- * The rig plugin_turns_test.cc hands the deterministic schedule (src/emu/
+ * The rig plugin_turns_test.cc hands the deterministic schedule (rig/
  * plugin/plugin_turns.c), built in C by turns_rig.c because rig.h uses C11
  * atomics that C++17 cannot include; the test calls the unit's public
  * functions (plugin_turns.h, which declares the rig only) directly. Each

@@ -1,4 +1,4 @@
-// Findings (src/emu/report/findings*.c) and guest symbols (src/emu/report/symbols.c) on
+// Findings (rig/report/findings*.c) and guest symbols (rig/report/symbols.c) on
 // their own: verdicts in, grouped findings and their three renderings out.
 #include <gtest/gtest.h>
 

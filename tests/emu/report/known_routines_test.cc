@@ -1,5 +1,5 @@
 // Well-known flush routines recognised by their code
-// (src/emu/report/known_routines.c): each known build is told from the
+// (rig/report/known_routines.c): each known build is told from the
 // others, a link's changes (offsets, registers, alignment nops) do not hide
 // it, and code that is not one of them stays unnamed.
 #include <gtest/gtest.h>

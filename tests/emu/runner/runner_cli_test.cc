@@ -1,4 +1,4 @@
-// jitflush-emu's own behaviour (src/emu/runner*.c), checked against a fake
+// jitflush-emu's own behaviour (rig/runner*.c), checked against a fake
 // qemu-aarch64: the command line it builds, the overlay it hands over, the
 // summary line and exit statuses, and every input error's status and text.
 // The program is a minimal ELF header written by the test: the runner reads

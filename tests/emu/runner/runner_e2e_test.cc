@@ -960,7 +960,7 @@ nlohmann::json WithoutPids(nlohmann::json j)
 // thread that runs guest code, and a thread waiting for its turn inside
 // the execution loop counts as running. No thread is drawn to run while
 // the fork goes on: the forking thread is out of the draw until it returns. Such threads are let go
-// when QEMU's own count says a section waits for them (src/emu/plugin/qemu_exclusive.c), not after
+// when QEMU's own count says a section waits for them (rig/plugin/qemu_exclusive.c), not after
 // a time without progress that a loaded host can fake: the same threads go, in the same order, on
 // every run, idle or loaded. A stripped QEMU has no such count: its report names the guess, and a
 // run that let threads go on a guess is not called reproducible.
@@ -1667,7 +1667,7 @@ TEST(RunnerEndToEnd, BrokenLoaderExit7)
 }
 
 // json-glib is loaded only when a JSON document is written or
-// read (src/emu/lazy/lazy_lib.h). Here the parent is asked for no report, so
+// read (rig/lazy/lazy_lib.h). Here the parent is asked for no report, so
 // the first JSON of the run is the forked child's record, built after the
 // fork in the child's own QEMU, and the runner's merge of it: the child's
 // stale fetches reach the summary line and the status only if both loaded

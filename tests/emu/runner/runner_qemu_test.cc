@@ -1,5 +1,5 @@
 // Whether a QEMU loads plugins, read from its ELF file
-// (src/emu/runner/runner_qemu.c): the build's plugin-enabled QEMU exports the
+// (rig/runner/runner_qemu.c): the build's plugin-enabled QEMU exports the
 // API, a dynamic program without it does not, and anything the file
 // cannot tell is left to "qemu -h".
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The qemu-configs parser (src/emu/shared/emu_config.c): every shipped config
+// The qemu-configs parser (rig/shared/emu_config.c): every shipped config
 // loads with the values docs/BACKGROUND.md#architecture-facts gives, and each malformed
 // fixture fails with the file, line, group, key and problem named.
 #include <gtest/gtest.h>
@@ -244,7 +244,7 @@ TEST_F(ConfigFixture, AllowedDefaultsToTheOnlineCpus)
   }
 }
 
-// The config's cpulists are the library's (src/cpuset.c), and its messages
+// The config's cpulists are the library's (common/cpuset.c), and its messages
 // quote the library's reasons.
 TEST(CpuList, ParsesLinuxCpulists)
 {
@@ -532,7 +532,7 @@ TEST(HotplugEvents, CpulistsMayHoldCommas)
     g_clear_error(&err);
     EXPECT_EQ(events, nullptr) << bad;
   }
-  // A list's problem is the library's reason (src/cpuset.c).
+  // A list's problem is the library's reason (common/cpuset.c).
   ASSERT_FALSE(emu_parse_hotplug_events("+7-6@100", &events, &n, &err));
   EXPECT_STREQ(err->message, "descending range in CPU list in an event");
   g_clear_error(&err);

@@ -1,4 +1,4 @@
-// emu_fast_mod (src/emu/shared/fast_mod.h) must give exactly x % d: the rig's
+// emu_fast_mod (rig/shared/fast_mod.h) must give exactly x % d: the rig's
 // migration points come from it, and a seed must keep naming the same ones.
 #include <gtest/gtest.h>
 

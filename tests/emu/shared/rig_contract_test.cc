@@ -1,4 +1,4 @@
-// The contract between the runner and the plugin (src/emu/shared/rig_contract.h):
+// The contract between the runner and the plugin (rig/shared/rig_contract.h):
 // the counters' table, the summary line both sides use, and the docs that
 // promise it.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The runner's shared sysfs trees (src/emu/shared/sysfs_cache.c): named by the
+// The runner's shared sysfs trees (rig/shared/sysfs_cache.c): named by the
 // digest of their content, made once and whole, never trusted when someone
 // else could have written them, and evicted least recently used first,
 // never while a run holds one.

@@ -1,4 +1,4 @@
-// The generated sysfs tree (src/emu/shared/sysfs_overlay.c): file names and
+// The generated sysfs tree (rig/shared/sysfs_overlay.c): file names and
 // contents as arm64 Linux writes them, per [kernel] sysfs= mode, and the
 // sysroot links that let a dynamically linked guest load.
 #include <gtest/gtest.h>

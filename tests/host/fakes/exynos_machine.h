@@ -7,7 +7,7 @@
 #include "fake_fs.h"
 
 extern "C" {
-#include "internal/state.h"
+#include "state.h"
 }
 
 namespace fakeexynos

@@ -6,8 +6,8 @@
 #include "fake_fs.h"
 
 extern "C" {
-#include "internal/os.h"
-#include "internal/regs.h"
+#include "os.h"
+#include "regs.h"
 }
 
 namespace fakecpus

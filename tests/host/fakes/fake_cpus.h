@@ -1,4 +1,4 @@
-// A fake machine behind the os and regs seams (src/internal/os.h, regs.h):
+// A fake machine behind the os and regs seams (lib/os.h, regs.h):
 // a list of CPUs with their CTR_EL0/MIDR_EL1, which of them the process may
 // use and whether pinning is allowed at all. The register reads answer for
 // the CPU the calling thread is pinned to, as the hardware would.

@@ -8,7 +8,7 @@
 #include <vector>
 
 extern "C" {
-#include "internal/fs.h"
+#include "fs.h"
 }
 
 namespace

@@ -1,4 +1,4 @@
-// A fake filesystem behind the fs seam (src/internal/fs.h), in the manner
+// A fake filesystem behind the fs seam (lib/fs.h), in the manner
 // of google/cpu_features: tests fill it with the files they want to exist.
 // Unlike a plain map it notices misuse: a descriptor left open at the end of
 // a test, read after close, or closed twice fails that test (through

@@ -1,0 +1,142 @@
+/*
+ * CPU hotplug during a run: the [hotplug] events of the config (docs/RIG.md
+ * section 4), "+6-7@2000000,-5@9000000": once the guest has executed N
+ * instructions (all threads together), the CPUs listed come online (+) or
+ * go offline (-).
+ *
+ * An event changes everything the guest can see, as Linux's hotplug does:
+ *   - the overlay: ROOT/sys/devices/system/cpu/{online,offline} and the
+ *     per-CPU folders (created for a CPU that comes online, removed for one
+ *     that goes offline; sysfs_overlay.c), when the runner generated it
+ *     (a --sysfs-root tree is a dump and is never changed);
+ *   - the scheduler (plugin_sched.c, jf_sched_set_online): the affinity
+ *     syscalls and getcpu answer on the new online set, a thread gets back
+ *     the CPUs it asked for when they return, and a thread on a CPU that
+ *     goes offline moves off it;
+ *   - the coherence model (coherence.c, jf_model_cluster_online): what
+ *     the kernel guarantees about the caches of a cluster that comes back.
+ *
+ * Events are checked where the scheduler already looks at the clock: at
+ * each seeded migration point and each system call. So an event lands at
+ * the first such point after its instruction count, within about
+ * 2 * migrate-every instructions of one thread (or at the next system call
+ * when migrate-every is 0).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cpuset.h"
+#include "plugin_hotplug.h"
+#include "plugin_sched.h"
+#include "sysfs_overlay.h"
+#include "vcpu.h"
+
+struct jf_hotplug {
+  struct jf_cpuset online;
+  unsigned next_event;
+  /* The next event's instruction count, read without the lock on the fast
+   * path (UINT64_MAX once every event has happened). */
+  uint64_t next_at;
+  bool overlay_warned;
+};
+
+static uint64_t event_at(const struct emu_config *cfg, unsigned event)
+{
+  return event < cfg->nevents ? cfg->events[event].at : UINT64_MAX;
+}
+
+struct jf_hotplug *jf_hotplug_new(const struct emu_config *cfg)
+{
+  struct jf_hotplug *h = g_new0(struct jf_hotplug, 1);
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    if (cfg->cpus[cpu].online) {
+      jf_cpuset_add(&h->online, cpu);
+    }
+  }
+  h->next_at = event_at(cfg, 0);
+  return h;
+}
+
+void jf_hotplug_free(struct jf_hotplug *h)
+{
+  g_free(h);
+}
+
+static bool cluster_has_online(const struct emu_config *cfg, const struct jf_hotplug *h,
+                               unsigned cluster)
+{
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    if (emu_config_cluster_of(cfg, cpu) == cluster && jf_cpuset_has(&h->online, cpu)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+static void update_overlay(struct jf_rig *rig)
+{
+  struct jf_hotplug *h = rig->hotplug;
+  if (!rig->opts.overlay_path) {
+    return;
+  }
+  GError *err = NULL;
+  if (!emu_overlay_set_online(rig->config, rig->opts.overlay_path, &h->online, &err)) {
+    if (!h->overlay_warned) {
+      fprintf(stderr, "jitflush plugin: hotplug: %s\n", err->message);
+      h->overlay_warned = true;
+    }
+    g_error_free(err);
+  }
+}
+
+/* The lock held. */
+static void apply(struct jf_rig *rig, const struct emu_hotplug_event *e, unsigned vcpu)
+{
+  const struct emu_config *cfg = rig->config;
+  struct jf_hotplug *h = rig->hotplug;
+  unsigned n = cfg->nclusters;
+  bool *was_up = g_new0(bool, n);
+  for (unsigned c = 0; c < n; c++) {
+    was_up[c] = cluster_has_online(cfg, h, c);
+  }
+  for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
+    if (!jf_cpuset_has(&e->cpus, cpu)) {
+      continue;
+    }
+    if (e->online) {
+      jf_cpuset_add(&h->online, cpu);
+    } else {
+      jf_cpuset_remove(&h->online, cpu);
+    }
+  }
+  /* Files first: a CPU is visible in sysfs before anything runs on it. */
+  update_overlay(rig);
+  for (unsigned c = 0; c < n; c++) {
+    if (!was_up[c] && cluster_has_online(cfg, h, c)) {
+      jf_model_cluster_online(rig->model, c);
+    }
+  }
+  g_free(was_up);
+  jf_sched_set_online(rig, &h->online, vcpu);
+}
+
+void jf_hotplug_poll(struct jf_rig *rig, unsigned vcpu)
+{
+  struct jf_hotplug *h = rig->hotplug;
+  const struct emu_config *cfg = rig->config;
+  if (__atomic_load_n(&h->next_at, __ATOMIC_RELAXED) == UINT64_MAX) {
+    return;
+  }
+  uint64_t now = jf_vcpu_clock_totals(rig).insns;
+  if (now < __atomic_load_n(&h->next_at, __ATOMIC_RELAXED)) {
+    return;
+  }
+  g_mutex_lock(&rig->lock);
+  while (h->next_event < cfg->nevents && cfg->events[h->next_event].at <= now) {
+    apply(rig, &cfg->events[h->next_event], vcpu);
+    h->next_event++;
+  }
+  __atomic_store_n(&h->next_at, event_at(cfg, h->next_event), __ATOMIC_RELAXED);
+  g_mutex_unlock(&rig->lock);
+}

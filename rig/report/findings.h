@@ -1,0 +1,162 @@
+/*
+ * Findings: the rig's stale fetches grouped by root cause, the way a
+ * sanitizer reports a bug once with a count rather than once per
+ * occurrence (docs/FINDINGS.md). One finding per missing step (kind), per
+ * maintenance instruction that should have covered the words (the flush
+ * routine, whoever called it) and the stride its loop used; without one,
+ * per writing store. The callers are listed inside. No QEMU here: the
+ * plugin feeds it verdicts of the coherence model, tests feed it fixtures.
+ *
+ * The same records produce the three forms: members of the JSON report
+ * (findings_json.h), the sanitizer-style blocks printed on stderr
+ * (findings_text.h), and SARIF 2.1.0 (findings_sarif.h), once the code
+ * they mention is named (findings_names.h).
+ */
+#ifndef JITFLUSH_EMU_FINDINGS_H
+#define JITFLUSH_EMU_FINDINGS_H
+
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "coherence.h"
+#include "emu_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct emu_findings;
+
+/* Root causes kept: a guest with more distinct ones (100,000 flush callers
+ * each missing a step) would otherwise grow the rig, its stderr and its
+ * report without bound. The stale fetches of the others are counted
+ * (emu_findings_omitted_stale), never dropped silently. */
+#define EMU_FINDINGS_KEEP 1000
+
+/* CFG names the clusters' cores; it must outlive the object. */
+struct emu_findings *emu_findings_new(const struct emu_config *cfg);
+void emu_findings_free(struct emu_findings *f);
+
+/* The site number (from 1) of maintenance at PC whose link register held
+ * LR: the flush routine's caller is the call before LR (0: unknown). */
+uint32_t emu_findings_site(struct emu_findings *f, uint64_t pc, uint64_t lr);
+/* The same, with FRAME_LR the return address the frame record at x29 held
+ * ([x29, #8]; 0 unknown): the caller when the flush routine is not a leaf
+ * (docs/FINDINGS.md, "flush.caller"), decided once its code is named. */
+uint32_t emu_findings_site_framed(struct emu_findings *f, uint64_t pc, uint64_t lr,
+                                  uint64_t frame_lr);
+/* The same, with UNWOUND the return address into the flush routine's
+ * caller that its unwind tables located (symbols.h,
+ * emu_symbols_return_rule; 0 without): when given, it names the caller,
+ * whatever the symbols say. */
+uint32_t emu_findings_site_unwound(struct emu_findings *f, uint64_t pc, uint64_t lr,
+                                   uint64_t frame_lr, uint64_t unwound);
+
+/* One stale fetch of the word at VA by thread THREAD on CPU. */
+void emu_findings_record(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
+                         const struct jf_verdict *v);
+
+/* What recording one stale fetch did, so that a later fetch of the same
+ * word with the same verdict can be recorded without the lookups
+ * (emu_findings_repeat). */
+struct emu_stale_repeat {
+  void *finding; /* NULL: not repeatable (a root cause past the cap) */
+  uint64_t lr;   /* the flush routine's caller counted, when CALLER */
+  uint64_t settles;
+  uint32_t kind;
+  bool caller;
+  uint64_t frame_lr; /* with LR */
+  uint64_t unwound;  /* with LR */
+};
+
+/* emu_findings_record, filling R for emu_findings_repeat. */
+void emu_findings_record_memo(struct emu_findings *f, uint64_t va, unsigned cpu, unsigned thread,
+                              const struct jf_verdict *v, struct emu_stale_repeat *r);
+
+/* Records one more stale fetch of the word at VA exactly as
+ * emu_findings_record would with the verdict R was made from; the caller
+ * vouches that the verdict is the same. False, recording nothing, when R
+ * no longer applies (the findings were settled since, or R was not
+ * repeatable): then call emu_findings_record_memo. */
+bool emu_findings_repeat(struct emu_findings *f, const struct emu_stale_repeat *r, uint64_t va,
+                         unsigned cpu, unsigned thread);
+
+/* One executed mrs xN, ctr_el0 at PC on CPU, which returned VALUE. */
+void emu_findings_ctr_read(struct emu_findings *f, uint64_t pc, unsigned cpu, uint64_t value);
+
+/* The command line that reproduces the run (the runner's, with its seed
+ * and policy written out), shown in each stderr block and in the SARIF
+ * log's invocation. NULL: none (the default). Copied. */
+void emu_findings_set_reproduce(struct emu_findings *f, const char *command);
+
+/* The rerun line of each stderr block, when it is not the reproducing
+ * command (the runner's "jitflush-emu --reproduce REPORT"), and, when not
+ * NULL, UNRECORDED: what that line cannot restore (the environment, when
+ * no report records it), shown under it. Both copied. */
+void emu_findings_set_rerun(struct emu_findings *f, const char *command, const char *unrecorded);
+
+/* Forgets every stale fetch and CTR_EL0 read recorded so far, keeping the
+ * sites (the model's records still name them): a forked process reports
+ * only what it found itself (plugin_fork.c). */
+void emu_findings_restart(struct emu_findings *f);
+
+/* The root causes recorded so far, before settling: it grows by one with
+ * each new one (cheap, for noticing a new finding as it is recorded). */
+unsigned emu_findings_recorded(const struct emu_findings *f);
+
+/* The root causes: settles first (a call of a flush routine too short to
+ * show its stride joins the finding of the routine's one known stride). */
+unsigned emu_findings_count(struct emu_findings *f);
+
+/*
+ * How the guest ended, for a crash tied to its cause (docs/FINDINGS.md,
+ * "A crash"). NOTE_EXIT: the program called exit_group, a normal end.
+ * NOTE_END, at exit: THREAD (its serial, -1 unknown) was the one running
+ * on the host thread that ends the process, which for a fatal signal is the
+ * thread that took it, and BLOCK the start of the last translation block
+ * it ran (0 unknown). Without NOTE_EXIT before NOTE_END the guest died of a
+ * signal, and the reports name THREAD's last stale fetch and its finding.
+ */
+void emu_findings_note_exit(struct emu_findings *f);
+void emu_findings_note_end(struct emu_findings *f, int thread, uint64_t block);
+/* Stale fetches of root causes beyond the first EMU_FINDINGS_KEEP. */
+uint64_t emu_findings_omitted_stale(const struct emu_findings *f);
+uint64_t emu_findings_stale_total(const struct emu_findings *f);
+
+/* One object the guest had mapped, for the report's "mappings": guest
+ * address = ELF address + LOAD_BASE. Copied. */
+void emu_findings_add_mapping(struct emu_findings *f, const char *path, uint64_t start,
+                              uint64_t end, uint64_t load_base, const char *build_id);
+
+/* The kernel published code the program ran without maintaining it
+ * itself (rig/model/kernel_sync.h): CALL ("mprotect", "mmap", "fault")
+ * made by the instruction at PC, whose link register held LR, synced PAGES
+ * pages holding WORDS such words. A note in the reports, not a finding.
+ * CALL is copied. */
+void emu_findings_kernel_note(struct emu_findings *f, const char *call, uint64_t pc, uint64_t lr,
+                              uint64_t pages, uint64_t words);
+
+/* One more stale fetch of the word at VA whose every possibly-seen word is
+ * the one it runs (coherence.h, jf_model_stale_benign): not a finding, one
+ * note for all of them in the reports. */
+void emu_findings_benign(struct emu_findings *f, uint64_t va);
+uint64_t emu_findings_benign_total(const struct emu_findings *f);
+
+/* Forgets the kernel notes added so far (written again with the reports). */
+void emu_findings_clear_kernel_notes(struct emu_findings *f);
+/* Forgets the mappings added so far: the reports may be written more than
+ * once in a run (a checkpoint, then at exit), each time with the mappings
+ * of that moment. */
+void emu_findings_clear_mappings(struct emu_findings *f);
+
+/* The directory SARIF locations are made relative to (--sarif-root): a
+ * source file under it becomes a relative URI with uriBaseId SRCROOT.
+ * NULL (the default): absolute file:// URIs. Copied. */
+void emu_findings_set_sarif_root(struct emu_findings *f, const char *root);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITFLUSH_EMU_FINDINGS_H */

@@ -1,0 +1,114 @@
+/*
+ * The runner's side of the suite store (docs/RIG.md, "One report per
+ * suite"). A test suite runs hundreds of rig processes, each writing its
+ * own report; with --store DIR (JITFLUSH_EMU_STORE) every process adds one
+ * entry to DIR instead, and jitflush-emu --merge turns the folders of a
+ * suite, or of every job of a CI matrix, into one report.
+ *
+ * An entry is BASE (an empty marker made with mkstemp, so that concurrent
+ * processes never pick the same name), BASE.json and BASE.sarif (written by
+ * the plugin), and BASE.run, the runner's record, written last by rename.
+ * The marker is removed once the record exists, so a marker left alone is a
+ * process that was killed before it finished (the merge counts those).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "json_string.h"
+#include "runner_store.h"
+
+char *emu_store_reserve(const char *dir, GError **error)
+{
+  if (g_mkdir_with_parents(dir, 0777) != 0) {
+    int e = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot create %s: %s", dir,
+                g_strerror(e));
+    return NULL;
+  }
+  char *name = g_strdup_printf("run-%ld-XXXXXX", (long)getpid());
+  char *base = g_build_filename(dir, name, NULL);
+  g_free(name);
+  int fd = g_mkstemp_full(base, O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int e = errno;
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot add an entry to %s: %s",
+                dir, g_strerror(e));
+    g_free(base);
+    return NULL;
+  }
+  close(fd);
+  return base;
+}
+
+static void put_gstring(void *sink, const char *bytes, size_t len)
+{
+  g_string_append_len(sink, bytes, (gssize)len);
+}
+
+/* TEXT as a JSON string (common/json_string.h), with bytes that are
+ * not UTF-8 replaced, since a command line may hold any bytes and JSON may
+ * not. */
+static void append_json_string(GString *out, const char *text)
+{
+  char *valid = g_utf8_make_valid(text, -1);
+  jf_json_string(valid, put_gstring, out);
+  g_free(valid);
+}
+
+static void append_member(GString *out, const char *key, const char *value)
+{
+  g_string_append_printf(out, ",\n  \"%s\": ", key);
+  if (value) {
+    append_json_string(out, value);
+  } else {
+    g_string_append(out, "null");
+  }
+}
+
+bool emu_store_complete(const char *base, const struct emu_store_record *rec, GError **error)
+{
+  char *cwd = g_get_current_dir();
+  char *id = g_path_get_basename(base);
+  GString *json = g_string_new("{\n  \"format\": \"jitflush-emu-store-run\",\n  \"version\": 1");
+  append_member(json, "id", id);
+  append_member(json, "test", rec->test);
+  append_member(json, "cwd", cwd);
+  g_string_append(json, ",\n  \"argv\": [");
+  for (char *const *a = rec->argv; *a; a++) {
+    if (a != rec->argv) {
+      g_string_append(json, ", ");
+    }
+    append_json_string(json, *a);
+  }
+  g_string_append_c(json, ']');
+  append_member(json, "reproduce", rec->reproduce);
+  g_string_append_printf(json, ",\n  \"status\": %d,\n  \"ran\": %s", rec->status,
+                         rec->ran ? "true" : "false");
+  append_member(json, "config", rec->config);
+  append_member(json, "soc", rec->soc);
+  g_string_append_printf(json, ",\n  \"seed\": %" PRIu64, rec->seed);
+  append_member(json, "policy", rec->policy);
+  char *report = g_strconcat(id, EMU_STORE_REPORT, NULL);
+  char *sarif = g_strconcat(id, EMU_STORE_SARIF, NULL);
+  append_member(json, "report", rec->report ? report : NULL);
+  append_member(json, "sarif", rec->sarif ? sarif : NULL);
+  g_string_append(json, "\n}\n");
+  char *path = g_strconcat(base, EMU_STORE_RECORD, NULL);
+  bool ok = g_file_set_contents(path, json->str, (gssize)json->len, error);
+  if (ok) {
+    unlink(base);
+  }
+  g_free(path);
+  g_free(report);
+  g_free(sarif);
+  g_string_free(json, TRUE);
+  g_free(id);
+  g_free(cwd);
+  return ok;
+}

@@ -1,0 +1,144 @@
+/*
+ * The emulated SoC described by a qemu-configs/NAME.conf file (format in
+ * docs/RIG.md). Shared by the runner (jitflush-emu, which builds the
+ * sysfs overlay from it) and the TCG plugin (which gives each guest thread
+ * one of these CPUs).
+ */
+#ifndef JITFLUSH_EMU_CONFIG_H
+#define JITFLUSH_EMU_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "cpuset.h" /* struct jf_cpuset, JF_MAX_CPUS (common/cpuset.c) */
+
+enum emu_ctr_trap {
+  EMU_CTR_TRAP_NONE,     /* each CPU's own CTR_EL0 is visible at EL0 */
+  EMU_CTR_TRAP_SANITIZE, /* Linux >= 4.9 on a mismatched system: every read
+                            returns the system-wide safe value */
+};
+
+enum emu_sysfs_mode {
+  EMU_SYSFS_FULL,     /* possible/present/online, cache/indexM, regs/ */
+  EMU_SYSFS_NO_CACHE, /* no cpuN/cache/ */
+  EMU_SYSFS_NO_MIDR,  /* no cpuN/regs/identification/ */
+  EMU_SYSFS_NONE,     /* no /sys/devices/system/cpu at all */
+};
+
+/* [kernel] exec-map-sync: whether the emulated kernel syncs a page the
+ * first time it is mapped executable, as arm64 Linux does
+ * (rig/model/kernel_sync.c). */
+enum emu_exec_map_sync {
+  EMU_EXEC_MAP_SYNC_LINUX, /* default */
+  EMU_EXEC_MAP_SYNC_NONE,  /* no OS help: such code is kernel-sync-assumed */
+};
+/* "linux", "none", NULL: the names the config and --exec-map-sync take. */
+extern const char *const emu_exec_map_sync_names[];
+
+/* [kernel] linux: which arm64 Linux's __sync_icache_dcache the emulated
+ * kernel has (rig/model/kernel_sync.c, docs/COHERENCE-MODEL.md). */
+enum emu_kernel_linux {
+  EMU_KERNEL_LINUX_6X,        /* default: syncs every page, anonymous too */
+  EMU_KERNEL_LINUX_ANON_SKIP, /* v3.11-v4.6: returns early for anonymous pages */
+};
+/* "6.x", "3.18-anon-skip", NULL: the names the config takes. */
+extern const char *const emu_kernel_linux_names[];
+
+/* [sched] policy. */
+enum emu_sched_policy {
+  EMU_SCHED_ADVERSARIAL, /* default: CTR_EL0 read on the largest-line CPU of
+                            the thread's mask, maintenance on the smallest */
+  EMU_SCHED_RANDOM,      /* seeded random migrations only */
+};
+/* "adversarial", "random", NULL: the names the config and --policy take. */
+extern const char *const emu_sched_policy_names[];
+
+struct emu_cluster {
+  char *name; /* text after "cluster " in the group name */
+  char *core; /* core= (a human name, e.g. "Cortex-A53") */
+  uint64_t midr;
+  uint64_t ctr;
+  unsigned l1i_line;  /* bytes; defaults to 4 << CTR.IminLine */
+  unsigned l1d_line;  /* bytes; defaults to 4 << CTR.DminLine */
+  char *domain;       /* domain= (default: the cluster's own name) */
+  unsigned domain_id; /* index of the first cluster with the same domain:
+                         clusters with equal ids share one cpufreq policy
+                         and one topology cluster in the overlay */
+};
+
+/* [hotplug] events: at AT guest instructions (all threads together) the
+ * CPUs in CPUS come online (ONLINE) or go offline. */
+struct emu_hotplug_event {
+  uint64_t at;
+  bool online;
+  struct jf_cpuset cpus;
+};
+
+struct emu_cpu {
+  int cluster; /* index into emu_config.clusters */
+  bool online; /* online at start */
+};
+
+struct emu_config {
+  char *path;
+  char *soc_name;
+  char *qemu_cpu; /* NULL when not given */
+  unsigned ncpus; /* CPUs 0..ncpus-1; every one belongs to a cluster */
+  struct emu_cpu cpus[JF_MAX_CPUS];
+  struct emu_cluster *clusters;
+  unsigned nclusters;
+  enum emu_ctr_trap ctr_trap;
+  enum emu_sysfs_mode sysfs;
+  struct jf_cpuset allowed;         /* initial affinity; default: online CPUs */
+  uint64_t seed;                    /* [sched] seed, default 1 */
+  unsigned migrate_every;           /* [sched] mean instructions; 0 = never */
+  enum emu_sched_policy policy;     /* [sched] policy, default adversarial */
+  uint64_t sanitized_ctr;           /* the system-wide safe CTR_EL0 (min lines,
+                                       AND of IDC/DIC) computed at load time */
+  struct emu_hotplug_event *events; /* sorted by at (stable) */
+  unsigned nevents;
+  /* [kernel] exec-map-sync, default linux. */
+  enum emu_exec_map_sync exec_map_sync;
+  /* [kernel] linux, default 6.x. */
+  enum emu_kernel_linux kernel_linux;
+};
+
+/* The cluster CPU belongs to. */
+static inline unsigned emu_config_cluster_of(const struct emu_config *cfg, unsigned cpu)
+{
+  return (unsigned)cfg->cpus[cpu].cluster;
+}
+
+/* The CTR_EL0 a guest reads on CPU: its own, or the sanitised system value
+ * when the emulated kernel traps EL0 reads (Linux >= 4.9 on mismatched
+ * systems, arch/arm64/kernel/cpufeature.c). */
+static inline uint64_t emu_config_visible_ctr(const struct emu_config *cfg, unsigned cpu)
+{
+  if (cfg->ctr_trap == EMU_CTR_TRAP_SANITIZE) {
+    return cfg->sanitized_ctr;
+  }
+  return cfg->clusters[emu_config_cluster_of(cfg, cpu)].ctr;
+}
+
+/* Parses a [hotplug] events value: items "+CPULIST@N" or "-CPULIST@N"
+ * separated by commas (a CPULIST may hold commas itself: "+4,6@100"), in
+ * the kernel's cpulist format. Fills *events / *n (the caller frees *events
+ * with g_free), or returns false with *ERROR saying what is wrong (without
+ * the file, the line or the value: emu_config_load adds them). Exposed for
+ * tests. */
+bool emu_parse_hotplug_events(const char *text, struct emu_hotplug_event **events, unsigned *n,
+                              GError **error);
+
+/*
+ * Loads and validates PATH. On error returns NULL and sets *error to a
+ * message that names the file, the line (where one applies), the key and the
+ * problem, e.g. "qemu-configs/x.conf:12: [cluster big] ctr: not a number:
+ * '0xzz'". Unknown groups and keys, bad numbers, overlapping or missing CPUs
+ * are all errors.
+ */
+struct emu_config *emu_config_load(const char *path, GError **error);
+void emu_config_free(struct emu_config *config);
+
+#endif /* JITFLUSH_EMU_CONFIG_H */
