@@ -2,13 +2,13 @@
 # Builds both trees with the CMake presets (CMakePresets.json): aarch64
 # (cross: library, CLI, target tests, guest programs) first, then host
 # (library, host tests, the rig, and the host-side drivers that run the
-# aarch64 programs under it), with the QEMU that ci/build-qemu.sh built.
+# aarch64 programs under it), with the QEMU that ci/install/qemu.sh built.
 # Usage: ci/build.sh [--no-rig]     (--no-rig: skip building QEMU)
 #
 # Which QEMU (docs/RIG.md, "Which QEMU"): the one named, or none. A build/host
 # configured with -DJITFLUSH_QEMU_AARCH64=<a QEMU outside .cache/qemu> keeps
 # it; otherwise JITFLUSH_QEMU_TARBALL (with JITFLUSH_QEMU_TARBALL_SHA256) or
-# JITFLUSH_QEMU_VERSION choose what ci/build-qemu.sh builds, and its default
+# JITFLUSH_QEMU_VERSION choose what ci/install/qemu.sh builds, and its default
 # when neither is set. A tree's own QEMU and one named in the environment are
 # refused together (exit 3, naming both); a change of QEMU is said on stderr.
 set -euo pipefail
@@ -36,7 +36,7 @@ if [ "${1:-}" != "--no-rig" ]; then
     echo "ci/build.sh: build/host keeps the QEMU it was configured with, $own" >&2
     qemu=$own
   else
-    build_qemu=(ci/build-qemu.sh)
+    build_qemu=(ci/install/qemu.sh)
     if [ -n "${JITFLUSH_QEMU_TARBALL:-}" ]; then
       build_qemu+=(--tarball "$JITFLUSH_QEMU_TARBALL")
       [ -z "${JITFLUSH_QEMU_TARBALL_SHA256:-}" ] || build_qemu+=(--sha256 "$JITFLUSH_QEMU_TARBALL_SHA256")

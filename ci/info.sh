@@ -10,10 +10,10 @@
 #   ci/info.sh [...] -- --json          arguments after -- go to jitflush-info
 #                                       (--json, --selftest[=SECONDS], --help)
 #
-# Steps (ci/setup-steps.sh), each announced on one line with its first-run
+# Steps (ci/install/setup-steps.sh), each announced on one line with its first-run
 # time when it has work to do, and silent when everything is cached:
-#   1. ci/install-deps.sh  Debian packages (needs root only when some are missing)
-#   2. ci/build-qemu.sh    plugin-enabled qemu-aarch64, cached in .cache/qemu
+#   1. ci/install/deps.sh  Debian packages (needs root only when some are missing)
+#   2. ci/install/qemu.sh  plugin-enabled qemu-aarch64, cached in .cache/qemu
 #   3. build/aarch64       jitflush-info only (the aarch64 preset)
 #   4. build/host          the rig's runner and plugin only (the host preset)
 #   5. build/host/rig/jitflush-emu --config FILE -- build/aarch64/cli/jitflush-info ARGS
@@ -66,8 +66,8 @@ jf_me=ci/info.sh
 jf_repo=$repo
 jf_log="$repo/build/info.log"
 : > "$jf_log"
-# shellcheck source=setup-steps.sh
-. "$here/setup-steps.sh"
+# shellcheck source=install/setup-steps.sh
+. "$here/install/setup-steps.sh"
 
 jf_step_deps
 if [ "$native" -eq 1 ]; then

@@ -14,7 +14,7 @@ config=$1
 shift
 runner="$root/build/host/rig/jitflush-emu"
 if [ ! -x "$runner" ]; then
-  "$root/ci/install-deps.sh" >&2
+  "$root/ci/install/deps.sh" >&2
   "$root/ci/build.sh" >&2
 fi
 exec "$runner" --config "$config" "$@"

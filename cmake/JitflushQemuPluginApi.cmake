@@ -21,7 +21,7 @@ function(jitflush_qemu_plugin_api header out)
   if(_api LESS JITFLUSH_QEMU_API_MIN OR _api GREATER JITFLUSH_QEMU_API_MAX)
     message(FATAL_ERROR "jitflush: ${header} is QEMU plugin API version ${_api}; the rig's plugin "
             "supports versions ${JITFLUSH_QEMU_API_MIN} to ${JITFLUSH_QEMU_API_MAX} (QEMU 10.1 to "
-            "11.1): build it against a supported QEMU (ci/build-qemu.sh; docs/RIG.md, \"Which QEMU\")")
+            "11.1): build it against a supported QEMU (ci/install/qemu.sh; docs/RIG.md, \"Which QEMU\")")
   endif()
   set(${out} ${_api} PARENT_SCOPE)
 endfunction()

@@ -1,5 +1,5 @@
 # The library's source lists, in one file that both the build
-# (lib/CMakeLists.txt, common/CMakeLists.txt) and ci/amalgamate.sh (through
+# (lib/CMakeLists.txt, common/CMakeLists.txt) and ci/gen/amalgamation.sh (through
 # cmake/print-sources.cmake, so CMake itself evaluates them) read. Paths are
 # relative to the top of the tree.
 # The code the library shares with jitflush-info and the rig (common/):

@@ -1,6 +1,6 @@
 # cmake -DNAMES="NAME;..." -P cmake/print-sources.cmake
 # Prints the files of the named lists of cmake/JitflushSources.cmake, one per
-# line, for ci/amalgamate.sh; fails on a list that is not defined.
+# line, for ci/gen/amalgamation.sh; fails on a list that is not defined.
 include(${CMAKE_CURRENT_LIST_DIR}/JitflushSources.cmake)
 set(_out "")
 foreach(name IN LISTS NAMES)

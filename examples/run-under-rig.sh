@@ -15,7 +15,7 @@
 # flush routine: jitflush, __builtin___clear_cache, its own asm.
 #
 # The first run sets the rig up, one line per step as it starts, with what
-# it took the first time on 2 cores (ci/setup-steps.sh): Debian packages,
+# it took the first time on 2 cores (ci/install/setup-steps.sh): Debian packages,
 # QEMU with plugins from Debian's source package (about 2 min, cached in
 # .cache/qemu), then the runner and plugin in build/rig (about 10 s). Later
 # runs print nothing of their own. Set JITFLUSH_EMU to use a runner built
@@ -57,7 +57,7 @@ if [ -z "$runner" ]; then
 fi
 
 if [ -z "$runner" ]; then
-  runner="$("$repo/ci/install-rig.sh")/jitflush-emu"
+  runner="$("$repo/ci/install/rig.sh")/jitflush-emu"
 fi
 
 exec "$runner" "${runner_args[@]}" -- "$@"

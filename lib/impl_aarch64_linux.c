@@ -92,7 +92,7 @@ __attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintpt
 /* Cleans [d_first, d_first + span] and invalidates [i_first, i_first + span]
  * with the process-wide geometry. The common case, a published geometry
  * without the per-call guard, is one acquire load and a few shifts of the
- * geometry word (lib/state.h): that is what ci/bench.sh measures as
+ * geometry word (lib/state.h): that is what ci/bench/run.sh measures as
  * jitflush's fixed cost per flush, and what keeps it at or below libgcc's. */
 static inline void flush_views(uintptr_t d_first, uintptr_t i_first, uintptr_t span)
 {

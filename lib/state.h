@@ -25,7 +25,7 @@ struct jf_geometry {
 /*
  * The published geometry as one word (0 until the probe has finished), so
  * that the flush's fast path is one acquire load and a few shifts, with no
- * call and no struct (ci/bench.sh counts those instructions per flush):
+ * call and no struct (ci/bench/run.sh counts those instructions per flush):
  *   [4:0] log2 I-line  [12:8] log2 D-line
  *   [16] IDC  [17] DIC  [18] dc civac  (the order of flush_aarch64.S's flags)
  *   [19] per-call guard  [20] online check  [61] sync only: fast, IDC and DIC (one tbnz)

@@ -12,7 +12,7 @@
  * runs").
  *
  * The counter has no dynamic symbol: it is found in the executable's own
- * symbol table (.symtab: ci/build-qemu.sh installs the binary unstripped),
+ * symbol table (.symtab: ci/install/qemu.sh installs the binary unstripped),
  * at its link address plus the executable's load bias. pending_cpus has
  * had that name and type since cpus-common.c began (QEMU 2.8); a QEMU
  * without it is reported, and the schedule falls back to the guess

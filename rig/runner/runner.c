@@ -162,7 +162,7 @@ static char *find_qemu(const struct emu_options *o, int *status)
   if (!*want) {
     *status =
         emu_fail(EMU_EXIT_QEMU, "no qemu-aarch64 configured: pass --qemu or set JITFLUSH_QEMU "
-                                "(ci/build-qemu.sh builds one)");
+                                "(ci/install/qemu.sh builds one)");
     return NULL;
   }
   /* A name with a '/', or a file in the current folder, is a path (made
@@ -185,7 +185,7 @@ static char *find_qemu(const struct emu_options *o, int *status)
   if (!qemu_has_plugins(path)) {
     *status = emu_fail(EMU_EXIT_QEMU,
                        "%s (from %s) has no TCG plugin support (-plugin); build one with "
-                       "ci/build-qemu.sh",
+                       "ci/install/qemu.sh",
                        path, from);
     g_free(path);
     return NULL;

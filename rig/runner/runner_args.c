@@ -49,7 +49,7 @@ static const char help_text[] =
     "                     '/' that is no file here is looked up in $PATH\n"
     "  --check on|off|full  the coherence checker (default on); off keeps the\n"
     "                     topology, migrations and counters but checks no\n"
-    "                     fetch (ci/bench.sh measures what the checker costs);\n"
+    "                     fetch (ci/bench/run.sh measures what the checker costs);\n"
     "                     full calls the model on every checked fetch instead\n"
     "                     of only when the word may be stale, and on every\n"
     "                     store instead of once per group of stores (same\n"

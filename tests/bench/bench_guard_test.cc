@@ -1,4 +1,4 @@
-// The guard of ci/bench.sh's headline targets, cheap enough for the default
+// The guard of ci/bench/run.sh's headline targets, cheap enough for the default
 // suite: flush_bench under the rig on the Exynos 8890 (64-byte safe lines,
 // 128-byte I-lines on the big cores), one size, two steady-state calls.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 /*
- * conf_facts FILE: what ci/bench_counts.py needs of a qemu-configs .conf file,
+ * conf_facts FILE: what ci/bench/counts.py needs of a qemu-configs .conf file,
  * read by the rig's own loader (rig/shared/emu_config.c) so that the bench
  * accepts exactly the files the rig runs. One line per cluster,
  *

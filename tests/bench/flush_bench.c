@@ -1,5 +1,5 @@
 /*
- * flush_bench: the guest side of ci/bench.sh (docs/BENCHMARKS.md#what-is-measured). It
+ * flush_bench: the guest side of ci/bench/run.sh (docs/BENCHMARKS.md#what-is-measured). It
  * JIT-writes a function of each size, flushes it with one of the routines
  * of tests/scenario (impl_*.c), and runs it, bracketing each flush and
  * each run with the rig's region markers, so that the plugin counts exactly

@@ -1,7 +1,7 @@
 // Google Benchmark of the host path (x86_64 here): what a JIT pays for
 // calling jitflush where the hardware keeps instruction fetch coherent. The
 // flush should cost about a function call whatever the size, and
-// jitflush_get_info a copy of the view. ci/bench.sh runs it as a guard
+// jitflush_get_info a copy of the view. ci/bench/run.sh runs it as a guard
 // against an accidental slow path; it is not part of the test suite.
 #include <benchmark/benchmark.h>
 

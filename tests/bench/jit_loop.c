@@ -12,7 +12,7 @@
  * so with the default BODY of 1 every translation block QEMU executes is
  * three JIT-written instructions: per-block costs of the plugin (inline
  * counters, conditional callbacks, fetch checks) are as visible as they can
- * be. ci/bench.sh times it on plain QEMU, under the rig with the checker
+ * be. ci/bench/run.sh times it on plain QEMU, under the rig with the checker
  * off and with it on (docs/BENCHMARKS.md, "The rig's own speed").
  *
  *   jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N] [--no-flush]

@@ -8,7 +8,7 @@
         that the schema checks what it claims to.
 
 Exit status: 0 pass, 1 a document was judged wrongly, 2 usage or unreadable
-input. Uses Debian's python3-jsonschema (ci/install-deps.sh).
+input. Uses Debian's python3-jsonschema (ci/install/deps.sh).
 """
 import copy
 import json
@@ -17,7 +17,7 @@ import sys
 try:
     import jsonschema
 except ImportError:
-    sys.exit("check_schema.py: python3-jsonschema is missing (ci/install-deps.sh installs it)")
+    sys.exit("check_schema.py: python3-jsonschema is missing (ci/install/deps.sh installs it)")
 
 
 def load(path, what):

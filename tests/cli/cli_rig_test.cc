@@ -9,7 +9,7 @@
 //   runner's report.
 //
 // Paths come from compile definitions set by tests/cli/CMakeLists.txt.
-// With JITFLUSH_REGEN_GOLDENS=1 in the environment (ci/regen-goldens.sh)
+// With JITFLUSH_REGEN_GOLDENS=1 in the environment (ci/gen/goldens.sh)
 // the golden and fixture tests first rewrite their expectation files from
 // the run (golden_compare.h), then check the run against them as usual.
 #include <gtest/gtest.h>
@@ -174,7 +174,7 @@ TEST_P(Golden, JsonMatchesTheConfigsFacts)
   ASSERT_TRUE(fs::exists(golden) || jfi_test::Regenerating())
       << "no expectation for " << config << ": write " << golden
       << " from the config's facts (docs/BACKGROUND.md#architecture-facts), or start one with "
-         "ci/regen-goldens.sh";
+         "ci/gen/goldens.sh";
   RigRun run = RunUnderRig(config, {"--json"});
   CheckRun(run, Expectation(golden, run, stem), stem);
 }

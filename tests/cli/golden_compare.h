@@ -13,7 +13,7 @@
 //   "exit_status": 0                the program's exit status
 // Keys starting with "_" are comments.
 //
-// Regeneration (ci/regen-goldens.sh, or JITFLUSH_REGEN_GOLDENS=1 in the
+// Regeneration (ci/gen/goldens.sh, or JITFLUSH_REGEN_GOLDENS=1 in the
 // test's environment): RegenerateExpectation keeps an expectation's shape
 // (the same keys are checked, comments and other keys stay) and takes
 // every checked value from a run's output; FormatExpectation writes it.
@@ -263,7 +263,7 @@ inline ordered_json NewExpectation(size_t ncpus)
        {"verdict.kind", "verdict.stride_safe", "verdict.strategies.first_core_cache.safety",
         "verdict.strategies.per_call_read.safety", "verdict.strategies.fixed_64.safety"})
     also[key] = nullptr;
-  return {{"_facts", "Written by ci/regen-goldens.sh from the rig's output: check every value "
+  return {{"_facts", "Written by ci/gen/goldens.sh from the rig's output: check every value "
                      "against the config and docs/BACKGROUND.md#architecture-facts, then say "
                      "here where each one comes from."},
           {"exit_status", 0},

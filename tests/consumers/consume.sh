@@ -179,9 +179,9 @@ pkg-config)
 copy-in)
   b=$work/copy-in
   rm -rf "$b"
-  run "$src/ci/amalgamate.sh" "$b/third_party/jitflush" >/dev/null
+  run "$src/ci/gen/amalgamation.sh" "$b/third_party/jitflush" >/dev/null
   [ "$(ls "$b/third_party/jitflush")" = "$(printf 'jitflush.c\njitflush.h')" ] ||
-    fail "ci/amalgamate.sh should write exactly jitflush.c and jitflush.h"
+    fail "ci/gen/amalgamation.sh should write exactly jitflush.c and jitflush.h"
   # Compiles alone, with no build system and no include path but its own
   # folder, warning-free, for x86_64 and aarch64; the AArch64 flush loop is
   # in the aarch64 object only (the platform guards survived).

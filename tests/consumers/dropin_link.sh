@@ -38,7 +38,7 @@ case "$linkage" in
   shared) shared=ON ;;
   *) echo "dropin_link.sh: linkage must be static or shared, not '$linkage'" >&2; exit 2 ;;
 esac
-command -v "${cc[0]}" >/dev/null || { echo "dropin_link.sh: ${cc[0]} not found (ci/install-deps.sh)" >&2; exit 2; }
+command -v "${cc[0]}" >/dev/null || { echo "dropin_link.sh: ${cc[0]} not found (ci/install/deps.sh)" >&2; exit 2; }
 
 fail() { echo "dropin_link.sh $compiler $linkage: FAIL: $*" >&2; exit 1; }
 run() { echo "+ $*" >&2; "$@"; }

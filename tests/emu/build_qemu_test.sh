@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/build-qemu.sh never caches a broken QEMU, and says what went wrong
+# ci/install/qemu.sh never caches a broken QEMU, and says what went wrong
 # (docs/RIG.md, "Which QEMU"). Each case builds a small fake QEMU source
 # tree as a release tarball into a private cache (JITFLUSH_QEMU_CACHE): its
 # configure writes a build.ninja whose qemu-aarch64 is a script, so the
@@ -15,7 +15,7 @@
 set -euo pipefail
 repo=$1
 case_name=$2
-script="$repo/ci/build-qemu.sh"
+script="$repo/ci/install/qemu.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export JITFLUSH_QEMU_CACHE="$work/cache"
@@ -209,7 +209,7 @@ case "$case_name" in
     rc=0
     PATH="$work/bin:$PATH" "$script" > /dev/null 2> "$work/err" || rc=$?
     err=$(cat "$work/err")
-    expect 3 "ci/build-qemu.sh --tarball qemu-10.2.2.tar.xz"
+    expect 3 "ci/install/qemu.sh --tarball qemu-10.2.2.tar.xz"
     ;;
   second-tarball)
     # A tarball of another version while one is cached: --cached does not
@@ -273,7 +273,7 @@ case "$case_name" in
       fail "a good build left: $(ls "$JITFLUSH_QEMU_CACHE/src")"
     ;;
   setup-step-tarball)
-    # ci/info.sh's QEMU step (ci/setup-steps.sh) with JITFLUSH_QEMU_TARBALL
+    # ci/info.sh's QEMU step (ci/install/setup-steps.sh) with JITFLUSH_QEMU_TARBALL
     # naming another version than the one cached: that version is built
     # and used, and the step says so.
     make_tree 10.2.90 6 0 loads
@@ -283,7 +283,7 @@ case "$case_name" in
     jf_qemu=$(JITFLUSH_QEMU_TARBALL="$work/qemu-10.2.91.tar.gz" \
       JITFLUSH_QEMU_TARBALL_SHA256="$(sha "$work/qemu-10.2.91.tar.gz")" bash -c '
         jf_me=test jf_repo=$1 jf_log=$2
-        . "$1/ci/setup-steps.sh"
+        . "$1/ci/install/setup-steps.sh"
         jf_step_qemu
         echo "$jf_qemu"' _ "$repo" "$work/setup.log" 2> "$work/err") || rc=$?
     err=$(cat "$work/err")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every source that includes QEMU's plugin API header (the plugin's, the
-plugin unit tests' doubles, rigs and tests, ci/qemu-probe-plugin.c)
+plugin unit tests' doubles, rigs and tests, ci/install/qemu-probe-plugin.c)
 compiles with -Wall -Wextra -Werror against a header of API 5, 6 or 7
 (docs/RIG.md, "Which QEMU"; docs/TESTING.md).
 
@@ -33,7 +33,7 @@ version changed) must be refused by qemu_api.h's #error, naming the range.
     check_plugin_api_headers.py ARGS_FILE REPO --newer-plugin RUNNER CONFIG GUEST
 
 --newer-plugin: a plugin built for the API after the build's QEMU's
-(ci/qemu-probe-plugin.c against the derived header) is refused by QEMU
+(ci/install/qemu-probe-plugin.c against the derived header) is refused by QEMU
 itself: the runner exits 5, its last line quoting QEMU's "plugin requires
 API version N" (docs/RIG.md, "Which QEMU").
 
@@ -187,7 +187,7 @@ def includes_header(path, dirs, memo):
 
 def units(targets, repo):
     """(source, include folders, defines) to compile: the plugin's sources,
-    each target's sources that include the header, ci/qemu-probe-plugin.c;
+    each target's sources that include the header, ci/install/qemu-probe-plugin.c;
     and the sources under tests/ and ci/ that include it but are in none."""
     qemu_dirs = {t['header'] and os.path.dirname(t['header']) for t in targets}
     memo, out, seen = {}, [], set()
@@ -206,7 +206,7 @@ def units(targets, repo):
             api = os.path.realpath(os.path.join(repo, 'rig', 'plugin', 'qemu_api.c'))
             seen.add(api)
             out.append((api, inc, t['define']))
-    probe = os.path.realpath(os.path.join(repo, 'ci', 'qemu-probe-plugin.c'))
+    probe = os.path.realpath(os.path.join(repo, 'ci', 'install', 'qemu-probe-plugin.c'))
     out.append((probe, [d for d in targets[0]['include'] if d not in qemu_dirs], []))
     seen.add(probe)
     missed = []
@@ -265,7 +265,7 @@ def main():
     build_api = int(VERSION.search(build_text).group(1))
     todo, missed = units(targets, repo)
     tests = sum(1 for s, _, _ in todo if os.sep + 'tests' + os.sep in s)
-    what = f'{len(todo) - tests - 1} plugin sources, {tests} test sources, ci/qemu-probe-plugin.c'
+    what = f'{len(todo) - tests - 1} plugin sources, {tests} test sources, ci/install/qemu-probe-plugin.c'
     bad = 0
     if missed:
         print('FAIL these sources include qemu-plugin.h but no target of the check compiles them '
@@ -297,7 +297,7 @@ def main():
             with open(os.path.join(folder, HEADER), 'w', encoding='utf-8') as f:
                 f.write(text)
             plugin = os.path.join(folder, 'newer-plugin.so')
-            src, inc, _ = todo[-1]  # ci/qemu-probe-plugin.c
+            src, inc, _ = todo[-1]  # ci/install/qemu-probe-plugin.c
             cmd = ['cc', '-shared', '-fPIC', '-I', folder] + [a for d in inc for a in ('-I', d)]
             subprocess.run(cmd + ['-o', plugin, src], check=True)
             r = subprocess.run([runner, '--config', config, '--', guest, 'exit', '42'],

@@ -86,7 +86,7 @@ def main(argv):
     program = argv[7:]
     for path in (schema_path, sarif_tool):
         if not os.path.exists(path):
-            fail("%s is missing: run ci/install-sarif-tools.sh" % path)
+            fail("%s is missing: run ci/install/sarif-tools.sh" % path)
     work = tempfile.mkdtemp(prefix="sarif-readback-")
     findings, log, sarif, processes = run_rig(runner, config, srcroot, program, work, 1)
     if not findings:

@@ -1,6 +1,6 @@
 // Many threads racing the first flush and jitflush_init, round after round,
 // with the probe held open so that every thread provably arrives while it
-// runs. Meant to run under ThreadSanitizer too (ci/sanitizers.sh).
+// runs. Meant to run under ThreadSanitizer too (ci/check/sanitizers.sh).
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The Debian packages (debian/, ci/build-packages.sh), checked the way a
+# The Debian packages (debian/, ci/gen/packages.sh), checked the way a
 # user of each meets them:
 #
 #   check_packages.sh version REPO [CHANGELOG]
 #       debian/changelog (or CHANGELOG) is at the version include/jitflush.h
 #       gives, the one place the project keeps it
 #   check_packages.sh build ARCH REPO OUT
-#       ci/build-packages.sh ARCH --out OUT (a no-op when nothing changed)
+#       ci/gen/packages.sh ARCH --out OUT (a no-op when nothing changed)
 #   check_packages.sh lintian ARCH REPO OUT
 #       lintian finds no error and no warning; and --show-overrides lists
 #       the overridden tag, so it did read the packages
@@ -81,14 +81,14 @@ check_version() {
 check_build() {
   local arch=$1 repo=$2 out=$3
   command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
-    fail "dpkg-buildpackage and debhelper are not installed (ci/install-deps.sh installs them)"
-  run "$repo/ci/build-packages.sh" "$arch" --out "$out" >/dev/null || fail "ci/build-packages.sh $arch failed (above)"
+    fail "dpkg-buildpackage and debhelper are not installed (ci/install/deps.sh installs them)"
+  run "$repo/ci/gen/packages.sh" "$arch" --out "$out" >/dev/null || fail "ci/gen/packages.sh $arch failed (above)"
 }
 
 check_lintian() {
   local arch=$1 repo=$2 out=$3
-  command -v lintian >/dev/null || fail "lintian is not installed (ci/install-deps.sh installs it)"
-  "$repo/ci/build-packages.sh" --lintian "$arch" --out "$out" >/dev/null || fail "lintian (above)"
+  command -v lintian >/dev/null || fail "lintian is not installed (ci/install/deps.sh installs it)"
+  "$repo/ci/gen/packages.sh" --lintian "$arch" --out "$out" >/dev/null || fail "lintian (above)"
   # The overridden tag must show up as overridden: lintian really read
   # these packages, and the overrides are what silence it.
   local all
@@ -176,7 +176,7 @@ unpack() {
 add_arm64_libc() {
   local root=$1 cross=/usr/aarch64-linux-gnu/lib
   [ -e "$cross/ld-linux-aarch64.so.1" ] && [ -e "$cross/libc.so.6" ] ||
-    fail "no arm64 C library in $cross (libc6-arm64-cross; ci/install-deps.sh installs it)"
+    fail "no arm64 C library in $cross (libc6-arm64-cross; ci/install/deps.sh installs it)"
   mkdir -p "$root/lib"
   cp -a "$cross"/ld-linux-aarch64.so.1 "$cross"/lib*.so.* "$root/lib/"
 }
@@ -287,7 +287,7 @@ check_rig() {
   local repo=$1 out=$2/arm64 work=$3/rig runner=$4 qemu=$5 version lib root
   version=$(header_version "$repo")
   [ -x "$runner" ] || fail "the rig's runner $runner is not built (ci/build.sh builds it)"
-  [ -x "$qemu" ] || fail "no plugin-enabled QEMU at $qemu (ci/build-qemu.sh builds it)"
+  [ -x "$qemu" ] || fail "no plugin-enabled QEMU at $qemu (ci/install/qemu.sh builds it)"
   lib=$(lib_package "$out")
   rm -rf "$work"
   root=$work/root

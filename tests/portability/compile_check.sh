@@ -8,7 +8,7 @@
 set -euo pipefail
 root=$1 cc=$2 impl=$3
 if ! command -v "$cc" >/dev/null; then
-  echo "compile_check: $cc is not installed (ci/install-deps.sh installs it)" >&2
+  echo "compile_check: $cc is not installed (ci/install/deps.sh installs it)" >&2
   exit 2
 fi
 out=$(mktemp -d)

@@ -52,7 +52,7 @@ def tool(name, *args):
     try:
         out = subprocess.run([TOOLS[name], *args], check=True, capture_output=True, text=True)
     except FileNotFoundError:
-        die(f"{TOOLS[name]} is not installed (Debian's llvm-14; ci/install-deps.sh installs it)")
+        die(f"{TOOLS[name]} is not installed (Debian's llvm-14; ci/install/deps.sh installs it)")
     except subprocess.CalledProcessError as e:
         die(f"{TOOLS[name]} {' '.join(args)} failed: {e.stderr.strip()}")
     return out.stdout

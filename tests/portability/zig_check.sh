@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds jitflush for a platform this machine cannot run, with zig cc
-# (ci/install-zig.sh), and proves from the linked files which operating
+# (ci/install/zig.sh), and proves from the linked files which operating
 # system call jitflush_clear_cache reaches there (tests/portability/os_call.py).
 #
 #   zig_check.sh build   TARGET REPO WORK
@@ -12,7 +12,7 @@
 # build: with -Wall -Wextra -Werror, compiles every library source of
 #   cmake/JitflushSources.cmake's lists that CMake builds for a platform
 #   other than AArch64 Linux (JITFLUSH_COMMON_SOURCES, _PORTABLE_, _IMPL_, _SYNC_),
-#   the amalgamated copy-in (ci/amalgamate.sh) and examples/minimal_jit.c;
+#   the amalgamated copy-in (ci/gen/amalgamation.sh) and examples/minimal_jit.c;
 #   checks that exactly the expected lib/impl_*.c defines the API; links a
 #   shared library (libjitflush.dylib / jitflush.dll with its import
 #   library), a static archive, and minimal_jit three ways: against the
@@ -49,8 +49,8 @@ esac
 
 fail() { echo "zig_check.sh $mode $target: FAIL: $*" >&2; exit 1; }
 
-zig=$("$root/ci/install-zig.sh" --path) || fail "zig is missing (see above): these checks cannot run without it"
-# One cache for every build tree of this checkout, where ci/install-zig.sh
+zig=$("$root/ci/install/zig.sh" --path) || fail "zig is missing (see above): these checks cannot run without it"
+# One cache for every build tree of this checkout, where ci/install/zig.sh
 # built the targets' C runtimes once (--path fails until it has): the links
 # here reuse them.
 export ZIG_GLOBAL_CACHE_DIR=$root/.cache/zig/cache ZIG_LOCAL_CACHE_DIR=$root/.cache/zig/cache
@@ -108,7 +108,7 @@ build() {
   esac
 
   # The copy-in: one C file and the header, as a user compiles them.
-  run "$root/ci/amalgamate.sh" "$work/amalgamated" >/dev/null
+  run "$root/ci/gen/amalgamation.sh" "$work/amalgamated" >/dev/null
   run "${cc[@]}" "${warn[@]}" -I"$work/amalgamated" -c "$work/amalgamated/jitflush.c" -o "$work/copy-in.o"
   run "${cc[@]}" "${warn[@]}" -I"$work/amalgamated" "$root/examples/minimal_jit.c" "$work/copy-in.o" \
     -o "$work/minimal_jit_copyin$exe"

@@ -1,4 +1,4 @@
-# Real-JIT rows of ci/bench.sh's rig-speed table (sourced by it; see the
+# Real-JIT rows of ci/bench/run.sh's rig-speed table (sourced by it; see the
 # hook comment there). The programs are the drop-in variants the realjit
 # label links into build/host/tests/realjit/work/, from the sources it
 # caches under .cache/realjit-*/; run that label (or ci/test.sh) first,

@@ -48,7 +48,7 @@ log() { echo "build_jit.sh $jit: $*" >&2; }
 die() { local rc=$1; shift; echo "build_jit.sh $jit: error: $*" >&2; exit "$rc"; }
 run() { echo "+ $*" >&2; "$@"; }
 
-command -v "$cc" >/dev/null || die 1 "$cc not found (ci/install-deps.sh installs gcc-aarch64-linux-gnu)"
+command -v "$cc" >/dev/null || die 1 "$cc not found (ci/install/deps.sh installs gcc-aarch64-linux-gnu)"
 for f in libjitflush.a libjitflush_clear_cache_dropin.a; do
   [ -f "$jf/$f" ] || die 1 "$jf/$f is missing: build the aarch64 tree first (ci/build.sh)"
 done
@@ -89,12 +89,12 @@ get_source() {
   [ -f "$dir/src/.unpacked" ] && return 0
   if [ -z "$(apt-cache showsrc "$pkg" 2>/dev/null)" ]; then
     # A fresh machine: the deb-src entries (trixie, sid) come from ci/.
-    [ "$(id -u)" -eq 0 ] || die 3 "apt knows no source package '$pkg' and only root can add the deb-src entries: run ci/apt-sources.sh as root"
-    log "no deb-src entry for $pkg yet: adding them (ci/apt-sources.sh)"
-    "$repo/ci/apt-sources.sh"
+    [ "$(id -u)" -eq 0 ] || die 3 "apt knows no source package '$pkg' and only root can add the deb-src entries: run ci/install/apt-sources.sh as root"
+    log "no deb-src entry for $pkg yet: adding them (ci/install/apt-sources.sh)"
+    "$repo/ci/install/apt-sources.sh"
     [ -n "$(apt-cache showsrc "$pkg" 2>/dev/null)" ] || apt-get update -qq
     [ -n "$(apt-cache showsrc "$pkg" 2>/dev/null)" ] ||
-      die 3 "apt still knows no source package '$pkg' after ci/apt-sources.sh and apt-get update"
+      die 3 "apt still knows no source package '$pkg' after ci/install/apt-sources.sh and apt-get update"
   fi
   local fetch=$dir/fetch
   rm -rf "$fetch"

@@ -10,7 +10,7 @@
 // identical. The guests run their JIT code on one thread (jitflush's probe
 // helper only reads CTR_EL0), so the two runs execute the same
 // instructions in the same order and migrate at the same points: the
-// counts ci/bench.sh publishes from flush_bench are reproducible too.
+// counts ci/bench/run.sh publishes from flush_bench are reproducible too.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # jitflush's GitHub action (actions/rig/action.yml) without GitHub: its
-# install step, ci/action-env.sh, run as the action runs it, with GitHub's
+# install step, ci/install/github-action.sh, run as the action runs it, with GitHub's
 # command files (GITHUB_PATH, GITHUB_ENV, GITHUB_OUTPUT) in a scratch
 # folder; then the variables it exported, applied as GitHub applies them to
 # the following steps, must make a plain "jitflush-emu -- PROGRAM" run on
@@ -23,15 +23,15 @@ action=$repo/actions/rig/action.yml
 for v in RIG_CONFIG RIG_SEED RIG_POLICY RIG_STORE RIG_ROOT; do
   grep -q "^        $v: \${{ " "$action" || fail "action.yml does not pass $v to its install step"
 done
-grep -q 'run: bash "$RIG_ROOT/ci/action-env.sh"$' "$action" || fail "action.yml does not run ci/action-env.sh"
+grep -q 'run: bash "$RIG_ROOT/ci/install/github-action.sh"$' "$action" || fail "action.yml does not run ci/install/github-action.sh"
 
 # An unknown SoC is refused before anything is installed.
 rc=0
-RIG_ROOT=$repo RIG_CONFIG=no-such-soc RIG_STORE=s bash "$repo/ci/action-env.sh" 2>err || rc=$?
+RIG_ROOT=$repo RIG_CONFIG=no-such-soc RIG_STORE=s bash "$repo/ci/install/github-action.sh" 2>err || rc=$?
 [ "$rc" -eq 2 ] && grep -q "no config 'no-such-soc'" err || fail "an unknown config gave status $rc: $(cat err)"
 
 RIG_ROOT=$repo RIG_CONFIG=tegra186 RIG_SEED=3 RIG_POLICY= RIG_STORE=rig-store \
-  bash "$repo/ci/action-env.sh" >log 2>&1 || fail "the install step failed: $(tail -n 20 log)"
+  bash "$repo/ci/install/github-action.sh" >log 2>&1 || fail "the install step failed: $(tail -n 20 log)"
 bin=$(cat "$GITHUB_PATH")
 [ -x "$bin/jitflush-emu" ] && [ -x "$bin/jitflush-emu-merge" ] || fail "GITHUB_PATH names '$bin', which has no jitflush-emu"
 want_env="JITFLUSH_ROOT=$repo

@@ -19,7 +19,7 @@ binfmt  the CMake suite under "jitflush-emu --binfmt-run -- ctest": every
         and the host's binfmt_misc has no registration afterwards.
 
 cargo   tests/suite/cargo-jit, a crate that JIT-compiles with cranelift-jit,
-        cross-built for aarch64 (ci/install-rust-aarch64.sh: Debian's
+        cross-built for aarch64 (ci/install/rust-aarch64.sh: Debian's
         rustc-web and its arm64 standard library) and run with
         "cargo test" through CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER:
         its test's results are right, and on the rig's Linux it passes:
@@ -33,7 +33,7 @@ cargo   tests/suite/cargo-jit, a crate that JIT-compiles with cranelift-jit,
         docs/BACKGROUND.md#src-wasmtime-41-48).
         Skipped (77) when rustc-web is not installed; fails when the
         toolchain or Cranelift's build is not ready
-        (ci/install-rust-aarch64.sh --crates, run by ci/test.sh, does both).
+        (ci/install/rust-aarch64.sh --crates, run by ci/test.sh, does both).
 
 PCRE2's own CMake build and CTest suite, unchanged (docs/RIG.md): its
 CMakeLists registers every test the old add_test way and runs pcre2test
@@ -107,7 +107,7 @@ def merge(runner, stores, work):
 
 def check_sarif_schema(log):
     """The merged log against the SARIF 2.1.0 schema that
-    ci/install-sarif-tools.sh caches, when it and jsonschema are here."""
+    ci/install/sarif-tools.sh caches, when it and jsonschema are here."""
     schema = os.path.join(SOURCE, ".cache/sarif/sarif-2.1.0.json")
     try:
         import jsonschema
@@ -344,9 +344,9 @@ def pcre2_merge(work, seeds):
 
 def cargo_suite(source, a64, work):
     # The toolchain and Cranelift's build are set up before the tests
-    # (ci/install-rust-aarch64.sh --crates, run by ci/test.sh), never inside
+    # (ci/install/rust-aarch64.sh --crates, run by ci/test.sh), never inside
     # this test's time limit.
-    r = subprocess.run(["bash", os.path.join(source, "ci/install-rust-aarch64.sh"), "--cached"],
+    r = subprocess.run(["bash", os.path.join(source, "ci/install/rust-aarch64.sh"), "--cached"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode == 3:
         print("suite_test: skipped: no Rust cross toolchain: " + r.stderr.strip()[-500:])

@@ -9,7 +9,7 @@
 //   doing nothing; they are registered only under the rig (jitflush-emu
 //   with qemu-configs/models/MODEL.conf, the same model on every core),
 //   whose coherence checker exits 86 on the first stale fetch
-//   (tests/target/CMakeLists.txt). ci/mutate.sh proves they can fail.
+//   (tests/target/CMakeLists.txt). ci/check/mutate-flush.sh proves they can fail.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>

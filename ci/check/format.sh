@@ -2,12 +2,15 @@
 # Checks (or fixes) the formatting of the C and C++ sources with
 # clang-format-14 and the repository's .clang-format.
 #
-#   ci/format.sh                 check the files ci/format-files.txt lists
-#   ci/format.sh --check FILE... check these files instead
-#   ci/format.sh --fix           reformat the listed files in place
-#   ci/format.sh --fix --all     reformat every C and C++ file of lib/, common/, cli/, rig/,
-#                                include/, tests/ and examples/, and make
-#                                ci/format-files.txt list them all (by glob)
+#   ci/check/format.sh                 check the files ci/check/format-files.txt
+#                                      lists
+#   ci/check/format.sh --check FILE... check these files instead
+#   ci/check/format.sh --fix           reformat the listed files in place
+#   ci/check/format.sh --fix --all     reformat every C and C++ file of lib/,
+#                                      common/, cli/, rig/, include/, tests/
+#                                      and examples/, and make
+#                                      ci/check/format-files.txt list them all
+#                                      (by glob)
 #
 # Braces too: every if, else, for, while and do body of lib/, common/, cli/, rig/ and include/
 # is a block, the one brace style (clang-format 16's InsertBraces, which
@@ -18,8 +21,8 @@
 # Exit status: 0 formatted, 1 some file is not (each is named, with a diff),
 # 2 usage or clang-format-14 missing.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-list="$root/ci/format-files.txt"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+list="$root/ci/check/format-files.txt"
 clang_format=${CLANG_FORMAT:-clang-format-14}
 clang_format_braces=${CLANG_FORMAT_BRACES:-clang-format-16}
 all_globs=('lib/**/*.c' 'lib/**/*.h' 'common/**/*.c' 'common/**/*.h' 'cli/**/*.c' 'cli/**/*.h'
@@ -35,15 +38,15 @@ while [ $# -gt 0 ]; do
     --fix) mode=fix ;;
     --all) all=1 ;;
     -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
-    -*) echo "ci/format.sh: unknown option '$1'" >&2; exit 2 ;;
+    -*) echo "ci/check/format.sh: unknown option '$1'" >&2; exit 2 ;;
     *) files+=("$1") ;;
   esac
   shift
 done
 command -v "$clang_format" >/dev/null ||
-  { echo "ci/format.sh: $clang_format not found (ci/install-deps.sh installs clang-format-14)" >&2; exit 2; }
+  { echo "ci/check/format.sh: $clang_format not found (ci/install/deps.sh installs clang-format-14)" >&2; exit 2; }
 command -v "$clang_format_braces" >/dev/null ||
-  { echo "ci/format.sh: $clang_format_braces not found (ci/install-deps.sh installs clang-format-16)" >&2; exit 2; }
+  { echo "ci/check/format.sh: $clang_format_braces not found (ci/install/deps.sh installs clang-format-16)" >&2; exit 2; }
 # .clang-format as one inline style, with InsertBraces (a key clang-format
 # 14 would reject in the file itself).
 braces_style="{$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$root/.clang-format" | paste -sd, -), InsertBraces: true}"
@@ -66,7 +69,7 @@ if [ "${#files[@]}" -eq 0 ]; then
     # Unquoted on purpose: the line is a glob. A glob that matches nothing
     # is a stale list entry.
     matched=($g)
-    [ "${#matched[@]}" -gt 0 ] || { echo "ci/format.sh: $list: '$g' matches no file" >&2; exit 1; }
+    [ "${#matched[@]}" -gt 0 ] || { echo "ci/check/format.sh: $list: '$g' matches no file" >&2; exit 1; }
     files+=("${matched[@]}")
   done
 fi
@@ -90,6 +93,6 @@ if [ "$mode" = fix ] && [ "$all" -eq 1 ]; then
   mv "$list.new" "$list"
 fi
 if [ "$status" -ne 0 ]; then
-  echo "ci/format.sh: the files above are not formatted; bash ci/format.sh --fix formats them" >&2
+  echo "ci/check/format.sh: the files above are not formatted; bash ci/check/format.sh --fix formats them" >&2
 fi
 exit $status

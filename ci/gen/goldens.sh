@@ -16,21 +16,21 @@
 # The tests do the same when JITFLUSH_REGEN_GOLDENS=1 is in their
 # environment (e.g. JITFLUSH_REGEN_GOLDENS=1 ctest --preset host -L cli-rig).
 # The other generated expectations, docs/BENCHMARKS.md's count tables, are
-# rewritten by ci/bench.sh --write-doc.
+# rewritten by ci/bench/run.sh --write-doc.
 #
-# Usage: ci/regen-goldens.sh [--no-build]   (--no-build: skip ci/build.sh)
+# Usage: ci/gen/goldens.sh [--no-build]   (--no-build: skip ci/build.sh)
 # Exit status: 0 done (the files changed are listed), 1 a run failed or a
 # regenerated file still does not match, 2 usage; or the build's status.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 
 case "${1:-}" in
   "") "$root/ci/build.sh" >/dev/null ;;
   --no-build) ;;
-  *) echo "usage: ci/regen-goldens.sh [--no-build]" >&2; exit 2 ;;
+  *) echo "usage: ci/gen/goldens.sh [--no-build]" >&2; exit 2 ;;
 esac
 test_bin="$root/build/host/tests/cli/jitflush_info_rig_test"
-[ -x "$test_bin" ] || { echo "ci/regen-goldens.sh: $test_bin is not built (run ci/build.sh)" >&2; exit 2; }
+[ -x "$test_bin" ] || { echo "ci/gen/goldens.sh: $test_bin is not built (run ci/build.sh)" >&2; exit 2; }
 
 status=0
 JITFLUSH_REGEN_GOLDENS=1 "$test_bin" --gtest_brief=1 \

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs every Debian package jitflush's build, tests and rig need.
 # Idempotent: apt-get skips what is already there. Needs root (CI runs as root).
-# Usage: ci/install-deps.sh [--check] [--herd7]
+# Usage: ci/install/deps.sh [--check] [--herd7]
 #   --check: install nothing; exit 0 when every package is there, 1 when some
 #   are missing (ci/info.sh uses it to say whether this step has work to do).
-#   --herd7: also the OCaml packages that build herd7 for ci/herd7-verdicts.sh
+#   --herd7: also the OCaml packages that build herd7 for ci/gen/herd7-verdicts.sh
 #   (regenerating the conformance suite's data by hand; CI does not).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,14 +23,14 @@ pkgs+=(libiberty-dev)
 pkgs+=(libjson-glib-dev)
 # Compile checks of the Windows and generic platform files.
 pkgs+=(gcc-mingw-w64-x86-64-posix gcc-riscv64-linux-gnu libc6-dev-riscv64-cross)
-# The zig cc checks for macOS and Windows arm64 (zig itself: ci/install-zig.sh)
+# The zig cc checks for macOS and Windows arm64 (zig itself: ci/install/zig.sh)
 # read the linked files with llvm-objdump, -nm, -readobj and -pdbutil.
 pkgs+=(llvm-14)
 # JSON in the C++ tests (scenario tests read the runner's report).
 pkgs+=(nlohmann-json3-dev)
 # Fuzzing and sanitizers.
 pkgs+=(clang libclang-rt-14-dev)
-# The formatting check (ci/format.sh, CTest label format).
+# The formatting check (ci/check/format.sh, CTest label format).
 pkgs+=(clang-format-14 clang-format-16)
 # Static check of the users' CI recipe (examples/github-actions.yml).
 pkgs+=(yamllint)
@@ -40,9 +40,9 @@ pkgs+=(python3-jsonschema)
 # dpkg-source from dpkg-dev above), their disassembly (objdump, nm) and the
 # rig reports (python3).
 pkgs+=(make xz-utils binutils-aarch64-linux-gnu python3)
-# ci/bench.sh: the host micro-benchmark (Google Benchmark) and its plot.
+# ci/bench/run.sh: the host micro-benchmark (Google Benchmark) and its plot.
 pkgs+=(libbenchmark-dev gnuplot-nox)
-# The Debian packages (ci/build-packages.sh, tests/packages): debhelper and
+# The Debian packages (ci/gen/packages.sh, tests/packages): debhelper and
 # lintian, and Debian's cross toolchain for dpkg-buildpackage -aarm64. Not
 # libc6:arm64 (multiarch): see debian/rules.
 pkgs+=(debhelper lintian crossbuild-essential-arm64 dpkg-cross)
@@ -73,7 +73,7 @@ if [ "${#missing[@]}" -eq 0 ] && [ "${#backports[@]}" -eq 0 ]; then
 fi
 case " $* " in *" --check "*) exit 1 ;; esac
 if [ "$(id -u)" -ne 0 ]; then
-  echo "ci/install-deps.sh: these Debian packages are missing and only root can install them: ${missing[*]} ${backports[*]}" >&2
+  echo "ci/install/deps.sh: these Debian packages are missing and only root can install them: ${missing[*]} ${backports[*]}" >&2
   exit 3
 fi
 "$here/apt-sources.sh"

@@ -1,5 +1,5 @@
 /*
- * The smallest QEMU TCG plugin: ci/build-qemu.sh builds it against the
+ * The smallest QEMU TCG plugin: ci/install/qemu.sh builds it against the
  * qemu-plugin.h it is about to cache and loads it into the qemu-aarch64 it
  * built, so that a QEMU is cached only when a plugin compiled against its
  * header really loads into it. It prints one line and does nothing else.

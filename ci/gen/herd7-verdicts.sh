@@ -6,15 +6,15 @@
 # (ctest -L conformance) reads the stored file. Run it by hand when the
 # catalogue or the tag changes, and commit the result.
 #
-# Usage: ci/herd7-verdicts.sh HERDTOOLS7_GIT_DIR
+# Usage: ci/gen/herd7-verdicts.sh HERDTOOLS7_GIT_DIR
 #   HERDTOOLS7_GIT_DIR: a clone (bare or not) of herd/herdtools7 that has
 #   the tag 7.58. herd7 is built once under .cache/herdtools7-7.58.
 # Needs (Debian 12): ocaml-nox ocaml-dune menhir libmenhir-ocaml-dev
-#   libzarith-ocaml-dev ocaml-findlib (ci/install-deps.sh --herd7).
+#   libzarith-ocaml-dev ocaml-findlib (ci/install/deps.sh --herd7).
 # Exit status: 0 written; 2 bad usage or no tag 7.58; 3 herd7 did not build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$here")
+root=$(cd "$here/../.." && pwd)
 tag=7.58
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
   echo "usage: $0 HERDTOOLS7_GIT_DIR (a clone of herd/herdtools7 with tag $tag)" >&2
@@ -71,7 +71,7 @@ cd "$cat_dir/catalogue/aarch64-ifetch"
 out=$root/tests/conformance/herd7-verdicts.tsv
 {
   echo "# herd7 -variant ifetch verdicts for herdtools7 $tag ($commit), catalogue/aarch64-ifetch."
-  echo "# Regenerate with ci/herd7-verdicts.sh. Columns: litmus file, test name,"
+  echo "# Regenerate with ci/gen/herd7-verdicts.sh. Columns: litmus file, test name,"
   echo "# exists reachable (Ok = allowed, No = forbidden), executions with/without the outcome."
   # The catalogue's tests, then jitflush's own (tests/conformance/litmus,
   # named jitflush/FILE here): shapes the catalogue lacks, for the rules in

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GitHub action's install step (actions/rig/action.yml): installs the
-# rig (ci/install-rig.sh), puts jitflush-emu in PATH and writes the rig's
+# rig (ci/install/rig.sh), puts jitflush-emu in PATH and writes the rig's
 # variables for the following steps. Inputs from the environment:
 #
 #   RIG_ROOT    the jitflush checkout
@@ -24,7 +24,7 @@ if [ ! -f "$config" ]; then
 fi
 store=$(realpath -m "$RIG_STORE")
 
-bin=$("$RIG_ROOT/ci/install-rig.sh" | tail -n 1)
+bin=$("$RIG_ROOT/ci/install/rig.sh" | tail -n 1)
 echo "$bin" >> "$GITHUB_PATH"
 {
   echo "JITFLUSH_ROOT=$RIG_ROOT"

@@ -18,8 +18,8 @@
 # a program for each target as zig_check.sh does, so that no test's time
 # limit covers that build (on a loaded 2-core machine it outlasted 600 s).
 #
-# ci/install-zig.sh          install when missing; prints nothing when cached
-# ci/install-zig.sh --path   install nothing; print the zig binary's path and
+# ci/install/zig.sh          install when missing; prints nothing when cached
+# ci/install/zig.sh --path   install nothing; print the zig binary's path and
 #                            exit 0 when it and the runtimes are cached, exit
 #                            1 with a message that names this script otherwise
 #
@@ -27,7 +27,7 @@
 # install the wheel, 4 the installed zig is not the pinned version, 5 a
 # target's C runtime did not build (the message names the target).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 version=0.17.1
 prefix=$repo/.cache/zig/$version
 zig=$prefix/ziglang/zig
@@ -42,11 +42,11 @@ if [ "${1:-}" = "--path" ]; then
     echo "$zig"
     exit 0
   fi
-  echo "zig $version and its C runtimes for $targets are not in $prefix: run ci/install-zig.sh" \
+  echo "zig $version and its C runtimes for $targets are not in $prefix: run ci/install/zig.sh" \
     "(ci/test.sh does)" >&2
   exit 1
 fi
-[ $# -eq 0 ] || { echo "usage: ci/install-zig.sh [--path]" >&2; exit 2; }
+[ $# -eq 0 ] || { echo "usage: ci/install/zig.sh [--path]" >&2; exit 2; }
 ready && exit 0
 
 # runtimes: links, for each target, a shared library and a program with the
@@ -59,7 +59,7 @@ runtimes() {
   for t in $targets; do
     if ! { "$zig" cc -target "$t" -shared -o "$tmp/lib-$t" "$tmp/lib.c" &&
            "$zig" cc -target "$t" -std=c11 -O2 -o "$tmp/main-$t" "$tmp/main.c"; } > "$tmp/log" 2>&1; then
-      echo "install-zig: building zig's C runtime for $t failed:" >&2
+      echo "ci/install/zig.sh: building zig's C runtime for $t failed:" >&2
       tail -n 5 "$tmp/log" >&2
       rm -rf "$tmp"
       exit 5
@@ -70,29 +70,29 @@ runtimes() {
 }
 
 if [ -f "$prefix/.complete" ] && [ -x "$zig" ]; then
-  echo "install-zig: building zig's C runtimes for $targets into .cache/zig/cache (once: 21 min on 2 cores at load 11 to 19)" >&2
+  echo "ci/install/zig.sh: building zig's C runtimes for $targets into .cache/zig/cache (once: 21 min on 2 cores at load 11 to 19)" >&2
   runtimes
   exit 0
 fi
 
-echo "install-zig: zig $version from the ziglang wheel into .cache/zig/$version (once, a 100 MB wheel, about 10 s)" >&2
+echo "ci/install/zig.sh: zig $version from the ziglang wheel into .cache/zig/$version (once, a 100 MB wheel, about 10 s)" >&2
 mkdir -p "$repo/.cache/zig"
 tmp=$(mktemp -d "$repo/.cache/zig/.install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 # --no-deps: the wheel has none; --target: a plain folder, no venv needed.
 if ! python3 -m pip install -q --disable-pip-version-check --no-deps --target "$tmp/prefix" \
     "ziglang==$version" >"$tmp/pip.log" 2>&1; then
-  echo "install-zig: pip could not install ziglang==$version:" >&2
+  echo "ci/install/zig.sh: pip could not install ziglang==$version:" >&2
   tail -n 5 "$tmp/pip.log" >&2
   exit 3
 fi
 got=$("$tmp/prefix/ziglang/zig" version 2>&1 || true)
 if [ "$got" != "$version" ]; then
-  echo "install-zig: the wheel's zig says '$got', expected $version" >&2
+  echo "ci/install/zig.sh: the wheel's zig says '$got', expected $version" >&2
   exit 4
 fi
 rm -rf "$prefix"
 mv "$tmp/prefix" "$prefix"
 touch "$prefix/.complete"
-echo "install-zig: building zig's C runtimes for $targets into .cache/zig/cache (once: 21 min on 2 cores at load 11 to 19)" >&2
+echo "ci/install/zig.sh: building zig's C runtimes for $targets into .cache/zig/cache (once: 21 min on 2 cores at load 11 to 19)" >&2
 runtimes

@@ -6,18 +6,18 @@
 # the median CPU time (user + sys of the process tree, GNU time) and wall
 # clock, and the median of the rounds' turns / parallel ratios.
 #
-#   ci/bench-schedule.sh           after ci/build.sh
+#   ci/bench/schedule.sh           after ci/build.sh
 #
 # Exit status: 0 ok; 3 a run failed or a program is not built.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 repeat=${JITFLUSH_BENCH_REPEAT:-5}
 runner=$root/build/host/rig/jitflush-emu
 stress=$root/build/aarch64/tests/scenario/jit_stress
 guest=$root/build/host/tests/emu/emu_guest_aarch64
 config=$root/qemu-configs/exynos8890.conf
 for f in "$runner" "$stress" "$guest"; do
-  [ -x "$f" ] || { echo "ci/bench-schedule.sh: $f is not built (run ci/build.sh)" >&2; exit 3; }
+  [ -x "$f" ] || { echo "ci/bench/schedule.sh: $f is not built (run ci/build.sh)" >&2; exit 3; }
 done
 
 # "WALL CPU" of one rig run; the rig's status is the program's or 86.
@@ -25,7 +25,7 @@ time_once() {
   local line
   line=$(/usr/bin/time -f 'jfbench %e %U %S' sh -c '"$@"; s=$?; [ $s -eq 0 ] || [ $s -eq 86 ]' sh \
            "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1) ||
-    { echo "ci/bench-schedule.sh: failed: $*" >&2; return 3; }
+    { echo "ci/bench/schedule.sh: failed: $*" >&2; return 3; }
   echo "$line" | awk '{ printf "%s %.2f\n", $2, $3 + $4 }'
 }
 

@@ -6,27 +6,27 @@
 # into .cache/rust-aarch64/<version>/sysroot (never installed: no arm64
 # dpkg architecture is added, the system's apt state is untouched).
 #
-#   eval "$(ci/install-rust-aarch64.sh)"   # sets JITFLUSH_RUSTC, JITFLUSH_RUST_SYSROOT
+#   eval "$(ci/install/rust-aarch64.sh)"   # sets JITFLUSH_RUSTC, JITFLUSH_RUST_SYSROOT
 #
 # Build with RUSTC=$JITFLUSH_RUSTC and, for the target only (cargo applies
 # RUSTFLAGS to the target alone when --target is given),
 # RUSTFLAGS="--sysroot=$JITFLUSH_RUST_SYSROOT".
 #
-#   ci/install-rust-aarch64.sh --crates   the same, then builds the
+#   ci/install/rust-aarch64.sh --crates   the same, then builds the
 #       dependencies of tests/suite/cargo-jit (Cranelift) for the target
 #       into .cache/cargo-jit/target, once (several minutes; ci/test.sh runs
 #       it), so that suite.cargo builds only its own crate
-#   ci/install-rust-aarch64.sh --cached   installs and builds nothing: prints
+#   ci/install/rust-aarch64.sh --cached   installs and builds nothing: prints
 #       the two lines when the toolchain and those crates are ready
 #       (tests/suite/suite_test.py cargo asks this)
 #
 # Exit status: 0, 1 a step failed or (--cached) is not done (the message
 # says which), 3 not Debian, or (--cached) rustc-web is not installed.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-say() { echo "ci/install-rust-aarch64.sh: $*" >&2; }
+root=$(cd "$(dirname "$0")/../.." && pwd)
+say() { echo "ci/install/rust-aarch64.sh: $*" >&2; }
 mode=${1:-}
-case "$mode" in ""|--crates|--cached) ;; *) say "usage: ci/install-rust-aarch64.sh [--crates|--cached]"; exit 1 ;; esac
+case "$mode" in ""|--crates|--cached) ;; *) say "usage: ci/install/rust-aarch64.sh [--crates|--cached]"; exit 1 ;; esac
 command -v dpkg-query >/dev/null || { say "needs Debian's apt and dpkg"; exit 3; }
 crate=$root/tests/suite/cargo-jit
 crates=$root/.cache/cargo-jit
@@ -34,13 +34,13 @@ crates=$root/.cache/cargo-jit
 crates_key() { echo "rustc-web $1, Cargo.toml $(sha256sum "$crate/Cargo.toml" | cut -d' ' -f1)"; }
 if [ "$mode" = --cached ]; then
   dpkg-query -W -f='${Status}' rustc-web 2>/dev/null | grep -q "ok installed" ||
-    { say "rustc-web is not installed: run ci/install-rust-aarch64.sh --crates (ci/test.sh does)"; exit 3; }
+    { say "rustc-web is not installed: run ci/install/rust-aarch64.sh --crates (ci/test.sh does)"; exit 3; }
   version=$(dpkg-query -W -f='${Version}' rustc-web)
   sysroot=$root/.cache/rust-aarch64/$version/sysroot
   if [ ! -d "$sysroot/lib/rustlib/aarch64-unknown-linux-gnu/lib" ] ||
      [ "$(cat "$crates/.complete" 2>/dev/null)" != "$(crates_key "$version")" ]; then
     say "the aarch64 standard library or the cargo-jit crates are not built for rustc-web $version:" \
-      "run ci/install-rust-aarch64.sh --crates (ci/test.sh does)"
+      "run ci/install/rust-aarch64.sh --crates (ci/test.sh does)"
     exit 1
   fi
   echo "JITFLUSH_RUSTC=$(command -v rustc-web 2>/dev/null || echo /usr/bin/rustc)"

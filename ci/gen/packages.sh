@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds jitflush's Debian packages (debian/) with dpkg-buildpackage:
 #
-#   ci/build-packages.sh [--lintian] ARCH... [--out DIR]
+#   ci/gen/packages.sh [--lintian] ARCH... [--out DIR]
 #
 #   ARCH amd64   a native build of the source package and the binaries
 #   ARCH arm64   a cross build with Debian's cross toolchain
@@ -20,13 +20,13 @@
 # unchanged (same files, same contents, same arch) is not redone: DIR/ARCH/
 # .stamp holds their hash. The last line on stdout for each ARCH is DIR/ARCH.
 #
-# Needs the Debian packages ci/install-deps.sh installs (debhelper, lintian,
+# Needs the Debian packages ci/install/deps.sh installs (debhelper, lintian,
 # crossbuild-essential-arm64 and libc6:arm64 for dpkg-shlibdeps).
 # Environment: JITFLUSH_PACKAGE_JOBS  parallel jobs per build (default 2)
 # Exit status: 0 built (and lintian clean), 1 a build or lintian failed,
 # 2 usage, 3 debian/changelog's version is not the header's.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/packages
 arches=()
 lintian=0

@@ -10,10 +10,10 @@
 #                           qemu-aarch64
 #
 # Two sources (docs/RIG.md, "Which QEMU"):
-#   ci/build-qemu.sh                     Debian's qemu source package (apt-get
+#   ci/install/qemu.sh                   Debian's qemu source package (apt-get
 #                                        source): 10.2.2 when apt knows it,
 #                                        else the newest version >= 10.1
-#   ci/build-qemu.sh --tarball FILE [--sha256 HEX]
+#   ci/install/qemu.sh --tarball FILE [--sha256 HEX]
 #                                        a QEMU release tarball
 #                                        (qemu-X.Y.Z.tar.xz, from the QEMU
 #                                        project's download page), on any
@@ -26,12 +26,12 @@
 # which first shipped in QEMU 10.1 (plugin API 5).
 #
 # The last line on stdout is the absolute path of the cached prefix, so that
-# other scripts can do   prefix=$(ci/build-qemu.sh | tail -1)
+# other scripts can do   prefix=$(ci/install/qemu.sh | tail -1)
 # Progress goes to stderr. A second run with a complete cache does no work.
 # A failed build leaves no .complete, so the next run builds again instead
 # of using it, and the message names the step that failed.
 #
-# ci/build-qemu.sh --cached [--tarball FILE]: build nothing and ask apt
+# ci/install/qemu.sh --cached [--tarball FILE]: build nothing and ask apt
 # nothing; print the prefix and exit 0 when a complete build of what is
 # asked for is cached (with --tarball: one built from a file with FILE's
 # SHA-256; with JITFLUSH_QEMU_VERSION: that version), exit 1 otherwise.
@@ -57,7 +57,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
+repo=$(cd "$here/../.." && pwd)
 cache_root=${JITFLUSH_QEMU_CACHE:-$repo/.cache/qemu}
 jobs=${JITFLUSH_QEMU_JOBS:-2}
 min_upstream=10.1         # qemu_plugin_write_register
@@ -69,8 +69,8 @@ known_tarballs="
 10.2.2 qemu-10.2.2.tar.xz 784b296ff29c1417aa72323abcb2d2ea9ab9771724f577dcd785c3b04f21e176
 "
 
-log() { echo "build-qemu: $*" >&2; }
-die() { local rc=$1; shift; echo "build-qemu: error: $*" >&2; exit "$rc"; }
+log() { echo "ci/install/qemu.sh: $*" >&2; }
+die() { local rc=$1; shift; echo "ci/install/qemu.sh: error: $*" >&2; exit "$rc"; }
 
 usage() {
   sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
@@ -256,7 +256,7 @@ build_tree() {
     { log "step 'header' failed: no include/plugins/qemu-plugin.h or include/qemu/qemu-plugin.h in $tree"; return 2; }
   api=$(api_supported "$header") || { log "step 'plugin API' failed"; return 2; }
   python=$(meson_python) ||
-    { log "step 'meson' failed: no Python interpreter with meson >= 1.5 (install meson from bookworm-backports: ci/install-deps.sh)"; return 2; }
+    { log "step 'meson' failed: no Python interpreter with meson >= 1.5 (install meson from bookworm-backports: ci/install/deps.sh)"; return 2; }
   log "configuring (aarch64-linux-user, plugins, plugin API $api) with $python"
   step "configure" configure_tree "$tree" "$prefix" "$python" || return 2
   log "building with -j$jobs (a few minutes)"
@@ -459,10 +459,10 @@ main() {
       fi
     done
     die 3 "no qemu source version >= $min_upstream is known to apt" \
-      "${JITFLUSH_QEMU_VERSION:+(asked for $JITFLUSH_QEMU_VERSION)}. On Debian, ci/apt-sources.sh" \
+      "${JITFLUSH_QEMU_VERSION:+(asked for $JITFLUSH_QEMU_VERSION)}. On Debian, ci/install/apt-sources.sh" \
       "adds deb-src lines for trixie and sid; on any other system (Ubuntu, a GitHub runner)," \
       "download QEMU's release tarball (qemu-$preferred_upstream.tar.xz, from the QEMU project's" \
-      "download page) and run: ci/build-qemu.sh --tarball qemu-$preferred_upstream.tar.xz"
+      "download page) and run: ci/install/qemu.sh --tarball qemu-$preferred_upstream.tar.xz"
   fi
 
   log "candidates: $(echo $list)"

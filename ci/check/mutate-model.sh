@@ -6,13 +6,13 @@
 # model tests there with the host compilers (no CMake, a few seconds per
 # mutant), runs the named killing tests, and requires one of them to fail.
 # A mutant that survives, or whose text no longer applies, fails the run.
-# The sibling ci/mutate.sh does the same for the library's flush path.
+# The sibling ci/check/mutate-flush.sh does the same for the library's flush path.
 #
-# Usage: ci/mutate-model.sh [MUTANT...]   (default: all; --list names them)
+# Usage: ci/check/mutate-model.sh [MUTANT...]   (default: all; --list names them)
 # Exit status: 0 every mutant killed, 1 a mutant survived or did not apply,
 # 2 usage or setup error (a compiler, GLib or GoogleTest missing).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 
 # name ^ file (under rig/model) ^ text to find (exactly once) ^ replacement ^
 # killing tests (a GoogleTest filter) ^ why it is a bug
@@ -42,12 +42,12 @@ if [ "${1:-}" = "--list" ]; then
 fi
 for w in "$@"; do
   printf '%s\n' "${mutants[@]}" | grep -q "^$w\^" ||
-    { echo "ci/mutate-model.sh: no mutant '$w' (ci/mutate-model.sh --list)" >&2; exit 2; }
+    { echo "ci/check/mutate-model.sh: no mutant '$w' (ci/check/mutate-model.sh --list)" >&2; exit 2; }
 done
 for tool in gcc g++ pkg-config; do
-  command -v "$tool" >/dev/null || { echo "ci/mutate-model.sh: $tool is missing (ci/install-deps.sh)" >&2; exit 2; }
+  command -v "$tool" >/dev/null || { echo "ci/check/mutate-model.sh: $tool is missing (ci/install/deps.sh)" >&2; exit 2; }
 done
-pkg-config --exists glib-2.0 || { echo "ci/mutate-model.sh: GLib is missing (ci/install-deps.sh)" >&2; exit 2; }
+pkg-config --exists glib-2.0 || { echo "ci/check/mutate-model.sh: GLib is missing (ci/install/deps.sh)" >&2; exit 2; }
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jitflush-mutate-model.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -84,7 +84,7 @@ PY
 }
 
 # The unmutated model must pass its killers, or a "kill" means nothing.
-build || { echo "ci/mutate-model.sh: the unmutated model tests do not build" >&2; exit 2; }
+build || { echo "ci/check/mutate-model.sh: the unmutated model tests do not build" >&2; exit 2; }
 status=0
 for m in "${mutants[@]}"; do
   IFS='^' read -r name file find repl kill why <<<"$m"

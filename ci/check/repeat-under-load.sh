@@ -4,7 +4,7 @@
 # Every run must pass: ctest stops at the first failure of any test
 # (--repeat until-fail:N), and the script exits with ctest's status.
 #
-#   ci/repeat-under-load.sh [--repeat N] [--spinners K] [--labels REGEX]
+#   ci/check/repeat-under-load.sh [--repeat N] [--spinners K] [--labels REGEX]
 #                           [--exclude REGEX] [--build DIR]
 #
 # Defaults: N=20, K=2 per host CPU, the rig's labels without the real JITs
@@ -13,7 +13,7 @@
 # the load average before and after and the wall time, for docs/RIG.md.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 repeat=20
 spinners=$((2 * $(nproc)))
 labels='scenario|patching|emu|bench|sarif|conformance|cli-rig'
@@ -33,14 +33,14 @@ while [ $# -gt 0 ]; do
   --exclude) exclude=${2:?}; shift 2 ;;
   --build) build=${2:?}; shift 2 ;;
   -h | --help) usage ;;
-  *) echo "repeat-under-load.sh: unknown argument '$1'" >&2; usage ;;
+  *) echo "ci/check/repeat-under-load.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
 case "$repeat$spinners" in
-*[!0-9]*) echo "repeat-under-load.sh: --repeat and --spinners take numbers" >&2; exit 2 ;;
+*[!0-9]*) echo "ci/check/repeat-under-load.sh: --repeat and --spinners take numbers" >&2; exit 2 ;;
 esac
 if [ ! -f "$build/CTestTestfile.cmake" ]; then
-  echo "repeat-under-load.sh: no test tree in $build (build it first: ci/build.sh)" >&2
+  echo "ci/check/repeat-under-load.sh: no test tree in $build (build it first: ci/build.sh)" >&2
   exit 2
 fi
 

@@ -11,10 +11,10 @@
 # CMakePresets.json, and the project's CMakeLists never set global flags.
 # The rig and the CLI are left out. JITFLUSH_JOBS (default 2) is the build's
 # parallelism; the tests run two at a time (the test presets' jobs).
-# Usage: ci/sanitizers.sh [asan] [tsan]      (default: both)
+# Usage: ci/check/sanitizers.sh [asan] [tsan]      (default: both)
 # Exit status: 0 both clean, 1 a build failed or a test failed, 2 usage.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export CMAKE_BUILD_PARALLEL_LEVEL=${JITFLUSH_JOBS:-2}
 
 kinds=("$@")
@@ -24,10 +24,10 @@ status=0
 for kind in "${kinds[@]}"; do
   case "$kind" in
     asan|tsan) ;;
-    *) echo "ci/sanitizers.sh: unknown sanitizer build '$kind' (asan, tsan)" >&2; exit 2 ;;
+    *) echo "ci/check/sanitizers.sh: unknown sanitizer build '$kind' (asan, tsan)" >&2; exit 2 ;;
   esac
   start=$(date +%s)
   cmake --workflow --preset "$kind" || status=1
-  echo "ci/sanitizers.sh: $kind took $(( $(date +%s) - start )) s"
+  echo "ci/check/sanitizers.sh: $kind took $(( $(date +%s) - start )) s"
 done
 exit $status

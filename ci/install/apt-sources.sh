@@ -17,7 +17,7 @@ if [ -z "$mirror" ] && [ -r /etc/apt/sources.list ]; then
   mirror=$(awk '$1=="deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list)
 fi
 if [ -z "$mirror" ]; then
-  echo "ci/apt-sources.sh: cannot find the Debian mirror in $main_list or /etc/apt/sources.list" >&2
+  echo "ci/install/apt-sources.sh: cannot find the Debian mirror in $main_list or /etc/apt/sources.list" >&2
   exit 3
 fi
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg

@@ -15,11 +15,11 @@
 #
 # Needs ci/build.sh first: the rig (build/host/rig/jitflush-emu) is
 # reused, not rebuilt.
-# Usage: ci/mutate.sh [MUTANT...]     (default: all; --list names them)
+# Usage: ci/check/mutate-flush.sh [MUTANT...]     (default: all; --list names them)
 # Exit status: 0 every mutant killed, 1 a mutant survived or did not apply,
 # or something mutated was left behind, 2 usage or setup error.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 work="$root/build/mutate" # the logs
 runner="$root/build/host/rig/jitflush-emu"
 jobs=${JITFLUSH_JOBS:-2}
@@ -59,10 +59,10 @@ fi
 want=("$@")
 for w in "${want[@]}"; do
   printf '%s\n' "${mutants[@]}" | grep -q "^$w\^" ||
-    { echo "ci/mutate.sh: no mutant '$w' (ci/mutate.sh --list)" >&2; exit 2; }
+    { echo "ci/check/mutate-flush.sh: no mutant '$w' (ci/check/mutate-flush.sh --list)" >&2; exit 2; }
 done
 
-[ -x "$runner" ] || { echo "ci/mutate.sh: $runner is missing: run ci/build.sh first" >&2; exit 2; }
+[ -x "$runner" ] || { echo "ci/check/mutate-flush.sh: $runner is missing: run ci/build.sh first" >&2; exit 2; }
 
 # The scratch project: the library, tests/target and the presets, copied;
 # pristine/ keeps the sources to restore after each mutant. The aarch64
@@ -115,7 +115,7 @@ build || { cat "$work/build.log" >&2; exit 2; }
 for k in "${killers[@]}"; do
   IFS='^' read -r config filter <<<"$k"
   run_killer "$config" "$filter" || {
-    echo "ci/mutate.sh: the unmutated library fails $filter on $config; see $work/run.log" >&2
+    echo "ci/check/mutate-flush.sh: the unmutated library fails $filter on $config; see $work/run.log" >&2
     exit 1
   }
 done
@@ -124,7 +124,7 @@ for m in "${mutants[@]}"; do
   IFS='^' read -r name file old new why <<<"$m"
   if [ "${#want[@]}" -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then continue; fi
   if ! apply "$tree/$file" "$old" "$new" 2>"$work/apply.log"; then
-    echo "MUTANT $name: did not apply ($(cat "$work/apply.log")); update ci/mutate.sh"
+    echo "MUTANT $name: did not apply ($(cat "$work/apply.log")); update ci/check/mutate-flush.sh"
     status=1
     restore "$file"
     continue
@@ -142,7 +142,7 @@ for m in "${mutants[@]}"; do
       fi
     done
   else
-    echo "MUTANT $name: does not build (see $work/build.log); update ci/mutate.sh"
+    echo "MUTANT $name: does not build (see $work/build.log); update ci/check/mutate-flush.sh"
     status=1
     restore "$file"
     continue
@@ -161,9 +161,9 @@ done
 rm -rf "$scratch"
 left=$(find "$work" -type f ! -name '*.log'; [ ! -e "$scratch" ] || echo "$scratch")
 if [ -n "$left" ]; then
-  echo "ci/mutate.sh: left behind after the run (a build could link a mutant):" >&2
+  echo "ci/check/mutate-flush.sh: left behind after the run (a build could link a mutant):" >&2
   echo "$left" >&2
   status=1
 fi
-echo "ci/mutate.sh: took $(( $(date +%s) - start )) s"
+echo "ci/check/mutate-flush.sh: took $(( $(date +%s) - start )) s"
 exit $status

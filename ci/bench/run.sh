@@ -3,15 +3,15 @@
 # number). Separate from ci/test.sh: it takes a few minutes and its timing
 # parts depend on the machine.
 #
-#   ci/bench.sh                 build, then all three parts below
-#   ci/bench.sh --counts-only   only the exact counts under the rig
-#   ci/bench.sh --check         counts only, and fail unless they equal the
-#                               tables in docs/BENCHMARKS.md byte for byte
-#   ci/bench.sh --write-doc     counts only, and rewrite those tables
-#   ci/bench.sh --speed-only    only part 3, the rig's speed
-#   ci/bench.sh --startup-only  only part 4, the rig's start-up cost
-#   ci/bench.sh --memory-only   only part 5, the rig's memory under churn
-#   ci/bench.sh --no-build      skip ci/build.sh (with any of the above)
+#   ci/bench/run.sh                 build, then all three parts below
+#   ci/bench/run.sh --counts-only   only the exact counts under the rig
+#   ci/bench/run.sh --check         counts only, and fail unless they equal the
+#                                   tables in docs/BENCHMARKS.md byte for byte
+#   ci/bench/run.sh --write-doc     counts only, and rewrite those tables
+#   ci/bench/run.sh --speed-only    only part 3, the rig's speed
+#   ci/bench/run.sh --startup-only  only part 4, the rig's start-up cost
+#   ci/bench/run.sh --memory-only   only part 5, the rig's memory under churn
+#   ci/bench/run.sh --no-build      skip ci/build.sh (with any of the above)
 #
 # Parts:
 #   1. counts   build/aarch64's flush_bench under the rig (jitflush-emu) for
@@ -32,7 +32,7 @@
 #   4. start-up the rig's start-up cost: a static "hello" under plain QEMU
 #               and under jitflush-emu --summary=stale, as a test suite's
 #               emulator setting runs it, with and without --store,
-#               interleaved (ci/bench_startup.py; JITFLUSH_BENCH_STARTUP_ROUNDS
+#               interleaved (ci/bench/startup.py; JITFLUSH_BENCH_STARTUP_ROUNDS
 #               x _RUNS, default 5 x 40; JITFLUSH_BENCH_STARTUP_BEFORE=an
 #               older jitflush-emu adds it as a way).
 #   5. memory   peak RSS of build/host's emu guest mapping one page of code
@@ -44,7 +44,7 @@
 # failed; 4 --check found the counts differ from docs/BENCHMARKS.md; or the
 # failing build step's status.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/bench
 seed=${JITFLUSH_BENCH_SEED:-1}
 repeat=${JITFLUSH_BENCH_REPEAT:-3}
@@ -62,12 +62,12 @@ for arg in "$@"; do
     --write-doc) mode=write ;;
     --no-build) build=0 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "ci/bench.sh: unknown argument '$arg'" >&2; usage >&2; exit 2 ;;
+    *) echo "ci/bench/run.sh: unknown argument '$arg'" >&2; usage >&2; exit 2 ;;
   esac
 done
 
 if [ "$build" -eq 1 ]; then
-  "$root/ci/install-deps.sh"
+  "$root/ci/install/deps.sh"
   "$root/ci/build.sh" >/dev/null
 fi
 runner=$root/build/host/rig/jitflush-emu
@@ -77,7 +77,7 @@ conf_facts=$root/build/host/tests/bench/conf_facts
 needed=("$runner")
 [ "$mode" = memory ] || needed+=("$guest" "$stress" "$conf_facts")
 for f in "${needed[@]}"; do
-  [ -x "$f" ] || { echo "ci/bench.sh: $f is not built (run ci/build.sh)" >&2; exit 3; }
+  [ -x "$f" ] || { echo "ci/bench/run.sh: $f is not built (run ci/build.sh)" >&2; exit 3; }
 done
 mkdir -p "$out"
 start=$(date +%s)
@@ -86,18 +86,18 @@ start=$(date +%s)
 startup() {
   local qemu hello=$out/hello
   qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCache.txt")
-  [ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
+  [ -x "$qemu" ] || { echo "ci/bench/run.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
   printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' > "$out/hello.c"
   aarch64-linux-gnu-gcc -O2 -static -o "$hello" "$out/hello.c" || exit 3
   echo
   echo "## Start-up (exynos8890.conf, $(nproc) CPUs, $(uname -m))"
   # The same folder for every run; the runner's default config.
-  (cd "$out" && python3 "$root/ci/bench_startup.py" "$qemu" "$runner" "$hello" \
+  (cd "$out" && python3 "$root/ci/bench/startup.py" "$qemu" "$runner" "$hello" \
      "${JITFLUSH_BENCH_STARTUP_ROUNDS:-5}" "${JITFLUSH_BENCH_STARTUP_RUNS:-40}") | tee "$out/startup.md" || exit 3
 }
 if [ "$mode" = startup ]; then
   startup
-  echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
+  echo "ci/bench/run.sh: took $(( $(date +%s) - start )) s"
   exit 0
 fi
 
@@ -109,11 +109,11 @@ case "$mode" in
 esac
 status=0
 if [ "$mode" != speed ] && [ "$mode" != memory ]; then
-python3 "$root/ci/bench_counts.py" --runner "$runner" --guest "$guest" --conf-facts "$conf_facts" \
+python3 "$root/ci/bench/counts.py" --runner "$runner" --guest "$guest" --conf-facts "$conf_facts" \
   --out "$out" --seed "$seed" \
   ${doc_args[@]+"${doc_args[@]}"} || status=$?
 if [ "$mode" != all ]; then
-  echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
+  echo "ci/bench/run.sh: took $(( $(date +%s) - start )) s"
   exit $status
 fi
 fi
@@ -128,7 +128,7 @@ elif [ -x "$host_bench" ]; then
   "$host_bench" --benchmark_min_time=0.2 --benchmark_out="$out/host_bench.json" \
     --benchmark_out_format=json 2>&1 | tee "$out/host_bench.txt" || status=3
 else
-  echo "ci/bench.sh: host_bench not built (install libbenchmark-dev and rebuild); part 2 skipped" >&2
+  echo "ci/bench/run.sh: host_bench not built (install libbenchmark-dev and rebuild); part 2 skipped" >&2
 fi
 
 # ---- 3. the rig's own speed -------------------------------------------------
@@ -154,7 +154,7 @@ fi
 #   ...          every workload the hook file declares (below)
 # Hook for real JITs (tests/realjit/, built elsewhere and cached under
 # .cache/realjit*): JITFLUSH_BENCH_WORKLOADS names a bash file, by default
-# tests/realjit/bench-workloads.sh when it exists, which ci/bench.sh sources
+# tests/realjit/bench-workloads.sh when it exists, which ci/bench/run.sh sources
 # after defining
 #     workload NAME SYSROOT PROGRAM [ARGS...]
 # one call per row. SYSROOT is passed to plain QEMU as -L and to the rig as
@@ -164,18 +164,18 @@ fi
 # relative name (pcre2test's "#save testsaved1" in testinput17) lands
 # there, not where the user stands: give the hook's paths from $root.
 qemu=$(sed -n 's/^JITFLUSH_QEMU_AARCH64:FILEPATH=//p' "$root/build/host/CMakeCache.txt")
-[ -x "$qemu" ] || { echo "ci/bench.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
+[ -x "$qemu" ] || { echo "ci/bench/run.sh: no plugin-enabled QEMU in build/host's cache" >&2; exit 3; }
 config=$root/qemu-configs/exynos8890.conf
 loop=$root/build/aarch64/tests/bench/jit_loop
 heap=$root/build/aarch64/tests/bench/stored_heap
 [ -x "$loop" ] || [ "$mode" = memory ] ||
-  { echo "ci/bench.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
+  { echo "ci/bench/run.sh: $loop is not built (run ci/build.sh)" >&2; exit 3; }
 
 # Prints "WALL CPU" of one run of the command, in seconds.
 time_once() {
   local line
   line=$(/usr/bin/time -f 'jfbench %e %U %S' "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1) ||
-    { echo "ci/bench.sh: failed: $*" >&2; return 3; }
+    { echo "ci/bench/run.sh: failed: $*" >&2; return 3; }
   echo "$line" | awk '{ printf "%s %.2f\n", $2, $3 + $4 }'
 }
 
@@ -232,9 +232,9 @@ if [ -f "$hook" ]; then
   # shellcheck source=/dev/null
   . "$hook"
 elif [ -n "${JITFLUSH_BENCH_WORKLOADS:-}" ]; then
-  echo "ci/bench.sh: JITFLUSH_BENCH_WORKLOADS=$hook is not a file" >&2; exit 2
+  echo "ci/bench/run.sh: JITFLUSH_BENCH_WORKLOADS=$hook is not a file" >&2; exit 2
 else
-  echo "ci/bench.sh: no real-JIT workloads ($hook absent; see JITFLUSH_BENCH_WORKLOADS)" >&2
+  echo "ci/bench/run.sh: no real-JIT workloads ($hook absent; see JITFLUSH_BENCH_WORKLOADS)" >&2
 fi
 {
   echo "| workload | plain QEMU | rig, checker off | rig, checker on | off / plain | on / plain |"
@@ -252,7 +252,7 @@ fi
 if [ "$mode" = all ] || [ "$mode" = memory ]; then
   churn=${JITFLUSH_BENCH_CHURN:-3000000}
   churn_guest=$root/build/host/tests/emu/emu_guest_aarch64
-  [ -x "$churn_guest" ] || { echo "ci/bench.sh: $churn_guest is not built (needs aarch64-linux-gnu-gcc)" >&2; exit 3; }
+  [ -x "$churn_guest" ] || { echo "ci/bench/run.sh: $churn_guest is not built (needs aarch64-linux-gnu-gcc)" >&2; exit 3; }
   peak_once() {
     /usr/bin/time -f 'jfbench %e %M' "$@" 2>&1 >/dev/null | grep '^jfbench ' | tail -n 1 |
       awk '{ printf "%.0f s, %.0f MB", $2, $3 / 1024 }'
@@ -288,5 +288,5 @@ fi
 if [ "$mode" = all ]; then
   startup
 fi
-echo "ci/bench.sh: took $(( $(date +%s) - start )) s"
+echo "ci/bench/run.sh: took $(( $(date +%s) - start )) s"
 exit $status

@@ -2,7 +2,7 @@
 """The rig's start-up cost (docs/BENCHMARKS.md, "Start-up"): a test suite
 runs hundreds of short processes, so what the rig adds to each matters.
 
-  bench_startup.py QEMU RUNNER HELLO [ROUNDS [RUNS]]
+  ci/bench/startup.py QEMU RUNNER HELLO [ROUNDS [RUNS]]
 
 Runs the static AArch64 program HELLO under plain QEMU (no -plugin), under
 the rig (jitflush-emu --summary=stale, as a suite's emulator setting runs
@@ -36,7 +36,7 @@ def one(cmd):
     _, status, usage = os.wait4(pid, 0)
     wall = (time.perf_counter() - start) * 1000
     if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit("bench_startup.py: %s failed (status %d)" % (" ".join(cmd), os.waitstatus_to_exitcode(status)))
+        sys.exit("ci/bench/startup.py: %s failed (status %d)" % (" ".join(cmd), os.waitstatus_to_exitcode(status)))
     # wait4's usage covers the child and the children it waited for (QEMU).
     return wall, (usage.ru_utime + usage.ru_stime) * 1000
 

@@ -1,4 +1,4 @@
-# Sourced by ci/info.sh and ci/install-rig.sh: the setup steps of a
+# Sourced by ci/info.sh and ci/install/rig.sh: the setup steps of a
 # first run. Each step that has work to do says so on one line before it
 # starts (what it does, and what it took the first time on the 2-core
 # machine where the figures below were measured); a step with nothing to do
@@ -29,17 +29,17 @@ jf_run() {
 
 # Debian packages: nothing to say when every one is installed.
 jf_step_deps() {
-  "$jf_repo/ci/install-deps.sh" --check && return 0
-  jf_say "installing the missing Debian packages (ci/install-deps.sh), once: $jf_time_deps"
-  jf_run ci/install-deps.sh "$jf_repo/ci/install-deps.sh"
+  "$jf_repo/ci/install/deps.sh" --check && return 0
+  jf_say "installing the missing Debian packages (ci/install/deps.sh), once: $jf_time_deps"
+  jf_run ci/install/deps.sh "$jf_repo/ci/install/deps.sh"
 }
 
 # Sets jf_qemu to the plugin-enabled qemu-aarch64, building it if needed:
 # from Debian's source package, or from the release tarball named by
 # JITFLUSH_QEMU_TARBALL (with JITFLUSH_QEMU_TARBALL_SHA256 for a release
-# ci/build-qemu.sh does not know), on a system without Debian's sources.
+# ci/install/qemu.sh does not know), on a system without Debian's sources.
 # The QEMU named (JITFLUSH_QEMU_TARBALL, JITFLUSH_QEMU_VERSION) is the one
-# used, whatever else is cached, and a line says which; ci/build-qemu.sh
+# used, whatever else is cached, and a line says which; ci/install/qemu.sh
 # refuses a tarball and a version that disagree.
 jf_step_qemu() {
   local prefix from="Debian's source package" args=()
@@ -47,19 +47,19 @@ jf_step_qemu() {
     from=$(basename "$JITFLUSH_QEMU_TARBALL")
     args=(--tarball "$JITFLUSH_QEMU_TARBALL")
   fi
-  if ! prefix=$("$jf_repo/ci/build-qemu.sh" --cached ${args[@]+"${args[@]}"}); then
+  if ! prefix=$("$jf_repo/ci/install/qemu.sh" --cached ${args[@]+"${args[@]}"}); then
     [ -z "${JITFLUSH_QEMU_TARBALL_SHA256:-}" ] || args+=(--sha256 "$JITFLUSH_QEMU_TARBALL_SHA256")
-    jf_say "building QEMU with plugins for the rig from $from (ci/build-qemu.sh, cached in .cache/qemu), once: $jf_time_qemu"
+    jf_say "building QEMU with plugins for the rig from $from (ci/install/qemu.sh, cached in .cache/qemu), once: $jf_time_qemu"
     local out
     out=$(mktemp)
-    jf_run ci/build-qemu.sh bash -c '"$1" "${@:3}" > "$2"' _ "$jf_repo/ci/build-qemu.sh" "$out" \
+    jf_run ci/install/qemu.sh bash -c '"$1" "${@:3}" > "$2"' _ "$jf_repo/ci/install/qemu.sh" "$out" \
       ${args[@]+"${args[@]}"}
     prefix=$(tail -n 1 "$out")
     rm -f "$out"
   fi
   jf_qemu="$prefix/bin/qemu-aarch64"
   if [ ! -x "$jf_qemu" ]; then
-    echo "$jf_me: ci/build-qemu.sh did not name a prefix with bin/qemu-aarch64 (got '$prefix')" >&2
+    echo "$jf_me: ci/install/qemu.sh did not name a prefix with bin/qemu-aarch64 (got '$prefix')" >&2
     exit 1
   fi
   if [ -n "${JITFLUSH_QEMU_TARBALL:-}" ]; then
