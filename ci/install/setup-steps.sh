@@ -94,7 +94,8 @@ jf_step_build() {
     jf_say "building $what (build/$(basename "$dir")), once: $time"
     [ -f "$dir/build.ninja" ] || jf_run "configuring $dir" "$@"
   elif [ -n "$(find "$jf_repo/CMakeLists.txt" "$jf_repo/CMakePresets.json" "$jf_repo/cmake" \
-                    "$jf_repo/include" "$jf_repo/src" -newer "$stamp" -print -quit 2>/dev/null)" ] ||
+                    "$jf_repo/include" "$jf_repo/lib" "$jf_repo/common" \
+                    "$jf_repo/cli" "$jf_repo/rig" -newer "$stamp" -print -quit 2>/dev/null)" ] ||
        [ ! -e "$stamp" ]; then
     jf_say "rebuilding $what (build/$(basename "$dir")): sources changed since the last build"
   fi
