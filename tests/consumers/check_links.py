@@ -239,7 +239,8 @@ class Checker:
             name = m.group("path")
             top = name.split("/")[0]
             ours = ("/" not in name or top in ("docs", "..") or
-                    os.path.isdir(os.path.join(self.repo, top)))
+                    (os.path.isdir(os.path.join(self.repo, top)) and top not in MARKDOWN_SKIP
+                     and not top.startswith("build")))
             if not ours:
                 continue
             target = self.resolve(path, name)
