@@ -12,7 +12,8 @@
             name", README's "Section name": the document exists, the anchor
             is one of its anchors and the section one of its headings (case
             and Markdown markup aside). A comment's reference may wrap onto
-            the next comment line.
+            the next comment line. A page's prose that names a document
+            outside a link ("FACTS.md section 5") is held to the same rules.
   history   "new in this release" and internal issue numbers ("issue 14",
             "#46") appear only in the history files (HISTORY below:
             CHANGELOG.md and the dated measurement log). Another project's
@@ -235,6 +236,10 @@ class Checker:
         def line_of(pos):
             return "%s:%d" % (self.rel(path), bisect.bisect_left(joins, pos) + 1)
 
+        self.check_doc_refs(path, text, line_of)
+
+    def check_doc_refs(self, path, text, where_of):
+        """Each document, anchor and section the text names exists."""
         for m in DOC_REF.finditer(text):
             name = m.group("path")
             top = name.split("/")[0]
@@ -245,16 +250,16 @@ class Checker:
                 continue
             target = self.resolve(path, name)
             if target is None:
-                self.fail(line_of(m.start()), "names %s: no such document" % name)
+                self.fail(where_of(m.start()), "names %s: no such document" % name)
                 continue
             if m.group("anchor"):
-                self.check_anchor(line_of(m.start()), target, m.group("anchor"))
+                self.check_anchor(where_of(m.start()), target, m.group("anchor"))
             if m.group("section"):
-                self.check_section(line_of(m.start()), target, m.group("section"))
+                self.check_section(where_of(m.start()), target, m.group("section"))
         readme = os.path.join(self.repo, "README.md")
         for m in README_REF.finditer(text):
             if os.path.isfile(readme):
-                self.check_section(line_of(m.start()), readme, m.group("section"))
+                self.check_section(where_of(m.start()), readme, m.group("section"))
 
     def check_history(self, path, text, where_of):
         if self.rel(path) in HISTORY:
@@ -271,6 +276,15 @@ class Checker:
                           '"%s %s": an internal issue number; history belongs in CHANGELOG.md'
                           % (m.group("word"), m.group("n")))
 
+    def check_prose_refs(self, path):
+        """A document named in a page's prose, outside links and code: "see
+        docs/RIG.md, "Limits"" is held to the rules of a code comment."""
+        if self.rel(path) in HISTORY:
+            return
+        doc = self.doc(path)
+        text = LINK.sub(blank, doc.text)
+        self.check_doc_refs(path, text, lambda pos: self.where(path, text, pos))
+
     def check_history_markdown(self, path):
         doc = self.doc(path)
         self.check_history(path, doc.text, lambda pos: self.where(path, doc.text, pos))
@@ -283,6 +297,7 @@ class Checker:
     def run(self):
         for path in self.markdown_files():
             self.check_markdown(path)
+            self.check_prose_refs(path)
             self.check_history_markdown(path)
         for path in self.code_files():
             self.check_code(path)
@@ -331,6 +346,10 @@ BROKEN = [
      "# see ../shared/FACTS.md section 5\n"),
     ("a comment naming a README section that is not there", "lib/a.c",
      "/* see README \"Per-call guard\". */\n"),
+    ("a page naming a document outside the repository", "docs/RIG.md",
+     "The host (FACTS.md section 5 says why).\n"),
+    ("a page naming a section another page does not have", "README.md",
+     "See docs/RIG.md, \"The report\".\n"),
     ("new in this release in the reference", "docs/RIG.md", "**New in this release**: a flag.\n"),
     ("an internal issue number in a doc", "docs/RIG.md", "Issue 23's targets.\n"),
     ("an internal issue number as #N in a doc", "README.md", "Fixed in #46.\n"),
