@@ -32,7 +32,7 @@ CALLS = 4
 STALE_STATUS = 86
 # flush_bench's region tags: KIND << 32 | bytes.
 FIRST_FLUSH, FLUSH, RUN = 1, 3, 4
-# The probe's budget of system calls per CPU probed (issue 14, item 4).
+# The probe's budget of system calls per CPU probed.
 PROBE_SYSCALLS_PER_CPU_MAX = 16
 # The Galaxy S7 dump (CPUs 6-7 offline) and the flushes measured on it.
 S7_DUMP = os.path.join("tests", "cli", "fixtures", "galaxy-s7-stock")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation check of the rig's coherence model (issue 22): proves that the
+# Mutation check of the rig's coherence model: proves that the
 # model's tests can fail. Each mutant below is one plausible bug in
 # rig/model/coherence.c, coherence_quick.h or kernel_sync.c; the script applies it to a
 # scratch copy of the model and its unit tests (never the tree), builds the
@@ -23,7 +23,7 @@ mutants=(
   "no-fetch-ordering^coherence.c^  return t->sync_seq <= ready && t->fetched_store_seq <= ready ? JF_STALE_NOT_SYNCHRONISED^  return t->sync_seq <= ready ? JF_STALE_NOT_SYNCHRONISED^Coherence.AFetchOfALaterStoreOrdersTheThreadsLaterFetches^fetches of a thread are not ordered (false positives on MP-inst)"
   "geometry-ignored^coherence.c^    for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);^    for_each_word_in_line(m, va, 128, mark_inval_issued, &issue);^Coherence.FreshAfterIsUnknownForAnInvalidateStrideThatSkipsALittleLine:Coherence.KindNotInvalidatedInGeometryNamesTheLoopAndItsStride^an invalidate covers the largest line, whatever the fetching core's IminLine"
   "idc-barrier-dropped^coherence.c^    return reader == w->writer_thread ? store_completion(m, w) : w->store_seq;^    return w->store_seq;^CoherenceIdcDic.TheStoreCompletesOnlyAtADsb:Coherence.IdcStillNeedsTheStoreCompletedBeforeTheInvalidate^under IDC the store counts without the dsb after it"
-  "views-not-told-apart^coherence.c^!w->iview_set || w->iview == view) {^!w->iview_set || true) {^CoherenceViews.KindInvalidatedViaOtherExecViewOnlyOnVipt:CoherenceViews.InvalidatingThroughTheViewThatRunsTheCodeIsEnough^an ic ivau through one executable view reaches the lines another view fetched on a VIPT I-cache (issue 22)"
+  "views-not-told-apart^coherence.c^!w->iview_set || w->iview == view) {^!w->iview_set || true) {^CoherenceViews.KindInvalidatedViaOtherExecViewOnlyOnVipt:CoherenceViews.InvalidatingThroughTheViewThatRunsTheCodeIsEnough^an ic ivau through one executable view reaches the lines another view fetched on a VIPT I-cache"
   "clean-ordering-dropped^coherence.c^  if (w->writer_exact && w->writer_thread != c->op->thread && c->op->order_seq < w->store_seq) {^  if (false) {^CleanOrdering.AnotherThreadsStoreNeedsTheCleanOrderedAfterIt^a thread's dc cleans another thread's store with nothing ordering it after the load that saw it (MP.RF+dmb.st+dmb.ld-dc-dsb-ic-dsb-isb is allowed)"
   "dependency-ignored^coherence.c^  uint64_t order = after_loads ? now : seen;^  uint64_t order = seen;^CleanOrdering.AnotherThreadsStoreNeedsTheCleanOrderedAfterIt^a dc whose address depends on the load that saw the store is not ordered after it (false positives on MP.RF+dmb.st+addr-cachesyncisb)"
   "summary-writer-trusted^coherence.c^      w->writer_thread = writer_thread;\n^      w->writer_thread = writer_thread;\n      w->writer_exact = true;\n^CleanOrdering.TheWritersOwnCleanAndSummarisedWordsAreNotHeldToIt^the one writer a page summary keeps is taken for every word's (false positives when two threads wrote the page)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the rig-driven tests N times in a row while spinning processes keep
-# every host CPU busy (issue 27, "Proof"; docs/RIG.md, "Reproducible runs").
+# every host CPU busy (docs/RIG.md, "Reproducible runs").
 # Every run must pass: ctest stops at the first failure of any test
 # (--repeat until-fail:N), and the script exits with ctest's status.
 #
