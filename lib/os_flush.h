@@ -1,7 +1,7 @@
 /*
  * The platforms whose OS or compiler flushes on every core by itself:
  * Apple arm64 (sys_icache_invalidate), Windows (FlushInstructionCache) and
- * every other target (__builtin___clear_cache). lib/impl_os.c gives them
+ * every other target (__builtin___clear_cache). lib/api_from_hooks.c gives them
  * the public API; each lib/impl_<platform>.c gives these hooks.
  */
 #ifndef JITFLUSH_INTERNAL_OS_FLUSH_H

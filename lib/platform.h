@@ -1,6 +1,6 @@
 /*
  * One place that decides which platform implementation a build uses. Each
- * lib/impl_*.c file wraps its whole body in one of these, so the build can
+ * lib/platform_*.c file wraps its whole body in one of these, so the build can
  * list every file and exactly one of them defines the public functions
  * (the google/cpu_features layout).
  */

@@ -97,7 +97,7 @@ void jf_view_set_domain(struct jf_view *view, unsigned index, const struct jf_cp
  * cluster and its cpufreq policy may span core types; a core never seen may
  * have smaller lines than its cluster-mates). It is safe anyway because of
  * what a flush does while any line is inferred (online_check, state.c and
- * impl_aarch64_linux.c): an offline CPU runs nothing, and the kernel
+ * platform_aarch64_linux.c): an offline CPU runs nothing, and the kernel
  * invalidates a CPU's whole I-cache when it boots it (ic iallu when the MMU
  * is turned on: __enable_mmu, arch/arm64/kernel/head.S, through set_sctlr_el1
  * in arch/arm64/include/asm/assembler.h), so code flushed before it came

@@ -1,4 +1,4 @@
-// The policy (lib/policy.c) and the export (lib/view_export.c) on any
+// The policy (lib/policy.c) and the export (lib/public_info.c) on any
 // topology the probe could record: up to 300 CPUs (more than the public
 // struct holds), each observed or not, with any CTR_EL0 and MIDR, and sysfs
 // lines as the sysfs reader can return them (0, or 4 << 0..15).

@@ -2,9 +2,9 @@
 # Compiles every library source with a cross compiler, warnings as errors,
 # to prove the per-platform files build where we cannot run them.
 # Usage: compile_check.sh REPO_ROOT COMPILER EXPECTED_IMPL
-#   EXPECTED_IMPL: the lib/impl_*.c whose body must be the one compiled in;
+#   EXPECTED_IMPL: the lib/platform_*.c whose body must be the one compiled in;
 #   for the platforms whose OS flushes by itself, its jf_os_flush serves the
-#   API that lib/impl_os.c defines.
+#   API that lib/api_from_hooks.c defines.
 set -euo pipefail
 root=$1 cc=$2 impl=$3
 if ! command -v "$cc" >/dev/null; then
@@ -23,7 +23,7 @@ defined_in() {
     nm "$o" 2>/dev/null | awk -v f="$(basename "$o")" -v s="$1" '$2=="T" && $3 ~ ("^_?" s "$") {print f}'
   done
 }
-api=impl_os.c
+api=api_from_hooks.c
 [ -n "$(defined_in jf_os_flush)" ] || api=$impl
 defs=$(defined_in jitflush_clear_cache)
 if [ "$defs" != "$api.o" ]; then

@@ -13,7 +13,7 @@
 #   cmake/JitflushSources.cmake's lists that CMake builds for a platform
 #   other than AArch64 Linux (JITFLUSH_COMMON_SOURCES, _PORTABLE_, _IMPL_, _SYNC_),
 #   the amalgamated copy-in (ci/amalgamate.sh) and examples/minimal_jit.c;
-#   checks that exactly the expected lib/impl_*.c defines the API; links a
+#   checks that exactly the expected lib/platform_*.c defines the API; links a
 #   shared library (libjitflush.dylib / jitflush.dll with its import
 #   library), a static archive, and minimal_jit three ways: against the
 #   archive, against the shared library, and with the copy-in.
@@ -34,12 +34,12 @@ mode=$1 target=$2 root=$(cd "$3" && pwd) work=$4/$2
 here=$(cd "$(dirname "$0")" && pwd)
 
 # IMPL: the platform file that makes the OS call; API: the file that
-# defines the public entry points (lib/impl_os.c for the platforms whose OS
+# defines the public entry points (lib/api_from_hooks.c for the platforms whose OS
 # flushes by itself, through IMPL's jf_os_flush).
 case "$target" in
-  aarch64-macos) impl=impl_apple_arm64.c api=impl_os.c os_call=sys_icache_invalidate ;;
-  x86_64-macos) impl=impl_x86.c api=impl_x86.c os_call=none ;;
-  aarch64-windows-gnu) impl=impl_windows.c api=impl_os.c os_call=FlushInstructionCache ;;
+  aarch64-macos) impl=platform_apple_arm64.c api=api_from_hooks.c os_call=sys_icache_invalidate ;;
+  x86_64-macos) impl=platform_x86.c api=platform_x86.c os_call=none ;;
+  aarch64-windows-gnu) impl=platform_windows.c api=api_from_hooks.c os_call=FlushInstructionCache ;;
   *) echo "zig_check.sh: unknown target '$target'" >&2; usage ;;
 esac
 case "$target" in
