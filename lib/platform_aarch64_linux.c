@@ -136,7 +136,7 @@ int jitflush_get_info(struct jitflush_info *out)
     return JITFLUSH_ERR_ARG;
   }
   int status = jf_state_init();
-  jf_view_export(jf_state_view(), out);
+  jf_public_info(jf_state_view(), out);
   /* The probe reads no sysfs line for a CPU whose CTR_EL0 it read (the
    * policy has no use for it); the report shows it anyway. */
   for (unsigned i = 0; i < out->ncpus; i++) {

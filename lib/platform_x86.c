@@ -7,21 +7,24 @@
 #include "platform.h"
 #if JF_PLATFORM_X86
 #include "jitflush.h"
-#include "platform_info.h"
 
-int jitflush_init(void)
-{
-  return JITFLUSH_OK;
-}
+#if defined(__x86_64__)
+const char *const jf_platform_name = "x86_64";
+#else
+const char *const jf_platform_name = "x86";
+#endif
+const char *const jf_platform_method =
+    "none needed: x86 instruction fetch is coherent with stores (compiler barrier only)";
+const bool jf_platform_coherent = true;
 
-void jitflush_clear_cache(void *begin, void *end)
+void jf_platform_flush(void *begin, size_t len)
 {
   (void)begin;
-  (void)end;
+  (void)len;
   __asm__ __volatile__("" ::: "memory");
 }
 
-void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
+void jf_platform_flush_dual(const void *rw, const void *rx, size_t len)
 {
   (void)rw;
   (void)rx;
@@ -29,19 +32,13 @@ void jitflush_clear_cache_dual(const void *rw, const void *rx, size_t len)
   __asm__ __volatile__("" ::: "memory");
 }
 
-int jitflush_get_info(struct jitflush_info *out)
+#if !defined(__linux__)
+/* Linux has membarrier (lib/sync_linux.c), Windows is lib/platform_windows.c;
+ * macOS and the BSDs offer no process-wide core synchronisation that
+ * jitflush can rely on. */
+int jitflush_sync_cores(void)
 {
-  if (!out) {
-    return JITFLUSH_ERR_ARG;
-  }
-#if defined(__x86_64__)
-  const char *platform = "x86_64";
-#else
-  const char *platform = "x86";
-#endif
-  jf_platform_info(
-      out, platform,
-      "none needed: x86 instruction fetch is coherent with stores (compiler barrier only)", true);
-  return JITFLUSH_OK;
+  return JITFLUSH_ERR_UNSUPPORTED;
 }
+#endif
 #endif

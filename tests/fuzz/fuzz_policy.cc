@@ -179,7 +179,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                   (estimated || !view->possible_known || !view->probe_ran)));
   FUZZ_CHECK(g.online_check == (inferred && above_floor));
 
-  jf_view_export(view.get(), info.get());
+  jf_public_info(view.get(), info.get());
   FUZZ_CHECK(info->iline == g.iline && info->dline == g.dline);
   FUZZ_CHECK(info->idc == g.idc && info->dic == g.dic && info->complete == g.complete);
   FUZZ_CHECK(info->ncpus == (n < JITFLUSH_MAX_CPUS ? n : JITFLUSH_MAX_CPUS));
