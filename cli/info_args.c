@@ -1,4 +1,5 @@
-/* jitflush-info's command line: long options only, GNU style (--opt=value). */
+/* jitflush-info's command line, GNU style (--opt=value): the options of
+ * info_cli.def, their parsing and the --help text. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,31 +8,76 @@
 
 #include "info_args.h"
 
-const char jfi_usage_text[] =
-    "Usage: jitflush-info [--json] [--selftest[=SECONDS]] [--color=auto|always|never]\n"
-    "       jitflush-info --help | --version\n"
-    "\n"
-    "Shows what jitflush knows about every possible CPU of this machine: MIDR and\n"
-    "core name, CTR_EL0 and its line sizes, IDC/DIC, the sysfs L1 line sizes, and\n"
-    "where each number came from; then the system-wide safe values and a verdict\n"
-    "(homogeneous, heterogeneous with the flush strategies that are unsafe here, or\n"
-    "incomplete with the CPUs that could not be seen).\n"
-    "\n"
-    "  --json               print one JSON document instead of the table\n"
-    "  --selftest[=SECONDS] write, flush, run and verify JIT functions on every CPU\n"
-    "                       this process may use, pinned to each in turn, then free\n"
-    "                       to migrate (default 2 seconds; writes no files)\n"
-    "  --color=WHEN         colour the table: auto (a terminal, unless NO_COLOR is\n"
-    "                       set), always or never\n"
-    "  --help               this text\n"
-    "  --version            the jitflush version\n"
-    "\n"
-    "Source tags in the table: c = read on that CPU (CTR_EL0, MIDR_EL1),\n"
-    "s = sysfs, t = jitflush's MIDR table, f = the conservative floor, - = not known.\n"
-    "\n"
-    "Exit status: 0 success; 1 the flush stride could not be established safely\n"
-    "(the probe failed), the selftest saw a wrong result or the report could not\n"
-    "be written; 2 usage error.\n";
+/* info_cli.def's options. */
+static const struct option_row {
+  const char *name;
+  const char *alias; /* or NULL */
+  char short_name;   /* or 0 */
+  const char *arg;   /* "=WHEN", "[=SECONDS]" or NULL */
+  const char *help;
+} options[JFI_OPTION_COUNT] = {
+#define JFI_OPTION(id, name, alias, short_name, arg, help) {name, alias, short_name, arg, help},
+#define JFI_EXIT(name, status, help)
+#include "info_cli.def"
+#undef JFI_OPTION
+#undef JFI_EXIT
+};
+
+/* TEXT's lines, the first after HEAD padded to COLUMN, the others indented
+ * to COLUMN; a HEAD too wide for that is followed by one space. */
+static void print_entry(FILE *out, const char *head, const char *text, int column)
+{
+  int width = (int)strlen(head);
+  fprintf(out, "%s%*s", head, width + 2 <= column ? column - width : 1, "");
+  for (const char *p = text; *p; p++) {
+    fputc(*p, out);
+    if (*p == '\n') {
+      fprintf(out, "%*s", column, "");
+    }
+  }
+  fputc('\n', out);
+}
+
+void jfi_print_usage(FILE *out)
+{
+  fputs("Usage: jitflush-info", out);
+  for (int k = 0; k < JFI_OPTION_COUNT; k++) {
+    if (k != JFI_OPT_help && k != JFI_OPT_version) {
+      fprintf(out, " [%s%s]", options[k].name, options[k].arg ? options[k].arg : "");
+    }
+  }
+  fprintf(out, "\n       jitflush-info %s | %s\n", options[JFI_OPT_help].name,
+          options[JFI_OPT_version].name);
+  fputs("\n"
+        "Shows what jitflush knows about every possible CPU of this machine: MIDR and\n"
+        "core name, CTR_EL0 and its line sizes, IDC/DIC, the sysfs L1 line sizes, and\n"
+        "where each number came from; then the system-wide safe values and a verdict\n"
+        "(homogeneous, heterogeneous with the flush strategies that are unsafe here, or\n"
+        "incomplete with the CPUs that could not be seen).\n"
+        "\n",
+        out);
+  for (int k = 0; k < JFI_OPTION_COUNT; k++) {
+    char head[64];
+    if (options[k].short_name) {
+      snprintf(head, sizeof head, "  -%c, %s%s", options[k].short_name, options[k].name,
+               options[k].arg ? options[k].arg : "");
+    } else {
+      snprintf(head, sizeof head, "  %s%s", options[k].name, options[k].arg ? options[k].arg : "");
+    }
+    print_entry(out, head, options[k].help, 23);
+  }
+  fputs("\n"
+        "Source tags in the table: c = read on that CPU (CTR_EL0, MIDR_EL1),\n"
+        "s = sysfs, t = jitflush's MIDR table, f = the conservative floor, - = not known.\n"
+        "\n"
+        "Exit status:\n",
+        out);
+#define JFI_OPTION(id, name, alias, short_name, arg, help)
+#define JFI_EXIT(name, status, help) print_entry(out, "  " #status, help, 7);
+#include "info_cli.def"
+#undef JFI_OPTION
+#undef JFI_EXIT
+}
 
 static void set_error(char *error, size_t size, const char *fmt, const char *arg)
 {
@@ -84,41 +130,72 @@ bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *er
 
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+    /* The row ARG names: LONG or ALIAS, with "=VALUE" when the row takes
+     * one; or SHORT alone. VALUE is what follows the '='. */
+    const char *value = NULL;
+    int k = 0;
+    for (; k < JFI_OPTION_COUNT; k++) {
+      const struct option_row *r = &options[k];
+      if (r->short_name && arg[0] == '-' && arg[1] == r->short_name && !arg[2]) {
+        break;
+      }
+      const char *names[] = {r->name, r->alias};
+      bool found = false;
+      for (int n = 0; n < 2 && !found && names[n]; n++) {
+        size_t len = strlen(names[n]);
+        if (strncmp(arg, names[n], len) != 0) {
+          continue;
+        }
+        if (arg[len] == '\0' && (!r->arg || r->arg[0] == '[')) {
+          found = true;
+        } else if (arg[len] == '=' && r->arg) {
+          found = true;
+          value = arg + len + 1;
+        }
+      }
+      if (found) {
+        break;
+      }
+    }
+    switch ((enum jfi_option_id)k) {
+    case JFI_OPT_help:
       out->action = JFI_ACTION_HELP;
-    } else if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+      break;
+    case JFI_OPT_version:
       /* --help wins over --version when both are given, as in GNU tools. */
       if (out->action != JFI_ACTION_HELP) {
         out->action = JFI_ACTION_VERSION;
       }
-    } else if (strcmp(arg, "--json") == 0) {
+      break;
+    case JFI_OPT_json:
       out->json = true;
-    } else if (strcmp(arg, "--selftest") == 0) {
-      out->selftest = true;
-    } else if (strncmp(arg, "--selftest=", 11) == 0) {
-      if (!parse_seconds(arg + 11, &out->selftest_seconds)) {
+      break;
+    case JFI_OPT_selftest:
+      if (value && !parse_seconds(value, &out->selftest_seconds)) {
         set_error(error, error_size,
                   "invalid value in '%s': SECONDS must be a number above 0 and at most 3600", arg);
         return false;
       }
       out->selftest = true;
-    } else if (strncmp(arg, "--color=", 8) == 0 || strncmp(arg, "--colour=", 9) == 0) {
-      const char *when = strchr(arg, '=') + 1;
-      if (strcmp(when, "auto") == 0) {
+      break;
+    case JFI_OPT_color:
+      if (strcmp(value, "auto") == 0) {
         out->color = JFI_COLOR_AUTO;
-      } else if (strcmp(when, "always") == 0) {
+      } else if (strcmp(value, "always") == 0) {
         out->color = JFI_COLOR_ALWAYS;
-      } else if (strcmp(when, "never") == 0) {
+      } else if (strcmp(value, "never") == 0) {
         out->color = JFI_COLOR_NEVER;
       } else {
         set_error(error, error_size, "invalid value in '%s': expected auto, always or never", arg);
         return false;
       }
-    } else if (arg[0] == '-' && arg[1] != '\0') {
-      set_error(error, error_size, "unknown option '%s'", arg);
-      return false;
-    } else {
-      set_error(error, error_size, "unexpected argument '%s'", arg);
+      break;
+    case JFI_OPTION_COUNT:
+      if (arg[0] == '-' && arg[1] != '\0') {
+        set_error(error, error_size, "unknown option '%s'", arg);
+      } else {
+        set_error(error, error_size, "unexpected argument '%s'", arg);
+      }
       return false;
     }
   }

@@ -1,8 +1,8 @@
 /*
  * The verdict. Each common flush strategy (info_strategies.def) is judged
  * against the facts the library gathered. Who uses which strategy, and the
- * file and version each was read in, is docs/BACKGROUND.md's sources table
- * (#sources):
+ * file and version each was read in, is the sources table of
+ * docs/BACKGROUND.md#sources:
  *
  * - first-core caching (libgcc and compiler-rt __clear_cache): CTR_EL0 read
  *   once and kept in a static, so the first caller's core sets the stride;

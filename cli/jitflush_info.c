@@ -1,11 +1,8 @@
 /*
  * jitflush-info: what jitflush sees on this machine, and whether the usual
  * ways of flushing JIT code are safe here. Built on the public API only
- * (plus the MIDR table's line sizes, see info_facts.c).
- *
- * Exit status: 0 success, 1 the stride could not be established safely,
- * the selftest saw a wrong result or the output could not be written,
- * 2 usage error.
+ * (plus the MIDR table's line sizes, see info_facts.c). Its options and
+ * exit statuses are the rows of info_cli.def.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +13,6 @@
 #include "info_output.h"
 #include "info_selftest.h"
 #include "info_verdict.h"
-
-enum { EXIT_OK = 0, EXIT_UNSAFE = 1, EXIT_USAGE = 2 };
 
 /* Whether everything printed reached stdout. fflush alone misses an error
  * on a write that stdio made earlier, when its buffer filled up: the
@@ -47,19 +42,19 @@ int main(int argc, char **argv)
   char error[256];
   if (!jfi_parse_args(argc, argv, &args, error, sizeof error)) {
     fprintf(stderr, "jitflush-info: %s (see --help)\n", error);
-    return EXIT_USAGE;
+    return JFI_EXIT_USAGE;
   }
   if (args.action == JFI_ACTION_HELP || args.action == JFI_ACTION_VERSION) {
     if (args.action == JFI_ACTION_HELP) {
-      fputs(jfi_usage_text, stdout);
+      jfi_print_usage(stdout);
     } else {
       printf("jitflush-info %s\n", JITFLUSH_VERSION_STRING);
     }
     if (!output_written()) {
       perror("jitflush-info: writing to stdout");
-      return EXIT_UNSAFE;
+      return JFI_EXIT_UNSAFE;
     }
-    return EXIT_OK;
+    return JFI_EXIT_OK;
   }
 
   /* ~30 KiB: keep it off the stack of small-stack environments. */
@@ -69,7 +64,7 @@ int main(int argc, char **argv)
   int status = jitflush_get_info(&info);
   if (status == JITFLUSH_ERR_ARG) {
     fprintf(stderr, "jitflush-info: jitflush_get_info refused its argument\n");
-    return EXIT_UNSAFE;
+    return JFI_EXIT_UNSAFE;
   }
   jfi_verdict_compute(&info, &verdict);
 
@@ -89,18 +84,18 @@ int main(int argc, char **argv)
   }
   if (!output_written()) {
     perror("jitflush-info: writing the report");
-    return EXIT_UNSAFE;
+    return JFI_EXIT_UNSAFE;
   }
   if (!verdict.stride_safe) {
     fprintf(stderr, "jitflush-info: %s\n", verdict.problem);
-    return EXIT_UNSAFE;
+    return JFI_EXIT_UNSAFE;
   }
   if (!selftest_ok) {
     fprintf(stderr, "jitflush-info: selftest failed: %s\n",
             selftest.error[0]         ? selftest.error
             : selftest.first_wrong[0] ? selftest.first_wrong
                                       : "no function was verified");
-    return EXIT_UNSAFE;
+    return JFI_EXIT_UNSAFE;
   }
-  return EXIT_OK;
+  return JFI_EXIT_OK;
 }

@@ -11,43 +11,15 @@
  * call, skips lines on the smaller cores. jitflush measures every core it
  * can reach up front and flushes with the minimum over all of them.
  *
- * Offline CPUs. Linux removes an offline CPU's cache/ and regs/ sysfs
- * folders and refuses to pin a thread there, so the probe learns nothing
- * about it directly; the floor (JITFLUSH_FLOOR_LINE) covers it, at 16
- * times the maintenance of a 64-byte line. The design, its assumptions
- * and the facts behind each:
- *  1. An offline CPU with no facts of its own takes the lines of the
- *     observed CPUs the kernel groups it with (source JITFLUSH_SRC_CLUSTER):
- *     those whose cpufreq policy (cpuN/cpufreq/related_cpus, which keeps a
- *     policy's offline CPUs) and topology cluster (cpuN/topology/
- *     cluster_cpus_list, else core_siblings_list) both list it, provided
- *     they are one core type (equal CTR_EL0, equal MIDR where known). Only
- *     the kernel's own files are read. Assumption: none; it is a guess, and
- *     2 makes a wrong guess harmless. (DynamIQ clusters and their cpufreq
- *     policies may span core types; a CPU never seen may have smaller lines
- *     than its cluster-mates.) IDC and DIC are never inferred.
- *  2. While any line is inferred (jitflush_info.online_check), every flush,
- *     after its maintenance has completed, reads
- *     /sys/devices/system/cpu/online; if a CPU that was neither online nor
- *     observed at the probe is online now, it probes again and repeats the
- *     maintenance with the new lines (with the floor if another thread is
- *     re-probing). Facts: an offline CPU runs nothing, and the kernel marks
- *     a CPU online before the scheduler may place a task on it; so a CPU not
- *     in the list after the maintenance can only fetch the code after
- *     booting later.
- *  3. Code flushed before a CPU came online cannot be stale on it: the
- *     kernel invalidates the booting CPU's whole I-cache when it turns the
- *     MMU on ("ic iallu; dsb nsh; isb" in set_sctlr_el1,
- *     arch/arm64/include/asm/assembler.h, used by __enable_mmu in
- *     arch/arm64/kernel/head.S; the Galaxy S7's 3.18 kernel has the same
- *     instructions inline there), after which it fetches from the PoU the
- *     maintenance already cleaned to. Assumption: the kernel boots
- *     secondary CPUs through that path (every arm64 Linux does).
- * Cost while something is inferred: no CTR_EL0 read and 4 system calls
- * (open, read, read, close) per flush, and one re-probe per CPU that comes
- * online; with every CPU observed the flush is unchanged (docs/BENCHMARKS.md).
- * Not async-signal-safe in one case: the flush that finds a new CPU online
- * re-probes (it creates a helper thread).
+ * Offline CPUs. An offline CPU with no facts of its own (Linux hides its
+ * cache and registers) takes the lines of the observed CPUs the kernel
+ * groups it with (JITFLUSH_SRC_CLUSTER), else the floor
+ * (JITFLUSH_FLOOR_LINE). While any line is inferred
+ * (jitflush_info.online_check), every flush reads the online CPU list
+ * after its maintenance (4 system calls) and, if such a CPU has come
+ * online, probes again and repeats the maintenance with its lines; that
+ * flush is not async-signal-safe (the probe creates a thread). Why this
+ * is safe: docs/BACKGROUND.md#offline-cpus.
  */
 #ifndef JITFLUSH_H
 #define JITFLUSH_H

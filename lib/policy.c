@@ -93,17 +93,13 @@ void jf_view_set_domain(struct jf_view *view, unsigned index, const struct jf_cp
  * On the Galaxy S7 with CPUs 6-7 out, CPU 4's related_cpus is "4 5 6 7" and
  * its core_siblings_list "4-7": 6 and 7 are Exynos M1s like 4 and 5.
  *
- * This is an inference, and the kernel's groupings can mislead (a DynamIQ
- * cluster and its cpufreq policy may span core types; a core never seen may
- * have smaller lines than its cluster-mates). It is safe anyway because of
- * what a flush does while any line is inferred (online_check, state.c and
- * impl_aarch64_linux.c): an offline CPU runs nothing, and the kernel
- * invalidates a CPU's whole I-cache when it boots it (ic iallu when the MMU
- * is turned on: __enable_mmu, arch/arm64/kernel/head.S, through set_sctlr_el1
- * in arch/arm64/include/asm/assembler.h), so code flushed before it came
- * online cannot be stale on it; a flush that overlaps its coming online
- * sees it in the online list after its maintenance and repeats the
- * maintenance with the CPU's own lines. IDC and DIC are never inferred.
+ * This is a guess, and the kernel's groupings can mislead (a DynamIQ
+ * cluster and its cpufreq policy may span core types). A wrong guess is
+ * harmless because of what a flush does while any line is inferred
+ * (online_check: platform_aarch64_linux.c re-reads the online list after
+ * its maintenance) and because a CPU that boots later starts with an
+ * invalidated I-cache: docs/BACKGROUND.md#offline-cpus. IDC and DIC are
+ * never inferred.
  */
 static void infer_offline(struct jf_view *view, struct jitflush_cpu_info *rec)
 {

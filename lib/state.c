@@ -32,7 +32,7 @@ enum { STATE_UNINIT = 0, STATE_DONE = -1 };
 
 static _Atomic long init_state = STATE_UNINIT;
 /* 0 until published; layout in lib/state.h. Not static: the flush's
- * fast path (impl_aarch64_linux.c) loads it directly. */
+ * fast path (platform_aarch64_linux.c) loads it directly. */
 _Atomic uint64_t jf_geometry_word;
 /* Two views: a re-probe (jf_state_reprobe) fills the one not published,
  * then publishes it, so a jitflush_get_info() copying the current one is
@@ -116,7 +116,7 @@ static void probe_and_publish(bool again)
   /* The word before the index: a flush that finds the new index (and its
    * known_online) then also finds the new word, so it cannot pair the new
    * CPU list with maintenance done in the old geometry (see
-   * flush_views_slow in impl_aarch64_linux.c). */
+   * flush_views_slow in platform_aarch64_linux.c). */
   atomic_store_explicit(&jf_geometry_word, pack_geometry(jf_geometry_from_view(view)),
                         memory_order_release);
   atomic_store_explicit(&current_view, next, memory_order_release);

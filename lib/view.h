@@ -14,7 +14,7 @@
 #include "cpuset.h"
 
 /* The fields of struct jf_global that struct jitflush_info shows under the
- * same names (jf_view_export copies them). */
+ * same names (jf_public_info copies them). */
 // clang-format off
 #define JF_GLOBAL_EXPORTED(X) \
   X(iline) \
@@ -79,6 +79,6 @@ void jf_view_set_domain(struct jf_view *view, unsigned index, const struct jf_cp
 void jf_policy_apply(struct jf_view *view);
 
 /* Copies a view into the public struct (truncating at JITFLUSH_MAX_CPUS). */
-void jf_view_export(const struct jf_view *view, struct jitflush_info *out);
+void jf_public_info(const struct jf_view *view, struct jitflush_info *out);
 
 #endif

@@ -27,16 +27,16 @@ jobs=${JITFLUSH_JOBS:-2}
 # name ^ file ^ text to find (exactly once) ^ replacement ^ why it is a bug
 # Fields are separated by ^ (the C texts contain | and &); \n is a newline.
 mutants=(
-  "noop-flush^lib/impl_aarch64_linux.c^if (!jf_range_last(begin, end, &last))^if (jf_range_last(begin, end, &last) || 1)^jitflush_clear_cache does nothing"
+  "noop-flush^lib/platform_aarch64_linux.c^if (!jf_range_last(begin, end, &last))^if (jf_range_last(begin, end, &last) || 1)^jitflush_clear_cache does nothing"
   "skip-dc^lib/flush_aarch64.S^        dc      cvau, x9^        nop^no clean to PoU: the I-side refetches stale memory"
   "skip-ic^lib/flush_aarch64.S^        ic      ivau, x9^        nop^no invalidate: the old lines stay in the I-cache"
   "drop-dsb-after-dc^lib/flush_aarch64.S^        dsb     ish\n        tbnz    w6, #FLAG_DIC, .Lsync^        nop\n        tbnz    w6, #FLAG_DIC, .Lsync^the invalidate may pass the clean"
   "drop-dsb-after-ic^lib/flush_aarch64.S^        b.ne    .Lic_loop\n        dsb     ish^        b.ne    .Lic_loop\n        nop^the invalidate has not completed at the isb"
   "drop-isb^lib/flush_aarch64.S^may hold old instructions.\n        isb^may hold old instructions.\n        nop^this core's pipeline keeps what it fetched"
   "max-not-min^lib/policy.c^if (*global == 0 || line < *global^if (*global == 0 || line > *global^the largest line over the cores: LITTLE lines skipped"
-  "per-call-ctr^lib/impl_aarch64_linux.c^  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);^  { struct jf_ctr here = jf_ctr_decode(jf_regs_read_ctr()); jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span, here.dline, here.iline, 0); return; }\n  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);^this core's CTR_EL0 on every call (V8's way): wrong after a migration"
-  "doubled-stride^lib/impl_aarch64_linux.c^(uintptr_t)1 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),\n                         (uintptr_t)1 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),^(uintptr_t)2 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),\n                         (uintptr_t)2 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),^every other line skipped (libgcc on the Exynos 8890)"
-  "dual-rw-only^lib/impl_aarch64_linux.c^flush_views((uintptr_t)rw, (uintptr_t)rx, len - 1);^flush_views((uintptr_t)rw, (uintptr_t)rw, len - 1);^invalidate through the RW view: a VIPT I-cache keeps the RX lines"
+  "per-call-ctr^lib/platform_aarch64_linux.c^  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);^  { struct jf_ctr here = jf_ctr_decode(jf_regs_read_ctr()); jf_flush_lines_aarch64(d_first, d_first + span, i_first, i_first + span, here.dline, here.iline, 0); return; }\n  const uint64_t w = atomic_load_explicit(&jf_geometry_word, memory_order_acquire);^this core's CTR_EL0 on every call (V8's way): wrong after a migration"
+  "doubled-stride^lib/platform_aarch64_linux.c^(uintptr_t)1 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),\n                         (uintptr_t)1 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),^(uintptr_t)2 << ((w >> JF_GW_DLOG2_SHIFT) & 0x1f),\n                         (uintptr_t)2 << ((w >> JF_GW_ILOG2_SHIFT) & 0x1f),^every other line skipped (libgcc on the Exynos 8890)"
+  "dual-rw-only^lib/platform_aarch64_linux.c^flush_views((uintptr_t)rw, (uintptr_t)rx, len - 1);^flush_views((uintptr_t)rw, (uintptr_t)rw, len - 1);^invalidate through the RW view: a VIPT I-cache keeps the RX lines"
   "idc-any-core^lib/policy.c^g->idc = g->idc && rec->idc;^g->idc = g->idc || rec->idc;^IDC ORed over the cores: the clean skipped where a core lacks IDC"
 )
 

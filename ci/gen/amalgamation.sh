@@ -15,9 +15,10 @@
 # and no assembler step is the least they can get wrong.
 #
 # The file lists come from cmake/JitflushSources.cmake (the one source of
-# truth, which CMakeLists.txt includes; CMake evaluates it here too): JITFLUSH_PORTABLE_SOURCES, JITFLUSH_IMPL_SOURCES and
-# JITFLUSH_SYNC_SOURCES go in as they are (each file guards itself by
-# platform), JITFLUSH_PROBE_SOURCES, JITFLUSH_SEAM_SOURCES and
+# truth, which CMakeLists.txt includes; CMake evaluates it here too):
+# JITFLUSH_COMMON_SOURCES, JITFLUSH_PORTABLE_SOURCES and
+# JITFLUSH_PLATFORM_SOURCES go in as they are (each platform file guards
+# itself, lib/platform.h), JITFLUSH_PROBE_SOURCES, JITFLUSH_SEAM_SOURCES and
 # lib/flush_aarch64.S go inside the AArch64 Linux guard, as CMake adds them
 # only for that target. lib/flush_aarch64.S is run through the C
 # preprocessor here and becomes a top-level __asm__ block, so the exact
@@ -50,7 +51,7 @@ cmake_list() {
 
 portable=$(cmake_list JITFLUSH_COMMON_SOURCES; cmake_list JITFLUSH_PORTABLE_SOURCES)
 seams=$(cmake_list JITFLUSH_SEAM_SOURCES)
-unguarded=$(cmake_list JITFLUSH_IMPL_SOURCES; cmake_list JITFLUSH_SYNC_SOURCES)
+unguarded=$(cmake_list JITFLUSH_PLATFORM_SOURCES)
 aarch64_only=$(cmake_list JITFLUSH_PROBE_SOURCES)
 # The seams (lib/fs_posix.c -> jf_fs_*, lib/os_linux.c -> jf_os_*, ...)
 # exist only on AArch64 Linux. A "portable" file that calls one (the sysfs

@@ -147,7 +147,7 @@ static void report_findings(struct jf_rig *r, JsonObject *report, const struct r
   g_mutex_unlock(&r->lock);
 }
 
-/* The JSON report (docs/RIG.md, "The report"): the run, every counter of
+/* The JSON report (docs/RIG.md, "The JSON report"): the run, every counter of
  * rig_counters.def, the cores, the findings and the measured regions. */
 static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOUNTERS],
                                 const struct report_paths *p)

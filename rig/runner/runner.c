@@ -1,44 +1,18 @@
 /*
  * jitflush-emu: runs an aarch64 Linux program on an emulated big.LITTLE SoC
- * (docs/RIG.md).
- *
- *   jitflush-emu --config FILE [--seed N] [--report FILE.json]
- *                [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]
- *                [--check on|off|full] [--policy adversarial|random]
- *                [--sarif FILE [--sarif-root DIR]] [--no-record-env]
- *                -- PROGRAM [ARGS...]
- *   jitflush-emu --reproduce REPORT.json [--report FILE.json] [--sarif FILE] ...
+ * (docs/RIG.md). Its options and the variables that stand in for them are
+ * the rows of runner_options.def, its exit statuses those of
+ * runner_exit_statuses.def; `jitflush-emu --help` and RIG.md ("The runner:
+ * jitflush-emu", "Exit statuses") list them.
  *
  * It validates the config, builds the SoC's sysfs overlay in a temporary
  * folder, runs qemu-aarch64 with the jitflush plugin, and ends stderr with
- *
- *   jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N
- * findings=N
- *
- * preceded, when a fetch was stale, by one block per finding (the stale
- * fetches grouped by root cause, docs/FINDINGS.md).
- *
- * Exit status: 86 when the plugin saw a stale instruction fetch, otherwise
- * the program's own (128+N when signal N killed it, or interrupted the
- * runner, or killed QEMU itself, even SIGKILL: the findings so far are
- * reported first; 124 when --timeout stopped it). The runner's own
- * failures use 2 (usage or config), 3 (QEMU missing or without -plugin),
- * 4 (--report or --sarif not writable, checked before the run), 5 (plugin missing,
- * or it wrote no summary), 6 (the program cannot run on the rig: not an
- * AArch64 ELF, not executable, or its loader is not in the sysroot) and 7
- * (QEMU ended before the guest's first instruction: the plugin counted
- * none; the line repeats QEMU's message and status), and 8 when the
- * program executed an AArch64 program (which QEMU user mode runs outside
- * the rig or not at all; the line names it), 9 when --binfmt-* could not
- * set up binfmt_misc, 10 when QEMU's plugin API does not do what the
- * rig relies on (the plugin refused to run; the line names QEMU's version
- * and what failed), and 11 when a rerun (--reproduce) did not end with the
- * recorded run's findings (the lines before name each difference and each
- * input it could not restore; no summary). Only a run whose
- * guest executed ends with the summary line, so a failure never looks
- * clean. The checks run cheapest first: command line, config, sysroot,
- * program, report, QEMU, plugin. Every path may be relative to the
- * current folder.
+ * the summary line (RIG.md, "The summary line"), preceded, when a fetch was
+ * stale, by one block per finding (the stale fetches grouped by root
+ * cause, docs/FINDINGS.md). Only a run whose guest executed ends with the
+ * summary line, so a failure never looks clean. The checks run cheapest
+ * first: command line, config, sysroot, program, report, QEMU, plugin.
+ * Every path may be relative to the current folder.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* The runner's command line: usage and help text, the options that take a
- * value and the variables that stand in for them, and the parsing
- * (runner_args.h). */
+/* The runner's command line: the usage and help text and the parsing, all
+ * from the rows of runner_options.def (the options and the variables that
+ * stand in for them) and runner_exit_statuses.def (runner_args.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -14,211 +14,208 @@
 #include "runner_args.h"
 #include "runner_fail.h"
 
-static const char usage_text[] =
-    "usage: jitflush-emu [--config FILE] [--seed N] [--report FILE.json]\n"
-    "                    [--sysfs-root DIR] [--sysroot DIR] [--qemu PATH]\n"
-    "                    [--check on|off|full] [--policy adversarial|random]\n"
-    "                    [--schedule turns|parallel] [--quantum N]\n"
-    "                    [--sarif FILE [--sarif-root DIR]] [--store DIR]\n"
-    "                    [--summary always|stale] [--exec-map-sync linux|none]\n"
-    "                    [--timeout SECONDS] [--no-follow-exec] [--no-record-env]\n"
-    "                    -- PROGRAM [ARGS...]\n"
-    "       jitflush-emu --reproduce REPORT.json [--report FILE.json] [--sarif FILE]\n"
-    "                    [--sarif-root DIR] [--summary always|stale] [--qemu PATH]\n"
-    "                    [--no-record-env]\n"
-    "       jitflush-emu --merge [--report FILE.json] [--sarif FILE.sarif] DIR...\n"
-    "       jitflush-emu --binfmt-run -- COMMAND [ARGS...]\n"
-    "       jitflush-emu --binfmt-register | --binfmt-unregister\n";
+enum option_kind { KIND_VALUE, KIND_FLAG, KIND_HIDDEN, KIND_HELP, KIND_MODE, KIND_SUITE, KIND_ENV };
 
-static const char help_text[] =
-    "Runs an aarch64 Linux PROGRAM under qemu-aarch64 on the emulated SoC that\n"
-    "FILE (a qemu-configs/*.conf) describes, and checks that every instruction\n"
-    "it fetches after changing code was made coherent.\n"
-    "\n"
-    "  --config FILE      the emulated SoC (default: the build's\n"
-    "                     " JITFLUSH_EMU_DEFAULT_CONFIG ")\n"
-    "  --seed N           the run's seed: migrations, turns and the guest's random\n"
-    "                     bytes (default: the config's [sched] seed)\n"
-    "  --report FILE      write the plugin's JSON report there\n"
-    "  --sysfs-root DIR   serve DIR/sys (e.g. a phone's dump) instead of the\n"
-    "                     sysfs generated from the config\n"
-    "  --sysroot DIR      aarch64 sysroot for dynamically linked programs\n"
-    "                     (default " EMU_DEFAULT_SYSROOT ")\n"
-    "  --qemu PATH        plugin-enabled qemu-aarch64 (default: $JITFLUSH_QEMU,\n"
-    "                     else the one found at build time); a name without\n"
-    "                     '/' that is no file here is looked up in $PATH\n"
-    "  --check on|off|full  the coherence checker (default on); off keeps the\n"
-    "                     topology, migrations and counters but checks no\n"
-    "                     fetch (ci/bench/run.sh measures what the checker costs);\n"
-    "                     full calls the model on every checked fetch instead\n"
-    "                     of only when the word may be stale, and on every\n"
-    "                     store instead of once per group of stores (same\n"
-    "                     verdicts but where a fault cut a block short, there\n"
-    "                     the default is stricter; slower: the fast path's\n"
-    "                     reference)\n"
-    "  --policy P         scheduling: adversarial (default: a thread's CTR_EL0\n"
-    "                     reads run on the largest-line CPU it may use, its next\n"
-    "                     cache maintenance on the smallest) or random (seeded\n"
-    "                     migrations only); overrides the config's [sched] policy\n"
-    "  --exec-map-sync M  linux (default: a page the kernel maps executable for\n"
-    "                     the first time since it was allocated or written by\n"
-    "                     the kernel is synced by the kernel, as arm64 Linux\n"
-    "                     does) or none (no OS help: code only the kernel made\n"
-    "                     coherent is reported as kernel-sync-assumed, to check\n"
-    "                     a JIT for macOS, Windows or the BSDs); overrides the\n"
-    "                     config's [kernel] exec-map-sync\n"
-    "  --schedule S       turns (default: one guest thread runs at a time and the\n"
-    "                     turn passes at seeded instruction counts and blocking\n"
-    "                     system calls, so a seed gives the same run under any\n"
-    "                     host load) or parallel (threads run as the host\n"
-    "                     schedules them: faster on many cores, not reproducible)\n"
-    "  --quantum N        mean turn length in guest instructions (default 20000)\n"
-    "  --sarif FILE       also write the findings as SARIF 2.1.0 (code scanning)\n"
-    "  --sarif-root DIR   the source tree SARIF locations are relative to (the\n"
-    "                     checkout code scanning resolves them against)\n"
-    "  --store DIR        add this process's report, SARIF log and record to the\n"
-    "                     suite store DIR (created if missing), for --merge\n"
-    "  --summary always|stale  print the summary line after every run (default)\n"
-    "                     or only after one with a stale fetch, so that a clean\n"
-    "                     run leaves the program's stderr as it was\n"
-    "  --timeout SECONDS  stop the program after SECONDS (a positive number,\n"
-    "                     fractions allowed): report the findings so far, name\n"
-    "                     each thread's last block, exit 124\n"
-    "  --no-follow-exec   an AArch64 program the program executes (execve) ends\n"
-    "                     the run with status 8 instead of running on the rig\n"
-    "                     with the same options, its findings in this run's\n"
-    "                     report (the default)\n"
-    "  --no-record-env    keep the environment out of the run's record: no\n"
-    "                     FILE.env beside the --report FILE (Reruns, below)\n"
-    "  --exec-of DIR      (used by the rig itself) this run is such a program,\n"
-    "                     executed in the run whose scratch folder is DIR\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "Paths may be relative to the current folder.\n"
-    "\n"
-    "Reruns: a run with --report FILE records what it depended on: its options\n"
-    "(the report's \"reproduce\" command, every default written out) and its\n"
-    "working folder in FILE, and its environment in FILE.env beside it, which\n"
-    "only its owner may read (mode 0600: it may hold tokens; it is never copied\n"
-    "into the report, the SARIF log or stderr). A finding's \"rerun\" line is then\n"
-    "  jitflush-emu --reproduce FILE\n"
-    "which runs the program again with those options, in that folder and that\n"
-    "environment, and compares its findings with the run's: the same, it ends\n"
-    "as any run does; different, it names each finding missing, new or with\n"
-    "another count and exits 11 with no summary line. It first names each\n"
-    "input it cannot restore (a run recorded with --no-record-env, a missing\n"
-    "FILE.env or folder). Only the options shown in its usage may be added.\n"
-    "\n"
-    "Environment: JITFLUSH_QEMU (QEMU), JITFLUSH_PLUGIN (the plugin .so).\n"
-    "An option the command line does not give is taken from its variable, so\n"
-    "that a test runner's emulator setting (CMake, Meson, Cargo) or binfmt_misc\n"
-    "needs no wrapper script; empty means unset:\n"
-    "  JITFLUSH_EMU_CONFIG      --config       JITFLUSH_EMU_SEED     --seed\n"
-    "  JITFLUSH_EMU_POLICY      --policy       JITFLUSH_EMU_CHECK    --check\n"
-    "  JITFLUSH_EMU_SYSROOT     --sysroot      JITFLUSH_EMU_STORE    --store\n"
-    "  JITFLUSH_EMU_SYSFS_ROOT  --sysfs-root   JITFLUSH_EMU_SUMMARY  --summary\n"
-    "  JITFLUSH_EMU_SCHEDULE    --schedule     JITFLUSH_EMU_QUANTUM  --quantum\n"
-    "  JITFLUSH_EMU_EXEC_MAP_SYNC  --exec-map-sync\n"
-    "  JITFLUSH_EMU_TIMEOUT     --timeout\n"
-    "  JITFLUSH_EMU_NO_RECORD_ENV  1: --no-record-env (0: record it)\n"
-    "  JITFLUSH_EMU_TEST_NAME   a name for this process in the store's record\n"
-    "\n"
-    "Suites:\n"
-    "  --merge [--report FILE.json] [--sarif FILE.sarif] DIR...\n"
-    "                     one report and one SARIF log from the stores DIR...\n"
-    "                     (one suite's, or every job's of a CI matrix): findings\n"
-    "                     of one root cause counted together, with the processes\n"
-    "                     that hit them; exits 86 when there is any finding, 0\n"
-    "                     when none, 2 usage, 4 an output not writable, 5 a\n"
-    "                     store entry unreadable\n"
-    "  --binfmt-run -- COMMAND\n"
-    "                     run COMMAND with every AArch64 program it or its\n"
-    "                     children start (tests registered without the emulator,\n"
-    "                     scripts, exec) running on the rig: binfmt_misc in a\n"
-    "                     private user namespace (Linux >= 6.7), gone when\n"
-    "                     COMMAND ends; exits with COMMAND's status\n"
-    "  --binfmt-register, --binfmt-unregister\n"
-    "                     the same for the whole system (root): until unregistered\n"
-    "\n"
-    "When the program ran, the last line on stderr is\n"
-    "  jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N dc_ops=N ic_ops=N "
-    "findings=N\n"
-    "after one block per finding (stale fetches grouped by root cause: the kind,\n"
-    "the flush routine and its caller, the store that wrote the code, advice);\n"
-    "otherwise it is one line naming the cause.\n"
-    "\n"
-    "Exit status:\n"
-    "  86   at least one stale instruction fetch\n"
-    "  N    otherwise the program's own status (128+S if signal S killed it)\n"
-    "  2    usage or config error\n"
-    "  3    QEMU not found, not executable, or built without plugin support\n"
-    "  4    the --report or --sarif file cannot be written (checked before the run),\n"
-    "       or the --store folder cannot take this process's entry\n"
-    "  5    the plugin is missing or wrote no summary (internal failure)\n"
-    "  6    PROGRAM cannot run on the rig: not an AArch64 ELF program, not\n"
-    "       executable, or its loader is not in the sysroot (found before\n"
-    "       QEMU starts)\n"
-    "  7    QEMU ended before the program's first instruction (the line\n"
-    "       repeats QEMU's message and status)\n"
-    "  8    with --no-follow-exec (or where it cannot be followed: execveat\n"
-    "       relative to a folder), the program executed an AArch64 program,\n"
-    "       which QEMU user mode cannot run under the rig: the line names it;\n"
-    "       no summary\n"
-    "  9    --binfmt-*: binfmt_misc could not be set up (the line says why)\n"
-    "  10   QEMU's plugin API does not do what the rig relies on (a QEMU the\n"
-    "       plugin was not built for, or one that misreads registers): the\n"
-    "       line names QEMU's version and what failed; nothing of the program ran\n"
-    "  11   --reproduce: the rerun did not end with the recorded run's findings\n"
-    "       (a finding missing, new, or with another count): the lines before\n"
-    "       name each difference and each input it could not restore; no\n"
-    "       summary line\n"
-    "  124  --timeout expired: the runner stopped the program after reporting\n"
-    "       the findings so far and each thread's last block\n"
-    "  128+S the runner was interrupted by signal S (INT, TERM, HUP), or the\n"
-    "       program (QEMU) was killed by signal S, even SIGKILL (137): the\n"
-    "       findings gathered so far are reported first\n"
-    "A runner killed with SIGKILL takes QEMU and every process of the run with\n"
-    "it, and its scratch folder is removed within a second.\n";
-/*
- * The options that take a value, each with the environment variable that
- * stands in for it when the command line does not give it. The variables
- * let a test runner that only knows an emulator command (CTest's
- * CMAKE_CROSSCOMPILING_EMULATOR, Meson's exe_wrapper, Cargo's runner, a
- * binfmt_misc registration) choose the SoC, the seed and the rest per run
- * without a wrapper script. --report and --sarif have none: every process
- * of a suite would overwrite the same file; JITFLUSH_EMU_STORE collects
- * them instead. Command line first, then the environment, then the
- * config's or the build's default.
- */
-static const struct valued_option {
-  const char *name;
-  size_t offset;
+#define OFFSET_VALUE(id) offsetof(struct emu_options, id)
+#define OFFSET_HIDDEN(id) offsetof(struct emu_options, id)
+#define OFFSET_FLAG(id) offsetof(struct emu_options, id)
+#define OFFSET_HELP(id) 0
+#define OFFSET_MODE(id) 0
+#define OFFSET_SUITE(id) 0
+#define OFFSET_ENV(id) 0
+
+/* runner_options.def, indexed by enum emu_option_id. */
+static const struct option_row {
+  enum option_kind kind;
+  const char *name; /* "--config"; NULL for an ENV row */
+  char short_name;
+  const char *arg;
   const char *env;
-} valued[EMU_VALUED_OPTIONS] = {
-    {"--config", offsetof(struct emu_options, config), "JITFLUSH_EMU_CONFIG"},
-    {"--seed", offsetof(struct emu_options, seed_text), "JITFLUSH_EMU_SEED"},
-    {"--report", offsetof(struct emu_options, report), NULL},
-    {"--sysfs-root", offsetof(struct emu_options, sysfs_root), "JITFLUSH_EMU_SYSFS_ROOT"},
-    {"--sysroot", offsetof(struct emu_options, sysroot), "JITFLUSH_EMU_SYSROOT"},
-    {"--qemu", offsetof(struct emu_options, qemu), NULL}, /* JITFLUSH_QEMU: find_qemu */
-    {"--check", offsetof(struct emu_options, check), "JITFLUSH_EMU_CHECK"},
-    {"--policy", offsetof(struct emu_options, policy), "JITFLUSH_EMU_POLICY"},
-    {"--sarif", offsetof(struct emu_options, sarif), NULL},
-    {"--store", offsetof(struct emu_options, store), "JITFLUSH_EMU_STORE"},
-    {"--summary", offsetof(struct emu_options, summary), "JITFLUSH_EMU_SUMMARY"},
-    {"--schedule", offsetof(struct emu_options, schedule), "JITFLUSH_EMU_SCHEDULE"},
-    {"--quantum", offsetof(struct emu_options, quantum_text), "JITFLUSH_EMU_QUANTUM"},
-    {"--sarif-root", offsetof(struct emu_options, sarif_root), NULL},
-    {"--exec-map-sync", offsetof(struct emu_options, exec_map_sync), "JITFLUSH_EMU_EXEC_MAP_SYNC"},
-    {"--timeout", offsetof(struct emu_options, timeout_text), "JITFLUSH_EMU_TIMEOUT"},
-    {"--exec-of", offsetof(struct emu_options, exec_of), NULL},
+  const char *help;
+  size_t offset; /* of the field (VALUE, HIDDEN, FLAG) */
+} rows[EMU_OPTION_COUNT] = {
+#define EMU_OPTION(kind, id, name, short_name, arg, env, help)                                     \
+  {KIND_##kind, name, short_name, arg, env, help, OFFSET_##kind(id)},
+#include "runner_options.def"
+#undef EMU_OPTION
 };
+
+/* The --help column the descriptions start in, and the width they keep. */
+#define HELP_COLUMN 21
+#define USAGE_WIDTH 80
+
+/* TEXT's lines, the first after HEAD padded to COLUMN, the others indented
+ * to COLUMN. A HEAD too wide for that is followed by a line break, or with
+ * SQUEEZE by one space. */
+static void append_entry(GString *s, const char *head, const char *text, int column, bool squeeze)
+{
+  int width = (int)strlen(head);
+  g_string_append(s, head);
+  if (width + 2 <= column) {
+    g_string_append_printf(s, "%*s", column - width, "");
+  } else if (squeeze) {
+    g_string_append_c(s, ' ');
+  } else {
+    g_string_append_printf(s, "\n%*s", column, "");
+  }
+  for (const char *p = text; *p; p++) {
+    g_string_append_c(s, *p);
+    if (*p == '\n') {
+      g_string_append_printf(s, "%*s", column, "");
+    }
+  }
+  g_string_append_c(s, '\n');
+}
+
+/* "  --check on|off|full", "  -h, --help". */
+static char *option_head(const struct option_row *r)
+{
+  GString *h = g_string_new("  ");
+  if (r->short_name) {
+    g_string_append_printf(h, "-%c, ", r->short_name);
+  }
+  g_string_append(h, r->name);
+  if (r->arg) {
+    g_string_append_printf(h, " %s", r->arg);
+  }
+  return g_string_free(h, FALSE);
+}
+
+/* Appends ITEM to the synopsis S, on a new line when the line would pass
+ * USAGE_WIDTH; LINE_START is where the current line starts. */
+static void append_wrapped(GString *s, size_t *line_start, const char *item)
+{
+  if (s->len - *line_start + 1 + strlen(item) > USAGE_WIDTH) {
+    g_string_append_c(s, '\n');
+    *line_start = s->len;
+    g_string_append(s, "                   ");
+  }
+  g_string_append_printf(s, " %s", item);
+}
+
+/* The synopsis: the first form from the rows, wrapped; then the others. */
+static char *usage_text(void)
+{
+  GString *s = g_string_new("usage: jitflush-emu");
+  size_t line_start = 0;
+  for (size_t k = 0; k < EMU_OPTION_COUNT; k++) {
+    const struct option_row *r = &rows[k];
+    if (r->kind == KIND_VALUE || r->kind == KIND_FLAG) {
+      char *item =
+          r->arg ? g_strdup_printf("[%s %s]", r->name, r->arg) : g_strdup_printf("[%s]", r->name);
+      append_wrapped(s, &line_start, item);
+      g_free(item);
+    }
+  }
+  append_wrapped(s, &line_start, "-- PROGRAM [ARGS...]");
+  g_string_append_c(s, '\n');
+  /* The options a rerun takes are runner_rerun.c's. */
+  g_string_append(
+      s, "       jitflush-emu --reproduce REPORT.json [--report FILE.json] [--sarif FILE]\n"
+         "                    [--sarif-root DIR] [--summary always|stale] [--qemu PATH]\n"
+         "                    [--no-record-env]\n");
+  for (size_t k = 0; k < EMU_OPTION_COUNT; k++) {
+    if (rows[k].kind == KIND_SUITE) {
+      g_string_append_printf(s, "       jitflush-emu %s%s%s\n", rows[k].name,
+                             rows[k].arg ? " " : "", rows[k].arg ? rows[k].arg : "");
+    }
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* The entries of the rows of KIND. */
+static void append_options(GString *s, enum option_kind kind)
+{
+  for (size_t k = 0; k < EMU_OPTION_COUNT; k++) {
+    if (rows[k].kind == kind) {
+      char *head = option_head(&rows[k]);
+      append_entry(s, head, rows[k].help, HELP_COLUMN, false);
+      g_free(head);
+    }
+  }
+}
+
+/* One line per variable: of an option (FOR_OPTIONS), with the option it
+ * stands for, or of an ENV row, with what it gives. */
+static void append_variables(GString *s, bool for_options)
+{
+  for (size_t k = 0; k < EMU_OPTION_COUNT; k++) {
+    const struct option_row *r = &rows[k];
+    if (!r->env || (r->kind == KIND_ENV) == for_options) {
+      continue;
+    }
+    char *head = g_strdup_printf("  %s", r->env);
+    char *what = r->kind == KIND_ENV    ? g_strdup(r->help)
+                 : r->kind == KIND_FLAG ? g_strdup_printf("1: %s (0: not)", r->name)
+                                        : g_strdup(r->name);
+    append_entry(s, head, what, 30, false);
+    g_free(head);
+    g_free(what);
+  }
+}
+
+static char *help_text(void)
+{
+  GString *s = g_string_new(NULL);
+  g_string_append(s,
+                  "Runs an aarch64 Linux PROGRAM under qemu-aarch64 on the emulated SoC that\n"
+                  "FILE (a qemu-configs/NAME.conf) describes, and checks that every instruction\n"
+                  "it fetches after changing code was made coherent.\n"
+                  "\n");
+  append_options(s, KIND_VALUE);
+  append_options(s, KIND_FLAG);
+  append_options(s, KIND_HIDDEN);
+  append_options(s, KIND_MODE);
+  append_options(s, KIND_HELP);
+  g_string_append(s,
+                  "\n"
+                  "Paths may be relative to the current folder.\n"
+                  "\n"
+                  "Reruns: a run with --report FILE records what it depended on: its options\n"
+                  "(the report's \"reproduce\" command, every default written out) and its\n"
+                  "working folder in FILE, and its environment in FILE.env beside it, which\n"
+                  "only its owner may read (mode 0600: it may hold tokens; it is never copied\n"
+                  "into the report, the SARIF log or stderr). A finding's \"rerun\" line is then\n"
+                  "  jitflush-emu --reproduce FILE\n"
+                  "which runs the program again with those options, in that folder and that\n"
+                  "environment, and compares its findings with the run's: the same, it ends\n"
+                  "as any run does; different, it names each finding missing, new or with\n"
+                  "another count and exits 11 with no summary line. It first names each\n"
+                  "input it cannot restore (a run recorded with --no-record-env, a missing\n"
+                  "FILE.env or folder). Only the options shown in its usage may be added.\n"
+                  "\n"
+                  "Environment: an option the command line does not give is taken from its\n"
+                  "variable, so that a test runner's emulator setting (CMake, Meson, Cargo) or\n"
+                  "binfmt_misc needs no wrapper script; empty means unset:\n");
+  append_variables(s, true);
+  g_string_append(s, "These stand for no option:\n");
+  append_variables(s, false);
+  g_string_append(s, "\nSuites:\n");
+  append_options(s, KIND_SUITE);
+  g_string_append(s, "\n"
+                     "When the program ran, the last line on stderr is\n"
+                     "  jitflush-emu: stale_fetches=N fetch_checks=N migrations=N ctr_reads=N "
+                     "dc_ops=N ic_ops=N findings=N\n"
+                     "after one block per finding (stale fetches grouped by root cause: the kind,\n"
+                     "the flush routine and its caller, the store that wrote the code, advice);\n"
+                     "otherwise it is one line naming the cause.\n"
+                     "\n"
+                     "Exit status:\n");
+#define EMU_EXIT(name, status, help) append_entry(s, "  " #status, help, 7, true);
+#define EMU_EXIT_OTHER(label, doc_label, help) append_entry(s, "  " label, help, 7, true);
+#include "runner_exit_statuses.def"
+#undef EMU_EXIT
+#undef EMU_EXIT_OTHER
+  g_string_append(s, "A runner killed with SIGKILL takes QEMU and every process of the run with\n"
+                     "it, and its scratch folder is removed within a second.\n");
+  return g_string_free(s, FALSE);
+}
 
 const char *emu_args_origin(const struct emu_options *o, size_t offset)
 {
-  for (size_t k = 0; k < EMU_VALUED_OPTIONS; k++) {
-    if (valued[k].offset == offset) {
-      return o->from[k] ? o->from[k] : valued[k].name;
+  for (size_t k = 0; k < EMU_OPTION_COUNT; k++) {
+    if ((rows[k].kind == KIND_VALUE || rows[k].kind == KIND_HIDDEN) && rows[k].offset == offset) {
+      return o->from[k] ? o->from[k] : rows[k].name;
     }
   }
   return "?";
@@ -227,7 +224,9 @@ const char *emu_args_origin(const struct emu_options *o, size_t offset)
 int emu_args_usage_error(const char *fmt, ...)
 {
   /* The usage first and the problem last, where the eye lands. */
-  fputs(usage_text, stderr);
+  char *usage = usage_text();
+  fputs(usage, stderr);
+  g_free(usage);
   va_list ap;
   va_start(ap, fmt);
   int status = emu_vfail(EMU_EXIT_USAGE, fmt, ap);
@@ -259,46 +258,55 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
     if (strcmp(arg, "--") == 0) {
       break;
     }
-    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-      fputs(usage_text, stdout);
-      fputc('\n', stdout);
-      fputs(help_text, stdout);
-      return -1;
-    }
-    if (strcmp(arg, "--no-follow-exec") == 0) {
-      o->no_follow_exec = true;
-      continue;
-    }
-    if (strcmp(arg, "--no-record-env") == 0) {
-      o->no_record_env = true;
-      continue;
-    }
-    bool known = false;
-    for (size_t k = 0; k < EMU_VALUED_OPTIONS && !known; k++) {
-      size_t len = strlen(valued[k].name);
-      if (strncmp(arg, valued[k].name, len) != 0 || (arg[len] != '\0' && arg[len] != '=')) {
+    /* The row ARG names: its long name, alone or with "=VALUE", or its
+     * short one alone. The forms of their own (MODE, SUITE) are runner.c's. */
+    size_t k = 0, len = 0;
+    for (; k < EMU_OPTION_COUNT; k++) {
+      const struct option_row *r = &rows[k];
+      if (r->kind == KIND_ENV || r->kind == KIND_MODE || r->kind == KIND_SUITE) {
         continue;
       }
-      known = true;
+      if (r->short_name && arg[0] == '-' && arg[1] == r->short_name && !arg[2]) {
+        break;
+      }
+      len = strlen(r->name);
+      if (strncmp(arg, r->name, len) == 0 &&
+          (arg[len] == '\0' || (arg[len] == '=' && r->arg != NULL))) {
+        break;
+      }
+    }
+    if (k < EMU_OPTION_COUNT && rows[k].kind == KIND_HELP) {
+      char *usage = usage_text(), *help = help_text();
+      fputs(usage, stdout);
+      fputc('\n', stdout);
+      fputs(help, stdout);
+      g_free(usage);
+      g_free(help);
+      return -1;
+    }
+    if (k < EMU_OPTION_COUNT && rows[k].kind == KIND_FLAG) {
+      *(bool *)((char *)o + rows[k].offset) = true;
+      o->from[k] = rows[k].name;
+      continue;
+    }
+    if (k < EMU_OPTION_COUNT) {
       const char *value;
       if (arg[len] == '=') {
         value = arg + len + 1;
       } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
         value = argv[++i];
       } else {
-        return emu_args_usage_error("%s needs a value", valued[k].name);
+        return emu_args_usage_error("%s needs a value", rows[k].name);
       }
       if (!*value) {
-        return emu_args_usage_error("%s needs a value", valued[k].name);
+        return emu_args_usage_error("%s needs a value", rows[k].name);
       }
-      const char **slot = (const char **)((char *)o + valued[k].offset);
+      const char **slot = (const char **)((char *)o + rows[k].offset);
       if (*slot) {
-        return emu_args_usage_error("%s given twice", valued[k].name);
+        return emu_args_usage_error("%s given twice", rows[k].name);
       }
       *slot = value;
-      o->from[k] = valued[k].name;
-    }
-    if (known) {
+      o->from[k] = rows[k].name;
       continue;
     }
     if (arg[0] == '-') {
@@ -316,28 +324,36 @@ int emu_args_parse(int argc, char **argv, struct emu_options *o)
   /* The environment stands in for what the command line left out; an
    * empty variable counts as unset. Not in a rerun: its options are the
    * recorded run's, written out (runner_rerun.c). */
-  for (size_t k = 0; k < EMU_VALUED_OPTIONS && !o->recorded_options; k++) {
-    const char **slot = (const char **)((char *)o + valued[k].offset);
-    const char *value = valued[k].env ? getenv(valued[k].env) : NULL;
-    if (!*slot && value && *value) {
+  for (size_t k = 0; k < EMU_OPTION_COUNT && !o->recorded_options; k++) {
+    const struct option_row *r = &rows[k];
+    const char *value = r->env && r->kind != KIND_ENV ? getenv(r->env) : NULL;
+    if (!value || !*value) {
+      continue;
+    }
+    if (r->kind == KIND_FLAG) {
+      /* 1 gives the flag, 0 does not; a command line that gives it wins. */
+      if (strcmp(value, "1") != 0 && strcmp(value, "0") != 0) {
+        return emu_args_usage_error("%s: expected 1 or 0, got '%s'", r->env, value);
+      }
+      bool *flag = (bool *)((char *)o + r->offset);
+      if (!*flag && value[0] == '1') {
+        *flag = true;
+        o->from[k] = r->env;
+      }
+      continue;
+    }
+    const char **slot = (const char **)((char *)o + r->offset);
+    if (!*slot) {
       *slot = value;
-      o->from[k] = valued[k].env;
+      o->from[k] = r->env;
     }
-  }
-  const char *no_record_env = getenv("JITFLUSH_EMU_NO_RECORD_ENV");
-  if (!o->recorded_options && no_record_env && *no_record_env) {
-    if (strcmp(no_record_env, "1") != 0 && strcmp(no_record_env, "0") != 0) {
-      return emu_args_usage_error("JITFLUSH_EMU_NO_RECORD_ENV: expected 1 or 0, got '%s'",
-                                  no_record_env);
-    }
-    o->no_record_env |= no_record_env[0] == '1';
   }
   /* Last, the build's own SoC (the Exynos 8890 of qemu-configs/), as QEMU
    * and the plugin default to the build's: an emulator setting then needs
    * no option at all. */
   if (!o->config && g_file_test(JITFLUSH_EMU_DEFAULT_CONFIG, G_FILE_TEST_EXISTS)) {
     o->config = JITFLUSH_EMU_DEFAULT_CONFIG;
-    o->from[0] = "the build's default config";
+    o->from[EMU_OPT_config] = "the build's default config";
   }
   if (!o->config) {
     return emu_args_usage_error(

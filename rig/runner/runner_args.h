@@ -1,5 +1,6 @@
-/* The runner's command line (runner_args.c): its options, the help text,
- * the parsing and the environment variables that stand in for options. */
+/* The runner's command line (runner_args.c): its options (one row each in
+ * runner_options.def), the help text, the parsing and the environment
+ * variables that stand in for options. */
 #ifndef JITFLUSH_EMU_RUNNER_ARGS_H
 #define JITFLUSH_EMU_RUNNER_ARGS_H
 
@@ -10,45 +11,49 @@
 #include <glib.h>
 
 #define EMU_DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
-#define EMU_VALUED_OPTIONS 17
+
+/* EMU_OPT_config and the rest: a row of runner_options.def. */
+enum emu_option_id {
+#define EMU_OPTION(kind, id, name, short_name, arg, env, help) EMU_OPT_##id,
+#include "runner_options.def"
+#undef EMU_OPTION
+  EMU_OPTION_COUNT
+};
+
+/* The fields of the options of runner_options.def. */
+#define EMU_OPTION_FIELD_VALUE(id) const char *id;
+#define EMU_OPTION_FIELD_HIDDEN(id) const char *id;
+#define EMU_OPTION_FIELD_FLAG(id) bool id;
+#define EMU_OPTION_FIELD_HELP(id)
+#define EMU_OPTION_FIELD_MODE(id)
+#define EMU_OPTION_FIELD_SUITE(id)
+#define EMU_OPTION_FIELD_ENV(id)
 
 struct emu_options {
-  const char *config;
-  const char *report;
-  const char *sysfs_root;
-  const char *sysroot;
-  const char *qemu;
-  const char *seed_text;
-  uint64_t seed;
-  const char *check;    /* "on", "off" or NULL (the plugin's default: on) */
-  const char *policy;   /* "adversarial", "random" or NULL (the config's) */
-  const char *schedule; /* "turns", "parallel" or NULL (turns) */
-  const char *quantum_text;
-  uint64_t quantum;
-  const char *sarif;
-  const char *sarif_root;
-  const char *store;         /* the suite store folder (runner_store.c) or NULL */
+  /* One field per option of runner_options.def, by its ID: the value as
+   * given (VALUE, HIDDEN; NULL when not given), or whether it was given
+   * (FLAG). check is "on", "off", "full" or NULL (the plugin's default:
+   * on); policy "adversarial", "random" or NULL (the config's); schedule
+   * "turns", "parallel" or NULL (turns); summary "always", "stale" or NULL
+   * (always); exec_map_sync "linux", "none" or NULL (the config's); store
+   * the suite store folder (runner_store.c) or NULL; exec_of the scratch
+   * folder of the run whose program executed this one. */
+#define EMU_OPTION(kind, id, name, short_name, arg, env, help) EMU_OPTION_FIELD_##kind(id)
+#include "runner_options.def"
+#undef EMU_OPTION
+  uint64_t seed;             /* from seed_text */
+  uint64_t quantum;          /* from quantum_text */
+  unsigned timeout_ms;       /* from timeout_text; 0: no timeout */
   bool report_only_findings; /* the report and SARIF log are the store
                                 entry's alone: the plugin writes them only
                                 when there are findings (report-when) */
-  const char *summary;       /* "always", "stale" or NULL (always) */
-  /* "linux", "none" or NULL (the config's). */
-  const char *exec_map_sync;
-  const char *timeout_text; /* --timeout SECONDS, or NULL (none) */
-  unsigned timeout_ms;      /* from it; 0: no timeout */
-  bool no_follow_exec;      /* --no-follow-exec: an exec of an AArch64
-                               program ends the run with status 8 */
-  bool no_record_env;       /* --no-record-env: no REPORT.env beside the
-                               report (runner_reproduce.c) */
-  bool recorded_options;    /* set before parsing a rerun's command line
-                               (--reproduce): the environment stands in for
-                               no option, every one is the recorded run's */
-  const char *exec_of;      /* --exec-of DIR: this run follows an exec in
-                               the run whose scratch folder is DIR */
-  char **program;           /* NULL-terminated, from after "--" */
-  /* Where each valued option came from: its own name ("--seed") or the
+  bool recorded_options;     /* set before parsing a rerun's command line
+                                (--reproduce): the environment stands in for
+                                no option, every one is the recorded run's */
+  char **program;            /* NULL-terminated, from after "--" */
+  /* Where each option came from: its own name ("--seed") or the
    * environment variable that stood in for it; NULL when neither. */
-  const char *from[EMU_VALUED_OPTIONS];
+  const char *from[EMU_OPTION_COUNT];
 };
 
 /* Prints the usage, then "jitflush-emu: PROBLEM"; returns EMU_EXIT_USAGE. */

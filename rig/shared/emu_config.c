@@ -271,35 +271,64 @@ static bool get_cpulist(struct ctx *c, const char *group, const char *key, struc
 /* ------------------------------------------------------------------------ */
 /* Groups. */
 
-static const char *const soc_keys[] = {"name", "qemu-cpu", NULL};
-static const char *const cluster_keys[] = {"cpus",     "core",   "midr",   "ctr", "l1i-line",
-                                           "l1d-line", "online", "domain", NULL};
-static const char *const kernel_keys[] = {"ctr-trap", "sysfs", "exec-map-sync", "linux", NULL};
-/* enum emu_exec_map_sync, in order. */
-const char *const emu_exec_map_sync_names[] = {"linux", "none", NULL};
-/* enum emu_kernel_linux, in order. */
-const char *const emu_kernel_linux_names[] = {"6.x", "3.18-anon-skip", NULL};
-static const char *const process_keys[] = {"allowed", NULL};
-static const char *const sched_keys[] = {"seed", "migrate-every", "policy", NULL};
-/* enum emu_sched_policy, in order. */
-const char *const emu_sched_policy_names[] = {"adversarial", "random", NULL};
-static const char *const hotplug_keys[] = {"events", NULL};
+/* emu_config_keys.def: the keys of each group. */
+enum key_type { TYPE_TEXT, TYPE_NUMBER, TYPE_CPULIST, TYPE_EVENTS, TYPE_ENUM };
+enum key_use { USE_OPTIONAL, USE_REQUIRED, USE_MAY_BE_EMPTY };
 
-static bool check_keys(struct ctx *c, const char *group, const char *const *known)
+static const struct config_key {
+  const char *group; /* "cluster" for [cluster NAME] */
+  const char *key;
+  enum key_type type;
+  enum key_use use;
+} config_keys[] = {
+#define EMU_CONFIG_KEY(group, key, type, use, meaning) {#group, key, TYPE_##type, USE_##use},
+#define EMU_CONFIG_ENUM(group, key, id, meaning, ...) {#group, key, TYPE_ENUM, USE_OPTIONAL},
+#include "emu_config_keys.def"
+#undef EMU_CONFIG_KEY
+#undef EMU_CONFIG_ENUM
+};
+
+#define EMU_CONFIG_KEY(group, key, type, use, meaning)
+#define EMU_CONFIG_ENUM(group, key, id, meaning, ...)                                              \
+  const char *const emu_##id##_names[] = {__VA_ARGS__, NULL};
+#include "emu_config_keys.def"
+#undef EMU_CONFIG_KEY
+#undef EMU_CONFIG_ENUM
+/* A value named in the .def and not in its enum (or the other way round)
+ * stops the build here. */
+G_STATIC_ASSERT(G_N_ELEMENTS(emu_ctr_trap_names) == EMU_CTR_TRAP_SANITIZE + 2);
+G_STATIC_ASSERT(G_N_ELEMENTS(emu_sysfs_mode_names) == EMU_SYSFS_NONE + 2);
+G_STATIC_ASSERT(G_N_ELEMENTS(emu_exec_map_sync_names) == EMU_EXEC_MAP_SYNC_NONE + 2);
+G_STATIC_ASSERT(G_N_ELEMENTS(emu_kernel_linux_names) == EMU_KERNEL_LINUX_ANON_SKIP + 2);
+G_STATIC_ASSERT(G_N_ELEMENTS(emu_sched_policy_names) == EMU_SCHED_RANDOM + 2);
+
+/* The row of KEY in GROUP, or NULL. */
+static const struct config_key *config_key(const char *group, const char *key)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(config_keys); i++) {
+    if (strcmp(config_keys[i].group, group) == 0 && strcmp(config_keys[i].key, key) == 0) {
+      return &config_keys[i];
+    }
+  }
+  return NULL;
+}
+
+/* Every key of GROUP (a group of kind KIND: "cluster" for [cluster NAME])
+ * is one of KIND's rows, and has a value unless its row allows none. */
+static bool check_keys(struct ctx *c, const char *group, const char *kind)
 {
   for (guint i = 0; i < c->lay.keys->len; i++) {
     const struct key_pos *k = g_ptr_array_index(c->lay.keys, i);
     if (strcmp(k->group, group) != 0) {
       continue;
     }
-    bool found = false;
-    for (const char *const *n = known; *n; n++) {
-      found = found || strcmp(*n, k->key) == 0;
-    }
-    if (!found) {
+    const struct config_key *row = config_key(kind, k->key);
+    if (!row) {
       GString *list = g_string_new(NULL);
-      for (const char *const *n = known; *n; n++) {
-        g_string_append_printf(list, "%s%s", list->len ? ", " : "", *n);
+      for (size_t n = 0; n < G_N_ELEMENTS(config_keys); n++) {
+        if (strcmp(config_keys[n].group, kind) == 0) {
+          g_string_append_printf(list, "%s%s", list->len ? ", " : "", config_keys[n].key);
+        }
       }
       fail_at(c, k->line, group, k->key, "unknown key (known: %s)", list->str);
       g_string_free(list, TRUE);
@@ -310,19 +339,19 @@ static bool check_keys(struct ctx *c, const char *group, const char *const *know
     g_free(v);
     /* "online=" alone is meaningful: the whole cluster starts offline (Linux
      * also prints an empty cpulist as an empty line). */
-    if (empty && strcmp(k->key, "online") != 0) {
+    if (empty && row->use != USE_MAY_BE_EMPTY) {
       return fail_at(c, k->line, group, k->key, "empty value");
     }
   }
-  return true;
-}
-
-static bool require_key(struct ctx *c, const char *group, const char *key)
-{
-  if (has_key(c, group, key)) {
-    return true;
+  /* The required keys, in the rows' order. */
+  for (size_t n = 0; n < G_N_ELEMENTS(config_keys); n++) {
+    const struct config_key *row = &config_keys[n];
+    if (row->use == USE_REQUIRED && strcmp(row->group, kind) == 0 &&
+        !g_key_file_has_key(c->kf, group, row->key, NULL)) {
+      return fail_group(c, group, "missing required key '%s'", row->key);
+    }
   }
-  return fail_group(c, group, "missing required key '%s'", key);
+  return true;
 }
 
 static bool is_power_of_two(uint64_t v)
@@ -353,11 +382,7 @@ static bool load_line_size(struct ctx *c, const char *group, const char *key, un
 static bool load_cluster(struct ctx *c, struct emu_config *cfg, const char *group, const char *name,
                          struct jf_cpuset *online, struct jf_cpuset *online_given)
 {
-  if (!check_keys(c, group, cluster_keys)) {
-    return false;
-  }
-  if (!require_key(c, group, "cpus") || !require_key(c, group, "midr") ||
-      !require_key(c, group, "ctr")) {
+  if (!check_keys(c, group, "cluster")) {
     return false;
   }
 
@@ -619,7 +644,7 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
   for (gsize i = 0; ok && i < ngroups; i++) {
     const char *g = groups[i];
     if (strcmp(g, "soc") == 0) {
-      ok = check_keys(c, g, soc_keys);
+      ok = check_keys(c, g, "soc");
       if (ok && has_key(c, g, "name")) {
         cfg->soc_name = get_value(c, g, "name");
       }
@@ -641,12 +666,10 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
       }
       g_free(name);
     } else if (strcmp(g, "kernel") == 0) {
-      static const char *const traps[] = {"none", "sanitize", NULL};
-      static const char *const modes[] = {"full", "no-cache", "no-midr", "none", NULL};
       int trap = EMU_CTR_TRAP_NONE, mode = EMU_SYSFS_FULL, sync = EMU_EXEC_MAP_SYNC_LINUX;
       int version = EMU_KERNEL_LINUX_6X;
-      ok = check_keys(c, g, kernel_keys) && load_enum(c, g, "ctr-trap", traps, &trap) &&
-           load_enum(c, g, "sysfs", modes, &mode) &&
+      ok = check_keys(c, g, "kernel") && load_enum(c, g, "ctr-trap", emu_ctr_trap_names, &trap) &&
+           load_enum(c, g, "sysfs", emu_sysfs_mode_names, &mode) &&
            load_enum(c, g, "exec-map-sync", emu_exec_map_sync_names, &sync) &&
            load_enum(c, g, "linux", emu_kernel_linux_names, &version);
       cfg->ctr_trap = (enum emu_ctr_trap)trap;
@@ -654,10 +677,10 @@ static bool load_all(struct ctx *c, struct emu_config *cfg)
       cfg->exec_map_sync = (enum emu_exec_map_sync)sync;
       cfg->kernel_linux = (enum emu_kernel_linux)version;
     } else if (strcmp(g, "hotplug") == 0) {
-      ok = check_keys(c, g, hotplug_keys); /* read after the clusters */
+      ok = check_keys(c, g, "hotplug"); /* read after the clusters */
     } else if (strcmp(g, "process") == 0 || strcmp(g, "sched") == 0) {
       /* Read after the clusters: [process] allowed refers to their CPUs. */
-      ok = check_keys(c, g, strcmp(g, "process") == 0 ? process_keys : sched_keys);
+      ok = check_keys(c, g, g);
     } else {
       ok = fail_group(c, g,
                       "unknown group (known: soc, cluster NAME, kernel, process, sched, hotplug)");

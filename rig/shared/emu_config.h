@@ -34,8 +34,6 @@ enum emu_exec_map_sync {
   EMU_EXEC_MAP_SYNC_LINUX, /* default */
   EMU_EXEC_MAP_SYNC_NONE,  /* no OS help: such code is kernel-sync-assumed */
 };
-/* "linux", "none", NULL: the names the config and --exec-map-sync take. */
-extern const char *const emu_exec_map_sync_names[];
 
 /* [kernel] linux: which arm64 Linux's __sync_icache_dcache the emulated
  * kernel has (rig/model/kernel_sync.c, docs/COHERENCE-MODEL.md). */
@@ -43,8 +41,6 @@ enum emu_kernel_linux {
   EMU_KERNEL_LINUX_6X,        /* default: syncs every page, anonymous too */
   EMU_KERNEL_LINUX_ANON_SKIP, /* v3.11-v4.6: returns early for anonymous pages */
 };
-/* "6.x", "3.18-anon-skip", NULL: the names the config takes. */
-extern const char *const emu_kernel_linux_names[];
 
 /* [sched] policy. */
 enum emu_sched_policy {
@@ -52,8 +48,17 @@ enum emu_sched_policy {
                             the thread's mask, maintenance on the smallest */
   EMU_SCHED_RANDOM,      /* seeded random migrations only */
 };
-/* "adversarial", "random", NULL: the names the config and --policy take. */
-extern const char *const emu_sched_policy_names[];
+
+/* emu_ctr_trap_names, emu_sysfs_mode_names, emu_exec_map_sync_names,
+ * emu_kernel_linux_names, emu_sched_policy_names: the names of the values
+ * of a key of emu_config_keys.def, in the order of their enum,
+ * NULL-terminated; the config, and the options --policy and
+ * --exec-map-sync, take them. */
+#define EMU_CONFIG_KEY(group, key, type, use, meaning)
+#define EMU_CONFIG_ENUM(group, key, id, meaning, ...) extern const char *const emu_##id##_names[];
+#include "emu_config_keys.def"
+#undef EMU_CONFIG_KEY
+#undef EMU_CONFIG_ENUM
 
 struct emu_cluster {
   char *name; /* text after "cluster " in the group name */

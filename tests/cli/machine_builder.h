@@ -52,7 +52,7 @@ inline std::unique_ptr<jitflush_info> Build(const std::vector<CpuFacts> &cpus,
   if (probe_status < 0)
     view->global.status = probe_status;
   auto info = std::make_unique<jitflush_info>();
-  jf_view_export(view.get(), info.get());
+  jf_public_info(view.get(), info.get());
   info->platform = "aarch64-linux";
   info->method = "dc cvau / dsb ish / ic ivau / dsb ish / isb with the all-cores minimum line";
   return info;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs loops_guest under the rig (tests/conformance/README.md, "A JIT's
-loop"): each maintenance sequence in the three layouts, on the cache
+"""Runs loops_guest under the rig (tests/conformance/README.md, the row of
+loops_guest.c, "a JIT's loop"): each maintenance sequence in the three layouts, on the cache
 configuration it is written for. The ifetch model allows the old
 instruction after the two short sequences, so the rig must report at least
 one stale fetch per round (50); it forbids it after their neighbours with

@@ -11,6 +11,15 @@
 # (x86_64 here) with -Werror, and runs it natively.
 #   consume.sh install relative|absolute                       SRC WORK
 #   consume.sh find_package|pkg-config relative|absolute       SRC WORK
+#   consume.sh library-alone static|shared                     SRC WORK
+#
+# library-alone: the library built and installed on its own, from a fresh
+# build of the repository with the tests, the CLI and the rig off and a
+# pkg-config that fails when called (the rig's GLib, json-glib, Capstone
+# and libdw are looked up through it): nothing calls it, nothing of the
+# rig's dependencies (nor a C++ compiler) is looked up, and the install
+# holds exactly the library's files. static builds for this machine,
+# shared for aarch64.
 #
 # install is the fixture of find_package and pkg-config: a fresh aarch64
 # build of the library (and CLI) installed into WORK/install-<kind>/prefix,
@@ -27,6 +36,10 @@ if [ "$mode" = install ] || [ "$mode" = find_package ] || [ "$mode" = pkg-config
   kind=${2:-}
   shift 2 || true
   case "$kind" in relative|absolute) ;; *) echo "consume.sh: $mode needs relative|absolute" >&2; exit 2 ;; esac
+elif [ "$mode" = library-alone ]; then
+  kind=${2:-}
+  shift 2 || true
+  case "$kind" in static|shared) ;; *) echo "consume.sh: $mode needs static|shared" >&2; exit 2 ;; esac
 else
   shift || true
 fi
@@ -174,6 +187,59 @@ pkg-config)
   [ -f "$pc_includedir/jitflush.h" ] || fail "jitflush.pc includedir '$pc_includedir' has no jitflush.h"
   run make -C "$src/examples" pkg-config CC="$cc" CFLAGS="-O2 -Werror" O="$b"
   run_example "$b/minimal_jit"
+  ;;
+
+library-alone)
+  b=$work/library-alone-$kind
+  rm -rf "$b"
+  mkdir -p "$b"
+  # A pkg-config that records each call and fails.
+  printf '#!/bin/sh\necho "$*" >>"%s"\nexit 1\n' "$b/pkg-config-calls" >"$b/pkg-config"
+  chmod +x "$b/pkg-config"
+  target_args=(-DBUILD_SHARED_LIBS=OFF)
+  [ "$kind" = shared ] && target_args=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -DBUILD_SHARED_LIBS=ON)
+  configure=(cmake -S "$src" -B "$b/build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+    -DJITFLUSH_BUILD_TESTS=OFF -DJITFLUSH_BUILD_CLI=OFF -DJITFLUSH_BUILD_RIG=OFF
+    -DCMAKE_INSTALL_PREFIX="$b/prefix" -DCMAKE_INSTALL_LIBDIR=lib "${target_args[@]}")
+  echo "+ PKG_CONFIG=$b/pkg-config ${configure[*]}" >&2
+  log=$(env PKG_CONFIG="$b/pkg-config" "${configure[@]}" 2>&1) ||
+    { echo "$log"; fail "the library alone does not configure"; }
+  echo "$log"
+  [ ! -e "$b/pkg-config-calls" ] || fail "configuring the library alone called pkg-config: $(cat "$b/pkg-config-calls")"
+  # A C compiler is all it needs: the tests alone are C++.
+  ! grep -q 'The CXX compiler identification' <<<"$log" || fail "configuring the library alone looked for a C++ compiler"
+  # Neither the configure output nor the cache names a dependency of the rig.
+  deps='glib|json-glib|capstone|libdw|libiberty|pkg-?config|qemu'
+  found=$(grep -Ei "$deps" <<<"$log" || true)
+  [ -z "$found" ] || fail "the configure output mentions the rig's dependencies: $(head -3 <<<"$found")"
+  found=$(sed -n 's/^\([A-Za-z_][^:]*\):.*/\1/p' "$b/build/CMakeCache.txt" |
+    grep -Ei 'pkg_config|glib|capstone|libdw|libiberty' || true)
+  [ -z "$found" ] || fail "the cache holds lookups of the rig's dependencies: $(head -3 <<<"$found")"
+  run cmake --build "$b/build"
+  run cmake --install "$b/build" >/dev/null
+  # Exactly the library's files: header, library, CMake package, pkg-config.
+  want="include/jitflush.h
+lib/cmake/jitflush/jitflush-config-version.cmake
+lib/cmake/jitflush/jitflush-config.cmake
+lib/cmake/jitflush/jitflush-targets-release.cmake
+lib/cmake/jitflush/jitflush-targets.cmake"
+  major_minor=${version%.*}
+  if [ "$kind" = static ]; then
+    want="$want
+lib/libjitflush.a"
+  else
+    want="$want
+lib/libjitflush.so
+lib/libjitflush.so.$major_minor
+lib/libjitflush.so.$version"
+  fi
+  want="$want
+lib/pkgconfig/jitflush.pc"
+  got=$(cd "$b/prefix" && find . \( -type f -o -type l \) | sed 's,^\./,,' | LC_ALL=C sort)
+  want=$(LC_ALL=C sort <<<"$want")
+  [ "$got" = "$want" ] || fail "the install is not exactly the library's files:
+$(diff <(echo "$want") <(echo "$got") | sed -n 's/^[<>]/  &/p')  (< expected, > installed)"
+  echo "installed, exactly: $(tr '\n' ' ' <<<"$got")"
   ;;
 
 copy-in)

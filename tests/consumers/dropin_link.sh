@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The __clear_cache drop-in (JITFLUSH_PROVIDE_CLEAR_CACHE=ON) linked the ways
-# docs/VENDORING.md's "Drop-in" section says, and proof of which __clear_cache each
-# program really calls, for unchanged code that uses __builtin___clear_cache
+# docs/VENDORING.md's "Drop-in for __clear_cache" section says, and proof of
+# which __clear_cache each program really calls, for unchanged code that uses __builtin___clear_cache
 # (tests/patching/examples/dropin.c):
 #
 #   dropin_link.sh gcc|clang static|shared SRC WORK

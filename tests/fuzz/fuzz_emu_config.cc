@@ -1,7 +1,8 @@
 // The rig's config parser, emu_config_load (rig/shared/emu_config.c), on any
 // text: written to a temporary file because the parser takes a path.
-// Invariants (docs/RIG.md, "Unknown keys, bad numbers and
-// overlapping clusters are errors with the file and line named"):
+// Invariants (docs/RIG.md, "Syntax and errors": unknown keys, bad numbers
+// and, by "[cluster NAME]", a CPU in two clusters are errors naming the file
+// and the line):
 // - it returns a config or an error, never both and never neither;
 // - an error message starts with the file's path;
 // - an accepted config is consistent: at least one CPU, every CPU in a

@@ -1,4 +1,4 @@
-// The policy (lib/policy.c) and the export (lib/view_export.c) on any
+// The policy (lib/policy.c) and the export (lib/public_info.c) on any
 // topology the probe could record: up to 300 CPUs (more than the public
 // struct holds), each observed or not, with any CTR_EL0 and MIDR, and sysfs
 // lines as the sysfs reader can return them (0, or 4 << 0..15).
@@ -179,7 +179,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                   (estimated || !view->possible_known || !view->probe_ran)));
   FUZZ_CHECK(g.online_check == (inferred && above_floor));
 
-  jf_view_export(view.get(), info.get());
+  jf_public_info(view.get(), info.get());
   FUZZ_CHECK(info->iline == g.iline && info->dline == g.dline);
   FUZZ_CHECK(info->idc == g.idc && info->dic == g.dic && info->complete == g.complete);
   FUZZ_CHECK(info->ncpus == (n < JITFLUSH_MAX_CPUS ? n : JITFLUSH_MAX_CPUS));

@@ -158,7 +158,7 @@ TEST(Probe, MoreCpusThanTheInfoStructHoldsIsTruncatedButCovered)
   EXPECT_EQ(v->ncpus, 300u);
   EXPECT_EQ(v->global.iline, 32u); // CPU 299, beyond the struct's capacity, still counts
   std::unique_ptr<jitflush_info> info(new jitflush_info());
-  jf_view_export(v.get(), info.get());
+  jf_public_info(v.get(), info.get());
   EXPECT_TRUE(info->truncated);
   EXPECT_EQ(info->ncpus, static_cast<unsigned>(JITFLUSH_MAX_CPUS));
   EXPECT_EQ(info->ncpus_possible, 300u);

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Compiles every library source with a cross compiler, warnings as errors,
 # to prove the per-platform files build where we cannot run them.
-# Usage: compile_check.sh REPO_ROOT COMPILER EXPECTED_IMPL
-#   EXPECTED_IMPL: the lib/impl_*.c whose body must be the one compiled in;
-#   for the platforms whose OS flushes by itself, its jf_os_flush serves the
-#   API that lib/impl_os.c defines.
+# Usage: compile_check.sh REPO_ROOT COMPILER EXPECTED_PLATFORM
+#   EXPECTED_PLATFORM: the lib/platform_*.c whose body must be the one
+#   compiled in: its jf_platform_flush serves the API that
+#   lib/api_from_hooks.c defines.
 set -euo pipefail
 root=$1 cc=$2 impl=$3
 if ! command -v "$cc" >/dev/null; then
@@ -23,15 +23,14 @@ defined_in() {
     nm "$o" 2>/dev/null | awk -v f="$(basename "$o")" -v s="$1" '$2=="T" && $3 ~ ("^_?" s "$") {print f}'
   done
 }
-api=impl_os.c
-[ -n "$(defined_in jf_os_flush)" ] || api=$impl
+api=api_from_hooks.c
 defs=$(defined_in jitflush_clear_cache)
 if [ "$defs" != "$api.o" ]; then
   echo "compile_check: jitflush_clear_cache defined in '$defs', expected $api" >&2
   exit 1
 fi
-if [ "$api" != "$impl" ] && [ "$(defined_in jf_os_flush)" != "$impl.o" ]; then
-  echo "compile_check: jf_os_flush defined in '$(defined_in jf_os_flush)', expected $impl" >&2
+if [ "$(defined_in jf_platform_flush)" != "$impl.o" ]; then
+  echo "compile_check: jf_platform_flush defined in '$(defined_in jf_platform_flush)', expected $impl" >&2
   exit 1
 fi
 echo "compile_check: $cc: every source compiles; $api provides the API, $impl the flush"

@@ -6,9 +6,9 @@
 FILE is a linked shared library or executable (Mach-O arm64/x86_64, or PE
 arm64/x86_64 with its .pdb beside it, as zig cc writes it). FUNCTION is a C
 name (jitflush_clear_cache). EXPECTED is the imported function it must
-reach (sys_icache_invalidate, FlushInstructionCache), or "none" when it must
-leave its own body by no call, jump or tail call at all (x86: a compiler
-barrier only).
+reach (sys_icache_invalidate, FlushInstructionCache), or "none" when no
+call, jump or tail call out of it, followed through the file's own
+functions, may reach an import at all (x86: a compiler barrier only).
 
 How: llvm-objdump disassembles the whole text; the functions' bounds come
 from the symbol table (Mach-O: llvm-nm) or the PDB's public symbols (PE:
@@ -288,10 +288,10 @@ def main():
         print(f"{where}: unresolved: {u}")
     if expected == "none":
         if names or w.unresolved:
-            print(f"{where}: FAIL: {function} was to call nothing, but it reaches "
+            print(f"{where}: FAIL: {function} was to reach no import, but it reaches "
                   f"{', '.join(names) or 'an unresolved indirect call'}", file=sys.stderr)
             sys.exit(1)
-        print(f"{where}: {function} calls nothing outside itself, as expected")
+        print(f"{where}: {function} reaches no import, as expected")
         return
     if expected not in names:
         print(f"{where}: FAIL: {function} does not reach {expected}; it reaches "

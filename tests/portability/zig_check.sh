@@ -13,14 +13,15 @@
 #   cmake/JitflushSources.cmake's lists that CMake builds for a platform
 #   other than AArch64 Linux (JITFLUSH_COMMON_SOURCES, _PORTABLE_, _IMPL_, _SYNC_),
 #   the amalgamated copy-in (ci/gen/amalgamation.sh) and examples/minimal_jit.c;
-#   checks that exactly the expected lib/impl_*.c defines the API; links a
+#   checks that lib/api_from_hooks.c defines the API and exactly the
+#   expected lib/platform_*.c the flush hook; links a
 #   shared library (libjitflush.dylib / jitflush.dll with its import
 #   library), a static archive, and minimal_jit three ways: against the
 #   archive, against the shared library, and with the copy-in.
 # os-call: in every linked file, the flush functions reach the platform's
 #   call (Apple arm64: sys_icache_invalidate; Windows: FlushInstructionCache,
 #   and FlushProcessWriteBuffers for jitflush_sync_cores; x86_64 macOS: no
-#   call at all, a compiler barrier), and the program linked against the
+#   import reached at all, a compiler barrier), and the program linked against the
 #   shared library calls jitflush_clear_cache through its import.
 # mutant: a scratch copy of the platform file with that call taken out (on
 #   x86_64, with a call put in) must make os-call's check fail.
@@ -33,13 +34,13 @@ usage() { echo "usage: zig_check.sh build|os-call|mutant TARGET REPO WORK" >&2; 
 mode=$1 target=$2 root=$(cd "$3" && pwd) work=$4/$2
 here=$(cd "$(dirname "$0")" && pwd)
 
-# IMPL: the platform file that makes the OS call; API: the file that
-# defines the public entry points (lib/impl_os.c for the platforms whose OS
-# flushes by itself, through IMPL's jf_os_flush).
+# IMPL: the platform file that makes the OS call (its jf_platform_flush);
+# API: the file that defines the public entry points from that hook.
+api=api_from_hooks.c
 case "$target" in
-  aarch64-macos) impl=impl_apple_arm64.c api=impl_os.c os_call=sys_icache_invalidate ;;
-  x86_64-macos) impl=impl_x86.c api=impl_x86.c os_call=none ;;
-  aarch64-windows-gnu) impl=impl_windows.c api=impl_os.c os_call=FlushInstructionCache ;;
+  aarch64-macos) impl=platform_apple_arm64.c os_call=sys_icache_invalidate ;;
+  x86_64-macos) impl=platform_x86.c os_call=none ;;
+  aarch64-windows-gnu) impl=platform_windows.c os_call=FlushInstructionCache ;;
   *) echo "zig_check.sh: unknown target '$target'" >&2; usage ;;
 esac
 case "$target" in
@@ -59,7 +60,7 @@ warn=(-std=c11 -Wall -Wextra -Werror -O2)
 run() { "$@" || fail "$* exited with $?"; }
 
 library_sources() {
-  cmake -DNAMES="JITFLUSH_COMMON_SOURCES;JITFLUSH_PORTABLE_SOURCES;JITFLUSH_IMPL_SOURCES;JITFLUSH_SYNC_SOURCES" \
+  cmake -DNAMES="JITFLUSH_COMMON_SOURCES;JITFLUSH_PORTABLE_SOURCES;JITFLUSH_PLATFORM_SOURCES" \
     -P "$root/cmake/print-sources.cmake"
 }
 
@@ -89,12 +90,10 @@ build() {
     "${LLVM_NM:-llvm-nm-14}" --defined-only "$o" | awk -v f="${o%.o}" '$3 ~ /^_?jitflush_clear_cache$/ {print f}'
   done)
   [ "$defs" = "$api" ] || fail "jitflush_clear_cache is defined in '$defs', expected $api"
-  if [ "$api" != "$impl" ]; then
-    defs=$(cd "$work/obj" && for o in *.o; do
-      "${LLVM_NM:-llvm-nm-14}" --defined-only "$o" | awk -v f="${o%.o}" '$3 ~ /^_?jf_os_flush$/ {print f}'
-    done)
-    [ "$defs" = "$impl" ] || fail "jf_os_flush is defined in '$defs', expected $impl"
-  fi
+  defs=$(cd "$work/obj" && for o in *.o; do
+    "${LLVM_NM:-llvm-nm-14}" --defined-only "$o" | awk -v f="${o%.o}" '$3 ~ /^_?jf_platform_flush$/ {print f}'
+  done)
+  [ "$defs" = "$impl" ] || fail "jf_platform_flush is defined in '$defs', expected $impl"
 
   link_shared "$work/$shlib" "$work"/obj/*.o
   run "$zig" ar rcs "$work/libjitflush.a" "$work"/obj/*.o

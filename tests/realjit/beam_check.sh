@@ -8,8 +8,7 @@
 # which QEMU user mode cannot start without binfmt_misc), with the
 # variables erlexec would set, in a UTS namespace whose host name has a dot
 # (a name without one makes the VM start inet_gethost, another exec, and
-# die at boot; ../shared/FACTS.md section 5). The Erlang code it runs prints
-# "sum 500500".
+# die at boot). The Erlang code it runs prints "sum 500500".
 #
 # Exit status: rig_check.sh's, 1 when the sysroot cannot be made, 77 when
 # no UTS namespace can be created here (CTest shows it as skipped).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Unpacks Debian 12 (bookworm) arm64 binary packages into a cached sysroot,
 # without touching the machine's apt state or adding a dpkg architecture
-# (../shared/FACTS.md section 5: a private apt state for arm64, the
+# (docs/RUNNING-YOUR-JIT.md, "5. JITs from Debian packages: QEMU's TCG,
+# BEAM, HotSpot, V8, PHP": a private apt state for arm64, the
 # dependency closure, apt-get download, dpkg-deb -x):
 #
 #   fetch_debs.sh CACHE NAME PACKAGE...

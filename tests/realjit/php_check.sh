@@ -18,7 +18,7 @@
 # last 16 MiB of opcache's shared memory (one MAP_SHARED | MAP_ANONYMOUS
 # mapping), flipped between RW and RX with mprotect; opcache.so flushes it
 # with a static copy of libgcc's __aarch64_sync_cache_range
-# (../shared/FACTS.md section 5). php_loop.php prints "sum 1200200".
+# (docs/BACKGROUND.md#src-php). php_loop.php prints "sum 1200200".
 #
 # Exit status: rig_check.sh's, 1 when the sysroot cannot be made.
 set -euo pipefail

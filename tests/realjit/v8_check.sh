@@ -5,7 +5,7 @@
 #   v8_check.sh CACHE RIG_CHECK_OPTIONS...
 #
 # node runs v8_loop.js, which prints "sum 599996". CpuFeatures::FlushICache
-# reads CTR_EL0 on every call (../shared/FACTS.md section 4).
+# reads CTR_EL0 on every call (docs/BACKGROUND.md#src-v8).
 #
 # Exit status: rig_check.sh's, 1 when the sysroot cannot be made, 2 usage.
 set -euo pipefail

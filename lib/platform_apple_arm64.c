@@ -9,20 +9,28 @@
 #if JF_PLATFORM_APPLE_ARM64
 #include <libkern/OSCacheControl.h>
 
-#include "os_flush.h"
+#include "jitflush.h"
 
-const char *const jf_os_platform = "aarch64-apple";
-const char *const jf_os_method = "sys_icache_invalidate (the OS flushes on every core)";
+const char *const jf_platform_name = "aarch64-apple";
+const char *const jf_platform_method = "sys_icache_invalidate (the OS flushes on every core)";
+const bool jf_platform_coherent = false;
 
-void jf_os_flush(void *begin, size_t len)
+void jf_platform_flush(void *begin, size_t len)
 {
   sys_icache_invalidate(begin, len);
 }
 
-void jf_os_flush_dual(const void *rw, const void *rx, size_t len)
+void jf_platform_flush_dual(const void *rw, const void *rx, size_t len)
 {
   /* Clean where the bytes were written, invalidate where they execute. */
   sys_dcache_flush((void *)rw, len);
   sys_icache_invalidate((void *)rx, len);
+}
+
+/* Apple's systems offer no process-wide core synchronisation that jitflush
+ * can rely on (no membarrier, no FlushProcessWriteBuffers). */
+int jitflush_sync_cores(void)
+{
+  return JITFLUSH_ERR_UNSUPPORTED;
 }
 #endif

@@ -1,4 +1,9 @@
-/* AArch64 Linux and Android: probe every core, flush with the minimum. */
+/*
+ * AArch64 Linux and Android: the public API over the per-core probe
+ * (lib/state.c), flushing with the line that is safe on every core
+ * (lib/flush_aarch64.S); jitflush_sync_cores is lib/sync_linux.c. How the
+ * line is chosen: docs/BACKGROUND.md#how-jitflush-chooses-the-stride.
+ */
 #include "platform.h"
 #if JF_PLATFORM_AARCH64_LINUX
 #include <stdatomic.h>
@@ -30,7 +35,8 @@ static void flush_with(struct jf_geometry g, uintptr_t d_first, uintptr_t i_firs
   if (g.per_call_guard) {
     /* Some core's lines are estimates (sysfs, MIDR table): also honour
      * the core we run on now. One mrs per call, a kernel trap on Linux
-     * >= 4.9 with mismatched cores; see README "Per-call guard". */
+     * >= 4.9 with mismatched cores (docs/BACKGROUND.md#where-the-stride-comes-from,
+     * "Per-call guard"). */
     struct jf_ctr here = jf_ctr_decode(jf_regs_read_ctr());
     if (here.iline < iline) {
       iline = here.iline;
@@ -61,12 +67,11 @@ __attribute__((noinline)) static void flush_views_slow(uintptr_t d_first, uintpt
       return;
     }
     /* Some offline CPU's lines are inferred from its cluster (policy.c).
-     * Checked AFTER the maintenance completed (the dsb/isb above): a CPU
-     * that is not online yet at this point boots later, and the kernel's
-     * ic iallu at boot (arch/arm64/kernel/head.S __enable_mmu) then drops
-     * anything its I-cache could hold, while PoU already has the new code.
-     * A CPU that came online before this point may have fetched the old
-     * code, so the maintenance is repeated with its own lines. */
+     * The online list is read only now, after the maintenance completed:
+     * a CPU not online yet boots later with its I-cache invalidated, and
+     * one that came online before may hold the old code, so the
+     * maintenance is repeated with its lines
+     * (docs/BACKGROUND.md#offline-cpus, rules 2 and 3). */
     enum jf_online_change change = jf_state_online_changed();
     /* A re-probe published since this flush loaded its geometry: the CPU
      * list just compared may be the new view's, which says nothing about
@@ -136,7 +141,7 @@ int jitflush_get_info(struct jitflush_info *out)
     return JITFLUSH_ERR_ARG;
   }
   int status = jf_state_init();
-  jf_view_export(jf_state_view(), out);
+  jf_public_info(jf_state_view(), out);
   /* The probe reads no sysfs line for a CPU whose CTR_EL0 it read (the
    * policy has no use for it); the report shows it anyway. */
   for (unsigned i = 0; i < out->ncpus; i++) {

@@ -1,4 +1,5 @@
-/* The common case in one call: publish new code to every thread. */
+/* jitflush_clear_cache_all_threads, the common case in one call: publish
+ * new code to every thread, on every platform. */
 #include "jitflush.h"
 
 int jitflush_clear_cache_all_threads(void *begin, void *end)

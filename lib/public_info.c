@@ -1,9 +1,10 @@
-/* Copying the internal view into the caller's struct jitflush_info. */
+/* The public struct jitflush_info made from the internal view, and the
+ * names of its sources. */
 #include <string.h>
 
 #include "view.h"
 
-void jf_view_export(const struct jf_view *view, struct jitflush_info *out)
+void jf_public_info(const struct jf_view *view, struct jitflush_info *out)
 {
   const struct jf_global *g = &view->global;
 #define JF_COPY(field) out->field = g->field;
