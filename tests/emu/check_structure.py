@@ -34,9 +34,9 @@ import sys
 ALLOWED_STATICS = {
     ("plugin.c", "rig"),
     ("plugin_instrument.c", "rig"),
-    ("runner.c", "child_pid"),
-    ("runner.c", "interrupted"),
-    ("runner.c", "control_fd"),
+    ("runner_exec.c", "child_pid"),
+    ("runner_exec.c", "interrupted"),
+    ("runner_exec.c", "control_fd"),
     ("symbols.c", "debuginfo_path"),
     # The rig's vCPU and exit callbacks, set once at install: QEMU's plugin
     # API 5 and 6 call them with no userdata pointer (qemu_api.h).
