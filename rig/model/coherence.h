@@ -4,7 +4,9 @@
  * barriers, context synchronisation) and asks it, per instruction fetch,
  * whether the fetch sees what the program last stored
  * (docs/COHERENCE-MODEL.md states the rules; coherence.c implements them,
- * one rule per function; tests/emu/model/coherence_test.cc checks each one).
+ * one rule per function, coherence_pages.c keeps the page records and
+ * coherence_attribution.c the sites and strides a report names;
+ * tests/emu/model/coherence_test.cc checks each rule).
  *
  * Besides the verdict the model keeps the provenance a JIT author needs to
  * act on it: the PC of the store that last wrote the word, and the
@@ -73,10 +75,10 @@ struct jf_model_thread {
   uint64_t sync_seq; /* model time of its last context synchronisation */
   /* The latest store time of a stored word it fetched: instruction fetches
    * are ordered, so what was ready before that store is ready for it
-   * (coherence.c, "Fetch ordering"). */
+   * (docs/COHERENCE-MODEL.md#fetch-ordering). */
   uint64_t fetched_store_seq;
   /* Model time of its last barrier that orders a later clean after its
-   * earlier loads and stores (coherence.c, "Clean ordering"). */
+   * earlier loads and stores (docs/COHERENCE-MODEL.md#clean-ordering). */
   uint64_t clean_order_seq;
   GArray *pending; /* maintenance issued, waiting for its next DSB */
   /* The previous clean and invalidate of the loop running now, to measure
@@ -109,7 +111,8 @@ void jf_model_free(struct jf_model *m);
 void jf_model_store(struct jf_model *m, struct jf_model_thread *t, uint64_t va, unsigned bytes,
                     uint64_t writer_pc);
 /*
- * Lock-free stores (coherence.c, "Concurrency"). jf_model_store_page,
+ * Lock-free stores (docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply,
+ * "Stores without a lock"; coherence_quick.h). jf_model_store_page,
  * called under the caller's lock like every other function, returns the
  * record of VA's page, created if needed, for the caller to cache: it lives
  * until jf_model_free or, once jf_model_forget retired it, until the
@@ -129,7 +132,7 @@ void jf_model_store_on_page(struct jf_model *m, struct jf_model_thread *t,
 /* dc cvau|cvac|civac|cvap|cvadp|ivac VA, issued at SITE. AFTER_LOADS when
  * the instruction is ordered after T's earlier loads by itself (a
  * dependency on one, or the same address); otherwise only T's barriers
- * order it (coherence.c, "Clean ordering"). */
+ * order it (docs/COHERENCE-MODEL.md#clean-ordering). */
 void jf_model_dc_clean(struct jf_model *m, struct jf_model_thread *t, uint64_t va, uint32_t site,
                        bool after_loads);
 /* A barrier of T that orders its later cleans after its earlier loads
@@ -147,14 +150,14 @@ void jf_model_dsb(struct jf_model *m, struct jf_model_thread *t);
 void jf_model_loops_end(struct jf_model_thread *t);
 /* The program read VALUE from CTR_EL0: its line sizes are ones a flush
  * routine may step by (a call too short to show its stride claims the
- * words of those lines, coherence.c "claim_lines"). */
+ * words of those lines, coherence_attribution.c "jf_model_claim_lines"). */
 void jf_model_ctr_read(struct jf_model *m, uint64_t value);
 /* A DMB by T; FULL when it orders loads and stores (not *LD or *ST). */
 void jf_model_dmb(struct jf_model *m, struct jf_model_thread *t, bool full);
 /* A context synchronisation of T (isb, exception return, SYNC_CORE). */
 void jf_model_sync(struct jf_model *m, struct jf_model_thread *t);
 /* Every CPU of CLUSTER was offline and one comes online: its I-cache was
- * invalidated while it booted (see coherence.c for the source). */
+ * invalidated while it booted (coherence.c cites the source). */
 void jf_model_cluster_online(struct jf_model *m, unsigned cluster);
 
 /*
@@ -192,7 +195,8 @@ struct jf_word *jf_model_word_now(struct jf_model *m, uint64_t va);
  * canonical address (the views' canon hook), so 0 (JF_MODEL_OWN_VIEW) for
  * an address the model keys by itself, and one value per virtual address
  * at which double-mapped pages are mapped. A VIPT I-cache tells views apart
- * (coherence.c, "VIPT"): pass the view of the fetching address to
+ * (docs/COHERENCE-MODEL.md#double-mapped-code-and-vipt-instruction-caches):
+ * pass the view of the fetching address to
  * jf_model_fetch and jf_model_fresh_after.
  */
 #define JF_MODEL_OWN_VIEW UINT64_C(0)

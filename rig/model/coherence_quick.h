@@ -1,8 +1,10 @@
 /*
- * The model's lock-free store path (coherence.c, "Concurrency"), inline:
- * the plugin's store callback runs it for every guest store, and a call
- * into coherence.c per store was a measurable part of the rig's cost on
- * store-heavy guests. Only coherence.c and the plugin's store callback
+ * The model's lock-free store path, inline
+ * (docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply,
+ * "Stores without a lock"): the plugin's store callback runs it for every
+ * guest store, and a call into the model per store was a measurable part
+ * of the rig's cost on store-heavy guests. Only the model's own files
+ * (through coherence_internal.h) and the plugin's store callback
  * (plugin_store.c) include this file; everything else goes through
  * coherence.h.
  */
@@ -113,7 +115,7 @@ static inline void jf_model_summarise_store(struct jf_model_page *page, size_t f
 /*
  * Gives a store-only PAGE its table of writers when WRITER_PC is the
  * second instruction to store to it, from any thread, with or without the
- * caller's lock (coherence.c, "page writers"): the table is published
+ * caller's lock (coherence.c, "Page writers"): the table is published
  * first, then seeded with the one writer so far for the words stored so
  * far, entries a racing store wrote itself being left as they are.
  */
@@ -181,10 +183,10 @@ static inline bool jf_model_store_quick(const uint64_t *clock, struct jf_model_p
   jf_model_page_writers(page, writer_pc);
   jf_model_summarise_store(page, first, last, stamp, writer_pc, writer_thread);
   /* Whether the store is in the summary before anyone read it for the
-   * dense records (page_make_dense): also when this call changed nothing,
+   * dense records (jf_model_page_make_dense): also when this call changed nothing,
    * since the racing store whose bits or time it relied on may itself be
    * redone under the lock for exactly this reason. Sequentially consistent,
-   * like the read-modify-writes above and page_make_dense's raising of the
+   * like the read-modify-writes above and jf_model_page_make_dense's raising of the
    * flag (Dekker's pattern). */
   return !__atomic_load_n(&page->densifying, __ATOMIC_SEQ_CST);
 }

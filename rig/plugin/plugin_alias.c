@@ -21,8 +21,9 @@
  * every mprotect), because the I-side does not treat the views alike: a
  * VIPT instruction cache is indexed by the virtual address, so an
  * `ic ivau` through one view may miss the lines another executable view
- * filled (coherence.c, "VIPT"; the model tells views apart by their
- * distance from the canonical address, jf_model_view).
+ * filled (docs/COHERENCE-MODEL.md#double-mapped-code-and-vipt-instruction-caches;
+ * the model tells views apart by their distance from the canonical
+ * address, jf_model_view).
  * jf_alias_nonexec_view says when an address is a view nothing is fetched
  * through: a non-executable mapping of file pages that some other,
  * executable, mapping also shows. A file mapped once and flipped between

@@ -71,7 +71,8 @@ void jf_instrument_attach(struct jf_rig *r)
  * emu_findings_record did without its lookups. check=full, the reference,
  * never uses it. A verdict also depends on the view the word is fetched
  * through (a VIPT I-cache tells the executable views of double-mapped code
- * apart, coherence.c "VIPT"); the memo is kept per fetch record, that is
+ * apart, docs/COHERENCE-MODEL.md#double-mapped-code-and-vipt-instruction-caches);
+ * the memo is kept per fetch record, that is
  * per fetching address, whose view is fixed while QEMU keeps the
  * translation (a mapping that changes it unmaps or re-protects the page,
  * and QEMU drops the translation).
@@ -481,7 +482,7 @@ static void thread_event(unsigned vcpu, void (*event)(struct jf_model *, struct 
 
 /* A barrier instruction ends the thread's maintenance loops: a flush
  * routine's loop runs between two of them, so a step never spans two calls
- * (coherence.c, "Loop recognition"). */
+ * (coherence_attribution.c, "Loop recognition"). */
 static void dsb_insn(struct jf_model *m, struct jf_model_thread *t)
 {
   jf_model_dsb(m, t);
@@ -495,7 +496,7 @@ static void on_dsb(unsigned vcpu, void *udata)
 }
 
 /* A DSB *LD completes no maintenance, but orders the thread's later
- * cleans after its earlier loads (coherence.c, "Clean ordering"). */
+ * cleans after its earlier loads (docs/COHERENCE-MODEL.md#clean-ordering). */
 static void on_dsb_ld(unsigned vcpu, void *udata)
 {
   (void)udata;

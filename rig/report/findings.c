@@ -447,7 +447,7 @@ uint64_t emu_findings_stale_total(const struct emu_findings *f)
 
 /*
  * A call of a flush routine that made one or two operations shows no
- * stride of its own (coherence.c, "Loop recognition"), yet it is the same
+ * stride of its own (coherence_attribution.c, "Loop recognition"), yet it is the same
  * bug as the routine's other calls when the routine used one stride all
  * run: such a finding joins the one of the same kind and routine with that
  * stride. With several strides seen (a per-call CTR_EL0 read, migrated

@@ -30,7 +30,10 @@
 
 #include <glib.h>
 
+#include "runner.h"
+#include "runner_args.h"
 #include "runner_binfmt.h"
+#include "runner_fail.h"
 
 #define BINFMT_DIR "/proc/sys/fs/binfmt_misc"
 
@@ -179,4 +182,53 @@ int emu_binfmt_run(const char *interpreter, char *const command[], GError **erro
     return 128 + WTERMSIG(wstatus);
   }
   return WEXITSTATUS(wstatus);
+}
+
+/* --binfmt-register, --binfmt-unregister, --binfmt-run -- COMMAND...:
+ * the rig as the handler of every AArch64 program. */
+int emu_binfmt_command(int argc, char **argv, const char *interp)
+{
+  GError *err = NULL;
+  int status = 0;
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--binfmt-run") == 0) {
+    if (argc < 4 || strcmp(argv[2], "--") != 0) {
+      status = emu_args_usage_error("--binfmt-run: give the command after '--', e.g. "
+                                    "jitflush-emu --binfmt-run -- ctest");
+    } else if ((status = emu_binfmt_run(interp, argv + 3, &err)) < 0) {
+      status = emu_fail(EMU_EXIT_BINFMT, "--binfmt-run: %s", err->message);
+    }
+  } else if (argc != 2) {
+    status = emu_args_usage_error("%s takes no arguments", cmd);
+  } else if (strcmp(cmd, "--binfmt-register") == 0 ? !emu_binfmt_register(interp, &err)
+                                                   : !emu_binfmt_unregister(&err)) {
+    status = emu_fail(EMU_EXIT_BINFMT, "%s: %s", cmd, err->message);
+  }
+  if (err) {
+    g_error_free(err);
+  }
+  return status;
+}
+
+/* Started by binfmt_misc as jitflush-emu-binfmt PROGRAM ARGS...: the same
+ * as jitflush-emu --summary stale -- PROGRAM ARGS..., every other option
+ * from the environment. The programs binfmt_misc brings here are run by
+ * scripts that often compare their stderr (PCRE2's RunGrepTest), so a clean
+ * run says nothing, unless JITFLUSH_EMU_SUMMARY says otherwise. */
+char **emu_binfmt_argv(int *argc, char **argv)
+{
+  const char *summary = getenv("JITFLUSH_EMU_SUMMARY");
+  bool given = summary && *summary;
+  char **args = g_new0(char *, (size_t)*argc + 3);
+  int n = 0;
+  args[n++] = argv[0];
+  if (!given) {
+    args[n++] = "--summary=stale";
+  }
+  args[n++] = "--";
+  for (int i = 1; i < *argc; i++) {
+    args[n++] = argv[i];
+  }
+  *argc = n;
+  return args;
 }

@@ -31,4 +31,13 @@ bool emu_binfmt_unregister(GError **error);
  * namespace could not be set up. */
 int emu_binfmt_run(const char *interpreter, char *const command[], GError **error);
 
+/* jitflush-emu --binfmt-register, --binfmt-unregister or --binfmt-run --
+ * COMMAND... (ARGV[1]), with INTERP the jitflush-emu-binfmt link: 0, or the
+ * exit status after printing why (--binfmt-run: COMMAND's). */
+int emu_binfmt_command(int argc, char **argv, const char *interp);
+/* The command line of a runner started as jitflush-emu-binfmt PROGRAM
+ * ARGS...: "--summary=stale" unless JITFLUSH_EMU_SUMMARY is set, "--", the
+ * program and its arguments (*ARGC updated; free the array with g_free). */
+char **emu_binfmt_argv(int *argc, char **argv);
+
 #endif /* JITFLUSH_EMU_RUNNER_BINFMT_H */

@@ -24,6 +24,8 @@
  */
 #define _GNU_SOURCE
 #include "runner_exec.h"
+#include "runner.h"
+#include "runner_fail.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +40,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -332,5 +335,72 @@ int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_inte
   if (pidfd >= 0) {
     close(pidfd);
   }
+  return wstatus;
+}
+
+/* The signal state of one run (main thread and handler only). */
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t interrupted; /* the first SIGINT/TERM/HUP */
+static volatile sig_atomic_t control_fd = -1;
+
+/*
+ * SIGINT, SIGTERM or SIGHUP to the runner: QEMU would die of it at once
+ * without its exit callbacks, losing every finding. So the first one asks
+ * the plugin, through the control FIFO, to write its reports now; the wait
+ * loop ends QEMU with the same signal once the summary is there
+ * (emu_wait_qemu). A second one is passed on at once.
+ */
+static void interrupt_run(int sig)
+{
+  if (!interrupted) {
+    interrupted = sig;
+    if (control_fd >= 0 && write(control_fd, "r", 1) == 1) {
+      return;
+    }
+  }
+  if (child_pid > 0) {
+    kill((pid_t)child_pid, sig);
+  }
+}
+
+int emu_run_qemu(char *const argv[], char *const env[], const struct emu_seal *seal,
+                 const char *control, const char *summary, unsigned timeout_ms, bool *timed_out,
+                 int *stopped_by, GString *tail)
+{
+  /* Held open for writing, so that the plugin's open does not wait and a
+   * signal handler can write without blocking; not inherited by QEMU. */
+  if (mkfifo(control, 0600) == 0) {
+    control_fd = open(control, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  }
+  /* ^C from a terminal reaches QEMU too, through the process group: QEMU
+   * then dies at once, and the run ends as interrupted (emu_outcome). */
+  struct sigaction ign = {.sa_handler = SIG_IGN}, stop = {.sa_handler = interrupt_run};
+  struct sigaction old_int, old_quit, old_term, old_hup;
+  sigaction(SIGINT, &stop, &old_int);
+  sigaction(SIGQUIT, &ign, &old_quit);
+  sigaction(SIGTERM, &stop, &old_term);
+  sigaction(SIGHUP, &stop, &old_hup);
+
+  int stderr_fd = -1;
+  int wstatus = -1;
+  pid_t pid = emu_spawn_qemu(argv, env, seal, &stderr_fd);
+  if (pid < 0) {
+    emu_fail(EMU_EXIT_QEMU, "cannot run %s: %s", argv[0], g_strerror(errno));
+  } else {
+    child_pid = pid;
+    const struct emu_interrupt intr = {&interrupted, summary, timeout_ms, (int)control_fd,
+                                       timed_out};
+    wstatus = emu_wait_qemu(pid, stderr_fd, tail, &intr);
+    child_pid = 0;
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGQUIT, &old_quit, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGHUP, &old_hup, NULL);
+  if (control_fd >= 0) {
+    close(control_fd);
+    control_fd = -1;
+  }
+  *stopped_by = interrupted;
   return wstatus;
 }

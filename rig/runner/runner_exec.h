@@ -58,4 +58,18 @@ struct emu_interrupt {
  */
 int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_interrupt *intr);
 
+/*
+ * One run of QEMU: ARGV started with the overlay SEAL in place and the
+ * environment ENV, waited for (emu_wait_qemu, the stderr's tail in TAIL).
+ * While it runs, SIGINT, SIGTERM and SIGHUP to the runner ask the plugin,
+ * through the FIFO CONTROL it reads (control=), to write SUMMARY and its
+ * other reports, and a second one is passed on to QEMU; TIMEOUT_MS, when
+ * not 0, is the --timeout (*TIMED_OUT once it expired). Returns QEMU's wait
+ * status and *STOPPED_BY, the signal that interrupted the runner (0:
+ * none), or -1 after printing the problem when QEMU could not start.
+ */
+int emu_run_qemu(char *const argv[], char *const env[], const struct emu_seal *seal,
+                 const char *control, const char *summary, unsigned timeout_ms, bool *timed_out,
+                 int *stopped_by, GString *tail);
+
 #endif /* JITFLUSH_EMU_RUNNER_EXEC_H */

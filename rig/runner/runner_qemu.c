@@ -107,3 +107,21 @@ char *emu_qemu_version(const char *path)
   g_free(out);
   return line ? line : g_strdup_printf("the QEMU at %s", path);
 }
+
+/* QEMU built without plugins does not export their API (above), nor list
+ * -plugin in its help, which is asked only when the file does not tell. */
+bool emu_qemu_has_plugins(const char *qemu)
+{
+  enum emu_plugin_support known = emu_qemu_plugin_support(qemu);
+  if (known != EMU_PLUGINS_UNKNOWN) {
+    return known == EMU_PLUGINS_YES;
+  }
+  char *argv[] = {(char *)qemu, "-h", NULL};
+  char *out = NULL;
+  gint status = 0;
+  bool ok = g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                         &status, NULL);
+  ok = ok && out && strstr(out, "-plugin") != NULL;
+  g_free(out);
+  return ok;
+}

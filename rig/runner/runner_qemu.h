@@ -1,7 +1,10 @@
-/* Whether a qemu-aarch64 can load TCG plugins, read from its ELF file,
- * and which version it is (runner_qemu.c). */
+/* Whether a qemu-aarch64 can load TCG plugins, read from its ELF file (or
+ * asked with -h when the file does not tell), and which version it is
+ * (runner_qemu.c). */
 #ifndef JITFLUSH_EMU_RUNNER_QEMU_H
 #define JITFLUSH_EMU_RUNNER_QEMU_H
+
+#include <stdbool.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +23,9 @@ enum emu_plugin_support emu_qemu_plugin_support(const char *path);
  * 10.2.2"), or "the QEMU at PATH" when it prints none (g_free). For
  * messages: it starts QEMU once more. */
 char *emu_qemu_version(const char *path);
+/* Whether the QEMU at PATH loads TCG plugins: emu_qemu_plugin_support,
+ * else QEMU's own "-h" (which starts it once more). */
+bool emu_qemu_has_plugins(const char *path);
 
 #ifdef __cplusplus
 }

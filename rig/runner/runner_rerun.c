@@ -90,7 +90,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
 
 /* A path the rerun's command line gives, made absolute before the rerun
  * moves to the recorded folder; --qemu's bare name stays a name for the
- * PATH search unless it is a file here (runner.c, find_qemu). */
+ * PATH search unless it is a file here (runner_checks.c, emu_check_find_qemu). */
 static char *added_value(const char *name, const char *value)
 {
   bool path =

@@ -254,3 +254,13 @@ int emu_scratch_sysroot(const struct emu_options *o, char **out)
                               emu_args_origin(o, offsetof(struct emu_options, sysroot)),
                               o->sysroot);
 }
+
+/* The exec= file next to SUMMARY, where the plugin notes every AArch64
+ * program the guest executes (plugin_exec.c). */
+char *emu_scratch_exec_note(const char *summary)
+{
+  char *dir = g_path_get_dirname(summary);
+  char *path = g_build_filename(dir, "exec", NULL);
+  g_free(dir);
+  return path;
+}

@@ -21,6 +21,9 @@
 char *emu_scratch_make(GError **err);
 /* Removes DIR and everything in it, following no link. */
 void emu_scratch_remove(const char *dir);
+/* The exec= file next to SUMMARY (in the scratch folder), where the plugin
+ * notes every AArch64 program the guest executes (freed with g_free). */
+char *emu_scratch_exec_note(const char *summary);
 
 /* The tree QEMU gets with -L, and what hides the host's cpu folder. */
 struct emu_overlay {

@@ -21,6 +21,10 @@
 #include <glib.h>
 
 #include "json_string.h"
+#include "runner.h"
+#include "runner_args.h"
+#include "runner_fail.h"
+#include "runner_reproduce.h"
 #include "runner_store.h"
 
 char *emu_store_reserve(const char *dir, GError **error)
@@ -111,4 +115,60 @@ bool emu_store_complete(const char *base, const struct emu_store_record *rec, GE
   g_free(id);
   g_free(cwd);
   return ok;
+}
+
+/* Copies the user's --report or --sarif FILE into the store entry, when
+ * it is a regular file (a device such as /dev/null holds nothing). */
+bool emu_store_copy_in(const char *from, const char *base, const char *suffix)
+{
+  char *text = NULL;
+  gsize len = 0;
+  if (!g_file_test(from, G_FILE_TEST_IS_REGULAR) || !g_file_get_contents(from, &text, &len, NULL)) {
+    return false;
+  }
+  char *to = g_strconcat(base, suffix, NULL);
+  bool ok = g_file_set_contents(to, text, (gssize)len, NULL);
+  g_free(to);
+  g_free(text);
+  return ok;
+}
+
+/* Ends the store entry at BASE with the run's record; a store that cannot
+ * take it turns a clean run into status 4, so a suite never merges without
+ * a process silently missing. */
+int emu_store_finish(const struct emu_options *o, const struct emu_config *cfg, const char *base,
+                     int status, bool ran)
+{
+  char *report = g_strconcat(base, EMU_STORE_REPORT, NULL);
+  char *sarif = g_strconcat(base, EMU_STORE_SARIF, NULL);
+  char *reproduce = emu_reproduce_command(o, cfg);
+  char *config = emu_args_absolute(o->config);
+  const char *test = getenv("JITFLUSH_EMU_TEST_NAME");
+  const struct emu_store_record rec = {
+      .test = test && *test ? test : NULL,
+      .argv = o->program,
+      .reproduce = reproduce,
+      .status = status,
+      .ran = ran,
+      .report = g_file_test(report, G_FILE_TEST_IS_REGULAR),
+      .sarif = g_file_test(sarif, G_FILE_TEST_IS_REGULAR),
+      .config = config,
+      .soc = cfg->soc_name ? cfg->soc_name : "",
+      .seed = o->seed_text ? o->seed : cfg->seed,
+      .policy = o->policy ? o->policy : emu_sched_policy_names[cfg->policy],
+  };
+  GError *err = NULL;
+  if (!emu_store_complete(base, &rec, &err)) {
+    int failed =
+        emu_fail(EMU_EXIT_REPORT, "cannot complete the store entry %s: %s", base, err->message);
+    if (status == 0) {
+      status = failed;
+    }
+    g_error_free(err);
+  }
+  g_free(config);
+  g_free(reproduce);
+  g_free(sarif);
+  g_free(report);
+  return status;
 }

@@ -8,6 +8,9 @@
 
 #include <glib.h>
 
+#include "emu_config.h"
+#include "runner_args.h"
+
 /* Suffixes of an entry's files: the plugin's JSON report and SARIF log,
  * and the runner's record, written last, that completes the entry. */
 #define EMU_STORE_REPORT ".json"
@@ -28,7 +31,7 @@ struct emu_store_record {
   bool ran;              /* the guest ran (the summary line was printed) */
   bool report, sarif;    /* BASE.json / BASE.sarif were written */
   /* The run as its report names it, for the merge of an entry without one
-   * (a clean process writes none: runner.c, report-when=findings). */
+   * (a clean process writes none: runner_plugin_option.c, report-when=findings). */
   const char *config; /* absolute path */
   const char *soc;
   uint64_t seed;
@@ -38,5 +41,14 @@ struct emu_store_record {
 /* Writes BASE.run (atomically: a merge never reads half a record) and
  * removes the marker BASE; false with *ERROR saying why. */
 bool emu_store_complete(const char *base, const struct emu_store_record *rec, GError **error);
+
+/* Copies the user's --report or --sarif file FROM to BASE + SUFFIX, when
+ * it is a regular file; false otherwise. */
+bool emu_store_copy_in(const char *from, const char *base, const char *suffix);
+/* Completes the entry at BASE with the record of the run of O and CFG,
+ * which ended with STATUS (RAN: the guest ran); returns STATUS, or status
+ * 4 after printing why when a clean run's record cannot be written. */
+int emu_store_finish(const struct emu_options *o, const struct emu_config *cfg, const char *base,
+                     int status, bool ran);
 
 #endif /* JITFLUSH_EMU_RUNNER_STORE_H */

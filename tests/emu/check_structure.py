@@ -2,7 +2,7 @@
 """The rig's structure (docs/ARCHITECTURE.md), checked on rig:
 
 1. No #include circle among its units. A unit is a .c file and the header
-   of the same name; unit A depends on unit B when a file of A includes B's
+   of the same name (or the several files PART_OF names as one); unit A depends on unit B when a file of A includes B's
    header. The layers of the architecture are only real if these
    dependencies run one way.
 2. No mutable global shared between files: no `extern` variable in a header
@@ -34,9 +34,9 @@ import sys
 ALLOWED_STATICS = {
     ("plugin.c", "rig"),
     ("plugin_instrument.c", "rig"),
-    ("runner.c", "child_pid"),
-    ("runner.c", "interrupted"),
-    ("runner.c", "control_fd"),
+    ("runner_exec.c", "child_pid"),
+    ("runner_exec.c", "interrupted"),
+    ("runner_exec.c", "control_fd"),
     ("symbols.c", "debuginfo_path"),
     # The rig's vCPU and exit callbacks, set once at install: QEMU's plugin
     # API 5 and 6 call them with no userdata pointer (qemu_api.h).
@@ -55,11 +55,16 @@ LAYERS = {
     'runner': {'runner', 'shared', 'lazy'},
 }
 
-# Headers that are part of another unit: the model's lock-free store path,
-# inline for the plugin's store callback (coherence_quick.h says why).
+# Files that are part of another unit: the model's lock-free store path,
+# inline for the plugin's store callback (coherence_quick.h says why); the
+# model's records and inline helpers (coherence_internal.h), shared by the
+# model's files, which coherence.h declares as one interface (its page
+# records and its report attribution are files of their own).
 # The findings' records and queries, shared by the files that name, explain
 # and write them (findings_internal.h says why; findings.c defines them).
-PART_OF = {"coherence_quick": "coherence", "findings_internal": "findings"}
+PART_OF = {"coherence_quick": "coherence", "coherence_internal": "coherence",
+           "coherence_pages": "coherence", "coherence_attribution": "coherence",
+           "findings_internal": "findings"}
 
 # Headers of constants alone, which declare no function: a unit of their
 # own, not of the .c file of the same name, since including one uses
@@ -155,10 +160,9 @@ def main(root):
             problems.extend(f"{f}: declares {name}, but it is listed as constants only (CONSTANTS_ONLY)"
                             for name in names)
             continue
-        source = unit_of(f) + '.c'
-        body = ''
-        if source in files:
-            body = strip_comments(open(path[source], encoding='utf-8').read())
+        sources = [c for c in files if c.endswith('.c') and unit_of(c) == unit_of(f)]
+        source = ' or '.join(sources) or unit_of(f) + '.c'
+        body = ''.join(strip_comments(open(path[c], encoding='utf-8').read()) for c in sources)
         for name in names:
             if not re.search(r'\b' + re.escape(name) + r'\s*\([^;{]*\)\s*\{', body):
                 problems.append(f"{f}: declares {name}, which {source} does not define")

@@ -1,4 +1,4 @@
-// The coherence model forgets unmapped memory (rig/model/coherence.c,
+// The coherence model forgets unmapped memory (rig/model/coherence_pages.c,
 // jf_model_forget): a program that maps its code at a new address
 // each time must not leave one page record behind per mapping. Memory the
 // kernel refills in place is emptied (jf_model_clear), memory mremap moves

@@ -1,8 +1,9 @@
-// The model's lock-free store path (jf_model_store_quick, coherence.c
-// "Concurrency"): it must record exactly what the locked jf_model_store
-// records, refuse what it cannot record, and lose no store that races the
-// page's first fetch. The last test runs threads; the build also compiles
-// this file with ThreadSanitizer (model_race_tests).
+// The model's lock-free store path (jf_model_store_quick, coherence_quick.h;
+// docs/COHERENCE-MODEL.md, "Stores without a lock"): it must record
+// exactly what the locked jf_model_store records, refuse what it cannot
+// record, and lose no store that races the page's first fetch. The last
+// test runs threads; the build also compiles this file with
+// ThreadSanitizer (model_race_tests).
 #include <gtest/gtest.h>
 
 #include <atomic>
