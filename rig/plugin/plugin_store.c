@@ -12,8 +12,8 @@
  * for pages that have per-word records (code, or pages that were
  * maintained) and for stores that leave an aligned block; those, and
  * misses, take the lock and jf_model_store. The verdicts are the
- * same either way (coherence_quick.h; docs/COHERENCE-MODEL.md, "Stores
- * without a lock").
+ * same either way (coherence_quick.h; stores without a lock in
+ * docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply).
  *
  * A cache's entries are keyed by the guest address, the model's by the
  * canonical one (plugin_alias.c): when the double mappings change, every

@@ -1,5 +1,6 @@
 // The model's lock-free store path (jf_model_store_quick, coherence_quick.h;
-// docs/COHERENCE-MODEL.md, "Stores without a lock"): it must record
+// stores without a lock in
+// docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply): it must record
 // exactly what the locked jf_model_store records, refuse what it cannot
 // record, and lose no store that races the page's first fetch. The last
 // test runs threads; the build also compiles this file with
