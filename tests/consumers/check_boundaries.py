@@ -44,6 +44,8 @@ import subprocess
 import sys
 import tempfile
 
+import selftest_case  # tests/consumers/selftest_case.py
+
 # The folders of the tree, and which of them each may use.
 ALLOWED = {
     "include": {"include"},
@@ -291,11 +293,7 @@ def selftest():
             errors = check(repo, b if build else None, entries=build(repo, b) if build else None)
         got = sorted({e.split(" ", 1)[0] for e in errors})
         ok = got == want
-        print("%s: %s (%d violation%s)" % ("ok" if ok else "WRONG", title, len(errors),
-                                           "" if len(errors) == 1 else "s"))
-        for e in errors:
-            print("    " + e)
-        bad += not ok
+        bad += selftest_case.report(title, ok, errors)
     return 1 if bad else 0
 
 

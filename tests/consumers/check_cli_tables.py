@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+import selftest_case  # tests/consumers/selftest_case.py
+
 # --------------------------------------------------------------------------
 # Reading the tables.
 
@@ -634,11 +636,7 @@ def selftest():
                     f.write(files[key])
             errors = check_repo(d, files["help"], files["info_help"])
         got = 1 if errors else 0
-        print("%s: %s (%d violation%s)" % ("ok" if got == want else "WRONG", title, len(errors),
-                                           "" if len(errors) == 1 else "s"))
-        for e in errors:
-            print("    " + e)
-        bad += got != want
+        bad += selftest_case.report(title, got == want, errors)
     return 1 if bad else 0
 
 

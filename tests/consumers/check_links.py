@@ -29,6 +29,8 @@ import re
 import sys
 import tempfile
 
+import selftest_case  # tests/consumers/selftest_case.py
+
 # The files where history belongs (the reference links to them).
 HISTORY = {"CHANGELOG.md", "docs/MEASUREMENTS.md"}
 # The checkers' own sources, whose self-tests hold broken trees on purpose.
@@ -378,11 +380,7 @@ def selftest():
             errors = Checker(d).run()
         right = (not errors) if name is None else (
             bool(errors) and all(e.startswith(name + ":") for e in errors))
-        print("%s: %s (%d violation%s)" % ("ok" if right else "WRONG", title, len(errors),
-                                           "" if len(errors) == 1 else "s"))
-        for e in errors:
-            print("    " + e)
-        bad += not right
+        bad += selftest_case.report(title, right, errors)
     return 1 if bad else 0
 
 

@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+import selftest_case  # tests/consumers/selftest_case.py
+
 # Class keyword -> phrases that describe a flush of that class. A phrase is
 # what triggers the link rule, and what the class rule looks for.
 VOCABULARY = {
@@ -289,11 +291,7 @@ def selftest():
                 f.write(def_text)
             errors = check_repo(d)[0]
         got = 1 if errors else 0
-        print("%s: %s (%d violation%s)" % ("ok" if got == want else "WRONG", title, len(errors),
-                                           "" if len(errors) == 1 else "s"))
-        for e in errors:
-            print("    " + e)
-        bad += got != want
+        bad += selftest_case.report(title, got == want, errors)
     return 1 if bad else 0
 
 
