@@ -68,7 +68,7 @@ static bool names_folder(const char *pid, const char *folder)
   return found;
 }
 
-int emu_cleaner_kill_run(const char *scratch)
+int runner_cleaner_kill_run(const char *scratch)
 {
   char *folder = g_strconcat(scratch, "/", NULL);
   int killed = 0;
@@ -115,14 +115,14 @@ static G_GNUC_NORETURN void clean_after(int fd, const char *scratch)
   if (n == 1 && byte == CLEANER_DONE) {
     _exit(0);
   }
-  emu_cleaner_kill_run(scratch);
-  emu_scratch_remove(scratch);
+  runner_cleaner_kill_run(scratch);
+  runner_scratch_remove(scratch);
   _exit(0);
 }
 
-bool emu_cleaner_start(const char *scratch, struct emu_cleaner *c)
+bool runner_cleaner_start(const char *scratch, struct runner_cleaner *c)
 {
-  *c = (struct emu_cleaner){.pid = -1, .fd = -1};
+  *c = (struct runner_cleaner){.pid = -1, .fd = -1};
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     return false;
@@ -157,7 +157,7 @@ bool emu_cleaner_start(const char *scratch, struct emu_cleaner *c)
   return true;
 }
 
-void emu_cleaner_finish(struct emu_cleaner *c)
+void runner_cleaner_finish(struct runner_cleaner *c)
 {
   if (c->fd >= 0) {
     char done = CLEANER_DONE;

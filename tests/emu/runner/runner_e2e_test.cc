@@ -219,7 +219,7 @@ TEST(RunnerEndToEnd, ThePluginRefusesAWrongNameAfterAValidOne)
   auto run = [](const std::string &opts) {
     std::string plugin =
         std::string(JITFLUSH_EMU_PLUGIN) + ",config=" + kConfigs + "/exynos8890.conf," + opts;
-    // -L: the runner's default sysroot (EMU_DEFAULT_SYSROOT), Debian's cross libc.
+    // -L: the runner's default sysroot (RUNNER_DEFAULT_SYSROOT), Debian's cross libc.
     return RunProcess({JITFLUSH_EMU_QEMU, "-L", "/usr/aarch64-linux-gnu", "-plugin", plugin, kGuest,
                        "exit", "42"});
   };
@@ -960,10 +960,10 @@ nlohmann::json WithoutPids(nlohmann::json j)
 // thread that runs guest code, and a thread waiting for its turn inside
 // the execution loop counts as running. No thread is drawn to run while
 // the fork goes on: the forking thread is out of the draw until it returns. Such threads are let go
-// when QEMU's own count says a section waits for them (rig/plugin/qemu_exclusive.c), not after
-// a time without progress that a loaded host can fake: the same threads go, in the same order, on
-// every run, idle or loaded. A stripped QEMU has no such count: its report names the guess, and a
-// run that let threads go on a guess is not called reproducible.
+// when QEMU's own count says a section waits for them (rig/plugin/plugin_qemu_exclusive.c), not
+// after a time without progress that a loaded host can fake: the same threads go, in the same
+// order, on every run, idle or loaded. A stripped QEMU has no such count: its report names the
+// guess, and a run that let threads go on a guess is not called reproducible.
 TEST(RunnerEndToEnd, AnExclusiveSectionLetsTheSameThreadsGoOnEveryRun)
 {
   TempDir dir;
