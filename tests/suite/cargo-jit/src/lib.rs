@@ -1,6 +1,9 @@
 //! JIT-compiles and runs code with Cranelift's JIT (cranelift-jit), the way
 //! Wasmtime and other Rust JITs do: each round compiles a new function, made
 //! executable and flushed by cranelift-jit itself, and calls it.
+//! `compile_and_call_on` lets a caller change the JIT's builder first:
+//! tests/suite/cargo-jit-jitflush gives it a memory provider whose publish
+//! step flushes through the jitflush crate.
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
 use cranelift_codegen::settings::{self, Configurable};
@@ -12,6 +15,12 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 /// instruction each: without optimisation, a body of `steps` words spread
 /// over many cache lines), calls it with `x` and returns the result.
 pub fn compile_and_call(steps: u32, x: i64) -> i64 {
+    compile_and_call_on(|_| {}, steps, x)
+}
+
+/// `compile_and_call` with `configure` applied to the JIT's builder before
+/// the module is made (for example `JITBuilder::memory_provider`).
+pub fn compile_and_call_on(configure: impl FnOnce(&mut JITBuilder), steps: u32, x: i64) -> i64 {
     let mut flags = settings::builder();
     flags.set("use_colocated_libcalls", "false").unwrap();
     flags.set("is_pic", "false").unwrap();
@@ -20,7 +29,9 @@ pub fn compile_and_call(steps: u32, x: i64) -> i64 {
         .expect("this host is supported by Cranelift")
         .finish(settings::Flags::new(flags))
         .expect("a Cranelift ISA");
-    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    configure(&mut builder);
+    let mut module = JITModule::new(builder);
 
     let mut ctx = module.make_context();
     ctx.func.signature.params.push(AbiParam::new(types::I64));
