@@ -38,20 +38,21 @@ import tarfile
 TARGET = "aarch64-unknown-linux-gnu"
 
 
+# The suite tests' process runner and Rust toolchain check.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "suite"))
+import suite_test  # noqa: E402  (tests/suite/suite_test.py)
+
+rust_toolchain = suite_test.rust_toolchain
+
+
 def fail(why):
     print("rust_test: " + why, file=sys.stderr)
     sys.exit(1)
 
 
 def run(cmd, env=None, cwd=None):
-    print("+ " + " ".join(cmd), file=sys.stderr)
-    full = dict(os.environ)
-    for key in [k for k in full if k.startswith("JITFLUSH_EMU_")]:
-        del full[key]
-    full["CARGO_NET_OFFLINE"] = "true"
-    full.update(env or {})
-    return subprocess.run(cmd, env=full, cwd=cwd, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, errors="replace")
+    """suite_test.run (no JITFLUSH_EMU_* inherited), Cargo offline."""
+    return suite_test.run(cmd, dict(env or {}, CARGO_NET_OFFLINE="true"), cwd)
 
 
 def cargo():
@@ -91,17 +92,6 @@ def host(source, work):
     if r.returncode != 0:
         fail("cargo test --no-default-features failed:\n" + r.stdout[-4000:])
     passed(r.stdout, ["unit tests", "tests/run_code.rs"])
-
-
-def rust_toolchain(source):
-    r = subprocess.run(["bash", os.path.join(source, "ci/install/rust-aarch64.sh"), "--cached"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if r.returncode == 3:
-        print("rust_test: skipped: no Rust cross toolchain: " + r.stderr.strip()[-500:])
-        sys.exit(77)
-    if r.returncode != 0:
-        fail("the Rust cross toolchain is not set up: " + r.stderr.strip()[-500:])
-    return dict(line.split("=", 1) for line in r.stdout.split())
 
 
 def aarch64(source, work, runner, a64):

@@ -67,13 +67,20 @@ pub fn compile_and_call_on(configure: impl FnOnce(&mut JITBuilder), steps: u32, 
     result
 }
 
+/// The test's rounds, each compiling a longer function with
+/// `compile_and_call` and checking its result (tests/suite/cargo-jit-jitflush
+/// runs the same rounds).
+pub fn check_rounds(compile_and_call: impl Fn(u32, i64) -> i64) {
+    for round in 0..8u32 {
+        let steps = 200 + 40 * round;
+        assert_eq!(compile_and_call(steps, 1000), 1000 + steps as i64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn jit_code_runs_as_compiled() {
-        for round in 0..8u32 {
-            let steps = 200 + 40 * round;
-            assert_eq!(super::compile_and_call(steps, 1000), 1000 + steps as i64);
-        }
+        super::check_rounds(super::compile_and_call);
     }
 }
