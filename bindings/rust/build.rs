@@ -25,14 +25,23 @@ fn main() {
     let src = if let Some(dir) = env::var_os("JITFLUSH_AMALGAMATION_DIR") {
         PathBuf::from(dir)
     } else if script.is_file() {
-        for dir in ["lib", "common", "include", "cmake/JitflushSources.cmake", "ci/gen/amalgamation.sh"] {
+        for dir in [
+            "lib",
+            "common",
+            "include",
+            "cmake/JitflushSources.cmake",
+            "ci/gen/amalgamation.sh",
+        ] {
             println!("cargo:rerun-if-changed={}", repo.join(dir).display());
         }
         let dir = out.join("amalgamated");
         let status = Command::new("bash").arg(&script).arg(&dir).status();
         match status {
             Ok(s) if s.success() => dir,
-            Ok(s) => panic!("{} failed ({s}): it needs bash, cmake and a C preprocessor", script.display()),
+            Ok(s) => panic!(
+                "{} failed ({s}): it needs bash, cmake and a C preprocessor",
+                script.display()
+            ),
             Err(e) => panic!("cannot run bash {}: {e}", script.display()),
         }
     } else {

@@ -32,9 +32,11 @@ fn main() {
                 c.cpu,
                 c.online,
                 c.ctr_el0.is_some(),
-                c.midr.map_or("null".into(), |(m, _)| text(&format!("{m:#x}"))),
+                c.midr
+                    .map_or("null".into(), |(m, _)| text(&format!("{m:#x}"))),
                 source(c.midr.map_or(Source::None, |(_, s)| s)),
-                c.ctr_el0.map_or("null".into(), |v| text(&format!("{v:#x}"))),
+                c.ctr_el0
+                    .map_or("null".into(), |v| text(&format!("{v:#x}"))),
                 c.iline,
                 c.dline,
                 source(c.iline_source),

@@ -444,7 +444,9 @@ impl Info {
         let mut raw = std::boxed::Box::new(MaybeUninit::uninit());
         get_info(&mut raw);
         // SAFETY: get_info initialised it.
-        Info { raw: unsafe { std::boxed::Box::from_raw(std::boxed::Box::into_raw(raw).cast()) } }
+        Info {
+            raw: unsafe { std::boxed::Box::from_raw(std::boxed::Box::into_raw(raw).cast()) },
+        }
     }
 
     /// The process-wide facts.
@@ -507,21 +509,47 @@ mod tests {
         use core::mem::{align_of, offset_of, size_of};
         use sys::{jitflush_cpu_info as C, jitflush_info as I};
         let rust: &[usize] = &[
-            size_of::<C>(), align_of::<C>(),
-            offset_of!(C, cpu), offset_of!(C, online), offset_of!(C, observed),
-            offset_of!(C, midr), offset_of!(C, midr_source), offset_of!(C, ctr_el0),
-            offset_of!(C, iline), offset_of!(C, dline), offset_of!(C, iline_source),
-            offset_of!(C, dline_source), offset_of!(C, idc), offset_of!(C, dic),
-            offset_of!(C, idc_dic_source), offset_of!(C, l1ip), offset_of!(C, sysfs_l1i_line),
-            offset_of!(C, sysfs_l1d_line), offset_of!(C, inferred_from),
-            size_of::<I>(), align_of::<I>(),
-            offset_of!(I, iline), offset_of!(I, dline), offset_of!(I, idc), offset_of!(I, dic),
-            offset_of!(I, iline_source), offset_of!(I, dline_source), offset_of!(I, complete),
-            offset_of!(I, heterogeneous), offset_of!(I, per_call_guard),
-            offset_of!(I, online_check), offset_of!(I, use_dc_civac), offset_of!(I, status),
-            offset_of!(I, platform), offset_of!(I, method), offset_of!(I, ncpus_possible),
-            offset_of!(I, ncpus), offset_of!(I, truncated), offset_of!(I, cpus),
-            size_of::<sys::jitflush_source>(), size_of::<sys::jitflush_status>(),
+            size_of::<C>(),
+            align_of::<C>(),
+            offset_of!(C, cpu),
+            offset_of!(C, online),
+            offset_of!(C, observed),
+            offset_of!(C, midr),
+            offset_of!(C, midr_source),
+            offset_of!(C, ctr_el0),
+            offset_of!(C, iline),
+            offset_of!(C, dline),
+            offset_of!(C, iline_source),
+            offset_of!(C, dline_source),
+            offset_of!(C, idc),
+            offset_of!(C, dic),
+            offset_of!(C, idc_dic_source),
+            offset_of!(C, l1ip),
+            offset_of!(C, sysfs_l1i_line),
+            offset_of!(C, sysfs_l1d_line),
+            offset_of!(C, inferred_from),
+            size_of::<I>(),
+            align_of::<I>(),
+            offset_of!(I, iline),
+            offset_of!(I, dline),
+            offset_of!(I, idc),
+            offset_of!(I, dic),
+            offset_of!(I, iline_source),
+            offset_of!(I, dline_source),
+            offset_of!(I, complete),
+            offset_of!(I, heterogeneous),
+            offset_of!(I, per_call_guard),
+            offset_of!(I, online_check),
+            offset_of!(I, use_dc_civac),
+            offset_of!(I, status),
+            offset_of!(I, platform),
+            offset_of!(I, method),
+            offset_of!(I, ncpus_possible),
+            offset_of!(I, ncpus),
+            offset_of!(I, truncated),
+            offset_of!(I, cpus),
+            size_of::<sys::jitflush_source>(),
+            size_of::<sys::jitflush_status>(),
             size_of::<bool>(),
         ];
         let mut table = core::ptr::null();
@@ -531,7 +559,11 @@ mod tests {
             core::slice::from_raw_parts(table, n)
         };
         let c: std::vec::Vec<usize> = c.iter().map(|&v| v as usize).collect();
-        assert_eq!(rust, &c[..], "src/sys.rs and abi/layout.c disagree (row by row)");
+        assert_eq!(
+            rust,
+            &c[..],
+            "src/sys.rs and abi/layout.c disagree (row by row)"
+        );
     }
 
     #[test]
@@ -542,7 +574,13 @@ mod tests {
         for s in [Status::Ok, Status::Incomplete, Status::SyncGlobal] {
             assert_eq!(status(s.code()), Ok(s));
         }
-        for e in [Error::Arg, Error::Probe, Error::Unsupported, Error::Sync, Error::Other(-9)] {
+        for e in [
+            Error::Arg,
+            Error::Probe,
+            Error::Unsupported,
+            Error::Sync,
+            Error::Other(-9),
+        ] {
             assert_eq!(status(e.code()), Err(e));
         }
         assert_eq!(Error::Unsupported.code(), -3);
@@ -552,13 +590,29 @@ mod tests {
     #[test]
     fn source_names_are_the_librarys() {
         let names: std::vec::Vec<_> = [
-            Source::None, Source::CtrEl0, Source::Sysfs, Source::MidrTable,
-            Source::Floor, Source::Platform, Source::Cluster,
+            Source::None,
+            Source::CtrEl0,
+            Source::Sysfs,
+            Source::MidrTable,
+            Source::Floor,
+            Source::Platform,
+            Source::Cluster,
         ]
         .iter()
         .map(|s| s.name())
         .collect();
-        assert_eq!(names, ["none", "ctr_el0", "sysfs", "midr_table", "floor", "platform", "cluster"]);
+        assert_eq!(
+            names,
+            [
+                "none",
+                "ctr_el0",
+                "sysfs",
+                "midr_table",
+                "floor",
+                "platform",
+                "cluster"
+            ]
+        );
     }
 
     #[test]

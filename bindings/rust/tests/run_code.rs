@@ -3,12 +3,22 @@
 //! (tests/rust/rust_test.py aarch64: Cargo's runner is jitflush-emu on the
 //! Exynos 8890 with exec-map-sync none) a missing or short flush is a stale
 //! fetch and the run fails with status 86.
-#![cfg(all(target_os = "linux", any(target_arch = "aarch64", target_arch = "x86_64")))]
+#![cfg(all(
+    target_os = "linux",
+    any(target_arch = "aarch64", target_arch = "x86_64")
+))]
 
 use core::ffi::{c_int, c_long, c_void};
 
 extern "C" {
-    fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, off: c_long) -> *mut c_void;
+    fn mmap(
+        addr: *mut c_void,
+        len: usize,
+        prot: c_int,
+        flags: c_int,
+        fd: c_int,
+        off: c_long,
+    ) -> *mut c_void;
     fn munmap(addr: *mut c_void, len: usize) -> c_int;
     fn memfd_create(name: *const u8, flags: u32) -> c_int;
     fn ftruncate(fd: c_int, len: c_long) -> c_int;
@@ -58,7 +68,12 @@ fn call(code: *const u8) -> u32 {
 
 #[test]
 fn code_rewritten_in_place_runs_after_each_flush() {
-    let p = map(PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+    let p = map(
+        PAGE,
+        PROT_READ | PROT_WRITE | PROT_EXEC,
+        MAP_PRIVATE | MAP_ANONYMOUS,
+        -1,
+    );
     // SAFETY: p is PAGE bytes, mapped readable and writable.
     let page = unsafe { core::slice::from_raw_parts_mut(p, PAGE) };
     // Each round's return sits on a different 64-byte line of a 128-byte
@@ -88,7 +103,10 @@ fn code_written_through_rw_runs_through_rx() {
         let code = return_value(value, at);
         // SAFETY: rw is PAGE writable bytes; rx is the same page, readable.
         let (rw_s, rx_s) = unsafe {
-            (core::slice::from_raw_parts_mut(rw, PAGE), core::slice::from_raw_parts(rx, PAGE))
+            (
+                core::slice::from_raw_parts_mut(rw, PAGE),
+                core::slice::from_raw_parts(rx, PAGE),
+            )
         };
         rw_s[..code.len()].copy_from_slice(&code);
         jitflush::flush_dual(&rw_s[..code.len()], &rx_s[..code.len()]).unwrap();
@@ -104,7 +122,12 @@ fn code_written_through_rw_runs_through_rx() {
 
 #[test]
 fn code_flushed_for_all_threads_runs_on_another_thread() {
-    let p = map(PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+    let p = map(
+        PAGE,
+        PROT_READ | PROT_WRITE | PROT_EXEC,
+        MAP_PRIVATE | MAP_ANONYMOUS,
+        -1,
+    );
     // SAFETY: p is PAGE bytes, mapped readable and writable.
     let page = unsafe { core::slice::from_raw_parts_mut(p, PAGE) };
     let code = return_value(99, 256);
@@ -117,7 +140,9 @@ fn code_flushed_for_all_threads_runs_on_another_thread() {
         Err(e) => panic!("{e}"),
     }
     let addr = p as usize;
-    let got = std::thread::spawn(move || call(addr as *const u8)).join().unwrap();
+    let got = std::thread::spawn(move || call(addr as *const u8))
+        .join()
+        .unwrap();
     assert_eq!(got, 99);
     // SAFETY: the mapping is no longer used.
     unsafe { munmap(p.cast(), PAGE) };

@@ -26,7 +26,10 @@ pub struct FlushedMemory {
 
 impl FlushedMemory {
     pub fn new() -> Self {
-        FlushedMemory { inner: SystemMemoryProvider::new(), fresh: Vec::new() }
+        FlushedMemory {
+            inner: SystemMemoryProvider::new(),
+            fresh: Vec::new(),
+        }
     }
 }
 

@@ -5,11 +5,11 @@
 //! tests/suite/cargo-jit-jitflush gives it a memory provider whose publish
 //! step flushes through the jitflush crate.
 
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Linkage, Module};
+use cranelift_module::{Linkage, Module, default_libcall_names};
 
 /// Compiles `fn(x: i64) -> i64` that adds 1 to x `steps` times (one
 /// instruction each: without optimisation, a body of `steps` words spread
