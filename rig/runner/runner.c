@@ -35,6 +35,7 @@
 #include "runner_output.h"
 #include "runner_plugin_option.h"
 #include "runner_record.h"
+#include "runner_reproduce.h"
 #include "runner_rerun.h"
 #include "runner_scratch.h"
 #include "runner_store.h"
@@ -223,7 +224,9 @@ static int checked_run(struct runner_options *o, const struct rig_config *cfg, c
       /* Started before QEMU: it removes the folder, and ends every
        * process of the run, should the runner be killed (runner_cleaner.c). */
       struct runner_cleaner cleaner;
-      runner_cleaner_start(tmp, &cleaner);
+      char *env = rec.write_env ? runner_reproduce_env_path(o->report) : NULL;
+      runner_cleaner_start(tmp, o->report, env, &cleaner);
+      g_free(env);
       status = run(o, cfg, sysroot, qemu, plugin, tmp, &rec, ran, died_of);
       if (own_report && user_report) {
         runner_output_copy(own_report, user_report);

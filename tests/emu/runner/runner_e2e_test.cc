@@ -429,6 +429,32 @@ TEST(RunnerEndToEnd, AKilledRunnerLeavesNoQemuAndNoFolderWithinASecond)
   kill(run.child, SIGKILL);
 }
 
+// The environment a run keeps beside its report (REPORT.env) is a secret;
+// a runner killed with SIGKILL before any report came left it behind. The
+// cleaner removes it with the folder, and only it: the report's own name is
+// free and nothing else in the folder is touched.
+TEST(RunnerEndToEnd, AKilledRunnerLeavesNoEnvironmentWithoutAReport)
+{
+  TempDir dir, scratch, out;
+  const std::string report = out.path() + "/r.json";
+  const std::string other = out.path() + "/other.json.env";
+  WriteFile(other, "KEEP=1");
+  setenv("TMPDIR", scratch.path().c_str(), 1);
+  BackgroundRun run(dir.path(), {"--report", report}, "jit-forever");
+  unsetenv("TMPDIR");
+  ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
+  ASSERT_TRUE(std::filesystem::exists(report + ".env")) << "the run recorded no environment";
+  ASSERT_EQ(kill(run.runner, SIGKILL), 0);
+  run.Wait();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::filesystem::exists(report + ".env") && std::chrono::steady_clock::now() < end)
+    usleep(20000);
+  EXPECT_FALSE(std::filesystem::exists(report + ".env")) << "the killed run's environment was left";
+  EXPECT_FALSE(std::filesystem::exists(report));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  kill(run.guest, SIGKILL);
+}
+
 // A harness that kills the runner's whole process group (its cleaner with
 // it) still leaves no QEMU, and the next run removes the folder.
 TEST(RunnerEndToEnd, QemuDiesWithAKilledRunnerAndItsFolderIsReclaimed)
