@@ -90,9 +90,9 @@ static char *options_of(bool suites)
   GString *s = g_string_new(NULL);
   for (size_t k = 0; k < G_N_ELEMENTS(rows); k++) {
     enum man_kind kind = rows[k].kind;
-    bool listed = suites ? kind == MAN_SUITE
-                         : kind == MAN_VALUE || kind == MAN_FLAG || kind == MAN_MODE ||
-                               kind == MAN_HELP;
+    /* --help's rows: every option but the suites' commands and the
+     * variables, which have sections of their own. */
+    bool listed = suites ? kind == MAN_SUITE : kind != MAN_SUITE && kind != MAN_ENV;
     if (listed) {
       append_option(s, &rows[k]);
     }
