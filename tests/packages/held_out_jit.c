@@ -5,15 +5,17 @@
  * CTR_EL0) and calls it. Built static, so the root needs no arm64 libc. */
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 
 int main(void)
 {
   enum { SLOTS = 64, STRIDE = 32 };
-  uint32_t *buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (buf == MAP_FAILED) { perror("mmap"); return 1; }
+  uint32_t *buf =
+      mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (buf == MAP_FAILED) {
+    perror("mmap");
+    return 1;
+  }
   long sum = 0;
   for (int round = 0; round < 4; round++) {
     for (int i = 0; i < SLOTS; i++) {
