@@ -97,7 +97,7 @@ build_one() {
     qemu=$(rig_qemu)
   fi
   hash=$( (echo "$arch"; source_files | tr '\0' '\n'; source_files | (cd "$root" && xargs -0 sha256sum)
-    [ -z "$qemu" ] || sha256sum "$qemu") | sha256sum | cut -d' ' -f1)
+    [ -z "$qemu" ] || sha256sum <"$qemu") | sha256sum | cut -d' ' -f1)
   if [ -f "$dir/.stamp" ] && [ "$(cat "$dir/.stamp")" = "$hash" ] && ls "$dir"/*.changes >/dev/null 2>&1; then
     say "$arch: up to date ($dir)"
   else

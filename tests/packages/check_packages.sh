@@ -354,7 +354,7 @@ check_rig_contents() {
   for word in $(grep -oE -- '(--[a-z][a-z-]*|JITFLUSH_[A-Z_]+)' <<<"$help" | sort -u); do
     grep -q -- "$word" <<<"$man" || fail "jitflush-emu --help lists $word, its manual page does not"
   done
-  for word in $(sed -n '/^Exit status:/,$p' <<<"$help" | grep -oE '^  [0-9]+' | sort -u); do
+  for word in $(sed -n '/^Exit status:/,$p' <<<"$help" | grep -oE '^  [0-9]+ ' | sort -u); do
     grep -qx "\.B $word" <<<"$man" || fail "jitflush-emu --help lists exit status $word, the manual page does not"
   done
   echo "check_packages.sh: jitflush-rig holds the runner, the plugin, its qemu-aarch64, $(ls "$repo"/qemu-configs/*.conf | wc -l) configs"
