@@ -387,10 +387,18 @@ check_fresh() {
   mkdir -p "$root"
   tar -C "$root" -xf "$tarball"
   [ ! -e "$root/usr/bin/jitflush-emu" ] && [ ! -e "$root$repo" ] || fail "$tarball is not a fresh root"
-  aarch64-linux-gnu-gcc -static -O2 -o "$work/held_out_jit" "$repo/tests/packages/held_out_jit.c" ||
+  # The program sits in a folder of the same name here and in the root, and
+  # both runs start there with the same environment: the guest then executes
+  # the same instructions, and a seed the same turns (docs/RIG.md,
+  # "Reproducible runs").
+  local here
+  here=$(mktemp -d /tmp/jitflush-fresh.XXXXXX)
+  trap 'rm -rf "$here"' EXIT
+  aarch64-linux-gnu-gcc -static -O2 -o "$here/held_out_jit" "$repo/tests/packages/held_out_jit.c" ||
     fail "aarch64-linux-gnu-gcc -static cannot build held_out_jit.c"
-  mkdir -p "$root/tmp/rig"
-  cp "$d" "$work/held_out_jit" "$root/tmp/rig/"
+  mkdir -p "$root/tmp/rig" "$root$here"
+  cp "$here/held_out_jit" "$root$here/"
+  cp "$d" "$root/tmp/rig/"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   local deb_name
   deb_name=$(basename "$d")
@@ -403,12 +411,15 @@ check_fresh() {
   fi
   echo "+ (fresh root) apt install ./tmp/rig/$deb_name: $(grep -c '^Setting up' "$work/apt.log") packages set up" >&2
 
-  local want got rc_want=0 rc_got=0 rc_binfmt=0 binfmt
-  want=$(cd "$work" && "$runner" --config exynos8890 -- "$work/held_out_jit" 2>&1 >/dev/null) || rc_want=$?
-  got=$(in_root "$root" sh -c 'cd /tmp && exec jitflush-emu --config exynos8890 -- /tmp/rig/held_out_jit' 2>&1 >/dev/null) ||
-    rc_got=$?
-  binfmt=$(in_root "$root" sh -c 'cd /tmp && exec jitflush-emu --binfmt-run -- /tmp/rig/held_out_jit' 2>&1 >/dev/null) ||
-    rc_binfmt=$?
+  local want got rc_want=0 rc_got=0 rc_binfmt=0 binfmt path=/usr/sbin:/usr/bin:/sbin:/bin
+  # shellcheck disable=SC2016 # expanded by that sh
+  local run='cd "$1" && shift && exec "$@"'
+  want=$(env -i PATH=$path sh -c "$run" sh "$here" "$runner" --config exynos8890 -- "$here/held_out_jit" \
+    2>&1 >/dev/null) || rc_want=$?
+  got=$(in_root "$root" env -i PATH=$path sh -c "$run" sh "$here" jitflush-emu --config exynos8890 -- \
+    "$here/held_out_jit" 2>&1 >/dev/null) || rc_got=$?
+  binfmt=$(in_root "$root" env -i PATH=$path sh -c "$run" sh "$here" jitflush-emu --binfmt-run -- \
+    "$here/held_out_jit" 2>&1 >/dev/null) || rc_binfmt=$?
   echo "build:   status $rc_want: $(tail -n 1 <<<"$want")"
   echo "package: status $rc_got: $(tail -n 1 <<<"$got")"
   echo "binfmt:  status $rc_binfmt: $(tail -n 1 <<<"$binfmt")"
@@ -420,7 +431,7 @@ check_fresh() {
     fail "--binfmt-run in the fresh root gave another run than the build: $binfmt"
 
   local rc=0 text
-  text=$(in_root "$root" jitflush-emu --config no-such-soc -- /tmp/rig/held_out_jit 2>&1) || rc=$?
+  text=$(in_root "$root" jitflush-emu --config no-such-soc -- "$here/held_out_jit" 2>&1) || rc=$?
   [ "$rc" -eq 2 ] && grep -q "^jitflush-emu: no config named 'no-such-soc' in /usr/share/jitflush-rig/configs (it holds: .*exynos8890," <<<"$text" ||
     fail "an unknown config name gave status $rc: $text"
   echo "check_packages.sh: jitflush-rig installed into a fresh Debian 12 root ran held_out_jit as the build does,"
