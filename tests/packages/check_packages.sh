@@ -393,7 +393,8 @@ check_fresh() {
   # "Reproducible runs").
   local here
   here=$(mktemp -d /tmp/jitflush-fresh.XXXXXX)
-  trap 'rm -rf "$here"' EXIT
+  # shellcheck disable=SC2064 # $here is local: expanded now, removed at exit
+  trap "rm -rf '$here'" EXIT
   aarch64-linux-gnu-gcc -static -O2 -o "$here/held_out_jit" "$repo/tests/packages/held_out_jit.c" ||
     fail "aarch64-linux-gnu-gcc -static cannot build held_out_jit.c"
   mkdir -p "$root/tmp/rig" "$root$here"
