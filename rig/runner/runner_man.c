@@ -17,7 +17,7 @@
 
 #include <glib.h>
 
-#include "emu_paths.h" /* the default config's name, in --config's text */
+#include "runner_paths.h" /* the default config's name, in --config's text */
 #include "runner_args.h"
 
 enum man_kind { MAN_VALUE, MAN_FLAG, MAN_HIDDEN, MAN_HELP, MAN_MODE, MAN_SUITE, MAN_ENV };
@@ -30,21 +30,21 @@ static const struct man_row {
   const char *env;
   const char *help;
 } rows[] = {
-#define EMU_OPTION(kind, id, name, short_name, arg, env, help)                                     \
+#define RUNNER_OPTION(kind, id, name, short_name, arg, env, help)                                  \
   {MAN_##kind, name, short_name, arg, env, help},
 #include "runner_options.def"
-#undef EMU_OPTION
+#undef RUNNER_OPTION
 };
 
 static const struct man_exit {
-  const char *label; /* "86", or the label of an EMU_EXIT_OTHER row */
+  const char *label; /* "86", or the label of a RUNNER_EXIT_OTHER row */
   const char *help;
 } exits[] = {
-#define EMU_EXIT(name, status, help) {#status, help},
-#define EMU_EXIT_OTHER(label, doc_label, help) {label, help},
+#define RUNNER_EXIT(name, status, help) {#status, help},
+#define RUNNER_EXIT_OTHER(label, doc_label, help) {label, help},
 #include "runner_exit_statuses.def"
-#undef EMU_EXIT
-#undef EMU_EXIT_OTHER
+#undef RUNNER_EXIT
+#undef RUNNER_EXIT_OTHER
 };
 
 /* TEXT as roff text: the --help line breaks become spaces (roff fills),

@@ -219,7 +219,7 @@ TEST(RunnerEndToEnd, ThePluginRefusesAWrongNameAfterAValidOne)
   auto run = [](const std::string &opts) {
     std::string plugin =
         std::string(JITFLUSH_EMU_PLUGIN) + ",config=" + kConfigs + "/exynos8890.conf," + opts;
-    // -L: the runner's default sysroot (EMU_DEFAULT_SYSROOT), Debian's cross libc.
+    // -L: the runner's default sysroot (RUNNER_DEFAULT_SYSROOT), Debian's cross libc.
     return RunProcess({JITFLUSH_EMU_QEMU, "-L", "/usr/aarch64-linux-gnu", "-plugin", plugin, kGuest,
                        "exit", "42"});
   };
@@ -427,6 +427,32 @@ TEST(RunnerEndToEnd, AKilledRunnerLeavesNoQemuAndNoFolderWithinASecond)
   // Nothing waits for the killed run's processes to be gone any longer.
   kill(run.guest, SIGKILL);
   kill(run.child, SIGKILL);
+}
+
+// The environment a run keeps beside its report (REPORT.env) is a secret;
+// a runner killed with SIGKILL before any report came left it behind. The
+// cleaner removes it with the folder, and only it: the report's own name is
+// free and nothing else in the folder is touched.
+TEST(RunnerEndToEnd, AKilledRunnerLeavesNoEnvironmentWithoutAReport)
+{
+  TempDir dir, scratch, out;
+  const std::string report = out.path() + "/r.json";
+  const std::string other = out.path() + "/other.json.env";
+  WriteFile(other, "KEEP=1");
+  setenv("TMPDIR", scratch.path().c_str(), 1);
+  BackgroundRun run(dir.path(), {"--report", report}, "jit-forever");
+  unsetenv("TMPDIR");
+  ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
+  ASSERT_TRUE(std::filesystem::exists(report + ".env")) << "the run recorded no environment";
+  ASSERT_EQ(kill(run.runner, SIGKILL), 0);
+  run.Wait();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::filesystem::exists(report + ".env") && std::chrono::steady_clock::now() < end)
+    usleep(20000);
+  EXPECT_FALSE(std::filesystem::exists(report + ".env")) << "the killed run's environment was left";
+  EXPECT_FALSE(std::filesystem::exists(report));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  kill(run.guest, SIGKILL);
 }
 
 // A harness that kills the runner's whole process group (its cleaner with
@@ -960,10 +986,10 @@ nlohmann::json WithoutPids(nlohmann::json j)
 // thread that runs guest code, and a thread waiting for its turn inside
 // the execution loop counts as running. No thread is drawn to run while
 // the fork goes on: the forking thread is out of the draw until it returns. Such threads are let go
-// when QEMU's own count says a section waits for them (rig/plugin/qemu_exclusive.c), not after
-// a time without progress that a loaded host can fake: the same threads go, in the same order, on
-// every run, idle or loaded. A stripped QEMU has no such count: its report names the guess, and a
-// run that let threads go on a guess is not called reproducible.
+// when QEMU's own count says a section waits for them (rig/plugin/plugin_qemu_exclusive.c), not
+// after a time without progress that a loaded host can fake: the same threads go, in the same
+// order, on every run, idle or loaded. A stripped QEMU has no such count: its report names the
+// guess, and a run that let threads go on a guess is not called reproducible.
 TEST(RunnerEndToEnd, AnExclusiveSectionLetsTheSameThreadsGoOnEveryRun)
 {
   TempDir dir;
