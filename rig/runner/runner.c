@@ -31,6 +31,7 @@
 #include "runner_cleaner.h"
 #include "runner_exec.h"
 #include "runner_fail.h"
+#include "runner_locate.h"
 #include "runner_outcome.h"
 #include "runner_output.h"
 #include "runner_plugin_option.h"
@@ -291,7 +292,14 @@ int main(int argc, char **argv)
   }
 
   GError *err = NULL;
-  struct rig_config *cfg = rig_config_load(o.config, &err);
+  /* A config NAME stands for its file among the configs (runner_locate.c);
+   * from here on o.config is a file. */
+  char *config_file = runner_locate_config(o.config, &err);
+  struct rig_config *cfg = NULL;
+  if (config_file) {
+    o.config = config_file;
+    cfg = rig_config_load(o.config, &err);
+  }
   if (!cfg) {
     /* The message names the file; a variable is named too, since nothing
      * on the command line shows where the path came from. */
@@ -299,6 +307,7 @@ int main(int argc, char **argv)
     status = from[0] != 'J' ? runner_fail(RUNNER_EXIT_USAGE, "%s", err->message)
                             : runner_fail(RUNNER_EXIT_USAGE, "%s: %s", from, err->message);
     g_error_free(err);
+    g_free(config_file);
     g_free(args);
     runner_rerun_free(rerun);
     return status;
@@ -320,6 +329,7 @@ int main(int argc, char **argv)
   }
   g_free(base);
   rig_config_free(cfg);
+  g_free(config_file);
   g_free(args);
   runner_rerun_free(rerun);
   if (die_of) {
