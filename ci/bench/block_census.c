@@ -29,8 +29,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 enum { QUIET, OBSERVING, STORED, STORED_OBSERVING, CLASSES };
 static const char *const class_name[CLASSES] = {
-  "quiet (never-stored code, observes nothing)", "observing, never-stored code",
-  "stored code, observes nothing", "stored code, observing"};
+    "quiet (never-stored code, observes nothing)", "observing, never-stored code",
+    "stored code, observes nothing", "stored code, observing"};
 
 struct vcpu_counts {
   uint64_t execs[CLASSES];
@@ -40,6 +40,7 @@ struct vcpu_counts {
 
 struct page {
   uint64_t stores;
+  uint64_t sp_stores; /* of them, by an instruction whose base register is sp */
   bool fetched;
   bool exec_mapped;
 };
@@ -117,11 +118,13 @@ static bool backward_branch(uint32_t w)
 
 static void on_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-  (void)vcpu, (void)udata;
+  (void)vcpu;
   if (!qemu_plugin_mem_is_store(info))
     return;
   g_mutex_lock(&lock);
-  page_of(vaddr >> PAGE_SHIFT)->stores++;
+  struct page *p = page_of(vaddr >> PAGE_SHIFT);
+  p->stores++;
+  p->sp_stores += udata != NULL;
   g_mutex_unlock(&lock);
 }
 
@@ -154,7 +157,10 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     p->fetched = true;
     observing |= observes(w);
     last = w;
-    qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W, NULL);
+    /* Loads and stores (op0 x1x0), base register Rn = 31: sp. */
+    bool sp_base = (w & 0x0a000000u) == 0x08000000u && ((w >> 5) & 31) == 31;
+    qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
+                                     sp_base ? (void *)1 : NULL);
   }
   int c = (stored ? STORED : QUIET) + (observing ? 1 : 0);
   translated[c]++;
@@ -173,15 +179,15 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   }
   g_mutex_unlock(&lock);
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-    tb, QEMU_PLUGIN_INLINE_ADD_U64,
-    qemu_plugin_scoreboard_u64_in_struct(counts, struct vcpu_counts, execs[c]), 1);
+      tb, QEMU_PLUGIN_INLINE_ADD_U64,
+      qemu_plugin_scoreboard_u64_in_struct(counts, struct vcpu_counts, execs[c]), 1);
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-    tb, QEMU_PLUGIN_INLINE_ADD_U64,
-    qemu_plugin_scoreboard_u64_in_struct(counts, struct vcpu_counts, insns[c]), n);
+      tb, QEMU_PLUGIN_INLINE_ADD_U64,
+      qemu_plugin_scoreboard_u64_in_struct(counts, struct vcpu_counts, insns[c]), n);
   if (c == QUIET && backward_branch(last))
     qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-      tb, QEMU_PLUGIN_INLINE_ADD_U64,
-      qemu_plugin_scoreboard_u64_in_struct(counts, struct vcpu_counts, quiet_backward), 1);
+        tb, QEMU_PLUGIN_INLINE_ADD_U64,
+        qemu_plugin_scoreboard_u64_in_struct(counts, struct vcpu_counts, quiet_backward), 1);
 }
 
 static struct pending *pending_of(unsigned int vcpu)
@@ -192,8 +198,8 @@ static struct pending *pending_of(unsigned int vcpu)
 }
 
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
-                       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
-                       uint64_t a7, uint64_t a8)
+                       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
+                       uint64_t a8)
 {
   (void)id, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
   if (num != NR_MMAP && num != NR_MPROTECT)
@@ -231,7 +237,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
     }
     sum.quiet_backward += c->quiet_backward;
   }
-  uint64_t st[3] = {0}, pg[3] = {0};
+  uint64_t st[3] = {0}, pg[3] = {0}, sp[3] = {0};
   GHashTableIter it;
   gpointer key, value;
   g_hash_table_iter_init(&it, pages);
@@ -239,6 +245,7 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
     struct page *p = value;
     int k = p->fetched ? 0 : p->exec_mapped ? 1 : 2;
     st[k] += p->stores;
+    sp[k] += p->sp_stores;
     pg[k] += p->stores != 0;
   }
   FILE *f = out_path ? fopen(out_path, "w") : stderr;
@@ -249,11 +256,16 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
     fprintf(f, "%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", class_name[k], translated[k],
             sum.execs[k], sum.insns[k]);
   fprintf(f, "quiet executions ending in a backward branch\t\t%" PRIu64 "\t\n", sum.quiet_backward);
-  fprintf(f, "stores to pages code was fetched from\t%" PRIu64 " pages\t%" PRIu64 "\t\n", pg[0], st[0]);
-  fprintf(f, "stores to executable-mapped pages never fetched from\t%" PRIu64 " pages\t%" PRIu64 "\t\n",
-          pg[1], st[1]);
-  fprintf(f, "stores to pages never executable, never fetched from\t%" PRIu64 " pages\t%" PRIu64 "\t\n",
-          pg[2], st[2]);
+  fprintf(f, "stores to pages code was fetched from\t%" PRIu64 " pages\t%" PRIu64 "\t\n", pg[0],
+          st[0]);
+  fprintf(
+      f, "stores to executable-mapped pages never fetched from\t%" PRIu64 " pages\t%" PRIu64 "\t\n",
+      pg[1], st[1]);
+  fprintf(
+      f, "stores to pages never executable, never fetched from\t%" PRIu64 " pages\t%" PRIu64 "\t\n",
+      pg[2], st[2]);
+  fprintf(f, "of those three, stores through sp\t\t%" PRIu64 " / %" PRIu64 " / %" PRIu64 "\t\n",
+          sp[0], sp[1], sp[2]);
   if (hot) {
     g_ptr_array_sort(tbs, by_insns);
     for (unsigned i = 0; i < hot && i < tbs->len; i++) {
@@ -266,8 +278,8 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
     fclose(f);
 }
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
-                                           int argc, char **argv)
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+                                           char **argv)
 {
   (void)info;
   for (int i = 0; i < argc; i++) {
