@@ -15,12 +15,12 @@ static const struct option_row {
   char short_name;   /* or 0 */
   const char *arg;   /* "=WHEN", "[=SECONDS]" or NULL */
   const char *help;
-} options[JFI_OPTION_COUNT] = {
-#define JFI_OPTION(id, name, alias, short_name, arg, help) {name, alias, short_name, arg, help},
-#define JFI_EXIT(name, status, help)
+} options[INFO_OPTION_COUNT] = {
+#define INFO_OPTION(id, name, alias, short_name, arg, help) {name, alias, short_name, arg, help},
+#define INFO_EXIT(name, status, help)
 #include "info_cli.def"
-#undef JFI_OPTION
-#undef JFI_EXIT
+#undef INFO_OPTION
+#undef INFO_EXIT
 };
 
 /* TEXT's lines, the first after HEAD padded to COLUMN, the others indented
@@ -38,16 +38,16 @@ static void print_entry(FILE *out, const char *head, const char *text, int colum
   fputc('\n', out);
 }
 
-void jfi_print_usage(FILE *out)
+void info_print_usage(FILE *out)
 {
   fputs("Usage: jitflush-info", out);
-  for (int k = 0; k < JFI_OPTION_COUNT; k++) {
-    if (k != JFI_OPT_help && k != JFI_OPT_version) {
+  for (int k = 0; k < INFO_OPTION_COUNT; k++) {
+    if (k != INFO_OPT_help && k != INFO_OPT_version) {
       fprintf(out, " [%s%s]", options[k].name, options[k].arg ? options[k].arg : "");
     }
   }
-  fprintf(out, "\n       jitflush-info %s | %s\n", options[JFI_OPT_help].name,
-          options[JFI_OPT_version].name);
+  fprintf(out, "\n       jitflush-info %s | %s\n", options[INFO_OPT_help].name,
+          options[INFO_OPT_version].name);
   fputs("\n"
         "Shows what jitflush knows about every possible CPU of this machine: MIDR and\n"
         "core name, CTR_EL0 and its line sizes, IDC/DIC, the sysfs L1 line sizes, and\n"
@@ -56,7 +56,7 @@ void jfi_print_usage(FILE *out)
         "incomplete with the CPUs that could not be seen).\n"
         "\n",
         out);
-  for (int k = 0; k < JFI_OPTION_COUNT; k++) {
+  for (int k = 0; k < INFO_OPTION_COUNT; k++) {
     char head[64];
     if (options[k].short_name) {
       snprintf(head, sizeof head, "  -%c, %s%s", options[k].short_name, options[k].name,
@@ -72,11 +72,11 @@ void jfi_print_usage(FILE *out)
         "\n"
         "Exit status:\n",
         out);
-#define JFI_OPTION(id, name, alias, short_name, arg, help)
-#define JFI_EXIT(name, status, help) print_entry(out, "  " #status, help, 7);
+#define INFO_OPTION(id, name, alias, short_name, arg, help)
+#define INFO_EXIT(name, status, help) print_entry(out, "  " #status, help, 7);
 #include "info_cli.def"
-#undef JFI_OPTION
-#undef JFI_EXIT
+#undef INFO_OPTION
+#undef INFO_EXIT
 }
 
 static void set_error(char *error, size_t size, const char *fmt, const char *arg)
@@ -110,20 +110,20 @@ static bool parse_seconds(const char *text, double *out)
   if (errno != 0 || *end != '\0' || !isfinite(value)) {
     return false;
   }
-  if (value <= 0 || value > JFI_SELFTEST_MAX_SECONDS) {
+  if (value <= 0 || value > INFO_SELFTEST_MAX_SECONDS) {
     return false;
   }
   *out = value;
   return true;
 }
 
-bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *error,
-                    size_t error_size)
+bool info_parse_args(int argc, char *const argv[], struct info_args *out, char *error,
+                     size_t error_size)
 {
   memset(out, 0, sizeof *out);
-  out->action = JFI_ACTION_REPORT;
-  out->color = JFI_COLOR_AUTO;
-  out->selftest_seconds = JFI_SELFTEST_DEFAULT_SECONDS;
+  out->action = INFO_ACTION_REPORT;
+  out->color = INFO_COLOR_AUTO;
+  out->selftest_seconds = INFO_SELFTEST_DEFAULT_SECONDS;
   if (error_size > 0) {
     error[0] = '\0';
   }
@@ -134,7 +134,7 @@ bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *er
      * one; or SHORT alone. VALUE is what follows the '='. */
     const char *value = NULL;
     int k = 0;
-    for (; k < JFI_OPTION_COUNT; k++) {
+    for (; k < INFO_OPTION_COUNT; k++) {
       const struct option_row *r = &options[k];
       if (r->short_name && arg[0] == '-' && arg[1] == r->short_name && !arg[2]) {
         break;
@@ -157,20 +157,20 @@ bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *er
         break;
       }
     }
-    switch ((enum jfi_option_id)k) {
-    case JFI_OPT_help:
-      out->action = JFI_ACTION_HELP;
+    switch ((enum info_option_id)k) {
+    case INFO_OPT_help:
+      out->action = INFO_ACTION_HELP;
       break;
-    case JFI_OPT_version:
+    case INFO_OPT_version:
       /* --help wins over --version when both are given, as in GNU tools. */
-      if (out->action != JFI_ACTION_HELP) {
-        out->action = JFI_ACTION_VERSION;
+      if (out->action != INFO_ACTION_HELP) {
+        out->action = INFO_ACTION_VERSION;
       }
       break;
-    case JFI_OPT_json:
+    case INFO_OPT_json:
       out->json = true;
       break;
-    case JFI_OPT_selftest:
+    case INFO_OPT_selftest:
       if (value && !parse_seconds(value, &out->selftest_seconds)) {
         set_error(error, error_size,
                   "invalid value in '%s': SECONDS must be a number above 0 and at most 3600", arg);
@@ -178,19 +178,19 @@ bool jfi_parse_args(int argc, char *const argv[], struct jfi_args *out, char *er
       }
       out->selftest = true;
       break;
-    case JFI_OPT_color:
+    case INFO_OPT_color:
       if (strcmp(value, "auto") == 0) {
-        out->color = JFI_COLOR_AUTO;
+        out->color = INFO_COLOR_AUTO;
       } else if (strcmp(value, "always") == 0) {
-        out->color = JFI_COLOR_ALWAYS;
+        out->color = INFO_COLOR_ALWAYS;
       } else if (strcmp(value, "never") == 0) {
-        out->color = JFI_COLOR_NEVER;
+        out->color = INFO_COLOR_NEVER;
       } else {
         set_error(error, error_size, "invalid value in '%s': expected auto, always or never", arg);
         return false;
       }
       break;
-    case JFI_OPTION_COUNT:
+    case INFO_OPTION_COUNT:
       if (arg[0] == '-' && arg[1] != '\0') {
         set_error(error, error_size, "unknown option '%s'", arg);
       } else {

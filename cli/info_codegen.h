@@ -16,19 +16,19 @@
  * ret. NWORDS >= 3 instruction words are written to OUT; SEED picks the
  * immediates. Returns the value the function returns.
  */
-uint32_t jfi_codegen_a64(uint32_t *out, unsigned nwords, uint32_t seed);
+uint32_t info_codegen_a64(uint32_t *out, unsigned nwords, uint32_t seed);
 
 /* Bytes an x86-64 function of NOPS operations takes: mov eax, imm32 (5),
  * NOPS x add eax, imm32 (5 each), ret (1). */
-size_t jfi_codegen_x86_64_size(unsigned nops);
+size_t info_codegen_x86_64_size(unsigned nops);
 /* Writes it to OUT; returns the value the function returns. */
-uint32_t jfi_codegen_x86_64(uint8_t *out, unsigned nops, uint32_t seed);
+uint32_t info_codegen_x86_64(uint8_t *out, unsigned nops, uint32_t seed);
 
 /* The A64 encodings used (Arm ARM C6.2, "MOVZ", "MOVK", "ADD (immediate)",
  * "RET"), exposed for the tests. */
-uint32_t jfi_a64_movz_w0(uint16_t imm);
-uint32_t jfi_a64_movk_w0_lsl16(uint16_t imm);
-uint32_t jfi_a64_add_w0_imm(uint16_t imm12);
-#define JFI_A64_RET 0xd65f03c0u
+uint32_t info_a64_movz_w0(uint16_t imm);
+uint32_t info_a64_movk_w0_lsl16(uint16_t imm);
+uint32_t info_a64_add_w0_imm(uint16_t imm12);
+#define INFO_A64_RET 0xd65f03c0u
 
 #endif

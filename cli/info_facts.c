@@ -7,38 +7,38 @@
  * expose (only jitflush_midr_name), to tell whether a kernel hides a
  * mismatch by sanitising CTR_EL0. */
 
-bool jfi_midr_known(const struct jitflush_cpu_info *cpu)
+bool info_midr_known(const struct jitflush_cpu_info *cpu)
 {
   return cpu->midr_source != JITFLUSH_SRC_NONE;
 }
 
-bool jfi_ctr_known(const struct jitflush_cpu_info *cpu)
+bool info_ctr_known(const struct jitflush_cpu_info *cpu)
 {
   return cpu->observed;
 }
 
-bool jfi_line_known(enum jitflush_source source)
+bool info_line_known(enum jitflush_source source)
 {
   return source == JITFLUSH_SRC_CTR_EL0 || source == JITFLUSH_SRC_SYSFS ||
          source == JITFLUSH_SRC_MIDR_TABLE || source == JITFLUSH_SRC_CLUSTER;
 }
 
-bool jfi_idc_dic_known(const struct jitflush_cpu_info *cpu)
+bool info_idc_dic_known(const struct jitflush_cpu_info *cpu)
 {
   return cpu->idc_dic_source != JITFLUSH_SRC_NONE;
 }
 
-const char *jfi_core_name(const struct jitflush_cpu_info *cpu)
+const char *info_core_name(const struct jitflush_cpu_info *cpu)
 {
-  return jfi_midr_known(cpu) ? jitflush_midr_name(cpu->midr) : NULL;
+  return info_midr_known(cpu) ? jitflush_midr_name(cpu->midr) : NULL;
 }
 
-enum jitflush_source jfi_lines_source(const struct jitflush_cpu_info *cpu)
+enum jitflush_source info_lines_source(const struct jitflush_cpu_info *cpu)
 {
   return cpu->iline_source > cpu->dline_source ? cpu->iline_source : cpu->dline_source;
 }
 
-const char *jfi_source_tag(enum jitflush_source source)
+const char *info_source_tag(enum jitflush_source source)
 {
   /* One letter per source, in the enum's order (include/jitflush.h). */
   static const char *const tags[] = {"-", "c", "s", "t", "f", "p", "i"};
@@ -46,7 +46,7 @@ const char *jfi_source_tag(enum jitflush_source source)
   return (unsigned)source < sizeof tags / sizeof tags[0] ? tags[source] : "-";
 }
 
-const char *jfi_implementer_name(unsigned implementer)
+const char *info_implementer_name(unsigned implementer)
 {
   switch (implementer) {
   case 0x41:
@@ -78,25 +78,25 @@ const char *jfi_implementer_name(unsigned implementer)
   }
 }
 
-bool jfi_midr_table_lines(uint64_t midr, unsigned *iline, unsigned *dline)
+bool info_midr_table_lines(uint64_t midr, unsigned *iline, unsigned *dline)
 {
   return jitflush_midr_lines(midr, iline, dline);
 }
 
-const char *jfi_l1ip_name(unsigned l1ip)
+const char *info_l1ip_name(unsigned l1ip)
 {
   /* Arm ARM D19.2.34: 0b00 VPIPT, 0b01 AIVIVT, 0b10 VIPT, 0b11 PIPT. */
   static const char *const names[] = {"VPIPT", "AIVIVT", "VIPT", "PIPT"};
   return names[l1ip & 3];
 }
 
-bool jfi_cpu_not_observed(const struct jitflush_cpu_info *cpu)
+bool info_cpu_not_observed(const struct jitflush_cpu_info *cpu)
 {
   return !cpu->observed;
 }
 
-char *jfi_cpulist(const struct jitflush_info *info,
-                  bool (*pred)(const struct jitflush_cpu_info *cpu), char *out, size_t size)
+char *info_cpulist(const struct jitflush_info *info,
+                   bool (*pred)(const struct jitflush_cpu_info *cpu), char *out, size_t size)
 {
   size_t used = 0;
   out[0] = '\0';

@@ -48,27 +48,27 @@ static void json_bool(FILE *out, bool known, bool value)
 
 static void print_cpu(FILE *out, const struct jitflush_cpu_info *c)
 {
-  bool midr = jfi_midr_known(c);
+  bool midr = info_midr_known(c);
   fprintf(out, "{\"cpu\":%d,\"online\":%s,\"midr\":", c->cpu, c->online ? "true" : "false");
   json_hex(out, midr, c->midr);
   fputs(",\"core\":", out);
-  json_string(out, jfi_core_name(c));
+  json_string(out, info_core_name(c));
   fputs(",\"ctr_el0\":", out);
-  json_hex(out, jfi_ctr_known(c), c->ctr_el0);
+  json_hex(out, info_ctr_known(c), c->ctr_el0);
   fputs(",\"iline\":", out);
-  json_uint(out, jfi_line_known(c->iline_source), c->iline);
+  json_uint(out, info_line_known(c->iline_source), c->iline);
   fputs(",\"dline\":", out);
-  json_uint(out, jfi_line_known(c->dline_source), c->dline);
+  json_uint(out, info_line_known(c->dline_source), c->dline);
   fputs(",\"idc\":", out);
-  json_bool(out, jfi_idc_dic_known(c), c->idc);
+  json_bool(out, info_idc_dic_known(c), c->idc);
   fputs(",\"dic\":", out);
-  json_bool(out, jfi_idc_dic_known(c), c->dic);
+  json_bool(out, info_idc_dic_known(c), c->dic);
   fputs(",\"sysfs_l1i_line\":", out);
   json_uint(out, c->sysfs_l1i_line != 0, c->sysfs_l1i_line);
   fputs(",\"sysfs_l1d_line\":", out);
   json_uint(out, c->sysfs_l1d_line != 0, c->sysfs_l1d_line);
   fputs(",\"source\":", out);
-  json_string(out, jitflush_source_name(jfi_lines_source(c)));
+  json_string(out, jitflush_source_name(info_lines_source(c)));
   /* Extras: every number's own source and the decoded MIDR. */
   fprintf(out, ",\"observed\":%s", c->observed ? "true" : "false");
   fputs(",\"midr_source\":", out);
@@ -86,7 +86,7 @@ static void print_cpu(FILE *out, const struct jitflush_cpu_info *c)
     fputs("null", out);
   }
   fputs(",\"l1ip\":", out);
-  json_string(out, c->observed ? jfi_l1ip_name(c->l1ip) : NULL);
+  json_string(out, c->observed ? info_l1ip_name(c->l1ip) : NULL);
   fputs(",\"implementer\":", out);
   if (midr) {
     fprintf(out, "\"0x%02x\",\"part\":\"0x%03x\",\"variant\":%u,\"revision\":%u",
@@ -117,10 +117,10 @@ static void print_global(FILE *out, const struct jitflush_info *info)
           info->use_dc_civac ? "true" : "false", info->status);
 }
 
-static void print_verdict(FILE *out, const struct jfi_verdict *v)
+static void print_verdict(FILE *out, const struct info_verdict *v)
 {
   fputs("{\"kind\":", out);
-  json_string(out, jfi_kind_name(v->kind));
+  json_string(out, info_kind_name(v->kind));
   fprintf(out, ",\"stride_safe\":%s,\"problem\":", v->stride_safe ? "true" : "false");
   json_string(out, v->problem[0] ? v->problem : NULL);
   fprintf(out, ",\"lines_differ\":%s,\"kernel_sanitises_ctr\":%s,\"sanitise_evidence\":",
@@ -139,12 +139,12 @@ static void print_verdict(FILE *out, const struct jfi_verdict *v)
   fputs(",\"inferred_why\":", out);
   json_string(out, v->inferred_why[0] ? v->inferred_why : NULL);
   fputs(",\"strategies\":{", out);
-  for (int i = 0; i < JFI_NSTRATEGIES; i++) {
-    const struct jfi_strategy *s = &v->strategies[i];
+  for (int i = 0; i < INFO_NSTRATEGIES; i++) {
+    const struct info_strategy *s = &v->strategies[i];
     fprintf(out, "%s\"%s\":{\"name\":", i ? "," : "", s->key);
     json_string(out, s->name);
     fputs(",\"safety\":", out);
-    json_string(out, jfi_safety_name(s->safety));
+    json_string(out, info_safety_name(s->safety));
     fputs(",\"why\":", out);
     json_string(out, s->why);
     fputc('}', out);
@@ -156,7 +156,7 @@ static void print_cpu_bits(FILE *out, const uint64_t *bits)
 {
   fputc('[', out);
   bool first = true;
-  for (int cpu = 0; cpu < JFI_SELFTEST_CPU_BITS; cpu++) {
+  for (int cpu = 0; cpu < INFO_SELFTEST_CPU_BITS; cpu++) {
     if ((bits[cpu / 64] >> (cpu % 64)) & 1) {
       fprintf(out, "%s%d", first ? "" : ",", cpu);
       first = false;
@@ -165,7 +165,7 @@ static void print_cpu_bits(FILE *out, const uint64_t *bits)
   fputc(']', out);
 }
 
-static void print_selftest(FILE *out, const struct jfi_selftest_result *st)
+static void print_selftest(FILE *out, const struct info_selftest_result *st)
 {
   fprintf(out, "{\"ran\":%s,\"passed\":%s,\"error\":", st->ran ? "true" : "false",
           st->ran && st->wrong == 0 && st->verified > 0 ? "true" : "false");
@@ -177,7 +177,7 @@ static void print_selftest(FILE *out, const struct jfi_selftest_result *st)
   json_string(out, st->first_wrong[0] ? st->first_wrong : NULL);
   fputs(",\"phases\":[", out);
   for (unsigned i = 0; i < st->nphases; i++) {
-    const struct jfi_selftest_phase *p = &st->phases[i];
+    const struct info_selftest_phase *p = &st->phases[i];
     fputs(i ? ",{\"cpu\":" : "{\"cpu\":", out);
     if (p->cpu >= 0) {
       fprintf(out, "%d", p->cpu);
@@ -195,8 +195,9 @@ static void print_selftest(FILE *out, const struct jfi_selftest_result *st)
   fputs("]}", out);
 }
 
-void jfi_print_json(FILE *out, const struct jitflush_info *info, const struct jfi_verdict *verdict,
-                    const struct jfi_selftest_result *selftest)
+void info_print_json(FILE *out, const struct jitflush_info *info,
+                     const struct info_verdict *verdict,
+                     const struct info_selftest_result *selftest)
 {
   fputs("{\"cpus\":[", out);
   for (unsigned i = 0; i < info->ncpus; i++) {

@@ -10,12 +10,13 @@
 #include "info_verdict.h"
 
 /* SELFTEST may be NULL (no --selftest). */
-void jfi_print_json(FILE *out, const struct jitflush_info *info, const struct jfi_verdict *verdict,
-                    const struct jfi_selftest_result *selftest);
+void info_print_json(FILE *out, const struct jitflush_info *info,
+                     const struct info_verdict *verdict,
+                     const struct info_selftest_result *selftest);
 
-void jfi_print_table(FILE *out, const struct jitflush_info *info, const struct jfi_verdict *verdict,
-                     bool color);
+void info_print_table(FILE *out, const struct jitflush_info *info,
+                      const struct info_verdict *verdict, bool color);
 
-void jfi_print_selftest(FILE *out, const struct jfi_selftest_result *selftest, bool color);
+void info_print_selftest(FILE *out, const struct info_selftest_result *selftest, bool color);
 
 #endif

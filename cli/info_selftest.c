@@ -34,7 +34,7 @@ struct phase_job {
   uint8_t *buffer;
   double seconds;
   uint32_t seed;
-  struct jfi_selftest_phase *phase;
+  struct info_selftest_phase *phase;
   char *first_wrong;
   size_t first_wrong_size;
 };
@@ -106,11 +106,11 @@ static uint32_t write_function(uint8_t *buffer, uint32_t *rng, size_t *offset, s
   /* Instructions are 4-byte aligned; any word offset is fair game, so
    * functions start and end at every position within a cache line. */
   *offset = (size_t)(next_random(rng) % ((BUFFER_BYTES - *size) / 4 + 1)) * 4;
-  return jfi_codegen_a64((uint32_t *)(buffer + *offset), words, seed);
+  return info_codegen_a64((uint32_t *)(buffer + *offset), words, seed);
 #else
-  *size = jfi_codegen_x86_64_size(ops);
+  *size = info_codegen_x86_64_size(ops);
   *offset = next_random(rng) % (BUFFER_BYTES - *size + 1);
-  return jfi_codegen_x86_64(buffer + *offset, ops, seed);
+  return info_codegen_x86_64(buffer + *offset, ops, seed);
 #endif
 }
 
@@ -134,7 +134,7 @@ __attribute__((noinline)) static int call_guarded(uint32_t (*fn)(void), uint32_t
 static void *run_phase(void *arg)
 {
   struct phase_job *job = arg;
-  struct jfi_selftest_phase *phase = job->phase;
+  struct info_selftest_phase *phase = job->phase;
   if (phase->cpu >= 0) {
     cpu_set_t one;
     CPU_ZERO(&one);
@@ -159,7 +159,7 @@ static void *run_phase(void *arg)
     uint32_t got = 0;
     int sig = call_guarded(fn, &got);
     int cpu = current_cpu();
-    if (cpu >= 0 && cpu < JFI_SELFTEST_CPU_BITS) {
+    if (cpu >= 0 && cpu < INFO_SELFTEST_CPU_BITS) {
       phase->ran_on[cpu / 64] |= UINT64_C(1) << (cpu % 64);
     }
     if (phase->cpu >= 0 && cpu >= 0 && cpu != phase->cpu) {
@@ -194,7 +194,7 @@ static void restore_fault_handlers(const struct sigaction *saved)
   }
 }
 
-bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out)
+bool info_selftest_run(double seconds, struct info_selftest_result *out)
 {
   memset(out, 0, sizeof *out);
   out->seconds = seconds;
@@ -209,7 +209,7 @@ bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out)
     if (!CPU_ISSET(cpu, &allowed)) {
       continue;
     }
-    if (out->nphases + 1 >= JFI_SELFTEST_MAX_PHASES) {
+    if (out->nphases + 1 >= INFO_SELFTEST_MAX_PHASES) {
       out->phases_truncated = true;
       break;
     }
@@ -260,7 +260,7 @@ bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out)
 
 #else
 
-bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out)
+bool info_selftest_run(double seconds, struct info_selftest_result *out)
 {
   memset(out, 0, sizeof *out);
   out->seconds = seconds;

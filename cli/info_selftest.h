@@ -15,32 +15,32 @@
 #include "jitflush.h"
 
 /* Phases: one per CPU up to JITFLUSH_MAX_CPUS, plus the free one. */
-#define JFI_SELFTEST_MAX_PHASES (JITFLUSH_MAX_CPUS + 1)
+#define INFO_SELFTEST_MAX_PHASES (JITFLUSH_MAX_CPUS + 1)
 /* CPU numbers the worker may report (getcpu); CPU_SETSIZE in glibc. */
-#define JFI_SELFTEST_CPU_BITS 1024
+#define INFO_SELFTEST_CPU_BITS 1024
 
-struct jfi_selftest_phase {
+struct info_selftest_phase {
   int cpu;            /* the CPU pinned to, -1 for the free phase */
   bool pin_refused;   /* sched_setaffinity failed: nothing ran */
   bool ran_elsewhere; /* getcpu disagreed with the pin */
   unsigned long written, flushed, verified, wrong;
-  uint64_t ran_on[JFI_SELFTEST_CPU_BITS / 64]; /* CPUs getcpu reported */
+  uint64_t ran_on[INFO_SELFTEST_CPU_BITS / 64]; /* CPUs getcpu reported */
 };
 
-struct jfi_selftest_result {
+struct info_selftest_result {
   bool ran; /* false: could not start, see error */
   char error[200];
   double seconds; /* requested */
   double elapsed; /* measured */
   unsigned nphases;
   bool phases_truncated; /* more allowed CPUs than phases */
-  struct jfi_selftest_phase phases[JFI_SELFTEST_MAX_PHASES];
+  struct info_selftest_phase phases[INFO_SELFTEST_MAX_PHASES];
   unsigned long written, flushed, verified, wrong;
   char first_wrong[240]; /* what went wrong first, "" if nothing */
 };
 
 /* Runs for about SECONDS in total (every phase at least a few functions).
  * Returns true when it ran and every function returned the right value. */
-bool jfi_selftest_run(double seconds, struct jfi_selftest_result *out);
+bool info_selftest_run(double seconds, struct info_selftest_result *out);
 
 #endif

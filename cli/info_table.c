@@ -57,10 +57,10 @@ static void fill_row(const struct jitflush_cpu_info *c, row_cells cells)
 {
   snprintf(cells[COL_CPU], CELL, "%d", c->cpu);
   snprintf(cells[COL_STATE], CELL, "%s", c->online ? "online" : "offline");
-  if (jfi_midr_known(c)) {
-    snprintf(cells[COL_MIDR], CELL, "0x%08" PRIx64 " %s", c->midr, jfi_source_tag(c->midr_source));
+  if (info_midr_known(c)) {
+    snprintf(cells[COL_MIDR], CELL, "0x%08" PRIx64 " %s", c->midr, info_source_tag(c->midr_source));
     unsigned imp = jitflush_midr_implementer(c->midr);
-    const char *imp_name = jfi_implementer_name(imp);
+    const char *imp_name = info_implementer_name(imp);
     char imp_text[16];
     if (imp_name) {
       snprintf(imp_text, sizeof imp_text, "%s", imp_name);
@@ -70,36 +70,36 @@ static void fill_row(const struct jitflush_cpu_info *c, row_cells cells)
     /* rNpM is how Arm names a variant and revision in its errata notices. */
     snprintf(cells[COL_DECODED], CELL, "%s 0x%03x r%up%u", imp_text, jitflush_midr_part(c->midr),
              jitflush_midr_variant(c->midr), jitflush_midr_revision(c->midr));
-    const char *name = jfi_core_name(c);
+    const char *name = info_core_name(c);
     snprintf(cells[COL_CORE], CELL, "%s", name ? name : "unknown");
   } else {
     snprintf(cells[COL_MIDR], CELL, "- -");
     snprintf(cells[COL_DECODED], CELL, "-");
     snprintf(cells[COL_CORE], CELL, "unknown");
   }
-  if (jfi_ctr_known(c)) {
+  if (info_ctr_known(c)) {
     snprintf(cells[COL_CTR], CELL, "0x%08" PRIx64 " c", c->ctr_el0);
   } else {
     snprintf(cells[COL_CTR], CELL, "- -");
   }
-  if (jfi_line_known(c->iline_source)) {
-    snprintf(cells[COL_ILINE], CELL, "%u %s", c->iline, jfi_source_tag(c->iline_source));
+  if (info_line_known(c->iline_source)) {
+    snprintf(cells[COL_ILINE], CELL, "%u %s", c->iline, info_source_tag(c->iline_source));
   } else {
-    snprintf(cells[COL_ILINE], CELL, "- %s", jfi_source_tag(c->iline_source));
+    snprintf(cells[COL_ILINE], CELL, "- %s", info_source_tag(c->iline_source));
   }
-  if (jfi_line_known(c->dline_source)) {
-    snprintf(cells[COL_DLINE], CELL, "%u %s", c->dline, jfi_source_tag(c->dline_source));
+  if (info_line_known(c->dline_source)) {
+    snprintf(cells[COL_DLINE], CELL, "%u %s", c->dline, info_source_tag(c->dline_source));
   } else {
-    snprintf(cells[COL_DLINE], CELL, "- %s", jfi_source_tag(c->dline_source));
+    snprintf(cells[COL_DLINE], CELL, "- %s", info_source_tag(c->dline_source));
   }
-  if (jfi_idc_dic_known(c)) {
-    snprintf(cells[COL_IDC], CELL, "%d %s", c->idc, jfi_source_tag(c->idc_dic_source));
-    snprintf(cells[COL_DIC], CELL, "%d %s", c->dic, jfi_source_tag(c->idc_dic_source));
+  if (info_idc_dic_known(c)) {
+    snprintf(cells[COL_IDC], CELL, "%d %s", c->idc, info_source_tag(c->idc_dic_source));
+    snprintf(cells[COL_DIC], CELL, "%d %s", c->dic, info_source_tag(c->idc_dic_source));
   } else {
     snprintf(cells[COL_IDC], CELL, "- -");
     snprintf(cells[COL_DIC], CELL, "- -");
   }
-  snprintf(cells[COL_L1IP], CELL, "%s", c->observed ? jfi_l1ip_name(c->l1ip) : "-");
+  snprintf(cells[COL_L1IP], CELL, "%s", c->observed ? info_l1ip_name(c->l1ip) : "-");
   if (c->sysfs_l1i_line) {
     snprintf(cells[COL_SYSFS_I], CELL, "%u s", c->sysfs_l1i_line);
   } else {
@@ -179,26 +179,26 @@ static void print_global(FILE *out, const struct jitflush_info *info, const stru
   }
 }
 
-static void print_strategies(FILE *out, const struct jfi_verdict *v, const struct palette *p)
+static void print_strategies(FILE *out, const struct info_verdict *v, const struct palette *p)
 {
-  for (int i = 0; i < JFI_NSTRATEGIES; i++) {
-    const struct jfi_strategy *s = &v->strategies[i];
-    const char *color = s->safety == JFI_UNSAFE ? p->red
-                        : s->safety == JFI_SAFE ? p->green
-                                                : p->yellow;
-    fprintf(out, "  %s%-7s%s %s\n          %s\n", color, jfi_safety_name(s->safety), p->reset,
+  for (int i = 0; i < INFO_NSTRATEGIES; i++) {
+    const struct info_strategy *s = &v->strategies[i];
+    const char *color = s->safety == INFO_UNSAFE ? p->red
+                        : s->safety == INFO_SAFE ? p->green
+                                                 : p->yellow;
+    fprintf(out, "  %s%-7s%s %s\n          %s\n", color, info_safety_name(s->safety), p->reset,
             s->name, s->why);
   }
 }
 
-static void print_verdict(FILE *out, const struct jitflush_info *info, const struct jfi_verdict *v,
+static void print_verdict(FILE *out, const struct jitflush_info *info, const struct info_verdict *v,
                           const struct palette *p)
 {
-  const char *color = v->kind == JFI_HOMOGENEOUS || v->kind == JFI_PLATFORM ? p->green
-                      : v->kind == JFI_HETEROGENEOUS                        ? p->red
-                                                                            : p->yellow;
-  fprintf(out, "\n%sVerdict: %s%s%s\n", p->bold, color, jfi_kind_name(v->kind), p->reset);
-  if (v->kind == JFI_INCOMPLETE) {
+  const char *color = v->kind == INFO_HOMOGENEOUS || v->kind == INFO_PLATFORM ? p->green
+                      : v->kind == INFO_HETEROGENEOUS                         ? p->red
+                                                                              : p->yellow;
+  fprintf(out, "\n%sVerdict: %s%s%s\n", p->bold, color, info_kind_name(v->kind), p->reset);
+  if (v->kind == INFO_INCOMPLETE) {
     if (v->unseen_offline[0]) {
       fprintf(out, "  not seen: CPUs %s (offline)\n", v->unseen_offline);
     }
@@ -238,7 +238,7 @@ static void print_verdict(FILE *out, const struct jitflush_info *info, const str
       fprintf(out, "  the CPUs that were seen are heterogeneous\n");
     }
   }
-  if (v->kind != JFI_PLATFORM) {
+  if (v->kind != INFO_PLATFORM) {
     fprintf(out, "  kernel sanitises CTR_EL0: %s\n", v->sanitise_why);
     fprintf(out, "  common flush strategies on this machine:\n");
     print_strategies(out, v, p);
@@ -251,13 +251,13 @@ static void print_verdict(FILE *out, const struct jitflush_info *info, const str
   }
 }
 
-void jfi_print_table(FILE *out, const struct jitflush_info *info, const struct jfi_verdict *verdict,
-                     bool color)
+void info_print_table(FILE *out, const struct jitflush_info *info,
+                      const struct info_verdict *verdict, bool color)
 {
   struct palette p = palette_for(color);
   fprintf(out, "%sjitflush-info %s%s  platform %s", p.bold, JITFLUSH_VERSION_STRING, p.reset,
           info->platform ? info->platform : "unknown");
-  if (verdict->kind == JFI_PLATFORM) {
+  if (verdict->kind == INFO_PLATFORM) {
     fputc('\n', out);
     print_verdict(out, info, verdict, &p);
     return;
@@ -275,14 +275,14 @@ void jfi_print_table(FILE *out, const struct jitflush_info *info, const struct j
 
 static bool bit_set(const uint64_t *bits, int cpu)
 {
-  return cpu < JFI_SELFTEST_CPU_BITS && ((bits[cpu / 64] >> (cpu % 64)) & 1);
+  return cpu < INFO_SELFTEST_CPU_BITS && ((bits[cpu / 64] >> (cpu % 64)) & 1);
 }
 
 /* As a kernel cpulist: "0-7", "0,4-5". */
 static void print_cpu_bits(FILE *out, const uint64_t *bits)
 {
   bool first = true;
-  for (int cpu = 0; cpu < JFI_SELFTEST_CPU_BITS; cpu++) {
+  for (int cpu = 0; cpu < INFO_SELFTEST_CPU_BITS; cpu++) {
     if (!bit_set(bits, cpu)) {
       continue;
     }
@@ -302,7 +302,7 @@ static void print_cpu_bits(FILE *out, const uint64_t *bits)
   }
 }
 
-void jfi_print_selftest(FILE *out, const struct jfi_selftest_result *st, bool color)
+void info_print_selftest(FILE *out, const struct info_selftest_result *st, bool color)
 {
   struct palette p = palette_for(color);
   if (!st->ran && st->nphases == 0) {
@@ -312,7 +312,7 @@ void jfi_print_selftest(FILE *out, const struct jfi_selftest_result *st, bool co
   fprintf(out, "\n%sSelftest%s (%.1f s requested, %.1f s taken):\n", p.bold, p.reset, st->seconds,
           st->elapsed);
   for (unsigned i = 0; i < st->nphases; i++) {
-    const struct jfi_selftest_phase *ph = &st->phases[i];
+    const struct info_selftest_phase *ph = &st->phases[i];
     if (ph->cpu >= 0) {
       fprintf(out, "  pinned to CPU %-4d", ph->cpu);
     } else {
@@ -327,7 +327,7 @@ void jfi_print_selftest(FILE *out, const struct jfi_selftest_result *st, bool co
       fprintf(out, ", %s%lu WRONG%s", p.red, ph->wrong, p.reset);
     }
     unsigned ncpus = 0;
-    for (int cpu = 0; cpu < JFI_SELFTEST_CPU_BITS; cpu++) {
+    for (int cpu = 0; cpu < INFO_SELFTEST_CPU_BITS; cpu++) {
       ncpus += bit_set(ph->ran_on, cpu);
     }
     fputs(ncpus == 1 ? "; ran on CPU " : "; ran on CPUs ", out);

@@ -26,24 +26,24 @@
 #include "info_facts.h"
 #include "info_verdict.h"
 
-const char *jfi_kind_name(enum jfi_kind kind)
+const char *info_kind_name(enum info_kind kind)
 {
   static const char *const names[] = {"homogeneous", "heterogeneous", "incomplete", "platform"};
-  _Static_assert(sizeof names / sizeof names[0] == JFI_PLATFORM + 1, "one name per kind");
+  _Static_assert(sizeof names / sizeof names[0] == INFO_PLATFORM + 1, "one name per kind");
   return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
-const char *jfi_safety_name(enum jfi_safety safety)
+const char *info_safety_name(enum info_safety safety)
 {
   static const char *const names[] = {"safe", "unsafe", "unknown"};
-  _Static_assert(sizeof names / sizeof names[0] == JFI_UNKNOWN + 1, "one name per safety");
+  _Static_assert(sizeof names / sizeof names[0] == INFO_UNKNOWN + 1, "one name per safety");
   return (unsigned)safety < sizeof names / sizeof names[0] ? names[safety] : "?";
 }
 
 /* "CPU 4 (Exynos M1)" or "CPU 4". */
 static const char *cpu_label(const struct jitflush_cpu_info *cpu, char *buf, size_t size)
 {
-  const char *name = jfi_core_name(cpu);
+  const char *name = info_core_name(cpu);
   if (name) {
     snprintf(buf, size, "CPU %d (%s)", cpu->cpu, name);
   } else {
@@ -56,7 +56,7 @@ static const char *cpu_label(const struct jitflush_cpu_info *cpu, char *buf, siz
 static const char *cpu_line_label(const struct jitflush_cpu_info *cpu, char which, unsigned line,
                                   char *buf, size_t size)
 {
-  const char *name = jfi_core_name(cpu);
+  const char *name = info_core_name(cpu);
   if (name) {
     snprintf(buf, size, "CPU %d (%s, %c-line %u)", cpu->cpu, name, which, line);
   } else {
@@ -79,7 +79,7 @@ static void find_extremes(const struct jitflush_info *info, struct extremes *x)
   memset(x, 0, sizeof *x);
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
-    if (jfi_line_known(c->iline_source)) {
+    if (info_line_known(c->iline_source)) {
       if (!x->max_i || c->iline > x->max_i->iline) {
         x->max_i = c;
       }
@@ -87,7 +87,7 @@ static void find_extremes(const struct jitflush_info *info, struct extremes *x)
         x->min_i = c;
       }
     }
-    if (jfi_line_known(c->dline_source)) {
+    if (info_line_known(c->dline_source)) {
       if (!x->max_d || c->dline > x->max_d->dline) {
         x->max_d = c;
       }
@@ -95,13 +95,13 @@ static void find_extremes(const struct jitflush_info *info, struct extremes *x)
         x->min_d = c;
       }
     }
-    if (jfi_line_known(c->iline_source) && jfi_line_known(c->dline_source)) {
+    if (info_line_known(c->iline_source) && info_line_known(c->dline_source)) {
       x->nknown_lines++;
     }
     if (c->observed) {
       x->nobserved++;
     }
-    if (jfi_idc_dic_known(c)) {
+    if (info_idc_dic_known(c)) {
       x->nknown_idc_dic++;
       if (c->idc && !x->idc_yes) {
         x->idc_yes = c;
@@ -163,7 +163,7 @@ static bool detect_sanitising(const struct jitflush_info *info, char *why, size_
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
     unsigned ti, td;
-    if (!c->observed || !jfi_midr_known(c) || !jfi_midr_table_lines(c->midr, &ti, &td)) {
+    if (!c->observed || !info_midr_known(c) || !info_midr_table_lines(c->midr, &ti, &td)) {
       continue;
     }
     if (!a) {
@@ -258,31 +258,32 @@ static bool read_strategy_breaks(const struct extremes *x, bool per_call, char *
 }
 
 static void judge_read_strategy(const struct jitflush_info *info, const struct extremes *x,
-                                const struct jfi_verdict *v, bool per_call, struct jfi_strategy *s)
+                                const struct info_verdict *v, bool per_call,
+                                struct info_strategy *s)
 {
   char facts[512];
   bool breaks = read_strategy_breaks(x, per_call, facts, sizeof facts);
   if (v->kernel_sanitises_ctr) {
-    s->safety = JFI_SAFE;
+    s->safety = INFO_SAFE;
     snprintf(s->why, sizeof s->why,
              "safe on this kernel only: it traps EL0 reads of CTR_EL0 and "
              "returns the system-wide value (one kernel entry per read); on a kernel without that "
              "trap the cores' own lines differ (see the sanitising note)");
   } else if (breaks) {
-    s->safety = JFI_UNSAFE;
+    s->safety = INFO_UNSAFE;
     snprintf(s->why, sizeof s->why, "%s", facts);
   } else if (x->nknown_lines < info->ncpus || x->nobserved < info->ncpus) {
-    s->safety = JFI_UNKNOWN;
+    s->safety = INFO_UNKNOWN;
     snprintf(s->why, sizeof s->why, "the CPUs seen agree, but CPUs %.200s could not be read",
              v->unseen);
   } else {
-    s->safety = JFI_SAFE;
+    s->safety = INFO_SAFE;
     snprintf(s->why, sizeof s->why, "every core reports the same lines and IDC/DIC");
   }
 }
 
 static void judge_fixed_64_no_clean(const struct jitflush_info *info, const struct extremes *x,
-                                    const struct jfi_verdict *v, struct jfi_strategy *s)
+                                    const struct info_verdict *v, struct info_strategy *s)
 {
   char label[64];
   const struct jitflush_cpu_info *small = NULL;
@@ -297,28 +298,28 @@ static void judge_fixed_64_no_clean(const struct jitflush_info *info, const stru
   if (small) {
     char skip[64];
     skip_text(64, line, skip, sizeof skip);
-    s->safety = JFI_UNSAFE;
+    s->safety = INFO_UNSAFE;
     snprintf(s->why, sizeof s->why, "%s has %u-byte %c lines; a 64-byte stride skips %s",
              cpu_label(small, label, sizeof label), line, which, skip);
   } else if (x->idc_no) {
     /* The stride is fine, but without IDC the new instructions may still
      * sit dirty in the D-cache when the I-cache refills from L2. */
-    s->safety = JFI_UNSAFE;
+    s->safety = INFO_UNSAFE;
     snprintf(s->why, sizeof s->why,
              "the 64-byte stride covers every line, but %s has IDC=0 and needs "
              "the dc cvau this strategy leaves out",
              cpu_label(x->idc_no, label, sizeof label));
   } else if (x->nknown_lines < info->ncpus || x->nknown_idc_dic < info->ncpus) {
-    s->safety = JFI_UNKNOWN;
+    s->safety = INFO_UNKNOWN;
     snprintf(s->why, sizeof s->why,
              "no known line is below 64 bytes and no known core lacks IDC, but "
              "nothing is known about CPUs %.200s",
              v->unseen);
   } else if (!x->min_i || !x->min_d) {
-    s->safety = JFI_UNKNOWN;
+    s->safety = INFO_UNKNOWN;
     snprintf(s->why, sizeof s->why, "no line size is known");
   } else {
-    s->safety = JFI_SAFE;
+    s->safety = INFO_SAFE;
     snprintf(s->why, sizeof s->why,
              "no core has lines below 64 bytes (smallest: I %u, D %u) and every "
              "core has IDC",
@@ -349,7 +350,7 @@ static bool cpu_inferred_from_listed(const struct jitflush_cpu_info *c)
 
 /* "CPUs 6-7: I-line 128, D-line 64, as CPU 4 (Exynos M1), ..." for each
  * CPU they were inferred from. */
-static void explain_inferred(const struct jitflush_info *info, struct jfi_verdict *v)
+static void explain_inferred(const struct jitflush_info *info, struct info_verdict *v)
 {
   size_t used = 0;
   for (unsigned i = 0; i < info->ncpus; i++) {
@@ -365,14 +366,14 @@ static void explain_inferred(const struct jitflush_info *info, struct jfi_verdic
     }
     char cpus[128];
     listing_inferred_from = c->inferred_from;
-    jfi_cpulist(info, cpu_inferred_from_listed, cpus, sizeof cpus);
+    info_cpulist(info, cpu_inferred_from_listed, cpus, sizeof cpus);
     const struct jitflush_cpu_info *from = NULL;
     for (unsigned j = 0; j < info->ncpus; j++) {
       if (info->cpus[j].cpu == c->inferred_from) {
         from = &info->cpus[j];
       }
     }
-    const char *name = from ? jfi_core_name(from) : NULL;
+    const char *name = from ? info_core_name(from) : NULL;
     int w = snprintf(v->inferred_why + used, sizeof v->inferred_why - used,
                      "%sCPUs %s: I-line %u, D-line %u, as CPU %d%s%s%s, which the kernel's cpufreq "
                      "policy and topology cluster group with them",
@@ -387,7 +388,7 @@ static void explain_inferred(const struct jitflush_info *info, struct jfi_verdic
 
 /* A cross-check of the library: the global values must cover every CPU it
  * knows about. A failure here is a bug, and the stride not safe. */
-static void check_global_covers(const struct jitflush_info *info, struct jfi_verdict *v)
+static void check_global_covers(const struct jitflush_info *info, struct info_verdict *v)
 {
   for (unsigned i = 0; i < info->ncpus; i++) {
     const struct jitflush_cpu_info *c = &info->cpus[i];
@@ -410,24 +411,24 @@ static void check_global_covers(const struct jitflush_info *info, struct jfi_ver
 
 /* Keys and names from info_strategies.def: "what (who)", or "what" alone
  * for a strategy no project is named for. */
-static void jfi_strategy_names(struct jfi_strategy *s)
+static void info_strategy_names(struct info_strategy *s)
 {
-#define JFI_STRATEGY(id, k, cls, what, who)                                                        \
-  s[JFI_STRATEGY_##id].key = #k;                                                                   \
-  s[JFI_STRATEGY_##id].name = sizeof(who) > 1 ? what " (" who ")" : what;
+#define INFO_STRATEGY(id, k, cls, what, who)                                                       \
+  s[INFO_STRATEGY_##id].key = #k;                                                                  \
+  s[INFO_STRATEGY_##id].name = sizeof(who) > 1 ? what " (" who ")" : what;
 #include "info_strategies.def"
-#undef JFI_STRATEGY
+#undef INFO_STRATEGY
 }
 
-void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v)
+void info_verdict_compute(const struct jitflush_info *info, struct info_verdict *v)
 {
   memset(v, 0, sizeof *v);
   struct extremes x;
   find_extremes(info, &x);
-  jfi_cpulist(info, jfi_cpu_not_observed, v->unseen, sizeof v->unseen);
-  jfi_cpulist(info, cpu_offline_unseen, v->unseen_offline, sizeof v->unseen_offline);
-  jfi_cpulist(info, cpu_online_unseen, v->unseen_online, sizeof v->unseen_online);
-  jfi_cpulist(info, cpu_inferred, v->inferred, sizeof v->inferred);
+  info_cpulist(info, info_cpu_not_observed, v->unseen, sizeof v->unseen);
+  info_cpulist(info, cpu_offline_unseen, v->unseen_offline, sizeof v->unseen_offline);
+  info_cpulist(info, cpu_online_unseen, v->unseen_online, sizeof v->unseen_online);
+  info_cpulist(info, cpu_inferred, v->inferred, sizeof v->inferred);
   explain_inferred(info, v);
 
   if (info->status < 0) {
@@ -444,14 +445,14 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
       i_differs(&x) || d_differs(&x) || (x.idc_yes && x.idc_no) || (x.dic_yes && x.dic_no);
   v->kernel_sanitises_ctr = detect_sanitising(info, v->sanitise_why, sizeof v->sanitise_why);
 
-  struct jfi_strategy *s = v->strategies;
-  jfi_strategy_names(s);
+  struct info_strategy *s = v->strategies;
+  info_strategy_names(s);
 
   bool platform = info->ncpus == 0 && info->iline_source == JITFLUSH_SRC_PLATFORM;
   if (platform) {
-    v->kind = JFI_PLATFORM;
-    for (int i = 0; i < JFI_NSTRATEGIES; i++) {
-      s[i].safety = JFI_SAFE;
+    v->kind = INFO_PLATFORM;
+    for (int i = 0; i < INFO_NSTRATEGIES; i++) {
+      s[i].safety = INFO_SAFE;
       snprintf(s[i].why, sizeof s[i].why, "not applicable: %s",
                info->method ? info->method : "the OS flushes");
     }
@@ -459,20 +460,20 @@ void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *v
              info->platform ? info->platform : "this platform");
     return;
   }
-  judge_read_strategy(info, &x, v, false, &s[JFI_STRATEGY_FIRST_CORE]);
-  judge_read_strategy(info, &x, v, true, &s[JFI_STRATEGY_PER_CALL]);
-  judge_fixed_64_no_clean(info, &x, v, &s[JFI_STRATEGY_FIXED_64]);
+  judge_read_strategy(info, &x, v, false, &s[INFO_STRATEGY_FIRST_CORE]);
+  judge_read_strategy(info, &x, v, true, &s[INFO_STRATEGY_PER_CALL]);
+  judge_fixed_64_no_clean(info, &x, v, &s[INFO_STRATEGY_FIXED_64]);
 
   if (!info->complete || info->ncpus == 0) {
-    v->kind = JFI_INCOMPLETE;
+    v->kind = INFO_INCOMPLETE;
     /* Every listed CPU was read and still not complete: the library could
      * not learn which CPUs exist (probe.c falls back to the affinity mask). */
     v->unlisted_incomplete = info->truncated;
     v->possible_unknown =
         !info->truncated && info->ncpus > 0 && v->unseen[0] == '\0' && info->status >= 0;
   } else if (v->lines_differ || v->kernel_sanitises_ctr || info->heterogeneous) {
-    v->kind = JFI_HETEROGENEOUS;
+    v->kind = INFO_HETEROGENEOUS;
   } else {
-    v->kind = JFI_HOMOGENEOUS;
+    v->kind = INFO_HOMOGENEOUS;
   }
 }

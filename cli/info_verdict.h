@@ -10,33 +10,33 @@
 
 #include "jitflush.h"
 
-enum jfi_kind {
-  JFI_HOMOGENEOUS,   /* every possible CPU seen, all report the same geometry */
-  JFI_HETEROGENEOUS, /* every CPU seen, and the cores differ (visibly, or
+enum info_kind {
+  INFO_HOMOGENEOUS,   /* every possible CPU seen, all report the same geometry */
+  INFO_HETEROGENEOUS, /* every CPU seen, and the cores differ (visibly, or
                         behind a kernel that sanitises CTR_EL0) */
-  JFI_INCOMPLETE,    /* some possible CPUs could not be seen */
-  JFI_PLATFORM,      /* the platform flushes by itself (x86, macOS, Windows) */
+  INFO_INCOMPLETE,    /* some possible CPUs could not be seen */
+  INFO_PLATFORM,      /* the platform flushes by itself (x86, macOS, Windows) */
 };
 
-enum jfi_safety { JFI_SAFE, JFI_UNSAFE, JFI_UNKNOWN };
+enum info_safety { INFO_SAFE, INFO_UNSAFE, INFO_UNKNOWN };
 
 /* One well-known way of choosing the stride, judged for this machine. */
-struct jfi_strategy {
+struct info_strategy {
   const char *key;  /* stable JSON name */
   const char *name; /* the strategy and who does it (info_strategies.def) */
-  enum jfi_safety safety;
+  enum info_safety safety;
   char why[512];
 };
 
 enum {
-#define JFI_STRATEGY(id, key, cls, what, who) JFI_STRATEGY_##id,
+#define INFO_STRATEGY(id, key, cls, what, who) INFO_STRATEGY_##id,
 #include "info_strategies.def"
-#undef JFI_STRATEGY
-  JFI_NSTRATEGIES
+#undef INFO_STRATEGY
+  INFO_NSTRATEGIES
 };
 
-struct jfi_verdict {
-  enum jfi_kind kind;
+struct info_verdict {
+  enum info_kind kind;
   bool stride_safe;          /* false: exit status 1 */
   bool lines_differ;         /* the cores' known lines or IDC/DIC disagree */
   bool kernel_sanitises_ctr; /* identical CTR_EL0 reads hiding different cores */
@@ -54,12 +54,12 @@ struct jfi_verdict {
                                 holds (truncated) and the view is not
                                 complete: the unseen ones may be unlisted */
   char problem[160];         /* why the stride is not safe, "" when it is */
-  struct jfi_strategy strategies[JFI_NSTRATEGIES];
+  struct info_strategy strategies[INFO_NSTRATEGIES];
 };
 
-void jfi_verdict_compute(const struct jitflush_info *info, struct jfi_verdict *out);
+void info_verdict_compute(const struct jitflush_info *info, struct info_verdict *out);
 
-const char *jfi_kind_name(enum jfi_kind kind);
-const char *jfi_safety_name(enum jfi_safety safety);
+const char *info_kind_name(enum info_kind kind);
+const char *info_safety_name(enum info_safety safety);
 
 #endif

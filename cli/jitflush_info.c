@@ -24,10 +24,10 @@ static bool output_written(void)
 }
 
 /* https://no-color.org: a set, non-empty NO_COLOR turns colour off. */
-static bool want_color(enum jfi_color mode)
+static bool want_color(enum info_color mode)
 {
-  if (mode != JFI_COLOR_AUTO) {
-    return mode == JFI_COLOR_ALWAYS;
+  if (mode != INFO_COLOR_AUTO) {
+    return mode == INFO_COLOR_ALWAYS;
   }
   const char *no_color = getenv("NO_COLOR");
   if (no_color && no_color[0]) {
@@ -38,64 +38,64 @@ static bool want_color(enum jfi_color mode)
 
 int main(int argc, char **argv)
 {
-  struct jfi_args args;
+  struct info_args args;
   char error[256];
-  if (!jfi_parse_args(argc, argv, &args, error, sizeof error)) {
+  if (!info_parse_args(argc, argv, &args, error, sizeof error)) {
     fprintf(stderr, "jitflush-info: %s (see --help)\n", error);
-    return JFI_EXIT_USAGE;
+    return INFO_EXIT_USAGE;
   }
-  if (args.action == JFI_ACTION_HELP || args.action == JFI_ACTION_VERSION) {
-    if (args.action == JFI_ACTION_HELP) {
-      jfi_print_usage(stdout);
+  if (args.action == INFO_ACTION_HELP || args.action == INFO_ACTION_VERSION) {
+    if (args.action == INFO_ACTION_HELP) {
+      info_print_usage(stdout);
     } else {
       printf("jitflush-info %s\n", JITFLUSH_VERSION_STRING);
     }
     if (!output_written()) {
       perror("jitflush-info: writing to stdout");
-      return JFI_EXIT_UNSAFE;
+      return INFO_EXIT_UNSAFE;
     }
-    return JFI_EXIT_OK;
+    return INFO_EXIT_OK;
   }
 
   /* ~30 KiB: keep it off the stack of small-stack environments. */
   static struct jitflush_info info;
-  static struct jfi_verdict verdict;
-  static struct jfi_selftest_result selftest;
+  static struct info_verdict verdict;
+  static struct info_selftest_result selftest;
   int status = jitflush_get_info(&info);
   if (status == JITFLUSH_ERR_ARG) {
     fprintf(stderr, "jitflush-info: jitflush_get_info refused its argument\n");
-    return JFI_EXIT_UNSAFE;
+    return INFO_EXIT_UNSAFE;
   }
-  jfi_verdict_compute(&info, &verdict);
+  info_verdict_compute(&info, &verdict);
 
   bool selftest_ok = true;
   if (args.selftest) {
-    selftest_ok = jfi_selftest_run(args.selftest_seconds, &selftest);
+    selftest_ok = info_selftest_run(args.selftest_seconds, &selftest);
   }
 
   bool color = want_color(args.color);
   if (args.json) {
-    jfi_print_json(stdout, &info, &verdict, args.selftest ? &selftest : NULL);
+    info_print_json(stdout, &info, &verdict, args.selftest ? &selftest : NULL);
   } else {
-    jfi_print_table(stdout, &info, &verdict, color);
+    info_print_table(stdout, &info, &verdict, color);
     if (args.selftest) {
-      jfi_print_selftest(stdout, &selftest, color);
+      info_print_selftest(stdout, &selftest, color);
     }
   }
   if (!output_written()) {
     perror("jitflush-info: writing the report");
-    return JFI_EXIT_UNSAFE;
+    return INFO_EXIT_UNSAFE;
   }
   if (!verdict.stride_safe) {
     fprintf(stderr, "jitflush-info: %s\n", verdict.problem);
-    return JFI_EXIT_UNSAFE;
+    return INFO_EXIT_UNSAFE;
   }
   if (!selftest_ok) {
     fprintf(stderr, "jitflush-info: selftest failed: %s\n",
             selftest.error[0]         ? selftest.error
             : selftest.first_wrong[0] ? selftest.first_wrong
                                       : "no function was verified");
-    return JFI_EXIT_UNSAFE;
+    return INFO_EXIT_UNSAFE;
   }
-  return JFI_EXIT_OK;
+  return INFO_EXIT_OK;
 }

@@ -1,14 +1,14 @@
 # The QEMU plugin API versions the rig's plugin supports, read from the one
-# place that declares them (rig/plugin/qemu_api.h), and the check of a
+# place that declares them (rig/plugin/plugin_qemu_api.h), and the check of a
 # qemu-plugin.h against them: a header outside them is refused by name
 # before anything compiles (docs/RIG.md, "Which QEMU"). Included by
 # rig/CMakeLists.txt; in script mode,
 #   cmake -DHEADER=FILE -P cmake/JitflushQemuPluginApi.cmake
 # checks FILE the same way (tests/emu: emu.QemuPluginApi.*).
-file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../rig/plugin/qemu_api.h _api_lines
-     REGEX "^#define JF_QEMU_API_(MIN|MAX) ")
-string(REGEX REPLACE ".*JF_QEMU_API_MIN ([0-9]+).*" "\\1" JITFLUSH_QEMU_API_MIN "${_api_lines}")
-string(REGEX REPLACE ".*JF_QEMU_API_MAX ([0-9]+).*" "\\1" JITFLUSH_QEMU_API_MAX "${_api_lines}")
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../rig/plugin/plugin_qemu_api.h _api_lines
+     REGEX "^#define PLUGIN_QEMU_API_(MIN|MAX) ")
+string(REGEX REPLACE ".*PLUGIN_QEMU_API_MIN ([0-9]+).*" "\\1" JITFLUSH_QEMU_API_MIN "${_api_lines}")
+string(REGEX REPLACE ".*PLUGIN_QEMU_API_MAX ([0-9]+).*" "\\1" JITFLUSH_QEMU_API_MAX "${_api_lines}")
 
 # HEADER's QEMU_PLUGIN_VERSION into OUT; a fatal error when it has none or
 # one outside the supported range.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation check of the rig's coherence model: proves that the
 # model's tests can fail. Each mutant below is one plausible bug in
-# rig/model/coherence.c, coherence_pages.c, coherence_quick.h or kernel_sync.c; the script applies it to a
+# rig/model/model_coherence.c, model_coherence_pages.c, model_coherence_quick.h or model_kernel_sync.c; the script applies it to a
 # scratch copy of the model and its unit tests (never the tree), builds the
 # model tests there with the host compilers (no CMake, a few seconds per
 # mutant), runs the named killing tests, and requires one of them to fail.
@@ -17,23 +17,23 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 # name ^ file (under rig/model) ^ text to find (exactly once) ^ replacement ^
 # killing tests (a GoogleTest filter) ^ why it is a bug
 mutants=(
-  "completion-by-dmb^coherence.c^  uint64_t now = event_time(m);\n  if (!full) {^  uint64_t now = event_time(m);\n  complete_ops(m, t->pending, now);\n  if (!full) {^Coherence.ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly^a DMB completes cache maintenance (only a DSB does)"
-  "dmb-st-orders-clean^coherence.c^  if (!full) {\n    return;\n  }^^Coherence.ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly^a dmb st orders a clean before the flag"
-  "no-isb-rule^coherence.c^  return t->sync_seq <= ready && t->fetched_store_seq <= ready ? JF_STALE_NOT_SYNCHRONISED^  return false ? JF_STALE_NOT_SYNCHRONISED^Coherence.KindNotSynchronised:Coherence.AnotherThreadsIsbDoesNotSynchroniseThisOne^a fetch needs no context synchronisation after the maintenance"
-  "no-fetch-ordering^coherence.c^  return t->sync_seq <= ready && t->fetched_store_seq <= ready ? JF_STALE_NOT_SYNCHRONISED^  return t->sync_seq <= ready ? JF_STALE_NOT_SYNCHRONISED^Coherence.AFetchOfALaterStoreOrdersTheThreadsLaterFetches^fetches of a thread are not ordered (false positives on MP-inst)"
-  "geometry-ignored^coherence.c^    for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);^    for_each_word_in_line(m, va, 128, mark_inval_issued, &issue);^Coherence.FreshAfterIsUnknownForAnInvalidateStrideThatSkipsALittleLine:Coherence.KindNotInvalidatedInGeometryNamesTheLoopAndItsStride^an invalidate covers the largest line, whatever the fetching core's IminLine"
-  "idc-barrier-dropped^coherence.c^    return reader == w->writer_thread ? store_completion(m, w) : w->store_seq;^    return w->store_seq;^CoherenceIdcDic.TheStoreCompletesOnlyAtADsb:Coherence.IdcStillNeedsTheStoreCompletedBeforeTheInvalidate^under IDC the store counts without the dsb after it"
-  "views-not-told-apart^coherence.c^!w->iview_set || w->iview == view) {^!w->iview_set || true) {^CoherenceViews.KindInvalidatedViaOtherExecViewOnlyOnVipt:CoherenceViews.InvalidatingThroughTheViewThatRunsTheCodeIsEnough^an ic ivau through one executable view reaches the lines another view fetched on a VIPT I-cache"
-  "clean-ordering-dropped^coherence.c^  if (w->writer_exact && w->writer_thread != c->op->thread && c->op->order_seq < w->store_seq) {^  if (false) {^CleanOrdering.AnotherThreadsStoreNeedsTheCleanOrderedAfterIt^a thread's dc cleans another thread's store with nothing ordering it after the load that saw it (MP.RF+dmb.st+dmb.ld-dc-dsb-ic-dsb-isb is allowed)"
-  "dependency-ignored^coherence.c^  uint64_t order = after_loads ? now : seen;^  uint64_t order = seen;^CleanOrdering.AnotherThreadsStoreNeedsTheCleanOrderedAfterIt^a dc whose address depends on the load that saw the store is not ordered after it (false positives on MP.RF+dmb.st+addr-cachesyncisb)"
-  "summary-writer-trusted^coherence_pages.c^      w->writer_thread = writer_thread;\n^      w->writer_thread = writer_thread;\n      w->writer_exact = true;\n^CleanOrdering.TheWritersOwnCleanAndSummarisedWordsAreNotHeldToIt^the one writer a page summary keeps is taken for every word's (false positives when two threads wrote the page)"
-  "kernel-syncs-every-exec-mapping^kernel_sync.c^  if (g_hash_table_contains(k->clean, key)) {\n    return false; /* PG_dcache_clean set: the kernel does nothing */\n  }\n^^KernelSync.ALaterExecMappingOfTheSamePageDoesNotSync^the kernel syncs a page at every exec mapping, not only while PG_dcache_clean is clear (the RX -> RW -> rewrite -> RX bug goes unseen)"
-  "kernel-never-syncs^kernel_sync.c^  unsigned published = jf_model_kernel_sync(k->m, canon);^  unsigned published = 0;^KernelSync.TheFirstExecMappingOfAFreshPagePublishesItForEveryThread^the kernel does no maintenance for user code (false positives on every Wasmtime-style JIT)"
-  "kernel-write-keeps-flag^kernel_sync.c^  /* flush_dcache_folio: the next executable mapping syncs again. */\n  drop_pages(k->clean, start, end);^  (void)start;\n  (void)end;^KernelSync.AKernelWriteClearsTheFlag^a page the kernel wrote keeps PG_dcache_clean (flush_dcache_folio clears it)"
-  "kernel-sync-misses-other-view^kernel_sync.c^    sync_page(k, canon, false, lazy);^    sync_page(k, va, false, lazy);^KernelSync.TheFaultOfALazyExecViewSyncsThePageBothViewsShow^the fault of an exec view syncs the page by its view address, not the page both views show"
-  "rewrite-before-taken-for-known^coherence.c^  uint8_t before = w->insn_in_memory ? SEEN_ONE : SEEN_ANY;^  uint8_t before = SEEN_ONE;^StaleWords.AnUnfetchedWordBetweenTwoStoresIsUnknown^a word no translation showed is taken for the last one translated (an identical-looking rewrite over unknown bytes passes as benign)"
-  "unsynced-thread-sees-only-new^coherence.c^  return sync_seq > w->seen_after;^  return true;^StaleWords.AThreadNotSynchronisedSincePublicationMaySeeOlderVersions^a thread that did not synchronise after a publication is taken to see none of the versions before it"
-  "quick-path-skips-wide-stores^coherence_quick.h^  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);^  if (bytes > 8) {\n    return true;\n  }\n  uint64_t offset = va & ((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1);^StoreQuick.RecordsWhatTheLockedStoreRecords^the lock-free path drops pair stores (stp of two X registers, 16 bytes)"
+  "completion-by-dmb^model_coherence.c^  uint64_t now = event_time(m);\n  if (!full) {^  uint64_t now = event_time(m);\n  complete_ops(m, t->pending, now);\n  if (!full) {^Coherence.ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly^a DMB completes cache maintenance (only a DSB does)"
+  "dmb-st-orders-clean^model_coherence.c^  if (!full) {\n    return;\n  }^^Coherence.ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly^a dmb st orders a clean before the flag"
+  "no-isb-rule^model_coherence.c^  return t->sync_seq <= ready && t->fetched_store_seq <= ready ? MODEL_STALE_NOT_SYNCHRONISED^  return false ? MODEL_STALE_NOT_SYNCHRONISED^Coherence.KindNotSynchronised:Coherence.AnotherThreadsIsbDoesNotSynchroniseThisOne^a fetch needs no context synchronisation after the maintenance"
+  "no-fetch-ordering^model_coherence.c^  return t->sync_seq <= ready && t->fetched_store_seq <= ready ? MODEL_STALE_NOT_SYNCHRONISED^  return t->sync_seq <= ready ? MODEL_STALE_NOT_SYNCHRONISED^Coherence.AFetchOfALaterStoreOrdersTheThreadsLaterFetches^fetches of a thread are not ordered (false positives on MP-inst)"
+  "geometry-ignored^model_coherence.c^    for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);^    for_each_word_in_line(m, va, 128, mark_inval_issued, &issue);^Coherence.FreshAfterIsUnknownForAnInvalidateStrideThatSkipsALittleLine:Coherence.KindNotInvalidatedInGeometryNamesTheLoopAndItsStride^an invalidate covers the largest line, whatever the fetching core's IminLine"
+  "idc-barrier-dropped^model_coherence.c^    return reader == w->writer_thread ? store_completion(m, w) : w->store_seq;^    return w->store_seq;^CoherenceIdcDic.TheStoreCompletesOnlyAtADsb:Coherence.IdcStillNeedsTheStoreCompletedBeforeTheInvalidate^under IDC the store counts without the dsb after it"
+  "views-not-told-apart^model_coherence.c^!w->iview_set || w->iview == view) {^!w->iview_set || true) {^CoherenceViews.KindInvalidatedViaOtherExecViewOnlyOnVipt:CoherenceViews.InvalidatingThroughTheViewThatRunsTheCodeIsEnough^an ic ivau through one executable view reaches the lines another view fetched on a VIPT I-cache"
+  "clean-ordering-dropped^model_coherence.c^  if (w->writer_exact && w->writer_thread != c->op->thread && c->op->order_seq < w->store_seq) {^  if (false) {^CleanOrdering.AnotherThreadsStoreNeedsTheCleanOrderedAfterIt^a thread's dc cleans another thread's store with nothing ordering it after the load that saw it (MP.RF+dmb.st+dmb.ld-dc-dsb-ic-dsb-isb is allowed)"
+  "dependency-ignored^model_coherence.c^  uint64_t order = after_loads ? now : seen;^  uint64_t order = seen;^CleanOrdering.AnotherThreadsStoreNeedsTheCleanOrderedAfterIt^a dc whose address depends on the load that saw the store is not ordered after it (false positives on MP.RF+dmb.st+addr-cachesyncisb)"
+  "summary-writer-trusted^model_coherence_pages.c^      w->writer_thread = writer_thread;\n^      w->writer_thread = writer_thread;\n      w->writer_exact = true;\n^CleanOrdering.TheWritersOwnCleanAndSummarisedWordsAreNotHeldToIt^the one writer a page summary keeps is taken for every word's (false positives when two threads wrote the page)"
+  "kernel-syncs-every-exec-mapping^model_kernel_sync.c^  if (g_hash_table_contains(k->clean, key)) {\n    return false; /* PG_dcache_clean set: the kernel does nothing */\n  }\n^^KernelSync.ALaterExecMappingOfTheSamePageDoesNotSync^the kernel syncs a page at every exec mapping, not only while PG_dcache_clean is clear (the RX -> RW -> rewrite -> RX bug goes unseen)"
+  "kernel-never-syncs^model_kernel_sync.c^  unsigned published = model_kernel_sync(k->m, canon);^  unsigned published = 0;^KernelSync.TheFirstExecMappingOfAFreshPagePublishesItForEveryThread^the kernel does no maintenance for user code (false positives on every Wasmtime-style JIT)"
+  "kernel-write-keeps-flag^model_kernel_sync.c^  /* flush_dcache_folio: the next executable mapping syncs again. */\n  drop_pages(k->clean, start, end);^  (void)start;\n  (void)end;^KernelSync.AKernelWriteClearsTheFlag^a page the kernel wrote keeps PG_dcache_clean (flush_dcache_folio clears it)"
+  "kernel-sync-misses-other-view^model_kernel_sync.c^    sync_page(k, canon, false, lazy);^    sync_page(k, va, false, lazy);^KernelSync.TheFaultOfALazyExecViewSyncsThePageBothViewsShow^the fault of an exec view syncs the page by its view address, not the page both views show"
+  "rewrite-before-taken-for-known^model_coherence.c^  uint8_t before = w->insn_in_memory ? SEEN_ONE : SEEN_ANY;^  uint8_t before = SEEN_ONE;^StaleWords.AnUnfetchedWordBetweenTwoStoresIsUnknown^a word no translation showed is taken for the last one translated (an identical-looking rewrite over unknown bytes passes as benign)"
+  "unsynced-thread-sees-only-new^model_coherence.c^  return sync_seq > w->seen_after;^  return true;^StaleWords.AThreadNotSynchronisedSincePublicationMaySeeOlderVersions^a thread that did not synchronise after a publication is taken to see none of the versions before it"
+  "quick-path-skips-wide-stores^model_coherence_quick.h^  uint64_t offset = va & ((UINT64_C(1) << MODEL_PAGE_SHIFT) - 1);^  if (bytes > 8) {\n    return true;\n  }\n  uint64_t offset = va & ((UINT64_C(1) << MODEL_PAGE_SHIFT) - 1);^StoreQuick.RecordsWhatTheLockedStoreRecords^the lock-free path drops pair stores (stp of two X registers, 16 bytes)"
 )
 
 if [ "${1:-}" = "--list" ]; then
@@ -52,9 +52,9 @@ pkg-config --exists glib-2.0 || { echo "ci/check/mutate-model.sh: GLib is missin
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jitflush-mutate-model.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/emu" "$scratch/pristine"
-cp "$root"/rig/model/coherence.c "$root"/rig/model/coherence_pages.c "$root"/rig/model/coherence_attribution.c \
-  "$root"/rig/model/coherence.h "$root"/rig/model/coherence_internal.h "$root"/rig/model/coherence_quick.h \
-  "$root"/rig/model/kernel_sync.c "$root"/rig/model/kernel_sync.h "$scratch/emu/"
+cp "$root"/rig/model/model_coherence.c "$root"/rig/model/model_coherence_pages.c "$root"/rig/model/model_coherence_attribution.c \
+  "$root"/rig/model/model_coherence.h "$root"/rig/model/model_coherence_internal.h "$root"/rig/model/model_coherence_quick.h \
+  "$root"/rig/model/model_kernel_sync.c "$root"/rig/model/model_kernel_sync.h "$scratch/emu/"
 cp "$scratch"/emu/* "$scratch/pristine/"
 glib_cflags=$(pkg-config --cflags glib-2.0)
 glib_libs=$(pkg-config --libs glib-2.0)
@@ -62,15 +62,15 @@ glib_libs=$(pkg-config --libs glib-2.0)
 # The model's unit tests, built against the scratch model: the test
 # objects once, the model (and the quick path its tests inline) per mutant.
 gcc -std=c11 -O1 -w -I"$root/common" -c "$root/common/ctr.c" -o "$scratch/ctr.o"
-model_sources="coherence coherence_pages coherence_attribution kernel_sync"
+model_sources="model_coherence model_coherence_pages model_coherence_attribution model_kernel_sync"
 build() {
   for s in $model_sources; do
     gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$scratch/emu/$s.c" -o "$scratch/$s.o" || return 1
   done
   g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
     g++ -o "$scratch/model_tests" "$scratch/coherence_test.o" "$scratch/store_quick_test.o" \
-      "$scratch/kernel_sync_test.o" "$scratch/stale_words_test.o" "$scratch/coherence.o" "$scratch/coherence_pages.o" \
-      "$scratch/coherence_attribution.o" "$scratch/kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
+      "$scratch/kernel_sync_test.o" "$scratch/stale_words_test.o" "$scratch/model_coherence.o" "$scratch/model_coherence_pages.o" \
+      "$scratch/model_coherence_attribution.o" "$scratch/model_kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
 }
 g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
 g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"

@@ -82,8 +82,8 @@ upstream_of() { local v=${1#*:}; v=${v%%-*}; echo "${v%%+*}"; }
 version_ge() { dpkg --compare-versions "$1" ge "$2"; }
 
 # The plugin API versions the rig's plugin supports, from the one place
-# that declares them (rig/plugin/qemu_api.h).
-api_bound() { sed -n "s/^#define JF_QEMU_API_$1 \([0-9]*\).*/\1/p" "$repo/rig/plugin/qemu_api.h"; }
+# that declares them (rig/plugin/plugin_qemu_api.h).
+api_bound() { sed -n "s/^#define PLUGIN_QEMU_API_$1 \([0-9]*\).*/\1/p" "$repo/rig/plugin/plugin_qemu_api.h"; }
 
 # The candidate Debian versions in the order we try them: the preferred
 # upstream release first, then every other version >= min_upstream, newest

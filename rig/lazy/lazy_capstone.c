@@ -19,5 +19,5 @@
   VOID_FN(cs_free, (cs_insn * insn, size_t count), (insn, count))                                  \
   FN(cs_err, cs_close, (csh * h), (h))
 
-JF_LAZY_LIBRARY("libcapstone.so." G_STRINGIFY(CS_API_MAJOR),
-                "to decode an AArch64 system instruction", CAPSTONE_FUNCTIONS)
+LAZY_LIBRARY("libcapstone.so." G_STRINGIFY(CS_API_MAJOR), "to decode an AArch64 system instruction",
+             CAPSTONE_FUNCTIONS)

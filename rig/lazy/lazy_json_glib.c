@@ -3,7 +3,7 @@
  * (lazy_lib.h): the plugin's report, SARIF log and a forked process's
  * record; the runner's merge of those records. A run that asks for no
  * report loads none of it. The documents are still built as json-glib
- * trees and written by the one writer, emu_json.c.
+ * trees and written by the one writer, rig_json.c.
  *
  * The list is every json-glib function the plugin and the runner call;
  * ctest -R emu.LazyLibraries fails when one is called that the list lacks
@@ -63,6 +63,6 @@
   /* A parser is a GObject; GObject comes with json-glib. */                                       \
   VOID_FN(g_object_unref, (gpointer o), (o))
 
-JF_LAZY_LIBRARY("libjson-glib-1.0.so.0",
-                "to write or read the rig's JSON documents (report, SARIF, a process's record)",
-                JSON_GLIB_FUNCTIONS)
+LAZY_LIBRARY("libjson-glib-1.0.so.0",
+             "to write or read the rig's JSON documents (report, SARIF, a process's record)",
+             JSON_GLIB_FUNCTIONS)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void fail(const struct jf_lazy_lib *lib, const char *reason)
+static void fail(const struct lazy_lib *lib, const char *reason)
 {
   fprintf(stderr, "jitflush: cannot load %s, which the rig needs %s: %s\n", lib->soname,
           lib->purpose, reason);
@@ -16,7 +16,7 @@ static void fail(const struct jf_lazy_lib *lib, const char *reason)
   _exit(127);
 }
 
-void jf_lazy_load(struct jf_lazy_lib *lib)
+void lazy_load(struct lazy_lib *lib)
 {
   if (!g_once_init_enter(&lib->loaded)) {
     return;

@@ -29,13 +29,13 @@ extern "C" {
 
 /* A function of the library, as resolved: called through a cast to its
  * own type (C allows a cast between function pointer types). */
-typedef void (*jf_lazy_fn)(void);
+typedef void (*lazy_fn)(void);
 
-struct jf_lazy_lib {
+struct lazy_lib {
   const char *soname;       /* "libjson-glib-1.0.so.0" */
   const char *purpose;      /* "to write the JSON report and SARIF log" */
   const char *const *names; /* the functions, NULL-terminated */
-  jf_lazy_fn *fns;          /* one per name, filled at the first call */
+  lazy_fn *fns;             /* one per name, filled at the first call */
   gsize loaded;             /* g_once_init_enter's guard */
 };
 
@@ -43,37 +43,37 @@ struct jf_lazy_lib {
  * inherits what its parent loaded); later calls return at once. Exits
  * with status 127, as the dynamic loader does for a missing library, when
  * it cannot. */
-void jf_lazy_load(struct jf_lazy_lib *lib);
+void lazy_load(struct lazy_lib *lib);
 
 /*
- * A lazy unit is its list and one JF_LAZY_LIBRARY line: LIST(FN, VOID_FN)
+ * A lazy unit is its list and one LAZY_LIBRARY line: LIST(FN, VOID_FN)
  * names each function, FN(ret, name, (params), (args)) one returning RET,
  * VOID_FN(name, (params), (args)) one returning nothing. The line defines
  * the unit's table (one per unit: its own translation unit's statics) and
  * a wrapper per function that loads the library and calls it.
  */
-#define JF_LAZY_LIBRARY(soname, purpose, LIST)                                                     \
-  enum { LIST(JF_LAZY_INDEX, JF_LAZY_INDEX_VOID) JF_LAZY_COUNT };                                  \
-  static const char *const jf_lazy_names[] = {LIST(JF_LAZY_NAME, JF_LAZY_NAME_VOID) NULL};         \
-  static jf_lazy_fn jf_lazy_fns[JF_LAZY_COUNT];                                                    \
-  static struct jf_lazy_lib jf_lazy_this = {soname, purpose, jf_lazy_names, jf_lazy_fns, 0};       \
-  LIST(JF_LAZY_WRAP, JF_LAZY_WRAP_VOID)
+#define LAZY_LIBRARY(soname, purpose, LIST)                                                        \
+  enum { LIST(LAZY_INDEX, LAZY_INDEX_VOID) LAZY_COUNT };                                           \
+  static const char *const lazy_names[] = {LIST(LAZY_NAME, LAZY_NAME_VOID) NULL};                  \
+  static lazy_fn lazy_fns[LAZY_COUNT];                                                             \
+  static struct lazy_lib lazy_this = {soname, purpose, lazy_names, lazy_fns, 0};                   \
+  LIST(LAZY_WRAP, LAZY_WRAP_VOID)
 
-#define JF_LAZY_INDEX(ret, name, params, args) JF_LAZY_AT_##name,
-#define JF_LAZY_INDEX_VOID(name, params, args) JF_LAZY_AT_##name,
-#define JF_LAZY_NAME(ret, name, params, args) #name,
-#define JF_LAZY_NAME_VOID(name, params, args) #name,
-#define JF_LAZY_WRAP(ret, name, params, args)                                                      \
+#define LAZY_INDEX(ret, name, params, args) LAZY_AT_##name,
+#define LAZY_INDEX_VOID(name, params, args) LAZY_AT_##name,
+#define LAZY_NAME(ret, name, params, args) #name,
+#define LAZY_NAME_VOID(name, params, args) #name,
+#define LAZY_WRAP(ret, name, params, args)                                                         \
   ret name params                                                                                  \
   {                                                                                                \
-    jf_lazy_load(&jf_lazy_this);                                                                   \
-    return ((ret(*) params)jf_lazy_this.fns[JF_LAZY_AT_##name])args;                               \
+    lazy_load(&lazy_this);                                                                         \
+    return ((ret(*) params)lazy_this.fns[LAZY_AT_##name])args;                                     \
   }
-#define JF_LAZY_WRAP_VOID(name, params, args)                                                      \
+#define LAZY_WRAP_VOID(name, params, args)                                                         \
   void name params                                                                                 \
   {                                                                                                \
-    jf_lazy_load(&jf_lazy_this);                                                                   \
-    ((void(*) params)jf_lazy_this.fns[JF_LAZY_AT_##name]) args;                                    \
+    lazy_load(&lazy_this);                                                                         \
+    ((void(*) params)lazy_this.fns[LAZY_AT_##name]) args;                                          \
   }
 
 #ifdef __cplusplus

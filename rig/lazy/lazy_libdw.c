@@ -3,12 +3,12 @@
  * first names a guest frame (lazy_lib.h): only a run with a finding, a
  * crash or a measured region needs guest symbols, and a run whose code
  * executes a dc cvau or ic ivau its unwind rule (plugin_findings.c,
- * jf_findings_return_rule). The list is every
- * function symbols.c calls; dwfl_linux_proc_find_elf and
+ * plugin_findings_return_rule). The list is every
+ * function report_symbols.c calls; dwfl_linux_proc_find_elf and
  * dwfl_standard_find_debuginfo are also libdwfl callbacks, and their
  * wrappers serve as such unchanged. The libelf functions at the end (libdw's
  * own dependency, which the loader's lookup reaches through it) also serve
- * qemu_exclusive.c, which reads QEMU's symbol table.
+ * plugin_qemu_exclusive.c, which reads QEMU's symbol table.
  */
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -17,8 +17,8 @@
 #include "lazy_lib.h"
 
 /* dwfl_getmodules' and dwfl_report_end's callbacks. */
-typedef int jf_dwfl_each_fn(Dwfl_Module *, void **, const char *, Dwarf_Addr, void *);
-typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *);
+typedef int lazy_dwfl_each_fn(Dwfl_Module *, void **, const char *, Dwarf_Addr, void *);
+typedef int lazy_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, void *);
 
 #define LIBDW_FUNCTIONS(FN, VOID_FN)                                                               \
   FN(Dwfl_Module *, dwfl_addrmodule, (Dwfl * d, Dwarf_Addr a), (d, a))                             \
@@ -38,7 +38,7 @@ typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, 
   FN(Elf *, dwarf_getelf, (Dwarf * d), (d))                                                        \
   FN(Dwfl *, dwfl_begin, (const Dwfl_Callbacks *c), (c))                                           \
   VOID_FN(dwfl_end, (Dwfl * d), (d))                                                               \
-  FN(ptrdiff_t, dwfl_getmodules, (Dwfl * d, jf_dwfl_each_fn * f, void *arg, ptrdiff_t off),        \
+  FN(ptrdiff_t, dwfl_getmodules, (Dwfl * d, lazy_dwfl_each_fn * f, void *arg, ptrdiff_t off),      \
      (d, f, arg, off))                                                                             \
   FN(const char *, dwfl_lineinfo,                                                                  \
      (Dwfl_Line * l, Dwarf_Addr * a, int *line, int *col, Dwarf_Word *mtime, Dwarf_Word *len),     \
@@ -60,7 +60,8 @@ typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, 
       Dwarf_Addr *symbias, const char **mainfile, const char **debugfile),                         \
      (m, u, start, end, dwbias, symbias, mainfile, debugfile))                                     \
   VOID_FN(dwfl_report_begin, (Dwfl * d), (d))                                                      \
-  FN(int, dwfl_report_end, (Dwfl * d, jf_dwfl_removed_fn * removed, void *arg), (d, removed, arg)) \
+  FN(int, dwfl_report_end, (Dwfl * d, lazy_dwfl_removed_fn * removed, void *arg),                  \
+     (d, removed, arg))                                                                            \
   FN(int, dwfl_standard_find_debuginfo,                                                            \
      (Dwfl_Module * m, void **u, const char *name, Dwarf_Addr base, const char *file,              \
       const char *debuglink, GElf_Word crc, char **debuginfo_file),                                \
@@ -81,5 +82,5 @@ typedef int jf_dwfl_removed_fn(Dwfl_Module *, void *, const char *, Dwarf_Addr, 
      (Elf_Data * d, size_t off, GElf_Nhdr * nh, size_t * name_off, size_t * desc_off),             \
      (d, off, nh, name_off, desc_off))
 
-JF_LAZY_LIBRARY("libdw.so.1", "to name guest code (module, function, source line) in a finding",
-                LIBDW_FUNCTIONS)
+LAZY_LIBRARY("libdw.so.1", "to name guest code (module, function, source line) in a finding",
+             LIBDW_FUNCTIONS)

@@ -1,7 +1,7 @@
 /*
  * jitflush's QEMU user-mode TCG plugin: the emulated big.LITTLE rig
  * (docs/RIG.md, docs/ARCHITECTURE.md). This file installs the plugin,
- * parses its arguments, owns the rig's state (rig.h) and writes the report
+ * parses its arguments, owns the rig's state (plugin_rig.h) and writes the report
  * at exit; plugin_instrument.c registers the execution callbacks.
  *
  *   -plugin libjitflush_plugin.so,config=PATH[,seed=N][,report=PATH]
@@ -26,18 +26,19 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
-#include "emu_json.h"
-#include "guest_syscalls.h"
-#include "keep.h"
-#include "kernel_sync.h"
+#include "rig_json.h"
+#include "rig_guest_syscalls.h"
+#include "plugin_keep.h"
+#include "model_kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_checkpoint.h"
 #include "plugin_decode.h"
 #include "plugin_entropy.h"
 #include "plugin_exec.h"
-#include "findings_explain.h"
+#include "report_findings_explain.h"
 #include "plugin_findings.h"
 #include "plugin_fork.h"
 #include "plugin_hotplug.h"
@@ -51,7 +52,7 @@
 #include "plugin_store.h"
 #include "plugin_turns.h"
 #include "rig_contract.h"
-#include "vcpu.h"
+#include "plugin_vcpu.h"
 
 /* The calls whose site the kernel's notes name (plugin_alias.c). */
 #define GUEST_NR_MMAP 222
@@ -62,7 +63,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 /* The rig, for QEMU's callbacks that carry no userdata (vCPU init and
  * exit, syscalls). */
-static struct jf_rig *rig;
+static struct plugin_rig *rig;
 
 /* The options whose value is kept as text (paths, the reproduction
  * command), and where each is kept. */
@@ -70,44 +71,44 @@ static const struct {
   const char *key;
   size_t offset;
 } text_options[] = {
-    {JF_OPT_CONFIG, offsetof(struct jf_options, config_path)},
-    {JF_OPT_REPORT, offsetof(struct jf_options, report_path)},
-    {JF_OPT_OVERLAY, offsetof(struct jf_options, overlay_path)},
-    {JF_OPT_SUMMARY, offsetof(struct jf_options, summary_path)},
-    {JF_OPT_FINDINGS, offsetof(struct jf_options, findings_path)},
-    {JF_OPT_SARIF, offsetof(struct jf_options, sarif_path)},
-    {JF_OPT_SARIF_ROOT, offsetof(struct jf_options, sarif_root)},
-    {JF_OPT_CONTROL, offsetof(struct jf_options, control_path)},
-    {JF_OPT_CHECKPOINT, offsetof(struct jf_options, checkpoint_path)},
-    {JF_OPT_THREADS, offsetof(struct jf_options, threads_path)},
-    {JF_OPT_FOLLOW, offsetof(struct jf_options, follow)},
-    {JF_OPT_EXEC_OF, offsetof(struct jf_options, exec_of_path)},
-    {JF_OPT_REPRODUCE, offsetof(struct jf_options, reproduce)},
-    {JF_OPT_RERUN, offsetof(struct jf_options, rerun)},
-    {JF_OPT_UNRECORDED, offsetof(struct jf_options, unrecorded)},
-    {JF_OPT_CWD, offsetof(struct jf_options, cwd)},
-    {JF_OPT_EXEC, offsetof(struct jf_options, exec_path)},
+    {RIG_OPT_CONFIG, offsetof(struct plugin_options, config_path)},
+    {RIG_OPT_REPORT, offsetof(struct plugin_options, report_path)},
+    {RIG_OPT_OVERLAY, offsetof(struct plugin_options, overlay_path)},
+    {RIG_OPT_SUMMARY, offsetof(struct plugin_options, summary_path)},
+    {RIG_OPT_FINDINGS, offsetof(struct plugin_options, findings_path)},
+    {RIG_OPT_SARIF, offsetof(struct plugin_options, sarif_path)},
+    {RIG_OPT_SARIF_ROOT, offsetof(struct plugin_options, sarif_root)},
+    {RIG_OPT_CONTROL, offsetof(struct plugin_options, control_path)},
+    {RIG_OPT_CHECKPOINT, offsetof(struct plugin_options, checkpoint_path)},
+    {RIG_OPT_THREADS, offsetof(struct plugin_options, threads_path)},
+    {RIG_OPT_FOLLOW, offsetof(struct plugin_options, follow)},
+    {RIG_OPT_EXEC_OF, offsetof(struct plugin_options, exec_of_path)},
+    {RIG_OPT_REPRODUCE, offsetof(struct plugin_options, reproduce)},
+    {RIG_OPT_RERUN, offsetof(struct plugin_options, rerun)},
+    {RIG_OPT_UNRECORDED, offsetof(struct plugin_options, unrecorded)},
+    {RIG_OPT_CWD, offsetof(struct plugin_options, cwd)},
+    {RIG_OPT_EXEC, offsetof(struct plugin_options, exec_path)},
 };
 
-static const char **option_text(struct jf_options *o, size_t i)
+static const char **option_text(struct plugin_options *o, size_t i)
 {
   return (const char **)((char *)o + text_options[i].offset);
 }
 
 /* ---- report ---------------------------------------------------------------- */
 
-static JsonArray *report_cores(const struct jf_rig *r)
+static JsonArray *report_cores(const struct plugin_rig *r)
 {
   JsonArray *cores = json_array_new();
   for (unsigned cpu = 0; cpu < r->config->ncpus; cpu++) {
-    const struct emu_cluster *cl = &r->config->clusters[emu_config_cluster_of(r->config, cpu)];
+    const struct rig_cluster *cl = &r->config->clusters[rig_config_cluster_of(r->config, cpu)];
     JsonObject *o = json_object_new();
     json_object_set_int_member(o, "cpu", cpu);
     json_object_set_string_member(o, "cluster", cl->name);
     json_object_set_boolean_member(o, "online", r->config->cpus[cpu].online);
-    emu_json_set_hex(o, "midr", cl->midr);
-    emu_json_set_hex(o, "ctr", cl->ctr);
-    json_object_set_int_member(o, "instructions", (gint64)jf_sched_cpu_insns(r->sched, cpu));
+    rig_json_set_hex(o, "midr", cl->midr);
+    rig_json_set_hex(o, "ctr", cl->ctr);
+    json_object_set_int_member(o, "instructions", (gint64)plugin_sched_cpu_insns(r->sched, cpu));
     json_array_add_object_element(cores, o);
   }
   return cores;
@@ -127,40 +128,40 @@ struct report_paths {
 /* The findings' forms: into REPORT when there is one, the text file and
  * the SARIF log P names. Under the lock: the reports may be written while
  * guest threads still record findings (control_thread, the checkpoint). */
-static void report_findings(struct jf_rig *r, JsonObject *report, const struct report_paths *p,
+static void report_findings(struct plugin_rig *r, JsonObject *report, const struct report_paths *p,
                             const char *sarif_path)
 {
   g_mutex_lock(&r->lock);
   /* Code the kernel published and the program then ran: a note each, as
    * they stand now (the reports may be written more than once: a
    * checkpoint, then at exit). */
-  emu_findings_clear_kernel_notes(r->findings);
-  const GArray *notes = jf_model_kernel_notes(r->kernel);
+  report_findings_clear_kernel_notes(r->findings);
+  const GArray *notes = model_kernel_notes(r->kernel);
   for (guint i = 0; i < notes->len; i++) {
-    const struct jf_kernel_note *n = &g_array_index(notes, struct jf_kernel_note, i);
+    const struct model_kernel_note *n = &g_array_index(notes, struct model_kernel_note, i);
     if (n->fetched && n->words) {
-      emu_findings_kernel_note(r->findings, n->call, n->pc, n->lr, n->pages, n->words);
+      report_findings_kernel_note(r->findings, n->call, n->pc, n->lr, n->pages, n->words);
     }
   }
-  const struct jf_guest_image image = r->image;
-  jf_findings_report(r->findings, &image, report, p->findings, sarif_path);
+  const struct plugin_guest_image image = r->image;
+  plugin_findings_report(r->findings, &image, report, p->findings, sarif_path);
   g_mutex_unlock(&r->lock);
 }
 
 /* The JSON report (docs/RIG.md, "The JSON report"): the run, every counter of
  * rig_counters.def, the cores, the findings and the measured regions. */
-static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOUNTERS],
+static JsonObject *build_report(struct plugin_rig *r, const uint64_t counter[RIG_NCOUNTERS],
                                 const struct report_paths *p)
 {
   JsonObject *report = json_object_new();
   json_object_set_string_member(report, "config", r->config->path);
   json_object_set_string_member(report, "soc", r->config->soc_name ? r->config->soc_name : "");
-  json_object_set_int_member(report, "seed", (gint64)jf_rig_seed(r));
+  json_object_set_int_member(report, "seed", (gint64)plugin_rig_seed(r));
   json_object_set_boolean_member(report, "check", r->opts.check);
-  json_object_set_string_member(report, "policy", emu_sched_policy_names[jf_rig_policy(r)]);
+  json_object_set_string_member(report, "policy", rig_sched_policy_names[plugin_rig_policy(r)]);
   json_object_set_string_member(report, "exec_map_sync",
-                                emu_exec_map_sync_names[jf_rig_exec_map_sync(r)]);
-  json_object_set_string_member(report, "kernel", emu_kernel_linux_names[r->config->kernel_linux]);
+                                rig_exec_map_sync_names[plugin_rig_exec_map_sync(r)]);
+  json_object_set_string_member(report, "kernel", rig_kernel_linux_names[r->config->kernel_linux]);
   if (r->opts.reproduce) {
     json_object_set_string_member(report, "reproduce", r->opts.reproduce);
   }
@@ -176,17 +177,26 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
     } else {
       json_object_set_null_member(recorded, "unrecorded");
     }
+    /* The host name is not restored (no UTS namespace without
+     * privileges); a rerun says when it differs, as a guest may read it. */
+    struct utsname uts;
+    json_object_set_string_member(recorded, "host", uname(&uts) == 0 ? uts.nodename : "");
     json_object_set_object_member(report, "recorded", recorded);
   }
-  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
-    json_object_set_int_member(report, jf_counters[c].name, (gint64)counter[c]);
+  if (r->exit_status >= 0) {
+    json_object_set_int_member(report, "exit_status", r->exit_status);
+  } else {
+    json_object_set_null_member(report, "exit_status");
   }
-  json_object_set_int_member(report, "threads", jf_sched_nthreads(r->sched));
-  jf_turns_report(r->turns, report);
-  jf_entropy_report(r->entropy, json_object_get_object_member(report, "schedule"));
+  for (size_t c = 0; c < RIG_NCOUNTERS; c++) {
+    json_object_set_int_member(report, rig_counters[c].name, (gint64)counter[c]);
+  }
+  json_object_set_int_member(report, "threads", plugin_sched_nthreads(r->sched));
+  plugin_turns_report(r->turns, report);
+  plugin_entropy_report(r->entropy, json_object_get_object_member(report, "schedule"));
   json_object_set_array_member(report, "cores", report_cores(r));
   report_findings(r, report, p, p->sarif);
-  jf_region_report(r->region, report);
+  plugin_region_report(r->region, report);
   return report;
 }
 
@@ -194,26 +204,26 @@ static JsonObject *build_report(struct jf_rig *r, const uint64_t counter[JF_NCOU
  * run, and a thread counts its stale fetch just after recording it (
  * plugin_instrument.c, on_fetch): the findings' own count, taken under the
  * same lock as the findings, is never behind them. */
-static void current_summary(struct jf_rig *r, struct jf_summary *summary, bool live)
+static void current_summary(struct plugin_rig *r, struct rig_summary *summary, bool live)
 {
-  jf_vcpu_counter_totals(r, summary->counter);
+  plugin_vcpu_counter_totals(r, summary->counter);
   g_mutex_lock(&r->lock);
-  emu_findings_count(r->findings); /* settles */
-  summary->findings = emu_findings_root_causes(r->findings);
-  uint64_t recorded = emu_findings_stale_total(r->findings);
+  report_findings_count(r->findings); /* settles */
+  summary->findings = report_findings_root_causes(r->findings);
+  uint64_t recorded = report_findings_stale_total(r->findings);
   g_mutex_unlock(&r->lock);
-  uint64_t *stale = &summary->counter[JF_COUNTER_stale_fetches];
+  uint64_t *stale = &summary->counter[RIG_COUNTER_stale_fetches];
   if (live && recorded > *stale) {
     *stale = recorded;
   }
 }
 
-static void write_reports(struct jf_rig *r, const struct report_paths *p)
+static void write_reports(struct plugin_rig *r, const struct report_paths *p)
 {
   if (!p->live) {
-    jf_sched_credit_all(r);
+    plugin_sched_credit_all(r);
   }
-  struct jf_summary summary;
+  struct rig_summary summary;
   current_summary(r, &summary, p->live);
   /* Names the guest's code once for the three forms of the findings. The
    * JSON report is built only when it is asked for: most runs of a test
@@ -229,10 +239,10 @@ static void write_reports(struct jf_rig *r, const struct report_paths *p)
   bool forked = r->forked;
   g_mutex_unlock(&r->lock);
   bool quiet = r->opts.report_only_findings && !forked &&
-               summary.counter[JF_COUNTER_stale_fetches] == 0 && summary.findings == 0;
+               summary.counter[RIG_COUNTER_stale_fetches] == 0 && summary.findings == 0;
   if (p->report && !quiet) {
-    GString *json = emu_json_write_object(build_report(r, summary.counter, p));
-    jf_write_file(p->report, json);
+    GString *json = rig_json_write_object(build_report(r, summary.counter, p));
+    plugin_write_file(p->report, json);
     g_string_free(json, true);
   } else {
     report_findings(r, NULL, p, quiet ? NULL : p->sarif);
@@ -240,11 +250,11 @@ static void write_reports(struct jf_rig *r, const struct report_paths *p)
   /* Naming the code for the reports may have joined findings (a function
    * that published code without a flush, through several stores). */
   g_mutex_lock(&r->lock);
-  summary.findings = emu_findings_root_causes(r->findings);
+  summary.findings = report_findings_root_causes(r->findings);
   g_mutex_unlock(&r->lock);
   if (p->threads) {
-    GString *threads = jf_findings_threads(r);
-    jf_write_file(p->threads, threads);
+    GString *threads = plugin_findings_threads(r);
+    plugin_write_file(p->threads, threads);
     g_string_free(threads, true);
   }
   if (p->summary) {
@@ -254,16 +264,16 @@ static void write_reports(struct jf_rig *r, const struct report_paths *p)
      * a clean run. Written last: a checkpoint's summary vouches for the
      * files written before it. */
     GString *line = g_string_new(NULL);
-    emu_summary_format(line, &summary, JF_SHOWN_SUMMARY);
+    rig_summary_format(line, &summary, RIG_SHOWN_SUMMARY);
     g_string_append_c(line, '\n');
-    jf_write_file(p->summary, line);
+    plugin_write_file(p->summary, line);
     g_string_free(line, true);
   }
 }
 
 /* Writes the reports unless they were written already. THREADS: name each
  * thread's last block too (the runner asked for the reports). */
-static void report_once(struct jf_rig *r, bool threads)
+static void report_once(struct plugin_rig *r, bool threads)
 {
   const struct report_paths p = {
       .report = r->opts.report_path,
@@ -285,12 +295,12 @@ static void report_once(struct jf_rig *r, bool threads)
  * and never once the real ones are written. */
 static void write_checkpoint(void *ctx)
 {
-  struct jf_rig *r = ctx;
+  struct plugin_rig *r = ctx;
   const char *dir = r->opts.checkpoint_path;
-  char *report = g_build_filename(dir, JF_CHECKPOINT_REPORT, NULL);
-  char *sarif = g_build_filename(dir, JF_CHECKPOINT_SARIF, NULL);
-  char *findings = g_build_filename(dir, JF_CHECKPOINT_FINDINGS, NULL);
-  char *summary_path = g_build_filename(dir, JF_CHECKPOINT_SUMMARY, NULL);
+  char *report = g_build_filename(dir, RIG_CHECKPOINT_REPORT, NULL);
+  char *sarif = g_build_filename(dir, RIG_CHECKPOINT_SARIF, NULL);
+  char *findings = g_build_filename(dir, RIG_CHECKPOINT_FINDINGS, NULL);
+  char *summary_path = g_build_filename(dir, RIG_CHECKPOINT_SUMMARY, NULL);
   const struct report_paths p = {
       .report = r->opts.report_path ? report : NULL,
       .sarif = r->opts.sarif_path ? sarif : NULL,
@@ -300,10 +310,10 @@ static void write_checkpoint(void *ctx)
   };
   g_mutex_lock(&r->report_lock);
   if (!r->reported) {
-    struct jf_summary summary;
+    struct rig_summary summary;
     current_summary(r, &summary, true);
     GString *line = g_string_new(NULL);
-    emu_summary_format(line, &summary, JF_SHOWN_SUMMARY);
+    rig_summary_format(line, &summary, RIG_SHOWN_SUMMARY);
     if (g_strcmp0(line->str, r->checkpoint_line) != 0) {
       write_reports(r, &p);
       g_free(r->checkpoint_line);
@@ -329,13 +339,13 @@ static void write_checkpoint(void *ctx)
  *
  * The reports are written from this thread while guest threads run: the
  * model and findings under the lock, the counters read as any other thread
- * reads them (vcpu.h). What it cannot order against is QEMU growing its
+ * reads them (plugin_vcpu.h). What it cannot order against is QEMU growing its
  * scoreboards for a new vCPU at that very moment; the window is that of one
  * thread creation while the run is being interrupted.
  */
 static gpointer control_thread(gpointer data)
 {
-  struct jf_rig *r = data;
+  struct plugin_rig *r = data;
   int fd = open(r->opts.control_path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     fprintf(stderr, "jitflush plugin: cannot open %s: %s\n", r->opts.control_path,
@@ -351,7 +361,7 @@ static gpointer control_thread(gpointer data)
   if (n == 1) {
     report_once(r, true);
     if (r->opts.exec_of_path) {
-      jf_fork_report(r); /* what the run that executed this one merges */
+      plugin_fork_report(r); /* what the run that executed this one merges */
     }
   }
   return NULL;
@@ -359,32 +369,32 @@ static gpointer control_thread(gpointer data)
 
 /* ---- the rig's life ------------------------------------------------------------ */
 
-static void rig_free(struct jf_rig *r)
+static void rig_free(struct plugin_rig *r)
 {
-  jf_instrument_attach(NULL);
+  plugin_instrument_attach(NULL);
   /* In the reverse of rig_start's order: a service goes before those it
    * was built on (the checkpoint's writer before the findings it writes,
    * the store before the model and the views it feeds). */
-  jf_checkpoint_free(r->checkpoint);
+  plugin_checkpoint_free(r->checkpoint);
   g_free(r->checkpoint_line);
-  jf_fork_free(r);
-  jf_entropy_free(r->entropy);
-  jf_signals_free(r->signals);
-  jf_region_free(r->region);
-  emu_findings_free(r->findings);
-  jf_unwind_free(r->unwind);
-  jf_store_free(r->store);
-  g_clear_pointer(&r->kernel, jf_model_kernel_free);
-  g_clear_pointer(&r->model, jf_model_free);
-  jf_alias_free(r->alias);
-  jf_hotplug_free(r->hotplug);
-  jf_keep_free(r->keep);
-  jf_regs_free(r->regs);
+  plugin_fork_free(r);
+  plugin_entropy_free(r->entropy);
+  plugin_signals_free(r->signals);
+  plugin_region_free(r->region);
+  report_findings_free(r->findings);
+  plugin_unwind_free(r->unwind);
+  plugin_store_free(r->store);
+  g_clear_pointer(&r->kernel, model_kernel_free);
+  g_clear_pointer(&r->model, model_free);
+  plugin_alias_free(r->alias);
+  plugin_hotplug_free(r->hotplug);
+  plugin_keep_free(r->keep);
+  plugin_regs_free(r->regs);
   g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
-  jf_turns_free(r->turns);
-  jf_sched_free(r->sched);
-  jf_decoder_close(r->decoder);
-  g_clear_pointer(&r->config, emu_config_free);
+  plugin_turns_free(r->turns);
+  plugin_sched_free(r->sched);
+  plugin_decoder_close(r->decoder);
+  g_clear_pointer(&r->config, rig_config_free);
   g_mutex_clear(&r->report_lock);
   g_free(r->image.path);
   for (size_t i = 0; i < G_N_ELEMENTS(text_options); i++) {
@@ -396,75 +406,75 @@ static void rig_free(struct jf_rig *r)
 
 static uint64_t view_canon(uint64_t va, void *ctx)
 {
-  const struct jf_rig *r = ctx;
-  return jf_alias_canon(r->alias, va);
+  const struct plugin_rig *r = ctx;
+  return plugin_alias_canon(r->alias, va);
 }
 
 static bool view_nonexec(uint64_t va, void *ctx)
 {
-  const struct jf_rig *r = ctx;
-  return jf_alias_nonexec_view(r->alias, va);
+  const struct plugin_rig *r = ctx;
+  return plugin_alias_nonexec_view(r->alias, va);
 }
 
 static void view_store(void *ctx, uint64_t va, unsigned bytes, uint64_t writer_pc)
 {
-  jf_alias_note_store(ctx, va, bytes, writer_pc);
+  plugin_alias_note_store(ctx, va, bytes, writer_pc);
 }
 
 /* The coherence model of this config's clusters, over plugin_alias.c's
  * view of double-mapped code. */
-static struct jf_model *new_model(struct jf_rig *r)
+static struct model *new_model(struct plugin_rig *r)
 {
   unsigned n = r->config->nclusters;
   uint64_t *ctr = g_new0(uint64_t, n);
   for (unsigned c = 0; c < n; c++) {
     ctr[c] = r->config->clusters[c].ctr;
   }
-  const struct jf_model_views views = {view_canon, view_nonexec, r};
-  struct jf_model *m = jf_model_new(ctr, n, &views);
+  const struct model_views views = {view_canon, view_nonexec, r};
+  struct model *m = model_new(ctr, n, &views);
   g_free(ctr);
   return m;
 }
 
 /* Creates every unit of the rig from its options, or says why not. */
-static bool rig_start(struct jf_rig *r, GError **error)
+static bool rig_start(struct plugin_rig *r, GError **error)
 {
-  r->config = emu_config_load(r->opts.config_path, error);
+  r->config = rig_config_load(r->opts.config_path, error);
   if (!r->config) {
     return false;
   }
-  r->decoder = jf_decoder_open(error);
+  r->decoder = plugin_decoder_open(error);
   if (!r->decoder) {
     return false;
   }
-  r->sched = jf_sched_new(r, error);
+  r->sched = plugin_sched_new(r, error);
   if (!r->sched) {
     return false;
   }
-  r->turns = jf_turns_new(jf_rig_seed(r), r->opts.quantum, !r->opts.parallel);
-  r->vcpus = qemu_plugin_scoreboard_new(sizeof(struct jf_vcpu));
-  r->regs = jf_regs_new();
-  r->keep = jf_keep_new();
-  r->hotplug = jf_hotplug_new(r->config);
-  r->alias = jf_alias_new();
+  r->turns = plugin_turns_new(plugin_rig_seed(r), r->opts.quantum, !r->opts.parallel);
+  r->vcpus = qemu_plugin_scoreboard_new(sizeof(struct plugin_vcpu));
+  r->regs = plugin_regs_new();
+  r->keep = plugin_keep_new();
+  r->hotplug = plugin_hotplug_new(r->config);
+  r->alias = plugin_alias_new();
   r->model = new_model(r);
-  r->kernel = jf_model_kernel_new(r->model, jf_rig_exec_map_sync(r) == EMU_EXEC_MAP_SYNC_NONE
-                                                ? JF_KERNEL_SYNC_NONE
-                                                : JF_KERNEL_SYNC_LINUX);
-  jf_model_kernel_set_version(r->kernel, r->config->kernel_linux == EMU_KERNEL_LINUX_ANON_SKIP
-                                             ? JF_KERNEL_ANON_SKIP
-                                             : JF_KERNEL_6X);
-  r->store = jf_store_new(r);
-  jf_store_watch(r->store, view_store, r);
-  jf_store_after_locked(r->store, jf_selfstore_on_store);
-  r->findings = emu_findings_new(r->config);
-  emu_findings_set_reproduce(r->findings, r->opts.reproduce);
-  emu_findings_set_rerun(r->findings, r->opts.rerun, r->opts.unrecorded);
-  emu_findings_set_sarif_root(r->findings, r->opts.sarif_root);
-  r->unwind = jf_unwind_new();
-  r->region = jf_region_new();
-  r->signals = jf_signals_new();
-  r->entropy = jf_entropy_new(jf_rig_seed(r));
+  r->kernel = model_kernel_new(r->model, plugin_rig_exec_map_sync(r) == RIG_EXEC_MAP_SYNC_NONE
+                                             ? MODEL_KERNEL_SYNC_NONE
+                                             : MODEL_KERNEL_SYNC_LINUX);
+  model_kernel_set_version(r->kernel, r->config->kernel_linux == RIG_KERNEL_LINUX_ANON_SKIP
+                                          ? MODEL_KERNEL_ANON_SKIP
+                                          : MODEL_KERNEL_6X);
+  r->store = plugin_store_new(r);
+  plugin_store_watch(r->store, view_store, r);
+  plugin_store_after_locked(r->store, plugin_selfstore_on_store);
+  r->findings = report_findings_new(r->config);
+  report_findings_set_reproduce(r->findings, r->opts.reproduce);
+  report_findings_set_rerun(r->findings, r->opts.rerun, r->opts.unrecorded);
+  report_findings_set_sarif_root(r->findings, r->opts.sarif_root);
+  r->unwind = plugin_unwind_new();
+  r->region = plugin_region_new();
+  r->signals = plugin_signals_new();
+  r->entropy = plugin_entropy_new(plugin_rig_seed(r));
   return true;
 }
 
@@ -474,37 +484,37 @@ static void on_vcpu_init(unsigned int vcpu)
 {
   g_mutex_lock(&rig->lock);
   if (!rig->image.path) {
-    /* QEMU answers these only on a vCPU thread (jf_guest_image). */
+    /* QEMU answers these only on a vCPU thread (plugin_guest_image). */
     rig->image.path = g_strdup(qemu_plugin_path_to_binary());
     rig->image.start_code = qemu_plugin_start_code();
     /* The guest starts: from now on a killed QEMU ends a run that ran. */
-    jf_checkpoint_wake(rig->checkpoint);
+    plugin_checkpoint_wake(rig->checkpoint);
   }
   g_mutex_unlock(&rig->lock);
-  jf_regs_vcpu_init(rig->regs);
+  plugin_regs_vcpu_init(rig->regs);
   /* A new thread may take the index, and the flag, of one that exited in
    * its exit syscall. */
-  jf_store_syscall(rig->store, vcpu, false);
-  jf_sched_vcpu_init(rig, vcpu);
+  plugin_store_syscall(rig->store, vcpu, false);
+  plugin_sched_vcpu_init(rig, vcpu);
   /* Waiting for its first turn, the thread holds no model record, as in a
    * system call: memory other threads unmap meanwhile may be freed. */
-  jf_store_syscall(rig->store, vcpu, true);
-  jf_turns_thread_start(rig, vcpu);
-  jf_store_syscall(rig->store, vcpu, false);
+  plugin_store_syscall(rig->store, vcpu, true);
+  plugin_turns_thread_start(rig, vcpu);
+  plugin_store_syscall(rig->store, vcpu, false);
 }
 
 static void on_vcpu_exit(unsigned int vcpu)
 {
-  jf_sched_vcpu_exit(rig, vcpu);
-  jf_turns_thread_exit(rig, vcpu);
+  plugin_sched_vcpu_exit(rig, vcpu);
+  plugin_turns_thread_exit(rig, vcpu);
 }
 
-static void process_reports(struct jf_rig *r);
+static void process_reports(struct plugin_rig *r);
 
 /* An exec replaces the process (plugin_exec.c): no exit callback runs, so
  * its reports are written first, as at a normal exit; a failed exec lets
  * them be written again at the real one. */
-static void reports_before_exec(struct jf_rig *r, bool undo)
+static void reports_before_exec(struct plugin_rig *r, bool undo)
 {
   if (undo) {
     g_mutex_lock(&r->report_lock);
@@ -513,7 +523,7 @@ static void reports_before_exec(struct jf_rig *r, bool undo)
     return;
   }
   g_mutex_lock(&r->lock);
-  emu_findings_note_exit(r->findings);
+  report_findings_note_exit(r->findings);
   g_mutex_unlock(&r->lock);
   process_reports(r);
 }
@@ -528,36 +538,37 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
   /* Before anything the call may show outside the guest: the findings so
    * far are kept (plugin_checkpoint.c). */
-  jf_checkpoint_sync(rig->checkpoint);
-  jf_vcpu(rig, vcpu)->counts.syscalls++;
-  if (num == JF_GUEST_NR_CLONE && !emu_guest_clone_is_thread(a1)) {
+  plugin_checkpoint_sync(rig->checkpoint);
+  plugin_vcpu(rig, vcpu)->counts.syscalls++;
+  if (num == RIG_GUEST_NR_CLONE && !rig_guest_clone_is_thread(a1)) {
     g_mutex_lock(&rig->lock);
     rig->forked = true;
     g_mutex_unlock(&rig->lock);
   }
-  jf_store_syscall(rig->store, vcpu, true);
-  jf_findings_syscall(rig, num);
+  plugin_store_syscall(rig->store, vcpu, true);
+  plugin_findings_syscall(rig, num);
   if (num == GUEST_NR_MMAP || num == GUEST_NR_MPROTECT) {
     /* QEMU's pc is past the svc by now. A syscall callback takes no flags
      * argument, so it may read registers (qemu-plugin.h). */
     uint64_t pc = 0;
-    bool have_pc = jf_regs_read(rig->regs, JF_REG_PC, &pc) && pc >= 4;
-    jf_alias_syscall_site(have_pc ? pc - 4 : 0, jf_regs_read_x(rig->regs, GUEST_XREG_LR));
+    bool have_pc = plugin_regs_read(rig->regs, PLUGIN_REG_PC, &pc) && pc >= 4;
+    plugin_alias_syscall_site(have_pc ? pc - 4 : 0, plugin_regs_read_x(rig->regs, GUEST_XREG_LR));
   }
-  jf_alias_syscall(rig, num, args);
-  jf_exec_syscall(rig, num, args, reports_before_exec);
-  jf_signals_syscall(rig, num, args);
-  jf_entropy_syscall(rig->entropy, vcpu, num, args);
-  jf_hotplug_poll(rig, vcpu);
-  jf_sched_syscall(rig, vcpu, num, a1, a2, a3);
-  if (jf_turns_syscall(rig, vcpu, num, a1, a2)) {
+  plugin_alias_syscall(rig, num, args);
+  plugin_exec_syscall(rig, num, args, reports_before_exec);
+  plugin_signals_syscall(rig, num, args);
+  plugin_entropy_syscall(rig->entropy, vcpu, num, args);
+  plugin_hotplug_poll(rig, vcpu);
+  plugin_sched_syscall(rig, vcpu, num, a1, a2, a3);
+  if (plugin_turns_syscall(rig, vcpu, num, a1, a2)) {
     /* exit_group: the reports are written while the other threads still
      * wait for their turn, so that nothing they would run while QEMU
      * stops them changes a count (plugin_turns.c); then they go. */
     if (getpid() == rig->install_pid) {
+      rig->exit_status = (int)(a1 & 0xff); /* what the parent's wait sees */
       report_once(rig, false);
     }
-    jf_turns_finish(rig->turns);
+    plugin_turns_finish(rig->turns);
   }
 }
 
@@ -566,30 +577,30 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   (void)id;
   /* First: a thread back from a call that gave its turn up waits for its
    * next before it does anything else. */
-  jf_turns_syscall_ret(rig, vcpu, num, ret);
-  jf_fork_syscall_ret(rig, vcpu, num, ret);
-  jf_alias_syscall_ret(rig, num, ret);
-  jf_sched_syscall_ret(rig, vcpu, num, ret);
-  jf_turns_await_child(rig, vcpu, num, ret);
-  jf_entropy_syscall_ret(rig->entropy, vcpu, num, ret);
-  jf_store_syscall(rig->store, vcpu, false);
+  plugin_turns_syscall_ret(rig, vcpu, num, ret);
+  plugin_fork_syscall_ret(rig, vcpu, num, ret);
+  plugin_alias_syscall_ret(rig, num, ret);
+  plugin_sched_syscall_ret(rig, vcpu, num, ret);
+  plugin_turns_await_child(rig, vcpu, num, ret);
+  plugin_entropy_syscall_ret(rig->entropy, vcpu, num, ret);
+  plugin_store_syscall(rig->store, vcpu, false);
   /* A syscall's return synchronises the context (plugin_alias.c). */
-  jf_alias_refresh_views(rig);
+  plugin_alias_refresh_views(rig);
 }
 
 /* The reports of the process that ends: the run's (the process QEMU
  * started), or its own for the runner to merge (a process the guest forked;
  * and, with exec-of=, the process QEMU started too: plugin_fork.c). */
-static void process_reports(struct jf_rig *r)
+static void process_reports(struct plugin_rig *r)
 {
   if (getpid() == r->install_pid) {
-    jf_findings_at_exit(r);
+    plugin_findings_at_exit(r);
     report_once(r, false);
     if (r->opts.exec_of_path) {
-      jf_fork_report(r);
+      plugin_fork_report(r);
     }
-  } else if (jf_fork_is_child(r)) {
-    jf_fork_report(r);
+  } else if (plugin_fork_is_child(r)) {
+    plugin_fork_report(r);
   }
 }
 
@@ -620,14 +631,14 @@ static void before_fork(void)
 {
   if (rig) {
     g_mutex_lock(&rig->lock);
-    jf_turns_lock(rig->turns);
+    plugin_turns_lock(rig->turns);
   }
 }
 
 static void after_fork(void)
 {
   if (rig) {
-    jf_turns_unlock(rig->turns);
+    plugin_turns_unlock(rig->turns);
     g_mutex_unlock(&rig->lock);
   }
 }
@@ -661,7 +672,7 @@ static char *parse_u64(const char *key, const char *text, uint64_t *out)
 }
 
 /* One KEY=VALUE argument into O; NULL, or the error. */
-static char *parse_option(struct jf_options *o, const char *opt)
+static char *parse_option(struct plugin_options *o, const char *opt)
 {
   g_auto(GStrv) kv = g_strsplit(opt, "=", 2);
   if (!kv[0] || !kv[1]) {
@@ -677,47 +688,47 @@ static char *parse_option(struct jf_options *o, const char *opt)
       return NULL;
     }
   }
-  if (g_strcmp0(key, JF_OPT_SEED) == 0) {
+  if (g_strcmp0(key, RIG_OPT_SEED) == 0) {
     o->have_seed = true;
     return parse_u64(key, value, &o->seed);
-  } else if (g_strcmp0(key, JF_OPT_MIGRATE_EVERY) == 0) {
+  } else if (g_strcmp0(key, RIG_OPT_MIGRATE_EVERY) == 0) {
     o->have_migrate_every = true;
     char *err = parse_u64(key, value, &o->migrate_every);
     if (!err && o->migrate_every > (UINT64_C(1) << 40)) {
       err = g_strdup_printf("%s: too large: '%s'", key, value);
     }
     return err;
-  } else if (g_strcmp0(key, JF_OPT_POLICY) == 0) {
-    int i = name_index(emu_sched_policy_names, value);
+  } else if (g_strcmp0(key, RIG_OPT_POLICY) == 0) {
+    int i = name_index(rig_sched_policy_names, value);
     o->have_policy = i >= 0;
-    o->policy = (enum emu_sched_policy)MAX(i, 0);
+    o->policy = (enum rig_sched_policy)MAX(i, 0);
     if (!o->have_policy) {
       return g_strdup_printf("policy: expected adversarial or random, got '%s'", value);
     }
-  } else if (g_strcmp0(key, JF_OPT_EXEC_MAP_SYNC) == 0) {
-    int i = name_index(emu_exec_map_sync_names, value);
+  } else if (g_strcmp0(key, RIG_OPT_EXEC_MAP_SYNC) == 0) {
+    int i = name_index(rig_exec_map_sync_names, value);
     o->have_exec_map_sync = i >= 0;
-    o->exec_map_sync = (enum emu_exec_map_sync)MAX(i, 0);
+    o->exec_map_sync = (enum rig_exec_map_sync)MAX(i, 0);
     if (!o->have_exec_map_sync) {
       return g_strdup_printf("%s: expected linux or none, got '%s'", key, value);
     }
-  } else if (g_strcmp0(key, JF_OPT_SCHEDULE) == 0) {
+  } else if (g_strcmp0(key, RIG_OPT_SCHEDULE) == 0) {
     o->parallel = g_strcmp0(value, "parallel") == 0;
     if (!o->parallel && g_strcmp0(value, "turns") != 0) {
       return g_strdup_printf("schedule: expected turns or parallel, got '%s'", value);
     }
-  } else if (g_strcmp0(key, JF_OPT_QUANTUM) == 0) {
+  } else if (g_strcmp0(key, RIG_OPT_QUANTUM) == 0) {
     char *err = parse_u64(key, value, &o->quantum);
     if (!err && (o->quantum == 0 || o->quantum > (UINT64_C(1) << 40))) {
       err = g_strdup_printf("%s: expected 1 to 2^40, got '%s'", key, value);
     }
     return err;
-  } else if (g_strcmp0(key, JF_OPT_REPORT_WHEN) == 0) {
+  } else if (g_strcmp0(key, RIG_OPT_REPORT_WHEN) == 0) {
     o->report_only_findings = g_strcmp0(value, "findings") == 0;
     if (!o->report_only_findings && g_strcmp0(value, "always") != 0) {
       return g_strdup_printf("%s: expected always or findings, got '%s'", key, value);
     }
-  } else if (g_strcmp0(key, JF_OPT_CHECK) == 0) {
+  } else if (g_strcmp0(key, RIG_OPT_CHECK) == 0) {
     /* full: the model on every fetch of a checked word, no fast path */
     o->check_full = g_strcmp0(value, "full") == 0;
     if (o->check_full) {
@@ -732,7 +743,7 @@ static char *parse_option(struct jf_options *o, const char *opt)
 }
 
 /* The options into O; NULL, or the error. */
-static char *parse_options(struct jf_options *o, int argc, char **argv)
+static char *parse_options(struct plugin_options *o, int argc, char **argv)
 {
   o->check = true;
   for (int i = 0; i < argc; i++) {
@@ -742,7 +753,7 @@ static char *parse_options(struct jf_options *o, int argc, char **argv)
     }
   }
   if (!o->config_path) {
-    return g_strdup(JF_OPT_CONFIG "=PATH is required");
+    return g_strdup(RIG_OPT_CONFIG "=PATH is required");
   }
   return NULL;
 }
@@ -750,7 +761,7 @@ static char *parse_options(struct jf_options *o, int argc, char **argv)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
                                            char **argv)
 {
-  struct jf_rig *r = g_new0(struct jf_rig, 1);
+  struct plugin_rig *r = g_new0(struct plugin_rig, 1);
   g_mutex_init(&r->lock);
   g_mutex_init(&r->report_lock);
   char *err = parse_options(&r->opts, argc, argv);
@@ -760,9 +771,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     rig_free(r);
     return -1;
   }
-  char *mismatch = jf_qemu_api_mismatch(info);
+  char *mismatch = plugin_qemu_api_mismatch(info);
   if (mismatch) {
-    jf_selfcheck_refuse(&r->opts, mismatch);
+    plugin_selfcheck_refuse(&r->opts, mismatch);
     g_free(mismatch);
     rig_free(r);
     return -1;
@@ -781,24 +792,25 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     return -1;
   }
   r->install_pid = getpid();
+  r->exit_status = -1;
   if (r->opts.exec_of_path) {
-    jf_fork_executed(r);
+    plugin_fork_executed(r);
   }
   rig = r;
-  jf_instrument_attach(r);
+  plugin_instrument_attach(r);
   if (r->opts.control_path) {
     r->control = g_thread_new("jitflush-control", control_thread, r);
   }
   if (r->opts.checkpoint_path) {
-    r->checkpoint = jf_checkpoint_new(write_checkpoint, r);
+    r->checkpoint = plugin_checkpoint_new(write_checkpoint, r);
   }
 
   pthread_atfork(before_fork, after_fork, after_fork);
-  jf_qemu_on_vcpu_init(id, on_vcpu_init);
-  jf_qemu_on_vcpu_exit(id, on_vcpu_exit);
-  qemu_plugin_register_vcpu_tb_trans_cb(id, jf_instrument_tb);
+  plugin_qemu_on_vcpu_init(id, on_vcpu_init);
+  plugin_qemu_on_vcpu_exit(id, on_vcpu_exit);
+  qemu_plugin_register_vcpu_tb_trans_cb(id, plugin_instrument_tb);
   qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
   qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
-  jf_qemu_on_exit(id, on_exit);
+  plugin_qemu_on_exit(id, on_exit);
   return 0;
 }

@@ -23,8 +23,8 @@
  * `ic ivau` through one view may miss the lines another executable view
  * filled (docs/COHERENCE-MODEL.md#double-mapped-code-and-vipt-instruction-caches;
  * the model tells views apart by their distance from the canonical
- * address, jf_model_view).
- * jf_alias_nonexec_view says when an address is a view nothing is fetched
+ * address, model_view).
+ * plugin_alias_nonexec_view says when an address is a view nothing is fetched
  * through: a non-executable mapping of file pages that some other,
  * executable, mapping also shows. A file mapped once and flipped between
  * RW and RX with mprotect has no second view, so maintenance through its
@@ -36,8 +36,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emu_release.h"
-#include "kernel_sync.h"
+#include "rig_release.h"
+#include "model_kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_store.h"
 
@@ -79,13 +79,13 @@ struct alias_range {
   uint64_t va, len;
 };
 
-struct jf_alias {
+struct plugin_alias {
   GArray *maps;         /* struct alias_map, sorted by va, disjoint */
   GHashTable *file_ids; /* "dev:ino" or "shm:ID" -> id (1..) */
   GArray *attached;     /* struct alias_range: System V segments (shmat) */
   uint64_t brk;         /* the program break brk last returned, 0 unknown */
   /* Lines of executable views whose bytes were stored through another
-   * view since QEMU last translated them (jf_alias_refresh_views); the
+   * view since QEMU last translated them (plugin_alias_refresh_views); the
    * count is read without the lock. */
   GHashTable *stale_lines; /* exec-view VA of a VIEW_LINE-aligned line */
   unsigned stale_count;
@@ -101,9 +101,9 @@ static _Thread_local uint64_t pages_made_before;
  * (canonical) it writes, 0 for none. */
 static _Thread_local uint64_t call_pc, call_lr, write_canon;
 
-struct jf_alias *jf_alias_new(void)
+struct plugin_alias *plugin_alias_new(void)
 {
-  struct jf_alias *a = g_new0(struct jf_alias, 1);
+  struct plugin_alias *a = g_new0(struct plugin_alias, 1);
   a->maps = g_array_new(false, false, sizeof(struct alias_map));
   a->file_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   a->attached = g_array_new(false, false, sizeof(struct alias_range));
@@ -111,11 +111,11 @@ struct jf_alias *jf_alias_new(void)
   return a;
 }
 
-void jf_alias_free(struct jf_alias *a)
+void plugin_alias_free(struct plugin_alias *a)
 {
   if (a) {
-    EMU_RELEASE(g_array_unref, GArray, a->maps, a->attached);
-    EMU_RELEASE(g_hash_table_destroy, GHashTable, a->file_ids, a->stale_lines);
+    RIG_RELEASE(g_array_unref, GArray, a->maps, a->attached);
+    RIG_RELEASE(g_hash_table_destroy, GHashTable, a->file_ids, a->stale_lines);
     g_free(a);
   }
 }
@@ -126,7 +126,7 @@ static uint64_t page_align_up(uint64_t len)
 }
 
 /* The mapping holding VA, or NULL when VA is in no shared mapping. */
-static const struct alias_map *find(const struct jf_alias *a, uint64_t va)
+static const struct alias_map *find(const struct plugin_alias *a, uint64_t va)
 {
   const GArray *maps = a->maps;
   if (maps->len == 0) {
@@ -147,13 +147,13 @@ static const struct alias_map *find(const struct jf_alias *a, uint64_t va)
   return NULL;
 }
 
-uint64_t jf_alias_canon(const struct jf_alias *a, uint64_t va)
+uint64_t plugin_alias_canon(const struct plugin_alias *a, uint64_t va)
 {
   const struct alias_map *m = find(a, va);
   return m ? m->canon + (va - m->va) : va;
 }
 
-bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va)
+bool plugin_alias_nonexec_view(const struct plugin_alias *a, uint64_t va)
 {
   const struct alias_map *m = find(a, va);
   return m && m->nonexec_view;
@@ -174,11 +174,11 @@ static gboolean line_gone(gpointer key, gpointer value, gpointer data)
  * the number of shared file mappings (a handful in a JIT), so that the
  * ic ivau callback is a binary search.
  */
-static void recompute_views(struct jf_alias *a, struct jf_store *store)
+static void recompute_views(struct plugin_alias *a, struct plugin_store *store)
 {
   GArray *maps = a->maps;
   /* The store caches map guest pages to canonical records. */
-  jf_store_forget_pages(store);
+  plugin_store_forget_pages(store);
   /* Marked lines no executable view shows any more are dropped: QEMU
    * dropped their translations when it unmapped or re-protected them. */
   g_hash_table_foreach_remove(a->stale_lines, line_gone, a);
@@ -214,7 +214,7 @@ static struct alias_map piece_of(const struct alias_map *m, uint64_t lo, uint64_
 /* Forgets what the mappings show of [va, va + len): replaced or unmapped.
  * The parts of a mapping outside the range stay. Each dropped part is
  * appended to DROPPED. Returns whether any was. */
-static bool forget(struct jf_alias *a, uint64_t va, uint64_t len, GArray *dropped)
+static bool forget(struct plugin_alias *a, uint64_t va, uint64_t len, GArray *dropped)
 {
   GArray *kept = g_array_new(false, false, sizeof(struct alias_map));
   guint before = dropped->len;
@@ -247,7 +247,7 @@ static gint by_va(gconstpointer a, gconstpointer b)
   return x->va < y->va ? -1 : x->va > y->va;
 }
 
-static void add_map(struct jf_alias *a, uint64_t va, uint64_t len, uint64_t canon, bool exec)
+static void add_map(struct plugin_alias *a, uint64_t va, uint64_t len, uint64_t canon, bool exec)
 {
   struct alias_map m = {.va = va, .len = page_align_up(len), .canon = canon, .exec = exec};
   g_array_append_val(a->maps, m);
@@ -255,7 +255,7 @@ static void add_map(struct jf_alias *a, uint64_t va, uint64_t len, uint64_t cano
 }
 
 /* The canonical address of OFFSET in the shared object named KEY (taken). */
-static uint64_t file_canon(struct jf_alias *a, char *key, uint64_t offset)
+static uint64_t file_canon(struct plugin_alias *a, char *key, uint64_t offset)
 {
   uint64_t id = GPOINTER_TO_SIZE(g_hash_table_lookup(a->file_ids, key));
   if (id == 0) {
@@ -268,7 +268,8 @@ static uint64_t file_canon(struct jf_alias *a, char *key, uint64_t offset)
 }
 
 /* Returns whether the mapping was learnt (a file fstat could name). */
-static bool learn(struct jf_alias *a, uint64_t va, uint64_t len, int fd, uint64_t offset, bool exec)
+static bool learn(struct plugin_alias *a, uint64_t va, uint64_t len, int fd, uint64_t offset,
+                  bool exec)
 {
   struct stat st;
   if (fstat(fd, &st) != 0 || S_ISCHR(st.st_mode) || offset >= (UINT64_C(1) << CANON_ID_SHIFT)) {
@@ -284,7 +285,7 @@ static bool learn(struct jf_alias *a, uint64_t va, uint64_t len, int fd, uint64_
  * [va, va + len) takes the new permission, split off from the rest.
  * Returns whether any mapping changed.
  */
-static bool reprotect(struct jf_alias *a, uint64_t va, uint64_t len, bool exec)
+static bool reprotect(struct plugin_alias *a, uint64_t va, uint64_t len, bool exec)
 {
   GArray *maps = a->maps;
   uint64_t end = va + ((len + GUEST_PAGE - 1) & ~(GUEST_PAGE - 1));
@@ -325,71 +326,71 @@ static bool reprotect(struct jf_alias *a, uint64_t va, uint64_t len, bool exec)
 /*
  * [VA, VA + LEN) was mapped afresh (FRESH, by mmap) or re-protected, with
  * PROT (lock held): what the kernel does for an executable mapping
- * (kernel_sync.c). Anonymous and private memory, and a writable executable
+ * (model_kernel_sync.c). Anonymous and private memory, and a writable executable
  * view (its first store faults it in), are synced now, page by page; a
  * read-only executable view of shared memory at its first fetch, when it
  * is faulted in. A mapping that is not executable takes no view's place.
  */
-static void kernel_mapping(struct jf_rig *rig, uint64_t va, uint64_t len, uint64_t prot, bool fresh,
-                           const char *call)
+static void kernel_mapping(struct plugin_rig *rig, uint64_t va, uint64_t len, uint64_t prot,
+                           bool fresh, const char *call)
 {
-  struct jf_model_kernel *k = rig->kernel;
+  struct model_kernel *k = rig->kernel;
   len = page_align_up(len);
-  jf_model_kernel_view_gone(k, va, len);
+  model_kernel_view_gone(k, va, len);
   if (fresh) {
     /* The canonical keys of anonymous and private memory are its
      * addresses; shared files keep their pages (and flags). */
-    jf_model_kernel_fresh(k, va, va + len);
+    model_kernel_fresh(k, va, va + len);
   }
   if (!(prot & GUEST_PROT_EXEC)) {
-    jf_model_kernel_not_exec(k, va, len);
+    model_kernel_not_exec(k, va, len);
     return;
   }
   uint64_t end = va + MIN(len, KERNEL_MAX_PAGES * GUEST_PAGE);
   for (uint64_t p = va; p < end; p += GUEST_PAGE) {
     const struct alias_map *m = find(rig->alias, p);
     if (m && is_file(m) && !(prot & GUEST_PROT_WRITE)) {
-      jf_model_kernel_lazy_view(k, p, GUEST_PAGE, call, call_pc, call_lr);
+      model_kernel_lazy_view(k, p, GUEST_PAGE, call, call_pc, call_lr);
     } else {
       /* No shared mapping: private memory, anonymous for every page the
        * program stored to (a private file page it wrote is a copy). */
-      jf_model_kernel_exec_mapped(k, jf_alias_canon(rig->alias, p), m == NULL, call, call_pc,
-                                  call_lr);
+      model_kernel_exec_mapped(k, plugin_alias_canon(rig->alias, p), m == NULL, call, call_pc,
+                               call_lr);
     }
   }
 }
 
 /* [VA, VA + LEN) is unmapped (lock held): its anonymous pages are freed. */
-static void kernel_unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
+static void kernel_unmapped(struct plugin_rig *rig, uint64_t va, uint64_t len)
 {
-  jf_model_kernel_view_gone(rig->kernel, va, page_align_up(len));
-  jf_model_kernel_fresh(rig->kernel, va, va + page_align_up(len));
-  jf_model_kernel_not_exec(rig->kernel, va, page_align_up(len));
+  model_kernel_view_gone(rig->kernel, va, page_align_up(len));
+  model_kernel_fresh(rig->kernel, va, va + page_align_up(len));
+  model_kernel_not_exec(rig->kernel, va, page_align_up(len));
 }
 
 /* Whether the canonical page address CANON is private memory (copied on
  * write after fork), not a shared file, segment or shared anonymous map. */
 static bool is_private(uint64_t canon, void *ctx)
 {
-  const struct jf_alias *a = ctx;
+  const struct plugin_alias *a = ctx;
   return !(canon & CANON_FILE_BIT) && find(a, canon) == NULL;
 }
 
-void jf_alias_forked(struct jf_rig *rig)
+void plugin_alias_forked(struct plugin_rig *rig)
 {
   g_mutex_lock(&rig->lock);
-  jf_model_kernel_forked(rig->kernel, is_private, rig->alias);
+  model_kernel_forked(rig->kernel, is_private, rig->alias);
   g_mutex_unlock(&rig->lock);
   /* The first store to each page takes the locked path, which faults the
-   * copy (jf_alias_note_store). */
-  jf_store_forget_pages(rig->store);
+   * copy (plugin_alias_note_store). */
+  plugin_store_forget_pages(rig->store);
 }
 
 /* At the entry of write(FD, ...) or pwrite64(FD, ..., OFFSET) (lock
  * held): the canonical address of the file bytes it writes when a mapping
  * ever showed that file, else 0. linux-user passes guest fds to the host,
  * so the host's fstat and lseek name the file and the position. */
-static uint64_t file_write_canon(struct jf_alias *a, int64_t num, const uint64_t args[6])
+static uint64_t file_write_canon(struct plugin_alias *a, int64_t num, const uint64_t args[6])
 {
   struct stat st;
   int fd = (int)args[0];
@@ -410,7 +411,7 @@ static uint64_t file_write_canon(struct jf_alias *a, int64_t num, const uint64_t
 
 /* The model forgets the file pages of [START, END) (canonical) that no
  * mapping from FROM on shows any more. */
-static void forget_unshown(struct jf_rig *rig, uint64_t start, uint64_t end, guint from,
+static void forget_unshown(struct plugin_rig *rig, uint64_t start, uint64_t end, guint from,
                            GPtrArray *retired)
 {
   const GArray *maps = rig->alias->maps;
@@ -423,22 +424,22 @@ static void forget_unshown(struct jf_rig *rig, uint64_t start, uint64_t end, gui
     }
   }
   if (start < end) {
-    jf_model_forget(rig->model, start, end, pages_made_before, retired);
+    model_forget(rig->model, start, end, pages_made_before, retired);
   }
 }
 
 /* The model forgets the guest range [VA, VA + LEN) (RETIRED gets its
  * records; lock held). */
-static void forget_range(struct jf_rig *rig, uint64_t va, uint64_t len, GPtrArray *retired)
+static void forget_range(struct plugin_rig *rig, uint64_t va, uint64_t len, GPtrArray *retired)
 {
-  jf_model_forget(rig->model, va, va + page_align_up(len), pages_made_before, retired);
+  model_forget(rig->model, va, va + page_align_up(len), pages_made_before, retired);
 }
 
 /* The shared objects' pages the mappings DROPPED showed: a file page is
  * forgotten once no mapping shows it, since the file keeps its bytes for
  * the next mapping while one does. Shared anonymous memory is keyed by
  * its address and goes with its range. */
-static void forget_files(struct jf_rig *rig, const GArray *dropped, GPtrArray *retired)
+static void forget_files(struct plugin_rig *rig, const GArray *dropped, GPtrArray *retired)
 {
   for (guint i = 0; i < dropped->len; i++) {
     const struct alias_map *d = &g_array_index(dropped, struct alias_map, i);
@@ -451,18 +452,19 @@ static void forget_files(struct jf_rig *rig, const GArray *dropped, GPtrArray *r
 /*
  * The syscall unmapped (or replaced) the guest range [VA, VA + LEN) and
  * dropped the shared mappings DROPPED (lock held): the model forgets what
- * it kept of that memory (coherence.h, jf_model_forget).
+ * it kept of that memory (model_coherence.h, model_forget).
  */
-static void forget_unmapped(struct jf_rig *rig, uint64_t va, uint64_t len, const GArray *dropped)
+static void forget_unmapped(struct plugin_rig *rig, uint64_t va, uint64_t len,
+                            const GArray *dropped)
 {
   GPtrArray *retired = g_ptr_array_new();
   forget_range(rig, va, len, retired);
   forget_files(rig, dropped, retired);
-  jf_store_retire(rig->store, retired);
+  plugin_store_retire(rig->store, retired);
 }
 
 /* munmap(VA, LEN) succeeded, or shmdt of a segment attached there. */
-static void unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
+static void unmapped(struct plugin_rig *rig, uint64_t va, uint64_t len)
 {
   GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
   if (forget(rig->alias, va, len, dropped)) {
@@ -475,16 +477,16 @@ static void unmapped(struct jf_rig *rig, uint64_t va, uint64_t len)
 
 /*
  * mremap(OLD, OLD_LEN, NEW_LEN, ...) returned TO. The pages that moved
- * keep their records (jf_model_move: the kernel's move does no cache
+ * keep their records (model_move: the kernel's move does no cache
  * maintenance), whatever TO's range held before and the pages that left
  * OLD's range without moving are forgotten. A shared file mapping moved
  * whole keeps its file (and so its other view and its records); shared
  * anonymous memory is keyed by its new address.
  */
-static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_t new_len,
+static void remapped(struct plugin_rig *rig, uint64_t old, uint64_t old_len, uint64_t new_len,
                      uint64_t to)
 {
-  struct jf_alias *a = rig->alias;
+  struct plugin_alias *a = rig->alias;
   if (to == old) {
     if (new_len < old_len) {
       unmapped(rig, old + page_align_up(new_len), old_len - page_align_up(new_len));
@@ -513,15 +515,15 @@ static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_
   GPtrArray *retired = g_ptr_array_new();
   forget_range(rig, to, new_len, retired);
   if (old_len && !(moved.len && is_file(&moved))) {
-    jf_model_move(rig->model, old, to, page_align_up(MIN(old_len, new_len)), retired);
-    jf_model_kernel_move(rig->kernel, old, to, page_align_up(MIN(old_len, new_len)));
-    jf_store_forget_pages(rig->store); /* its caches map old pages to records */
+    model_move(rig->model, old, to, page_align_up(MIN(old_len, new_len)), retired);
+    model_kernel_move(rig->kernel, old, to, page_align_up(MIN(old_len, new_len)));
+    plugin_store_forget_pages(rig->store); /* its caches map old pages to records */
   }
   if (old_len) {
     forget_range(rig, old, old_len, retired);
   }
   forget_files(rig, dropped, retired);
-  jf_store_retire(rig->store, retired);
+  plugin_store_retire(rig->store, retired);
   g_array_unref(dropped);
 }
 
@@ -533,9 +535,9 @@ static void remapped(struct jf_rig *rig, uint64_t old, uint64_t old_len, uint64_
  * shows new zero pages, so the pages between the old and the new break are
  * forgotten either way.
  */
-static void brk_moved(struct jf_rig *rig, uint64_t now)
+static void brk_moved(struct plugin_rig *rig, uint64_t now)
 {
-  struct jf_alias *a = rig->alias;
+  struct plugin_alias *a = rig->alias;
   uint64_t before = a->brk;
   a->brk = now;
   if (before == 0 || now == before) {
@@ -554,13 +556,13 @@ static void brk_moved(struct jf_rig *rig, uint64_t now)
  * whatever the range held before is forgotten (SHM_REMAP). The segment's
  * size comes from the host (QEMU hands the guest the host's segments).
  */
-static void attached(struct jf_rig *rig, int id, uint64_t va, bool exec)
+static void attached(struct plugin_rig *rig, int id, uint64_t va, bool exec)
 {
   struct shmid_ds ds;
   if (shmctl(id, IPC_STAT, &ds) != 0) {
     return;
   }
-  struct jf_alias *a = rig->alias;
+  struct plugin_alias *a = rig->alias;
   struct alias_range r = {va, page_align_up(ds.shm_segsz)};
   GArray *dropped = g_array_new(false, false, sizeof(struct alias_map));
   forget(a, r.va, r.len, dropped);
@@ -572,7 +574,7 @@ static void attached(struct jf_rig *rig, int id, uint64_t va, bool exec)
 }
 
 /* shmdt(VA) succeeded: the segment attached at VA is unmapped. */
-static void detached(struct jf_rig *rig, uint64_t va)
+static void detached(struct plugin_rig *rig, uint64_t va)
 {
   GArray *attached = rig->alias->attached;
   for (guint i = 0; i < attached->len; i++) {
@@ -591,7 +593,7 @@ static void detached(struct jf_rig *rig, uint64_t va)
  * host with 4 KiB pages), and:
  * - private memory then reads zeros (anonymous) or its file's bytes again:
  *   new contents the program did not store, so its records are emptied
- *   (jf_model_clear, which says why the fetches of them are fresh);
+ *   (model_clear, which says why the fetches of them are fresh);
  * - shared memory (a shared file or anonymous mapping, a System V segment)
  *   keeps its pages in the page cache or shmem, and the next access maps
  *   the same page again with the same bytes and cache state: its records
@@ -603,7 +605,7 @@ static void detached(struct jf_rig *rig, uint64_t va)
  * The pages of private memory that held translated code are appended to
  * REWRITE, by page number, for drop_translations.
  */
-static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewrite)
+static void dontneed(struct plugin_rig *rig, uint64_t va, uint64_t len, GArray *rewrite)
 {
   const GArray *maps = rig->alias->maps;
   uint64_t end = va + page_align_up(len), at = va;
@@ -613,14 +615,14 @@ static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewr
       continue;
     }
     if (at < m->va) {
-      jf_model_clear(rig->model, at, m->va, pages_made_before, rewrite);
-      jf_model_kernel_fresh(rig->kernel, at, m->va); /* a new page at the next touch */
+      model_clear(rig->model, at, m->va, pages_made_before, rewrite);
+      model_kernel_fresh(rig->kernel, at, m->va); /* a new page at the next touch */
     }
     at = m->va + m->len;
   }
   if (at < end) {
-    jf_model_clear(rig->model, at, end, pages_made_before, rewrite);
-    jf_model_kernel_fresh(rig->kernel, at, end);
+    model_clear(rig->model, at, end, pages_made_before, rewrite);
+    model_kernel_fresh(rig->kernel, at, end);
   }
 }
 
@@ -656,11 +658,12 @@ static void dontneed(struct jf_rig *rig, uint64_t va, uint64_t len, GArray *rewr
  */
 #define VIEW_LINE UINT64_C(64)
 
-void jf_alias_note_store(struct jf_rig *rig, uint64_t va, unsigned bytes, uint64_t writer_pc)
+void plugin_alias_note_store(struct plugin_rig *rig, uint64_t va, unsigned bytes,
+                             uint64_t writer_pc)
 {
-  struct jf_alias *a = rig->alias;
-  if (jf_model_kernel_cow_pending(rig->kernel)) {
-    jf_model_kernel_store(rig->kernel, jf_alias_canon(a, va), writer_pc);
+  struct plugin_alias *a = rig->alias;
+  if (model_kernel_cow_pending(rig->kernel)) {
+    model_kernel_store(rig->kernel, plugin_alias_canon(a, va), writer_pc);
   }
   const struct alias_map *m = find(a, va);
   if (!m || !m->exec_elsewhere) {
@@ -691,9 +694,9 @@ static void rewrite(uint64_t va, uint64_t len)
   g_byte_array_unref(bytes);
 }
 
-void jf_alias_refresh_views(struct jf_rig *rig)
+void plugin_alias_refresh_views(struct plugin_rig *rig)
 {
-  struct jf_alias *a = rig->alias;
+  struct plugin_alias *a = rig->alias;
   if (__atomic_load_n(&a->stale_count, __ATOMIC_RELAXED) == 0) {
     return;
   }
@@ -716,13 +719,13 @@ static bool maps_memory(int64_t num)
          num == NR_BRK || num == NR_SHMAT || num == NR_SHMDT || num == NR_MADVISE;
 }
 
-void jf_alias_syscall_site(uint64_t pc, uint64_t lr)
+void plugin_alias_syscall_site(uint64_t pc, uint64_t lr)
 {
   call_pc = pc;
   call_lr = lr;
 }
 
-void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])
+void plugin_alias_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6])
 {
   if (num == NR_WRITE || num == NR_PWRITE64) {
     g_mutex_lock(&rig->lock);
@@ -732,15 +735,15 @@ void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])
   if (maps_memory(num)) {
     memcpy(mmap_args, args, sizeof(mmap_args));
     g_mutex_lock(&rig->lock);
-    pages_made_before = jf_model_page_epoch(rig->model);
+    pages_made_before = model_page_epoch(rig->model);
     g_mutex_unlock(&rig->lock);
   }
 }
 
 /* mmap(ADDR, LEN, PROT, FLAGS, FD, OFFSET) returned VA (lock held). */
-static void mapped(struct jf_rig *rig, uint64_t va)
+static void mapped(struct plugin_rig *rig, uint64_t va)
 {
-  struct jf_alias *a = rig->alias;
+  struct plugin_alias *a = rig->alias;
   uint64_t len = mmap_args[1];
   uint64_t shared = mmap_args[3] & GUEST_MAP_SHARED_VALIDATE;
   bool exec = (mmap_args[2] & GUEST_PROT_EXEC) != 0;
@@ -768,7 +771,7 @@ static void mapped(struct jf_rig *rig, uint64_t va)
 
 /*
  * Drops QEMU's translations of the guest pages PAGES (numbers) by writing
- * each back with its own bytes (jf_alias_refresh_views says how that
+ * each back with its own bytes (plugin_alias_refresh_views says how that
  * works): madvise gave them new contents, and QEMU does not notice a page
  * the host replaced (target_madvise in linux-user/mmap.c invalidates no
  * translation), so it would go on running the old instructions where the
@@ -778,23 +781,23 @@ static void drop_translations(const GArray *pages)
 {
   for (guint i = 0; i < pages->len; i++) {
     uint64_t page = g_array_index(pages, uint64_t, i);
-    rewrite(page << JF_MODEL_PAGE_SHIFT, GUEST_PAGE);
+    rewrite(page << MODEL_PAGE_SHIFT, GUEST_PAGE);
   }
 }
 
-void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
+void plugin_alias_syscall_ret(struct plugin_rig *rig, int64_t num, int64_t ret)
 {
   if ((num == NR_WRITE || num == NR_PWRITE64) && write_canon && ret > 0) {
     /* The kernel wrote the file's page-cache pages: flush_dcache_folio. */
     g_mutex_lock(&rig->lock);
-    jf_model_kernel_written(rig->kernel, write_canon, write_canon + (uint64_t)ret);
+    model_kernel_written(rig->kernel, write_canon, write_canon + (uint64_t)ret);
     g_mutex_unlock(&rig->lock);
     write_canon = 0;
   }
   if (!maps_memory(num) || (ret < 0 && ret > -4096)) {
     return; /* failed: nothing changed */
   }
-  struct jf_alias *a = rig->alias;
+  struct plugin_alias *a = rig->alias;
   GArray *rewrite_pages = g_array_new(false, false, sizeof(uint64_t));
   g_mutex_lock(&rig->lock);
   if (num == NR_MUNMAP) {
@@ -818,7 +821,7 @@ void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret)
     dontneed(rig, mmap_args[0], mmap_args[1], rewrite_pages);
   }
   g_mutex_unlock(&rig->lock);
-  /* Outside the lock, like jf_alias_refresh_views. */
+  /* Outside the lock, like plugin_alias_refresh_views. */
   drop_translations(rewrite_pages);
   g_array_unref(rewrite_pages);
 }

@@ -8,37 +8,38 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rig.h"
+#include "plugin_rig.h"
 
-struct jf_alias *jf_alias_new(void);
-void jf_alias_free(struct jf_alias *a);
+struct plugin_alias *plugin_alias_new(void);
+void plugin_alias_free(struct plugin_alias *a);
 /* The address the model keys VA by (the rig's lock held). */
-uint64_t jf_alias_canon(const struct jf_alias *a, uint64_t va);
+uint64_t plugin_alias_canon(const struct plugin_alias *a, uint64_t va);
 /* VA lies in a non-executable mapping of file pages that an executable
  * mapping also shows: the RW view of double-mapped code (lock held). */
-bool jf_alias_nonexec_view(const struct jf_alias *a, uint64_t va);
+bool plugin_alias_nonexec_view(const struct plugin_alias *a, uint64_t va);
 /* The syscall entry and return callbacks. Both take the rig's lock for the
  * syscalls that map or unmap memory; when the views change, the store
  * caches are emptied (plugin_store.h), and the model forgets unmapped
- * memory (jf_model_forget). */
-void jf_alias_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6]);
-/* Before jf_alias_syscall: the syscall's svc and link register, which the
+ * memory (model_forget). */
+void plugin_alias_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6]);
+/* Before plugin_alias_syscall: the syscall's svc and link register, which the
  * kernel's notes name as the call that published code (0: unknown). */
-void jf_alias_syscall_site(uint64_t pc, uint64_t lr);
-void jf_alias_syscall_ret(struct jf_rig *rig, int64_t num, int64_t ret);
+void plugin_alias_syscall_site(uint64_t pc, uint64_t lr);
+void plugin_alias_syscall_ret(struct plugin_rig *rig, int64_t num, int64_t ret);
 
 /* A store of BYTES at VA by the instruction at WRITER_PC (lock held),
  * before the model records it: in a forked child, the first store to a
- * page shared with the parent faults its copy (kernel_sync.h,
- * jf_model_kernel_store); when VA is in the RW view of double-mapped code,
+ * page shared with the parent faults its copy (model_kernel_sync.h,
+ * model_kernel_store); when VA is in the RW view of double-mapped code,
  * the executable views' lines it changed are marked for
- * jf_alias_refresh_views. */
-void jf_alias_note_store(struct jf_rig *rig, uint64_t va, unsigned bytes, uint64_t writer_pc);
+ * plugin_alias_refresh_views. */
+void plugin_alias_note_store(struct plugin_rig *rig, uint64_t va, unsigned bytes,
+                             uint64_t writer_pc);
 /* At the fork's return in the child: its private pages are shared with the
- * parent, copy-on-write (kernel_sync.h, jf_model_kernel_forked). */
-void jf_alias_forked(struct jf_rig *rig);
+ * parent, copy-on-write (model_kernel_sync.h, model_kernel_forked). */
+void plugin_alias_forked(struct plugin_rig *rig);
 /* At a context synchronisation, on a vCPU thread, lock NOT held: makes
  * QEMU translate the marked lines again (plugin_alias.c). */
-void jf_alias_refresh_views(struct jf_rig *rig);
+void plugin_alias_refresh_views(struct plugin_rig *rig);
 
 #endif /* JITFLUSH_EMU_PLUGIN_ALIAS_H */

@@ -12,7 +12,7 @@
  *
  * Written by the guest thread itself, at a point of its own execution,
  * not by a thread of the plugin at a moment of the host's choosing: the
- * writing settles the findings (findings.h, emu_findings_count), and a run
+ * writing settles the findings (report_findings.h, report_findings_count), and a run
  * must settle them at the same points every time to give the same report
  * (docs/RIG.md, "Reproducible runs"). Under --schedule turns no other
  * guest thread runs meanwhile.
@@ -28,35 +28,35 @@
 
 #include <glib.h>
 
-struct jf_checkpoint {
+struct plugin_checkpoint {
   void (*write)(void *ctx);
   void *ctx;
   pid_t pid;    /* the process that writes it */
   gint pending; /* something new since the last writing */
 };
 
-struct jf_checkpoint *jf_checkpoint_new(void (*write)(void *ctx), void *ctx)
+struct plugin_checkpoint *plugin_checkpoint_new(void (*write)(void *ctx), void *ctx)
 {
-  struct jf_checkpoint *c = g_new0(struct jf_checkpoint, 1);
+  struct plugin_checkpoint *c = g_new0(struct plugin_checkpoint, 1);
   c->write = write;
   c->ctx = ctx;
   c->pid = getpid();
   return c;
 }
 
-void jf_checkpoint_free(struct jf_checkpoint *c)
+void plugin_checkpoint_free(struct plugin_checkpoint *c)
 {
   g_free(c);
 }
 
-void jf_checkpoint_wake(struct jf_checkpoint *c)
+void plugin_checkpoint_wake(struct plugin_checkpoint *c)
 {
   if (c) {
     g_atomic_int_set(&c->pending, 1);
   }
 }
 
-void jf_checkpoint_sync(struct jf_checkpoint *c)
+void plugin_checkpoint_sync(struct plugin_checkpoint *c)
 {
   if (!c || !g_atomic_int_get(&c->pending) || getpid() != c->pid) {
     return;

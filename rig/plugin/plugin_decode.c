@@ -15,31 +15,31 @@
 
 #include "plugin_decode.h"
 
-#define JF_DECODER_ERROR (g_quark_from_static_string("jf-decoder-error"))
+#define PLUGIN_DECODER_ERROR (g_quark_from_static_string("jf-decoder-error"))
 
 /* Only the prefixes differ between the versions; the names are built from
  * them once, below. */
 #if CS_API_MAJOR >= 6
-#define JF_CS_ARCH CS_ARCH_AARCH64
-#define JF_NAME(kind, x) AARCH64_##kind##_##x
-#define JF_DETAIL(d) ((d)->aarch64)
-#define JF_CC(v6_name, v4_name) AArch64CC_##v6_name
-#define JF_BARRIER(x) AARCH64_DB_##x
+#define PLUGIN_CS_ARCH CS_ARCH_AARCH64
+#define PLUGIN_NAME(kind, x) AARCH64_##kind##_##x
+#define PLUGIN_DETAIL(d) ((d)->aarch64)
+#define PLUGIN_CC(v6_name, v4_name) AArch64CC_##v6_name
+#define PLUGIN_BARRIER(x) AARCH64_DB_##x
 #else
-#define JF_CS_ARCH CS_ARCH_ARM64
-#define JF_NAME(kind, x) ARM64_##kind##_##x
-#define JF_DETAIL(d) ((d)->arm64)
-#define JF_CC(v6_name, v4_name) ARM64_CC_##v4_name
-#define JF_BARRIER(x) ARM64_BARRIER_##x
+#define PLUGIN_CS_ARCH CS_ARCH_ARM64
+#define PLUGIN_NAME(kind, x) ARM64_##kind##_##x
+#define PLUGIN_DETAIL(d) ((d)->arm64)
+#define PLUGIN_CC(v6_name, v4_name) ARM64_CC_##v4_name
+#define PLUGIN_BARRIER(x) ARM64_BARRIER_##x
 #endif
-#define JF_INS(x) JF_NAME(INS, x)
-#define JF_OP(x) JF_NAME(OP, x)
-#define JF_REG(x) JF_NAME(REG, x)
-#define JF_CC_UNCONDITIONAL(cc)                                                                    \
-  ((cc) == JF_CC(Invalid, INVALID) || (cc) == JF_CC(AL, AL) || (cc) == JF_CC(NV, NV))
-#define JF_BARRIER_LD_ONLY(b)                                                                      \
-  ((b) == JF_BARRIER(OSHLD) || (b) == JF_BARRIER(NSHLD) || (b) == JF_BARRIER(ISHLD) ||             \
-   (b) == JF_BARRIER(LD))
+#define PLUGIN_INS(x) PLUGIN_NAME(INS, x)
+#define PLUGIN_OP(x) PLUGIN_NAME(OP, x)
+#define PLUGIN_REG(x) PLUGIN_NAME(REG, x)
+#define PLUGIN_CC_UNCONDITIONAL(cc)                                                                \
+  ((cc) == PLUGIN_CC(Invalid, INVALID) || (cc) == PLUGIN_CC(AL, AL) || (cc) == PLUGIN_CC(NV, NV))
+#define PLUGIN_BARRIER_LD_ONLY(b)                                                                  \
+  ((b) == PLUGIN_BARRIER(OSHLD) || (b) == PLUGIN_BARRIER(NSHLD) || (b) == PLUGIN_BARRIER(ISHLD) || \
+   (b) == PLUGIN_BARRIER(LD))
 
 /*
  * The maintenance instructions are all SYS #op1, Cn, Cm, #op2, Xt
@@ -57,23 +57,23 @@
 
 static const struct {
   uint32_t fields;
-  enum jf_insn_kind kind;
+  enum plugin_insn_kind kind;
 } maintenance_ops[] = {
-    {SYS_ENC(3, 7, 11, 1), JF_INSN_DC_CLEAN}, /* dc cvau */
-    {SYS_ENC(3, 7, 10, 1), JF_INSN_DC_CLEAN}, /* dc cvac */
-    {SYS_ENC(3, 7, 14, 1), JF_INSN_DC_CLEAN}, /* dc civac */
-    {SYS_ENC(3, 7, 12, 1), JF_INSN_DC_CLEAN}, /* dc cvap (ARMv8.2) */
-    {SYS_ENC(3, 7, 13, 1), JF_INSN_DC_CLEAN}, /* dc cvadp (ARMv8.5) */
-    {SYS_ENC(0, 7, 6, 1), JF_INSN_DC_CLEAN},  /* dc ivac (EL1, kept: the
+    {SYS_ENC(3, 7, 11, 1), PLUGIN_INSN_DC_CLEAN}, /* dc cvau */
+    {SYS_ENC(3, 7, 10, 1), PLUGIN_INSN_DC_CLEAN}, /* dc cvac */
+    {SYS_ENC(3, 7, 14, 1), PLUGIN_INSN_DC_CLEAN}, /* dc civac */
+    {SYS_ENC(3, 7, 12, 1), PLUGIN_INSN_DC_CLEAN}, /* dc cvap (ARMv8.2) */
+    {SYS_ENC(3, 7, 13, 1), PLUGIN_INSN_DC_CLEAN}, /* dc cvadp (ARMv8.5) */
+    {SYS_ENC(0, 7, 6, 1), PLUGIN_INSN_DC_CLEAN},  /* dc ivac (EL1, kept: the
                                                   model treats it as a clean
                                                   plus invalidate of D) */
-    {SYS_ENC(3, 7, 4, 1), JF_INSN_DC_ZVA},    /* dc zva */
-    {SYS_ENC(3, 7, 5, 1), JF_INSN_IC_IVAU},   /* ic ivau */
-    {SYS_ENC(0, 7, 5, 0), JF_INSN_IC_IALLU},  /* ic iallu */
-    {SYS_ENC(0, 7, 1, 0), JF_INSN_IC_IALLU},  /* ic ialluis */
+    {SYS_ENC(3, 7, 4, 1), PLUGIN_INSN_DC_ZVA},    /* dc zva */
+    {SYS_ENC(3, 7, 5, 1), PLUGIN_INSN_IC_IVAU},   /* ic ivau */
+    {SYS_ENC(0, 7, 5, 0), PLUGIN_INSN_IC_IALLU},  /* ic iallu */
+    {SYS_ENC(0, 7, 1, 0), PLUGIN_INSN_IC_IALLU},  /* ic ialluis */
 };
 
-struct jf_decoder {
+struct plugin_decoder {
   csh handle;
   cs_insn *scratch; /* NULL until Capstone is first needed */
   /* Translation is serialised by QEMU's mmap_lock in linux-user, but the
@@ -84,10 +84,10 @@ struct jf_decoder {
 /* Capstone is opened at the first word that needs it, not at install:
  * loading it was a measurable part of a short program's run, and most
  * words never need it (docs/BENCHMARKS.md, "Start-up"). */
-static bool open_capstone(struct jf_decoder *d, GError **error)
+static bool open_capstone(struct plugin_decoder *d, GError **error)
 {
   const char *problem = NULL;
-  if (cs_open(JF_CS_ARCH, CS_MODE_LITTLE_ENDIAN, &d->handle) != CS_ERR_OK) {
+  if (cs_open(PLUGIN_CS_ARCH, CS_MODE_LITTLE_ENDIAN, &d->handle) != CS_ERR_OK) {
     problem = "capstone: cs_open(AArch64) failed";
   } else if (cs_option(d->handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
     problem = "capstone: cannot enable instruction details";
@@ -98,21 +98,21 @@ static bool open_capstone(struct jf_decoder *d, GError **error)
     if (d->handle) {
       cs_close(&d->handle);
     }
-    g_set_error_literal(error, JF_DECODER_ERROR, 1, problem);
+    g_set_error_literal(error, PLUGIN_DECODER_ERROR, 1, problem);
     return false;
   }
   return true;
 }
 
-struct jf_decoder *jf_decoder_open(GError **error)
+struct plugin_decoder *plugin_decoder_open(GError **error)
 {
   (void)error;
-  struct jf_decoder *d = g_new0(struct jf_decoder, 1);
+  struct plugin_decoder *d = g_new0(struct plugin_decoder, 1);
   g_mutex_init(&d->lock);
   return d;
 }
 
-void jf_decoder_close(struct jf_decoder *d)
+void plugin_decoder_close(struct plugin_decoder *d)
 {
   if (!d) {
     return;
@@ -131,9 +131,9 @@ static bool barrier_is_ld_only(const cs_insn *insn)
   if (!d) {
     return false;
   }
-  for (unsigned i = 0; i < JF_DETAIL(d).op_count; i++) {
-    if (JF_DETAIL(d).operands[i].type == JF_OP(BARRIER)) {
-      return JF_BARRIER_LD_ONLY(JF_DETAIL(d).operands[i].barrier);
+  for (unsigned i = 0; i < PLUGIN_DETAIL(d).op_count; i++) {
+    if (PLUGIN_DETAIL(d).operands[i].type == PLUGIN_OP(BARRIER)) {
+      return PLUGIN_BARRIER_LD_ONLY(PLUGIN_DETAIL(d).operands[i].barrier);
     }
   }
   return false;
@@ -145,15 +145,15 @@ static bool barrier_is_ld_only(const cs_insn *insn)
 static bool is_cmodx_safe(const cs_insn *insn)
 {
   switch (insn->id) {
-  case JF_INS(B):
-    return insn->detail && JF_CC_UNCONDITIONAL(JF_DETAIL(insn->detail).cc);
-  case JF_INS(BL):
-  case JF_INS(BRK):
-  case JF_INS(HVC):
-  case JF_INS(ISB):
-  case JF_INS(NOP):
-  case JF_INS(SMC):
-  case JF_INS(SVC):
+  case PLUGIN_INS(B):
+    return insn->detail && PLUGIN_CC_UNCONDITIONAL(PLUGIN_DETAIL(insn->detail).cc);
+  case PLUGIN_INS(BL):
+  case PLUGIN_INS(BRK):
+  case PLUGIN_INS(HVC):
+  case PLUGIN_INS(ISB):
+  case PLUGIN_INS(NOP):
+  case PLUGIN_INS(SMC):
+  case PLUGIN_INS(SVC):
     return true;
   default:
     return false;
@@ -195,7 +195,7 @@ static bool is_release_store(uint32_t word)
  * Capstone. Encodings from the Arm ARM's A64 "branches, exception
  * generating and system instructions" tables.
  */
-static bool decode_by_encoding(uint32_t word, struct jf_decoded *out)
+static bool decode_by_encoding(uint32_t word, struct plugin_decoded *out)
 {
   /* B and BL (imm26): CMODX-safe. */
   if ((word & 0x7c000000) == 0x14000000) {
@@ -247,7 +247,7 @@ static bool decode_by_encoding(uint32_t word, struct jf_decoded *out)
   }
   if ((word & 0xfffff0ff) == 0xd50330bf) {
     unsigned crm = (word >> 8) & 0xf;
-    out->kind = JF_INSN_DMB;
+    out->kind = PLUGIN_INSN_DMB;
     out->dmb_full = (crm & 3) == 3 || (crm & 3) == 0;
     out->dmb_orders_stores = (crm & 3) != 1;
     out->publishes = out->dmb_orders_stores;
@@ -256,30 +256,30 @@ static bool decode_by_encoding(uint32_t word, struct jf_decoded *out)
   return false;
 }
 
-struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
+struct plugin_decoded plugin_decode(struct plugin_decoder *d, uint32_t word)
 {
-  struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
+  struct plugin_decoded out = {.kind = PLUGIN_INSN_OTHER, .reg = word & 0x1f};
 
   /* The two ID registers are matched on the encoding, as the rig's
    * contract states it: MRS Xt, CTR_EL0 is 0xd53b0020 | Rt and
    * MRS Xt, MIDR_EL1 is 0xd5380000 | Rt (op0=3 op1=3/0 CRn=0 CRm=0). */
   if ((word & ~UINT32_C(0x1f)) == 0xd53b0020) {
-    out.kind = JF_INSN_MRS_CTR;
+    out.kind = PLUGIN_INSN_MRS_CTR;
     return out;
   }
   if ((word & ~UINT32_C(0x1f)) == 0xd5380000) {
-    out.kind = JF_INSN_MRS_MIDR;
+    out.kind = PLUGIN_INSN_MRS_MIDR;
     return out;
   }
   /* The bench's region markers are HINT #0x7c and #0x7d (0xd503201f |
    * imm << 5): unallocated hints, which the Arm ARM requires to execute as
    * NOPs, so a marked program runs unchanged on hardware and plain QEMU. */
   if (word == 0xd5032f9f) {
-    out.kind = JF_INSN_MARK_BEGIN;
+    out.kind = PLUGIN_INSN_MARK_BEGIN;
     return out;
   }
   if (word == 0xd5032fbf) {
-    out.kind = JF_INSN_MARK_END;
+    out.kind = PLUGIN_INSN_MARK_END;
     return out;
   }
 
@@ -290,7 +290,7 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
    * memory without a memory callback, so the plugin records the whole
    * destination [Xd, Xd + Xn) at the prologue, before any of it is written. */
   if ((word & 0xfbc00c00) == 0x19000400 || (word & 0xfbe0cc00) == 0x19c00400) {
-    out.kind = JF_INSN_MOPS;
+    out.kind = PLUGIN_INSN_MOPS;
     out.reg = word & 31;
     out.reg2 = (word >> 5) & 31;
     return out;
@@ -309,12 +309,12 @@ struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t word)
   if (decode_by_encoding(word, &out)) {
     return out;
   }
-  return jf_decode_with_capstone(d, word);
+  return plugin_decode_with_capstone(d, word);
 }
 
-struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t word)
+struct plugin_decoded plugin_decode_with_capstone(struct plugin_decoder *d, uint32_t word)
 {
-  struct jf_decoded out = {.kind = JF_INSN_OTHER, .reg = word & 0x1f};
+  struct plugin_decoded out = {.kind = PLUGIN_INSN_OTHER, .reg = word & 0x1f};
   uint8_t bytes[4] = {(uint8_t)word, (uint8_t)(word >> 8), (uint8_t)(word >> 16),
                       (uint8_t)(word >> 24)};
   const uint8_t *code = bytes;
@@ -334,9 +334,9 @@ struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t word)
     return out;
   }
   switch (d->scratch->id) {
-  case JF_INS(DC):
-  case JF_INS(IC):
-  case JF_INS(SYS):
+  case PLUGIN_INS(DC):
+  case PLUGIN_INS(IC):
+  case PLUGIN_INS(SYS):
     /* SYS (L=0) space: 1101 0101 0000 1 op1 CRn CRm op2 Rt */
     if ((word & 0xfff80000) == 0xd5080000) {
       uint32_t fields = word & SYS_FIELDS_MASK;
@@ -348,22 +348,22 @@ struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t word)
       }
     }
     break;
-  case JF_INS(ISB):
-    out.kind = JF_INSN_ISB;
+  case PLUGIN_INS(ISB):
+    out.kind = PLUGIN_INSN_ISB;
     break;
-  case JF_INS(DMB): {
+  case PLUGIN_INS(DMB): {
     /* DMB <option>: CRm [11:8]; xx01 orders loads only (*LD), xx10
      * stores only (*ST), xx11 both; the reserved xx00 behave as SY (Arm
      * ARM, DMB). The model needs to know both. */
     unsigned crm = (word >> 8) & 0xf;
-    out.kind = JF_INSN_DMB;
+    out.kind = PLUGIN_INSN_DMB;
     out.dmb_full = (crm & 3) == 3 || (crm & 3) == 0;
     out.dmb_orders_stores = (crm & 3) != 1;
     out.publishes = out.dmb_orders_stores;
     break;
   }
-  case JF_INS(DSB):
-    out.kind = JF_INSN_DSB;
+  case PLUGIN_INS(DSB):
+    out.kind = PLUGIN_INSN_DSB;
     /* The Arm ARM completes cache maintenance at a DSB whose required
      * access types include stores; a DSB *LD only waits for loads. */
     out.dsb_completes = !barrier_is_ld_only(d->scratch);
@@ -427,7 +427,7 @@ static uint32_t loaded_regs(uint32_t word, unsigned *base)
   return 0;
 }
 
-bool jf_decode_after_load(const uint32_t *words, size_t k, unsigned reg)
+bool plugin_decode_after_load(const uint32_t *words, size_t k, unsigned reg)
 {
   if (reg >= 31) {
     return false;

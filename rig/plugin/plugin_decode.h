@@ -16,24 +16,24 @@
 extern "C" {
 #endif
 
-enum jf_insn_kind {
-  JF_INSN_OTHER,
-  JF_INSN_MRS_CTR,  /* mrs xN, ctr_el0 */
-  JF_INSN_MRS_MIDR, /* mrs xN, midr_el1 */
-  JF_INSN_DC_CLEAN, /* dc cvau|cvac|civac|cvap|cvadp|ivac */
-  JF_INSN_DC_ZVA,   /* a store of a zero block to the model */
-  JF_INSN_IC_IVAU,
-  JF_INSN_IC_IALLU, /* ic iallu / ic ialluis */
-  JF_INSN_ISB,
-  JF_INSN_DSB,
-  JF_INSN_DMB,
-  JF_INSN_MOPS,       /* a FEAT_MOPS prologue (cpyp, cpyfp, setp, ...): a store */
-  JF_INSN_MARK_BEGIN, /* hint #0x7c: a measured region begins after it */
-  JF_INSN_MARK_END,   /* hint #0x7d: the open region ends before it */
+enum plugin_insn_kind {
+  PLUGIN_INSN_OTHER,
+  PLUGIN_INSN_MRS_CTR,  /* mrs xN, ctr_el0 */
+  PLUGIN_INSN_MRS_MIDR, /* mrs xN, midr_el1 */
+  PLUGIN_INSN_DC_CLEAN, /* dc cvau|cvac|civac|cvap|cvadp|ivac */
+  PLUGIN_INSN_DC_ZVA,   /* a store of a zero block to the model */
+  PLUGIN_INSN_IC_IVAU,
+  PLUGIN_INSN_IC_IALLU, /* ic iallu / ic ialluis */
+  PLUGIN_INSN_ISB,
+  PLUGIN_INSN_DSB,
+  PLUGIN_INSN_DMB,
+  PLUGIN_INSN_MOPS,       /* a FEAT_MOPS prologue (cpyp, cpyfp, setp, ...): a store */
+  PLUGIN_INSN_MARK_BEGIN, /* hint #0x7c: a measured region begins after it */
+  PLUGIN_INSN_MARK_END,   /* hint #0x7d: the open region ends before it */
 };
 
-struct jf_decoded {
-  enum jf_insn_kind kind;
+struct plugin_decoded {
+  enum plugin_insn_kind kind;
   unsigned reg;           /* Xt (0..30, 31 = xzr) for mrs/dc/ic; Xd for MOPS */
   unsigned reg2;          /* Xn, the size, for MOPS */
   bool dsb_completes;     /* a DSB that waits for maintenance (not *LD) */
@@ -46,18 +46,18 @@ struct jf_decoded {
   bool publishes;
 };
 
-struct jf_decoder;
+struct plugin_decoder;
 
 /* Capstone is opened at the first word that needs it (a failure then ends
  * the process with a message); ERROR is kept for the callers' contract. */
-struct jf_decoder *jf_decoder_open(GError **error);
-void jf_decoder_close(struct jf_decoder *d);
+struct plugin_decoder *plugin_decoder_open(GError **error);
+void plugin_decoder_close(struct plugin_decoder *d);
 /* Any thread. */
-struct jf_decoded jf_decode(struct jf_decoder *d, uint32_t insn);
+struct plugin_decoded plugin_decode(struct plugin_decoder *d, uint32_t insn);
 /* A word of the branch and system group decoded by Capstone alone, without
- * the encoding shortcuts jf_decode takes: what tests/emu/plugin/plugin_decode_test.cc
+ * the encoding shortcuts plugin_decode takes: what tests/emu/plugin/plugin_decode_test.cc
  * compares them with. */
-struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t insn);
+struct plugin_decoded plugin_decode_with_capstone(struct plugin_decoder *d, uint32_t insn);
 
 /* Whether register REG (0..30) as the instruction WORDS[K] reads it is
  * ordered after a load among WORDS[0..K), the instructions before it in
@@ -67,7 +67,7 @@ struct jf_decoded jf_decode_with_capstone(struct jf_decoder *d, uint32_t insn);
  * read the thread's own spills. Approximate in the lenient direction: any
  * register field of an instruction that reads a value from a load passes
  * it on, and only a load from the stack clears it. */
-bool jf_decode_after_load(const uint32_t *words, size_t k, unsigned reg);
+bool plugin_decode_after_load(const uint32_t *words, size_t k, unsigned reg);
 
 #ifdef __cplusplus
 }

@@ -34,8 +34,8 @@
 
 #include <glib.h>
 
-#include "qemu_api.h"
-#include "splitmix.h"
+#include "plugin_qemu_api.h"
+#include "rig_splitmix.h"
 
 /* aarch64 system call numbers (the kernel's include/uapi/asm-generic/unistd.h). */
 #define NR_DUP 23
@@ -81,7 +81,7 @@ struct pending {
   const char *device; /* openat/openat2 of a random device: its path */
 };
 
-struct jf_entropy {
+struct plugin_entropy {
   GMutex m;
   uint64_t state;  /* the splitmix64 stream */
   pid_t pid;       /* the process this state belongs to */
@@ -91,9 +91,9 @@ struct jf_entropy {
   GPtrArray *outside; /* what reached the guest unseeded, each once */
 };
 
-struct jf_entropy *jf_entropy_new(uint64_t seed)
+struct plugin_entropy *plugin_entropy_new(uint64_t seed)
 {
-  struct jf_entropy *e = g_new0(struct jf_entropy, 1);
+  struct plugin_entropy *e = g_new0(struct plugin_entropy, 1);
   g_mutex_init(&e->m);
   /* A stream of its own: the scheduler's streams start from the seed
    * itself (plugin_sched.c), and these bytes must not repeat theirs. */
@@ -105,7 +105,7 @@ struct jf_entropy *jf_entropy_new(uint64_t seed)
   return e;
 }
 
-void jf_entropy_free(struct jf_entropy *e)
+void plugin_entropy_free(struct plugin_entropy *e)
 {
   if (!e) {
     return;
@@ -147,7 +147,8 @@ static const char *device_at(uint64_t path)
   return NULL;
 }
 
-void jf_entropy_syscall(struct jf_entropy *e, unsigned vcpu, int64_t num, const uint64_t args[6])
+void plugin_entropy_syscall(struct plugin_entropy *e, unsigned vcpu, int64_t num,
+                            const uint64_t args[6])
 {
   struct pending p = {.num = num};
   memcpy(p.args, args, sizeof p.args);
@@ -163,10 +164,10 @@ void jf_entropy_syscall(struct jf_entropy *e, unsigned vcpu, int64_t num, const 
 }
 
 /* LEN seeded bytes into BYTES (call with the lock held). */
-static void draw(struct jf_entropy *e, uint8_t *bytes, size_t len)
+static void draw(struct plugin_entropy *e, uint8_t *bytes, size_t len)
 {
   for (size_t i = 0; i < len; i += 8) {
-    uint64_t v = emu_splitmix_next(&e->state);
+    uint64_t v = rig_splitmix_next(&e->state);
     size_t n = len - i < 8 ? len - i : 8;
     for (size_t k = 0; k < n; k++) {
       bytes[i + k] = (uint8_t)(v >> (8 * k));
@@ -180,7 +181,7 @@ struct piece {
   GByteArray *bytes;
 };
 
-static void add_piece(struct jf_entropy *e, GArray *pieces, uint64_t addr, uint64_t len)
+static void add_piece(struct plugin_entropy *e, GArray *pieces, uint64_t addr, uint64_t len)
 {
   for (uint64_t done = 0; done < len; done += WRITE_CHUNK) {
     size_t n = len - done < WRITE_CHUNK ? (size_t)(len - done) : WRITE_CHUNK;
@@ -193,7 +194,7 @@ static void add_piece(struct jf_entropy *e, GArray *pieces, uint64_t addr, uint6
 }
 
 /* WHAT reached the guest without the seed (call with the lock held). */
-static void outside(struct jf_entropy *e, const char *what)
+static void outside(struct plugin_entropy *e, const char *what)
 {
   for (guint i = 0; i < e->outside->len; i++) {
     if (strcmp(g_ptr_array_index(e->outside, i), what) == 0) {
@@ -203,12 +204,12 @@ static void outside(struct jf_entropy *e, const char *what)
   g_ptr_array_add(e->outside, g_strdup(what));
 }
 
-static const char *device_of(struct jf_entropy *e, uint64_t fd)
+static const char *device_of(struct plugin_entropy *e, uint64_t fd)
 {
   return g_hash_table_lookup(e->fds, GINT_TO_POINTER((gint)(int32_t)fd));
 }
 
-static void follow(struct jf_entropy *e, int64_t fd, const char *device)
+static void follow(struct plugin_entropy *e, int64_t fd, const char *device)
 {
   if (device) {
     g_hash_table_insert(e->fds, GINT_TO_POINTER((gint)fd), (gpointer)device);
@@ -236,7 +237,7 @@ static GArray *read_iovecs(uint64_t iov, uint64_t count)
   return out;
 }
 
-void jf_entropy_syscall_ret(struct jf_entropy *e, unsigned vcpu, int64_t num, int64_t ret)
+void plugin_entropy_syscall_ret(struct plugin_entropy *e, unsigned vcpu, int64_t num, int64_t ret)
 {
   if (num == NR_CLONE || num == NR_CLONE3) {
     if (ret == 0 && getpid() != e->pid) {
@@ -246,7 +247,7 @@ void jf_entropy_syscall_ret(struct jf_entropy *e, unsigned vcpu, int64_t num, in
       g_mutex_lock(&e->m);
       e->pid = getpid();
       e->state ^= UINT64_C(0x6368696c64706964);
-      emu_splitmix_next(&e->state);
+      rig_splitmix_next(&e->state);
       g_mutex_unlock(&e->m);
     }
     return;
@@ -389,7 +390,7 @@ void jf_entropy_syscall_ret(struct jf_entropy *e, unsigned vcpu, int64_t num, in
   }
 }
 
-void jf_entropy_report(struct jf_entropy *e, JsonObject *schedule)
+void plugin_entropy_report(struct plugin_entropy *e, JsonObject *schedule)
 {
   JsonObject *o = json_object_new();
   g_mutex_lock(&e->m);

@@ -14,22 +14,23 @@
 
 #include <json-glib/json-glib.h>
 
-struct jf_entropy;
+struct plugin_entropy;
 
-struct jf_entropy *jf_entropy_new(uint64_t seed);
-void jf_entropy_free(struct jf_entropy *e);
+struct plugin_entropy *plugin_entropy_new(uint64_t seed);
+void plugin_entropy_free(struct plugin_entropy *e);
 
 /* The syscall entry callback on VCPU: notes what the return needs. */
-void jf_entropy_syscall(struct jf_entropy *e, unsigned vcpu, int64_t num, const uint64_t args[6]);
+void plugin_entropy_syscall(struct plugin_entropy *e, unsigned vcpu, int64_t num,
+                            const uint64_t args[6]);
 /* The syscall return callback on VCPU: replaces what the host returned
  * with seeded bytes, and follows the descriptors of the random devices.
  * Takes no lock of the rig's (it writes guest memory: plugin_sched.c says
  * why that must not happen under the rig's lock). */
-void jf_entropy_syscall_ret(struct jf_entropy *e, unsigned vcpu, int64_t num, int64_t ret);
+void plugin_entropy_syscall_ret(struct plugin_entropy *e, unsigned vcpu, int64_t num, int64_t ret);
 
 /* Into the report's SCHEDULE object: "entropy" (what was replaced) and,
  * when some entropy reached the guest that the seed did not make,
  * "outside_seed" (what) and "reproducible": false. */
-void jf_entropy_report(struct jf_entropy *e, JsonObject *schedule);
+void plugin_entropy_report(struct plugin_entropy *e, JsonObject *schedule);
 
 #endif /* JITFLUSH_EMU_PLUGIN_ENTROPY_H */

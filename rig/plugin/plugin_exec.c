@@ -84,7 +84,7 @@ static bool is_aarch64_elf(int dirfd, const char *path)
          (h[18] | h[19] << 8) == EM_AARCH64;
 }
 
-static void note_exec(const struct jf_rig *rig, const char *path)
+static void note_exec(const struct plugin_rig *rig, const char *path)
 {
   const char *file = rig->opts.exec_path;
   if (!file) {
@@ -138,12 +138,12 @@ static bool guest_vector(uint64_t addr, GPtrArray *out)
 
 /* Replaces the process with the runner on PATH (see the top of the file).
  * Returns only when that is impossible. */
-static void follow_exec(struct jf_rig *rig, const char *path, uint64_t argv_addr,
-                        uint64_t envp_addr, jf_exec_reports_fn *reports)
+static void follow_exec(struct plugin_rig *rig, const char *path, uint64_t argv_addr,
+                        uint64_t envp_addr, plugin_exec_reports_fn *reports)
 {
   GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
   GPtrArray *envp = g_ptr_array_new_with_free_func(g_free);
-  g_auto(GStrv) runner = g_strsplit(rig->opts.follow, JF_FOLLOW_SEPARATOR, -1);
+  g_auto(GStrv) runner = g_strsplit(rig->opts.follow, RIG_FOLLOW_SEPARATOR, -1);
   for (char **a = runner; *a; a++) {
     g_ptr_array_add(argv, g_strdup(*a));
   }
@@ -174,8 +174,8 @@ static void follow_exec(struct jf_rig *rig, const char *path, uint64_t argv_addr
   g_ptr_array_unref(envp);
 }
 
-void jf_exec_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6],
-                     jf_exec_reports_fn *reports)
+void plugin_exec_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6],
+                         plugin_exec_reports_fn *reports)
 {
   int dirfd = AT_FDCWD;
   uint64_t path_addr = args[0];

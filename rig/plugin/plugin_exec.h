@@ -9,18 +9,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rig.h"
+#include "plugin_rig.h"
 
 /* Writes the process's reports before an exec replaces it (UNDO false),
  * or lets them be written again when the exec failed (UNDO true). */
-typedef void jf_exec_reports_fn(struct jf_rig *rig, bool undo);
+typedef void plugin_exec_reports_fn(struct plugin_rig *rig, bool undo);
 
 /* The syscall entry callback for an execve/execveat of an AArch64 ELF
  * file. With follow= (rig_contract.h) the process becomes the runner,
  * which runs the program on the rig (REPORTS is called first); otherwise,
  * or when that exec fails, the program is noted in the exec= file for the
  * runner, or said on stderr when there is none. */
-void jf_exec_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6],
-                     jf_exec_reports_fn *reports);
+void plugin_exec_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6],
+                         plugin_exec_reports_fn *reports);
 
 #endif /* JITFLUSH_EMU_PLUGIN_EXEC_H */

@@ -7,34 +7,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "findings_json.h"
-#include "findings_names.h"
-#include "findings_sarif.h"
-#include "findings_text.h"
+#include "report_findings_json.h"
+#include "report_findings_names.h"
+#include "report_findings_sarif.h"
+#include "report_findings_text.h"
 #include "plugin_findings.h"
 #include "plugin_sched.h"
-#include "symbols.h"
-#include "vcpu.h"
+#include "report_symbols.h"
+#include "plugin_vcpu.h"
 
 /* include/uapi/asm-generic/unistd.h, which arm64 uses. */
 #define NR_EXIT_GROUP 94
 
-void jf_findings_syscall(struct jf_rig *rig, int64_t num)
+void plugin_findings_syscall(struct plugin_rig *rig, int64_t num)
 {
   if (num == NR_EXIT_GROUP) {
     g_mutex_lock(&rig->lock);
-    emu_findings_note_exit(rig->findings);
+    report_findings_note_exit(rig->findings);
     g_mutex_unlock(&rig->lock);
   }
 }
 
-void jf_findings_at_exit(struct jf_rig *rig)
+void plugin_findings_at_exit(struct plugin_rig *rig)
 {
   unsigned vcpu, thread;
-  bool known = jf_vcpu_host_thread(&vcpu, &thread);
-  uint64_t block = known ? jf_vcpu(rig, vcpu)->last_block : 0;
+  bool known = plugin_vcpu_host_thread(&vcpu, &thread);
+  uint64_t block = known ? plugin_vcpu(rig, vcpu)->last_block : 0;
   g_mutex_lock(&rig->lock);
-  emu_findings_note_end(rig->findings, known ? (int)thread : -1, block);
+  report_findings_note_end(rig->findings, known ? (int)thread : -1, block);
   g_mutex_unlock(&rig->lock);
 }
 
@@ -66,7 +66,7 @@ static bool write_in_place(const char *path, const GString *text, const char **p
   return true;
 }
 
-void jf_write_file(const char *path, const GString *text)
+void plugin_write_file(const char *path, const GString *text)
 {
   /* A regular file (or none yet) is replaced whole, so a reader never sees
    * half a report; anything else is the user's and is written in place, never
@@ -90,34 +90,34 @@ void jf_write_file(const char *path, const GString *text)
 /* The guest's mappings, in guest addresses: QEMU's own address space holds
  * them at guest_base above (linux-user maps guest memory 1:1 plus a base),
  * which the executable's text mapping reveals. */
-static struct emu_symbols *guest_symbols(const struct jf_guest_image *image)
+static struct report_symbols *guest_symbols(const struct plugin_guest_image *image)
 {
   char *host = NULL;
   if (!image->path || !g_file_get_contents("/proc/self/maps", &host, NULL, NULL)) {
-    return emu_symbols_new("");
+    return report_symbols_new("");
   }
-  uint64_t base = emu_symbols_guest_base(host, image->path, image->start_code);
-  char *guest = emu_symbols_guest_maps(host, base);
-  struct emu_symbols *s = emu_symbols_new(guest);
+  uint64_t base = report_symbols_guest_base(host, image->path, image->start_code);
+  char *guest = report_symbols_guest_maps(host, base);
+  struct report_symbols *s = report_symbols_new(guest);
   g_free(guest);
   g_free(host);
   return s;
 }
 
-struct jf_unwind {
+struct plugin_unwind {
   GMutex lock;
-  GHashTable *rules; /* pc -> struct emu_return_rule * */
+  GHashTable *rules; /* pc -> struct report_return_rule * */
 };
 
-struct jf_unwind *jf_unwind_new(void)
+struct plugin_unwind *plugin_unwind_new(void)
 {
-  struct jf_unwind *u = g_new0(struct jf_unwind, 1);
+  struct plugin_unwind *u = g_new0(struct plugin_unwind, 1);
   g_mutex_init(&u->lock);
   u->rules = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
   return u;
 }
 
-void jf_unwind_free(struct jf_unwind *u)
+void plugin_unwind_free(struct plugin_unwind *u)
 {
   if (u) {
     g_hash_table_destroy(u->rules);
@@ -126,23 +126,23 @@ void jf_unwind_free(struct jf_unwind *u)
   }
 }
 
-struct emu_return_rule jf_findings_return_rule(struct jf_rig *rig, uint64_t pc)
+struct report_return_rule plugin_findings_return_rule(struct plugin_rig *rig, uint64_t pc)
 {
-  struct jf_unwind *u = rig->unwind;
+  struct plugin_unwind *u = rig->unwind;
   g_mutex_lock(&u->lock);
-  struct emu_return_rule *rule = g_hash_table_lookup(u->rules, GSIZE_TO_POINTER(pc));
+  struct report_return_rule *rule = g_hash_table_lookup(u->rules, GSIZE_TO_POINTER(pc));
   if (!rule) {
     /* The mappings as they are now (a library loaded since the last rule
      * is in them), and closed again at once: libelf maps the files it
      * reads into QEMU's address space, above guest_base, where the
      * reports would later take them for the guest's. */
-    struct emu_symbols *s = guest_symbols(&rig->image);
-    rule = g_new(struct emu_return_rule, 1);
-    *rule = emu_symbols_return_rule(s, pc);
-    emu_symbols_free(s);
+    struct report_symbols *s = guest_symbols(&rig->image);
+    rule = g_new(struct report_return_rule, 1);
+    *rule = report_symbols_return_rule(s, pc);
+    report_symbols_free(s);
     g_hash_table_insert(u->rules, GSIZE_TO_POINTER(pc), rule);
   }
-  struct emu_return_rule out = *rule;
+  struct report_return_rule out = *rule;
   g_mutex_unlock(&u->lock);
   return out;
 }
@@ -150,53 +150,53 @@ struct emu_return_rule jf_findings_return_rule(struct jf_rig *rig, uint64_t pc)
 /* Reads the mappings only when a PC needs a name: when QEMU gave up before
  * the guest ran, it has no executable to ask about. */
 struct lazy_symbols {
-  const struct jf_guest_image *image;
-  struct emu_symbols *symbols;
+  const struct plugin_guest_image *image;
+  struct report_symbols *symbols;
 };
 
-static void lookup_lazily(uint64_t pc, struct emu_frame_names *out, void *ctx)
+static void lookup_lazily(uint64_t pc, struct report_frame_names *out, void *ctx)
 {
   struct lazy_symbols *lazy = ctx;
   if (!lazy->symbols) {
     lazy->symbols = guest_symbols(lazy->image);
   }
-  emu_symbols_lookup(pc, out, lazy->symbols);
+  report_symbols_lookup(pc, out, lazy->symbols);
 }
 
 static void add_mapping(const char *path, uint64_t start, uint64_t end, uint64_t load_base,
                         const char *build_id, void *ctx)
 {
-  emu_findings_add_mapping(ctx, path, start, end, load_base, build_id);
+  report_findings_add_mapping(ctx, path, start, end, load_base, build_id);
 }
 
-void jf_findings_report(struct emu_findings *f, const struct jf_guest_image *image,
-                        JsonObject *report, const char *text_path, const char *sarif_path)
+void plugin_findings_report(struct report_findings *f, const struct plugin_guest_image *image,
+                            JsonObject *report, const char *text_path, const char *sarif_path)
 {
   struct lazy_symbols lazy = {image, NULL};
-  emu_findings_resolve(f, lookup_lazily, &lazy);
+  report_findings_resolve(f, lookup_lazily, &lazy);
   if (lazy.symbols) {
-    emu_findings_clear_mappings(f);
+    report_findings_clear_mappings(f);
     /* The load bases that make every frame's module+offset usable. */
-    emu_symbols_each_module(lazy.symbols, add_mapping, f);
+    report_symbols_each_module(lazy.symbols, add_mapping, f);
   }
-  emu_symbols_free(lazy.symbols);
+  report_symbols_free(lazy.symbols);
   if (report) {
-    emu_findings_json(f, report);
+    report_findings_json(f, report);
   }
   if (text_path) {
-    GString *text = emu_findings_text(f);
-    jf_write_file(text_path, text);
+    GString *text = report_findings_text(f);
+    plugin_write_file(text_path, text);
     g_string_free(text, true);
   }
   if (sarif_path) {
-    GString *sarif = emu_findings_sarif(f);
-    jf_write_file(sarif_path, sarif);
+    GString *sarif = report_findings_sarif(f);
+    plugin_write_file(sarif_path, sarif);
     g_string_free(sarif, true);
   }
 }
 
 /* "module+0xoffset, symbol" for PC, or what of it is known. */
-static void append_place(GString *out, const struct emu_frame_names *n)
+static void append_place(GString *out, const struct report_frame_names *n)
 {
   if (n->module) {
     g_string_append_printf(out, "%s+0x%" PRIx64, n->module, n->offset);
@@ -211,27 +211,27 @@ static void append_place(GString *out, const struct emu_frame_names *n)
   }
 }
 
-GString *jf_findings_threads(struct jf_rig *rig)
+GString *plugin_findings_threads(struct plugin_rig *rig)
 {
   GString *out = g_string_new(NULL);
   g_mutex_lock(&rig->lock);
   struct lazy_symbols lazy = {&rig->image, NULL};
   int n = qemu_plugin_num_vcpus();
   for (int vcpu = 0; vcpu < n; vcpu++) {
-    const struct jf_thread *t = jf_sched_thread(rig->sched, (unsigned)vcpu);
-    uint64_t block = jf_vcpu(rig, (unsigned)vcpu)->last_block;
+    const struct plugin_thread *t = plugin_sched_thread(rig->sched, (unsigned)vcpu);
+    uint64_t block = plugin_vcpu(rig, (unsigned)vcpu)->last_block;
     if (!t || !block) {
       continue;
     }
-    struct emu_frame_names names = {0};
+    struct report_frame_names names = {0};
     lookup_lazily(block, &names, &lazy);
     g_string_append_printf(out, "thread %u on cpu %u: in the block at 0x%" PRIx64 " (",
                            t->mt.serial, t->mt.cpu, block);
     append_place(out, &names);
     g_string_append(out, ")\n");
-    emu_frame_names_clear(&names);
+    report_frame_names_clear(&names);
   }
-  emu_symbols_free(lazy.symbols);
+  report_symbols_free(lazy.symbols);
   g_mutex_unlock(&rig->lock);
   return out;
 }

@@ -21,45 +21,45 @@
  *
  * Its private pages are its parent's too until it writes them: its first
  * store to each is a copy-on-write fault, whose new page the kernel syncs
- * at its next executable mapping (kernel_sync.c, jf_alias_forked).
+ * at its next executable mapping (model_kernel_sync.c, plugin_alias_forked).
  */
 #define _GNU_SOURCE /* getppid */
 #include <unistd.h>
 
-#include "emu_json.h"
+#include "rig_json.h"
 #include "plugin_alias.h"
 #include "plugin_findings.h"
 #include "plugin_fork.h"
 #include "plugin_store.h"
 #include "rig_contract.h"
-#include "vcpu.h"
+#include "plugin_vcpu.h"
 
 #define NR_CLONE 220
 #define NR_CLONE3 435
 
-struct jf_fork {
+struct plugin_fork {
   pid_t pid, parent;
-  bool executed; /* started by an exec, not a fork (jf_fork_executed) */
-  uint64_t at_fork[JF_NCOUNTERS];
+  bool executed; /* started by an exec, not a fork (plugin_fork_executed) */
+  uint64_t at_fork[RIG_NCOUNTERS];
 };
 
-static pid_t current_process(const struct jf_rig *rig)
+static pid_t current_process(const struct plugin_rig *rig)
 {
   return rig->fork ? rig->fork->pid : rig->install_pid;
 }
 
-void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
+void plugin_fork_syscall_ret(struct plugin_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
 {
   if ((num != NR_CLONE && num != NR_CLONE3) || ret != 0 || getpid() == current_process(rig)) {
     return; /* not the child of a fork (a new thread shares the pid) */
   }
   g_mutex_lock(&rig->lock);
-  struct jf_fork *f = rig->fork ? rig->fork : g_new0(struct jf_fork, 1);
+  struct plugin_fork *f = rig->fork ? rig->fork : g_new0(struct plugin_fork, 1);
   f->parent = current_process(rig);
   f->executed = false;
   f->pid = getpid();
-  jf_vcpu_counter_totals(rig, f->at_fork);
-  emu_findings_restart(rig->findings);
+  plugin_vcpu_counter_totals(rig, f->at_fork);
+  report_findings_restart(rig->findings);
   rig->fork = f;
   g_mutex_unlock(&rig->lock);
   /* Only the forking thread lives on in the child: the parent's other
@@ -67,21 +67,21 @@ void jf_fork_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t
    * waits for every vCPU before it frees one). */
   for (unsigned i = 0; i < (unsigned)qemu_plugin_num_vcpus(); i++) {
     if (i != vcpu) {
-      jf_store_syscall(rig->store, i, true);
+      plugin_store_syscall(rig->store, i, true);
     }
   }
   /* Its private pages are the parent's too until it writes them. */
-  jf_alias_forked(rig);
+  plugin_alias_forked(rig);
 }
 
-bool jf_fork_is_child(const struct jf_rig *rig)
+bool plugin_fork_is_child(const struct plugin_rig *rig)
 {
   return rig->fork && getpid() == rig->fork->pid;
 }
 
-void jf_fork_executed(struct jf_rig *rig)
+void plugin_fork_executed(struct plugin_rig *rig)
 {
-  struct jf_fork *f = g_new0(struct jf_fork, 1);
+  struct plugin_fork *f = g_new0(struct plugin_fork, 1);
   f->pid = getpid();
   f->parent = getppid();
   f->executed = true;
@@ -90,7 +90,7 @@ void jf_fork_executed(struct jf_rig *rig)
 
 /* PATH's folder, then NAME; with exec-of=, that folder instead: the run
  * that executed this program merges its processes. */
-static char *beside(const struct jf_rig *rig, const char *path, const char *name)
+static char *beside(const struct plugin_rig *rig, const char *path, const char *name)
 {
   char *dir = rig->opts.exec_of_path ? g_strdup(rig->opts.exec_of_path) : g_path_get_dirname(path);
   char *file = g_build_filename(dir, name, NULL);
@@ -98,54 +98,54 @@ static char *beside(const struct jf_rig *rig, const char *path, const char *name
   return file;
 }
 
-void jf_fork_report(struct jf_rig *rig)
+void plugin_fork_report(struct plugin_rig *rig)
 {
-  const struct jf_fork *f = rig->fork;
+  const struct plugin_fork *f = rig->fork;
   if (!rig->opts.summary_path) {
     return; /* not run by jitflush-emu: nobody to merge it */
   }
-  uint64_t now[JF_NCOUNTERS];
-  jf_vcpu_counter_totals(rig, now);
+  uint64_t now[RIG_NCOUNTERS];
+  plugin_vcpu_counter_totals(rig, now);
   JsonObject *o = json_object_new();
   json_object_set_int_member(o, "pid", f->pid);
   json_object_set_int_member(o, "parent", f->parent);
   if (f->executed) {
     json_object_set_boolean_member(o, "executed", true);
   }
-  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+  for (size_t c = 0; c < RIG_NCOUNTERS; c++) {
     /* A gauge is the process's own value; a count, what it added. */
-    uint64_t v = jf_counters[c].source == JF_SOURCE_MODEL ? now[c] : now[c] - f->at_fork[c];
-    json_object_set_int_member(o, jf_counters[c].name, (gint64)v);
+    uint64_t v = rig_counters[c].source == RIG_SOURCE_MODEL ? now[c] : now[c] - f->at_fork[c];
+    json_object_set_int_member(o, rig_counters[c].name, (gint64)v);
   }
-  char *name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.findings", (int)f->pid);
+  char *name = g_strdup_printf(RIG_PROCESS_FILE_PREFIX "%d.findings", (int)f->pid);
   char *text_path = beside(rig, rig->opts.summary_path, name);
   g_free(name);
   char *sarif_path = NULL;
   /* A program executed in the run has no --sarif of its own; the run that
    * executed it may have one. */
   if (rig->opts.sarif_path || rig->opts.exec_of_path) {
-    name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.sarif", (int)f->pid);
+    name = g_strdup_printf(RIG_PROCESS_FILE_PREFIX "%d.sarif", (int)f->pid);
     sarif_path = beside(rig, rig->opts.summary_path, name);
     g_free(name);
   }
   /* Under the lock: with exec-of=, the runner may ask for this while the
    * guest still runs (plugin.c, control_thread). */
   g_mutex_lock(&rig->lock);
-  const struct jf_guest_image image = rig->image;
-  jf_findings_report(rig->findings, &image, o, text_path, sarif_path);
+  const struct plugin_guest_image image = rig->image;
+  plugin_findings_report(rig->findings, &image, o, text_path, sarif_path);
   g_mutex_unlock(&rig->lock);
   g_free(text_path);
   g_free(sarif_path);
-  name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%d.json", (int)f->pid);
+  name = g_strdup_printf(RIG_PROCESS_FILE_PREFIX "%d.json", (int)f->pid);
   char *json_path = beside(rig, rig->opts.summary_path, name);
-  GString *json = emu_json_write_object(o);
-  jf_write_file(json_path, json);
+  GString *json = rig_json_write_object(o);
+  plugin_write_file(json_path, json);
   g_string_free(json, true);
   g_free(name);
   g_free(json_path);
 }
 
-void jf_fork_free(struct jf_rig *rig)
+void plugin_fork_free(struct plugin_rig *rig)
 {
   g_clear_pointer(&rig->fork, g_free);
 }

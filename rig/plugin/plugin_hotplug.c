@@ -7,13 +7,13 @@
  * An event changes everything the guest can see, as Linux's hotplug does:
  *   - the overlay: ROOT/sys/devices/system/cpu/{online,offline} and the
  *     per-CPU folders (created for a CPU that comes online, removed for one
- *     that goes offline; sysfs_overlay.c), when the runner generated it
+ *     that goes offline; rig_sysfs_overlay.c), when the runner generated it
  *     (a --sysfs-root tree is a dump and is never changed);
- *   - the scheduler (plugin_sched.c, jf_sched_set_online): the affinity
+ *   - the scheduler (plugin_sched.c, plugin_sched_set_online): the affinity
  *     syscalls and getcpu answer on the new online set, a thread gets back
  *     the CPUs it asked for when they return, and a thread on a CPU that
  *     goes offline moves off it;
- *   - the coherence model (coherence.c, jf_model_cluster_online): what
+ *   - the coherence model (model_coherence.c, model_cluster_online): what
  *     the kernel guarantees about the caches of a cluster that comes back.
  *
  * Events are checked where the scheduler already looks at the clock: at
@@ -29,10 +29,10 @@
 #include "cpuset.h"
 #include "plugin_hotplug.h"
 #include "plugin_sched.h"
-#include "sysfs_overlay.h"
-#include "vcpu.h"
+#include "rig_sysfs_overlay.h"
+#include "plugin_vcpu.h"
 
-struct jf_hotplug {
+struct plugin_hotplug {
   struct jf_cpuset online;
   unsigned next_event;
   /* The next event's instruction count, read without the lock on the fast
@@ -41,14 +41,14 @@ struct jf_hotplug {
   bool overlay_warned;
 };
 
-static uint64_t event_at(const struct emu_config *cfg, unsigned event)
+static uint64_t event_at(const struct rig_config *cfg, unsigned event)
 {
   return event < cfg->nevents ? cfg->events[event].at : UINT64_MAX;
 }
 
-struct jf_hotplug *jf_hotplug_new(const struct emu_config *cfg)
+struct plugin_hotplug *plugin_hotplug_new(const struct rig_config *cfg)
 {
-  struct jf_hotplug *h = g_new0(struct jf_hotplug, 1);
+  struct plugin_hotplug *h = g_new0(struct plugin_hotplug, 1);
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
     if (cfg->cpus[cpu].online) {
       jf_cpuset_add(&h->online, cpu);
@@ -58,30 +58,30 @@ struct jf_hotplug *jf_hotplug_new(const struct emu_config *cfg)
   return h;
 }
 
-void jf_hotplug_free(struct jf_hotplug *h)
+void plugin_hotplug_free(struct plugin_hotplug *h)
 {
   g_free(h);
 }
 
-static bool cluster_has_online(const struct emu_config *cfg, const struct jf_hotplug *h,
+static bool cluster_has_online(const struct rig_config *cfg, const struct plugin_hotplug *h,
                                unsigned cluster)
 {
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
-    if (emu_config_cluster_of(cfg, cpu) == cluster && jf_cpuset_has(&h->online, cpu)) {
+    if (rig_config_cluster_of(cfg, cpu) == cluster && jf_cpuset_has(&h->online, cpu)) {
       return true;
     }
   }
   return false;
 }
 
-static void update_overlay(struct jf_rig *rig)
+static void update_overlay(struct plugin_rig *rig)
 {
-  struct jf_hotplug *h = rig->hotplug;
+  struct plugin_hotplug *h = rig->hotplug;
   if (!rig->opts.overlay_path) {
     return;
   }
   GError *err = NULL;
-  if (!emu_overlay_set_online(rig->config, rig->opts.overlay_path, &h->online, &err)) {
+  if (!rig_overlay_set_online(rig->config, rig->opts.overlay_path, &h->online, &err)) {
     if (!h->overlay_warned) {
       fprintf(stderr, "jitflush plugin: hotplug: %s\n", err->message);
       h->overlay_warned = true;
@@ -91,10 +91,10 @@ static void update_overlay(struct jf_rig *rig)
 }
 
 /* The lock held. */
-static void apply(struct jf_rig *rig, const struct emu_hotplug_event *e, unsigned vcpu)
+static void apply(struct plugin_rig *rig, const struct rig_hotplug_event *e, unsigned vcpu)
 {
-  const struct emu_config *cfg = rig->config;
-  struct jf_hotplug *h = rig->hotplug;
+  const struct rig_config *cfg = rig->config;
+  struct plugin_hotplug *h = rig->hotplug;
   unsigned n = cfg->nclusters;
   bool *was_up = g_new0(bool, n);
   for (unsigned c = 0; c < n; c++) {
@@ -114,21 +114,21 @@ static void apply(struct jf_rig *rig, const struct emu_hotplug_event *e, unsigne
   update_overlay(rig);
   for (unsigned c = 0; c < n; c++) {
     if (!was_up[c] && cluster_has_online(cfg, h, c)) {
-      jf_model_cluster_online(rig->model, c);
+      model_cluster_online(rig->model, c);
     }
   }
   g_free(was_up);
-  jf_sched_set_online(rig, &h->online, vcpu);
+  plugin_sched_set_online(rig, &h->online, vcpu);
 }
 
-void jf_hotplug_poll(struct jf_rig *rig, unsigned vcpu)
+void plugin_hotplug_poll(struct plugin_rig *rig, unsigned vcpu)
 {
-  struct jf_hotplug *h = rig->hotplug;
-  const struct emu_config *cfg = rig->config;
+  struct plugin_hotplug *h = rig->hotplug;
+  const struct rig_config *cfg = rig->config;
   if (__atomic_load_n(&h->next_at, __ATOMIC_RELAXED) == UINT64_MAX) {
     return;
   }
-  uint64_t now = jf_vcpu_clock_totals(rig).insns;
+  uint64_t now = plugin_vcpu_clock_totals(rig).insns;
   if (now < __atomic_load_n(&h->next_at, __ATOMIC_RELAXED)) {
     return;
   }

@@ -5,12 +5,12 @@
 #ifndef JITFLUSH_EMU_PLUGIN_HOTPLUG_H
 #define JITFLUSH_EMU_PLUGIN_HOTPLUG_H
 
-#include "rig.h"
+#include "plugin_rig.h"
 
-struct jf_hotplug *jf_hotplug_new(const struct emu_config *cfg);
-void jf_hotplug_free(struct jf_hotplug *h);
+struct plugin_hotplug *plugin_hotplug_new(const struct rig_config *cfg);
+void plugin_hotplug_free(struct plugin_hotplug *h);
 /* Applies the events that are due. Called WITHOUT the rig's lock, at the
  * scheduler's migration points and syscalls of VCPU. */
-void jf_hotplug_poll(struct jf_rig *rig, unsigned vcpu);
+void plugin_hotplug_poll(struct plugin_rig *rig, unsigned vcpu);
 
 #endif /* JITFLUSH_EMU_PLUGIN_HOTPLUG_H */

@@ -7,7 +7,7 @@
  *
  * Per TB:
  *   - one inline add: the migration clock, which also counts the TB's
- *     instructions and fetch checks (jf_clock_tick, vcpu.h);
+ *     instructions and fetch checks (plugin_clock_tick, plugin_vcpu.h);
  *   - one conditional callback (on_tb_due) when the clock is due: for a
  *     migration, the end of the thread's turn (plugin_turns.c), or a
  *     register write armed when the previous TB ended with an mrs (or a
@@ -25,11 +25,11 @@
  */
 #include <string.h>
 
-#include "keep.h"
-#include "kernel_sync.h"
+#include "plugin_keep.h"
+#include "model_kernel_sync.h"
 #include "plugin_alias.h"
 #include "plugin_decode.h"
-#include "findings.h"
+#include "report_findings.h"
 #include "plugin_findings.h"
 #include "plugin_hotplug.h"
 #include "plugin_checkpoint.h"
@@ -42,8 +42,8 @@
 #include "plugin_signal.h"
 #include "plugin_store.h"
 #include "plugin_turns.h"
-#include "store_groups.h"
-#include "vcpu.h"
+#include "model_store_groups.h"
+#include "plugin_vcpu.h"
 
 /*
  * The rig the callbacks serve. QEMU hands a callback userdata of the
@@ -51,9 +51,9 @@
  * there, and the translation callback takes none: so the glue keeps the
  * one pointer, set by plugin.c at install, and passes it to every unit.
  */
-static struct jf_rig *rig;
+static struct plugin_rig *rig;
 
-void jf_instrument_attach(struct jf_rig *r)
+void plugin_instrument_attach(struct plugin_rig *r)
 {
   rig = r;
 }
@@ -61,14 +61,14 @@ void jf_instrument_attach(struct jf_rig *r)
 /*
  * The last verdict of a checked word, kept so that a JIT running stale
  * code does not pay a full check on every fetch of it: a verdict depends
- * only on the model's fetch stamp of the word (jf_model_fetch_stamp,
- * coherence.h), the fetching thread, and those of its cluster, sync_seq
- * and fetched_store_seq that the verdict read (jf_model_verdict_reads: a
+ * only on the model's fetch stamp of the word (model_fetch_stamp,
+ * model_coherence.h), the fetching thread, and those of its cluster, sync_seq
+ * and fetched_store_seq that the verdict read (model_verdict_reads: a
  * word never cleaned is stale whatever the thread did since, so its memo
  * outlives the thread's migrations). While these are as they were, the
  * verdict is the same and the fetch changes nothing in the model; a stale
- * one is recorded with emu_findings_repeat, which does what
- * emu_findings_record did without its lookups. check=full, the reference,
+ * one is recorded with report_findings_repeat, which does what
+ * report_findings_record did without its lookups. check=full, the reference,
  * never uses it. A verdict also depends on the view the word is fetched
  * through (a VIPT I-cache tells the executable views of double-mapped code
  * apart, docs/COHERENCE-MODEL.md#double-mapped-code-and-vipt-instruction-caches);
@@ -78,15 +78,15 @@ void jf_instrument_attach(struct jf_rig *r)
  * and QEMU drops the translation).
  */
 struct fetch_memo {
-  struct jf_fetch_stamp stamp;
+  struct model_stamp stamp;
   uint64_t sync_seq;
   uint64_t fetched_store_seq;
   unsigned thread; /* serial + 1; 0 = no memo */
   unsigned cluster;
-  unsigned reads; /* JF_READS_* */
+  unsigned reads; /* MODEL_READS_* */
   bool stale;
   bool benign; /* stale, but it can only see the word it runs */
-  struct emu_stale_repeat repeat;
+  struct report_stale_repeat repeat;
 };
 
 /* A plain TB's fetch records: for the TB-level slow path, and (also with
@@ -99,34 +99,34 @@ struct tb_record {
 
 struct insn_record {
   uint64_t vaddr;
-  struct jf_word *word; /* model record for the fetch check, or NULL */
+  struct model_word *word; /* model record for the fetch check, or NULL */
   /* Its plain TB's record, when a migration at the TB's start may judge
    * the word first (check_before_migration), else NULL. */
   const struct tb_record *tb;
-  uint64_t view; /* jf_model_view of VADDR, for the fetch check */
+  uint64_t view; /* model_view of VADDR, for the fetch check */
   uint8_t reg;   /* Xt */
   uint8_t reg2;  /* Xn, the size of a MOPS store */
   bool cmodx_safe;
   /* A dc whose address comes from a load before it in its block, or is
-   * the address a load there read (jf_decode_after_load). */
+   * the address a load there read (plugin_decode_after_load). */
   bool after_load;
-  enum jf_insn_kind kind;
+  enum plugin_insn_kind kind;
   struct fetch_memo memo; /* of the fetch check (the lock held) */
   /* A dc cvau's or ic ivau's: where the return address into the flush
-   * routine's caller is (jf_findings_return_rule), decided here once. */
-  struct emu_return_rule ret;
+   * routine's caller is (plugin_findings_return_rule), decided here once. */
+  struct report_return_rule ret;
 };
 
 /* Whether the words of TR were judged at this entry of their TB already,
  * before a migration at its start (on_tb_due). */
-static bool checked_before_migration(const struct jf_vcpu *v, const struct tb_record *tr)
+static bool checked_before_migration(const struct plugin_vcpu *v, const struct tb_record *tr)
 {
   return tr && v->checked_tb == tr && v->checked_clock == v->clock.now;
 }
 
 static struct insn_record *record_new(uint64_t vaddr)
 {
-  struct insn_record *r = jf_keep_until_exit(rig->keep, g_new0(struct insn_record, 1));
+  struct insn_record *r = plugin_keep_until_exit(rig->keep, g_new0(struct insn_record, 1));
   r->vaddr = vaddr;
   return r;
 }
@@ -136,20 +136,20 @@ static struct insn_record *record_new(uint64_t vaddr)
  * read is recorded as a CTR_EL0 read site. */
 static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
 {
-  const struct emu_config *cfg = rig->config;
+  const struct rig_config *cfg = rig->config;
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   uint64_t value;
-  if (r->kind == JF_INSN_MRS_CTR) {
+  if (r->kind == PLUGIN_INSN_MRS_CTR) {
     if (t) {
-      jf_sched_adversary_ctr_read(rig, t);
+      plugin_sched_adversary_ctr_read(rig, t);
     }
     unsigned cpu = t ? t->mt.cpu : 0;
-    value = emu_config_visible_ctr(cfg, cpu);
-    emu_findings_ctr_read(rig->findings, r->vaddr, cpu, value);
-    jf_model_ctr_read(rig->model, value);
+    value = rig_config_visible_ctr(cfg, cpu);
+    report_findings_ctr_read(rig->findings, r->vaddr, cpu, value);
+    model_ctr_read(rig->model, value);
   } else {
-    value = cfg->clusters[emu_config_cluster_of(cfg, t ? t->mt.cpu : 0)].midr;
+    value = cfg->clusters[rig_config_cluster_of(cfg, t ? t->mt.cpu : 0)].midr;
   }
   g_mutex_unlock(&rig->lock);
   return value;
@@ -160,7 +160,7 @@ static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
 static void check_before_migration(unsigned vcpu, const struct tb_record *tr);
 
 /*
- * At a TB start whose migration clock reached JF_MIGRATE_DUE: a register
+ * At a TB start whose migration clock reached PLUGIN_MIGRATE_DUE: a register
  * write is pending (the previous TB ended with an mrs, or a syscall result
  * must be overridden), a migration is due, or both. One conditional
  * callback per TB serves both, so a TB with nothing to do pays one inline
@@ -168,24 +168,24 @@ static void check_before_migration(unsigned vcpu, const struct tb_record *tr);
  */
 static void on_tb_due(unsigned vcpu, void *udata)
 {
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
-  jf_regs_apply_pending(rig->regs, v);
-  if (v->clock.now < JF_MIGRATE_DUE || jf_sched_stretch_ended(v)) {
+  struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
+  plugin_regs_apply_pending(rig->regs, v);
+  if (v->clock.now < PLUGIN_MIGRATE_DUE || plugin_sched_stretch_ended(v)) {
     return;
   }
   if (v->clock.until_migration == 0) {
     /* A migration point: hotplug events land here too. The TB's fetch
      * check comes first (UDATA: its TB-level record, or NULL). */
     check_before_migration(vcpu, udata);
-    jf_hotplug_poll(rig, vcpu);
-    jf_sched_migrate(rig, vcpu, v);
+    plugin_hotplug_poll(rig, vcpu);
+    plugin_sched_migrate(rig, vcpu, v);
     if (udata) {
       v->checked_tb = udata;
       v->checked_clock = v->clock.now;
     }
   }
   if (v->clock.until_handover == 0) {
-    jf_turns_quantum_ended(rig, vcpu);
+    plugin_turns_quantum_ended(rig, vcpu);
   }
 }
 
@@ -193,29 +193,29 @@ static void on_tb_due(unsigned vcpu, void *udata)
 static void on_after_id_read(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
-  jf_regs_write_x(rig->regs, r->reg, id_register_value(vcpu, r));
+  plugin_regs_write_x(rig->regs, r->reg, id_register_value(vcpu, r));
 }
 
 /* On an mrs that ends its TB: the next TB's first instruction writes. */
 static void on_id_read_at_tb_end(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
-  jf_regs_defer_write(rig, vcpu, r->reg, id_register_value(vcpu, r));
+  plugin_regs_defer_write(rig, vcpu, r->reg, id_register_value(vcpu, r));
 }
 
 /* Whether R's memo holds the verdict T would get now. */
-static bool memo_holds(const struct fetch_memo *mm, const struct jf_thread *t,
+static bool memo_holds(const struct fetch_memo *mm, const struct plugin_thread *t,
                        const struct insn_record *r)
 {
-  struct jf_fetch_stamp now = jf_model_fetch_stamp(rig->model, r->word);
+  struct model_stamp now = model_fetch_stamp(rig->model, r->word);
   if (mm->thread != t->mt.serial + 1 || mm->stamp.shared != now.shared ||
       mm->stamp.word != now.word) {
     return false;
   }
-  if ((mm->reads & JF_READS_CLUSTER) && mm->cluster != t->mt.cluster) {
+  if ((mm->reads & MODEL_READS_CLUSTER) && mm->cluster != t->mt.cluster) {
     return false;
   }
-  if (mm->reads & JF_READS_SYNC) {
+  if (mm->reads & MODEL_READS_SYNC) {
     return mm->sync_seq == t->mt.sync_seq && mm->fetched_store_seq == t->mt.fetched_store_seq;
   }
   /* The fetch would not raise fetched_store_seq: it did at the memo's
@@ -224,7 +224,7 @@ static bool memo_holds(const struct fetch_memo *mm, const struct jf_thread *t,
 }
 
 /* What a fetch was: fresh, stale, or stale but able to see only the word it
- * runs (coherence.h, jf_model_stale_benign: code rewritten with the same
+ * runs (model_coherence.h, model_stale_benign: code rewritten with the same
  * bytes), which is counted apart and never a finding. */
 enum fetch_outcome { FETCH_FRESH, FETCH_STALE, FETCH_BENIGN };
 
@@ -232,14 +232,14 @@ enum fetch_outcome { FETCH_FRESH, FETCH_STALE, FETCH_BENIGN };
 static void count_outcome(unsigned vcpu, enum fetch_outcome outcome, uint64_t n)
 {
   if (outcome == FETCH_STALE) {
-    jf_vcpu(rig, vcpu)->counts.stale_fetches += n;
+    plugin_vcpu(rig, vcpu)->counts.stale_fetches += n;
   } else if (outcome == FETCH_BENIGN) {
-    jf_vcpu(rig, vcpu)->counts.benign_stale_fetches += n;
+    plugin_vcpu(rig, vcpu)->counts.benign_stale_fetches += n;
   }
 }
 
 /* One fetch of R's word by T (the lock held). */
-static enum fetch_outcome check_fetch(struct jf_thread *t, struct insn_record *r)
+static enum fetch_outcome check_fetch(struct plugin_thread *t, struct insn_record *r)
 {
   struct fetch_memo *mm = &r->memo;
   if (!rig->opts.check_full && memo_holds(mm, t, r)) {
@@ -247,41 +247,41 @@ static enum fetch_outcome check_fetch(struct jf_thread *t, struct insn_record *r
       return FETCH_FRESH;
     }
     if (mm->benign) {
-      emu_findings_benign(rig->findings, r->vaddr);
+      report_findings_benign(rig->findings, r->vaddr);
       return FETCH_BENIGN;
     }
-    if (emu_findings_repeat(rig->findings, &mm->repeat, r->vaddr, t->mt.cpu, t->mt.serial)) {
+    if (report_findings_repeat(rig->findings, &mm->repeat, r->vaddr, t->mt.cpu, t->mt.serial)) {
       return FETCH_STALE;
     }
   }
-  struct jf_verdict v = jf_model_fetch(rig->model, &t->mt, r->word, r->view, r->cmodx_safe);
+  struct model_verdict v = model_fetch(rig->model, &t->mt, r->word, r->view, r->cmodx_safe);
   bool reads_sync = false;
   /* Through another view of double-mapped code a VIPT cluster may hold an
    * older version the model's bound does not cover: never benign. */
-  bool benign = v.kind != JF_FRESH && r->view == JF_MODEL_OWN_VIEW &&
-                jf_model_fetch_benign(rig->model, &t->mt, r->word, &reads_sync);
+  bool benign = v.kind != MODEL_FRESH && r->view == MODEL_OWN_VIEW &&
+                model_fetch_benign(rig->model, &t->mt, r->word, &reads_sync);
   *mm = (struct fetch_memo){
-      .stamp = jf_model_fetch_stamp(rig->model, r->word),
+      .stamp = model_fetch_stamp(rig->model, r->word),
       .sync_seq = t->mt.sync_seq,
       .fetched_store_seq = t->mt.fetched_store_seq,
       .thread = t->mt.serial + 1,
       .cluster = t->mt.cluster,
-      .reads = jf_model_verdict_reads(rig->model, v.kind) | (reads_sync ? JF_READS_SYNC : 0),
-      .stale = v.kind != JF_FRESH,
+      .reads = model_verdict_reads(rig->model, v.kind) | (reads_sync ? MODEL_READS_SYNC : 0),
+      .stale = v.kind != MODEL_FRESH,
       .benign = benign,
   };
-  if (v.kind == JF_FRESH) {
+  if (v.kind == MODEL_FRESH) {
     return FETCH_FRESH;
   }
   if (benign) {
-    emu_findings_benign(rig->findings, r->vaddr);
+    report_findings_benign(rig->findings, r->vaddr);
     return FETCH_BENIGN;
   }
-  unsigned known = emu_findings_recorded(rig->findings);
-  emu_findings_record_memo(rig->findings, r->vaddr, t->mt.cpu, t->mt.serial, &v, &mm->repeat);
-  if (emu_findings_recorded(rig->findings) != known) {
+  unsigned known = report_findings_recorded(rig->findings);
+  report_findings_record_memo(rig->findings, r->vaddr, t->mt.cpu, t->mt.serial, &v, &mm->repeat);
+  if (report_findings_recorded(rig->findings) != known) {
     /* A new finding: kept before the guest's next system call. */
-    jf_checkpoint_wake(rig->checkpoint);
+    plugin_checkpoint_wake(rig->checkpoint);
   }
   return FETCH_STALE;
 }
@@ -291,14 +291,14 @@ static enum fetch_outcome check_fetch(struct jf_thread *t, struct insn_record *r
 static void on_fetch(unsigned vcpu, void *udata)
 {
   struct insn_record *r = udata;
-  if (checked_before_migration(jf_vcpu(rig, vcpu), r->tb)) {
+  if (checked_before_migration(plugin_vcpu(rig, vcpu), r->tb)) {
     return;
   }
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   enum fetch_outcome outcome = t ? check_fetch(t, r) : FETCH_FRESH;
   if (outcome == FETCH_STALE) {
-    jf_vcpu_note_host_thread(vcpu, t->mt.serial);
+    plugin_vcpu_note_host_thread(vcpu, t->mt.serial);
   }
   g_mutex_unlock(&rig->lock);
   count_outcome(vcpu, outcome, 1);
@@ -311,7 +311,7 @@ static void check_tb(unsigned vcpu, const struct tb_record *tr)
 {
   uint64_t n[3] = {0};
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t && t->mt.sync_seq > tr->fresh_after) {
     t = NULL; /* what the TB's conditional callback compares */
   }
@@ -319,7 +319,7 @@ static void check_tb(unsigned vcpu, const struct tb_record *tr)
     n[check_fetch(t, tr->words[i])]++;
   }
   if (n[FETCH_STALE]) {
-    jf_vcpu_note_host_thread(vcpu, t->mt.serial);
+    plugin_vcpu_note_host_thread(vcpu, t->mt.serial);
   }
   g_mutex_unlock(&rig->lock);
   count_outcome(vcpu, FETCH_STALE, n[FETCH_STALE]);
@@ -331,7 +331,7 @@ static void check_tb(unsigned vcpu, const struct tb_record *tr)
 static void on_tb_fetch(unsigned vcpu, void *udata)
 {
   const struct tb_record *tr = udata;
-  if (checked_before_migration(jf_vcpu(rig, vcpu), tr)) {
+  if (checked_before_migration(plugin_vcpu(rig, vcpu), tr)) {
     return;
   }
   check_tb(vcpu, tr);
@@ -376,24 +376,24 @@ static uint64_t read_guest_u64(uint64_t va)
   return read ? GUINT64_FROM_LE(le) : 0;
 }
 
-/* X[REG], REG 31 being sp (DWARF's AArch64 numbering, symbols.h). */
+/* X[REG], REG 31 being sp (DWARF's AArch64 numbering, report_symbols.h). */
 static uint64_t read_dwarf_reg(unsigned reg)
 {
   uint64_t v = 0;
   if (reg == 31) {
-    return jf_regs_read(rig->regs, JF_REG_SP, &v) ? v : 0;
+    return plugin_regs_read(rig->regs, PLUGIN_REG_SP, &v) ? v : 0;
   }
-  return jf_regs_read_x(rig->regs, reg);
+  return plugin_regs_read_x(rig->regs, reg);
 }
 
 /* The return address in the frame record x29 points at, 0 when x29 holds
  * no readable, aligned address: in a flush routine that made a call before
- * its loops, the return address into its own caller (findings_names.c
+ * its loops, the return address into its own caller (report_findings_names.c
  * decides whether it is one). Read only where the unwind tables gave no
  * rule. */
 static uint64_t frame_return_address(void)
 {
-  uint64_t fp = jf_regs_read_x(rig->regs, XREG_FP);
+  uint64_t fp = plugin_regs_read_x(rig->regs, XREG_FP);
   if (!fp || (fp & 15) != 0) {
     return 0;
   }
@@ -406,9 +406,9 @@ static uint64_t frame_return_address(void)
 static uint64_t unwound_return_address(const struct insn_record *r, uint64_t lr)
 {
   switch (r->ret.kind) {
-  case EMU_RETURN_IN_REG:
+  case REPORT_RETURN_IN_REG:
     return r->ret.reg == XREG_LR ? lr : read_dwarf_reg(r->ret.reg);
-  case EMU_RETURN_AT:
+  case REPORT_RETURN_AT:
     return read_guest_u64(read_dwarf_reg(r->ret.reg) + (uint64_t)r->ret.offset);
   default:
     return 0;
@@ -418,30 +418,30 @@ static uint64_t unwound_return_address(const struct insn_record *r, uint64_t lr)
 static void on_maintenance(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
-  uint64_t addr = jf_regs_read_x(rig->regs, r->reg);
-  bool maint = r->kind == JF_INSN_DC_CLEAN || r->kind == JF_INSN_IC_IVAU;
-  uint64_t lr = maint ? jf_regs_read_x(rig->regs, XREG_LR) : 0;
+  uint64_t addr = plugin_regs_read_x(rig->regs, r->reg);
+  bool maint = r->kind == PLUGIN_INSN_DC_CLEAN || r->kind == PLUGIN_INSN_IC_IVAU;
+  uint64_t lr = maint ? plugin_regs_read_x(rig->regs, XREG_LR) : 0;
   uint64_t unwound = maint ? unwound_return_address(r, lr) : 0;
-  uint64_t frame_lr = maint && r->ret.kind == EMU_RETURN_UNKNOWN ? frame_return_address() : 0;
+  uint64_t frame_lr = maint && r->ret.kind == REPORT_RETURN_UNKNOWN ? frame_return_address() : 0;
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
     switch (r->kind) {
-    case JF_INSN_DC_CLEAN:
-      jf_sched_adversary_maintenance(rig, t);
-      jf_model_dc_clean(rig->model, &t->mt, addr,
-                        emu_findings_site_unwound(rig->findings, r->vaddr, lr, frame_lr, unwound),
-                        r->after_load);
+    case PLUGIN_INSN_DC_CLEAN:
+      plugin_sched_adversary_maintenance(rig, t);
+      model_dc_clean(rig->model, &t->mt, addr,
+                     report_findings_site_unwound(rig->findings, r->vaddr, lr, frame_lr, unwound),
+                     r->after_load);
       break;
-    case JF_INSN_IC_IVAU:
-      jf_sched_adversary_maintenance(rig, t);
-      jf_model_ic_ivau(rig->model, &t->mt, addr,
-                       emu_findings_site_unwound(rig->findings, r->vaddr, lr, frame_lr, unwound));
+    case PLUGIN_INSN_IC_IVAU:
+      plugin_sched_adversary_maintenance(rig, t);
+      model_ic_ivau(rig->model, &t->mt, addr,
+                    report_findings_site_unwound(rig->findings, r->vaddr, lr, frame_lr, unwound));
       break;
-    case JF_INSN_DC_ZVA:
+    case PLUGIN_INSN_DC_ZVA:
       /* QEMU zeroes the block without a memory callback. DCZID_EL0 of
        * QEMU's Arm cores gives 64-byte blocks. */
-      jf_model_store(rig->model, &t->mt, addr & ~UINT64_C(63), 64, r->vaddr);
+      model_store(rig->model, &t->mt, addr & ~UINT64_C(63), 64, r->vaddr);
       break;
     default:
       break;
@@ -457,23 +457,23 @@ static void on_maintenance(unsigned vcpu, void *udata)
 static void on_mops(unsigned vcpu, void *udata)
 {
   const struct insn_record *r = udata;
-  uint64_t dest = jf_regs_read_x(rig->regs, r->reg);
-  uint64_t size = jf_regs_read_x(rig->regs, r->reg2);
+  uint64_t dest = plugin_regs_read_x(rig->regs, r->reg);
+  uint64_t size = plugin_regs_read_x(rig->regs, r->reg2);
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   for (uint64_t done = 0; t && done < size;) {
-    uint64_t chunk = MIN(size - done, UINT64_C(1) << JF_MODEL_PAGE_SHIFT);
-    jf_model_store(rig->model, &t->mt, dest + done, (unsigned)chunk, r->vaddr);
+    uint64_t chunk = MIN(size - done, UINT64_C(1) << MODEL_PAGE_SHIFT);
+    model_store(rig->model, &t->mt, dest + done, (unsigned)chunk, r->vaddr);
     done += chunk;
   }
   g_mutex_unlock(&rig->lock);
 }
 
 /* Applies a model event to the thread on VCPU. */
-static void thread_event(unsigned vcpu, void (*event)(struct jf_model *, struct jf_model_thread *))
+static void thread_event(unsigned vcpu, void (*event)(struct model *, struct model_thread *))
 {
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
     event(rig->model, &t->mt);
   }
@@ -482,11 +482,11 @@ static void thread_event(unsigned vcpu, void (*event)(struct jf_model *, struct 
 
 /* A barrier instruction ends the thread's maintenance loops: a flush
  * routine's loop runs between two of them, so a step never spans two calls
- * (coherence_attribution.c, "Loop recognition"). */
-static void dsb_insn(struct jf_model *m, struct jf_model_thread *t)
+ * (model_coherence_attribution.c, "Loop recognition"). */
+static void dsb_insn(struct model *m, struct model_thread *t)
 {
-  jf_model_dsb(m, t);
-  jf_model_loops_end(t);
+  model_dsb(m, t);
+  model_loops_end(t);
 }
 
 static void on_dsb(unsigned vcpu, void *udata)
@@ -500,16 +500,16 @@ static void on_dsb(unsigned vcpu, void *udata)
 static void on_dsb_ld(unsigned vcpu, void *udata)
 {
   (void)udata;
-  thread_event(vcpu, jf_model_order_cleans);
+  thread_event(vcpu, model_order_cleans);
 }
 
 /* UDATA is non-NULL for a DMB that orders loads and stores. */
 static void on_dmb(unsigned vcpu, void *udata)
 {
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
-    jf_model_dmb(rig->model, &t->mt, udata != NULL);
+    model_dmb(rig->model, &t->mt, udata != NULL);
   }
   if (udata) {
   }
@@ -521,31 +521,31 @@ static void on_dmb(unsigned vcpu, void *udata)
 static void on_publish(unsigned vcpu, void *udata)
 {
   (void)udata;
-  jf_turns_published(rig, vcpu);
+  plugin_turns_published(rig, vcpu);
 }
 
 static void on_isb(unsigned vcpu, void *udata)
 {
   (void)udata;
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
-    jf_sched_sync(rig, t);
-    jf_model_loops_end(&t->mt);
+    plugin_sched_sync(rig, t);
+    model_loops_end(&t->mt);
   }
   g_mutex_unlock(&rig->lock);
   /* QEMU translates again what the RW view of double-mapped code changed. */
-  jf_alias_refresh_views(rig);
+  plugin_alias_refresh_views(rig);
 }
 
 /* ---- translation --------------------------------------------------------- */
 
 /*
  * The fetch check, decided at translation. Only words on pages the guest
- * ever stored to have a record (jf_model_word_for_fetch). For each, the
+ * ever stored to have a record (model_word_for_fetch). For each, the
  * model gives fresh_after, F: any thread synchronised after F fetches the
  * word fresh on every cluster, and F cannot change until the word is stored
- * again (coherence.h). A store to a page holding translated code makes
+ * again (model_coherence.h). A store to a page holding translated code makes
  * linux-user QEMU invalidate that page's TBs, so the next execution is a
  * new translation with a new F. The check is therefore an inline comparison
  * of the vCPU's published sync_seq with F (a conditional callback), and the
@@ -574,7 +574,7 @@ struct fetch_plan {
   uint64_t tb_fresh_after; /* the largest F of the TB's words */
   bool every_fetch;        /* check=full or a double-mapped word */
   bool aliased;            /* a double-mapped word */
-  uint64_t settled;        /* jf_sched_settled_before at translation */
+  uint64_t settled;        /* plugin_sched_settled_before at translation */
 };
 
 /*
@@ -608,13 +608,13 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint
 {
   g_mutex_lock(&rig->lock);
   /* A lazily mapped executable view is faulted in at its first fetch, and
-   * the kernel may sync the page then (kernel_sync.h). */
-  jf_model_kernel_fetch(rig->kernel, vaddr, jf_alias_canon(rig->alias, vaddr));
-  struct jf_word *w = jf_model_word_for_fetch(rig->model, vaddr, word, cmodx_safe);
-  uint64_t view = jf_model_view(rig->model, vaddr);
-  uint64_t fresh_after = w ? jf_model_fresh_after(rig->model, w, view) : 0;
+   * the kernel may sync the page then (model_kernel_sync.h). */
+  model_kernel_fetch(rig->kernel, vaddr, plugin_alias_canon(rig->alias, vaddr));
+  struct model_word *w = model_word_for_fetch(rig->model, vaddr, word, cmodx_safe);
+  uint64_t view = model_view(rig->model, vaddr);
+  uint64_t fresh_after = w ? model_fresh_after(rig->model, w, view) : 0;
   /* A view other than the address itself: double-mapped code. */
-  bool every_fetch = w && (rig->opts.check_full || view != JF_MODEL_OWN_VIEW);
+  bool every_fetch = w && (rig->opts.check_full || view != MODEL_OWN_VIEW);
   g_mutex_unlock(&rig->lock);
   if (!w) {
     return;
@@ -636,7 +636,7 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint
   p->nslow++;
   p->tb_fresh_after = MAX(p->tb_fresh_after, fresh_after);
   p->every_fetch |= every_fetch;
-  p->aliased |= view != JF_MODEL_OWN_VIEW;
+  p->aliased |= view != MODEL_OWN_VIEW;
 }
 
 /* The record of a plain TB with words to check and no double-mapped one
@@ -655,7 +655,7 @@ static struct tb_record *tb_record_for(const struct fetch_plan *p, bool plain)
   for (size_t i = 0; p->every_fetch && i < p->nslow; i++) {
     p->slow[i]->tb = t; /* each judged by on_fetch, unless first here */
   }
-  return jf_keep_until_exit(rig->keep, t);
+  return plugin_keep_until_exit(rig->keep, t);
 }
 
 static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_plan *p,
@@ -669,7 +669,7 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
       qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS, t);
     } else {
       qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS,
-                                                QEMU_PLUGIN_COND_LE, JF_VCPU_U64(rig, sync_seq),
+                                                QEMU_PLUGIN_COND_LE, PLUGIN_VCPU_U64(rig, sync_seq),
                                                 p->tb_fresh_after, t);
     }
     return;
@@ -679,9 +679,9 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
       qemu_plugin_register_vcpu_insn_exec_cb(p->slow_insn[i], on_fetch, QEMU_PLUGIN_CB_NO_REGS,
                                              p->slow[i]);
     } else {
-      qemu_plugin_register_vcpu_insn_exec_cond_cb(p->slow_insn[i], on_fetch, QEMU_PLUGIN_CB_NO_REGS,
-                                                  QEMU_PLUGIN_COND_LE, JF_VCPU_U64(rig, sync_seq),
-                                                  p->fresh_after[i], p->slow[i]);
+      qemu_plugin_register_vcpu_insn_exec_cond_cb(
+          p->slow_insn[i], on_fetch, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_COND_LE,
+          PLUGIN_VCPU_U64(rig, sync_seq), p->fresh_after[i], p->slow[i]);
     }
   }
 }
@@ -689,60 +689,60 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
 /* The store callbacks QEMU calls (QEMU_PLUGIN_MEM_W), into plugin_store.c. */
 static void on_store(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-  jf_store_on_store(rig->store, vcpu, info, vaddr, udata);
+  plugin_store_on_store(rig->store, vcpu, info, vaddr, udata);
 }
 
 static void on_store_group(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
   (void)info;
-  jf_store_on_group(rig->store, vcpu, vaddr, udata);
+  plugin_store_on_group(rig->store, vcpu, vaddr, udata);
 }
 
 static void on_store_span(unsigned vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
   (void)info;
-  jf_store_on_span(rig->store, vcpu, vaddr, udata);
+  plugin_store_on_span(rig->store, vcpu, vaddr, udata);
 }
 
 /* QEMU calls a memory callback only for the accesses an instruction makes,
  * so every instruction gets one, except the members of a store group
- * (store_groups.h), whose leader records them. --check full, the reference,
+ * (model_store_groups.h), whose leader records them. --check full, the reference,
  * records every store by itself, at the size QEMU reports. Otherwise a
  * store whose size the encoding gives, and a group that writes one range
  * from its leader's address, get the span callback, which needs no record. */
 static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *words, size_t n)
 {
-  enum jf_model_store_role *role = g_new(enum jf_model_store_role, n);
+  enum model_store_role *role = g_new(enum model_store_role, n);
   uint32_t *group_of = g_new(uint32_t, n);
-  struct jf_store_group *groups = g_new(struct jf_store_group, n);
+  struct model_store_group *groups = g_new(struct model_store_group, n);
   uint64_t *pc = g_new(uint64_t, n);
   for (size_t i = 0; i < n; i++) {
     pc[i] = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i));
-    role[i] = JF_STORE_OWN;
+    role[i] = MODEL_STORE_OWN;
   }
   if (!rig->opts.check_full) {
-    jf_model_groups_plan(words, n, role, group_of, groups);
+    model_groups_plan(words, n, role, group_of, groups);
   }
   for (size_t i = 0; i < n; i++) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
     void *span = NULL;
-    if (role[i] == JF_STORE_OWN) {
+    if (role[i] == MODEL_STORE_OWN) {
       if (!rig->opts.check_full) {
-        span = jf_store_span_udata(pc[i], jf_model_simple_store_bytes(words[i]));
+        span = plugin_store_span_udata(pc[i], model_simple_store_bytes(words[i]));
       }
       if (!span) {
         qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
                                          (void *)(uintptr_t)pc[i]);
       }
-    } else if (role[i] == JF_STORE_LEADER) {
-      const struct jf_store_group *g = &groups[group_of[i]];
+    } else if (role[i] == MODEL_STORE_LEADER) {
+      const struct model_store_group *g = &groups[group_of[i]];
       if (g->nranges == 1 && g->range[0].offset == 0) {
-        span = jf_store_span_udata(pc[g->range[0].last_insn], g->range[0].bytes);
+        span = plugin_store_span_udata(pc[g->range[0].last_insn], g->range[0].bytes);
       }
       if (!span) {
         qemu_plugin_register_vcpu_mem_cb(insn, on_store_group, QEMU_PLUGIN_CB_NO_REGS,
                                          QEMU_PLUGIN_MEM_W,
-                                         jf_store_group_record(rig->store, g, pc));
+                                         plugin_store_group_record(rig->store, g, pc));
       }
     }
     if (span) {
@@ -761,7 +761,7 @@ static void count_inline(struct qemu_plugin_insn *insn, qemu_plugin_u64 e)
   qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, e, 1);
 }
 
-void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
   (void)id;
   size_t n = qemu_plugin_tb_n_insns(tb);
@@ -769,9 +769,9 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     return;
   }
   /* First: the self-check runs before anything else of the first block. */
-  jf_selfcheck_tb(rig, tb);
+  plugin_selfcheck_tb(rig, tb);
   g_mutex_lock(&rig->lock);
-  uint64_t settled = jf_sched_settled_before(rig->sched);
+  uint64_t settled = plugin_sched_settled_before(rig->sched);
   g_mutex_unlock(&rig->lock);
   struct fetch_plan plan = {
       .settled = settled,
@@ -782,7 +782,7 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   bool plain = true; /* see register_fetch_checks */
   /* What plugin_region.c needs to find the maintenance loops and markers. */
   uint32_t *words = g_new0(uint32_t, n);
-  enum jf_insn_kind *kinds = g_new0(enum jf_insn_kind, n);
+  enum plugin_insn_kind *kinds = g_new0(enum plugin_insn_kind, n);
 
   for (size_t i = 0; i < n; i++) {
     struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -793,28 +793,29 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       continue;
     }
     word = GUINT32_FROM_LE(word);
-    struct jf_decoded dec = jf_decode(rig->decoder, word);
+    struct plugin_decoded dec = plugin_decode(rig->decoder, word);
     words[i] = word;
     kinds[i] = dec.kind;
-    plain = plain && dec.kind == JF_INSN_OTHER && (i + 1 == n || insn_is_plain(word));
+    plain = plain && dec.kind == PLUGIN_INSN_OTHER && (i + 1 == n || insn_is_plain(word));
 
     if (rig->opts.check) {
       plan_fetch(&plan, insn, vaddr, word, dec.cmodx_safe);
     }
 
     struct insn_record *r = NULL;
-    if (dec.kind != JF_INSN_OTHER) {
+    if (dec.kind != PLUGIN_INSN_OTHER) {
       r = record_new(vaddr);
       r->reg = (uint8_t)dec.reg;
       r->reg2 = (uint8_t)dec.reg2;
       r->kind = dec.kind;
-      r->after_load = dec.kind == JF_INSN_DC_CLEAN && jf_decode_after_load(words, i, dec.reg);
+      r->after_load =
+          dec.kind == PLUGIN_INSN_DC_CLEAN && plugin_decode_after_load(words, i, dec.reg);
     }
     switch (dec.kind) {
-    case JF_INSN_MRS_CTR:
-    case JF_INSN_MRS_MIDR:
-      count_inline(insn, dec.kind == JF_INSN_MRS_CTR ? JF_VCPU_U64(rig, counts.ctr_reads)
-                                                     : JF_VCPU_U64(rig, counts.midr_reads));
+    case PLUGIN_INSN_MRS_CTR:
+    case PLUGIN_INSN_MRS_MIDR:
+      count_inline(insn, dec.kind == PLUGIN_INSN_MRS_CTR ? PLUGIN_VCPU_U64(rig, counts.ctr_reads)
+                                                         : PLUGIN_VCPU_U64(rig, counts.midr_reads));
       if (dec.reg == 31) {
         break; /* xzr: nothing to rewrite */
       }
@@ -826,58 +827,58 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                                                r);
       }
       break;
-    case JF_INSN_DC_CLEAN:
-    case JF_INSN_IC_IVAU:
-    case JF_INSN_IC_IALLU:
-    case JF_INSN_DC_ZVA:
-      if (dec.kind == JF_INSN_DC_CLEAN) {
-        count_inline(insn, JF_VCPU_U64(rig, counts.dc_ops));
-      } else if (dec.kind != JF_INSN_DC_ZVA) {
-        count_inline(insn, JF_VCPU_U64(rig, counts.ic_ops));
+    case PLUGIN_INSN_DC_CLEAN:
+    case PLUGIN_INSN_IC_IVAU:
+    case PLUGIN_INSN_IC_IALLU:
+    case PLUGIN_INSN_DC_ZVA:
+      if (dec.kind == PLUGIN_INSN_DC_CLEAN) {
+        count_inline(insn, PLUGIN_VCPU_U64(rig, counts.dc_ops));
+      } else if (dec.kind != PLUGIN_INSN_DC_ZVA) {
+        count_inline(insn, PLUGIN_VCPU_U64(rig, counts.ic_ops));
       }
       /* ic iallu[is] is EL1-only (UNDEFINED at EL0): counted, not modelled. */
-      if (rig->opts.check && dec.kind != JF_INSN_IC_IALLU) {
-        if (dec.kind != JF_INSN_DC_ZVA) {
-          r->ret = jf_findings_return_rule(rig, r->vaddr);
+      if (rig->opts.check && dec.kind != PLUGIN_INSN_IC_IALLU) {
+        if (dec.kind != PLUGIN_INSN_DC_ZVA) {
+          r->ret = plugin_findings_return_rule(rig, r->vaddr);
         }
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_maintenance, QEMU_PLUGIN_CB_R_REGS, r);
       }
       break;
-    case JF_INSN_ISB:
-      count_inline(insn, JF_VCPU_U64(rig, counts.isb));
+    case PLUGIN_INSN_ISB:
+      count_inline(insn, PLUGIN_VCPU_U64(rig, counts.isb));
       if (rig->opts.check) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_isb, QEMU_PLUGIN_CB_NO_REGS, r);
       }
       break;
-    case JF_INSN_DSB:
-      count_inline(insn, JF_VCPU_U64(rig, counts.dsb));
+    case PLUGIN_INSN_DSB:
+      count_inline(insn, PLUGIN_VCPU_U64(rig, counts.dsb));
       if (rig->opts.check) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, dec.dsb_completes ? on_dsb : on_dsb_ld,
                                                QEMU_PLUGIN_CB_NO_REGS, r);
       }
       break;
-    case JF_INSN_MOPS:
+    case PLUGIN_INSN_MOPS:
       if (rig->opts.check) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mops, QEMU_PLUGIN_CB_R_REGS, r);
       }
       break;
-    case JF_INSN_DMB:
+    case PLUGIN_INSN_DMB:
       /* Not counted (no counter for it): the model orders cleans and
-       * stores with it (coherence.c, jf_model_dmb). */
+       * stores with it (model_coherence.c, model_dmb). */
       if (rig->opts.check && dec.dmb_orders_stores) {
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_dmb, QEMU_PLUGIN_CB_NO_REGS,
                                                dec.dmb_full ? (void *)rig : NULL);
       }
       break;
-    case JF_INSN_MARK_BEGIN:
-    case JF_INSN_MARK_END:
-    case JF_INSN_OTHER:
+    case PLUGIN_INSN_MARK_BEGIN:
+    case PLUGIN_INSN_MARK_END:
+    case PLUGIN_INSN_OTHER:
       break;
     }
-    if (dec.publishes && jf_rig_adversary_hands_over(rig)) {
+    if (dec.publishes && plugin_rig_adversary_hands_over(rig)) {
       qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_publish, QEMU_PLUGIN_CB_NO_REGS,
                                                   QEMU_PLUGIN_COND_NE,
-                                                  JF_VCPU_U64(rig, clock.code_stored), 0, NULL);
+                                                  PLUGIN_VCPU_U64(rig, clock.code_stored), 0, NULL);
     }
   }
   /* The TB's callbacks run in the order they are registered, before those
@@ -886,26 +887,28 @@ void jf_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
    * counts the TB (its instructions and fetch checks, both exact unless
    * the TB faults) before on_tb_due and the TB's fetch check. */
   if (rig->opts.check) {
-    jf_signals_instrument_tb(rig, tb);
+    plugin_signals_instrument_tb(rig, tb);
   }
-  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-      tb, QEMU_PLUGIN_INLINE_ADD_U64, JF_VCPU_U64(rig, clock.now), jf_clock_tick(n, plan.checked));
+  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                    PLUGIN_VCPU_U64(rig, clock.now),
+                                                    plugin_clock_tick(n, plan.checked));
   struct tb_record *tr = tb_record_for(&plan, plain);
   qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,
-                                            QEMU_PLUGIN_COND_GE, JF_VCPU_U64(rig, clock.now),
-                                            JF_MIGRATE_DUE, tr);
+                                            QEMU_PLUGIN_COND_GE, PLUGIN_VCPU_U64(rig, clock.now),
+                                            PLUGIN_MIGRATE_DUE, tr);
   register_fetch_checks(tb, &plan, tr);
   if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
-    jf_selfstore_instrument_tb(rig, tb);
-    /* Where a fatal signal finds the vCPU (findings.h, "a crash"). */
-    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-        tb, QEMU_PLUGIN_INLINE_STORE_U64, JF_VCPU_U64(rig, last_block), qemu_plugin_tb_vaddr(tb));
+    plugin_selfstore_instrument_tb(rig, tb);
+    /* Where a fatal signal finds the vCPU (report_findings.h, "a crash"). */
+    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
+                                                      PLUGIN_VCPU_U64(rig, last_block),
+                                                      qemu_plugin_tb_vaddr(tb));
   }
   g_free(plan.slow);
   g_free(plan.slow_insn);
   g_free(plan.fresh_after);
-  jf_region_instrument_tb(rig, tb, words, kinds, n);
+  plugin_region_instrument_tb(rig, tb, words, kinds, n);
   g_free(words);
   g_free(kinds);
 }

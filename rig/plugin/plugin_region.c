@@ -42,10 +42,10 @@
 #include <inttypes.h>
 #include <stddef.h>
 
-#include "keep.h"
+#include "plugin_keep.h"
 #include "plugin_region.h"
 #include "plugin_regs.h"
-#include "vcpu.h"
+#include "plugin_vcpu.h"
 
 /* The register that carries the tag to the begin marker. */
 #define TAG_REG 16
@@ -53,33 +53,33 @@
 struct region_sum {
   uint64_t tag;
   uint64_t calls;
-  uint64_t sum[JF_NCOUNTERS];    /* every counter of rig_counters.def */
+  uint64_t sum[RIG_NCOUNTERS];   /* every counter of rig_counters.def */
   uint64_t insns_min, insns_max; /* per call: shows whether a cost varies */
 };
 
 /* What a marker callback needs from translation time. */
 struct marker {
-  struct jf_rig *rig;
+  struct plugin_rig *rig;
   uint64_t after; /* instructions of its TB after it, already counted */
 };
 
-struct jf_region {
+struct plugin_region {
   GMutex lock;
   GHashTable *sums;     /* tag -> struct region_sum */
   GHashTable *maint_at; /* vaddrs of translated dc/ic operations */
   uint64_t unbalanced;  /* begin while open, end while closed */
 };
 
-struct jf_region *jf_region_new(void)
+struct plugin_region *plugin_region_new(void)
 {
-  struct jf_region *r = g_new0(struct jf_region, 1);
+  struct plugin_region *r = g_new0(struct plugin_region, 1);
   g_mutex_init(&r->lock);
   r->sums = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
   r->maint_at = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   return r;
 }
 
-void jf_region_free(struct jf_region *r)
+void plugin_region_free(struct plugin_region *r)
 {
   if (r) {
     g_clear_pointer(&r->sums, g_hash_table_unref);
@@ -94,12 +94,12 @@ void jf_region_free(struct jf_region *r)
 static void on_begin(unsigned vcpu, void *udata)
 {
   const struct marker *m = udata;
-  struct jf_rig *rig = m->rig;
-  uint64_t tag = jf_regs_read_x(rig->regs, TAG_REG);
-  uint64_t now[JF_NCOUNTERS];
-  jf_vcpu_counter_totals(rig, now);
-  now[JF_COUNTER_insns] -= m->after; /* the region starts right after the marker */
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  struct plugin_rig *rig = m->rig;
+  uint64_t tag = plugin_regs_read_x(rig->regs, TAG_REG);
+  uint64_t now[RIG_NCOUNTERS];
+  plugin_vcpu_counter_totals(rig, now);
+  now[RIG_COUNTER_insns] -= m->after; /* the region starts right after the marker */
+  struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
   if (v->region.open) {
     g_mutex_lock(&rig->region->lock);
     rig->region->unbalanced++;
@@ -107,7 +107,7 @@ static void on_begin(unsigned vcpu, void *udata)
   }
   v->region.open = 1;
   v->region.tag = tag;
-  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+  for (size_t c = 0; c < RIG_NCOUNTERS; c++) {
     v->region.start[c] = now[c];
   }
 }
@@ -115,12 +115,12 @@ static void on_begin(unsigned vcpu, void *udata)
 static void on_end(unsigned vcpu, void *udata)
 {
   const struct marker *m = udata;
-  struct jf_rig *rig = m->rig;
-  struct jf_region *reg = rig->region;
-  uint64_t now[JF_NCOUNTERS];
-  jf_vcpu_counter_totals(rig, now);
-  now[JF_COUNTER_insns] -= m->after + 1; /* it ends before the marker */
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  struct plugin_rig *rig = m->rig;
+  struct plugin_region *reg = rig->region;
+  uint64_t now[RIG_NCOUNTERS];
+  plugin_vcpu_counter_totals(rig, now);
+  now[RIG_COUNTER_insns] -= m->after + 1; /* it ends before the marker */
+  struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
   g_mutex_lock(&reg->lock);
   if (!v->region.open) {
     reg->unbalanced++;
@@ -137,10 +137,10 @@ static void on_end(unsigned vcpu, void *udata)
     g_hash_table_insert(reg->sums, &r->tag, r);
   }
   r->calls++;
-  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
+  for (size_t c = 0; c < RIG_NCOUNTERS; c++) {
     r->sum[c] += now[c] - v->region.start[c];
   }
-  uint64_t insns = now[JF_COUNTER_insns] - v->region.start[JF_COUNTER_insns];
+  uint64_t insns = now[RIG_COUNTER_insns] - v->region.start[RIG_COUNTER_insns];
   r->insns_min = MIN(r->insns_min, insns);
   r->insns_max = MAX(r->insns_max, insns);
   g_mutex_unlock(&reg->lock);
@@ -168,19 +168,19 @@ static bool branch_target(uint32_t w, uint64_t pc, uint64_t *target)
   return true;
 }
 
-static bool is_maintenance(enum jf_insn_kind k)
+static bool is_maintenance(enum plugin_insn_kind k)
 {
-  return k == JF_INSN_DC_CLEAN || k == JF_INSN_IC_IVAU || k == JF_INSN_IC_IALLU;
+  return k == PLUGIN_INSN_DC_CLEAN || k == PLUGIN_INSN_IC_IVAU || k == PLUGIN_INSN_IC_IALLU;
 }
 
 /* Longest loop body (instructions) taken for a maintenance loop: longer
  * backward branches are outer loops, whatever their range holds. */
 #define MAX_LOOP_BODY 64
 
-static void count_loop(struct jf_rig *rig, struct qemu_plugin_tb *tb, const uint32_t *words,
-                       const enum jf_insn_kind *kinds, size_t n)
+static void count_loop(struct plugin_rig *rig, struct qemu_plugin_tb *tb, const uint32_t *words,
+                       const enum plugin_insn_kind *kinds, size_t n)
 {
-  struct jf_region *reg = rig->region;
+  struct plugin_region *reg = rig->region;
   uint64_t start = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
   uint64_t last_pc = start + 4 * (n - 1);
   bool maintains = false;
@@ -203,25 +203,26 @@ static void count_loop(struct jf_rig *rig, struct qemu_plugin_tb *tb, const uint
   if (maintains) {
     qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
         qemu_plugin_tb_get_insn(tb, n - 1), QEMU_PLUGIN_INLINE_ADD_U64,
-        JF_VCPU_U64(rig, counts.loop_insns), (last_pc - target) / 4 + 1);
+        PLUGIN_VCPU_U64(rig, counts.loop_insns), (last_pc - target) / 4 + 1);
   }
 }
 
-void jf_region_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb, const uint32_t *words,
-                             const enum jf_insn_kind *kinds, size_t n)
+void plugin_region_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb,
+                                 const uint32_t *words, const enum plugin_insn_kind *kinds,
+                                 size_t n)
 {
   if (n == 0) {
     return;
   }
   count_loop(rig, tb, words, kinds, n);
   for (size_t i = 0; i < n; i++) {
-    if (kinds[i] != JF_INSN_MARK_BEGIN && kinds[i] != JF_INSN_MARK_END) {
+    if (kinds[i] != PLUGIN_INSN_MARK_BEGIN && kinds[i] != PLUGIN_INSN_MARK_END) {
       continue;
     }
-    struct marker *m = jf_keep_until_exit(rig->keep, g_new0(struct marker, 1));
+    struct marker *m = plugin_keep_until_exit(rig->keep, g_new0(struct marker, 1));
     m->rig = rig;
     m->after = n - 1 - i;
-    if (kinds[i] == JF_INSN_MARK_BEGIN) {
+    if (kinds[i] == PLUGIN_INSN_MARK_BEGIN) {
       qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_begin,
                                              QEMU_PLUGIN_CB_R_REGS, m);
     } else {
@@ -243,7 +244,7 @@ static gint by_tag(gconstpointer a, gconstpointer b)
 /* "regions": [{"tag": T, "calls": N, "insns": SUM, ..., "insns_min": A,
  * "insns_max": B}, ...] sorted by tag; sums over the calls, so a reader
  * divides by "calls". An unbalanced marker pair is reported, never hidden. */
-void jf_region_report(struct jf_region *reg, JsonObject *report)
+void plugin_region_report(struct plugin_region *reg, JsonObject *report)
 {
   g_mutex_lock(&reg->lock);
   GPtrArray *list = g_ptr_array_new();
@@ -260,8 +261,8 @@ void jf_region_report(struct jf_region *reg, JsonObject *report)
     JsonObject *o = json_object_new();
     json_object_set_int_member(o, "tag", (gint64)r->tag);
     json_object_set_int_member(o, "calls", (gint64)r->calls);
-    for (size_t c = 0; c < JF_NCOUNTERS; c++) {
-      json_object_set_int_member(o, jf_counters[c].name, (gint64)r->sum[c]);
+    for (size_t c = 0; c < RIG_NCOUNTERS; c++) {
+      json_object_set_int_member(o, rig_counters[c].name, (gint64)r->sum[c]);
     }
     json_object_set_int_member(o, "insns_min", (gint64)r->insns_min);
     json_object_set_int_member(o, "insns_max", (gint64)r->insns_max);

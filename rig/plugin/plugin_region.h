@@ -11,15 +11,16 @@
 #include <json-glib/json-glib.h>
 
 #include "plugin_decode.h"
-#include "rig.h"
+#include "plugin_rig.h"
 
-struct jf_region *jf_region_new(void);
-void jf_region_free(struct jf_region *r);
+struct plugin_region *plugin_region_new(void);
+void plugin_region_free(struct plugin_region *r);
 /* At translation: WORDS/KINDS are the TB's N instructions. Counts the
  * instructions of maintenance loops and arms the marker callbacks. */
-void jf_region_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb, const uint32_t *words,
-                             const enum jf_insn_kind *kinds, size_t n);
+void plugin_region_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb,
+                                 const uint32_t *words, const enum plugin_insn_kind *kinds,
+                                 size_t n);
 /* Sets the report's "regions" and "region_unbalanced" members. */
-void jf_region_report(struct jf_region *r, JsonObject *report);
+void plugin_region_report(struct plugin_region *r, JsonObject *report);
 
 #endif /* JITFLUSH_EMU_PLUGIN_REGION_H */

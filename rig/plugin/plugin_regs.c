@@ -3,11 +3,11 @@
 #include <string.h>
 
 #include "plugin_regs.h"
-#include "vcpu.h"
+#include "plugin_vcpu.h"
 
 #define NUM_XREGS 31
 
-struct jf_regs {
+struct plugin_regs {
   struct qemu_plugin_register *x[NUM_XREGS];
   struct qemu_plugin_register *sp;
   struct qemu_plugin_register *pc;
@@ -18,17 +18,17 @@ struct jf_regs {
  * host thread, not shared state. */
 static _Thread_local GByteArray *reg_buf;
 
-struct jf_regs *jf_regs_new(void)
+struct plugin_regs *plugin_regs_new(void)
 {
-  return g_new0(struct jf_regs, 1);
+  return g_new0(struct plugin_regs, 1);
 }
 
-void jf_regs_free(struct jf_regs *regs)
+void plugin_regs_free(struct plugin_regs *regs)
 {
   g_free(regs);
 }
 
-void jf_regs_vcpu_init(struct jf_regs *regs)
+void plugin_regs_vcpu_init(struct plugin_regs *regs)
 {
   if (regs->ready) {
     return;
@@ -58,20 +58,20 @@ static GByteArray *buffer(void)
   return reg_buf;
 }
 
-/* The handle of REG (enum jf_reg), or NULL. */
-static struct qemu_plugin_register *handle(const struct jf_regs *regs, unsigned reg)
+/* The handle of REG (enum plugin_reg), or NULL. */
+static struct qemu_plugin_register *handle(const struct plugin_regs *regs, unsigned reg)
 {
   if (reg < NUM_XREGS) {
     return regs->x[reg];
   }
-  return reg == JF_REG_SP ? regs->sp : reg == JF_REG_PC ? regs->pc : NULL;
+  return reg == PLUGIN_REG_SP ? regs->sp : reg == PLUGIN_REG_PC ? regs->pc : NULL;
 }
 
-bool jf_regs_read(const struct jf_regs *regs, unsigned reg, uint64_t *value)
+bool plugin_regs_read(const struct plugin_regs *regs, unsigned reg, uint64_t *value)
 {
   struct qemu_plugin_register *h = handle(regs, reg);
   GByteArray *buf = buffer();
-  if (!h || !jf_qemu_read_register(h, buf, sizeof(*value))) {
+  if (!h || !plugin_qemu_read_register(h, buf, sizeof(*value))) {
     return false;
   }
   uint64_t le;
@@ -80,7 +80,7 @@ bool jf_regs_read(const struct jf_regs *regs, unsigned reg, uint64_t *value)
   return true;
 }
 
-bool jf_regs_write(const struct jf_regs *regs, unsigned reg, uint64_t value)
+bool plugin_regs_write(const struct plugin_regs *regs, unsigned reg, uint64_t value)
 {
   struct qemu_plugin_register *h = handle(regs, reg);
   if (!h) {
@@ -90,51 +90,52 @@ bool jf_regs_write(const struct jf_regs *regs, unsigned reg, uint64_t value)
   uint64_t le = GUINT64_TO_LE(value);
   g_byte_array_set_size(buf, 0);
   g_byte_array_append(buf, (const guint8 *)&le, sizeof(le));
-  return jf_qemu_write_register(h, buf);
+  return plugin_qemu_write_register(h, buf);
 }
 
-uint64_t jf_regs_read_x(const struct jf_regs *regs, unsigned reg)
+uint64_t plugin_regs_read_x(const struct plugin_regs *regs, unsigned reg)
 {
   uint64_t value = 0;
-  if (reg >= NUM_XREGS || !jf_regs_read(regs, reg, &value)) {
+  if (reg >= NUM_XREGS || !plugin_regs_read(regs, reg, &value)) {
     return 0; /* xzr */
   }
   return value;
 }
 
-void jf_regs_write_x(const struct jf_regs *regs, unsigned reg, uint64_t value)
+void plugin_regs_write_x(const struct plugin_regs *regs, unsigned reg, uint64_t value)
 {
   if (reg < NUM_XREGS) {
-    jf_regs_write(regs, reg, value);
+    plugin_regs_write(regs, reg, value);
   }
 }
 
-void jf_regs_defer_write(const struct jf_rig *rig, unsigned vcpu, unsigned reg, uint64_t value)
+void plugin_regs_defer_write(const struct plugin_rig *rig, unsigned vcpu, unsigned reg,
+                             uint64_t value)
 {
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
   v->reg.index = reg;
   v->reg.value = value;
   if (!v->reg.pending) {
     /* Park the migration clock where the next TB's add makes the TB's
-     * conditional callback fire; jf_regs_apply_pending puts it back. */
+     * conditional callback fire; plugin_regs_apply_pending puts it back. */
     v->clock.parked = v->clock.now;
-    jf_vcpu_set_clock(v, JF_MIGRATE_DUE);
+    plugin_vcpu_set_clock(v, PLUGIN_MIGRATE_DUE);
     v->reg.pending = 1;
   }
 }
 
-void jf_regs_apply_pending(const struct jf_regs *regs, struct jf_vcpu *v)
+void plugin_regs_apply_pending(const struct plugin_regs *regs, struct plugin_vcpu *v)
 {
   if (!v->reg.pending) {
     return;
   }
-  /* The clock counted this TB from the parked JF_MIGRATE_DUE. */
-  jf_vcpu_set_clock(v, v->clock.parked + (v->clock.now - JF_MIGRATE_DUE));
+  /* The clock counted this TB from the parked PLUGIN_MIGRATE_DUE. */
+  plugin_vcpu_set_clock(v, v->clock.parked + (v->clock.now - PLUGIN_MIGRATE_DUE));
   v->reg.pending = 0;
-  jf_regs_write_x(regs, (unsigned)v->reg.index, v->reg.value);
+  plugin_regs_write_x(regs, (unsigned)v->reg.index, v->reg.value);
 }
 
-void jf_regs_forget_pending(const struct jf_rig *rig, unsigned vcpu)
+void plugin_regs_forget_pending(const struct plugin_rig *rig, unsigned vcpu)
 {
-  jf_vcpu(rig, vcpu)->reg.pending = 0;
+  plugin_vcpu(rig, vcpu)->reg.pending = 0;
 }

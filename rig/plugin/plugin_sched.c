@@ -38,14 +38,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "emu_release.h"
-#include "fast_mod.h"
-#include "guest_syscalls.h"
+#include "rig_release.h"
+#include "rig_fast_mod.h"
+#include "rig_guest_syscalls.h"
 #include "ctr.h"
 #include "plugin_regs.h"
 #include "plugin_sched.h"
 #include "plugin_store.h"
-#include "splitmix.h"
+#include "rig_splitmix.h"
 
 /* Linux's generic syscall numbers, which aarch64 uses
  * (include/uapi/asm-generic/unistd.h). */
@@ -56,14 +56,14 @@
 #define MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE 32
 #define MASK_BYTES_MAX (JF_MAX_CPUS / 8)
 
-#define JF_SCHED_ERROR (g_quark_from_static_string("jf-sched-error"))
+#define PLUGIN_SCHED_ERROR (g_quark_from_static_string("jf-sched-error"))
 
-struct jf_sched {
+struct plugin_sched {
   struct jf_cpuset process_allowed; /* [process] allowed ∩ online */
   struct jf_cpuset allowed_all;     /* [process] allowed, offline CPUs too */
   unsigned ncpus;
-  GPtrArray *threads;  /* every struct jf_thread, by serial */
-  GPtrArray *by_vcpu;  /* vCPU index -> live struct jf_thread */
+  GPtrArray *threads;  /* every struct plugin_thread, by serial */
+  GPtrArray *by_vcpu;  /* vCPU index -> live struct plugin_thread */
   GQueue children;     /* made at clone, waiting for their vCPU */
   GCond child_known;   /* a clone returned: a child's tid is known */
   uint64_t *cpu_insns; /* per emulated CPU */
@@ -71,18 +71,18 @@ struct jf_sched {
   uint64_t migrate_every;
   bool adversarial;
   uint64_t *laxness; /* per CPU: what its visible CTR_EL0 lets a flush skip */
-  /* The remainders a migration draws (fast_mod.h): by 2 * migrate_every - 1
+  /* The remainders a migration draws (rig_fast_mod.h): by 2 * migrate_every - 1
    * for the interval, by n - 1 (PICK_MOD[n - 1]) for the target among the n
    * CPUs of a mask. */
-  struct emu_fast_mod interval_mod;
-  struct emu_fast_mod *pick_mod;
+  struct rig_fast_mod interval_mod;
+  struct rig_fast_mod *pick_mod;
   uint8_t host_mask[MASK_BYTES_MAX]; /* the host's own affinity */
 };
 
 /* Sets only ever hold CPUs of the config: the words past its last CPU are
  * zero, and the migration callback (every few hundred guest instructions)
  * need not look at them. */
-static unsigned cpuset_count(const struct jf_sched *sc, const struct jf_cpuset *s)
+static unsigned cpuset_count(const struct plugin_sched *sc, const struct jf_cpuset *s)
 {
   unsigned n = 0;
   for (unsigned i = 0; i < (sc->ncpus + 63) / 64; i++) {
@@ -99,7 +99,7 @@ static inline bool has_cpu(const struct jf_cpuset *s, unsigned cpu)
 }
 
 /* The INDEX-th CPU (from 0) of S, which must hold more than INDEX. */
-static unsigned cpuset_nth(const struct jf_sched *sc, const struct jf_cpuset *s, unsigned index)
+static unsigned cpuset_nth(const struct plugin_sched *sc, const struct jf_cpuset *s, unsigned index)
 {
   for (unsigned cpu = 0; cpu < sc->ncpus; cpu++) {
     if (has_cpu(s, cpu) && index-- == 0) {
@@ -111,8 +111,8 @@ static unsigned cpuset_nth(const struct jf_sched *sc, const struct jf_cpuset *s,
 
 static void thread_free(gpointer data)
 {
-  struct jf_thread *t = data;
-  jf_model_thread_clear(&t->mt);
+  struct plugin_thread *t = data;
+  model_thread_clear(&t->mt);
   if (t->sc_saved) {
     g_byte_array_unref(t->sc_saved);
   }
@@ -128,10 +128,10 @@ static uint64_t laxness_of(uint64_t ctr_el0)
          ctr.dline;
 }
 
-struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error)
+struct plugin_sched *plugin_sched_new(struct plugin_rig *rig, GError **error)
 {
-  const struct emu_config *cfg = rig->config;
-  struct jf_sched *sc = g_new0(struct jf_sched, 1);
+  const struct rig_config *cfg = rig->config;
+  struct plugin_sched *sc = g_new0(struct plugin_sched, 1);
   sc->ncpus = cfg->ncpus;
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
     if (jf_cpuset_has(&cfg->allowed, cpu)) {
@@ -142,21 +142,21 @@ struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error)
     }
   }
   if (cpuset_count(sc, &sc->process_allowed) == 0) {
-    g_set_error(error, JF_SCHED_ERROR, 1, "%s: [process] allowed has no online CPU", cfg->path);
+    g_set_error(error, PLUGIN_SCHED_ERROR, 1, "%s: [process] allowed has no online CPU", cfg->path);
     g_free(sc);
     return NULL;
   }
-  sc->seed = jf_rig_seed(rig);
+  sc->seed = plugin_rig_seed(rig);
   sc->migrate_every = rig->opts.have_migrate_every ? rig->opts.migrate_every : cfg->migrate_every;
-  sc->adversarial = jf_rig_policy(rig) == EMU_SCHED_ADVERSARIAL;
+  sc->adversarial = plugin_rig_policy(rig) == RIG_SCHED_ADVERSARIAL;
   sc->laxness = g_new(uint64_t, cfg->ncpus);
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++) {
-    sc->laxness[cpu] = laxness_of(emu_config_visible_ctr(cfg, cpu));
+    sc->laxness[cpu] = laxness_of(rig_config_visible_ctr(cfg, cpu));
   }
-  sc->interval_mod = emu_fast_mod_for(sc->migrate_every ? 2 * sc->migrate_every - 1 : 1);
-  sc->pick_mod = g_new(struct emu_fast_mod, cfg->ncpus + 1);
+  sc->interval_mod = rig_fast_mod_for(sc->migrate_every ? 2 * sc->migrate_every - 1 : 1);
+  sc->pick_mod = g_new(struct rig_fast_mod, cfg->ncpus + 1);
   for (unsigned d = 1; d <= cfg->ncpus; d++) {
-    sc->pick_mod[d] = emu_fast_mod_for(d);
+    sc->pick_mod[d] = rig_fast_mod_for(d);
   }
   sc->threads = g_ptr_array_new_with_free_func(thread_free);
   sc->by_vcpu = g_ptr_array_new();
@@ -173,37 +173,37 @@ struct jf_sched *jf_sched_new(struct jf_rig *rig, GError **error)
   return sc;
 }
 
-void jf_sched_free(struct jf_sched *sc)
+void plugin_sched_free(struct plugin_sched *sc)
 {
   if (!sc) {
     return;
   }
-  EMU_RELEASE(g_ptr_array_unref, GPtrArray, sc->threads, sc->by_vcpu);
+  RIG_RELEASE(g_ptr_array_unref, GPtrArray, sc->threads, sc->by_vcpu);
   g_queue_clear(&sc->children);
   g_cond_clear(&sc->child_known);
-  EMU_RELEASE(g_free, void, sc->cpu_insns, sc->pick_mod, sc->laxness, sc);
+  RIG_RELEASE(g_free, void, sc->cpu_insns, sc->pick_mod, sc->laxness, sc);
 }
 
-uint64_t jf_sched_cpu_insns(const struct jf_sched *sc, unsigned cpu)
+uint64_t plugin_sched_cpu_insns(const struct plugin_sched *sc, unsigned cpu)
 {
   return sc->cpu_insns[cpu];
 }
 
-unsigned jf_sched_nthreads(const struct jf_sched *sc)
+unsigned plugin_sched_nthreads(const struct plugin_sched *sc)
 {
   return sc->threads->len;
 }
 
-uint64_t jf_sched_settled_before(const struct jf_sched *sc)
+uint64_t plugin_sched_settled_before(const struct plugin_sched *sc)
 {
   /* A thread that is not alive yet is synchronised when it starts
-   * (jf_sched_vcpu_init), later than anything the model holds now. */
+   * (plugin_sched_vcpu_init), later than anything the model holds now. */
   uint64_t oldest = UINT64_MAX;
   /* by_vcpu holds the live threads only, and its length is bounded by the
    * most threads alive at once (QEMU reuses vCPU indices), not by every
    * thread the program ever started. */
   for (guint i = 0; i < sc->by_vcpu->len; i++) {
-    const struct jf_thread *t = g_ptr_array_index(sc->by_vcpu, i);
+    const struct plugin_thread *t = g_ptr_array_index(sc->by_vcpu, i);
     if (t) {
       oldest = MIN(oldest, t->mt.sync_seq);
     }
@@ -211,10 +211,10 @@ uint64_t jf_sched_settled_before(const struct jf_sched *sc)
   return oldest;
 }
 
-static struct jf_thread *thread_new(struct jf_sched *sc, const struct jf_cpuset *mask)
+static struct plugin_thread *thread_new(struct plugin_sched *sc, const struct jf_cpuset *mask)
 {
-  struct jf_thread *t = g_new0(struct jf_thread, 1);
-  jf_model_thread_init(&t->mt, sc->threads->len, 0, 0);
+  struct plugin_thread *t = g_new0(struct plugin_thread, 1);
+  model_thread_init(&t->mt, sc->threads->len, 0, 0);
   t->mask = *mask;
   t->wanted = *mask;
   t->rng = sc->seed ^ (UINT64_C(0xd1b54a32d192ed03) * (t->mt.serial + 1));
@@ -222,15 +222,15 @@ static struct jf_thread *thread_new(struct jf_sched *sc, const struct jf_cpuset 
   return t;
 }
 
-struct jf_thread *jf_sched_thread(const struct jf_sched *sc, unsigned vcpu)
+struct plugin_thread *plugin_sched_thread(const struct plugin_sched *sc, unsigned vcpu)
 {
-  return jf_vcpu_slot(sc->by_vcpu, vcpu);
+  return plugin_vcpu_slot(sc->by_vcpu, vcpu);
 }
 
-static struct jf_thread *thread_by_tid(const struct jf_sched *sc, int tid)
+static struct plugin_thread *thread_by_tid(const struct plugin_sched *sc, int tid)
 {
   for (guint i = 0; i < sc->threads->len; i++) {
-    struct jf_thread *t = g_ptr_array_index(sc->threads, i);
+    struct plugin_thread *t = g_ptr_array_index(sc->threads, i);
     if (t->alive && t->tid == tid) {
       return t;
     }
@@ -240,33 +240,33 @@ static struct jf_thread *thread_by_tid(const struct jf_sched *sc, int tid)
 
 /* The clock value for the next stretch of the instructions to V's next
  * migration or the end of its turn, whichever comes first: at most
- * JF_CLOCK_CHUNK, so that the fetch checks the clock also counts never
+ * PLUGIN_CLOCK_CHUNK, so that the fetch checks the clock also counts never
  * reach an instruction's worth. The TB callback fires once the clock
- * reaches JF_MIGRATE_DUE; the inline add of each TB (jf_clock_tick) moves
+ * reaches PLUGIN_MIGRATE_DUE; the inline add of each TB (plugin_clock_tick) moves
  * it forward. */
-static uint64_t next_stretch(struct jf_vcpu *v)
+static uint64_t next_stretch(struct plugin_vcpu *v)
 {
-  struct jf_vcpu_clock *c = &v->clock;
-  uint64_t stretch = MIN(MIN(c->until_migration, c->until_handover), JF_CLOCK_CHUNK);
+  struct plugin_vcpu_clock *c = &v->clock;
+  uint64_t stretch = MIN(MIN(c->until_migration, c->until_handover), PLUGIN_CLOCK_CHUNK);
   c->until_migration -= stretch;
   if (c->until_handover != UINT64_MAX) {
     c->until_handover -= stretch;
   }
-  return JF_MIGRATE_DUE - (stretch << JF_CLOCK_INSN_SHIFT);
+  return PLUGIN_MIGRATE_DUE - (stretch << PLUGIN_CLOCK_INSN_SHIFT);
 }
 
-static void arm_stretch(struct jf_vcpu *v)
+static void arm_stretch(struct plugin_vcpu *v)
 {
-  jf_vcpu_set_clock(v, next_stretch(v));
+  plugin_vcpu_set_clock(v, next_stretch(v));
 }
 
-void jf_sched_rearm(struct jf_vcpu *v)
+void plugin_sched_rearm(struct plugin_vcpu *v)
 {
   /* A pending register write parks the clock (plugin_regs.c): the stretch
    * in progress is the parked value's. */
   uint64_t at = v->reg.pending ? v->clock.parked : v->clock.now;
-  if (at < JF_MIGRATE_DUE) {
-    v->clock.until_migration += (JF_MIGRATE_DUE - at) >> JF_CLOCK_INSN_SHIFT;
+  if (at < PLUGIN_MIGRATE_DUE) {
+    v->clock.until_migration += (PLUGIN_MIGRATE_DUE - at) >> PLUGIN_CLOCK_INSN_SHIFT;
   }
   if (v->reg.pending) {
     v->clock.parked = next_stretch(v);
@@ -276,10 +276,11 @@ void jf_sched_rearm(struct jf_vcpu *v)
 }
 
 /* T's vCPU's entry is V. */
-static void arm_migration_clock(struct jf_sched *sc, struct jf_thread *t, struct jf_vcpu *v)
+static void arm_migration_clock(struct plugin_sched *sc, struct plugin_thread *t,
+                                struct plugin_vcpu *v)
 {
   v->clock.until_migration =
-      sc->migrate_every ? 1 + emu_fast_remainder(emu_splitmix_next(&t->rng), &sc->interval_mod)
+      sc->migrate_every ? 1 + rig_fast_remainder(rig_splitmix_next(&t->rng), &sc->interval_mod)
                         : UINT64_MAX; /* never */
   arm_stretch(v);
 }
@@ -288,49 +289,50 @@ static void arm_migration_clock(struct jf_sched *sc, struct jf_thread *t, struct
  * is the entry of T's vCPU. The callers that already hold it pass it:
  * qemu_plugin_scoreboard_find is a call into QEMU, and migrations are
  * frequent (docs/BENCHMARKS.md). */
-static void credit_with(struct jf_sched *sc, struct jf_thread *t, const struct jf_vcpu *v)
+static void credit_with(struct plugin_sched *sc, struct plugin_thread *t,
+                        const struct plugin_vcpu *v)
 {
-  uint64_t now = jf_vcpu_clock_counts(v).insns;
+  uint64_t now = plugin_vcpu_clock_counts(v).insns;
   sc->cpu_insns[t->mt.cpu] += now - t->insns_credited;
   t->insns_credited = now;
 }
 
-void jf_sched_credit_all(struct jf_rig *rig)
+void plugin_sched_credit_all(struct plugin_rig *rig)
 {
-  struct jf_sched *sc = rig->sched;
+  struct plugin_sched *sc = rig->sched;
   g_mutex_lock(&rig->lock);
   for (guint i = 0; i < sc->threads->len; i++) {
-    struct jf_thread *t = g_ptr_array_index(sc->threads, i);
+    struct plugin_thread *t = g_ptr_array_index(sc->threads, i);
     if (t->alive) {
-      credit_with(sc, t, jf_vcpu(rig, t->vcpu));
+      credit_with(sc, t, plugin_vcpu(rig, t->vcpu));
     }
   }
   g_mutex_unlock(&rig->lock);
 }
 
 /* Puts T on CPU (the model tracks the CPU's cluster with it). */
-static void place(struct jf_rig *rig, struct jf_thread *t, unsigned cpu)
+static void place(struct plugin_rig *rig, struct plugin_thread *t, unsigned cpu)
 {
   t->mt.cpu = cpu;
-  t->mt.cluster = emu_config_cluster_of(rig->config, cpu);
+  t->mt.cluster = rig_config_cluster_of(rig->config, cpu);
   if (t->alive) {
-    jf_store_thread_placed(rig->store, t->vcpu, &t->mt);
+    plugin_store_thread_placed(rig->store, t->vcpu, &t->mt);
   }
 }
 
-/* jf_sched_sync; OWN is T's vCPU's entry when T is alive, else NULL. */
-static void sync_with(struct jf_rig *rig, struct jf_thread *t, struct jf_vcpu *own)
+/* plugin_sched_sync; OWN is T's vCPU's entry when T is alive, else NULL. */
+static void sync_with(struct plugin_rig *rig, struct plugin_thread *t, struct plugin_vcpu *own)
 {
-  jf_model_sync(rig->model, &t->mt);
+  model_sync(rig->model, &t->mt);
   if (own) {
     /* Only grows; a vCPU reading an older value only takes the slow path. */
     own->sync_seq = t->mt.sync_seq;
   }
 }
 
-void jf_sched_sync(struct jf_rig *rig, struct jf_thread *t)
+void plugin_sched_sync(struct plugin_rig *rig, struct plugin_thread *t)
 {
-  sync_with(rig, t, t->alive ? jf_vcpu(rig, t->vcpu) : NULL);
+  sync_with(rig, t, t->alive ? plugin_vcpu(rig, t->vcpu) : NULL);
 }
 
 /*
@@ -340,23 +342,23 @@ void jf_sched_sync(struct jf_rig *rig, struct jf_thread *t)
  * OWN is T's vCPU's entry (NULL: looked up), COUNTER the entry that counts
  * the migration.
  */
-static void migrate_with(struct jf_rig *rig, struct jf_thread *t, unsigned new_cpu,
-                         struct jf_vcpu *own, struct jf_vcpu *counter)
+static void migrate_with(struct plugin_rig *rig, struct plugin_thread *t, unsigned new_cpu,
+                         struct plugin_vcpu *own, struct plugin_vcpu *counter)
 {
   if (!own) {
-    own = jf_vcpu(rig, t->vcpu);
+    own = plugin_vcpu(rig, t->vcpu);
   }
   credit_with(rig->sched, t, own);
-  jf_model_dsb(rig->model, &t->mt);
+  model_dsb(rig->model, &t->mt);
   place(rig, t, new_cpu);
   sync_with(rig, t, t->alive ? own : NULL);
   counter->counts.migrations++;
 }
 
-static void migrate(struct jf_rig *rig, struct jf_thread *t, unsigned new_cpu,
+static void migrate(struct plugin_rig *rig, struct plugin_thread *t, unsigned new_cpu,
                     unsigned counter_vcpu)
 {
-  migrate_with(rig, t, new_cpu, NULL, jf_vcpu(rig, counter_vcpu));
+  migrate_with(rig, t, new_cpu, NULL, plugin_vcpu(rig, counter_vcpu));
 }
 
 /*
@@ -371,13 +373,13 @@ static void migrate(struct jf_rig *rig, struct jf_thread *t, unsigned new_cpu,
  * clone returns whatever the child does). NULL: no clone made it (the main
  * thread, or a thread QEMU started otherwise).
  */
-static struct jf_thread *claim_child(struct jf_rig *rig, int tid)
+static struct plugin_thread *claim_child(struct plugin_rig *rig, int tid)
 {
-  struct jf_sched *sc = rig->sched;
+  struct plugin_sched *sc = rig->sched;
   for (;;) {
     bool pending = false;
     for (GList *l = sc->children.head; l; l = l->next) {
-      struct jf_thread *c = l->data;
+      struct plugin_thread *c = l->data;
       if (c->tid == tid) {
         g_queue_delete_link(&sc->children, l);
         return c;
@@ -391,14 +393,14 @@ static struct jf_thread *claim_child(struct jf_rig *rig, int tid)
   }
 }
 
-void jf_sched_vcpu_init(struct jf_rig *rig, unsigned vcpu)
+void plugin_sched_vcpu_init(struct plugin_rig *rig, unsigned vcpu)
 {
-  struct jf_sched *sc = rig->sched;
+  struct plugin_sched *sc = rig->sched;
   /* linux-user runs each guest thread in a host thread of the same id, and
    * the vCPU is initialised on it. */
   int tid = (int)syscall(SYS_gettid);
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = claim_child(rig, tid);
+  struct plugin_thread *t = claim_child(rig, tid);
   bool is_main = sc->threads->len == 0;
   if (!t) {
     t = thread_new(sc, &sc->process_allowed);
@@ -416,33 +418,33 @@ void jf_sched_vcpu_init(struct jf_rig *rig, unsigned vcpu)
   t->tid = tid;
   t->vcpu = vcpu;
   t->alive = true;
-  jf_store_thread_placed(rig->store, vcpu, &t->mt);
-  jf_vcpu_slot_set(sc->by_vcpu, vcpu, t);
+  plugin_store_thread_placed(rig->store, vcpu, &t->mt);
+  plugin_vcpu_slot_set(sc->by_vcpu, vcpu, t);
   /* The vCPU's entry may have served an earlier thread. */
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
-  t->insns_credited = jf_vcpu_clock_counts(v).insns;
-  jf_regs_forget_pending(rig, vcpu); /* not for this thread */
+  struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
+  t->insns_credited = plugin_vcpu_clock_counts(v).insns;
+  plugin_regs_forget_pending(rig, vcpu); /* not for this thread */
   sync_with(rig, t, v);
   arm_migration_clock(sc, t, v);
   g_mutex_unlock(&rig->lock);
 }
 
-void jf_sched_vcpu_exit(struct jf_rig *rig, unsigned vcpu)
+void plugin_sched_vcpu_exit(struct plugin_rig *rig, unsigned vcpu)
 {
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_vcpu_slot_take(rig->sched->by_vcpu, vcpu);
+  struct plugin_thread *t = plugin_vcpu_slot_take(rig->sched->by_vcpu, vcpu);
   if (t) {
-    struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+    struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
     credit_with(rig->sched, t, v);
-    jf_model_dsb(rig->model, &t->mt);
+    model_dsb(rig->model, &t->mt);
     t->alive = false;
-    jf_store_thread_gone(rig->store, vcpu);
+    plugin_store_thread_gone(rig->store, vcpu);
     v->sync_seq = 0; /* the slot's next thread starts over */
   }
   g_mutex_unlock(&rig->lock);
 }
 
-bool jf_sched_stretch_ended(struct jf_vcpu *v)
+bool plugin_sched_stretch_ended(struct plugin_vcpu *v)
 {
   if (v->clock.until_migration > 0 && v->clock.until_handover > 0) {
     arm_stretch(v); /* only a stretch ended: no migration point */
@@ -458,7 +460,7 @@ bool jf_sched_stretch_ended(struct jf_vcpu *v)
  * whether it did would depend on where the seeded migration points fall,
  * which moves with anything the program does before (its environment, its
  * arguments). */
-static void hold_on_strictest(const struct jf_sched *sc, struct jf_thread *t)
+static void hold_on_strictest(const struct plugin_sched *sc, struct plugin_thread *t)
 {
   struct jf_cpuset *held = &t->held;
   uint64_t least = UINT64_MAX;
@@ -476,27 +478,27 @@ static void hold_on_strictest(const struct jf_sched *sc, struct jf_thread *t)
   t->adversary_holding = true;
 }
 
-void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu, struct jf_vcpu *v)
+void plugin_sched_migrate(struct plugin_rig *rig, unsigned vcpu, struct plugin_vcpu *v)
 {
-  struct jf_sched *sc = rig->sched;
+  struct plugin_sched *sc = rig->sched;
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(sc, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(sc, vcpu);
   if (!t) {
     /* No thread to move: the clock stays due, and what it counted is
      * folded into the bases. */
-    jf_vcpu_set_clock(v, v->clock.now);
+    plugin_vcpu_set_clock(v, v->clock.now);
   } else {
     const struct jf_cpuset *from = t->adversary_holding ? &t->held : &t->mask;
     unsigned n = cpuset_count(sc, from);
     if (!has_cpu(from, t->mt.cpu)) {
       /* Held, and moved off that geometry by the kernel (an affinity
        * change, hotplug): back onto it, uniform over its CPUs. */
-      unsigned pick = (unsigned)emu_fast_remainder(emu_splitmix_next(&t->rng), &sc->pick_mod[n]);
+      unsigned pick = (unsigned)rig_fast_remainder(rig_splitmix_next(&t->rng), &sc->pick_mod[n]);
       migrate_with(rig, t, cpuset_nth(sc, from, pick), v, v);
     } else if (n > 1) {
       /* Uniform over the other CPUs. */
       unsigned pick =
-          (unsigned)emu_fast_remainder(emu_splitmix_next(&t->rng), &sc->pick_mod[n - 1]);
+          (unsigned)rig_fast_remainder(rig_splitmix_next(&t->rng), &sc->pick_mod[n - 1]);
       unsigned target = cpuset_nth(sc, from, pick);
       if (target == t->mt.cpu) {
         target = cpuset_nth(sc, from, n - 1);
@@ -510,15 +512,15 @@ void jf_sched_migrate(struct jf_rig *rig, unsigned vcpu, struct jf_vcpu *v)
 
 /* ---- policy=adversarial -------------------------------------------------- */
 
-static uint64_t laxness(const struct jf_rig *rig, unsigned cpu)
+static uint64_t laxness(const struct plugin_rig *rig, unsigned cpu)
 {
   return rig->sched->laxness[cpu];
 }
 
 /* The most and least lax CPUs of T's mask (the first of equals); false when
  * every CPU of the mask shows the same geometry. */
-static bool mask_extremes(const struct jf_rig *rig, const struct jf_thread *t, unsigned *laxest,
-                          unsigned *strictest)
+static bool mask_extremes(const struct plugin_rig *rig, const struct plugin_thread *t,
+                          unsigned *laxest, unsigned *strictest)
 {
   bool any = false;
   uint64_t hi = 0, lo = 0;
@@ -540,7 +542,7 @@ static bool mask_extremes(const struct jf_rig *rig, const struct jf_thread *t, u
   return any && hi != lo;
 }
 
-void jf_sched_adversary_ctr_read(struct jf_rig *rig, struct jf_thread *t)
+void plugin_sched_adversary_ctr_read(struct plugin_rig *rig, struct plugin_thread *t)
 {
   unsigned laxest, strictest;
   if (!rig->sched->adversarial || !mask_extremes(rig, t, &laxest, &strictest)) {
@@ -553,7 +555,7 @@ void jf_sched_adversary_ctr_read(struct jf_rig *rig, struct jf_thread *t)
   t->adversary_holding = false;
 }
 
-void jf_sched_adversary_maintenance(struct jf_rig *rig, struct jf_thread *t)
+void plugin_sched_adversary_maintenance(struct plugin_rig *rig, struct plugin_thread *t)
 {
   unsigned laxest, strictest;
   if (!t->adversary_armed) {
@@ -573,7 +575,7 @@ void jf_sched_adversary_maintenance(struct jf_rig *rig, struct jf_thread *t)
 /* T's mask: what it asked for within the process's online CPUs; when none
  * of those is online, all of them (the kernel's fallback for a task whose
  * CPUs all went offline, select_fallback_rq in kernel/sched/core.c). */
-static void effective_mask(const struct jf_sched *sc, struct jf_thread *t)
+static void effective_mask(const struct plugin_sched *sc, struct plugin_thread *t)
 {
   jf_cpuset_and(&t->wanted, &sc->process_allowed, &t->mask);
   if (cpuset_count(sc, &t->mask) == 0) {
@@ -584,17 +586,17 @@ static void effective_mask(const struct jf_sched *sc, struct jf_thread *t)
   }
 }
 
-void jf_sched_set_online(struct jf_rig *rig, const struct jf_cpuset *online, unsigned vcpu)
+void plugin_sched_set_online(struct plugin_rig *rig, const struct jf_cpuset *online, unsigned vcpu)
 {
-  struct jf_sched *sc = rig->sched;
+  struct plugin_sched *sc = rig->sched;
   jf_cpuset_and(&sc->allowed_all, online, &sc->process_allowed);
   for (guint i = 0; i < sc->threads->len; i++) {
-    struct jf_thread *t = g_ptr_array_index(sc->threads, i);
+    struct plugin_thread *t = g_ptr_array_index(sc->threads, i);
     effective_mask(sc, t);
     if (t->alive && !jf_cpuset_has(&t->mask, t->mt.cpu)) {
       /* Its CPU went offline: the kernel migrates it away before the CPU
        * dies (migrate_tasks, kernel/sched/core.c). */
-      unsigned pick = (unsigned)(emu_splitmix_next(&t->rng) % cpuset_count(sc, &t->mask));
+      unsigned pick = (unsigned)(rig_splitmix_next(&t->rng) % cpuset_count(sc, &t->mask));
       migrate(rig, t, cpuset_nth(sc, &t->mask, pick), vcpu);
     }
   }
@@ -654,8 +656,8 @@ static void cpuset_to_bytes(const struct jf_cpuset *s, uint8_t *out, size_t len)
 
 /* pid 0 and the caller's own tid mean the caller (sched_setaffinity(2));
  * other tids must be one of the process's live threads. */
-static struct jf_thread *affinity_target(const struct jf_sched *sc, struct jf_thread *self,
-                                         int64_t pid)
+static struct plugin_thread *affinity_target(const struct plugin_sched *sc,
+                                             struct plugin_thread *self, int64_t pid)
 {
   if (pid == 0 || pid == self->tid) {
     return self;
@@ -665,10 +667,10 @@ static struct jf_thread *affinity_target(const struct jf_sched *sc, struct jf_th
 
 /* ORIG is the guest's mask, read before the lock was taken (see
  * guest_write), or NULL when it could not be read. Takes ownership. */
-static void setaffinity_enter(struct jf_sched *sc, struct jf_thread *t, uint64_t pid, uint64_t addr,
-                              GByteArray *orig)
+static void setaffinity_enter(struct plugin_sched *sc, struct plugin_thread *t, uint64_t pid,
+                              uint64_t addr, GByteArray *orig)
 {
-  struct jf_thread *target = affinity_target(sc, t, (int64_t)pid);
+  struct plugin_thread *target = affinity_target(sc, t, (int64_t)pid);
   if (!target || !orig) {
     if (orig) {
       g_byte_array_unref(orig);
@@ -701,14 +703,15 @@ static void setaffinity_enter(struct jf_sched *sc, struct jf_thread *t, uint64_t
   t->sc_target = target;
 }
 
-static void setaffinity_return(struct jf_rig *rig, struct jf_thread *t, int64_t ret, unsigned vcpu)
+static void setaffinity_return(struct plugin_rig *rig, struct plugin_thread *t, int64_t ret,
+                               unsigned vcpu)
 {
   if (!t->sc_saved) {
     return;
   }
   guest_write(t->sc_args[2], t->sc_saved->data, t->sc_saved->len);
   g_clear_pointer(&t->sc_saved, g_byte_array_unref);
-  struct jf_thread *target = t->sc_target;
+  struct plugin_thread *target = t->sc_target;
   if (ret == 0 && t->sc_apply && target->alive) {
     target->wanted = t->sc_mask;
     effective_mask(rig->sched, target);
@@ -719,9 +722,10 @@ static void setaffinity_return(struct jf_rig *rig, struct jf_thread *t, int64_t 
   }
 }
 
-static void getaffinity_return(struct jf_rig *rig, struct jf_thread *t, int64_t ret, unsigned vcpu)
+static void getaffinity_return(struct plugin_rig *rig, struct plugin_thread *t, int64_t ret,
+                               unsigned vcpu)
 {
-  struct jf_thread *target = affinity_target(rig->sched, t, (int64_t)t->sc_args[0]);
+  struct plugin_thread *target = affinity_target(rig->sched, t, (int64_t)t->sc_args[0]);
   if (ret <= 0 || !target) {
     return;
   }
@@ -738,7 +742,7 @@ static void getaffinity_return(struct jf_rig *rig, struct jf_thread *t, int64_t 
   unsigned ncpus = rig->config->ncpus;
   uint64_t size = (ncpus + 63) / 64 * 8;
   if (len * 8 < ncpus) {
-    jf_regs_defer_write(rig, vcpu, 0, (uint64_t)-EINVAL);
+    plugin_regs_defer_write(rig, vcpu, 0, (uint64_t)-EINVAL);
     return;
   }
   uint8_t bytes[MASK_BYTES_MAX];
@@ -746,11 +750,11 @@ static void getaffinity_return(struct jf_rig *rig, struct jf_thread *t, int64_t 
   cpuset_to_bytes(&target->mask, bytes, n);
   guest_write(t->sc_args[2], bytes, n);
   if ((uint64_t)ret != n) {
-    jf_regs_defer_write(rig, vcpu, 0, n);
+    plugin_regs_defer_write(rig, vcpu, 0, n);
   }
 }
 
-static void getcpu_return(struct jf_thread *t, int64_t ret)
+static void getcpu_return(struct plugin_thread *t, int64_t ret)
 {
   if (ret != 0) {
     return;
@@ -765,10 +769,10 @@ static void getcpu_return(struct jf_thread *t, int64_t ret)
   }
 }
 
-void jf_sched_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2,
-                      uint64_t a3)
+void plugin_sched_syscall(struct plugin_rig *rig, unsigned vcpu, int64_t num, uint64_t a1,
+                          uint64_t a2, uint64_t a3)
 {
-  struct jf_sched *sc = rig->sched;
+  struct plugin_sched *sc = rig->sched;
   GByteArray *wanted_mask = NULL;
   if (num == NR_SCHED_SETAFFINITY) {
     /* Read before taking the lock, for the reason given at guest_write. */
@@ -778,7 +782,7 @@ void jf_sched_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
     }
   }
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(sc, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(sc, vcpu);
   if (!t) {
     g_mutex_unlock(&rig->lock);
     if (wanted_mask) {
@@ -796,8 +800,8 @@ void jf_sched_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
   t->sc_args[2] = a3;
   t->sc_clone_child = NULL;
   switch (num) {
-  case JF_GUEST_NR_CLONE:
-    if (emu_guest_clone_is_thread(a1)) {
+  case RIG_GUEST_NR_CLONE:
+    if (rig_guest_clone_is_thread(a1)) {
       /* A new thread inherits its creator's affinity (sched_fork). */
       t->sc_clone_child = thread_new(sc, &t->mask);
       t->sc_clone_child->wanted = t->wanted;
@@ -818,17 +822,17 @@ void jf_sched_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
   flush_guest_writes();
 }
 
-void jf_sched_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
+void plugin_sched_syscall_ret(struct plugin_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
 {
-  struct jf_sched *sc = rig->sched;
+  struct plugin_sched *sc = rig->sched;
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(sc, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(sc, vcpu);
   if (!t || t->sc_num != num) {
     g_mutex_unlock(&rig->lock);
     return;
   }
   switch (num) {
-  case JF_GUEST_NR_CLONE:
+  case RIG_GUEST_NR_CLONE:
     if (t->sc_clone_child) {
       if (ret > 0) {
         t->sc_clone_child->tid = (int)ret;
@@ -853,9 +857,9 @@ void jf_sched_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
        * an exception return; the threads not running will pass one when
        * they are scheduled in (kernel/sched/membarrier.c). */
       for (guint i = 0; i < sc->threads->len; i++) {
-        struct jf_thread *other = g_ptr_array_index(sc->threads, i);
+        struct plugin_thread *other = g_ptr_array_index(sc->threads, i);
         if (other->alive) {
-          jf_sched_sync(rig, other);
+          plugin_sched_sync(rig, other);
         }
       }
     }
@@ -864,7 +868,7 @@ void jf_sched_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
     break;
   }
   /* The return to user space is an exception return. */
-  jf_sched_sync(rig, t);
+  plugin_sched_sync(rig, t);
   t->sc_num = -1;
   g_mutex_unlock(&rig->lock);
   flush_guest_writes();

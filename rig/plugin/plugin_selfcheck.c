@@ -35,13 +35,13 @@
 /* Flips every other bit of the register written and read back. */
 #define WRITE_PATTERN UINT64_C(0x5a5a5a5a5a5a5a5a)
 
-void jf_selfcheck_refuse(const struct jf_options *o, const char *why)
+void plugin_selfcheck_refuse(const struct plugin_options *o, const char *why)
 {
   fprintf(stderr, "jitflush plugin: refusing to run: %s\n", why);
   if (o->summary_path) {
-    GString *text = g_string_new(JF_SUMMARY_REFUSED);
+    GString *text = g_string_new(RIG_SUMMARY_REFUSED);
     g_string_append_printf(text, "%s\n", why);
-    jf_write_file(o->summary_path, text);
+    plugin_write_file(o->summary_path, text);
     g_string_free(text, true);
   }
 }
@@ -77,10 +77,10 @@ static uint64_t past_list(uint64_t p, unsigned max)
 
 /* NULL when SP's value leads to an auxiliary vector with a page size and
  * an entry point; else what went wrong. */
-static char *stack_problem(const struct jf_regs *regs)
+static char *stack_problem(const struct plugin_regs *regs)
 {
   uint64_t sp;
-  if (!jf_regs_read(regs, JF_REG_SP, &sp)) {
+  if (!plugin_regs_read(regs, PLUGIN_REG_SP, &sp)) {
     return g_strdup("reading SP (qemu_plugin_read_register) failed");
   }
   uint64_t argc;
@@ -112,28 +112,28 @@ static char *stack_problem(const struct jf_regs *regs)
 }
 
 /* NULL when X0 can be written and read back; X0 is left as it was. */
-static char *write_problem(const struct jf_regs *regs)
+static char *write_problem(const struct plugin_regs *regs)
 {
   uint64_t was;
   uint64_t now;
-  if (!jf_regs_read(regs, 0, &was)) {
+  if (!plugin_regs_read(regs, 0, &was)) {
     return g_strdup("reading X0 (qemu_plugin_read_register) failed");
   }
-  if (!jf_regs_write(regs, 0, was ^ WRITE_PATTERN)) {
+  if (!plugin_regs_write(regs, 0, was ^ WRITE_PATTERN)) {
     return g_strdup("writing X0 (qemu_plugin_write_register) failed");
   }
-  bool changed = jf_regs_read(regs, 0, &now) && now == (was ^ WRITE_PATTERN);
-  if (!jf_regs_write(regs, 0, was) || !changed) {
+  bool changed = plugin_regs_read(regs, 0, &now) && now == (was ^ WRITE_PATTERN);
+  if (!plugin_regs_write(regs, 0, was) || !changed) {
     return g_strdup_printf("X0 written as 0x%" PRIx64 " read back as 0x%" PRIx64,
                            was ^ WRITE_PATTERN, now);
   }
   return NULL;
 }
 
-static char *api_problem(const struct jf_rig *rig)
+static char *api_problem(const struct plugin_rig *rig)
 {
   uint64_t pc;
-  if (!jf_regs_read(rig->regs, JF_REG_PC, &pc)) {
+  if (!plugin_regs_read(rig->regs, PLUGIN_REG_PC, &pc)) {
     return g_strdup("reading PC (qemu_plugin_read_register) failed");
   }
   if (pc != rig->first_block) {
@@ -148,10 +148,10 @@ static char *api_problem(const struct jf_rig *rig)
 static void on_first_block(unsigned int vcpu, void *udata)
 {
   (void)vcpu;
-  struct jf_rig *rig = udata;
+  struct plugin_rig *rig = udata;
   char *why = api_problem(rig);
   if (why) {
-    jf_selfcheck_refuse(&rig->opts, why);
+    plugin_selfcheck_refuse(&rig->opts, why);
     g_free(why);
     /* Nothing of the guest has run: end QEMU before it does, without
      * the exit callback, which would write a summary over the reason. */
@@ -159,7 +159,7 @@ static void on_first_block(unsigned int vcpu, void *udata)
   }
 }
 
-void jf_selfcheck_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb)
+void plugin_selfcheck_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb)
 {
   bool was = false;
   if (G_LIKELY(atomic_load_explicit(&rig->selfcheck_armed, memory_order_relaxed)) ||

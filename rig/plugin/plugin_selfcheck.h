@@ -4,7 +4,7 @@
  * guest, and the rig would then print a summary whose verdicts are wrong
  * (every dc/ic address, every cpy/set size, every LR read as 0). The rig
  * refuses to run instead (docs/RIG.md, "Which QEMU"): the summary file
- * then holds JF_SUMMARY_REFUSED and the reason, and the runner exits with
+ * then holds RIG_SUMMARY_REFUSED and the reason, and the runner exits with
  * its own status.
  */
 #ifndef JITFLUSH_EMU_PLUGIN_SELFCHECK_H
@@ -12,14 +12,14 @@
 
 #include <stdbool.h>
 
-#include "rig.h"
+#include "plugin_rig.h"
 
 /* From the translation callback: arms the check on the first block QEMU
  * translates, which is the first the guest runs. */
-void jf_selfcheck_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb);
+void plugin_selfcheck_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb);
 
 /* Says why the rig refuses to run: on stderr and in the summary file of
  * O (when the runner gave one). */
-void jf_selfcheck_refuse(const struct jf_options *o, const char *why);
+void plugin_selfcheck_refuse(const struct plugin_options *o, const char *why);
 
 #endif /* JITFLUSH_EMU_PLUGIN_SELFCHECK_H */

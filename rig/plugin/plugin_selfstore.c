@@ -22,11 +22,11 @@
  * running TB come through the store path's locked branch: every store to a
  * page with per-word records does, and so does the first store to a page
  * without a model record; this unit then gives that page per-word records
- * (jf_model_word_now), which the lock-free path refuses. Each word of the
+ * (model_word_now), which the lock-free path refuses. Each word of the
  * TB after the storing instruction that the store overwrote is judged
  * there and then, as the storing thread's fetch. Its encoding does not
  * matter: the concurrent modification rule never covers the writer's own
- * fetch (coherence.c, cmodx_covers). Judging at the store rather than at
+ * fetch (model_coherence.c, cmodx_covers). Judging at the store rather than at
  * the fetch can only be stricter: the instructions between them in the
  * block are no context synchronisation (an isb ends a TB).
  */
@@ -34,16 +34,16 @@
 
 #include <string.h>
 
-#include "findings.h"
-#include "vcpu.h"
+#include "report_findings.h"
+#include "plugin_vcpu.h"
 
-#define PAGE_MASK (~((UINT64_C(1) << JF_MODEL_PAGE_SHIFT) - 1))
+#define PAGE_MASK (~((UINT64_C(1) << MODEL_PAGE_SHIFT) - 1))
 
-void jf_selfstore_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb)
+void plugin_selfstore_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb)
 {
   uint64_t end = qemu_plugin_tb_vaddr(tb) + 4 * (uint64_t)qemu_plugin_tb_n_insns(tb);
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
-                                                    JF_VCPU_U64(rig, running_tb_end), end);
+                                                    PLUGIN_VCPU_U64(rig, running_tb_end), end);
 }
 
 /* The word at VA as memory holds it now (after the store). */
@@ -59,10 +59,10 @@ static bool word_in_memory(uint64_t va, uint32_t *word)
   return read;
 }
 
-void jf_selfstore_on_store(struct jf_rig *rig, unsigned vcpu, struct jf_model_thread *mt,
-                           uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
+void plugin_selfstore_on_store(struct plugin_rig *rig, unsigned vcpu, struct model_thread *mt,
+                               uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
 {
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
   uint64_t start = v->last_block, tb_end = v->running_tb_end;
   if (writer_pc < start || writer_pc >= tb_end) {
     return; /* not a store of the running TB */
@@ -75,22 +75,22 @@ void jf_selfstore_on_store(struct jf_rig *rig, unsigned vcpu, struct jf_model_th
     }
     /* Per-word records for the page from now on, so that the TB's later
      * stores to it take the locked path too. */
-    struct jf_word *w = jf_model_word_now(rig->model, va);
+    struct model_word *w = model_word_now(rig->model, va);
     if (!w || va + 4 <= vaddr || va >= end) {
       continue; /* not overwritten */
     }
-    uint64_t view = jf_model_view(rig->model, va);
-    struct jf_verdict verdict = jf_model_fetch(rig->model, mt, w, view, false);
+    uint64_t view = model_view(rig->model, va);
+    struct model_verdict verdict = model_fetch(rig->model, mt, w, view, false);
     uint32_t now = 0;
-    if (verdict.kind != JF_FRESH && view == JF_MODEL_OWN_VIEW && word_in_memory(va, &now) &&
-        jf_model_stale_benign(rig->model, mt, w, now, NULL)) {
+    if (verdict.kind != MODEL_FRESH && view == MODEL_OWN_VIEW && word_in_memory(va, &now) &&
+        model_stale_benign(rig->model, mt, w, now, NULL)) {
       /* The old translation runs the word the store wrote again. */
-      emu_findings_benign(rig->findings, va);
+      report_findings_benign(rig->findings, va);
       v->counts.benign_stale_fetches++;
-    } else if (verdict.kind != JF_FRESH) {
-      emu_findings_record(rig->findings, va, mt->cpu, mt->serial, &verdict);
+    } else if (verdict.kind != MODEL_FRESH) {
+      report_findings_record(rig->findings, va, mt->cpu, mt->serial, &verdict);
       v->counts.stale_fetches++;
-      jf_vcpu_note_host_thread(vcpu, mt->serial);
+      plugin_vcpu_note_host_thread(vcpu, mt->serial);
     }
   }
 }

@@ -9,17 +9,17 @@
 
 #include <stdint.h>
 
-#include "rig.h"
+#include "plugin_rig.h"
 
 /* At translation, with the checker on: TB's start publishes its end in its
  * vCPU's entry (running_tb_end; its start is last_block). */
-void jf_selfstore_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb);
+void plugin_selfstore_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb);
 
 /* A store of BYTES at VADDR by the instruction at WRITER_PC of the thread MT
  * on VCPU (the lock held), already recorded in the model: judges the words
  * of the running TB after WRITER_PC that it overwrote, as that thread's
- * fetches of what was translated there (jf_store_after_locked). */
-void jf_selfstore_on_store(struct jf_rig *rig, unsigned vcpu, struct jf_model_thread *mt,
-                           uint64_t vaddr, unsigned bytes, uint64_t writer_pc);
+ * fetches of what was translated there (plugin_store_after_locked). */
+void plugin_selfstore_on_store(struct plugin_rig *rig, unsigned vcpu, struct model_thread *mt,
+                               uint64_t vaddr, unsigned bytes, uint64_t writer_pc);
 
 #endif /* JITFLUSH_EMU_PLUGIN_SELFSTORE_H */

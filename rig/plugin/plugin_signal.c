@@ -56,7 +56,7 @@
 #include "plugin_regs.h"
 #include "plugin_sched.h"
 #include "plugin_signal.h"
-#include "vcpu.h"
+#include "plugin_vcpu.h"
 
 #define NR_RT_SIGACTION 134
 #define GUEST_SIG_IGN 1
@@ -66,25 +66,25 @@
 #define INSN_MOV_X8_SIGRETURN 0xd2801168u
 #define INSN_SVC_0 0xd4000001u
 
-/* HANDLERS is guarded by the rig's lock (rig.h), which a guest fork takes
+/* HANDLERS is guarded by the rig's lock (plugin_rig.h), which a guest fork takes
  * before it (plugin.c, before_fork). Guest memory is never read with it
  * held: a thread that is translating holds QEMU's mmap_lock and may wait
  * for it (plugin_sched.c, guest_write). */
-struct jf_signals {
+struct plugin_signals {
   GHashTable *handlers; /* guest addresses rt_sigaction installed */
   /* Nonzero once any handler was installed: most programs install none,
    * and then translation does not look. */
   unsigned any;
 };
 
-struct jf_signals *jf_signals_new(void)
+struct plugin_signals *plugin_signals_new(void)
 {
-  struct jf_signals *s = g_new0(struct jf_signals, 1);
+  struct plugin_signals *s = g_new0(struct plugin_signals, 1);
   s->handlers = g_hash_table_new(g_direct_hash, g_direct_equal);
   return s;
 }
 
-void jf_signals_free(struct jf_signals *s)
+void plugin_signals_free(struct plugin_signals *s)
 {
   if (!s) {
     return;
@@ -93,7 +93,7 @@ void jf_signals_free(struct jf_signals *s)
   g_free(s);
 }
 
-void jf_signals_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])
+void plugin_signals_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6])
 {
   if (num != NR_RT_SIGACTION || args[1] == 0) {
     return; /* not rt_sigaction, or one that only reads the old action */
@@ -112,7 +112,7 @@ void jf_signals_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6])
   }
   /* Added at the call's entry: should the kernel refuse it (SIGKILL, a
    * bad number), the entry only costs a check of x30 (above). */
-  struct jf_signals *s = rig->signals;
+  struct plugin_signals *s = rig->signals;
   g_mutex_lock(&rig->lock);
   g_hash_table_add(s->handlers, GSIZE_TO_POINTER(handler));
   __atomic_store_n(&s->any, 1, __ATOMIC_RELEASE);
@@ -140,26 +140,26 @@ static bool is_sigreturn_trampoline(uint64_t va)
  * the return trampoline. UDATA is the rig. */
 static void on_handler_entry(unsigned vcpu, void *udata)
 {
-  struct jf_rig *rig = udata;
-  if (!is_sigreturn_trampoline(jf_regs_read_x(rig->regs, XREG_LR))) {
+  struct plugin_rig *rig = udata;
+  if (!is_sigreturn_trampoline(plugin_regs_read_x(rig->regs, XREG_LR))) {
     return; /* the program called its handler itself */
   }
   g_mutex_lock(&rig->lock);
-  struct jf_thread *t = jf_sched_thread(rig->sched, vcpu);
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
     /* The ERET into the handler (above). */
-    jf_sched_sync(rig, t);
+    plugin_sched_sync(rig, t);
   }
   g_mutex_unlock(&rig->lock);
-  jf_vcpu(rig, vcpu)->counts.signal_deliveries++;
+  plugin_vcpu(rig, vcpu)->counts.signal_deliveries++;
   /* As at the other synchronisations: QEMU translates again what the RW
    * view of double-mapped code changed (plugin_alias.c). */
-  jf_alias_refresh_views(rig);
+  plugin_alias_refresh_views(rig);
 }
 
-void jf_signals_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb)
+void plugin_signals_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb)
 {
-  struct jf_signals *s = rig->signals;
+  struct plugin_signals *s = rig->signals;
   if (!__atomic_load_n(&s->any, __ATOMIC_ACQUIRE)) {
     return;
   }

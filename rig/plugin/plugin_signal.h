@@ -7,18 +7,18 @@
 
 #include <stdint.h>
 
-#include "rig.h"
+#include "plugin_rig.h"
 
-struct jf_signals *jf_signals_new(void);
-void jf_signals_free(struct jf_signals *s);
+struct plugin_signals *plugin_signals_new(void);
+void plugin_signals_free(struct plugin_signals *s);
 
 /* The syscall entry callback (the lock NOT held: it reads guest memory):
  * an rt_sigaction that installs a handler adds the handler's address. */
-void jf_signals_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6]);
+void plugin_signals_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6]);
 
 /* At translation: a TB that starts at a handler's address gets the
  * callback that recognises a delivery there and synchronises the thread.
  * Any other TB gets nothing. */
-void jf_signals_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb);
+void plugin_signals_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb);
 
 #endif /* JITFLUSH_EMU_PLUGIN_SIGNAL_H */

@@ -6,26 +6,26 @@
  * lookup for each was most of the checker's cost there.
  *
  * So each vCPU keeps a small direct-mapped cache, page number -> the
- * model's page record (jf_model_store_page), filled under the lock when a
+ * model's page record (model_store_page), filled under the lock when a
  * store misses it, and records a store on a cached page with
- * jf_model_store_quick, without any lock. The model refuses the quick path
+ * model_store_quick, without any lock. The model refuses the quick path
  * for pages that have per-word records (code, or pages that were
  * maintained) and for stores that leave an aligned block; those, and
- * misses, take the lock and jf_model_store. The verdicts are the
- * same either way (coherence_quick.h; stores without a lock in
+ * misses, take the lock and model_store. The verdicts are the
+ * same either way (model_coherence_quick.h; stores without a lock in
  * docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply).
  *
  * A cache's entries are keyed by the guest address, the model's by the
  * canonical one (plugin_alias.c): when the double mappings change, every
- * cache is emptied (jf_store_forget_pages).
+ * cache is emptied (plugin_store_forget_pages).
  *
  * The thread each vCPU runs is told to this unit by the scheduler
- * (jf_store_thread_placed), so that the store path needs nothing above it.
+ * (plugin_store_thread_placed), so that the store path needs nothing above it.
  */
-#include "coherence_quick.h"
-#include "keep.h"
+#include "model_coherence_quick.h"
+#include "plugin_keep.h"
 #include "plugin_store.h"
-#include "vcpu.h"
+#include "plugin_vcpu.h"
 
 /* Slots per vCPU: a program's hot store targets (stack, a few heap pages,
  * a JIT's buffer) rarely collide in 64. */
@@ -39,7 +39,7 @@
 /*
  * Only the vCPU a cache belongs to fills its slots (under the lock); other
  * threads only empty them, also under the lock, by zeroing KEY: when the
- * double mappings change (jf_store_forget_pages) or the vCPU's thread
+ * double mappings change (plugin_store_forget_pages) or the vCPU's thread
  * exits. So the hot path needs no generation or liveness check: an empty
  * slot sends the store to the locked path, which finds the current
  * canonical page, or no thread at all.
@@ -49,16 +49,16 @@ struct store_cache {
   unsigned serial;  /* atomic: that thread's serial (the store's writer) */
   struct {
     uint64_t key; /* atomic: page number + 1; 0 = empty */
-    struct jf_model_page *page;
+    struct model_page *page;
   } slot[STORE_CACHE_SLOTS];
 };
 
-struct jf_store {
+struct plugin_store {
   /* In place rather than allocated per vCPU: one dependent load fewer on
    * every store (264 KiB of zero pages until vCPUs touch them). */
   struct store_cache caches[STORE_CACHE_VCPUS];
   /* One more than the highest vCPU ever placed (written under the lock):
-   * the caches jf_store_forget_pages must empty, on every mmap of a JIT. */
+   * the caches plugin_store_forget_pages must empty, on every mmap of a JIT. */
   unsigned caches_used;
   /* The model's clock, read by every quick store. */
   const uint64_t *model_clock;
@@ -68,18 +68,18 @@ struct jf_store {
    * path; a program uses a handful of meminfo values. Keyed by the whole
    * value, so nothing depends on how QEMU lays it out. */
   uint64_t size_memo[SIZE_MEMO_SLOTS];
-  /* vCPU index -> the struct jf_model_thread it runs (the lock held). */
+  /* vCPU index -> the struct model_thread it runs (the lock held). */
   GPtrArray *thread_of_vcpu;
-  struct jf_rig *rig;    /* its lock and model, for the locked path */
-  bool note_code_stores; /* jf_rig_adversary_hands_over */
+  struct plugin_rig *rig; /* its lock and model, for the locked path */
+  bool note_code_stores;  /* plugin_rig_adversary_hands_over */
   /* Page records of unmapped memory, oldest first, waiting until no vCPU
-   * can still hold them (jf_store_retire). */
+   * can still hold them (plugin_store_retire). */
   GQueue retired;
-  /* Told of every store made under the lock (jf_store_watch). */
+  /* Told of every store made under the lock (plugin_store_watch). */
   void (*watch)(void *ctx, uint64_t vaddr, unsigned bytes, uint64_t writer_pc);
   void *watch_ctx;
-  /* Told of it after the model (jf_store_after_locked). */
-  jf_store_locked_fn after_locked;
+  /* Told of it after the model (plugin_store_after_locked). */
+  plugin_store_locked_fn after_locked;
 };
 
 /* Page records retired together, and each vCPU's instruction count then. */
@@ -88,13 +88,13 @@ struct retired_batch {
   GArray *insns; /* uint64_t, indexed by vCPU */
 };
 
-struct jf_store *jf_store_new(struct jf_rig *rig)
+struct plugin_store *plugin_store_new(struct plugin_rig *rig)
 {
-  struct jf_store *st = g_new0(struct jf_store, 1);
-  st->model_clock = jf_model_clock(rig->model);
+  struct plugin_store *st = g_new0(struct plugin_store, 1);
+  st->model_clock = model_clock(rig->model);
   st->thread_of_vcpu = g_ptr_array_new();
   st->rig = rig;
-  st->note_code_stores = jf_rig_adversary_hands_over(rig);
+  st->note_code_stores = plugin_rig_adversary_hands_over(rig);
   return st;
 }
 
@@ -105,7 +105,7 @@ static void forget_slots(struct store_cache *c)
   }
 }
 
-void jf_store_thread_placed(struct jf_store *st, unsigned vcpu, struct jf_model_thread *mt)
+void plugin_store_thread_placed(struct plugin_store *st, unsigned vcpu, struct model_thread *mt)
 {
   if (vcpu < STORE_CACHE_VCPUS) {
     __atomic_store_n(&st->caches[vcpu].cluster, mt->cluster, __ATOMIC_RELAXED);
@@ -118,7 +118,7 @@ void jf_store_thread_placed(struct jf_store *st, unsigned vcpu, struct jf_model_
   g_ptr_array_index(st->thread_of_vcpu, vcpu) = mt;
 }
 
-void jf_store_thread_gone(struct jf_store *st, unsigned vcpu)
+void plugin_store_thread_gone(struct plugin_store *st, unsigned vcpu)
 {
   if (vcpu < STORE_CACHE_VCPUS) {
     forget_slots(&st->caches[vcpu]);
@@ -128,7 +128,7 @@ void jf_store_thread_gone(struct jf_store *st, unsigned vcpu)
   }
 }
 
-void jf_store_forget_pages(struct jf_store *st)
+void plugin_store_forget_pages(struct plugin_store *st)
 {
   for (unsigned i = 0; i < st->caches_used; i++) {
     forget_slots(&st->caches[i]);
@@ -142,7 +142,7 @@ static void batch_free(struct retired_batch *b)
   g_free(b);
 }
 
-void jf_store_free(struct jf_store *st)
+void plugin_store_free(struct plugin_store *st)
 {
   if (st) {
     struct retired_batch *b;
@@ -160,24 +160,24 @@ void jf_store_free(struct jf_store *st)
  * and its quick store (record_store), and a fetch check of a TB translated
  * before the unmap (plugin_instrument.c keeps the word's address). QEMU
  * drops the TBs of executable memory it unmaps before the syscall returns
- * (page_set_flags in accel/tcg/user-exec.c), and jf_store_retire empties
+ * (page_set_flags in accel/tcg/user-exec.c), and plugin_store_retire empties
  * every cache slot, so no NEW access can reach a retired record; only a
  * callback already running on another vCPU can. Such a callback ends
  * before its vCPU starts another TB (whose inline add moves the
- * instruction count, vcpu.h) or enters a syscall (jf_store_syscall). So a
+ * instruction count, plugin_vcpu.h) or enters a syscall (plugin_store_syscall). So a
  * batch is freed once every vCPU has done one or the other since the batch
  * was retired. A vCPU blocked in a syscall or gone holds nothing, so a
  * waiting thread does not keep the memory alive.
  */
-static uint64_t vcpu_insns(const struct jf_rig *rig, unsigned vcpu)
+static uint64_t vcpu_insns(const struct plugin_rig *rig, unsigned vcpu)
 {
-  return jf_vcpu_clock_counts(jf_vcpu(rig, vcpu)).insns;
+  return plugin_vcpu_clock_counts(plugin_vcpu(rig, vcpu)).insns;
 }
 
-static bool batch_quiescent(const struct jf_store *st, const struct retired_batch *b)
+static bool batch_quiescent(const struct plugin_store *st, const struct retired_batch *b)
 {
   for (guint i = 0; i < b->insns->len; i++) {
-    const struct jf_vcpu *v = jf_vcpu(st->rig, i);
+    const struct plugin_vcpu *v = plugin_vcpu(st->rig, i);
     if (!__atomic_load_n(&v->in_syscall, __ATOMIC_ACQUIRE) &&
         vcpu_insns(st->rig, i) == g_array_index(b->insns, uint64_t, i)) {
       return false;
@@ -186,24 +186,24 @@ static bool batch_quiescent(const struct jf_store *st, const struct retired_batc
   return true;
 }
 
-static void reclaim(struct jf_store *st)
+static void reclaim(struct plugin_store *st)
 {
   struct retired_batch *b;
   while ((b = g_queue_peek_head(&st->retired)) && batch_quiescent(st, b)) {
-    jf_model_pages_released(st->rig->model, b->pages->len);
+    model_pages_released(st->rig->model, b->pages->len);
     batch_free(g_queue_pop_head(&st->retired));
   }
 }
 
-void jf_store_retire(struct jf_store *st, GPtrArray *pages)
+void plugin_store_retire(struct plugin_store *st, GPtrArray *pages)
 {
   reclaim(st);
   if (pages->len == 0) {
     g_ptr_array_unref(pages);
     return;
   }
-  jf_store_forget_pages(st);
-  g_ptr_array_set_free_func(pages, (GDestroyNotify)jf_model_page_free);
+  plugin_store_forget_pages(st);
+  g_ptr_array_set_free_func(pages, (GDestroyNotify)model_page_free);
   struct retired_batch *b = g_new(struct retired_batch, 1);
   b->pages = pages;
   unsigned n = (unsigned)qemu_plugin_num_vcpus();
@@ -215,22 +215,22 @@ void jf_store_retire(struct jf_store *st, GPtrArray *pages)
   g_queue_push_tail(&st->retired, b);
 }
 
-void jf_store_watch(struct jf_store *st,
-                    void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes, uint64_t writer_pc),
-                    void *ctx)
+void plugin_store_watch(struct plugin_store *st,
+                        void (*fn)(void *ctx, uint64_t vaddr, unsigned bytes, uint64_t writer_pc),
+                        void *ctx)
 {
   st->watch = fn;
   st->watch_ctx = ctx;
 }
 
-void jf_store_after_locked(struct jf_store *st, jf_store_locked_fn fn)
+void plugin_store_after_locked(struct plugin_store *st, plugin_store_locked_fn fn)
 {
   st->after_locked = fn;
 }
 
-void jf_store_syscall(struct jf_store *st, unsigned vcpu, bool entered)
+void plugin_store_syscall(struct plugin_store *st, unsigned vcpu, bool entered)
 {
-  __atomic_store_n(&jf_vcpu(st->rig, vcpu)->in_syscall, entered, __ATOMIC_RELEASE);
+  __atomic_store_n(&plugin_vcpu(st->rig, vcpu)->in_syscall, entered, __ATOMIC_RELEASE);
 }
 
 static size_t size_memo_index(qemu_plugin_meminfo_t info)
@@ -238,7 +238,7 @@ static size_t size_memo_index(qemu_plugin_meminfo_t info)
   return (info ^ info >> 4 ^ info >> 8) % SIZE_MEMO_SLOTS;
 }
 
-__attribute__((noinline, cold)) static unsigned size_shift_slow(struct jf_store *st,
+__attribute__((noinline, cold)) static unsigned size_shift_slow(struct plugin_store *st,
                                                                 qemu_plugin_meminfo_t info)
 {
   unsigned shift = qemu_plugin_mem_size_shift(info);
@@ -247,7 +247,7 @@ __attribute__((noinline, cold)) static unsigned size_shift_slow(struct jf_store 
   return shift;
 }
 
-static inline unsigned size_shift(struct jf_store *st, qemu_plugin_meminfo_t info)
+static inline unsigned size_shift(struct plugin_store *st, qemu_plugin_meminfo_t info)
 {
   uint64_t memo = __atomic_load_n(&st->size_memo[size_memo_index(info)], __ATOMIC_RELAXED);
   if (memo >> 8 == info && memo & 0x80) {
@@ -259,16 +259,16 @@ static inline unsigned size_shift(struct jf_store *st, qemu_plugin_meminfo_t inf
 /* The locked path: a miss in C (then VADDR's record is looked up and C's
  * slot for it filled), a page with per-word records, or a store that
  * leaves its block. PAGE is VADDR's cached record, or NULL. */
-__attribute__((noinline, cold)) static void store_locked(struct jf_store *st, unsigned vcpu,
+__attribute__((noinline, cold)) static void store_locked(struct plugin_store *st, unsigned vcpu,
                                                          struct store_cache *c,
-                                                         struct jf_model_page *page, uint64_t vaddr,
+                                                         struct model_page *page, uint64_t vaddr,
                                                          unsigned bytes, uint64_t writer_pc)
 {
-  struct jf_rig *rig = st->rig;
+  struct plugin_rig *rig = st->rig;
   g_mutex_lock(&rig->lock);
-  struct jf_model_thread *mt =
+  struct model_thread *mt =
       vcpu < st->thread_of_vcpu->len ? g_ptr_array_index(st->thread_of_vcpu, vcpu) : NULL;
-  uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
+  uint64_t page_number = vaddr >> MODEL_PAGE_SHIFT;
   if (page && __atomic_load_n(&c->slot[page_number % STORE_CACHE_SLOTS].key, __ATOMIC_RELAXED) !=
                   page_number + 1) {
     page = NULL; /* emptied since it was read: the record may be retired */
@@ -277,12 +277,12 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
     st->watch(st->watch_ctx, vaddr, bytes, writer_pc);
   }
   if (mt && page) {
-    jf_model_store_on_page(rig->model, mt, page, vaddr, bytes, writer_pc);
+    model_store_on_page(rig->model, mt, page, vaddr, bytes, writer_pc);
   } else if (mt) {
-    jf_model_store(rig->model, mt, vaddr, bytes, writer_pc);
+    model_store(rig->model, mt, vaddr, bytes, writer_pc);
     if (c) {
       size_t i = page_number % STORE_CACHE_SLOTS;
-      page = c->slot[i].page = jf_model_store_page(rig->model, vaddr);
+      page = c->slot[i].page = model_store_page(rig->model, vaddr);
       __atomic_store_n(&c->slot[i].key, page_number + 1, __ATOMIC_RELAXED);
     }
   }
@@ -294,29 +294,30 @@ __attribute__((noinline, cold)) static void store_locked(struct jf_store *st, un
    * maintained: code) always takes this path; the adversary's hand-over
    * waits for the instruction that may publish it (plugin_turns.c). */
   if (mt && page && st->note_code_stores && __atomic_load_n(&page->densifying, __ATOMIC_RELAXED)) {
-    jf_vcpu(rig, vcpu)->clock.code_stored = 1;
+    plugin_vcpu(rig, vcpu)->clock.code_stored = 1;
   }
   g_mutex_unlock(&rig->lock);
 }
 
 /* One store of BYTES at VADDR by the instruction at WRITER_PC. Inlined in
  * each callback: a call per store showed in the profile. */
-__attribute__((always_inline)) static inline void
-record_store(struct jf_store *st, unsigned vcpu, uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
+__attribute__((always_inline)) static inline void record_store(struct plugin_store *st,
+                                                               unsigned vcpu, uint64_t vaddr,
+                                                               unsigned bytes, uint64_t writer_pc)
 {
   if (__builtin_expect(vcpu >= STORE_CACHE_VCPUS, 0)) {
     store_locked(st, vcpu, NULL, NULL, vaddr, bytes, writer_pc);
     return;
   }
   struct store_cache *c = &st->caches[vcpu];
-  struct jf_model_page *page = NULL;
-  uint64_t page_number = vaddr >> JF_MODEL_PAGE_SHIFT;
+  struct model_page *page = NULL;
+  uint64_t page_number = vaddr >> MODEL_PAGE_SHIFT;
   size_t i = page_number % STORE_CACHE_SLOTS;
   if (__atomic_load_n(&c->slot[i].key, __ATOMIC_RELAXED) == page_number + 1) {
     page = c->slot[i].page;
-    if (jf_model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc,
-                             __atomic_load_n(&c->cluster, __ATOMIC_RELAXED),
-                             __atomic_load_n(&c->serial, __ATOMIC_RELAXED))) {
+    if (model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc,
+                          __atomic_load_n(&c->cluster, __ATOMIC_RELAXED),
+                          __atomic_load_n(&c->serial, __ATOMIC_RELAXED))) {
       return;
     }
   }
@@ -325,13 +326,13 @@ record_store(struct jf_store *st, unsigned vcpu, uint64_t vaddr, unsigned bytes,
 
 /* Registered for QEMU_PLUGIN_MEM_W only. UDATA is the storing
  * instruction's address (the finding's writer). */
-void jf_store_on_store(struct jf_store *st, unsigned vcpu, qemu_plugin_meminfo_t info,
-                       uint64_t vaddr, void *udata)
+void plugin_store_on_store(struct plugin_store *st, unsigned vcpu, qemu_plugin_meminfo_t info,
+                           uint64_t vaddr, void *udata)
 {
   record_store(st, vcpu, vaddr, 1u << size_shift(st, info), (uint64_t)(uintptr_t)udata);
 }
 
-/* What a group's leader records (store_groups.h), relative to its address. */
+/* What a group's leader records (model_store_groups.h), relative to its address. */
 struct group_record {
   uint32_t n;
   struct {
@@ -341,8 +342,8 @@ struct group_record {
   } range[];
 };
 
-void *jf_store_group_record(struct jf_store *st, const struct jf_store_group *g,
-                            const uint64_t *insn_pc)
+void *plugin_store_group_record(struct plugin_store *st, const struct model_store_group *g,
+                                const uint64_t *insn_pc)
 {
   struct group_record *r = g_malloc(sizeof(*r) + g->nranges * sizeof(r->range[0]));
   r->n = g->nranges;
@@ -351,7 +352,7 @@ void *jf_store_group_record(struct jf_store *st, const struct jf_store_group *g,
     r->range[i].bytes = g->range[i].bytes;
     r->range[i].writer_pc = insn_pc[g->range[i].last_insn];
   }
-  return jf_keep_until_exit(st->rig->keep, r);
+  return plugin_keep_until_exit(st->rig->keep, r);
 }
 
 /* A span's userdata: the writer's address in the low bits (an AArch64
@@ -362,7 +363,7 @@ void *jf_store_group_record(struct jf_store *st, const struct jf_store_group *g,
 #define SPAN_BYTES_SHIFT 48
 _Static_assert(sizeof(void *) == sizeof(uint64_t), "a span's userdata is a 64-bit pointer");
 
-void *jf_store_span_udata(uint64_t writer_pc, uint32_t bytes)
+void *plugin_store_span_udata(uint64_t writer_pc, uint32_t bytes)
 {
   if (writer_pc >> SPAN_BYTES_SHIFT || bytes == 0 || bytes >> (64 - SPAN_BYTES_SHIFT)) {
     return NULL;
@@ -370,14 +371,14 @@ void *jf_store_span_udata(uint64_t writer_pc, uint32_t bytes)
   return (void *)(uintptr_t)(writer_pc | (uint64_t)bytes << SPAN_BYTES_SHIFT);
 }
 
-void jf_store_on_span(struct jf_store *st, unsigned vcpu, uint64_t vaddr, void *udata)
+void plugin_store_on_span(struct plugin_store *st, unsigned vcpu, uint64_t vaddr, void *udata)
 {
   uint64_t span = (uint64_t)(uintptr_t)udata;
   record_store(st, vcpu, vaddr, (unsigned)(span >> SPAN_BYTES_SHIFT),
                span & ((UINT64_C(1) << SPAN_BYTES_SHIFT) - 1));
 }
 
-void jf_store_on_group(struct jf_store *st, unsigned vcpu, uint64_t vaddr, void *udata)
+void plugin_store_on_group(struct plugin_store *st, unsigned vcpu, uint64_t vaddr, void *udata)
 {
   const struct group_record *r = udata;
   for (uint32_t i = 0; i < r->n; i++) {

@@ -10,8 +10,8 @@
  *
  *   - when the holder has run its quantum: a seeded count of guest
  *     instructions, uniform in [1, 2 * quantum - 1], counted by the same
- *     inline clock as migrations (vcpu.h);
- *   - at a system call that may block (guest_syscalls.c); calls that cannot
+ *     inline clock as migrations (plugin_vcpu.h);
+ *   - at a system call that may block (rig_guest_syscalls.c); calls that cannot
  *     block keep the turn, sched_yield passes it on;
  *   - when the holder's thread ends.
  *
@@ -41,7 +41,7 @@
  *     (the vCPU's start is where the scoreboards grow), so no guest code
  *     runs while the section waits;
  *   - when QEMU's own count says a section waits for running vCPUs
- *     (qemu_exclusive.h; waiting threads look every STALL_POLL_US), the
+ *     (plugin_qemu_exclusive.h; waiting threads look every STALL_POLL_US), the
  *     threads waiting inside the execution loop are let go one at a time,
  *     in creation order, each once the one before it has left the loop
  *     (the count went down): each runs the rest of the block it stopped
@@ -68,12 +68,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "guest_syscalls.h"
+#include "rig_guest_syscalls.h"
 #include "plugin_sched.h"
 #include "plugin_turns.h"
-#include "qemu_exclusive.h"
-#include "splitmix.h"
-#include "vcpu.h"
+#include "plugin_qemu_exclusive.h"
+#include "rig_splitmix.h"
+#include "plugin_vcpu.h"
 
 /* How long a waiting thread sleeps between looks when the draw waits for
  * threads in system calls to settle, and otherwise (each look at QEMU's
@@ -113,7 +113,7 @@ struct turn_thread {
   int let_go_at;     /* QEMU's count when it was let go (-1: no count) */
 };
 
-struct jf_turns {
+struct plugin_turns {
   GMutex m;
   GCond changed;
   bool serial;          /* schedule=turns (the default) */
@@ -139,7 +139,7 @@ struct jf_turns {
   const int *pending;
   const char *pending_why;
   /* policy=adversarial: the thread whose turn ended as it published
-   * stores to code (jf_turns_published), left out of the next draw; and
+   * stores to code (plugin_turns_published), left out of the next draw; and
    * how many draws did so. */
   struct turn_thread *publisher;
   uint64_t adversary_handovers;
@@ -151,14 +151,14 @@ struct jf_turns {
   gint64 still_since;
 };
 
-struct jf_turns *jf_turns_new(uint64_t seed, uint64_t quantum, bool on)
+struct plugin_turns *plugin_turns_new(uint64_t seed, uint64_t quantum, bool on)
 {
-  struct jf_turns *turns = g_new0(struct jf_turns, 1);
+  struct plugin_turns *turns = g_new0(struct plugin_turns, 1);
   g_mutex_init(&turns->m);
   g_cond_init(&turns->changed);
   turns->serial = on;
   turns->on = on;
-  turns->quantum = quantum ? quantum : JF_QUANTUM_DEFAULT;
+  turns->quantum = quantum ? quantum : RIG_QUANTUM_DEFAULT;
   /* Its own stream, apart from the migrations' per-thread ones. */
   turns->rng = seed ^ UINT64_C(0x7475726e73); /* "turns" */
   turns->by_tid = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -166,7 +166,7 @@ struct jf_turns *jf_turns_new(uint64_t seed, uint64_t quantum, bool on)
   return turns;
 }
 
-void jf_turns_free(struct jf_turns *turns)
+void plugin_turns_free(struct plugin_turns *turns)
 {
   if (!turns) {
     return;
@@ -178,12 +178,12 @@ void jf_turns_free(struct jf_turns *turns)
   g_free(turns);
 }
 
-static struct turn_thread *thread_of_vcpu(const struct jf_turns *turns, unsigned vcpu)
+static struct turn_thread *thread_of_vcpu(const struct plugin_turns *turns, unsigned vcpu)
 {
-  return jf_vcpu_slot(turns->by_vcpu, vcpu);
+  return plugin_vcpu_slot(turns->by_vcpu, vcpu);
 }
 
-static struct turn_thread *thread_of_tid(struct jf_turns *turns, int tid)
+static struct turn_thread *thread_of_tid(struct plugin_turns *turns, int tid)
 {
   struct turn_thread *t = g_hash_table_lookup(turns->by_tid, GINT_TO_POINTER(tid));
   if (!t) {
@@ -195,7 +195,7 @@ static struct turn_thread *thread_of_tid(struct jf_turns *turns, int tid)
   return t;
 }
 
-static void give_serial(struct jf_turns *turns, struct turn_thread *t)
+static void give_serial(struct plugin_turns *turns, struct turn_thread *t)
 {
   if (!t->has_serial) {
     t->serial = turns->next_serial++;
@@ -255,7 +255,7 @@ static bool asleep_in_its_call(const struct turn_thread *t)
    * host's timing, and so did the whole schedule after the fork (one in
    * a few hundred runs under load, one seed gave different counts). So
    * the draw waits for it. */
-  if (t->sc_num == JF_GUEST_NR_CLONE && !emu_guest_clone_is_thread(t->sc_a1)) {
+  if (t->sc_num == RIG_GUEST_NR_CLONE && !rig_guest_clone_is_thread(t->sc_a1)) {
     return false;
   }
   if (state != 'S' && state != 't' && state != 'T') {
@@ -270,20 +270,20 @@ static bool asleep_in_its_call(const struct turn_thread *t)
   if (end == buf) {
     return false; /* "running" */
   }
-  int64_t expected = emu_guest_call_host_nr(t->sc_num);
+  int64_t expected = rig_guest_call_host_nr(t->sc_num);
   if (expected >= 0 && nr != expected) {
     return false;
   }
   if (expected == 202) { /* futex: QEMU's own locks are futexes too */
     unsigned long long host_uaddr = strtoull(end, NULL, 0);
-    return emu_guest_futex_matches(t->sc_a1, host_uaddr);
+    return rig_guest_futex_matches(t->sc_a1, host_uaddr);
   }
   return true;
 }
 
 /* Whether some thread let go for an exclusive section has not come back
  * to the schedule yet (its next block's start, or a system call). */
-static bool escapes_in_flight(struct jf_turns *turns)
+static bool escapes_in_flight(struct plugin_turns *turns)
 {
   GHashTableIter it;
   gpointer value;
@@ -310,7 +310,7 @@ static gint by_serial(gconstpointer a, gconstpointer b)
  * ready ones (the lock held). Leaves HOLDER NULL when some thread has not
  * settled yet, or none is ready.
  */
-static void try_draw(struct jf_turns *turns)
+static void try_draw(struct plugin_turns *turns)
 {
   GPtrArray *ready = g_ptr_array_new();
   GHashTableIter it;
@@ -331,7 +331,7 @@ static void try_draw(struct jf_turns *turns)
       g_ptr_array_add(ready, t);
       break;
     case TURN_IN_SYSCALL:
-      if (t->sc_num == JF_GUEST_NR_EXIT) {
+      if (t->sc_num == RIG_GUEST_NR_EXIT) {
         /* Settled once gone: on its way out QEMU wakes its joiners
          * (CLONE_CHILD_CLEARTID) before the vCPU's exit callback. */
         settled = host_state(t->tid) == 0;
@@ -357,7 +357,7 @@ static void try_draw(struct jf_turns *turns)
     turns->publisher = NULL;
     g_ptr_array_sort(ready, by_serial);
     struct turn_thread *next =
-        g_ptr_array_index(ready, emu_splitmix_next(&turns->rng) % ready->len);
+        g_ptr_array_index(ready, rig_splitmix_next(&turns->rng) % ready->len);
     next->state = TURN_RUNNING;
     turns->holder = next;
     if (next != turns->last_holder) {
@@ -374,7 +374,7 @@ static void try_draw(struct jf_turns *turns)
  * word, glib's Linux implementation): the thread looking for a stall holds
  * it, and T goes on as soon as it is released. A thread that reaches the
  * rig late on a loaded host (a new thread's first turn) is found so. */
-static bool waits_for_the_schedules_lock(struct jf_turns *turns, const struct turn_thread *t)
+static bool waits_for_the_schedules_lock(struct plugin_turns *turns, const struct turn_thread *t)
 {
   char buf[256];
   if (!read_task_file(t->tid, "syscall", buf, sizeof(buf))) {
@@ -398,7 +398,7 @@ static bool waits_for_the_schedules_lock(struct jf_turns *turns, const struct tu
  * exist would change the interleaving from run to run (an escape that
  * showed only under a load average of 20 on 2 CPUs).
  */
-static bool someone_asleep(struct jf_turns *turns)
+static bool someone_asleep(struct plugin_turns *turns)
 {
   bool asleep = false;
   GHashTableIter it;
@@ -419,12 +419,12 @@ static bool someone_asleep(struct jf_turns *turns)
   return asleep;
 }
 
-/* QEMU's count of vCPUs an exclusive section waits for (qemu_exclusive.h),
+/* QEMU's count of vCPUs an exclusive section waits for (plugin_qemu_exclusive.h),
  * or -1 when this QEMU does not show it. */
-static int section_count(struct jf_turns *turns)
+static int section_count(struct plugin_turns *turns)
 {
   if (!turns->looked_up) {
-    turns->pending = jf_qemu_pending_cpus(&turns->pending_why);
+    turns->pending = plugin_qemu_pending_cpus(&turns->pending_why);
     turns->looked_up = true;
   }
   return turns->pending ? __atomic_load_n(turns->pending, __ATOMIC_ACQUIRE) : -1;
@@ -436,7 +436,8 @@ static int section_count(struct jf_turns *turns)
  * it has stopped as well: that also covers a thread let go for a section
  * that ended and stopped again for the next one, whose count does not
  * include it. Without the count, asleep is all there is to go by. */
-static bool still_running_its_block(struct jf_turns *turns, const struct turn_thread *t, int count)
+static bool still_running_its_block(struct plugin_turns *turns, const struct turn_thread *t,
+                                    int count)
 {
   if (count >= 0 && count < t->let_go_at) {
     return false;
@@ -446,7 +447,7 @@ static bool still_running_its_block(struct jf_turns *turns, const struct turn_th
 
 /* The next thread to let go: the oldest one waiting inside the execution
  * loop, once the one let go before it has stopped. */
-static struct turn_thread *next_escape(struct jf_turns *turns, int count)
+static struct turn_thread *next_escape(struct plugin_turns *turns, int count)
 {
   struct turn_thread *next = NULL;
   GHashTableIter it;
@@ -466,7 +467,7 @@ static struct turn_thread *next_escape(struct jf_turns *turns, int count)
 
 /* Lets the next thread waiting inside the execution loop go for a section,
  * if there is one to let go now. */
-static bool let_one_go(struct jf_turns *turns, int count)
+static bool let_one_go(struct plugin_turns *turns, int count)
 {
   struct turn_thread *t = next_escape(turns, count);
   if (!t) {
@@ -482,7 +483,7 @@ static bool let_one_go(struct jf_turns *turns, int count)
 /* Called by waiting threads as they wake: lets threads waiting inside the
  * execution loop go when an exclusive section waits for them (see the
  * top), and gives the turns up when nothing moves at all. */
-static void watch_for_stall(struct jf_rig *rig, struct jf_turns *turns)
+static void watch_for_stall(struct plugin_rig *rig, struct plugin_turns *turns)
 {
   int count = section_count(turns);
   if (count > 1 && let_one_go(turns, count)) {
@@ -490,7 +491,7 @@ static void watch_for_stall(struct jf_rig *rig, struct jf_turns *turns)
   }
   uint64_t insns = 0;
   if (turns->holder && turns->holder->started) {
-    insns = jf_vcpu_clock_counts(jf_vcpu(rig, turns->holder->vcpu)).insns;
+    insns = plugin_vcpu_clock_counts(plugin_vcpu(rig, turns->holder->vcpu)).insns;
   }
   gint64 now = g_get_monotonic_time();
   if (turns->still_since == 0 || turns->events != turns->seen_events ||
@@ -516,7 +517,7 @@ static void watch_for_stall(struct jf_rig *rig, struct jf_turns *turns)
 /* Waits until T holds the turn, or, waiting inside the execution loop
  * (IN_EXEC), until it is let go for an exclusive section: returns false
  * then (the lock held). */
-static bool wait_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t,
+static bool wait_turn(struct plugin_rig *rig, struct plugin_turns *turns, struct turn_thread *t,
                       bool in_exec)
 {
   t->in_exec_wait = in_exec;
@@ -539,14 +540,14 @@ static bool wait_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_th
 
 /* T, let go for an exclusive section, runs the rest of its block and waits
  * for its turn at the start of the next (on its own vCPU). */
-static void escape(struct jf_rig *rig, struct turn_thread *t)
+static void escape(struct plugin_rig *rig, struct turn_thread *t)
 {
-  struct jf_vcpu *v = jf_vcpu(rig, t->vcpu);
+  struct plugin_vcpu *v = plugin_vcpu(rig, t->vcpu);
   v->clock.until_handover = 0;
   if (v->reg.pending) {
-    v->clock.parked = JF_MIGRATE_DUE;
+    v->clock.parked = PLUGIN_MIGRATE_DUE;
   } else {
-    jf_vcpu_set_clock(v, JF_MIGRATE_DUE);
+    plugin_vcpu_set_clock(v, PLUGIN_MIGRATE_DUE);
   }
 }
 
@@ -555,8 +556,8 @@ static void escape(struct jf_rig *rig, struct turn_thread *t)
  * its turn like any thread (the lock held). Returns false when it did not
  * escape; else whether it holds the turn now, which it does unless, inside
  * the loop, it was let go again for the next section. */
-static bool back_from_escape(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t,
-                             bool in_exec, bool *again)
+static bool back_from_escape(struct plugin_rig *rig, struct plugin_turns *turns,
+                             struct turn_thread *t, bool in_exec, bool *again)
 {
   *again = false;
   if (!t->escaped) {
@@ -570,20 +571,20 @@ static bool back_from_escape(struct jf_rig *rig, struct jf_turns *turns, struct 
 }
 
 /* T's turn begins: a fresh quantum on its clock (on its own vCPU). */
-static void begin_turn(struct jf_rig *rig, struct jf_turns *turns, struct turn_thread *t)
+static void begin_turn(struct plugin_rig *rig, struct plugin_turns *turns, struct turn_thread *t)
 {
   uint64_t quantum = UINT64_MAX;
   if (turns->on) {
-    quantum = 1 + emu_splitmix_next(&turns->rng) % (2 * turns->quantum - 1);
+    quantum = 1 + rig_splitmix_next(&turns->rng) % (2 * turns->quantum - 1);
   }
-  struct jf_vcpu *v = jf_vcpu(rig, t->vcpu);
+  struct plugin_vcpu *v = plugin_vcpu(rig, t->vcpu);
   v->clock.until_handover = quantum;
   v->clock.code_stored = 0;
-  jf_sched_rearm(v);
+  plugin_sched_rearm(v);
 }
 
 /* T gives the turn up (the lock held). */
-static void release(struct jf_turns *turns, struct turn_thread *t, enum turn_state next)
+static void release(struct plugin_turns *turns, struct turn_thread *t, enum turn_state next)
 {
   t->state = next;
   if (turns->holder == t) {
@@ -597,41 +598,41 @@ static void release(struct jf_turns *turns, struct turn_thread *t, enum turn_sta
 /* A call about to run, or that has just returned, may have woken threads
  * asleep in theirs: those are looked at again before the next draw (the
  * lock held). Returns whether it may wake any. */
-static bool note_wakes(struct jf_turns *turns, int64_t num, uint64_t a1, uint64_t a2)
+static bool note_wakes(struct plugin_turns *turns, int64_t num, uint64_t a1, uint64_t a2)
 {
   uint64_t word = 0;
-  switch (emu_guest_call_wakes(num, a1, a2, &word)) {
-  case JF_WAKES_NONE:
+  switch (rig_guest_call_wakes(num, a1, a2, &word)) {
+  case RIG_WAKES_NONE:
     return false;
-  case JF_WAKES_FUTEX_WORD: {
+  case RIG_WAKES_FUTEX_WORD: {
     GHashTableIter it;
     gpointer value;
     g_hash_table_iter_init(&it, turns->by_tid);
     while (g_hash_table_iter_next(&it, NULL, &value)) {
       struct turn_thread *t = value;
-      if (t->state == TURN_IN_SYSCALL && emu_guest_call_host_nr(t->sc_num) == 202 &&
+      if (t->state == TURN_IN_SYSCALL && rig_guest_call_host_nr(t->sc_num) == 202 &&
           t->sc_a1 == word) {
         t->asleep = false;
       }
     }
     return true;
   }
-  case JF_WAKES_ANY:
+  case RIG_WAKES_ANY:
     turns->wake_epoch++;
     return true;
   }
   return true;
 }
 
-void jf_turns_thread_start(struct jf_rig *rig, unsigned vcpu)
+void plugin_turns_thread_start(struct plugin_rig *rig, unsigned vcpu)
 {
-  struct jf_turns *turns = rig->turns;
+  struct plugin_turns *turns = rig->turns;
   int tid = (int)syscall(SYS_gettid);
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_tid(turns, tid);
   t->vcpu = vcpu;
   t->started = true;
-  jf_vcpu_slot_set(turns->by_vcpu, vcpu, t);
+  plugin_vcpu_slot_set(turns->by_vcpu, vcpu, t);
   if (g_hash_table_size(turns->by_tid) == 1 && !turns->holder) {
     /* The main thread: the first turn is its own. */
     give_serial(turns, t);
@@ -650,11 +651,11 @@ void jf_turns_thread_start(struct jf_rig *rig, unsigned vcpu)
   g_mutex_unlock(&turns->m);
 }
 
-void jf_turns_thread_exit(struct jf_rig *rig, unsigned vcpu)
+void plugin_turns_thread_exit(struct plugin_rig *rig, unsigned vcpu)
 {
-  struct jf_turns *turns = rig->turns;
+  struct plugin_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
-  struct turn_thread *t = jf_vcpu_slot_take(turns->by_vcpu, vcpu);
+  struct turn_thread *t = plugin_vcpu_slot_take(turns->by_vcpu, vcpu);
   if (t) {
     if (turns->last_holder == t) {
       turns->last_holder = NULL;
@@ -669,10 +670,11 @@ void jf_turns_thread_exit(struct jf_rig *rig, unsigned vcpu)
   g_mutex_unlock(&turns->m);
 }
 
-bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2)
+bool plugin_turns_syscall(struct plugin_rig *rig, unsigned vcpu, int64_t num, uint64_t a1,
+                          uint64_t a2)
 {
-  struct jf_turns *turns = rig->turns;
-  enum emu_guest_call_kind kind = emu_guest_call_kind(num, a1, a2);
+  struct plugin_turns *turns = rig->turns;
+  enum rig_guest_call_kind kind = rig_guest_call_kind(num, a1, a2);
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_vcpu(turns, vcpu);
   turns->events++;
@@ -686,11 +688,11 @@ bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
     t->asleep = false;
   }
   bool wakes = note_wakes(turns, num, a1, a2);
-  if (!turns->on || !t || kind == JF_CALL_KEEPS_TURN || kind == JF_CALL_ENDS_PROCESS) {
+  if (!turns->on || !t || kind == RIG_CALL_KEEPS_TURN || kind == RIG_CALL_ENDS_PROCESS) {
     g_mutex_unlock(&turns->m);
-    return kind == JF_CALL_ENDS_PROCESS;
+    return kind == RIG_CALL_ENDS_PROCESS;
   }
-  if (kind == JF_CALL_YIELDS) {
+  if (kind == RIG_CALL_YIELDS) {
     release(turns, t, TURN_READY);
     wait_turn(rig, turns, t, false);
     begin_turn(rig, turns, t);
@@ -709,7 +711,7 @@ bool jf_turns_syscall(struct jf_rig *rig, unsigned vcpu, int64_t num, uint64_t a
 
 /* In the child of a fork: the only thread of a new process, whatever the
  * parent's threads were (the lock held). */
-static void forked(struct jf_turns *turns, struct turn_thread *self)
+static void forked(struct plugin_turns *turns, struct turn_thread *self)
 {
   GHashTableIter it;
   gpointer value;
@@ -718,7 +720,7 @@ static void forked(struct jf_turns *turns, struct turn_thread *self)
     struct turn_thread *t = value;
     if (t != self) {
       if (t->started) {
-        jf_vcpu_slot_take(turns->by_vcpu, t->vcpu);
+        plugin_vcpu_slot_take(turns->by_vcpu, t->vcpu);
       }
       g_hash_table_iter_remove(&it);
     }
@@ -734,9 +736,9 @@ static void forked(struct jf_turns *turns, struct turn_thread *self)
   turns->last_holder = self;
 }
 
-void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
+void plugin_turns_syscall_ret(struct plugin_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
 {
-  struct jf_turns *turns = rig->turns;
+  struct plugin_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_vcpu(turns, vcpu);
   if (!t) {
@@ -744,11 +746,11 @@ void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
     return;
   }
   turns->events++;
-  if (num == JF_GUEST_NR_CLONE && emu_guest_clone_is_thread(t->sc_a1) && ret > 0) {
+  if (num == RIG_GUEST_NR_CLONE && rig_guest_clone_is_thread(t->sc_a1) && ret > 0) {
     /* The child's place in the draw's order, given while the creator
      * holds the turn: before any draw can see the child. */
     give_serial(turns, thread_of_tid(turns, (int)ret));
-  } else if (num == JF_GUEST_NR_CLONE && !emu_guest_clone_is_thread(t->sc_a1) && ret == 0) {
+  } else if (num == RIG_GUEST_NR_CLONE && !rig_guest_clone_is_thread(t->sc_a1) && ret == 0) {
     forked(turns, t);
   }
   if (t->may_wake) {
@@ -767,15 +769,15 @@ void jf_turns_syscall_ret(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
   g_mutex_unlock(&turns->m);
 }
 
-void jf_turns_await_child(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
+void plugin_turns_await_child(struct plugin_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
 {
-  if (num != JF_GUEST_NR_CLONE || ret <= 0) {
+  if (num != RIG_GUEST_NR_CLONE || ret <= 0) {
     return;
   }
-  struct jf_turns *turns = rig->turns;
+  struct plugin_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
   struct turn_thread *self = thread_of_vcpu(turns, vcpu);
-  if (!self || !emu_guest_clone_is_thread(self->sc_a1)) {
+  if (!self || !rig_guest_clone_is_thread(self->sc_a1)) {
     g_mutex_unlock(&turns->m);
     return;
   }
@@ -791,9 +793,9 @@ void jf_turns_await_child(struct jf_rig *rig, unsigned vcpu, int64_t num, int64_
   g_mutex_unlock(&turns->m);
 }
 
-void jf_turns_quantum_ended(struct jf_rig *rig, unsigned vcpu)
+void plugin_turns_quantum_ended(struct plugin_rig *rig, unsigned vcpu)
 {
-  struct jf_turns *turns = rig->turns;
+  struct plugin_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_vcpu(turns, vcpu);
   bool again = false;
@@ -825,32 +827,32 @@ void jf_turns_quantum_ended(struct jf_rig *rig, unsigned vcpu)
  * always let the writer finish its flush first. Once per turn: the flag is
  * cleared here and when a turn begins.
  */
-void jf_turns_published(struct jf_rig *rig, unsigned vcpu)
+void plugin_turns_published(struct plugin_rig *rig, unsigned vcpu)
 {
-  struct jf_vcpu *v = jf_vcpu(rig, vcpu);
+  struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
   v->clock.code_stored = 0;
-  struct jf_turns *turns = rig->turns;
+  struct plugin_turns *turns = rig->turns;
   g_mutex_lock(&turns->m);
   struct turn_thread *t = thread_of_vcpu(turns, vcpu);
   if (t && turns->on && turns->holder == t && g_hash_table_size(turns->by_tid) > 1) {
     turns->publisher = t;
     v->clock.until_handover = 0;
-    jf_sched_rearm(v);
+    plugin_sched_rearm(v);
   }
   g_mutex_unlock(&turns->m);
 }
 
-void jf_turns_lock(struct jf_turns *turns)
+void plugin_turns_lock(struct plugin_turns *turns)
 {
   g_mutex_lock(&turns->m);
 }
 
-void jf_turns_unlock(struct jf_turns *turns)
+void plugin_turns_unlock(struct plugin_turns *turns)
 {
   g_mutex_unlock(&turns->m);
 }
 
-void jf_turns_finish(struct jf_turns *turns)
+void plugin_turns_finish(struct plugin_turns *turns)
 {
   g_mutex_lock(&turns->m);
   turns->on = false;
@@ -858,7 +860,7 @@ void jf_turns_finish(struct jf_turns *turns)
   g_mutex_unlock(&turns->m);
 }
 
-void jf_turns_report(struct jf_turns *turns, JsonObject *report)
+void plugin_turns_report(struct plugin_turns *turns, JsonObject *report)
 {
   JsonObject *o = json_object_new();
   g_mutex_lock(&turns->m);

@@ -23,8 +23,8 @@
 
 #include <glib.h>
 
-#include "emu_config.h"
-#include "runner.h"
+#include "rig_config.h"
+#include "runner_exit_statuses.h"
 #include "runner_args.h"
 #include "runner_binfmt.h"
 #include "runner_checks.h"
@@ -35,6 +35,7 @@
 #include "runner_output.h"
 #include "runner_plugin_option.h"
 #include "runner_record.h"
+#include "runner_reproduce.h"
 #include "runner_rerun.h"
 #include "runner_scratch.h"
 #include "runner_store.h"
@@ -49,18 +50,18 @@
  * QEMU dies with "QEMU internal SIGSEGV". 1 TiB leaves room for the largest
  * reservations real JITs make (V8's pointer cage, HotSpot's heap).
  */
-#define EMU_GUEST_RESERVED_VA "0x10000000000"
+#define RUNNER_GUEST_RESERVED_VA "0x10000000000"
 
 /* One run of QEMU in the scratch folder TMP: the overlay, QEMU's command
  * line with the plugin's option, the run itself and its outcome. */
-static int run(const struct emu_options *o, const struct emu_config *cfg, const char *sysroot,
-               const char *qemu, const char *plugin, const char *tmp, const struct emu_record *rec,
-               bool *ran, int *died_of)
+static int run(const struct runner_options *o, const struct rig_config *cfg, const char *sysroot,
+               const char *qemu, const char *plugin, const char *tmp,
+               const struct runner_record *rec, bool *ran, int *died_of)
 {
   int status = 0;
-  struct emu_overlay ov;
-  if ((status = emu_scratch_overlay_build(o, cfg, sysroot, tmp, &ov)) != 0) {
-    emu_scratch_overlay_free(&ov);
+  struct runner_overlay ov;
+  if ((status = runner_scratch_overlay_build(o, cfg, sysroot, tmp, &ov)) != 0) {
+    runner_scratch_overlay_free(&ov);
     return status;
   }
   const char *root = ov.root;
@@ -68,8 +69,8 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
   char *findings = g_build_filename(tmp, "findings", NULL);
   char *control = g_build_filename(tmp, "control", NULL);
   GString *plugin_opt =
-      emu_plugin_option(o, cfg, plugin, root, summary, findings, control, tmp, qemu, rec);
-  char *checkpoint = g_build_filename(tmp, EMU_SCRATCH_CHECKPOINT, NULL);
+      runner_plugin_option(o, cfg, plugin, root, summary, findings, control, tmp, qemu, rec);
+  char *checkpoint = g_build_filename(tmp, RUNNER_SCRATCH_CHECKPOINT, NULL);
   if (mkdir(checkpoint, 0700) != 0) {
     /* The plugin then keeps nothing: a killed QEMU loses its findings. */
     fprintf(stderr, "jitflush-emu: warning: cannot create %s: %s\n", checkpoint, g_strerror(errno));
@@ -93,7 +94,7 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
    * timing (a guest allocator that trims unaligned mappings would make
    * more or fewer system calls from run to run: "Reproducible runs"). */
   g_ptr_array_add(argv, "-R");
-  g_ptr_array_add(argv, EMU_GUEST_RESERVED_VA);
+  g_ptr_array_add(argv, RUNNER_GUEST_RESERVED_VA);
   /* QEMU's own guest-visible randomness from the run's seed: the 16
    * AT_RANDOM bytes the auxiliary vector points to (glibc's stack guard
    * and pointer guard), the pointer authentication keys linux-user gives
@@ -112,20 +113,20 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
   GString *tail = g_string_new(NULL);
   bool timed_out = false;
   int stopped_by = 0;
-  int wstatus = emu_run_qemu((char *const *)argv->pdata, rec->env, &ov.seal, control, summary,
-                             o->timeout_ms, &timed_out, &stopped_by, tail);
+  int wstatus = runner_run_qemu((char *const *)argv->pdata, rec->env, &ov.seal, control, summary,
+                                o->timeout_ms, &timed_out, &stopped_by, tail);
   if (timed_out) {
     /* The processes the program forked are QEMUs of the run too: a
      * timeout stops them all, as a harness's kill of the run would. */
-    emu_cleaner_kill_run(tmp);
+    runner_cleaner_kill_run(tmp);
   }
   const bool quiet = o->summary && strcmp(o->summary, "stale") == 0;
-  const struct emu_run_end end = {stopped_by, timed_out ? o->timeout_ms : 0, o->exec_of != NULL,
-                                  died_of, rec->rerun_of};
+  const struct runner_run_end end = {stopped_by, timed_out ? o->timeout_ms : 0, o->exec_of != NULL,
+                                     died_of, rec->rerun_of};
   if (wstatus == -1) {
-    status = EMU_EXIT_QEMU;
-  } else if ((status = emu_outcome_refused(summary, qemu)) == 0) {
-    status = emu_outcome(summary, o->report, o->sarif, wstatus, tail, quiet, &end, ran);
+    status = RUNNER_EXIT_QEMU;
+  } else if ((status = runner_outcome_refused(summary, qemu)) == 0) {
+    status = runner_outcome(summary, o->report, o->sarif, wstatus, tail, quiet, &end, ran);
   }
 
   g_string_free(tail, TRUE);
@@ -134,7 +135,7 @@ static int run(const struct emu_options *o, const struct emu_config *cfg, const 
   g_free(summary);
   g_free(findings);
   g_free(control);
-  emu_scratch_overlay_free(&ov);
+  runner_scratch_overlay_free(&ov);
   return status;
 }
 
@@ -150,7 +151,7 @@ static char *own_sibling(const char *name)
   return path;
 }
 
-/* jitflush-emu --merge ARGS: the merge is its own program (merge.c), so
+/* jitflush-emu --merge ARGS: the merge is its own program (report_merge.c), so
  * that the runner, started once per test, loads no JSON library. */
 static int exec_merge(int argc, char **argv)
 {
@@ -163,7 +164,7 @@ static int exec_merge(int argc, char **argv)
   execv(merge, args);
   int e = errno;
   g_free(args);
-  int status = emu_fail(EMU_EXIT_INTERNAL, "cannot run %s: %s", merge, g_strerror(e));
+  int status = runner_fail(RUNNER_EXIT_INTERNAL, "cannot run %s: %s", merge, g_strerror(e));
   g_free(merge);
   return status;
 }
@@ -172,37 +173,39 @@ static int exec_merge(int argc, char **argv)
  * suite store the plugin writes its report and SARIF log into the entry
  * at BASE (or the user's files are copied there), and *RAN says whether
  * the guest ran. */
-static int checked_run(struct emu_options *o, const struct emu_config *cfg, const char *base,
-                       const struct emu_rerun *rerun, bool *ran, int *died_of)
+static int checked_run(struct runner_options *o, const struct rig_config *cfg, const char *base,
+                       const struct runner_rerun *rerun, bool *ran, int *died_of)
 {
   char *sysroot = NULL, *qemu = NULL, *plugin = NULL, *tmp = NULL;
   char *store_report = NULL, *store_sarif = NULL, *own_report = NULL;
   const char *user_report = o->report, *user_sarif = o->sarif;
-  const char *report_problem = o->report ? emu_check_output(o->report) : NULL;
-  const char *sarif_problem = o->sarif ? emu_check_output(o->sarif) : NULL;
+  const char *report_problem = o->report ? runner_check_output(o->report) : NULL;
+  const char *sarif_problem = o->sarif ? runner_check_output(o->sarif) : NULL;
   int status = 0;
   GError *err = NULL;
-  if ((status = emu_scratch_sysroot(o, &sysroot)) != 0 ||
-      (status = emu_check_program(o, sysroot)) != 0) {
+  if ((status = runner_scratch_sysroot(o, &sysroot)) != 0 ||
+      (status = runner_check_program(o, sysroot)) != 0) {
     /* printed */
   } else if (report_problem) {
-    status = emu_fail(EMU_EXIT_REPORT, "cannot write the report %s: %s", o->report, report_problem);
+    status = runner_fail(RUNNER_EXIT_REPORT, "cannot write the report %s: %s", o->report,
+                         report_problem);
   } else if (sarif_problem) {
-    status =
-        emu_fail(EMU_EXIT_REPORT, "cannot write the SARIF log %s: %s", o->sarif, sarif_problem);
-  } else if ((qemu = emu_check_find_qemu(o, &status)) &&
-             (plugin = emu_check_find_plugin(&status))) {
-    tmp = emu_scratch_make(&err);
+    status = runner_fail(RUNNER_EXIT_REPORT, "cannot write the SARIF log %s: %s", o->sarif,
+                         sarif_problem);
+  } else if ((qemu = runner_check_find_qemu(o, &status)) &&
+             (plugin = runner_check_find_plugin(&status))) {
+    tmp = runner_scratch_make(&err);
     if (!tmp) {
-      status = emu_fail(EMU_EXIT_INTERNAL, "cannot create a temporary folder: %s", err->message);
+      status =
+          runner_fail(RUNNER_EXIT_INTERNAL, "cannot create a temporary folder: %s", err->message);
       g_error_free(err);
     } else {
       o->report_only_findings = base && !user_report && !user_sarif;
       if (base && !o->report) {
-        o->report = store_report = g_strconcat(base, EMU_STORE_REPORT, NULL);
+        o->report = store_report = g_strconcat(base, RUNNER_STORE_REPORT, NULL);
       }
       if (base && !o->sarif) {
-        o->sarif = store_sarif = g_strconcat(base, EMU_STORE_SARIF, NULL);
+        o->sarif = store_sarif = g_strconcat(base, RUNNER_STORE_SARIF, NULL);
       }
       /* A rerun reads its own report back for its check: one in the
        * scratch folder when none is asked for, or the one asked for is no
@@ -212,30 +215,32 @@ static int checked_run(struct emu_options *o, const struct emu_config *cfg, cons
       if (rerun && (!o->report || special)) {
         o->report = own_report = g_build_filename(tmp, "rerun.json", NULL);
       }
-      struct emu_record rec = {.env =
-                                   rerun && emu_rerun_env(rerun) ? emu_rerun_env(rerun) : environ,
-                               .rerun_of = rerun,
-                               .own_report = own_report};
-      emu_record_plan(o, &rec);
-      emu_record_env(o->report, &rec);
+      struct runner_record rec = {.env = rerun && runner_rerun_env(rerun) ? runner_rerun_env(rerun)
+                                                                          : environ,
+                                  .rerun_of = rerun,
+                                  .own_report = own_report};
+      runner_record_plan(o, &rec);
+      runner_record_env(o->report, &rec);
       /* Started before QEMU: it removes the folder, and ends every
        * process of the run, should the runner be killed (runner_cleaner.c). */
-      struct emu_cleaner cleaner;
-      emu_cleaner_start(tmp, &cleaner);
+      struct runner_cleaner cleaner;
+      char *env = rec.write_env ? runner_reproduce_env_path(o->report) : NULL;
+      runner_cleaner_start(tmp, o->report, env, &cleaner);
+      g_free(env);
       status = run(o, cfg, sysroot, qemu, plugin, tmp, &rec, ran, died_of);
       if (own_report && user_report) {
-        emu_output_copy(own_report, user_report);
+        runner_output_copy(own_report, user_report);
       }
-      emu_scratch_remove(tmp);
-      emu_cleaner_finish(&cleaner);
-      emu_record_drop_lone_env(o->report, &rec);
+      runner_scratch_remove(tmp);
+      runner_cleaner_finish(&cleaner);
+      runner_record_drop_lone_env(o->report, &rec);
       g_free(rec.rerun);
       g_free(rec.unrecorded);
       if (base && user_report) {
-        emu_store_copy_in(user_report, base, EMU_STORE_REPORT);
+        runner_store_copy_in(user_report, base, RUNNER_STORE_REPORT);
       }
       if (base && user_sarif) {
-        emu_store_copy_in(user_sarif, base, EMU_STORE_SARIF);
+        runner_store_copy_in(user_sarif, base, RUNNER_STORE_SARIF);
       }
       o->report = user_report;
       o->sarif = user_sarif;
@@ -257,65 +262,66 @@ int main(int argc, char **argv)
     return exec_merge(argc, argv);
   }
   if (argc >= 2 && g_str_has_prefix(argv[1], "--binfmt-")) {
-    char *interp = own_sibling(EMU_BINFMT_ARGV0);
-    int status = emu_binfmt_command(argc, argv, interp);
+    char *interp = own_sibling(RUNNER_BINFMT_ARGV0);
+    int status = runner_binfmt_command(argc, argv, interp);
     g_free(interp);
     return status;
   }
   char *self = g_path_get_basename(argv[0]);
-  char **args = strcmp(self, EMU_BINFMT_ARGV0) == 0 ? emu_binfmt_argv(&argc, argv) : NULL;
+  char **args = strcmp(self, RUNNER_BINFMT_ARGV0) == 0 ? runner_binfmt_argv(&argc, argv) : NULL;
   g_free(self);
 
-  struct emu_options o = {0};
+  struct runner_options o = {0};
   /* --reproduce REPORT: the recorded run's command line, parsed as it
    * was given, in its folder (runner_rerun.c). */
-  struct emu_rerun *rerun = NULL;
+  struct runner_rerun *rerun = NULL;
   int status = 0;
-  if (!args && emu_rerun_requested(argc, argv)) {
-    if ((status = emu_rerun_prepare(argc, argv, &rerun)) != 0) {
+  if (!args && runner_rerun_requested(argc, argv)) {
+    if ((status = runner_rerun_prepare(argc, argv, &rerun)) != 0) {
       return status;
     }
     o.recorded_options = true;
-    argv = emu_rerun_argv(rerun, &argc);
+    argv = runner_rerun_argv(rerun, &argc);
   }
-  status = emu_args_parse(argc, args ? args : argv, &o);
+  status = runner_args_parse(argc, args ? args : argv, &o);
   if (status != 0) {
     g_free(args);
-    emu_rerun_free(rerun);
+    runner_rerun_free(rerun);
     return status < 0 ? 0 : status;
   }
 
   GError *err = NULL;
-  struct emu_config *cfg = emu_config_load(o.config, &err);
+  struct rig_config *cfg = rig_config_load(o.config, &err);
   if (!cfg) {
     /* The message names the file; a variable is named too, since nothing
      * on the command line shows where the path came from. */
-    const char *from = emu_args_origin(&o, offsetof(struct emu_options, config));
-    status = from[0] != 'J' ? emu_fail(EMU_EXIT_USAGE, "%s", err->message)
-                            : emu_fail(EMU_EXIT_USAGE, "%s: %s", from, err->message);
+    const char *from = runner_args_origin(&o, offsetof(struct runner_options, config));
+    status = from[0] != 'J' ? runner_fail(RUNNER_EXIT_USAGE, "%s", err->message)
+                            : runner_fail(RUNNER_EXIT_USAGE, "%s: %s", from, err->message);
     g_error_free(err);
     g_free(args);
-    emu_rerun_free(rerun);
+    runner_rerun_free(rerun);
     return status;
   }
 
   char *base = NULL;
   int die_of = 0; /* with --exec-of: the signal the program died of */
-  if (o.store && !(base = emu_store_reserve(o.store, &err))) {
-    status = emu_fail(EMU_EXIT_REPORT, "cannot use the suite store %s (from %s): %s", o.store,
-                      emu_args_origin(&o, offsetof(struct emu_options, store)), err->message);
+  if (o.store && !(base = runner_store_reserve(o.store, &err))) {
+    status =
+        runner_fail(RUNNER_EXIT_REPORT, "cannot use the suite store %s (from %s): %s", o.store,
+                    runner_args_origin(&o, offsetof(struct runner_options, store)), err->message);
     g_error_free(err);
   } else {
     bool ran = false;
     status = checked_run(&o, cfg, base, rerun, &ran, &die_of);
     if (base) {
-      status = emu_store_finish(&o, cfg, base, status, ran);
+      status = runner_store_finish(&o, cfg, base, status, ran);
     }
   }
   g_free(base);
-  emu_config_free(cfg);
+  rig_config_free(cfg);
   g_free(args);
-  emu_rerun_free(rerun);
+  runner_rerun_free(rerun);
   if (die_of) {
     /* No core file: QEMU made none either (runner_exec.c). */
     struct rlimit no_core = {0, 0};

@@ -10,26 +10,26 @@
 
 #include <glib.h>
 
-#define EMU_DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
+#define RUNNER_DEFAULT_SYSROOT "/usr/aarch64-linux-gnu"
 
-/* EMU_OPT_config and the rest: a row of runner_options.def. */
-enum emu_option_id {
-#define EMU_OPTION(kind, id, name, short_name, arg, env, help) EMU_OPT_##id,
+/* RUNNER_OPT_config and the rest: a row of runner_options.def. */
+enum runner_option_id {
+#define RUNNER_OPTION(kind, id, name, short_name, arg, env, help) RUNNER_OPT_##id,
 #include "runner_options.def"
-#undef EMU_OPTION
-  EMU_OPTION_COUNT
+#undef RUNNER_OPTION
+  RUNNER_OPTION_COUNT
 };
 
 /* The fields of the options of runner_options.def. */
-#define EMU_OPTION_FIELD_VALUE(id) const char *id;
-#define EMU_OPTION_FIELD_HIDDEN(id) const char *id;
-#define EMU_OPTION_FIELD_FLAG(id) bool id;
-#define EMU_OPTION_FIELD_HELP(id)
-#define EMU_OPTION_FIELD_MODE(id)
-#define EMU_OPTION_FIELD_SUITE(id)
-#define EMU_OPTION_FIELD_ENV(id)
+#define RUNNER_OPTION_FIELD_VALUE(id) const char *id;
+#define RUNNER_OPTION_FIELD_HIDDEN(id) const char *id;
+#define RUNNER_OPTION_FIELD_FLAG(id) bool id;
+#define RUNNER_OPTION_FIELD_HELP(id)
+#define RUNNER_OPTION_FIELD_MODE(id)
+#define RUNNER_OPTION_FIELD_SUITE(id)
+#define RUNNER_OPTION_FIELD_ENV(id)
 
-struct emu_options {
+struct runner_options {
   /* One field per option of runner_options.def, by its ID: the value as
    * given (VALUE, HIDDEN; NULL when not given), or whether it was given
    * (FLAG). check is "on", "off", "full" or NULL (the plugin's default:
@@ -38,9 +38,9 @@ struct emu_options {
    * (always); exec_map_sync "linux", "none" or NULL (the config's); store
    * the suite store folder (runner_store.c) or NULL; exec_of the scratch
    * folder of the run whose program executed this one. */
-#define EMU_OPTION(kind, id, name, short_name, arg, env, help) EMU_OPTION_FIELD_##kind(id)
+#define RUNNER_OPTION(kind, id, name, short_name, arg, env, help) RUNNER_OPTION_FIELD_##kind(id)
 #include "runner_options.def"
-#undef EMU_OPTION
+#undef RUNNER_OPTION
   uint64_t seed;             /* from seed_text */
   uint64_t quantum;          /* from quantum_text */
   unsigned timeout_ms;       /* from timeout_text; 0: no timeout */
@@ -53,18 +53,18 @@ struct emu_options {
   char **program;            /* NULL-terminated, from after "--" */
   /* Where each option came from: its own name ("--seed") or the
    * environment variable that stood in for it; NULL when neither. */
-  const char *from[EMU_OPTION_COUNT];
+  const char *from[RUNNER_OPTION_COUNT];
 };
 
-/* Prints the usage, then "jitflush-emu: PROBLEM"; returns EMU_EXIT_USAGE. */
-int emu_args_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* Prints the usage, then "jitflush-emu: PROBLEM"; returns RUNNER_EXIT_USAGE. */
+int runner_args_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* What the value at OFFSET came from, for messages: "--seed" or
  * "JITFLUSH_EMU_SEED". */
-const char *emu_args_origin(const struct emu_options *o, size_t offset);
+const char *runner_args_origin(const struct runner_options *o, size_t offset);
 /* Returns 0 when the options are good, -1 after printing --help, or an
  * exit status after printing the problem. */
-int emu_args_parse(int argc, char **argv, struct emu_options *o);
+int runner_args_parse(int argc, char **argv, struct runner_options *o);
 /* PATH made absolute against the current folder (freed with g_free). */
-char *emu_args_absolute(const char *path);
+char *runner_args_absolute(const char *path);
 
 #endif /* JITFLUSH_EMU_RUNNER_ARGS_H */

@@ -14,7 +14,7 @@
  * Flag F opens the interpreter when it is registered, so it is found from
  * any mount namespace and chroot later (the rig's QEMU runs in one of its
  * own). Since Linux 6.7 each user namespace may mount a binfmt_misc of its
- * own; emu_binfmt_run uses that to register the rig for one command only.
+ * own; runner_binfmt_run uses that to register the rig for one command only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,7 +30,7 @@
 
 #include <glib.h>
 
-#include "runner.h"
+#include "runner_exit_statuses.h"
 #include "runner_args.h"
 #include "runner_binfmt.h"
 #include "runner_fail.h"
@@ -80,7 +80,7 @@ static bool ensure_mounted(GError **error)
   return true;
 }
 
-bool emu_binfmt_register(const char *interpreter, GError **error)
+bool runner_binfmt_register(const char *interpreter, GError **error)
 {
   if (!g_path_is_absolute(interpreter) || access(interpreter, X_OK) != 0) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
@@ -92,22 +92,22 @@ bool emu_binfmt_register(const char *interpreter, GError **error)
   if (!ensure_mounted(error)) {
     return false;
   }
-  if (access(BINFMT_DIR "/" EMU_BINFMT_NAME, F_OK) == 0) {
+  if (access(BINFMT_DIR "/" RUNNER_BINFMT_NAME, F_OK) == 0) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
                 "%s/%s is already registered (jitflush-emu --binfmt-unregister removes it)",
-                BINFMT_DIR, EMU_BINFMT_NAME);
+                BINFMT_DIR, RUNNER_BINFMT_NAME);
     return false;
   }
-  char *line = g_strdup_printf(":%s:M::%s:%s:%s:F", EMU_BINFMT_NAME, AARCH64_MAGIC, AARCH64_MASK,
+  char *line = g_strdup_printf(":%s:M::%s:%s:%s:F", RUNNER_BINFMT_NAME, AARCH64_MAGIC, AARCH64_MASK,
                                interpreter);
   bool ok = write_text(BINFMT_DIR "/register", line, error);
   g_free(line);
   return ok;
 }
 
-bool emu_binfmt_unregister(GError **error)
+bool runner_binfmt_unregister(GError **error)
 {
-  const char *entry = BINFMT_DIR "/" EMU_BINFMT_NAME;
+  const char *entry = BINFMT_DIR "/" RUNNER_BINFMT_NAME;
   if (access(entry, F_OK) != 0) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s is not registered", entry);
     return false;
@@ -132,7 +132,7 @@ static bool map_to_root(uid_t uid, gid_t gid, GError **error)
   return write_text("/proc/self/gid_map", map, error);
 }
 
-int emu_binfmt_run(const char *interpreter, char *const command[], GError **error)
+int runner_binfmt_run(const char *interpreter, char *const command[], GError **error)
 {
   uid_t uid = geteuid();
   gid_t gid = getegid();
@@ -158,7 +158,7 @@ int emu_binfmt_run(const char *interpreter, char *const command[], GError **erro
                     "cannot mount a private binfmt_misc (Linux 6.7 or later is needed)");
     return -1;
   }
-  if (!emu_binfmt_register(interpreter, error)) {
+  if (!runner_binfmt_register(interpreter, error)) {
     return -1;
   }
   pid_t pid = fork();
@@ -186,23 +186,23 @@ int emu_binfmt_run(const char *interpreter, char *const command[], GError **erro
 
 /* --binfmt-register, --binfmt-unregister, --binfmt-run -- COMMAND...:
  * the rig as the handler of every AArch64 program. */
-int emu_binfmt_command(int argc, char **argv, const char *interp)
+int runner_binfmt_command(int argc, char **argv, const char *interp)
 {
   GError *err = NULL;
   int status = 0;
   const char *cmd = argv[1];
   if (strcmp(cmd, "--binfmt-run") == 0) {
     if (argc < 4 || strcmp(argv[2], "--") != 0) {
-      status = emu_args_usage_error("--binfmt-run: give the command after '--', e.g. "
-                                    "jitflush-emu --binfmt-run -- ctest");
-    } else if ((status = emu_binfmt_run(interp, argv + 3, &err)) < 0) {
-      status = emu_fail(EMU_EXIT_BINFMT, "--binfmt-run: %s", err->message);
+      status = runner_args_usage_error("--binfmt-run: give the command after '--', e.g. "
+                                       "jitflush-emu --binfmt-run -- ctest");
+    } else if ((status = runner_binfmt_run(interp, argv + 3, &err)) < 0) {
+      status = runner_fail(RUNNER_EXIT_BINFMT, "--binfmt-run: %s", err->message);
     }
   } else if (argc != 2) {
-    status = emu_args_usage_error("%s takes no arguments", cmd);
-  } else if (strcmp(cmd, "--binfmt-register") == 0 ? !emu_binfmt_register(interp, &err)
-                                                   : !emu_binfmt_unregister(&err)) {
-    status = emu_fail(EMU_EXIT_BINFMT, "%s: %s", cmd, err->message);
+    status = runner_args_usage_error("%s takes no arguments", cmd);
+  } else if (strcmp(cmd, "--binfmt-register") == 0 ? !runner_binfmt_register(interp, &err)
+                                                   : !runner_binfmt_unregister(&err)) {
+    status = runner_fail(RUNNER_EXIT_BINFMT, "%s: %s", cmd, err->message);
   }
   if (err) {
     g_error_free(err);
@@ -215,7 +215,7 @@ int emu_binfmt_command(int argc, char **argv, const char *interp)
  * from the environment. The programs binfmt_misc brings here are run by
  * scripts that often compare their stderr (PCRE2's RunGrepTest), so a clean
  * run says nothing, unless JITFLUSH_EMU_SUMMARY says otherwise. */
-char **emu_binfmt_argv(int *argc, char **argv)
+char **runner_binfmt_argv(int *argc, char **argv)
 {
   const char *summary = getenv("JITFLUSH_EMU_SUMMARY");
   bool given = summary && *summary;

@@ -6,16 +6,16 @@
 
 /* Whether qemu-aarch64 can run O's program with the loader in SYSROOT
  * (NULL: none given): 0, or the exit status after printing why. */
-int emu_check_program(const struct emu_options *o, const char *sysroot);
+int runner_check_program(const struct runner_options *o, const char *sysroot);
 /* NULL when the plugin will be able to write the output file PATH, else
  * why not (static text, or strerror's). */
-const char *emu_check_output(const char *path);
+const char *runner_check_output(const char *path);
 /* The qemu-aarch64 the run uses (--qemu, JITFLUSH_QEMU, the build's; made
  * absolute, freed with g_free), or NULL with *STATUS set after printing
  * why: missing, not executable, or without plugin support. */
-char *emu_check_find_qemu(const struct emu_options *o, int *status);
+char *runner_check_find_qemu(const struct runner_options *o, int *status);
 /* The plugin the run loads (JITFLUSH_PLUGIN, the build's), or NULL with
  * *STATUS set after printing why. */
-char *emu_check_find_plugin(int *status);
+char *runner_check_find_plugin(int *status);
 
 #endif /* JITFLUSH_EMU_RUNNER_CHECKS_H */

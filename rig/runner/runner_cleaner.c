@@ -22,6 +22,12 @@
  * group (INT, QUIT, TERM, HUP) so that it outlives them long enough to
  * clean; a SIGKILL of the whole group leaves the folder to the next run
  * (runner_scratch.c reclaims folders of runners that are gone).
+ *
+ * The environment the run keeps beside its report (REPORT.env,
+ * runner_record.c) is the runner's to remove when no report came; a
+ * killed runner cannot, so the cleaner does, once QEMU is gone and cannot
+ * write the report any more (docs/FINDINGS.md#reruns: a secret-bearing
+ * file is not left without the report it serves).
  */
 #define _GNU_SOURCE
 #include "runner_cleaner.h"
@@ -68,7 +74,7 @@ static bool names_folder(const char *pid, const char *folder)
   return found;
 }
 
-int emu_cleaner_kill_run(const char *scratch)
+int runner_cleaner_kill_run(const char *scratch)
 {
   char *folder = g_strconcat(scratch, "/", NULL);
   int killed = 0;
@@ -100,7 +106,8 @@ int emu_cleaner_kill_run(const char *scratch)
 }
 
 /* The cleaner's life: wait for the runner's word or its death. */
-static G_GNUC_NORETURN void clean_after(int fd, const char *scratch)
+static G_GNUC_NORETURN void clean_after(int fd, const char *scratch, const char *report,
+                                        const char *env)
 {
   const int ignored[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE};
   for (size_t i = 0; i < G_N_ELEMENTS(ignored); i++) {
@@ -115,14 +122,18 @@ static G_GNUC_NORETURN void clean_after(int fd, const char *scratch)
   if (n == 1 && byte == CLEANER_DONE) {
     _exit(0);
   }
-  emu_cleaner_kill_run(scratch);
-  emu_scratch_remove(scratch);
+  runner_cleaner_kill_run(scratch);
+  runner_scratch_remove(scratch);
+  if (env && !g_file_test(report, G_FILE_TEST_IS_REGULAR)) {
+    unlink(env);
+  }
   _exit(0);
 }
 
-bool emu_cleaner_start(const char *scratch, struct emu_cleaner *c)
+bool runner_cleaner_start(const char *scratch, const char *report, const char *env,
+                          struct runner_cleaner *c)
 {
-  *c = (struct emu_cleaner){.pid = -1, .fd = -1};
+  *c = (struct runner_cleaner){.pid = -1, .fd = -1};
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     return false;
@@ -149,7 +160,7 @@ bool emu_cleaner_start(const char *scratch, struct emu_cleaner *c)
     for (int fd = 4; fd < 1024; fd++) {
       close(fd);
     }
-    clean_after(3, scratch);
+    clean_after(3, scratch, report, env);
   }
   close(p[0]);
   c->pid = pid;
@@ -157,7 +168,7 @@ bool emu_cleaner_start(const char *scratch, struct emu_cleaner *c)
   return true;
 }
 
-void emu_cleaner_finish(struct emu_cleaner *c)
+void runner_cleaner_finish(struct runner_cleaner *c)
 {
   if (c->fd >= 0) {
     char done = CLEANER_DONE;

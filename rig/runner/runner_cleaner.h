@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct emu_cleaner {
+struct runner_cleaner {
   pid_t pid; /* the cleaner process, or -1 */
   int fd;    /* the write end of its pipe, or -1 */
 };
@@ -13,14 +13,18 @@ struct emu_cleaner {
 /* Starts the cleaner of the run whose scratch folder is SCRATCH. False
  * when it cannot be forked (the run goes on without it: the next run
  * reclaims the folder, runner_scratch.c). */
-bool emu_cleaner_start(const char *scratch, struct emu_cleaner *c);
+/* Starts the cleaner of the run whose scratch folder is SCRATCH. ENV, when
+ * not NULL, is the environment recorded beside REPORT: removed too, should
+ * the runner die, unless REPORT is a regular file by then. */
+bool runner_cleaner_start(const char *scratch, const char *report, const char *env,
+                          struct runner_cleaner *c);
 
 /* The run ended and its folder is removed: the cleaner exits, unused. */
-void emu_cleaner_finish(struct emu_cleaner *c);
+void runner_cleaner_finish(struct runner_cleaner *c);
 
 /* Sends SIGKILL to every process of the run whose scratch folder is
  * SCRATCH (QEMU and the processes the guest forked), until none is left
  * or a few rounds have passed. Returns how many it signalled. */
-int emu_cleaner_kill_run(const char *scratch);
+int runner_cleaner_kill_run(const char *scratch);
 
 #endif /* JITFLUSH_EMU_RUNNER_CLEANER_H */

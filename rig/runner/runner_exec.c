@@ -24,7 +24,7 @@
  */
 #define _GNU_SOURCE
 #include "runner_exec.h"
-#include "runner.h"
+#include "runner_exit_statuses.h"
 #include "runner_fail.h"
 
 #include <stdbool.h>
@@ -93,7 +93,7 @@ static bool bind_read_only(const char *from, const char *to)
          mount(NULL, to, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL) == 0;
 }
 
-static void seal_host_cpu_dir(const struct emu_seal *seal)
+static void seal_host_cpu_dir(const struct runner_seal *seal)
 {
   const char *source = seal->source;
   const char *step = "unshare";
@@ -129,8 +129,8 @@ fail:
           HOST_CPU_DIR, step, strerror(errno));
 }
 
-pid_t emu_spawn_qemu(char *const argv[], char *const env[], const struct emu_seal *seal,
-                     int *stderr_fd)
+pid_t runner_spawn_qemu(char *const argv[], char *const env[], const struct runner_seal *seal,
+                        int *stderr_fd)
 {
   /* The child reports a failed exec through this pipe; a successful exec
    * closes it (O_CLOEXEC) and the parent reads nothing. */
@@ -260,7 +260,7 @@ static enum relay_result relay(int fd, GString *tail)
 #define INTERRUPT_GRACE_MS 10000
 #define INTERRUPT_POLL_MS 20
 
-int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_interrupt *intr)
+int runner_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct runner_interrupt *intr)
 {
   /* A pidfd wakes poll() when the child exits; without one (Linux < 5.3,
    * or a seccomp filter) waitpid is polled every 50 ms. Waiting for end of
@@ -348,7 +348,7 @@ static volatile sig_atomic_t control_fd = -1;
  * without its exit callbacks, losing every finding. So the first one asks
  * the plugin, through the control FIFO, to write its reports now; the wait
  * loop ends QEMU with the same signal once the summary is there
- * (emu_wait_qemu). A second one is passed on at once.
+ * (runner_wait_qemu). A second one is passed on at once.
  */
 static void interrupt_run(int sig)
 {
@@ -363,9 +363,9 @@ static void interrupt_run(int sig)
   }
 }
 
-int emu_run_qemu(char *const argv[], char *const env[], const struct emu_seal *seal,
-                 const char *control, const char *summary, unsigned timeout_ms, bool *timed_out,
-                 int *stopped_by, GString *tail)
+int runner_run_qemu(char *const argv[], char *const env[], const struct runner_seal *seal,
+                    const char *control, const char *summary, unsigned timeout_ms, bool *timed_out,
+                    int *stopped_by, GString *tail)
 {
   /* Held open for writing, so that the plugin's open does not wait and a
    * signal handler can write without blocking; not inherited by QEMU. */
@@ -373,7 +373,7 @@ int emu_run_qemu(char *const argv[], char *const env[], const struct emu_seal *s
     control_fd = open(control, O_RDWR | O_NONBLOCK | O_CLOEXEC);
   }
   /* ^C from a terminal reaches QEMU too, through the process group: QEMU
-   * then dies at once, and the run ends as interrupted (emu_outcome). */
+   * then dies at once, and the run ends as interrupted (runner_outcome). */
   struct sigaction ign = {.sa_handler = SIG_IGN}, stop = {.sa_handler = interrupt_run};
   struct sigaction old_int, old_quit, old_term, old_hup;
   sigaction(SIGINT, &stop, &old_int);
@@ -383,14 +383,14 @@ int emu_run_qemu(char *const argv[], char *const env[], const struct emu_seal *s
 
   int stderr_fd = -1;
   int wstatus = -1;
-  pid_t pid = emu_spawn_qemu(argv, env, seal, &stderr_fd);
+  pid_t pid = runner_spawn_qemu(argv, env, seal, &stderr_fd);
   if (pid < 0) {
-    emu_fail(EMU_EXIT_QEMU, "cannot run %s: %s", argv[0], g_strerror(errno));
+    runner_fail(RUNNER_EXIT_QEMU, "cannot run %s: %s", argv[0], g_strerror(errno));
   } else {
     child_pid = pid;
-    const struct emu_interrupt intr = {&interrupted, summary, timeout_ms, (int)control_fd,
-                                       timed_out};
-    wstatus = emu_wait_qemu(pid, stderr_fd, tail, &intr);
+    const struct runner_interrupt intr = {&interrupted, summary, timeout_ms, (int)control_fd,
+                                          timed_out};
+    wstatus = runner_wait_qemu(pid, stderr_fd, tail, &intr);
     child_pid = 0;
   }
   sigaction(SIGINT, &old_int, NULL);

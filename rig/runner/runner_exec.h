@@ -9,10 +9,10 @@
 #include <glib.h>
 
 /* What the child hides the host's /sys/devices/system/cpu behind. */
-struct emu_seal {
+struct runner_seal {
   const char *source; /* the folder bound over it */
   /*
-   * SOURCE is a tree other runs share (sysfs_cache.h): the child first
+   * SOURCE is a tree other runs share (rig_sysfs_cache.h): the child first
    * binds it read-only over itself, so that no guest write reaches it.
    * Where it cannot (no mount namespace), it calls private_copy(ctx),
    * which writes the run's own tree and returns its folder, and uses that.
@@ -29,18 +29,18 @@ struct emu_seal {
  * not NULL, says what the child binds over the host's
  * /sys/devices/system/cpu in a private mount namespace before exec (see
  * runner_exec.c for why). The child's stderr is a pipe whose read end is
- * returned in *stderr_fd: pass it to emu_wait_qemu. Returns the child's
+ * returned in *stderr_fd: pass it to runner_wait_qemu. Returns the child's
  * pid, or -1 with errno set.
  */
-pid_t emu_spawn_qemu(char *const argv[], char *const env[], const struct emu_seal *seal,
-                     int *stderr_fd);
+pid_t runner_spawn_qemu(char *const argv[], char *const env[], const struct runner_seal *seal,
+                        int *stderr_fd);
 
 /* An interruption of the run: *SIGNAL becomes the signal the runner caught;
  * the plugin was asked to write SUMMARY and its other reports. TIMEOUT_MS,
  * when not 0, is the --timeout: at its expiry the wait loop sets
  * *TIMED_OUT, asks the plugin for its reports through CONTROL_FD, and ends
  * the run with SIGKILL once they are written. */
-struct emu_interrupt {
+struct runner_interrupt {
   const volatile sig_atomic_t *signal;
   const char *summary;
   unsigned timeout_ms;
@@ -56,11 +56,11 @@ struct emu_interrupt {
  * signal (SIGKILL) as soon as INTR->summary exists, or after
  * INTERRUPT_GRACE_MS if the plugin never writes it.
  */
-int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_interrupt *intr);
+int runner_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct runner_interrupt *intr);
 
 /*
  * One run of QEMU: ARGV started with the overlay SEAL in place and the
- * environment ENV, waited for (emu_wait_qemu, the stderr's tail in TAIL).
+ * environment ENV, waited for (runner_wait_qemu, the stderr's tail in TAIL).
  * While it runs, SIGINT, SIGTERM and SIGHUP to the runner ask the plugin,
  * through the FIFO CONTROL it reads (control=), to write SUMMARY and its
  * other reports, and a second one is passed on to QEMU; TIMEOUT_MS, when
@@ -68,8 +68,8 @@ int emu_wait_qemu(pid_t pid, int stderr_fd, GString *tail, const struct emu_inte
  * status and *STOPPED_BY, the signal that interrupted the runner (0:
  * none), or -1 after printing the problem when QEMU could not start.
  */
-int emu_run_qemu(char *const argv[], char *const env[], const struct emu_seal *seal,
-                 const char *control, const char *summary, unsigned timeout_ms, bool *timed_out,
-                 int *stopped_by, GString *tail);
+int runner_run_qemu(char *const argv[], char *const env[], const struct runner_seal *seal,
+                    const char *control, const char *summary, unsigned timeout_ms, bool *timed_out,
+                    int *stopped_by, GString *tail);
 
 #endif /* JITFLUSH_EMU_RUNNER_EXEC_H */

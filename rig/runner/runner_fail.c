@@ -6,7 +6,7 @@
 
 /* The runner's one way to say what went wrong: "jitflush-emu: PROBLEM" on
  * one line of stderr, and the status it exits with. */
-int emu_vfail(int status, const char *fmt, va_list ap)
+int runner_vfail(int status, const char *fmt, va_list ap)
 {
   fputs("jitflush-emu: ", stderr);
   vfprintf(stderr, fmt, ap);
@@ -14,11 +14,11 @@ int emu_vfail(int status, const char *fmt, va_list ap)
   return status;
 }
 
-int emu_fail(int status, const char *fmt, ...)
+int runner_fail(int status, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
-  emu_vfail(status, fmt, ap);
+  runner_vfail(status, fmt, ap);
   va_end(ap);
   return status;
 }

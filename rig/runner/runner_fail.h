@@ -1,6 +1,6 @@
 /* The runner's one way to say what went wrong (runner_fail.c): every file
  * of the runner prints its failures through these, so that each is one
- * "jitflush-emu: PROBLEM" line and the status of runner.h. */
+ * "jitflush-emu: PROBLEM" line and the status of runner_exit_statuses.h. */
 #ifndef JITFLUSH_EMU_RUNNER_FAIL_H
 #define JITFLUSH_EMU_RUNNER_FAIL_H
 
@@ -8,8 +8,8 @@
 
 #include <glib.h>
 
-int emu_vfail(int status, const char *fmt, va_list ap);
+int runner_vfail(int status, const char *fmt, va_list ap);
 /* Prints "jitflush-emu: " and FMT's text on one line; returns STATUS. */
-int emu_fail(int status, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+int runner_fail(int status, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 #endif /* JITFLUSH_EMU_RUNNER_FAIL_H */

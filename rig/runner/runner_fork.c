@@ -18,8 +18,8 @@
 
 #include <json-glib/json-glib.h>
 
-#include "emu_json.h"
-#include "sarif_log.h"
+#include "rig_json.h"
+#include "rig_sarif_log.h"
 
 /* A forked process's file, parsed, and its pid. */
 struct forked {
@@ -78,7 +78,7 @@ static GPtrArray *read_all(const char *scratch)
   GDir *dir = g_dir_open(scratch, 0, NULL);
   const char *name;
   while (dir && (name = g_dir_read_name(dir))) {
-    if (g_str_has_prefix(name, JF_PROCESS_FILE_PREFIX) && g_str_has_suffix(name, ".json")) {
+    if (g_str_has_prefix(name, RIG_PROCESS_FILE_PREFIX) && g_str_has_suffix(name, ".json")) {
       struct forked *f = read_forked(scratch, name);
       if (f) {
         g_ptr_array_add(all, f);
@@ -146,12 +146,12 @@ static void append_named(JsonObject *to, JsonObject *from, const char *member, g
 
 static void add_counters(JsonObject *to, JsonObject *from)
 {
-  for (size_t c = 0; c < JF_NCOUNTERS; c++) {
-    const char *name = jf_counters[c].name;
+  for (size_t c = 0; c < RIG_NCOUNTERS; c++) {
+    const char *name = rig_counters[c].name;
     gint64 a = json_object_has_member(to, name) ? json_object_get_int_member(to, name) : 0;
     gint64 b = json_object_has_member(from, name) ? json_object_get_int_member(from, name) : 0;
     json_object_set_int_member(to, name,
-                               jf_counters[c].source == JF_SOURCE_MODEL ? MAX(a, b) : a + b);
+                               rig_counters[c].source == RIG_SOURCE_MODEL ? MAX(a, b) : a + b);
   }
 }
 
@@ -193,10 +193,10 @@ static JsonObject *load_object(const char *path)
 }
 
 /* Writes O to PATH in place, like the plugin writes it (a symlink stays a
- * symlink). O is dropped: emu_json_write_object takes it. */
+ * symlink). O is dropped: rig_json_write_object takes it. */
 static void store_object(const char *path, JsonObject *o)
 {
-  GString *text = emu_json_write_object(o);
+  GString *text = rig_json_write_object(o);
   FILE *out = fopen(path, "w");
   if (!out || fwrite(text->str, 1, text->len, out) != text->len || fclose(out) != 0) {
     fprintf(stderr, "jitflush-emu: cannot write %s: %s\n", path, g_strerror(errno));
@@ -265,12 +265,12 @@ static void name_process(JsonArray *results, gint64 pid, gint64 parent)
 /* Adds every forked process's SARIF results (process-PID.sarif in
  * SCRATCH) to the run of the SARIF log at SARIF, after the first
  * process's, in the order of the report's findings. Each log has the same
- * tool and rules (one per kind, findings_sarif.c), so a result's ruleIndex
+ * tool and rules (one per kind, report_findings_sarif.c), so a result's ruleIndex
  * holds in the merged log. */
 static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray *all)
 {
   JsonObject *log = load_object(sarif);
-  JsonArray *results = log ? emu_sarif_results(log, NULL) : NULL;
+  JsonArray *results = log ? rig_sarif_results(log, NULL) : NULL;
   if (!results) {
     if (log) {
       json_object_unref(log);
@@ -280,10 +280,10 @@ static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray 
   name_process(results, first_process(all), 0);
   for (guint i = 0; i < all->len; i++) {
     const struct forked *f = g_ptr_array_index(all, i);
-    char *name = g_strdup_printf(JF_PROCESS_FILE_PREFIX "%" G_GINT64_FORMAT ".sarif", f->pid);
+    char *name = g_strdup_printf(RIG_PROCESS_FILE_PREFIX "%" G_GINT64_FORMAT ".sarif", f->pid);
     char *path = g_build_filename(scratch, name, NULL);
     JsonObject *child = g_file_test(path, G_FILE_TEST_EXISTS) ? load_object(path) : NULL;
-    JsonArray *found = child ? emu_sarif_results(child, NULL) : NULL;
+    JsonArray *found = child ? rig_sarif_results(child, NULL) : NULL;
     name_process(found, f->pid, f->parent);
     for (guint k = 0; found && k < json_array_get_length(found); k++) {
       json_array_add_element(results, json_node_copy(json_array_get_element(found, k)));
@@ -297,16 +297,16 @@ static void merge_sarif(const char *sarif, const char *scratch, const GPtrArray 
   store_object(sarif, log);
 }
 
-unsigned emu_merge_forked(const char *scratch, const char *report, const char *sarif,
-                          struct jf_summary *sum, GString *blocks)
+unsigned runner_merge_forked(const char *scratch, const char *report, const char *sarif,
+                             struct rig_summary *sum, GString *blocks)
 {
   GPtrArray *all = read_all(scratch);
   for (guint i = 0; i < all->len; i++) {
     const struct forked *f = g_ptr_array_index(all, i);
-    for (size_t c = 0; c < JF_NCOUNTERS; c++) {
-      if (jf_counters[c].shown <= JF_SHOWN_SUMMARY) {
+    for (size_t c = 0; c < RIG_NCOUNTERS; c++) {
+      if (rig_counters[c].shown <= RIG_SHOWN_SUMMARY) {
         sum->counter[c] +=
-            (uint64_t)json_object_get_int_member_with_default(f->o, jf_counters[c].name, 0);
+            (uint64_t)json_object_get_int_member_with_default(f->o, rig_counters[c].name, 0);
       }
     }
     JsonArray *findings = json_object_has_member(f->o, "findings")

@@ -16,7 +16,7 @@
  * NULL adds its results to that SARIF log (properties.process). Returns
  * the number of forked processes found; a file it cannot read is named on
  * stderr. */
-unsigned emu_merge_forked(const char *scratch, const char *report, const char *sarif,
-                          struct jf_summary *sum, GString *blocks);
+unsigned runner_merge_forked(const char *scratch, const char *report, const char *sarif,
+                             struct rig_summary *sum, GString *blocks);
 
 #endif /* JITFLUSH_EMU_RUNNER_FORK_H */

@@ -14,7 +14,7 @@
 #include <glib.h>
 
 #include "rig_contract.h"
-#include "runner.h"
+#include "runner_exit_statuses.h"
 #include "runner_fail.h"
 #include "runner_fork.h"
 #include "runner_outcome.h"
@@ -31,7 +31,7 @@ static int exit_status_of(int wstatus)
   if (WIFSIGNALED(wstatus)) {
     return 128 + WTERMSIG(wstatus);
   }
-  return EMU_EXIT_INTERNAL;
+  return RUNNER_EXIT_INTERNAL;
 }
 
 static void describe_end(int wstatus, char *how, size_t size)
@@ -86,7 +86,7 @@ static void print_findings(const char *summary)
  * An interrupted run keeps its 128+N. */
 static int exec_outcome(const char *summary, int stopped_by)
 {
-  char *note = emu_scratch_exec_note(summary);
+  char *note = runner_scratch_exec_note(summary);
   char *text = NULL;
   bool executed = !stopped_by && g_file_get_contents(note, &text, NULL, NULL) && *text;
   g_free(note);
@@ -109,30 +109,30 @@ static int exec_outcome(const char *summary, int stopped_by)
   }
   print_findings(summary);
   int status =
-      emu_fail(EMU_EXIT_EXEC,
-               "the program executed %s, an AArch64 program that QEMU user mode cannot run "
-               "under the rig (it fails with \"Exec format error\", or binfmt_misc starts it "
-               "outside the rig): what it did was not checked",
-               names->str);
+      runner_fail(RUNNER_EXIT_EXEC,
+                  "the program executed %s, an AArch64 program that QEMU user mode cannot run "
+                  "under the rig (it fails with \"Exec format error\", or binfmt_misc starts it "
+                  "outside the rig): what it did was not checked",
+                  names->str);
   g_string_free(names, TRUE);
   return status;
 }
 
-/* The plugin refused to run (JF_SUMMARY_REFUSED): its reason, with
- * QEMU's version, and EMU_EXIT_QEMU_API; 0 when it did not refuse. */
-int emu_outcome_refused(const char *summary, const char *qemu)
+/* The plugin refused to run (RIG_SUMMARY_REFUSED): its reason, with
+ * QEMU's version, and RUNNER_EXIT_QEMU_API; 0 when it did not refuse. */
+int runner_outcome_refused(const char *summary, const char *qemu)
 {
   char *text = NULL;
   if (!g_file_get_contents(summary, &text, NULL, NULL) ||
-      !g_str_has_prefix(text, JF_SUMMARY_REFUSED)) {
+      !g_str_has_prefix(text, RIG_SUMMARY_REFUSED)) {
     g_free(text);
     return 0;
   }
-  char *version = emu_qemu_version(qemu);
-  int status = emu_fail(EMU_EXIT_QEMU_API,
-                        "%s cannot run the rig: %s; nothing of the program ran (docs/RIG.md, "
-                        "\"Which QEMU\")",
-                        version, g_strstrip(text + strlen(JF_SUMMARY_REFUSED)));
+  char *version = runner_qemu_version(qemu);
+  int status = runner_fail(RUNNER_EXIT_QEMU_API,
+                           "%s cannot run the rig: %s; nothing of the program ran (docs/RIG.md, "
+                           "\"Which QEMU\")",
+                           version, g_strstrip(text + strlen(RIG_SUMMARY_REFUSED)));
   g_free(version);
   g_free(text);
   return status;
@@ -142,7 +142,7 @@ int emu_outcome_refused(const char *summary, const char *qemu)
  * the timeout asked for its reports, on stderr. */
 static void print_threads(const char *scratch)
 {
-  char *path = g_build_filename(scratch, EMU_SCRATCH_THREADS, NULL);
+  char *path = g_build_filename(scratch, RUNNER_SCRATCH_THREADS, NULL);
   char *text = NULL;
   if (g_file_get_contents(path, &text, NULL, NULL) && *text) {
     g_strchomp(text);
@@ -163,9 +163,9 @@ static void print_threads(const char *scratch)
  * there is neither. An interrupted run (SIGINT, SIGTERM, SIGHUP to the
  * runner) ends with 128+N, after the findings gathered so far; a run whose
  * QEMU was killed (SIGKILL) with the guest's 128+N after those the plugin
- * had kept; a run stopped by --timeout with EMU_EXIT_TIMEOUT. */
-int emu_outcome(const char *summary, const char *report, const char *sarif, int wstatus,
-                const GString *tail, bool quiet, const struct emu_run_end *end, bool *ran)
+ * had kept; a run stopped by --timeout with RUNNER_EXIT_TIMEOUT. */
+int runner_outcome(const char *summary, const char *report, const char *sarif, int wstatus,
+                   const GString *tail, bool quiet, const struct runner_run_end *end, bool *ran)
 {
   const int stopped_by = end->stopped_by;
   const bool timed_out = end->timeout_ms > 0;
@@ -175,48 +175,51 @@ int emu_outcome(const char *summary, const char *report, const char *sarif, int 
   }
   char *scratch = g_path_get_dirname(summary);
   char *text = NULL;
-  struct jf_summary sum;
+  struct rig_summary sum;
   GError *problem = NULL;
   bool have = g_file_get_contents(summary, &text, NULL, NULL);
   /* Without its exit callbacks the plugin wrote no summary, but it kept
    * one while the guest ran. */
   char *kept =
-      !have && WIFSIGNALED(wstatus) ? emu_output_adopt_checkpoint(scratch, report, sarif) : NULL;
+      !have && WIFSIGNALED(wstatus) ? runner_output_adopt_checkpoint(scratch, report, sarif) : NULL;
   if (kept) {
     have = g_file_get_contents(kept, &text, NULL, NULL);
   }
   if (!have) {
     g_set_error_literal(&problem, G_FILE_ERROR, G_FILE_ERROR_NOENT, "the file is missing");
   } else {
-    have = emu_summary_parse(text, &sum, &problem);
+    have = rig_summary_parse(text, &sum, &problem);
   }
   g_free(text);
   char how[48];
   describe_end(wstatus, how, sizeof how);
   int status = 0;
   if (!have && stopped_by) {
-    status = emu_fail(128 + stopped_by,
-                      "interrupted by %s: QEMU %s before the plugin wrote its findings (%s)",
-                      strsignal(stopped_by), how, problem->message);
+    status = runner_fail(128 + stopped_by,
+                         "interrupted by %s: QEMU %s before the plugin wrote its findings (%s)",
+                         strsignal(stopped_by), how, problem->message);
   } else if (!have && timed_out) {
-    status = emu_fail(EMU_EXIT_TIMEOUT,
-                      "timed out after %.3g s: QEMU %s before the plugin wrote its findings (%s)",
-                      end->timeout_ms / 1000.0, how, problem->message);
+    status =
+        runner_fail(RUNNER_EXIT_TIMEOUT,
+                    "timed out after %.3g s: QEMU %s before the plugin wrote its findings (%s)",
+                    end->timeout_ms / 1000.0, how, problem->message);
   } else if (!have) {
     /* Mostly a plugin QEMU could not load or install (then QEMU's last
      * line says why); but the guest may have run, so the line is quoted
      * as what it is, not as QEMU's words. */
     char *said = last_lines(tail, 1);
-    status = emu_fail(EMU_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)%s%s",
-                      problem->message, how, *said ? "; stderr ended with: " : "", said);
+    status =
+        runner_fail(RUNNER_EXIT_INTERNAL, "the plugin wrote no usable summary (%s; QEMU %s)%s%s",
+                    problem->message, how, *said ? "; stderr ended with: " : "", said);
     g_free(said);
-  } else if (sum.counter[JF_COUNTER_insns] == 0 && !kept) {
+  } else if (sum.counter[RIG_COUNTER_insns] == 0 && !kept) {
     /* QEMU calls the plugin's exit callback even when it gives up before
      * the guest's first instruction; all-zero counters then mean nothing.
      * (A checkpoint is written only once the guest started.) */
     char *said = last_lines(tail, 3);
-    status = emu_fail(EMU_EXIT_NOT_STARTED, "QEMU %s before the program's first instruction%s%s",
-                      how, *said ? ": " : " (QEMU printed nothing)", said);
+    status =
+        runner_fail(RUNNER_EXIT_NOT_STARTED, "QEMU %s before the program's first instruction%s%s",
+                    how, *said ? ": " : " (QEMU printed nothing)", said);
     g_free(said);
   }
   if (problem) {
@@ -242,11 +245,11 @@ int emu_outcome(const char *summary, const char *report, const char *sarif, int 
    * --summary stale a clean process's blocks (only the kernel's notes can
    * be there) stay in its JSON report, so that its stderr is the
    * program's. */
-  if (!quiet || sum.counter[JF_COUNTER_stale_fetches] > 0 || stopped_by) {
+  if (!quiet || sum.counter[RIG_COUNTER_stale_fetches] > 0 || stopped_by) {
     print_findings(kept ? kept : summary);
   }
   GString *forked_blocks = g_string_new(NULL);
-  emu_merge_forked(scratch, report, sarif, &sum, forked_blocks);
+  runner_merge_forked(scratch, report, sarif, &sum, forked_blocks);
   fputs(forked_blocks->str, stderr);
   g_string_free(forked_blocks, TRUE);
   *ran = true;
@@ -254,7 +257,7 @@ int emu_outcome(const char *summary, const char *report, const char *sarif, int 
   /* A rerun that ended by itself is checked; one that differs ends here,
    * with its own status and no summary line that could read as clean. */
   if (end->rerun && !stopped && !kept) {
-    int differs = emu_rerun_check(end->rerun, report, &sum, quiet);
+    int differs = runner_rerun_check(end->rerun, report, &sum, quiet);
     if (differs) {
       g_free(scratch);
       return differs;
@@ -262,7 +265,7 @@ int emu_outcome(const char *summary, const char *report, const char *sarif, int 
   }
   /* --summary stale: a clean run adds nothing to the program's stderr, so
    * a test that compares its stderr passes as without the rig. */
-  if (quiet && sum.counter[JF_COUNTER_stale_fetches] == 0 && !stopped && !kept) {
+  if (quiet && sum.counter[RIG_COUNTER_stale_fetches] == 0 && !stopped && !kept) {
     g_free(scratch);
     return exit_status_of(wstatus);
   }
@@ -284,7 +287,7 @@ int emu_outcome(const char *summary, const char *report, const char *sarif, int 
   }
   g_free(kept);
   GString *line = g_string_new("jitflush-emu: ");
-  emu_summary_format(line, &sum, JF_SHOWN_STDERR);
+  rig_summary_format(line, &sum, RIG_SHOWN_STDERR);
   fprintf(stderr, "%s\n", line->str);
   g_string_free(line, TRUE);
   if (stopped_by) {
@@ -298,10 +301,10 @@ int emu_outcome(const char *summary, const char *report, const char *sarif, int 
             "jitflush-emu: timed out after %.3g s (--timeout): the program was stopped; the "
             "findings above are those gathered so far\n",
             end->timeout_ms / 1000.0);
-    return EMU_EXIT_TIMEOUT;
+    return RUNNER_EXIT_TIMEOUT;
   }
   if (WIFSIGNALED(wstatus) && kept) {
     return exit_status_of(wstatus);
   }
-  return sum.counter[JF_COUNTER_stale_fetches] > 0 ? EMU_EXIT_STALE : exit_status_of(wstatus);
+  return sum.counter[RIG_COUNTER_stale_fetches] > 0 ? RUNNER_EXIT_STALE : exit_status_of(wstatus);
 }

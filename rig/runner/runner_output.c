@@ -20,7 +20,7 @@
 /* Writes the file FROM into TO: a regular file (or none) is replaced
  * whole, anything else (a symlink's target, a device) written in place, as
  * the plugin writes its reports (plugin_findings.c). */
-void emu_output_copy(const char *from, const char *to)
+void runner_output_copy(const char *from, const char *to)
 {
   char *text = NULL;
   gsize len = 0;
@@ -62,18 +62,18 @@ void emu_output_copy(const char *from, const char *to)
  * and the SARIF log of that moment, which go where the run's would have
  * gone. Returns the checkpoint's summary file, or NULL when there is none.
  */
-char *emu_output_adopt_checkpoint(const char *scratch, const char *report, const char *sarif)
+char *runner_output_adopt_checkpoint(const char *scratch, const char *report, const char *sarif)
 {
-  char *dir = g_build_filename(scratch, EMU_SCRATCH_CHECKPOINT, NULL);
-  char *summary = g_build_filename(dir, JF_CHECKPOINT_SUMMARY, NULL);
+  char *dir = g_build_filename(scratch, RUNNER_SCRATCH_CHECKPOINT, NULL);
+  char *summary = g_build_filename(dir, RIG_CHECKPOINT_SUMMARY, NULL);
   if (!g_file_test(summary, G_FILE_TEST_IS_REGULAR)) {
     g_clear_pointer(&summary, g_free);
   } else {
-    char *from = g_build_filename(dir, JF_CHECKPOINT_REPORT, NULL);
-    emu_output_copy(from, report);
+    char *from = g_build_filename(dir, RIG_CHECKPOINT_REPORT, NULL);
+    runner_output_copy(from, report);
     g_free(from);
-    from = g_build_filename(dir, JF_CHECKPOINT_SARIF, NULL);
-    emu_output_copy(from, sarif);
+    from = g_build_filename(dir, RIG_CHECKPOINT_SARIF, NULL);
+    runner_output_copy(from, sarif);
     g_free(from);
   }
   g_free(dir);

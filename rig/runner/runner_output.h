@@ -4,9 +4,9 @@
 
 /* Writes the file FROM into TO (nothing when TO is NULL or FROM cannot be
  * read); a failure is named on stderr. */
-void emu_output_copy(const char *from, const char *to);
+void runner_output_copy(const char *from, const char *to);
 /* The checkpoint's summary file in SCRATCH (NULL: none), after copying its
  * report and SARIF log to REPORT and SARIF (g_free). */
-char *emu_output_adopt_checkpoint(const char *scratch, const char *report, const char *sarif);
+char *runner_output_adopt_checkpoint(const char *scratch, const char *report, const char *sarif);
 
 #endif /* JITFLUSH_EMU_RUNNER_OUTPUT_H */

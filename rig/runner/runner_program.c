@@ -27,7 +27,7 @@
 
 #include <glib.h>
 
-#define EMU_PROGRAM_ERROR (g_quark_from_static_string("emu-program-error"))
+#define RUNNER_PROGRAM_ERROR (g_quark_from_static_string("emu-program-error"))
 
 /* The machines a program given to the rig by mistake is most likely for;
  * the values are from <elf.h> (the System V gABI's registry). */
@@ -62,7 +62,7 @@ static uint16_t get16(const unsigned char *p, bool big)
   return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
 }
 
-bool emu_read_at(int fd, void *buf, size_t len, off_t at)
+bool runner_read_at(int fd, void *buf, size_t len, off_t at)
 {
   ssize_t n;
   do {
@@ -124,7 +124,7 @@ static char *find_interp(int fd, const Elf64_Ehdr *eh, char **interp)
   }
   for (unsigned i = 0; i < eh->e_phnum; i++) {
     Elf64_Phdr ph;
-    if (!emu_read_at(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + (uint64_t)i * sizeof ph))) {
+    if (!runner_read_at(fd, &ph, sizeof ph, (off_t)(eh->e_phoff + (uint64_t)i * sizeof ph))) {
       return g_strdup("a truncated ELF file (program headers)");
     }
     if (ph.p_type != PT_INTERP) {
@@ -134,8 +134,8 @@ static char *find_interp(int fd, const Elf64_Ehdr *eh, char **interp)
       return g_strdup("a malformed ELF (PT_INTERP)");
     }
     char *path = g_malloc(ph.p_filesz);
-    if (!emu_read_at(fd, path, ph.p_filesz, (off_t)ph.p_offset) || path[ph.p_filesz - 1] != '\0' ||
-        strlen(path) + 1 != ph.p_filesz) {
+    if (!runner_read_at(fd, path, ph.p_filesz, (off_t)ph.p_offset) ||
+        path[ph.p_filesz - 1] != '\0' || strlen(path) + 1 != ph.p_filesz) {
       g_free(path);
       return g_strdup("a malformed ELF (PT_INTERP)");
     }
@@ -177,13 +177,13 @@ static char *program_problem(const char *path, char **interp)
   return problem;
 }
 
-bool emu_program_check(const char *path, char **interp, GError **error)
+bool runner_program_check(const char *path, char **interp, GError **error)
 {
   char *problem = program_problem(path, interp);
   if (!problem) {
     return true;
   }
-  g_set_error_literal(error, EMU_PROGRAM_ERROR, 1, problem);
+  g_set_error_literal(error, RUNNER_PROGRAM_ERROR, 1, problem);
   g_free(problem);
   return false;
 }

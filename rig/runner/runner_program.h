@@ -12,8 +12,8 @@
  * with *ERROR saying why in a phrase, e.g. "an ELF program for x86-64, not
  * AArch64". */
 /* Reads exactly LEN bytes of FD at offset AT (retrying on EINTR). */
-bool emu_read_at(int fd, void *buf, size_t len, off_t at);
+bool runner_read_at(int fd, void *buf, size_t len, off_t at);
 
-bool emu_program_check(const char *path, char **interp, GError **error);
+bool runner_program_check(const char *path, char **interp, GError **error);
 
 #endif /* JITFLUSH_EMU_RUNNER_PROGRAM_H */

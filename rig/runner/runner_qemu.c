@@ -38,14 +38,14 @@ static char *dynamic_strings(int fd, size_t *size)
 {
   *size = 0;
   Elf64_Ehdr eh;
-  if (!emu_read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+  if (!runner_read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
       eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
       eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 || eh.e_shnum >= SHN_LORESERVE) {
     return NULL;
   }
   Elf64_Shdr *sh = g_new(Elf64_Shdr, eh.e_shnum);
   char *strings = NULL;
-  if (emu_read_at(fd, sh, sizeof *sh * eh.e_shnum, (off_t)eh.e_shoff)) {
+  if (runner_read_at(fd, sh, sizeof *sh * eh.e_shnum, (off_t)eh.e_shoff)) {
     for (unsigned i = 0; i < eh.e_shnum && !strings; i++) {
       if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh.e_shnum) {
         continue;
@@ -55,7 +55,7 @@ static char *dynamic_strings(int fd, size_t *size)
         break;
       }
       strings = g_malloc(str->sh_size + 1);
-      if (!emu_read_at(fd, strings, str->sh_size, (off_t)str->sh_offset)) {
+      if (!runner_read_at(fd, strings, str->sh_size, (off_t)str->sh_offset)) {
         g_clear_pointer(&strings, g_free);
         break;
       }
@@ -67,17 +67,17 @@ static char *dynamic_strings(int fd, size_t *size)
   return strings;
 }
 
-enum emu_plugin_support emu_qemu_plugin_support(const char *path)
+enum runner_plugin_support runner_qemu_plugin_support(const char *path)
 {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return EMU_PLUGINS_UNKNOWN;
+    return RUNNER_PLUGINS_UNKNOWN;
   }
   size_t size = 0;
   char *strings = dynamic_strings(fd, &size);
   close(fd);
   if (!strings) {
-    return EMU_PLUGINS_UNKNOWN;
+    return RUNNER_PLUGINS_UNKNOWN;
   }
   /* The table is NUL-separated names; a name is found whole. */
   bool found = false;
@@ -85,10 +85,10 @@ enum emu_plugin_support emu_qemu_plugin_support(const char *path)
     found = strcmp(strings + at, PLUGIN_API_SYMBOL) == 0;
   }
   g_free(strings);
-  return found ? EMU_PLUGINS_YES : EMU_PLUGINS_NO;
+  return found ? RUNNER_PLUGINS_YES : RUNNER_PLUGINS_NO;
 }
 
-char *emu_qemu_version(const char *path)
+char *runner_qemu_version(const char *path)
 {
   char *argv[] = {(char *)path, "--version", NULL};
   char *out = NULL;
@@ -110,11 +110,11 @@ char *emu_qemu_version(const char *path)
 
 /* QEMU built without plugins does not export their API (above), nor list
  * -plugin in its help, which is asked only when the file does not tell. */
-bool emu_qemu_has_plugins(const char *qemu)
+bool runner_qemu_has_plugins(const char *qemu)
 {
-  enum emu_plugin_support known = emu_qemu_plugin_support(qemu);
-  if (known != EMU_PLUGINS_UNKNOWN) {
-    return known == EMU_PLUGINS_YES;
+  enum runner_plugin_support known = runner_qemu_plugin_support(qemu);
+  if (known != RUNNER_PLUGINS_UNKNOWN) {
+    return known == RUNNER_PLUGINS_YES;
   }
   char *argv[] = {(char *)qemu, "-h", NULL};
   char *out = NULL;

@@ -10,22 +10,22 @@
 extern "C" {
 #endif
 
-enum emu_plugin_support {
-  EMU_PLUGINS_YES,     /* it exports QEMU's plugin API */
-  EMU_PLUGINS_NO,      /* a dynamic ELF program without it */
-  EMU_PLUGINS_UNKNOWN, /* not a dynamic x86-64 ELF program (a script, a
+enum runner_plugin_support {
+  RUNNER_PLUGINS_YES,     /* it exports QEMU's plugin API */
+  RUNNER_PLUGINS_NO,      /* a dynamic ELF program without it */
+  RUNNER_PLUGINS_UNKNOWN, /* not a dynamic x86-64 ELF program (a script, a
                           static build): ask QEMU itself */
 };
 
-enum emu_plugin_support emu_qemu_plugin_support(const char *path);
+enum runner_plugin_support runner_qemu_plugin_support(const char *path);
 
 /* The first line "qemu-aarch64 --version" prints ("qemu-aarch64 version
  * 10.2.2"), or "the QEMU at PATH" when it prints none (g_free). For
  * messages: it starts QEMU once more. */
-char *emu_qemu_version(const char *path);
-/* Whether the QEMU at PATH loads TCG plugins: emu_qemu_plugin_support,
+char *runner_qemu_version(const char *path);
+/* Whether the QEMU at PATH loads TCG plugins: runner_qemu_plugin_support,
  * else QEMU's own "-h" (which starts it once more). */
-bool emu_qemu_has_plugins(const char *path);
+bool runner_qemu_has_plugins(const char *path);
 
 #ifdef __cplusplus
 }

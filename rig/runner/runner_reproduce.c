@@ -21,7 +21,7 @@
 
 #include <glib.h>
 
-#include "emu_config.h"
+#include "rig_config.h"
 #include "rig_contract.h"
 #include "runner_args.h"
 #include "runner_reproduce.h"
@@ -49,17 +49,17 @@ static void append_shell_word(GString *cmd, const char *word)
  * given; shell quoted. Reports and SARIF carry it, so that a finding seen
  * once, in CI say, can be run again exactly as it was (docs/RIG.md,
  * "Reproducible runs"). */
-char *emu_reproduce_command(const struct emu_options *o, const struct emu_config *cfg)
+char *runner_reproduce_command(const struct runner_options *o, const struct rig_config *cfg)
 {
   GString *cmd = g_string_new("jitflush-emu");
   char seed_text[24];
   g_snprintf(seed_text, sizeof seed_text, "%" PRIu64, o->seed_text ? o->seed : cfg->seed);
-  char *config = emu_args_absolute(o->config);
-  const char *policy = o->policy ? o->policy : emu_sched_policy_names[cfg->policy];
-  const char *schedule = o->schedule ? o->schedule : JF_SCHEDULE_DEFAULT;
+  char *config = runner_args_absolute(o->config);
+  const char *policy = o->policy ? o->policy : rig_sched_policy_names[cfg->policy];
+  const char *schedule = o->schedule ? o->schedule : RIG_SCHEDULE_DEFAULT;
   char quantum_text[24];
   g_snprintf(quantum_text, sizeof quantum_text, "%" PRIu64,
-             o->quantum_text ? o->quantum : (uint64_t)JF_QUANTUM_DEFAULT);
+             o->quantum_text ? o->quantum : (uint64_t)RIG_QUANTUM_DEFAULT);
   bool turns = strcmp(schedule, "turns") == 0;
   const char *words[] = {"--config", config,       "--seed", seed_text,   "--policy",
                          policy,     "--schedule", schedule, "--quantum", quantum_text};
@@ -80,7 +80,7 @@ char *emu_reproduce_command(const struct emu_options *o, const struct emu_config
     if (!given[i].value) {
       continue;
     }
-    char *value = given[i].path ? emu_args_absolute(given[i].value) : g_strdup(given[i].value);
+    char *value = given[i].path ? runner_args_absolute(given[i].value) : g_strdup(given[i].value);
     append_shell_word(cmd, given[i].flag);
     append_shell_word(cmd, value);
     g_free(value);
@@ -92,34 +92,34 @@ char *emu_reproduce_command(const struct emu_options *o, const struct emu_config
   for (char **a = o->program; *a; a++) {
     /* The program by absolute path when it was given by one relative to
      * here; its arguments as they were. */
-    char *word = a == o->program && strchr(*a, '/') ? emu_args_absolute(*a) : g_strdup(*a);
+    char *word = a == o->program && strchr(*a, '/') ? runner_args_absolute(*a) : g_strdup(*a);
     append_shell_word(cmd, word);
     g_free(word);
   }
   return g_string_free(cmd, FALSE);
 }
 
-char *emu_reproduce_rerun_line(const char *report)
+char *runner_reproduce_rerun_line(const char *report)
 {
   GString *cmd = g_string_new("jitflush-emu --reproduce");
-  char *abs = emu_args_absolute(report);
+  char *abs = runner_args_absolute(report);
   append_shell_word(cmd, abs);
   g_free(abs);
   return g_string_free(cmd, FALSE);
 }
 
-char *emu_reproduce_env_path(const char *report)
+char *runner_reproduce_env_path(const char *report)
 {
-  return g_strconcat(report, EMU_REPRODUCE_ENV_SUFFIX, NULL);
+  return g_strconcat(report, RUNNER_REPRODUCE_ENV_SUFFIX, NULL);
 }
 
-bool emu_reproduce_env_write(const char *report, char *const *env, GError **error)
+bool runner_reproduce_env_write(const char *report, char *const *env, GError **error)
 {
   GString *text = g_string_new(NULL);
   for (char *const *e = env; *e; e++) {
     g_string_append_len(text, *e, (gssize)strlen(*e) + 1); /* with its NUL */
   }
-  char *path = emu_reproduce_env_path(report);
+  char *path = runner_reproduce_env_path(report);
   /* Written beside and renamed over (CONSISTENT), so that the file is new,
    * 0600 from its creation, whatever mode or link was at PATH before. */
   bool ok = g_file_set_contents_full(path, text->str, (gssize)text->len,
@@ -129,7 +129,7 @@ bool emu_reproduce_env_write(const char *report, char *const *env, GError **erro
   return ok;
 }
 
-char **emu_reproduce_env_read(const char *path, GError **error)
+char **runner_reproduce_env_read(const char *path, GError **error)
 {
   char *text = NULL;
   gsize len = 0;

@@ -8,30 +8,30 @@
 
 #include <glib.h>
 
-#include "emu_config.h"
+#include "rig_config.h"
 #include "runner_args.h"
 
 /* The environment's file is the report's path with this appended. */
-#define EMU_REPRODUCE_ENV_SUFFIX ".env"
+#define RUNNER_REPRODUCE_ENV_SUFFIX ".env"
 
 /* The run of O and CFG as one shell-quoted jitflush-emu command line, every
  * default written out (freed with g_free). */
-char *emu_reproduce_command(const struct emu_options *o, const struct emu_config *cfg);
+char *runner_reproduce_command(const struct runner_options *o, const struct rig_config *cfg);
 
 /* "jitflush-emu --reproduce REPORT", REPORT absolute and shell quoted: the
  * rerun line of a run that REPORT records (freed with g_free). */
-char *emu_reproduce_rerun_line(const char *report);
+char *runner_reproduce_rerun_line(const char *report);
 
 /* REPORT's environment file, REPORT.env (freed with g_free). */
-char *emu_reproduce_env_path(const char *report);
+char *runner_reproduce_env_path(const char *report);
 
 /* Writes ENV (NULL-terminated NAME=VALUE strings, in their order) into
  * REPORT.env, each entry ended by a NUL byte as in /proc/PID/environ; a new
  * file of mode 0600 replaces whatever was there. */
-bool emu_reproduce_env_write(const char *report, char *const *env, GError **error);
+bool runner_reproduce_env_write(const char *report, char *const *env, GError **error);
 
-/* The environment a file written by emu_reproduce_env_write holds, in its
+/* The environment a file written by runner_reproduce_env_write holds, in its
  * order (freed with g_strfreev), or NULL and why. */
-char **emu_reproduce_env_read(const char *path, GError **error);
+char **runner_reproduce_env_read(const char *path, GError **error);
 
 #endif /* JITFLUSH_EMU_RUNNER_REPRODUCE_H */

@@ -12,7 +12,7 @@
  * A Python guest rerun without its PYTHONPATH failed to import, found
  * nothing, and ended with stale_fetches=0, as if the bug were gone. So a
  * rerun compares its findings with the run's, root cause by root cause
- * (emu_merge_key, the merge's own notion of one root cause), and ends with
+ * (rig_merge_key, the merge's own notion of one root cause), and ends with
  * its own status and no summary line when they differ.
  */
 #define _GNU_SOURCE
@@ -21,19 +21,20 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-#include "emu_release.h"
-#include "merge_key.h"
-#include "runner.h"
+#include "rig_release.h"
+#include "rig_merge_key.h"
+#include "runner_exit_statuses.h"
 #include "runner_args.h"
 #include "runner_fail.h"
 #include "runner_reproduce.h"
 
-struct emu_rerun {
+struct runner_rerun {
   char *report;          /* the recorded run's report, absolute */
   JsonParser *parser;    /* holds it */
   char **recorded;       /* its reproduce command, split into words */
@@ -50,7 +51,7 @@ struct emu_rerun {
 static const char *const added_options[] = {"--report", "--sarif", "--sarif-root", "--summary",
                                             "--qemu"};
 
-bool emu_rerun_requested(int argc, char **argv)
+bool runner_rerun_requested(int argc, char **argv)
 {
   for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--reproduce") == 0 || g_str_has_prefix(argv[i], "--reproduce=")) {
@@ -60,16 +61,16 @@ bool emu_rerun_requested(int argc, char **argv)
   return false;
 }
 
-void emu_rerun_free(struct emu_rerun *r)
+void runner_rerun_free(struct runner_rerun *r)
 {
   if (!r) {
     return;
   }
   g_clear_object(&r->parser);
-  EMU_RELEASE(g_strfreev, char *, r->recorded, r->env);
+  RIG_RELEASE(g_strfreev, char *, r->recorded, r->env);
   /* The argv points into ADDED: it goes first. */
-  EMU_RELEASE(g_ptr_array_unref, GPtrArray, r->argv, r->added, r->unrestored);
-  EMU_RELEASE(g_free, void, r->unrestored_text, r->report, r);
+  RIG_RELEASE(g_ptr_array_unref, GPtrArray, r->argv, r->added, r->unrestored);
+  RIG_RELEASE(g_free, void, r->unrestored_text, r->report, r);
 }
 
 /* The value of option NAME at ARGV[*I] ("NAME=V" or "NAME V"), or NULL
@@ -90,13 +91,13 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
 
 /* A path the rerun's command line gives, made absolute before the rerun
  * moves to the recorded folder; --qemu's bare name stays a name for the
- * PATH search unless it is a file here (runner_checks.c, emu_check_find_qemu). */
+ * PATH search unless it is a file here (runner_checks.c, runner_check_find_qemu). */
 static char *added_value(const char *name, const char *value)
 {
   bool path =
       strcmp(name, "--summary") != 0 && (strcmp(name, "--qemu") != 0 || strchr(value, '/') ||
                                          g_file_test(value, G_FILE_TEST_IS_REGULAR));
-  return path ? emu_args_absolute(value) : g_strdup(value);
+  return path ? runner_args_absolute(value) : g_strdup(value);
 }
 
 /* Reads the rerun's own command line: REPORT and the options it adds
@@ -108,12 +109,12 @@ static int read_command_line(int argc, char **argv, char **report, GPtrArray *ad
     const char *value = option_value(argc, argv, &i, "--reproduce", &missing);
     if (value) {
       if (missing) {
-        return emu_args_usage_error("--reproduce needs a value: the JSON report of the run");
+        return runner_args_usage_error("--reproduce needs a value: the JSON report of the run");
       }
       if (*report) {
-        return emu_args_usage_error("--reproduce given twice");
+        return runner_args_usage_error("--reproduce given twice");
       }
-      *report = emu_args_absolute(value);
+      *report = runner_args_absolute(value);
       continue;
     }
     const char *arg = argv[i];
@@ -123,14 +124,14 @@ static int read_command_line(int argc, char **argv, char **report, GPtrArray *ad
       continue;
     }
     if (strcmp(arg, "--") == 0) {
-      return emu_args_usage_error("--reproduce runs the recorded program: give no '--' and no "
-                                  "program");
+      return runner_args_usage_error("--reproduce runs the recorded program: give no '--' and no "
+                                     "program");
     }
     bool known = false;
     for (size_t k = 0; k < G_N_ELEMENTS(added_options) && !known; k++) {
       value = option_value(argc, argv, &i, added_options[k], &missing);
       if (value && missing) {
-        return emu_args_usage_error("%s needs a value", added_options[k]);
+        return runner_args_usage_error("%s needs a value", added_options[k]);
       }
       if (value) {
         known = true;
@@ -139,7 +140,7 @@ static int read_command_line(int argc, char **argv, char **report, GPtrArray *ad
       }
     }
     if (!known) {
-      return emu_args_usage_error(
+      return runner_args_usage_error(
           "--reproduce: '%s' is not for a rerun to change: it runs with the recorded run's "
           "options, and may add only --report, --sarif, --sarif-root, --summary, --qemu and "
           "--no-record-env",
@@ -150,13 +151,13 @@ static int read_command_line(int argc, char **argv, char **report, GPtrArray *ad
 }
 
 /* The report's root object, or a usage error. */
-static int load_report(struct emu_rerun *r, JsonObject **run)
+static int load_report(struct runner_rerun *r, JsonObject **run)
 {
   GError *err = NULL;
   r->parser = json_parser_new();
   if (!json_parser_load_from_file(r->parser, r->report, &err)) {
-    int status = emu_fail(EMU_EXIT_USAGE, "--reproduce: cannot read the report %s: %s", r->report,
-                          err->message);
+    int status = runner_fail(RUNNER_EXIT_USAGE, "--reproduce: cannot read the report %s: %s",
+                             r->report, err->message);
     g_error_free(err);
     return status;
   }
@@ -167,15 +168,15 @@ static int load_report(struct emu_rerun *r, JsonObject **run)
     command = json_object_get_string_member_with_default(*run, "reproduce", NULL);
   }
   if (!command) {
-    return emu_fail(EMU_EXIT_USAGE,
-                    "--reproduce: %s records no run (no \"reproduce\" command: give the "
-                    "--report FILE of one jitflush-emu run)",
-                    r->report);
+    return runner_fail(RUNNER_EXIT_USAGE,
+                       "--reproduce: %s records no run (no \"reproduce\" command: give the "
+                       "--report FILE of one jitflush-emu run)",
+                       r->report);
   }
   if (!g_shell_parse_argv(command, NULL, &r->recorded, &err)) {
-    int status =
-        emu_fail(EMU_EXIT_USAGE, "--reproduce: %s: its \"reproduce\" command cannot be read: %s",
-                 r->report, err->message);
+    int status = runner_fail(RUNNER_EXIT_USAGE,
+                             "--reproduce: %s: its \"reproduce\" command cannot be read: %s",
+                             r->report, err->message);
     g_error_free(err);
     return status;
   }
@@ -184,7 +185,7 @@ static int load_report(struct emu_rerun *r, JsonObject **run)
 
 /* The command line to parse: this runner, the recorded options, the
  * added ones, then the recorded "-- PROGRAM ARGS...". */
-static int build_argv(struct emu_rerun *r, const char *self)
+static int build_argv(struct runner_rerun *r, const char *self)
 {
   char **w = r->recorded;
   guint dash = 0;
@@ -192,10 +193,10 @@ static int build_argv(struct emu_rerun *r, const char *self)
     dash++;
   }
   if (strcmp(w[0], "jitflush-emu") != 0 || !w[dash] || !w[dash + 1]) {
-    return emu_fail(EMU_EXIT_USAGE,
-                    "--reproduce: %s: its \"reproduce\" command is not a jitflush-emu command "
-                    "line with '-- PROGRAM'",
-                    r->report);
+    return runner_fail(RUNNER_EXIT_USAGE,
+                       "--reproduce: %s: its \"reproduce\" command is not a jitflush-emu command "
+                       "line with '-- PROGRAM'",
+                       r->report);
   }
   r->argv = g_ptr_array_new();
   g_ptr_array_add(r->argv, (char *)self);
@@ -214,7 +215,7 @@ static int build_argv(struct emu_rerun *r, const char *self)
 
 /* The working folder and the environment the report records, restored
  * where they can be; each one that cannot is added to R->unrestored. */
-static void restore_inputs(struct emu_rerun *r, JsonObject *run)
+static void restore_inputs(struct runner_rerun *r, JsonObject *run)
 {
   JsonNode *node = json_object_get_member(run, "recorded");
   if (!node || !JSON_NODE_HOLDS_OBJECT(node)) {
@@ -230,6 +231,15 @@ static void restore_inputs(struct emu_rerun *r, JsonObject *run)
     g_ptr_array_add(r->unrestored,
                     g_strdup_printf("the working folder %s (%s)", cwd, g_strerror(errno)));
   }
+  /* The host name cannot be restored without privileges (a UTS
+   * namespace); a guest that reads it (BEAM names its node after it) may
+   * run otherwise, so a rerun on another host says so. */
+  const char *host = json_object_get_string_member_with_default(recorded, "host", NULL);
+  struct utsname uts;
+  if (host && *host && uname(&uts) == 0 && strcmp(host, uts.nodename) != 0) {
+    g_ptr_array_add(r->unrestored,
+                    g_strdup_printf("the host name %s (this host is %s)", host, uts.nodename));
+  }
   JsonNode *env = json_object_get_member(recorded, "environment");
   const char *why = json_object_get_string_member_with_default(recorded, "unrecorded", NULL);
   if (!env || json_node_get_node_type(env) != JSON_NODE_VALUE || !json_node_get_boolean(env)) {
@@ -237,9 +247,9 @@ static void restore_inputs(struct emu_rerun *r, JsonObject *run)
                     g_strdup(why ? why : "the environment (the report does not record it)"));
     return;
   }
-  char *path = emu_reproduce_env_path(r->report);
+  char *path = runner_reproduce_env_path(r->report);
   GError *err = NULL;
-  r->env = emu_reproduce_env_read(path, &err);
+  r->env = runner_reproduce_env_read(path, &err);
   if (!r->env) {
     g_ptr_array_add(r->unrestored, g_strdup_printf("the environment (%s)", err->message));
     g_error_free(err);
@@ -247,15 +257,15 @@ static void restore_inputs(struct emu_rerun *r, JsonObject *run)
   g_free(path);
 }
 
-int emu_rerun_prepare(int argc, char **argv, struct emu_rerun **rerun)
+int runner_rerun_prepare(int argc, char **argv, struct runner_rerun **rerun)
 {
-  struct emu_rerun *r = g_new0(struct emu_rerun, 1);
+  struct runner_rerun *r = g_new0(struct runner_rerun, 1);
   r->unrestored = g_ptr_array_new_with_free_func(g_free);
   r->added = g_ptr_array_new_with_free_func(g_free);
   JsonObject *run = NULL;
   int status = read_command_line(argc, argv, &r->report, r->added);
   if (status == 0 && !r->report) {
-    status = emu_args_usage_error("--reproduce needs a value: the JSON report of the run");
+    status = runner_args_usage_error("--reproduce needs a value: the JSON report of the run");
   }
   if (status == 0) {
     status = load_report(r, &run);
@@ -264,7 +274,7 @@ int emu_rerun_prepare(int argc, char **argv, struct emu_rerun **rerun)
     status = build_argv(r, argv[0]);
   }
   if (status != 0) {
-    emu_rerun_free(r);
+    runner_rerun_free(r);
     return status;
   }
   restore_inputs(r, run);
@@ -283,23 +293,23 @@ int emu_rerun_prepare(int argc, char **argv, struct emu_rerun **rerun)
   return 0;
 }
 
-char **emu_rerun_argv(const struct emu_rerun *r, int *argc)
+char **runner_rerun_argv(const struct runner_rerun *r, int *argc)
 {
   *argc = (int)r->argv->len - 1;
   return (char **)r->argv->pdata;
 }
 
-char *const *emu_rerun_env(const struct emu_rerun *r)
+char *const *runner_rerun_env(const struct runner_rerun *r)
 {
   return r->env;
 }
 
-const char *emu_rerun_report(const struct emu_rerun *r)
+const char *runner_rerun_report(const struct runner_rerun *r)
 {
   return r->report;
 }
 
-const char *emu_rerun_unrestored(const struct emu_rerun *r)
+const char *runner_rerun_unrestored(const struct runner_rerun *r)
 {
   return r->unrestored_text;
 }
@@ -353,7 +363,7 @@ static void add_causes(GHashTable *causes, JsonObject *report, bool rerun)
       node && json_node_get_node_type(node) == JSON_NODE_ARRAY ? json_node_get_array(node) : NULL;
   for (guint i = 0; findings && i < json_array_get_length(findings); i++) {
     JsonObject *f = json_array_get_object_element(findings, i);
-    char *key = emu_merge_key(f);
+    char *key = rig_merge_key(f);
     struct cause *c = g_hash_table_lookup(causes, key);
     if (!c) {
       c = g_new0(struct cause, 1);
@@ -441,16 +451,47 @@ static unsigned differences(GPtrArray *list, bool counts, GString *out, unsigned
   return n;
 }
 
-int emu_rerun_check(const struct emu_rerun *r, const char *report, const struct jf_summary *sum,
-                    bool quiet)
+/* The program's exit status in REPORT ("exit_status"), or -1 when it did
+ * not exit by itself there (a timeout, a signal) or the report predates it. */
+static gint64 exit_status_of(JsonObject *report)
+{
+  JsonNode *node = json_object_get_member(report, "exit_status");
+  if (!node || json_node_get_node_type(node) != JSON_NODE_VALUE ||
+      json_node_get_value_type(node) != G_TYPE_INT64) {
+    return -1;
+  }
+  return json_node_get_int(node);
+}
+
+/* A line into OUT when the program ended otherwise in the rerun than in
+ * the run (a rerun that fails early finds nothing and exits otherwise). */
+static bool exit_differs(JsonObject *run, JsonObject *rerun, GString *out)
+{
+  gint64 was = exit_status_of(run), is = exit_status_of(rerun);
+  if (was < 0 || was == is) {
+    return false;
+  }
+  g_string_append_printf(
+      out, "    exit    the program exited with status %" G_GINT64_FORMAT " in the run, ", was);
+  if (is < 0) {
+    g_string_append(out, "and did not exit by itself in the rerun\n");
+  } else {
+    g_string_append_printf(out, "with status %" G_GINT64_FORMAT " in the rerun\n", is);
+  }
+  return true;
+}
+
+int runner_rerun_check(const struct runner_rerun *r, const char *report,
+                       const struct rig_summary *sum, bool quiet)
 {
   JsonParser *parser = json_parser_new();
   GError *err = NULL;
   JsonNode *root = NULL;
   if (!json_parser_load_from_file(parser, report, &err) || !(root = json_parser_get_root(parser)) ||
       !JSON_NODE_HOLDS_OBJECT(root)) {
-    int status = emu_fail(EMU_EXIT_INTERNAL, "--reproduce: cannot read the rerun's report %s: %s",
-                          report, err ? err->message : "not a JSON object");
+    int status =
+        runner_fail(RUNNER_EXIT_INTERNAL, "--reproduce: cannot read the rerun's report %s: %s",
+                    report, err ? err->message : "not a JSON object");
     g_clear_error(&err);
     g_object_unref(parser);
     return status;
@@ -479,6 +520,8 @@ int emu_rerun_check(const struct emu_rerun *r, const char *report, const struct 
   GString *lines = g_string_new(NULL);
   unsigned sorts[3] = {0, 0, 0};
   unsigned n = differences(list, counts, lines, sorts);
+  bool exited_otherwise = exit_differs(run, rerun, lines);
+  n += exited_otherwise;
   const char *unrestored = r->unrestored_text;
   int status = 0;
   if (n == 0 && !(quiet && in_run == 0)) {
@@ -507,13 +550,14 @@ int emu_rerun_check(const struct emu_rerun *r, const char *report, const struct 
       fprintf(stderr, "    stale fetches not compared: %s\n", why);
     }
     GString *line = g_string_new(NULL);
-    emu_summary_format(line, sum, JF_SHOWN_STDERR);
+    rig_summary_format(line, sum, RIG_SHOWN_STDERR);
     fprintf(stderr, "    rerun's counts: %s\n", line->str);
     g_string_free(line, TRUE);
-    status = emu_fail(EMU_EXIT_RERUN,
-                      "the rerun did not reproduce the run recorded in %s: %u finding%s missing, "
-                      "%u new, %u with other stale fetches",
-                      r->report, sorts[0], sorts[0] == 1 ? "" : "s", sorts[1], sorts[2]);
+    status = runner_fail(RUNNER_EXIT_RERUN,
+                         "the rerun did not reproduce the run recorded in %s: %u finding%s "
+                         "missing, %u new, %u with other stale fetches%s",
+                         r->report, sorts[0], sorts[0] == 1 ? "" : "s", sorts[1], sorts[2],
+                         exited_otherwise ? ", the program's exit status differs" : "");
   }
   g_string_free(lines, TRUE);
   g_ptr_array_unref(list);

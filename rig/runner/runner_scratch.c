@@ -15,14 +15,14 @@
 
 #include <glib.h>
 
-#include "emu_config.h"
-#include "runner.h"
+#include "rig_config.h"
+#include "runner_exit_statuses.h"
 #include "runner_args.h"
 #include "runner_exec.h"
 #include "runner_fail.h"
 #include "runner_scratch.h"
-#include "sysfs_cache.h"
-#include "sysfs_overlay.h"
+#include "rig_sysfs_cache.h"
+#include "rig_sysfs_overlay.h"
 
 /* statfs(2)'s f_type of a tmpfs (linux/magic.h, not included for one
  * constant). */
@@ -70,7 +70,7 @@ static void empty_dir(int fd)
   closedir(d);
 }
 
-void emu_scratch_remove(const char *dir)
+void runner_scratch_remove(const char *dir)
 {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0) {
@@ -97,13 +97,13 @@ static void reclaim_scratch(const char *dir)
       continue;
     }
     char *path = g_build_filename(dir, name, NULL);
-    emu_scratch_remove(path);
+    runner_scratch_remove(path);
     g_free(path);
   }
   g_dir_close(d);
 }
 
-char *emu_scratch_make(GError **err)
+char *runner_scratch_make(GError **err)
 {
   const char *set = getenv("TMPDIR");
   char *template = g_strdup_printf("jitflush-emu-%ld-XXXXXX", (long)getpid());
@@ -128,10 +128,10 @@ char *emu_scratch_make(GError **err)
  * gets its own tree in place of the link to it (runner_exec.h). */
 static const char *write_own_tree(void *ctx)
 {
-  struct emu_overlay *ov = ctx;
+  struct runner_overlay *ov = ctx;
   char *link = g_build_filename(ov->root, "sys", NULL);
   GError *err = NULL;
-  bool ok = unlink(link) == 0 && emu_overlay_write_sysfs(ov->cfg, ov->root, &err);
+  bool ok = unlink(link) == 0 && rig_overlay_write_sysfs(ov->cfg, ov->root, &err);
   if (err) {
     fprintf(stderr, "jitflush-emu: sysfs overlay: %s\n", err->message);
     g_error_free(err);
@@ -143,13 +143,13 @@ static const char *write_own_tree(void *ctx)
 /* The generated tree, shared with other runs of the same tree when its
  * content never changes during the run (no hotplug events): ROOT/sys links
  * to it. Otherwise written under ROOT, as the plugin rewrites it. */
-static bool generated_tree(struct emu_overlay *ov, const char *tmp, GError **err)
+static bool generated_tree(struct runner_overlay *ov, const char *tmp, GError **err)
 {
   char *base = g_path_get_dirname(tmp);
-  bool shared = ov->cfg->nevents == 0 && emu_sysfs_share_open(ov->cfg, base, tmp, &ov->share);
+  bool shared = ov->cfg->nevents == 0 && rig_sysfs_share_open(ov->cfg, base, tmp, &ov->share);
   g_free(base);
   if (!shared) {
-    return emu_overlay_write_sysfs(ov->cfg, ov->root, err);
+    return rig_overlay_write_sysfs(ov->cfg, ov->root, err);
   }
   char *sys = g_build_filename(ov->share.dir, "sys", NULL);
   char *link = g_build_filename(ov->root, "sys", NULL);
@@ -161,7 +161,7 @@ static bool generated_tree(struct emu_overlay *ov, const char *tmp, GError **err
   g_free(sys);
   g_free(link);
   if (ok) {
-    ov->seal.source = g_build_filename(ov->share.dir, EMU_SYSFS_CPU_DIR, NULL);
+    ov->seal.source = g_build_filename(ov->share.dir, RIG_SYSFS_CPU_DIR, NULL);
     ov->seal.shared = true;
     ov->seal.private_copy = write_own_tree;
     ov->seal.ctx = ov;
@@ -169,36 +169,36 @@ static bool generated_tree(struct emu_overlay *ov, const char *tmp, GError **err
   return ok;
 }
 
-void emu_scratch_overlay_free(struct emu_overlay *ov)
+void runner_scratch_overlay_free(struct runner_overlay *ov)
 {
-  emu_sysfs_share_close(&ov->share);
+  rig_sysfs_share_close(&ov->share);
   g_free((char *)ov->seal.source);
   g_free(ov->own_cpu_dir);
   g_free(ov->root);
 }
 
-int emu_scratch_overlay_build(const struct emu_options *o, const struct emu_config *cfg,
-                              const char *sysroot, const char *tmp, struct emu_overlay *ov)
+int runner_scratch_overlay_build(const struct runner_options *o, const struct rig_config *cfg,
+                                 const char *sysroot, const char *tmp, struct runner_overlay *ov)
 {
-  *ov = (struct emu_overlay){.cfg = cfg, .share = {.lock_fd = -1}};
+  *ov = (struct runner_overlay){.cfg = cfg, .share = {.lock_fd = -1}};
   char *root = ov->root = g_build_filename(tmp, "root", NULL);
-  ov->own_cpu_dir = g_build_filename(root, EMU_SYSFS_CPU_DIR, NULL);
+  ov->own_cpu_dir = g_build_filename(root, RIG_SYSFS_CPU_DIR, NULL);
   GError *err = NULL;
   if (mkdir(root, 0755) != 0) {
-    return emu_fail(EMU_EXIT_INTERNAL, "cannot create %s: %s", root, g_strerror(errno));
+    return runner_fail(RUNNER_EXIT_INTERNAL, "cannot create %s: %s", root, g_strerror(errno));
   }
   if (o->sysfs_root) {
-    char *given = emu_args_absolute(o->sysfs_root);
+    char *given = runner_args_absolute(o->sysfs_root);
     char *sys = g_build_filename(given, "sys", NULL);
     char *link = g_build_filename(root, "sys", NULL);
     int status = 0;
     if (!g_file_test(sys, G_FILE_TEST_IS_DIR)) {
-      status = emu_args_usage_error("%s %s has no sys/ folder (expected "
-                                    "DIR/sys/devices/system/cpu/...)",
-                                    emu_args_origin(o, offsetof(struct emu_options, sysfs_root)),
-                                    o->sysfs_root);
+      status = runner_args_usage_error(
+          "%s %s has no sys/ folder (expected "
+          "DIR/sys/devices/system/cpu/...)",
+          runner_args_origin(o, offsetof(struct runner_options, sysfs_root)), o->sysfs_root);
     } else if (symlink(sys, link) != 0) {
-      status = emu_fail(EMU_EXIT_INTERNAL, "cannot link %s: %s", link, g_strerror(errno));
+      status = runner_fail(RUNNER_EXIT_INTERNAL, "cannot link %s: %s", link, g_strerror(errno));
     }
     g_free(given);
     g_free(sys);
@@ -207,13 +207,13 @@ int emu_scratch_overlay_build(const struct emu_options *o, const struct emu_conf
       return status;
     }
   } else if (!generated_tree(ov, tmp, &err)) {
-    int status = emu_fail(EMU_EXIT_INTERNAL, "sysfs overlay: %s", err->message);
+    int status = runner_fail(RUNNER_EXIT_INTERNAL, "sysfs overlay: %s", err->message);
     g_error_free(err);
     return status;
   }
 
-  if (sysroot && !emu_overlay_link_sysroot(root, sysroot, &err)) {
-    int status = emu_fail(EMU_EXIT_INTERNAL, "sysroot: %s", err->message);
+  if (sysroot && !rig_overlay_link_sysroot(root, sysroot, &err)) {
+    int status = runner_fail(RUNNER_EXIT_INTERNAL, "sysroot: %s", err->message);
     g_error_free(err);
     return status;
   }
@@ -229,15 +229,15 @@ int emu_scratch_overlay_build(const struct emu_options *o, const struct emu_conf
   char *empty = g_build_filename(tmp, "empty-cpu", NULL);
   ov->seal.source = empty;
   if (mkdir(empty, 0755) != 0) {
-    return emu_fail(EMU_EXIT_INTERNAL, "cannot create %s: %s", empty, g_strerror(errno));
+    return runner_fail(RUNNER_EXIT_INTERNAL, "cannot create %s: %s", empty, g_strerror(errno));
   }
   return 0;
 }
 
-int emu_scratch_sysroot(const struct emu_options *o, char **out)
+int runner_scratch_sysroot(const struct runner_options *o, char **out)
 {
   *out = NULL;
-  char *abs = g_canonicalize_filename(o->sysroot ? o->sysroot : EMU_DEFAULT_SYSROOT, NULL);
+  char *abs = g_canonicalize_filename(o->sysroot ? o->sysroot : RUNNER_DEFAULT_SYSROOT, NULL);
   char *lib = g_build_filename(abs, "lib", NULL);
   bool has_lib = g_file_test(lib, G_FILE_TEST_IS_DIR);
   g_free(lib);
@@ -249,15 +249,15 @@ int emu_scratch_sysroot(const struct emu_options *o, char **out)
   if (!o->sysroot) {
     return 0;
   }
-  return emu_args_usage_error("%s: sysroot %s has no lib/ folder (expected an aarch64 sysroot "
-                              "such as " EMU_DEFAULT_SYSROOT ")",
-                              emu_args_origin(o, offsetof(struct emu_options, sysroot)),
-                              o->sysroot);
+  return runner_args_usage_error("%s: sysroot %s has no lib/ folder (expected an aarch64 sysroot "
+                                 "such as " RUNNER_DEFAULT_SYSROOT ")",
+                                 runner_args_origin(o, offsetof(struct runner_options, sysroot)),
+                                 o->sysroot);
 }
 
 /* The exec= file next to SUMMARY, where the plugin notes every AArch64
  * program the guest executes (plugin_exec.c). */
-char *emu_scratch_exec_note(const char *summary)
+char *runner_scratch_exec_note(const char *summary)
 {
   char *dir = g_path_get_dirname(summary);
   char *path = g_build_filename(dir, "exec", NULL);

@@ -21,13 +21,13 @@
 #include <glib.h>
 
 #include "json_string.h"
-#include "runner.h"
+#include "runner_exit_statuses.h"
 #include "runner_args.h"
 #include "runner_fail.h"
 #include "runner_reproduce.h"
 #include "runner_store.h"
 
-char *emu_store_reserve(const char *dir, GError **error)
+char *runner_store_reserve(const char *dir, GError **error)
 {
   if (g_mkdir_with_parents(dir, 0777) != 0) {
     int e = errno;
@@ -75,7 +75,7 @@ static void append_member(GString *out, const char *key, const char *value)
   }
 }
 
-bool emu_store_complete(const char *base, const struct emu_store_record *rec, GError **error)
+bool runner_store_complete(const char *base, const struct runner_store_record *rec, GError **error)
 {
   char *cwd = g_get_current_dir();
   char *id = g_path_get_basename(base);
@@ -98,12 +98,12 @@ bool emu_store_complete(const char *base, const struct emu_store_record *rec, GE
   append_member(json, "soc", rec->soc);
   g_string_append_printf(json, ",\n  \"seed\": %" PRIu64, rec->seed);
   append_member(json, "policy", rec->policy);
-  char *report = g_strconcat(id, EMU_STORE_REPORT, NULL);
-  char *sarif = g_strconcat(id, EMU_STORE_SARIF, NULL);
+  char *report = g_strconcat(id, RUNNER_STORE_REPORT, NULL);
+  char *sarif = g_strconcat(id, RUNNER_STORE_SARIF, NULL);
   append_member(json, "report", rec->report ? report : NULL);
   append_member(json, "sarif", rec->sarif ? sarif : NULL);
   g_string_append(json, "\n}\n");
-  char *path = g_strconcat(base, EMU_STORE_RECORD, NULL);
+  char *path = g_strconcat(base, RUNNER_STORE_RECORD, NULL);
   bool ok = g_file_set_contents(path, json->str, (gssize)json->len, error);
   if (ok) {
     unlink(base);
@@ -119,7 +119,7 @@ bool emu_store_complete(const char *base, const struct emu_store_record *rec, GE
 
 /* Copies the user's --report or --sarif FILE into the store entry, when
  * it is a regular file (a device such as /dev/null holds nothing). */
-bool emu_store_copy_in(const char *from, const char *base, const char *suffix)
+bool runner_store_copy_in(const char *from, const char *base, const char *suffix)
 {
   char *text = NULL;
   gsize len = 0;
@@ -136,15 +136,15 @@ bool emu_store_copy_in(const char *from, const char *base, const char *suffix)
 /* Ends the store entry at BASE with the run's record; a store that cannot
  * take it turns a clean run into status 4, so a suite never merges without
  * a process silently missing. */
-int emu_store_finish(const struct emu_options *o, const struct emu_config *cfg, const char *base,
-                     int status, bool ran)
+int runner_store_finish(const struct runner_options *o, const struct rig_config *cfg,
+                        const char *base, int status, bool ran)
 {
-  char *report = g_strconcat(base, EMU_STORE_REPORT, NULL);
-  char *sarif = g_strconcat(base, EMU_STORE_SARIF, NULL);
-  char *reproduce = emu_reproduce_command(o, cfg);
-  char *config = emu_args_absolute(o->config);
+  char *report = g_strconcat(base, RUNNER_STORE_REPORT, NULL);
+  char *sarif = g_strconcat(base, RUNNER_STORE_SARIF, NULL);
+  char *reproduce = runner_reproduce_command(o, cfg);
+  char *config = runner_args_absolute(o->config);
   const char *test = getenv("JITFLUSH_EMU_TEST_NAME");
-  const struct emu_store_record rec = {
+  const struct runner_store_record rec = {
       .test = test && *test ? test : NULL,
       .argv = o->program,
       .reproduce = reproduce,
@@ -155,12 +155,12 @@ int emu_store_finish(const struct emu_options *o, const struct emu_config *cfg, 
       .config = config,
       .soc = cfg->soc_name ? cfg->soc_name : "",
       .seed = o->seed_text ? o->seed : cfg->seed,
-      .policy = o->policy ? o->policy : emu_sched_policy_names[cfg->policy],
+      .policy = o->policy ? o->policy : rig_sched_policy_names[cfg->policy],
   };
   GError *err = NULL;
-  if (!emu_store_complete(base, &rec, &err)) {
-    int failed =
-        emu_fail(EMU_EXIT_REPORT, "cannot complete the store entry %s: %s", base, err->message);
+  if (!runner_store_complete(base, &rec, &err)) {
+    int failed = runner_fail(RUNNER_EXIT_REPORT, "cannot complete the store entry %s: %s", base,
+                             err->message);
     if (status == 0) {
       status = failed;
     }

@@ -1,6 +1,6 @@
 /*
  * conf_facts FILE: what ci/bench/counts.py needs of a qemu-configs .conf file,
- * read by the rig's own loader (rig/shared/emu_config.c) so that the bench
+ * read by the rig's own loader (rig/shared/rig_config.c) so that the bench
  * accepts exactly the files the rig runs. One line per cluster,
  *
  *   cluster FIRST_CPU CTR_EL0
@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "emu_config.h"
+#include "rig_config.h"
 
 int main(int argc, char **argv)
 {
@@ -20,7 +20,7 @@ int main(int argc, char **argv)
     return 2;
   }
   GError *error = NULL;
-  struct emu_config *cfg = emu_config_load(argv[1], &error);
+  struct rig_config *cfg = rig_config_load(argv[1], &error);
   if (!cfg) {
     fprintf(stderr, "conf_facts: %s\n", error ? error->message : argv[1]);
     g_clear_error(&error);
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
       }
     }
   }
-  printf("ctr-trap %s\n", cfg->ctr_trap == EMU_CTR_TRAP_SANITIZE ? "sanitize" : "none");
-  emu_config_free(cfg);
+  printf("ctr-trap %s\n", cfg->ctr_trap == RIG_CTR_TRAP_SANITIZE ? "sanitize" : "none");
+  rig_config_free(cfg);
   return 0;
 }

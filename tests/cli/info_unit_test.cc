@@ -33,7 +33,7 @@ namespace
 
 struct ParseResult {
   bool ok;
-  jfi_args args;
+  info_args args;
   std::string error;
 };
 
@@ -46,7 +46,7 @@ ParseResult Parse(std::vector<std::string> words)
   argv.push_back(nullptr);
   ParseResult r{};
   char error[256];
-  r.ok = jfi_parse_args((int)words.size(), argv.data(), &r.args, error, sizeof error);
+  r.ok = info_parse_args((int)words.size(), argv.data(), &r.args, error, sizeof error);
   r.error = error;
   return r;
 }
@@ -55,10 +55,10 @@ TEST(Args, NoArgumentsIsTheTableReport)
 {
   ParseResult r = Parse({});
   ASSERT_TRUE(r.ok);
-  EXPECT_EQ(r.args.action, JFI_ACTION_REPORT);
+  EXPECT_EQ(r.args.action, INFO_ACTION_REPORT);
   EXPECT_FALSE(r.args.json);
   EXPECT_FALSE(r.args.selftest);
-  EXPECT_EQ(r.args.color, JFI_COLOR_AUTO);
+  EXPECT_EQ(r.args.color, INFO_COLOR_AUTO);
 }
 
 TEST(Args, SelftestWithAndWithoutSeconds)
@@ -66,7 +66,7 @@ TEST(Args, SelftestWithAndWithoutSeconds)
   ParseResult bare = Parse({"--selftest"});
   ASSERT_TRUE(bare.ok);
   EXPECT_TRUE(bare.args.selftest);
-  EXPECT_DOUBLE_EQ(bare.args.selftest_seconds, JFI_SELFTEST_DEFAULT_SECONDS);
+  EXPECT_DOUBLE_EQ(bare.args.selftest_seconds, INFO_SELFTEST_DEFAULT_SECONDS);
 
   ParseResult timed = Parse({"--json", "--selftest=0.5"});
   ASSERT_TRUE(timed.ok);
@@ -100,9 +100,9 @@ TEST(Args, UnknownOptionAndStrayArgumentAreNamed)
 
 TEST(Args, HelpWinsOverVersion)
 {
-  EXPECT_EQ(Parse({"--version", "--help"}).args.action, JFI_ACTION_HELP);
-  EXPECT_EQ(Parse({"--version"}).args.action, JFI_ACTION_VERSION);
-  EXPECT_EQ(Parse({"--color=never"}).args.color, JFI_COLOR_NEVER);
+  EXPECT_EQ(Parse({"--version", "--help"}).args.action, INFO_ACTION_HELP);
+  EXPECT_EQ(Parse({"--version"}).args.action, INFO_ACTION_VERSION);
+  EXPECT_EQ(Parse({"--color=never"}).args.color, INFO_COLOR_NEVER);
 }
 
 // ---- facts --------------------------------------------------------------
@@ -113,57 +113,57 @@ TEST(Facts, CpulistCollapsesRuns)
   cpus[2].observed = cpus[3].observed = cpus[4].observed = cpus[6].observed = false;
   auto info = Build(cpus);
   char out[64];
-  EXPECT_STREQ(jfi_cpulist(info.get(), jfi_cpu_not_observed, out, sizeof out), "2-4,6");
+  EXPECT_STREQ(info_cpulist(info.get(), info_cpu_not_observed, out, sizeof out), "2-4,6");
 }
 
 TEST(Facts, ImplementerNamesAndTableLines)
 {
-  EXPECT_STREQ(jfi_implementer_name(0x53), "Samsung");
-  EXPECT_EQ(jfi_implementer_name(0x00), nullptr);
+  EXPECT_STREQ(info_implementer_name(0x53), "Samsung");
+  EXPECT_EQ(info_implementer_name(0x00), nullptr);
   unsigned i = 0, d = 0;
-  ASSERT_TRUE(jfi_midr_table_lines(kM1Midr, &i, &d));
+  ASSERT_TRUE(info_midr_table_lines(kM1Midr, &i, &d));
   EXPECT_EQ(i, 128u);
   EXPECT_EQ(d, 64u);
-  EXPECT_FALSE(jfi_midr_table_lines(0x000f0010, &i, &d));
-  EXPECT_STREQ(jfi_l1ip_name(2), "VIPT");
-  EXPECT_STREQ(jfi_l1ip_name(3), "PIPT");
+  EXPECT_FALSE(info_midr_table_lines(0x000f0010, &i, &d));
+  EXPECT_STREQ(info_l1ip_name(2), "VIPT");
+  EXPECT_STREQ(info_l1ip_name(3), "PIPT");
 }
 
 // ---- verdict --------------------------------------------------------------
 
-const jfi_strategy &Strategy(const jfi_verdict &v, int which)
+const info_strategy &Strategy(const info_verdict &v, int which)
 {
   return v.strategies[which];
 }
 
 // jitflush-info's verdict on INFO.
-jfi_verdict VerdictOf(const jitflush_info *info)
+info_verdict VerdictOf(const jitflush_info *info)
 {
-  jfi_verdict v;
-  jfi_verdict_compute(info, &v);
+  info_verdict v;
+  info_verdict_compute(info, &v);
   return v;
 }
 
 TEST(Verdict, Exynos8890IsHeterogeneousAndBothReadStrategiesAreUnsafe)
 {
   auto info = Build(Exynos8890());
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_HETEROGENEOUS);
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_HETEROGENEOUS);
   EXPECT_TRUE(v.stride_safe);
   EXPECT_FALSE(v.kernel_sanitises_ctr);
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_UNSAFE);
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_PER_CALL).safety, JFI_UNSAFE);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIRST_CORE).safety, INFO_UNSAFE);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_PER_CALL).safety, INFO_UNSAFE);
   // 64-byte lines everywhere on the D side and >= 64 on the I side, but no
   // core has IDC: the dc cvau that fixed_64 leaves out is what breaks it here.
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
-  std::string fixed_why = Strategy(v, JFI_STRATEGY_FIXED_64).why;
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIXED_64).safety, INFO_UNSAFE);
+  std::string fixed_why = Strategy(v, INFO_STRATEGY_FIXED_64).why;
   EXPECT_NE(fixed_why.find("IDC=0"), std::string::npos) << fixed_why;
   EXPECT_NE(fixed_why.find("dc cvau"), std::string::npos) << fixed_why;
-  std::string why = Strategy(v, JFI_STRATEGY_FIRST_CORE).why;
+  std::string why = Strategy(v, INFO_STRATEGY_FIRST_CORE).why;
   EXPECT_NE(why.find("CPU 4 (Exynos M1, I-line 128)"), std::string::npos) << why;
   EXPECT_NE(why.find("CPU 0 (Cortex-A53, I-line 64)"), std::string::npos) << why;
   EXPECT_NE(why.find("every other 64-byte line"), std::string::npos) << why;
-  EXPECT_NE(std::string(Strategy(v, JFI_STRATEGY_PER_CALL).why).find("migrates"),
+  EXPECT_NE(std::string(Strategy(v, INFO_STRATEGY_PER_CALL).why).find("migrates"),
             std::string::npos);
 }
 
@@ -175,12 +175,12 @@ TEST(Verdict, SanitisingKernelIsDetectedFromTheMidrTable)
     c.ctr = kA53Ctr;
   auto info = Build(cpus);
   EXPECT_FALSE(info->heterogeneous); // the library sees identical reads
-  jfi_verdict v = VerdictOf(info.get());
+  info_verdict v = VerdictOf(info.get());
   EXPECT_TRUE(v.kernel_sanitises_ctr);
-  EXPECT_EQ(v.kind, JFI_HETEROGENEOUS);
+  EXPECT_EQ(v.kind, INFO_HETEROGENEOUS);
   EXPECT_NE(std::string(v.sanitise_why).find("Exynos M1"), std::string::npos) << v.sanitise_why;
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_SAFE);
-  EXPECT_NE(std::string(Strategy(v, JFI_STRATEGY_FIRST_CORE).why).find("this kernel only"),
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIRST_CORE).safety, INFO_SAFE);
+  EXPECT_NE(std::string(Strategy(v, INFO_STRATEGY_FIRST_CORE).why).find("this kernel only"),
             std::string::npos);
 }
 
@@ -192,7 +192,7 @@ TEST(Verdict, SanitisingKernelIsDetectedFromSysfsWhenTheMidrIsUnknown)
     c.midr = 0; // no HWCAP_CPUID and no sysfs MIDR
   }
   auto info = Build(cpus);
-  jfi_verdict v = VerdictOf(info.get());
+  info_verdict v = VerdictOf(info.get());
   EXPECT_TRUE(v.kernel_sanitises_ctr);
   EXPECT_NE(std::string(v.sanitise_why).find("sysfs"), std::string::npos) << v.sanitise_why;
 }
@@ -203,13 +203,13 @@ TEST(Verdict, SameCoreEverywhereIsNotSanitising)
   for (int i = 0; i < 4; i++)
     cpus.push_back(A53(i));
   auto info = Build(cpus);
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_HOMOGENEOUS);
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_HOMOGENEOUS);
   EXPECT_FALSE(v.kernel_sanitises_ctr);
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_SAFE);
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_PER_CALL).safety, JFI_SAFE);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIRST_CORE).safety, INFO_SAFE);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_PER_CALL).safety, INFO_SAFE);
   // A53 has IDC=0: the clean fixed_64 leaves out is needed even here.
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIXED_64).safety, INFO_UNSAFE);
 }
 
 TEST(Verdict, HomogeneousIdcDicSystemIsSafeForEveryStrategy)
@@ -218,10 +218,10 @@ TEST(Verdict, HomogeneousIdcDicSystemIsSafeForEveryStrategy)
   for (int i = 0; i < 4; i++)
     cpus.push_back(CpuFacts{i, true, true, kN2Ctr, kN2Midr, false, 64, 64});
   auto info = Build(cpus);
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_HOMOGENEOUS);
-  for (int s = 0; s < JFI_NSTRATEGIES; s++)
-    EXPECT_EQ(Strategy(v, s).safety, JFI_SAFE) << Strategy(v, s).key << ": " << Strategy(v, s).why;
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_HOMOGENEOUS);
+  for (int s = 0; s < INFO_NSTRATEGIES; s++)
+    EXPECT_EQ(Strategy(v, s).safety, INFO_SAFE) << Strategy(v, s).key << ": " << Strategy(v, s).why;
 }
 
 TEST(Verdict, OfflineBigClusterIsIncompleteAndNamesTheFloor)
@@ -231,23 +231,23 @@ TEST(Verdict, OfflineBigClusterIsIncompleteAndNamesTheFloor)
   for (int i = 6; i < 8; i++)
     cpus[i] = CpuFacts{i, false, false, 0, 0, false, 0, 0};
   auto info = Build(cpus);
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_INCOMPLETE);
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_INCOMPLETE);
   EXPECT_STREQ(v.unseen, "6-7");
   EXPECT_STREQ(v.unseen_offline, "6-7");
   EXPECT_STREQ(v.unseen_online, "");
   EXPECT_TRUE(v.stride_safe); // the floor is safe
   EXPECT_EQ(info->iline, (unsigned)JITFLUSH_FLOOR_LINE);
   // The seen CPUs already disagree: unsafe whatever 6-7 are.
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_UNSAFE);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIRST_CORE).safety, INFO_UNSAFE);
   // Nothing is known about 6-7's lines, but the A53s seen lack IDC.
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIXED_64).safety, INFO_UNSAFE);
   // All seen CPUs have IDC: only then does the unknown rest matter.
   for (int i = 0; i < 6; i++)
     cpus[i].ctr = kN2Ctr;
   info = Build(cpus);
   v = VerdictOf(info.get());
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNKNOWN);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIXED_64).safety, INFO_UNKNOWN);
 }
 
 TEST(Verdict, CpusetHidingCpusIsIncompleteWithOnlineUnseen)
@@ -258,12 +258,12 @@ TEST(Verdict, CpusetHidingCpusIsIncompleteWithOnlineUnseen)
     cpus[i].midr_from_sysfs = true;
   }
   auto info = Build(cpus);
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_INCOMPLETE);
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_INCOMPLETE);
   EXPECT_STREQ(v.unseen_online, "4-7");
   EXPECT_STREQ(v.unseen_offline, "");
   // Lines of the hidden M1s come from sysfs (128 I) and still count.
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIRST_CORE).safety, JFI_UNSAFE);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIRST_CORE).safety, INFO_UNSAFE);
 }
 
 TEST(Verdict, QemuMaxThirtyTwoByteLinesBreakTheFixed64Stride)
@@ -272,10 +272,11 @@ TEST(Verdict, QemuMaxThirtyTwoByteLinesBreakTheFixed64Stride)
   for (int i = 0; i < 2; i++)
     cpus.push_back(CpuFacts{i, true, true, kMaxCtr, 0x000f0510, false, 64, 64});
   auto info = Build(cpus);
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_HOMOGENEOUS);
-  EXPECT_EQ(Strategy(v, JFI_STRATEGY_FIXED_64).safety, JFI_UNSAFE);
-  EXPECT_NE(std::string(Strategy(v, JFI_STRATEGY_FIXED_64).why).find("32-byte"), std::string::npos);
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_HOMOGENEOUS);
+  EXPECT_EQ(Strategy(v, INFO_STRATEGY_FIXED_64).safety, INFO_UNSAFE);
+  EXPECT_NE(std::string(Strategy(v, INFO_STRATEGY_FIXED_64).why).find("32-byte"),
+            std::string::npos);
 }
 
 TEST(Verdict, Tegra186IdcMismatchBreaksTheReadStrategies)
@@ -287,11 +288,11 @@ TEST(Verdict, Tegra186IdcMismatchBreaksTheReadStrategies)
       {3, true, true, kA57Ctr, kA57Midr, false, 64, 64},
   };
   auto info = Build(cpus);
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_HETEROGENEOUS);
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_HETEROGENEOUS);
   EXPECT_FALSE(info->idc);
-  const jfi_strategy &first = Strategy(v, JFI_STRATEGY_FIRST_CORE);
-  EXPECT_EQ(first.safety, JFI_UNSAFE);
+  const info_strategy &first = Strategy(v, INFO_STRATEGY_FIRST_CORE);
+  EXPECT_EQ(first.safety, INFO_UNSAFE);
   EXPECT_NE(std::string(first.why).find("IDC=1"), std::string::npos) << first.why;
   EXPECT_NE(std::string(first.why).find("Denver2"), std::string::npos) << first.why;
 }
@@ -299,7 +300,7 @@ TEST(Verdict, Tegra186IdcMismatchBreaksTheReadStrategies)
 TEST(Verdict, ProbeFailureMeansTheStrideIsNotSafe)
 {
   auto info = Build({A53(0)}, true, JITFLUSH_ERR_PROBE);
-  jfi_verdict v = VerdictOf(info.get());
+  info_verdict v = VerdictOf(info.get());
   EXPECT_FALSE(v.stride_safe);
   EXPECT_NE(std::string(v.problem).find("probe"), std::string::npos);
 }
@@ -310,7 +311,7 @@ TEST(Verdict, GlobalLineAboveACpusLineIsCaught)
   // a core's line.
   auto info = Build(Exynos8890());
   info->iline = 128;
-  jfi_verdict v = VerdictOf(info.get());
+  info_verdict v = VerdictOf(info.get());
   EXPECT_FALSE(v.stride_safe);
   EXPECT_NE(std::string(v.problem).find("CPU 0"), std::string::npos) << v.problem;
 }
@@ -318,8 +319,8 @@ TEST(Verdict, GlobalLineAboveACpusLineIsCaught)
 TEST(Verdict, UnreadablePossibleListIsIncompleteEvenWithEveryListedCpuSeen)
 {
   auto info = Build({A53(0), A53(1)}, /*possible_known=*/false);
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_INCOMPLETE);
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_INCOMPLETE);
   EXPECT_TRUE(v.possible_unknown);
 }
 
@@ -334,8 +335,8 @@ TEST(Verdict, TruncatedIncompleteViewDoesNotBlameThePossibleList)
   info->truncated = true;
   info->ncpus_possible = 300;
   info->complete = false;
-  jfi_verdict v = VerdictOf(info.get());
-  EXPECT_EQ(v.kind, JFI_INCOMPLETE);
+  info_verdict v = VerdictOf(info.get());
+  EXPECT_EQ(v.kind, INFO_INCOMPLETE);
   EXPECT_TRUE(v.unlisted_incomplete);
   EXPECT_FALSE(v.possible_unknown);
 }
@@ -344,9 +345,9 @@ TEST(Verdict, X86IsAPlatformVerdict)
 {
   auto info = std::make_unique<jitflush_info>();
   ASSERT_EQ(jitflush_get_info(info.get()), JITFLUSH_OK); // this host's own library
-  jfi_verdict v = VerdictOf(info.get());
+  info_verdict v = VerdictOf(info.get());
 #if defined(__x86_64__)
-  EXPECT_EQ(v.kind, JFI_PLATFORM);
+  EXPECT_EQ(v.kind, INFO_PLATFORM);
   EXPECT_STREQ(info->platform, "x86_64");
 #endif
   EXPECT_TRUE(v.stride_safe);
@@ -354,10 +355,10 @@ TEST(Verdict, X86IsAPlatformVerdict)
 
 // ---- JSON -------------------------------------------------------------------
 
-std::string Capture(void (*render)(FILE *, const jitflush_info *, const jfi_verdict *),
+std::string Capture(void (*render)(FILE *, const jitflush_info *, const info_verdict *),
                     const jitflush_info *info)
 {
-  const jfi_verdict v = VerdictOf(info);
+  const info_verdict v = VerdictOf(info);
   char *buf = nullptr;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -368,17 +369,17 @@ std::string Capture(void (*render)(FILE *, const jitflush_info *, const jfi_verd
   return out;
 }
 
-void RenderJson(FILE *f, const jitflush_info *info, const jfi_verdict *v)
+void RenderJson(FILE *f, const jitflush_info *info, const info_verdict *v)
 {
-  jfi_print_json(f, info, v, nullptr);
+  info_print_json(f, info, v, nullptr);
 }
-void RenderTable(FILE *f, const jitflush_info *info, const jfi_verdict *v)
+void RenderTable(FILE *f, const jitflush_info *info, const info_verdict *v)
 {
-  jfi_print_table(f, info, v, false);
+  info_print_table(f, info, v, false);
 }
-void RenderColorTable(FILE *f, const jitflush_info *info, const jfi_verdict *v)
+void RenderColorTable(FILE *f, const jitflush_info *info, const info_verdict *v)
 {
-  jfi_print_table(f, info, v, true);
+  info_print_table(f, info, v, true);
 }
 
 TEST(Json, ContractKeysAndValuesForAnObservedCpu)
@@ -479,9 +480,9 @@ TEST(Codegen, A64EncodingsMatchTheArmArm)
 {
   // Reference encodings (GNU as for aarch64): movz w0, #0x1234 = 52824680;
   // movk w0, #0xabcd, lsl #16 = 72b579a0; add w0, w0, #0xfff = 113ffc00.
-  EXPECT_EQ(jfi_a64_movz_w0(0x1234), 0x52824680u);
-  EXPECT_EQ(jfi_a64_movk_w0_lsl16(0xabcd), 0x72b579a0u);
-  EXPECT_EQ(jfi_a64_add_w0_imm(0xfff), 0x113ffc00u);
+  EXPECT_EQ(info_a64_movz_w0(0x1234), 0x52824680u);
+  EXPECT_EQ(info_a64_movk_w0_lsl16(0xabcd), 0x72b579a0u);
+  EXPECT_EQ(info_a64_add_w0_imm(0xfff), 0x113ffc00u);
 }
 
 // A four-instruction interpreter for exactly what the generator emits, so
@@ -497,7 +498,7 @@ uint32_t Interpret(const uint32_t *code, unsigned n)
       w0 = (w0 & 0xffff) | (((insn >> 5) & 0xffff) << 16);
     else if ((insn & 0xffc003ff) == 0x11000000)
       w0 += (insn >> 10) & 0xfff;
-    else if (insn == JFI_A64_RET)
+    else if (insn == INFO_A64_RET)
       return w0;
     else
       ADD_FAILURE() << "unexpected word " << std::hex << insn;
@@ -510,8 +511,8 @@ TEST(Codegen, A64FunctionsReturnWhatTheGeneratorPromises)
 {
   for (unsigned words : {3u, 4u, 17u, 64u, 202u}) {
     std::vector<uint32_t> code(words + 1, 0);
-    uint32_t want = jfi_codegen_a64(code.data(), words, 0x1234567u * words);
-    EXPECT_EQ(code[words - 1], JFI_A64_RET);
+    uint32_t want = info_codegen_a64(code.data(), words, 0x1234567u * words);
+    EXPECT_EQ(code[words - 1], INFO_A64_RET);
     EXPECT_EQ(code[words], 0u) << "wrote past the end";
     EXPECT_EQ(Interpret(code.data(), words), want) << words;
   }
@@ -524,8 +525,8 @@ TEST(Codegen, X86FunctionsRunOnThisHost)
       mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(page, MAP_FAILED);
   for (unsigned ops : {0u, 1u, 50u, 200u}) {
-    ASSERT_LE(jfi_codegen_x86_64_size(ops), 4096u);
-    uint32_t want = jfi_codegen_x86_64(static_cast<uint8_t *>(page), ops, 99 + ops);
+    ASSERT_LE(info_codegen_x86_64_size(ops), 4096u);
+    uint32_t want = info_codegen_x86_64(static_cast<uint8_t *>(page), ops, 99 + ops);
     auto fn = reinterpret_cast<uint32_t (*)()>(page);
     EXPECT_EQ(fn(), want) << ops;
   }

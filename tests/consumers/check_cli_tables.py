@@ -3,7 +3,7 @@
 
 The runner's exit statuses (rig/runner/runner_exit_statuses.def), its options
 and the variables that stand in for them (rig/runner/runner_options.def), the
-config keys (rig/shared/emu_config_keys.def) and jitflush-info's options and
+config keys (rig/shared/rig_config_keys.def) and jitflush-info's options and
 exit statuses (cli/info_cli.def) are each one X-macro table that the code and
 the --help text are expanded from. This checker fails when one of them is in
 one place and not the others:
@@ -38,16 +38,16 @@ import selftest_case  # tests/consumers/selftest_case.py
 # Reading the tables.
 
 STRING = r'(NULL|"(?:[^"\\]|\\.)*")'
-EXIT_ROW = re.compile(r'^EMU_EXIT\(\s*(\w+),\s*(\d+),', re.M)
-EXIT_OTHER_ROW = re.compile(r'^EMU_EXIT_OTHER\(\s*"([^"]*)",\s*"([^"]*)",', re.M)
-OPTION_ROW = re.compile(r'^EMU_OPTION\(\s*(\w+),\s*(\w+),\s*' + STRING + r",\s*(0|'.'),\s*" +
+EXIT_ROW = re.compile(r'^RUNNER_EXIT\(\s*(\w+),\s*(\d+),', re.M)
+EXIT_OTHER_ROW = re.compile(r'^RUNNER_EXIT_OTHER\(\s*"([^"]*)",\s*"([^"]*)",', re.M)
+OPTION_ROW = re.compile(r'^RUNNER_OPTION\(\s*(\w+),\s*(\w+),\s*' + STRING + r",\s*(0|'.'),\s*" +
                         STRING + r",\s*" + STRING + ",", re.M)
-CONFIG_KEY_ROW = re.compile(r'^EMU_CONFIG_KEY\(\s*(\w+),\s*"([^"]+)",\s*(\w+),\s*(\w+),', re.M)
-CONFIG_ENUM_ROW = re.compile(r'^EMU_CONFIG_ENUM\(\s*(\w+),\s*"([^"]+)",\s*(\w+),\s*' + STRING +
+CONFIG_KEY_ROW = re.compile(r'^RIG_CONFIG_KEY\(\s*(\w+),\s*"([^"]+)",\s*(\w+),\s*(\w+),', re.M)
+CONFIG_ENUM_ROW = re.compile(r'^RIG_CONFIG_ENUM\(\s*(\w+),\s*"([^"]+)",\s*(\w+),\s*' + STRING +
                              r',((?:\s*"[^"]*",?)+)\)', re.M)
-INFO_OPTION_ROW = re.compile(r'^JFI_OPTION\(\s*(\w+),\s*"([^"]+)",\s*' + STRING +
+INFO_OPTION_ROW = re.compile(r'^INFO_OPTION\(\s*(\w+),\s*"([^"]+)",\s*' + STRING +
                              r",\s*(0|'.'),\s*" + STRING + ",", re.M)
-INFO_EXIT_ROW = re.compile(r'^JFI_EXIT\(\s*(\w+),\s*(\d+),', re.M)
+INFO_EXIT_ROW = re.compile(r'^INFO_EXIT\(\s*(\w+),\s*(\d+),', re.M)
 
 
 def unquote(s):
@@ -81,7 +81,7 @@ def parse_options(text):
 
 
 def parse_config(text):
-    """{group: [(key, required, values or None)]} of emu_config_keys.def."""
+    """{group: [(key, required, values or None)]} of rig_config_keys.def."""
     text = without_comments(text)
     rows = []
     for m in CONFIG_KEY_ROW.finditer(text):
@@ -159,7 +159,7 @@ def check_emu(repo, help_text, errors):
                                                   "runner_exit_statuses.def")))
     options = parse_options(read(os.path.join(repo, "rig", "runner", "runner_options.def")))
     if not exits or not options:
-        errors.append("runner .def files: no EMU_EXIT or no EMU_OPTION rows found")
+        errors.append("runner .def files: no RUNNER_EXIT or no RUNNER_OPTION rows found")
         return
 
     # exit: RIG.md's table.
@@ -178,7 +178,7 @@ def check_emu(repo, help_text, errors):
             errors.append("RIG.md: exit status row %r is not in runner_exit_statuses.def" % first)
     for status, name in sorted(exits.items()):
         if status not in documented:
-            errors.append("RIG.md: exit status %d (EMU_EXIT_%s) has no row in \"Exit statuses\""
+            errors.append("RIG.md: exit status %d (RUNNER_EXIT_%s) has no row in \"Exit statuses\""
                           % (status, name))
     for label, doc in others.items():
         if doc not in [r[0] for r in rows]:
@@ -294,17 +294,17 @@ def check_emu_help(help_text, exits, others, options, errors):
 
 def check_config(repo, errors):
     rig = read(os.path.join(repo, "docs", "RIG.md"))
-    groups = parse_config(read(os.path.join(repo, "rig", "shared", "emu_config_keys.def")))
+    groups = parse_config(read(os.path.join(repo, "rig", "shared", "rig_config_keys.def")))
     if not groups:
-        errors.append("emu_config_keys.def: no rows found")
+        errors.append("rig_config_keys.def: no rows found")
         return
     config = section(rig, "## Configuration files") or ""
     documented = re.findall(r"^### \[(\w+)[^\]]*\][ \t]*$", config, re.M)
     for g in sorted(set(groups) - set(documented)):
-        errors.append("RIG.md: config group [%s] (emu_config_keys.def) has no \"### [%s]\" "
+        errors.append("RIG.md: config group [%s] (rig_config_keys.def) has no \"### [%s]\" "
                       "section" % (g, g))
     for g in sorted(set(documented) - set(groups)):
-        errors.append("RIG.md: config group [%s] is not in emu_config_keys.def" % g)
+        errors.append("RIG.md: config group [%s] is not in rig_config_keys.def" % g)
     for g in documented:
         if g not in groups:
             continue
@@ -319,18 +319,18 @@ def check_config(repo, errors):
             for key in code_words(row[0]):
                 seen.add(key)
                 if key not in keys:
-                    errors.append("RIG.md: [%s] %s is not in emu_config_keys.def" % (g, key))
+                    errors.append("RIG.md: [%s] %s is not in rig_config_keys.def" % (g, key))
                     continue
                 required, values = keys[key]
                 if required != ("**required**" in row[1]):
-                    errors.append("RIG.md: [%s] %s is %s in emu_config_keys.def, not in the table"
+                    errors.append("RIG.md: [%s] %s is %s in rig_config_keys.def, not in the table"
                                   % (g, key, "REQUIRED" if required else "optional"))
                 if values is not None and set(code_words(row[1])) != set(values):
-                    errors.append("RIG.md: [%s] %s takes %s (emu_config_keys.def), the table "
+                    errors.append("RIG.md: [%s] %s takes %s (rig_config_keys.def), the table "
                                   "says %s" % (g, key, ", ".join(values),
                                                ", ".join(code_words(row[1])) or "nothing"))
         for key in sorted(set(keys) - seen):
-            errors.append("RIG.md: [%s] %s (emu_config_keys.def) has no row under \"%s\""
+            errors.append("RIG.md: [%s] %s (rig_config_keys.def) has no row under \"%s\""
                           % (g, key, heading))
 
 
@@ -340,7 +340,7 @@ def check_info(repo, help_text, errors):
         return
     options, exits = parse_info(read(path))
     if not options or not exits:
-        errors.append("info_cli.def: no JFI_OPTION or no JFI_EXIT rows found")
+        errors.append("info_cli.def: no INFO_OPTION or no INFO_EXIT rows found")
         return
     cli = read(os.path.join(repo, "docs", "CLI.md"))
     rows = table(section(cli, "## Usage") or "", "option")
@@ -416,21 +416,21 @@ def help_of(program):
 # The self-test: a mini copy of the repository, clean and then broken once
 # per rule.
 
-EXITS = '''/* EMU_EXIT(NAME, STATUS, HELP) */
-EMU_EXIT(STALE, 86, "stale")
-EMU_EXIT_OTHER("N", "the program's own", "its own")
-EMU_EXIT(USAGE, 2,
+EXITS = '''/* RUNNER_EXIT(NAME, STATUS, HELP) */
+RUNNER_EXIT(STALE, 86, "stale")
+RUNNER_EXIT_OTHER("N", "the program's own", "its own")
+RUNNER_EXIT(USAGE, 2,
          "usage")
 '''
-OPTIONS = '''EMU_OPTION(VALUE, config, "--config", 0, "FILE", "JITFLUSH_EMU_CONFIG",
+OPTIONS = '''RUNNER_OPTION(VALUE, config, "--config", 0, "FILE", "JITFLUSH_EMU_CONFIG",
            "the SoC (default " X ")")
-EMU_OPTION(FLAG, quiet, "--quiet", 0, NULL, NULL, "say less")
-EMU_OPTION(HELP, help, "--help", 'h', NULL, NULL, "this text")
-EMU_OPTION(ENV, plugin, NULL, 0, NULL, "JITFLUSH_PLUGIN", "the plugin")
+RUNNER_OPTION(FLAG, quiet, "--quiet", 0, NULL, NULL, "say less")
+RUNNER_OPTION(HELP, help, "--help", 'h', NULL, NULL, "this text")
+RUNNER_OPTION(ENV, plugin, NULL, 0, NULL, "JITFLUSH_PLUGIN", "the plugin")
 '''
-KEYS = '''EMU_CONFIG_KEY(soc, "name", TEXT, OPTIONAL, "a name")
-EMU_CONFIG_KEY(cluster, "cpus", CPULIST, REQUIRED, "its CPUs")
-EMU_CONFIG_ENUM(kernel, "sysfs", sysfs_mode, "what exists", "full",
+KEYS = '''RIG_CONFIG_KEY(soc, "name", TEXT, OPTIONAL, "a name")
+RIG_CONFIG_KEY(cluster, "cpus", CPULIST, REQUIRED, "its CPUs")
+RIG_CONFIG_ENUM(kernel, "sysfs", sysfs_mode, "what exists", "full",
                 "none")
 '''
 RIG = '''# Rig
@@ -498,10 +498,10 @@ Exit status:
        more of it
 A last line.
 '''
-INFO_DEF = '''JFI_OPTION(json, "--json", "--jason", 0, NULL, "JSON")
-JFI_OPTION(help, "--help", NULL, 'h', NULL, "this text")
-JFI_EXIT(OK, 0, "success")
-JFI_EXIT(USAGE, 2, "usage error")
+INFO_DEF = '''INFO_OPTION(json, "--json", "--jason", 0, NULL, "JSON")
+INFO_OPTION(help, "--help", NULL, 'h', NULL, "this text")
+INFO_EXIT(OK, 0, "success")
+INFO_EXIT(USAGE, 2, "usage error")
 '''
 CLI = '''# CLI
 
@@ -562,12 +562,12 @@ def selftest():
     cases = [
         ("the clean copy", clean, 0),
         ("an exit status in the .def only",
-         with_(exits=("EMU_EXIT(USAGE", 'EMU_EXIT(QEMU, 3, "qemu")\nEMU_EXIT(USAGE')), 1),
+         with_(exits=("RUNNER_EXIT(USAGE", 'RUNNER_EXIT(QEMU, 3, "qemu")\nEMU_EXIT(USAGE')), 1),
         ("an exit status in RIG.md only", with_(rig=("| 2 | usage |", "| 2 | usage |\n| 3 | q |")),
          1),
         ("an exit status in --help only", with_(help=("  2    usage", "  3    q\n  2    usage")), 1),
         ("an option in the .def only",
-         with_(options=("EMU_OPTION(HELP", 'EMU_OPTION(VALUE, seed, "--seed", 0, "N", NULL, '
+         with_(options=("RUNNER_OPTION(HELP", 'RUNNER_OPTION(VALUE, seed, "--seed", 0, "N", NULL, '
                         '"seed")\nEMU_OPTION(HELP')), 1),
         ("an option in RIG.md's table only",
          with_(rig=("| `--quiet` | say less |", "| `--quiet` | say less |\n| `--loud` | no |")), 1),
@@ -590,13 +590,13 @@ def selftest():
         ("a variable the code reads and the .def lacks",
          with_(runner_c=("JITFLUSH_PLUGIN", "JITFLUSH_EMU_SECRET")), 1),
         ("a config key in the .def only",
-         with_(keys=('EMU_CONFIG_KEY(cluster', 'EMU_CONFIG_KEY(soc, "cpu", TEXT, OPTIONAL, "x")\n'
-                     'EMU_CONFIG_KEY(cluster')), 1),
+         with_(keys=('RIG_CONFIG_KEY(cluster', 'RIG_CONFIG_KEY(soc, "cpu", TEXT, OPTIONAL, "x")\n'
+                     'RIG_CONFIG_KEY(cluster')), 1),
         ("a config key in RIG.md only",
          with_(rig=("| `name` | text | a name |", "| `name` | text | a name |\n| `x` | text | x |")),
          1),
         ("a config group in the .def only",
-         with_(keys=("EMU_CONFIG_KEY(soc", 'EMU_CONFIG_KEY(hotplug, "events", EVENTS, OPTIONAL, '
+         with_(keys=("RIG_CONFIG_KEY(soc", 'RIG_CONFIG_KEY(hotplug, "events", EVENTS, OPTIONAL, '
                      '"x")\nEMU_CONFIG_KEY(soc')), 1),
         ("a required key the table does not mark",
          with_(rig=("cpulist, **required**", "cpulist")), 1),
@@ -605,8 +605,8 @@ def selftest():
          1),
         ("a config value in RIG.md only", with_(rig=("`full`, `none`", "`full`, `none`, `x`")), 1),
         ("a jitflush-info option in the .def only",
-         with_(info_def=("JFI_OPTION(help", 'JFI_OPTION(quiet, "--quiet", NULL, 0, NULL, "q")\n'
-                         'JFI_OPTION(help')), 1),
+         with_(info_def=("INFO_OPTION(help", 'INFO_OPTION(quiet, "--quiet", NULL, 0, NULL, "q")\n'
+                         'INFO_OPTION(help')), 1),
         ("a jitflush-info option in CLI.md only",
          with_(cli=("| `-h`, `--help` | help |", "| `-h`, `--help` | help |\n| `--xml` | XML |")),
          1),
@@ -628,7 +628,7 @@ def selftest():
                 os.makedirs(os.path.join(d, sub))
             for key, path in (("exits", "rig/runner/runner_exit_statuses.def"),
                               ("options", "rig/runner/runner_options.def"),
-                              ("keys", "rig/shared/emu_config_keys.def"),
+                              ("keys", "rig/shared/rig_config_keys.def"),
                               ("rig", "docs/RIG.md"), ("cli", "docs/CLI.md"),
                               ("info_def", "cli/info_cli.def"), ("man", "docs/jitflush-info.1"),
                               ("runner_c", "rig/runner/runner.c")):

@@ -113,7 +113,7 @@ def name_pattern(name):
 def check_def(def_text, rows, errors):
     """The CLI's strategies name only projects with a row of their class."""
     strategies = []
-    for m in re.finditer(r'JFI_STRATEGY\((\w+),\s*(\w+),\s*"([^"]*)",\s*"([^"]*)",\s*"([^"]*)"\)',
+    for m in re.finditer(r'INFO_STRATEGY\((\w+),\s*(\w+),\s*"([^"]*)",\s*"([^"]*)",\s*"([^"]*)"\)',
                          def_text):
         sid, key, cls, what, who = m.groups()
         strategies.append((key, cls, what, who))
@@ -129,7 +129,7 @@ def check_def(def_text, rows, errors):
                               % (key, cls, item,
                                  ", ".join("src-%s (%s)" % (r["id"], r["cls"]) for r in matches)))
     if not strategies:
-        errors.append("info_strategies.def: no JFI_STRATEGY rows found")
+        errors.append("info_strategies.def: no INFO_STRATEGY rows found")
     return strategies
 
 
@@ -256,7 +256,7 @@ TABLE = """<!-- sources:begin -->
 | <a id="src-c"></a>B new | Beta | fixed | a fixed 64-byte stride | org/beta `y.rs` at v2.0.0 |
 <!-- sources:end -->
 """
-DEF = 'JFI_STRATEGY(ONE, one, "latched", "cached in a static", "Alpha")\n'
+DEF = 'INFO_STRATEGY(ONE, one, "latched", "cached in a static", "Alpha")\n'
 
 
 def selftest():

@@ -28,7 +28,7 @@ through a project header) must be compiled by some target listed, or the
 check fails naming it: a new test double cannot escape it.
 
 --out-of-range: headers of versions MIN-1 and MAX+1 (the build's with its
-version changed) must be refused by qemu_api.h's #error, naming the range.
+version changed) must be refused by plugin_qemu_api.h's #error, naming the range.
 
     check_plugin_api_headers.py ARGS_FILE REPO --newer-plugin RUNNER CONFIG GUEST
 
@@ -203,7 +203,7 @@ def units(targets, repo):
                 seen.add(s)
                 out.append((s, inc, t['define']))
         if i == 0:  # the plugin's API unit, which the object library leaves out
-            api = os.path.realpath(os.path.join(repo, 'rig', 'plugin', 'qemu_api.c'))
+            api = os.path.realpath(os.path.join(repo, 'rig', 'plugin', 'plugin_qemu_api.c'))
             seen.add(api)
             out.append((api, inc, t['define']))
     probe = os.path.realpath(os.path.join(repo, 'ci', 'install', 'qemu-probe-plugin.c'))
@@ -274,15 +274,15 @@ def main():
 
     with tempfile.TemporaryDirectory() as scratch:
         if mode == '--out-of-range':
-            api = open(os.path.join(repo, 'rig', 'plugin', 'qemu_api.h'), encoding='utf-8').read()
-            lo = int(re.search(r'#define JF_QEMU_API_MIN (\d+)', api).group(1))
-            hi = int(re.search(r'#define JF_QEMU_API_MAX (\d+)', api).group(1))
-            first = [u for u in todo if u[0].endswith(os.sep + 'qemu_api.c')][:1] or todo[:1]
+            api = open(os.path.join(repo, 'rig', 'plugin', 'plugin_qemu_api.h'), encoding='utf-8').read()
+            lo = int(re.search(r'#define PLUGIN_QEMU_API_MIN (\d+)', api).group(1))
+            hi = int(re.search(r'#define PLUGIN_QEMU_API_MAX (\d+)', api).group(1))
+            first = [u for u in todo if u[0].endswith(os.sep + 'plugin_qemu_api.c')][:1] or todo[:1]
             for version in (lo - 1, hi + 1):
                 text = VERSION.sub(f'#define QEMU_PLUGIN_VERSION {version}', build_text)
                 out = '\n'.join(compile_all(text, first, scratch))
                 refused = f'supports QEMU plugin API {lo} to {hi}' in out
-                print(f'{"ok  " if refused else "FAIL"} API {version}: refused by qemu_api.h')
+                print(f'{"ok  " if refused else "FAIL"} API {version}: refused by plugin_qemu_api.h')
                 if not refused:
                     print(out or 'it compiled')
                     bad += 1

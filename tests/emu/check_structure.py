@@ -15,9 +15,9 @@
 4. File-scope mutable statics only where the architecture says why: the
    QEMU glue's one rig pointer (plugin.c, plugin_instrument.c), per-host-
    thread scratch (_Thread_local), the callbacks QEMU's plugin API calls
-   without userdata (qemu_api.c), the runner's signal state (what its
+   without userdata (plugin_qemu_api.c), the runner's signal state (what its
    handler may touch: the child, the signal, the control FIFO) and libdwfl's
-   debuginfo path callback argument (symbols.c), listed below.
+   debuginfo path callback argument (report_symbols.c), listed below.
 
 5. The folders are layers, and includes point down only (LAYERS below,
    the table of docs/ARCHITECTURE.md): shared/ and lazy/ at the bottom,
@@ -37,12 +37,12 @@ ALLOWED_STATICS = {
     ("runner_exec.c", "child_pid"),
     ("runner_exec.c", "interrupted"),
     ("runner_exec.c", "control_fd"),
-    ("symbols.c", "debuginfo_path"),
+    ("report_symbols.c", "debuginfo_path"),
     # The rig's vCPU and exit callbacks, set once at install: QEMU's plugin
-    # API 5 and 6 call them with no userdata pointer (qemu_api.h).
-    ("qemu_api.c", "vcpu_init_cb"),
-    ("qemu_api.c", "vcpu_exit_cb"),
-    ("qemu_api.c", "exit_cb"),
+    # API 5 and 6 call them with no userdata pointer (plugin_qemu_api.h).
+    ("plugin_qemu_api.c", "vcpu_init_cb"),
+    ("plugin_qemu_api.c", "vcpu_exit_cb"),
+    ("plugin_qemu_api.c", "exit_cb"),
 }
 
 # Which folders a file in each folder may include from.
@@ -56,23 +56,24 @@ LAYERS = {
 }
 
 # Files that are part of another unit: the model's lock-free store path,
-# inline for the plugin's store callback (coherence_quick.h says why); the
-# model's records and inline helpers (coherence_internal.h), shared by the
-# model's files, which coherence.h declares as one interface (its page
+# inline for the plugin's store callback (model_coherence_quick.h says why); the
+# model's records and inline helpers (model_coherence_internal.h), shared by the
+# model's files, which model_coherence.h declares as one interface (its page
 # records and its report attribution are files of their own).
 # The findings' records and queries, shared by the files that name, explain
-# and write them (findings_internal.h says why; findings.c defines them).
-PART_OF = {"coherence_quick": "coherence", "coherence_internal": "coherence",
-           "coherence_pages": "coherence", "coherence_attribution": "coherence",
-           "findings_internal": "findings"}
+# and write them (report_findings_internal.h says why; report_findings.c defines them).
+PART_OF = {"model_coherence_quick": "model_coherence", "model_coherence_internal": "model_coherence",
+           "model_coherence_pages": "model_coherence",
+           "model_coherence_attribution": "model_coherence",
+           "report_findings_internal": "report_findings"}
 
 # Headers of constants alone, which declare no function: a unit of their
 # own, not of the .c file of the same name, since including one uses
-# nothing that file defines. runner.h holds the runner's exit statuses,
+# nothing that file defines. runner_exit_statuses.h holds the runner's exit statuses,
 # which its other files return; as part of runner.c (main, which includes
 # them all) it would close a circle with each. Check 3 keeps them free of
 # declarations.
-CONSTANTS_ONLY = {"runner.h"}
+CONSTANTS_ONLY = {"runner_exit_statuses.h"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 EXTERN = re.compile(r'^\s*extern\s+(?!"C")([^;(]*);', re.M)

@@ -1,4 +1,4 @@
-// The rig's config parser, emu_config_load (rig/shared/emu_config.c), on any
+// The rig's config parser, rig_config_load (rig/shared/rig_config.c), on any
 // text: written to a temporary file because the parser takes a path.
 // Invariants (docs/RIG.md, "Syntax and errors": unknown keys, bad numbers
 // and, by "[cluster NAME]", a CPU in two clusters are errors naming the file
@@ -21,7 +21,7 @@
 #include "fuzz_check.h"
 
 extern "C" {
-#include "emu_config.h"
+#include "rig_config.h"
 }
 
 namespace
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   std::fclose(f);
 
   GError *error = nullptr;
-  emu_config *cfg = emu_config_load(path.c_str(), &error);
+  rig_config *cfg = rig_config_load(path.c_str(), &error);
   FUZZ_CHECK((cfg == nullptr) != (error == nullptr));
   if (!cfg) {
     FUZZ_CHECK(error->message && std::strncmp(error->message, path.c_str(), path.size()) == 0);
@@ -70,11 +70,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   unsigned san_i = 4u << (cfg->sanitized_ctr & 0xf),
            san_d = 4u << ((cfg->sanitized_ctr >> 16) & 0xf);
   for (unsigned c = 0; c < cfg->nclusters; c++) {
-    const emu_cluster &cl = cfg->clusters[c];
+    const rig_cluster &cl = cfg->clusters[c];
     FUZZ_CHECK(cl.name != nullptr);
     FUZZ_CHECK(fuzz::PowerOfTwo(cl.l1i_line) && fuzz::PowerOfTwo(cl.l1d_line));
     FUZZ_CHECK(san_i <= (4u << (cl.ctr & 0xf)) && san_d <= (4u << ((cl.ctr >> 16) & 0xf)));
   }
-  emu_config_free(cfg);
+  rig_config_free(cfg);
   return 0;
 }

@@ -28,7 +28,7 @@ const char *const kExynos = "exynos8890.conf";
 constexpr int kLittleCpu = 0;
 constexpr int kBigCpu = 4;
 
-// The plugin's stale reasons (rig/model/coherence.c).
+// The plugin's stale reasons (rig/model/model_coherence.c).
 const std::string kNotSynchronised = "pipeline not synchronised";
 const std::string kNonExecAlias = "invalidated through a non-executable alias";
 

@@ -19,7 +19,7 @@
  *                      the same, but the store into the code follows a store
  *                      to a data word through the same base register in one
  *                      block: the rig records both with the first store's
- *                      callback (rig/model/store_groups.c)
+ *                      callback (rig/model/model_store_groups.c)
  *   span-store-after-flush
  *                      the same, but one 8-byte store rewrites two words:
  *                      the rig's span callback must record the second too

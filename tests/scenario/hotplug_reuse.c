@@ -14,7 +14,7 @@
  * that this is safe whatever N's lines are: the kernel invalidated N's
  * I-cache when it booted it. On dynamiq-hidden-32.conf CPU 4 has 32-byte
  * lines and jitflush inferred 64, so only the boot-time invalidation (the
- * rig's model of it, coherence.c jf_model_cluster_online) keeps the
+ * rig's model of it, model_coherence.c model_cluster_online) keeps the
  * second halves from being stale.
  *
  * --late is the control: it waits for CPU N first, then writes the functions

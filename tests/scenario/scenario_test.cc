@@ -36,7 +36,7 @@ const char *const kAllImpls[] = {
 #undef SC_IMPL
 };
 
-// The plugin's stale reasons (rig/model/coherence.c), one per missing
+// The plugin's stale reasons (rig/model/model_coherence.c), one per missing
 // step of the sequence; a record's reason must contain the phrase.
 const std::string kNotCleaned = "not cleaned";
 const std::string kNotInvalidated = "not invalidated in this core's geometry";
@@ -435,7 +435,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenCase{"wrong-geometry", kNotInvalidated, SkippedByInvalidate},
                       BrokenCase{"wrong-core-clean", kNotCleaned, SkippedByClean},
                       BrokenCase{"store-after-flush", kNotCleaned, RewrittenWord},
-                      // Recorded by the data store's callback (store_groups.c).
+                      // Recorded by the data store's callback (model_store_groups.c).
                       BrokenCase{"grouped-store-after-flush", kNotCleaned, RewrittenWord},
                       // One 8-byte store: recorded by the span callback (plugin_store.c).
                       BrokenCase{"span-store-after-flush", kNotCleaned, RewrittenPair},

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 extern "C" {
-#include "emu_config.h"
+#include "rig_config.h"
 }
 
 namespace scenario
@@ -25,8 +25,8 @@ bool Contains(const std::vector<int> &v, int x)
 SocConf LoadSocConf(const std::string &path)
 {
   GError *error = nullptr;
-  std::unique_ptr<emu_config, void (*)(emu_config *)> cfg(emu_config_load(path.c_str(), &error),
-                                                          emu_config_free);
+  std::unique_ptr<rig_config, void (*)(rig_config *)> cfg(rig_config_load(path.c_str(), &error),
+                                                          rig_config_free);
   if (!cfg) {
     std::string message = error ? error->message : path + ": cannot load";
     if (error)
@@ -48,7 +48,7 @@ SocConf LoadSocConf(const std::string &path)
     }
     conf.clusters.push_back(c);
   }
-  conf.ctr_trap = cfg->ctr_trap == EMU_CTR_TRAP_SANITIZE ? "sanitize" : "none";
+  conf.ctr_trap = cfg->ctr_trap == RIG_CTR_TRAP_SANITIZE ? "sanitize" : "none";
   for (unsigned cpu = 0; cpu < cfg->ncpus; cpu++)
     if (jf_cpuset_has(&cfg->allowed, cpu))
       conf.allowed.push_back(static_cast<int>(cpu));

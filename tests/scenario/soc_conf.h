@@ -1,7 +1,7 @@
 // What the scenario tests need to know of a qemu-configs/*.conf (docs/RIG.md
 // section 4) to pick CPUs and expectations from the same file the rig runs:
 // which core is big, whether every core has IDC, whether D lines differ.
-// The file is read by the rig's own loader (rig/shared/emu_config.c), so a
+// The file is read by the rig's own loader (rig/shared/rig_config.c), so a
 // file the rig rejects is rejected here too, with the same message.
 #pragma once
 

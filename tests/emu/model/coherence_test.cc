@@ -1,4 +1,4 @@
-// The coherence model on its own (rig/model/coherence.c), with no QEMU: one
+// The coherence model on its own (rig/model/model_coherence.c), with no QEMU: one
 // test per rule and per finding kind, fixture in, exact verdict out. The
 // rig's scenario, patching and checker self-tests exercise the same rules
 // end to end; these say which rule a change broke.
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "coherence.h"
+#include "model_coherence.h"
 #include "page_views.h"
 
 namespace
@@ -26,27 +26,27 @@ constexpr uint32_t kNop = 0xd503201f;
 constexpr uint32_t kBranch = 0x14000001; // b .+4
 
 struct Model {
-  explicit Model(std::vector<uint64_t> ctrs, const jf_model_views *views = nullptr)
+  explicit Model(std::vector<uint64_t> ctrs, const model_views *views = nullptr)
   {
-    m = jf_model_new(ctrs.data(), static_cast<unsigned>(ctrs.size()), views);
+    m = model_new(ctrs.data(), static_cast<unsigned>(ctrs.size()), views);
   }
   ~Model()
   {
-    jf_model_free(m);
+    model_free(m);
   }
-  jf_model *m;
+  model *m;
 };
 
 struct Thread {
   Thread(unsigned serial, unsigned cluster)
   {
-    jf_model_thread_init(&t, serial, serial, cluster);
+    model_thread_init(&t, serial, serial, cluster);
   }
   ~Thread()
   {
-    jf_model_thread_clear(&t);
+    model_thread_clear(&t);
   }
-  jf_model_thread t;
+  model_thread t;
 };
 
 class Coherence : public ::testing::Test
@@ -58,23 +58,23 @@ protected:
 
   void Store(Thread &t, uint64_t va, unsigned bytes = 4)
   {
-    jf_model_store(model.m, &t.t, va, bytes, kWriterPc);
+    model_store(model.m, &t.t, va, bytes, kWriterPc);
   }
   void Clean(Thread &t, uint64_t va, uint32_t site = 1)
   {
-    jf_model_dc_clean(model.m, &t.t, va, site, false);
+    model_dc_clean(model.m, &t.t, va, site, false);
   }
   void Invalidate(Thread &t, uint64_t va, uint32_t site = 2)
   {
-    jf_model_ic_ivau(model.m, &t.t, va, site);
+    model_ic_ivau(model.m, &t.t, va, site);
   }
   void Dsb(Thread &t)
   {
-    jf_model_dsb(model.m, &t.t);
+    model_dsb(model.m, &t.t);
   }
   void Isb(Thread &t)
   {
-    jf_model_sync(model.m, &t.t);
+    model_sync(model.m, &t.t);
   }
 
   // The whole correct sequence over [va, va + len) with the given strides.
@@ -89,12 +89,12 @@ protected:
     Isb(t);
   }
 
-  jf_verdict Fetch(Thread &t, uint64_t va, uint32_t insn = kMovInsn, bool cmodx_safe = false)
+  model_verdict Fetch(Thread &t, uint64_t va, uint32_t insn = kMovInsn, bool cmodx_safe = false)
   {
-    jf_word *w = jf_model_word_for_fetch(model.m, va, insn, cmodx_safe);
+    model_word *w = model_word_for_fetch(model.m, va, insn, cmodx_safe);
     if (!w)
-      return jf_verdict{};
-    return jf_model_fetch(model.m, &t.t, w, JF_MODEL_OWN_VIEW, cmodx_safe);
+      return model_verdict{};
+    return model_fetch(model.m, &t.t, w, MODEL_OWN_VIEW, cmodx_safe);
   }
 
   Model model;
@@ -103,30 +103,30 @@ protected:
 
 // The rest of THREAD's flush of kCode after its clean (dsb, ic, dsb, isb)
 // and its fetch of the word.
-jf_verdict FinishFlushAndFetch(Model &m, Thread &thread)
+model_verdict FinishFlushAndFetch(Model &m, Thread &thread)
 {
-  jf_model_dsb(m.m, &thread.t);
-  jf_model_ic_ivau(m.m, &thread.t, kCode, 2);
-  jf_model_dsb(m.m, &thread.t);
-  jf_model_sync(m.m, &thread.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-  return jf_model_fetch(m.m, &thread.t, w, JF_MODEL_OWN_VIEW, false);
+  model_dsb(m.m, &thread.t);
+  model_ic_ivau(m.m, &thread.t, kCode, 2);
+  model_dsb(m.m, &thread.t);
+  model_sync(m.m, &thread.t);
+  model_word *w = model_word_for_fetch(m.m, kCode, kMovInsn, false);
+  return model_fetch(m.m, &thread.t, w, MODEL_OWN_VIEW, false);
 }
 
 // THREAD's fetch of the word at VA, judged in its own view; a failure when
 // nothing was ever stored there.
-jf_verdict FetchOwnView(Model &m, Thread &thread, uint64_t va)
+model_verdict FetchOwnView(Model &m, Thread &thread, uint64_t va)
 {
-  jf_word *w = jf_model_word_for_fetch(m.m, va, kMovInsn, false);
+  model_word *w = model_word_for_fetch(m.m, va, kMovInsn, false);
   EXPECT_NE(w, nullptr) << "no word at 0x" << std::hex << va;
   if (!w)
-    return jf_verdict{};
-  return jf_model_fetch(m.m, &thread.t, w, JF_MODEL_OWN_VIEW, false);
+    return model_verdict{};
+  return model_fetch(m.m, &thread.t, w, MODEL_OWN_VIEW, false);
 }
 
 // V is a stale fetch of KIND blamed on the loop at SITE, which stepped by
 // STRIDE over lines of LINE bytes.
-void ExpectLoop(const jf_verdict &v, jf_stale_kind kind, uint32_t site, uint32_t stride,
+void ExpectLoop(const model_verdict &v, model_stale_kind kind, uint32_t site, uint32_t stride,
                 uint32_t line)
 {
   EXPECT_EQ(v.kind, kind);
@@ -139,8 +139,8 @@ void ExpectLoop(const jf_verdict &v, jf_stale_kind kind, uint32_t site, uint32_t
 
 TEST_F(Coherence, CodeThatWasNeverStoredIsNeverStale)
 {
-  EXPECT_EQ(jf_model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
-  EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
+  EXPECT_EQ(model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
+  EXPECT_EQ(Fetch(little, kCode).kind, MODEL_FRESH);
 }
 
 TEST_F(Coherence, TheFullSequenceMakesAStoreVisibleOnEveryCluster)
@@ -148,8 +148,8 @@ TEST_F(Coherence, TheFullSequenceMakesAStoreVisibleOnEveryCluster)
   Store(little, kCode);
   Flush(little, kCode, 4);
   Isb(big);
-  EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
-  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(little, kCode).kind, MODEL_FRESH);
+  EXPECT_EQ(Fetch(big, kCode).kind, MODEL_FRESH);
 }
 
 TEST_F(Coherence, AStoreAfterTheFlushIsStaleAgain)
@@ -157,7 +157,7 @@ TEST_F(Coherence, AStoreAfterTheFlushIsStaleAgain)
   Store(little, kCode);
   Flush(little, kCode, 4);
   Store(little, kCode);
-  EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Fetch(little, kCode).kind, MODEL_STALE_NOT_CLEANED);
 }
 
 TEST_F(Coherence, ALaterRedundantCleanDoesNotUndoAFinishedSequence)
@@ -165,7 +165,7 @@ TEST_F(Coherence, ALaterRedundantCleanDoesNotUndoAFinishedSequence)
   Store(little, kCode);
   Flush(little, kCode, 4);
   Clean(little, kCode); // issued, never completed
-  EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(little, kCode).kind, MODEL_FRESH);
 }
 
 TEST_F(Coherence, AnotherThreadsIsbDoesNotSynchroniseThisOne)
@@ -176,30 +176,30 @@ TEST_F(Coherence, AnotherThreadsIsbDoesNotSynchroniseThisOne)
   Invalidate(little, kCode);
   Dsb(little);
   Isb(big); // big synchronises, little never does
-  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
-  EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
+  EXPECT_EQ(Fetch(big, kCode).kind, MODEL_FRESH);
+  EXPECT_EQ(Fetch(little, kCode).kind, MODEL_STALE_NOT_SYNCHRONISED);
 }
 
 // Store, dsb, invalidate, dsb, isb (no clean) on a model of CTRS; the
 // verdict of the fetch. Without DSB_FIRST, no dsb between the store and
 // the invalidate.
-jf_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs, bool dsb_first = true)
+model_stale_kind WithoutTheClean(std::vector<uint64_t> ctrs, bool dsb_first = true)
 {
   Model m(ctrs);
   Thread t(0, 0);
-  jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
+  model_store(m.m, &t.t, kCode, 4, kWriterPc);
   if (dsb_first)
-    jf_model_dsb(m.m, &t.t);
-  jf_model_ic_ivau(m.m, &t.t, kCode, 2);
-  jf_model_dsb(m.m, &t.t);
-  jf_model_sync(m.m, &t.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-  return jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, false).kind;
+    model_dsb(m.m, &t.t);
+  model_ic_ivau(m.m, &t.t, kCode, 2);
+  model_dsb(m.m, &t.t);
+  model_sync(m.m, &t.t);
+  model_word *w = model_word_for_fetch(m.m, kCode, kMovInsn, false);
+  return model_fetch(m.m, &t.t, w, MODEL_OWN_VIEW, false).kind;
 }
 
 TEST_F(Coherence, IdcOnEveryCoreMakesTheCleanUnnecessary)
 {
-  EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)}), JF_FRESH);
+  EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)}), MODEL_FRESH);
 }
 
 // herd7 -variant ifetch (CacheType=IDC): str; ic ivau; dsb ish; isb may
@@ -207,7 +207,7 @@ TEST_F(Coherence, IdcOnEveryCoreMakesTheCleanUnnecessary)
 TEST_F(Coherence, IdcStillNeedsTheStoreCompletedBeforeTheInvalidate)
 {
   EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr | (1u << 28)}, false),
-            JF_STALE_INVALIDATED_BEFORE_CLEAN);
+            MODEL_STALE_INVALIDATED_BEFORE_CLEAN);
 }
 
 // The catalogue's DIC1.SM.B+isb (allowed) and, by herd7, str; dsb ish; isb
@@ -219,15 +219,15 @@ TEST(CoherenceIdcDic, TheStoreCompletesOnlyAtADsb)
     SCOPED_TRACE(dsb);
     Model m({ctr});
     Thread t(0, 0);
-    jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
+    model_store(m.m, &t.t, kCode, 4, kWriterPc);
     if (dsb)
-      jf_model_dsb(m.m, &t.t);
+      model_dsb(m.m, &t.t);
     else
-      jf_model_dmb(m.m, &t.t, true);
-    jf_model_sync(m.m, &t.t);
-    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-    EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, false).kind,
-              dsb ? JF_FRESH : JF_STALE_CLEAN_NOT_COMPLETED);
+      model_dmb(m.m, &t.t, true);
+    model_sync(m.m, &t.t);
+    model_word *w = model_word_for_fetch(m.m, kCode, kMovInsn, false);
+    EXPECT_EQ(model_fetch(m.m, &t.t, w, MODEL_OWN_VIEW, false).kind,
+              dsb ? MODEL_FRESH : MODEL_STALE_CLEAN_NOT_COMPLETED);
   }
 }
 
@@ -238,9 +238,9 @@ TEST(CoherenceIdcDic, AStoreOrderedByADmbCompletesAtAnotherThreadsDsb)
 {
   Model m({kLittleCtr | (1u << 28)});
   Thread writer(0, 0), reader(1, 0);
-  jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
-  jf_model_dmb(m.m, &writer.t, false); // dmb st
-  EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, JF_FRESH);
+  model_store(m.m, &writer.t, kCode, 4, kWriterPc);
+  model_dmb(m.m, &writer.t, false); // dmb st
+  EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, MODEL_FRESH);
 }
 
 // MP.RF+dc.cvau-dmb.ish+dsb.ish-ic.ivau-dsb.ish-isb (forbidden): a clean
@@ -253,19 +253,19 @@ TEST_F(Coherence, ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly)
     SCOPED_TRACE(shape);
     Model m({kLittleCtr});
     Thread writer(0, 0), reader(1, 0);
-    jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
-    jf_model_dc_clean(m.m, &writer.t, kCode, 1, false);
-    jf_model_dmb(m.m, &writer.t, shape != 2);
+    model_store(m.m, &writer.t, kCode, 4, kWriterPc);
+    model_dc_clean(m.m, &writer.t, kCode, 1, false);
+    model_dmb(m.m, &writer.t, shape != 2);
     Thread &fetcher = shape == 1 ? writer : reader;
     if (shape != 1)
-      jf_model_dsb(m.m, &reader.t);
-    jf_model_ic_ivau(m.m, &fetcher.t, kCode, 2);
-    jf_model_dsb(m.m, &fetcher.t);
-    jf_model_sync(m.m, &fetcher.t);
-    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kMovInsn, false);
-    const jf_stale_kind want[] = {JF_FRESH, JF_STALE_INVALIDATED_BEFORE_CLEAN,
-                                  JF_STALE_CLEAN_NOT_COMPLETED};
-    EXPECT_EQ(jf_model_fetch(m.m, &fetcher.t, w, JF_MODEL_OWN_VIEW, false).kind, want[shape]);
+      model_dsb(m.m, &reader.t);
+    model_ic_ivau(m.m, &fetcher.t, kCode, 2);
+    model_dsb(m.m, &fetcher.t);
+    model_sync(m.m, &fetcher.t);
+    model_word *w = model_word_for_fetch(m.m, kCode, kMovInsn, false);
+    const model_stale_kind want[] = {MODEL_FRESH, MODEL_STALE_INVALIDATED_BEFORE_CLEAN,
+                                     MODEL_STALE_CLEAN_NOT_COMPLETED};
+    EXPECT_EQ(model_fetch(m.m, &fetcher.t, w, MODEL_OWN_VIEW, false).kind, want[shape]);
   }
 }
 
@@ -281,53 +281,53 @@ TEST_F(Coherence, ACleanOrderedByADmbCompletesAtAnotherThreadsDsbOnly)
 // does: later stores there name their thread.
 void Dense(Model &m, Thread &writer)
 {
-  jf_model_store(m.m, &writer.t, kCode + 0x200, 4, kWriterPc);
-  ASSERT_NE(jf_model_word_for_fetch(m.m, kCode + 0x200, kNop, true), nullptr);
+  model_store(m.m, &writer.t, kCode + 0x200, 4, kWriterPc);
+  ASSERT_NE(model_word_for_fetch(m.m, kCode + 0x200, kNop, true), nullptr);
 }
 
 enum class Order { kNone, kDmbLd, kDmbSt, kDmbFull, kDsbLd, kDsb, kIsb, kDependency };
 
-jf_verdict ReaderCleans(Order order)
+model_verdict ReaderCleans(Order order)
 {
   Model m({kLittleCtr});
   Thread writer(0, 0), reader(1, 0);
   Dense(m, writer);
-  jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
+  model_store(m.m, &writer.t, kCode, 4, kWriterPc);
   switch (order) {
   case Order::kDmbLd:
   case Order::kDmbSt:
-    jf_model_dmb(m.m, &reader.t, false);
+    model_dmb(m.m, &reader.t, false);
     break;
   case Order::kDmbFull:
-    jf_model_dmb(m.m, &reader.t, true);
+    model_dmb(m.m, &reader.t, true);
     break;
   case Order::kDsbLd:
-    jf_model_order_cleans(m.m, &reader.t);
+    model_order_cleans(m.m, &reader.t);
     break;
   case Order::kDsb:
-    jf_model_dsb(m.m, &reader.t);
+    model_dsb(m.m, &reader.t);
     break;
   case Order::kIsb:
-    jf_model_sync(m.m, &reader.t);
+    model_sync(m.m, &reader.t);
     break;
   default:
     break;
   }
-  jf_model_dc_clean(m.m, &reader.t, kCode, 1, order == Order::kDependency);
+  model_dc_clean(m.m, &reader.t, kCode, 1, order == Order::kDependency);
   return FinishFlushAndFetch(m, reader);
 }
 
 TEST(CleanOrdering, AnotherThreadsStoreNeedsTheCleanOrderedAfterIt)
 {
-  EXPECT_EQ(ReaderCleans(Order::kNone).kind, JF_STALE_CLEAN_NOT_ORDERED);
-  EXPECT_EQ(ReaderCleans(Order::kDmbLd).kind, JF_STALE_CLEAN_NOT_ORDERED);
-  EXPECT_EQ(ReaderCleans(Order::kDmbSt).kind, JF_STALE_CLEAN_NOT_ORDERED);
-  EXPECT_EQ(ReaderCleans(Order::kDmbFull).kind, JF_FRESH);
-  EXPECT_EQ(ReaderCleans(Order::kDsbLd).kind, JF_FRESH);
-  EXPECT_EQ(ReaderCleans(Order::kDsb).kind, JF_FRESH);
-  EXPECT_EQ(ReaderCleans(Order::kIsb).kind, JF_FRESH);
-  EXPECT_EQ(ReaderCleans(Order::kDependency).kind, JF_FRESH);
-  EXPECT_STREQ(jf_stale_kind_name(JF_STALE_CLEAN_NOT_ORDERED), "clean-not-ordered");
+  EXPECT_EQ(ReaderCleans(Order::kNone).kind, MODEL_STALE_CLEAN_NOT_ORDERED);
+  EXPECT_EQ(ReaderCleans(Order::kDmbLd).kind, MODEL_STALE_CLEAN_NOT_ORDERED);
+  EXPECT_EQ(ReaderCleans(Order::kDmbSt).kind, MODEL_STALE_CLEAN_NOT_ORDERED);
+  EXPECT_EQ(ReaderCleans(Order::kDmbFull).kind, MODEL_FRESH);
+  EXPECT_EQ(ReaderCleans(Order::kDsbLd).kind, MODEL_FRESH);
+  EXPECT_EQ(ReaderCleans(Order::kDsb).kind, MODEL_FRESH);
+  EXPECT_EQ(ReaderCleans(Order::kIsb).kind, MODEL_FRESH);
+  EXPECT_EQ(ReaderCleans(Order::kDependency).kind, MODEL_FRESH);
+  EXPECT_STREQ(model_stale_kind_name(MODEL_STALE_CLEAN_NOT_ORDERED), "clean-not-ordered");
 }
 
 // The writer's own clean needs no barrier after its store (the Arm ARM
@@ -340,16 +340,16 @@ TEST(CleanOrdering, TheWritersOwnCleanAndSummarisedWordsAreNotHeldToIt)
     Model m({kLittleCtr});
     Thread writer(0, 0);
     Dense(m, writer);
-    jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
-    jf_model_dc_clean(m.m, &writer.t, kCode, 1, false);
-    EXPECT_EQ(FinishFlushAndFetch(m, writer).kind, JF_FRESH);
+    model_store(m.m, &writer.t, kCode, 4, kWriterPc);
+    model_dc_clean(m.m, &writer.t, kCode, 1, false);
+    EXPECT_EQ(FinishFlushAndFetch(m, writer).kind, MODEL_FRESH);
   }
   {
     Model m({kLittleCtr});
     Thread writer(0, 0), reader(1, 0);
-    jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc); // store-only page
-    jf_model_dc_clean(m.m, &reader.t, kCode, 1, false);
-    EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, JF_FRESH);
+    model_store(m.m, &writer.t, kCode, 4, kWriterPc); // store-only page
+    model_dc_clean(m.m, &reader.t, kCode, 1, false);
+    EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, MODEL_FRESH);
   }
 }
 
@@ -362,13 +362,13 @@ TEST(CleanOrdering, AFetchOfALaterStoreOrdersTheClean)
   Model m({kLittleCtr});
   Thread writer(0, 0), reader(1, 0);
   Dense(m, writer);
-  jf_model_store(m.m, &writer.t, kCode, 4, kWriterPc);
-  jf_model_dmb(m.m, &writer.t, false);
-  jf_model_store(m.m, &writer.t, kFlagInsn, 4, kWriterPc);
-  jf_word *flag = jf_model_word_for_fetch(m.m, kFlagInsn, kBranch, true);
-  jf_model_fetch(m.m, &reader.t, flag, JF_MODEL_OWN_VIEW, true);
-  jf_model_dc_clean(m.m, &reader.t, kCode, 1, false);
-  EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, JF_FRESH);
+  model_store(m.m, &writer.t, kCode, 4, kWriterPc);
+  model_dmb(m.m, &writer.t, false);
+  model_store(m.m, &writer.t, kFlagInsn, 4, kWriterPc);
+  model_word *flag = model_word_for_fetch(m.m, kFlagInsn, kBranch, true);
+  model_fetch(m.m, &reader.t, flag, MODEL_OWN_VIEW, true);
+  model_dc_clean(m.m, &reader.t, kCode, 1, false);
+  EXPECT_EQ(FinishFlushAndFetch(m, reader).kind, MODEL_FRESH);
 }
 
 // MP-inst+dc.cvau-dsb.ish-ic.vau-dsb.ish (forbidden): a thread that fetched
@@ -385,29 +385,29 @@ TEST_F(Coherence, AFetchOfALaterStoreOrdersTheThreadsLaterFetches)
   Isb(little);
   Fetch(little, kCode + 0x100); // the page has records from here on
   Store(little, kCode + 0x100);
-  EXPECT_EQ(Fetch(big, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
+  EXPECT_EQ(Fetch(big, kCode).kind, MODEL_STALE_NOT_SYNCHRONISED);
   Fetch(big, kCode + 0x100); // stale itself (not cleaned), but it ran new
-  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(big, kCode).kind, MODEL_FRESH);
 }
 
 TEST_F(Coherence, IdcOnOnlySomeCoresStillNeedsTheClean)
 {
-  EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr}), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(WithoutTheClean({kLittleCtr | (1u << 28), kBigCtr}), MODEL_STALE_NOT_CLEANED);
 }
 
 TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary)
 {
   Model dic({kLittleCtr | (1u << 29), kBigCtr});
   Thread on_dic(0, 0), on_big(1, 1);
-  jf_model_store(dic.m, &on_dic.t, kCode, 4, kWriterPc);
-  jf_model_dc_clean(dic.m, &on_dic.t, kCode, 1, false);
-  jf_model_dsb(dic.m, &on_dic.t);
-  jf_model_sync(dic.m, &on_dic.t);
-  jf_model_sync(dic.m, &on_big.t);
-  jf_word *w = jf_model_word_for_fetch(dic.m, kCode, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(dic.m, &on_dic.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
-  EXPECT_EQ(jf_model_fetch(dic.m, &on_big.t, w, JF_MODEL_OWN_VIEW, false).kind,
-            JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  model_store(dic.m, &on_dic.t, kCode, 4, kWriterPc);
+  model_dc_clean(dic.m, &on_dic.t, kCode, 1, false);
+  model_dsb(dic.m, &on_dic.t);
+  model_sync(dic.m, &on_dic.t);
+  model_sync(dic.m, &on_big.t);
+  model_word *w = model_word_for_fetch(dic.m, kCode, kMovInsn, false);
+  EXPECT_EQ(model_fetch(dic.m, &on_dic.t, w, MODEL_OWN_VIEW, false).kind, MODEL_FRESH);
+  EXPECT_EQ(model_fetch(dic.m, &on_big.t, w, MODEL_OWN_VIEW, false).kind,
+            MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
 // The concurrent modification rule: another thread may run either encoding
@@ -415,16 +415,16 @@ TEST_F(Coherence, DicOnTheFetchingCoreMakesTheInvalidateUnnecessary)
 // isb. Without the rule (a MOV) the fetch lacks the synchronisation.
 TEST_F(Coherence, AnotherThreadMayRunEitherEncodingOfACompletedCmodxPatch)
 {
-  ASSERT_EQ(jf_model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
+  ASSERT_EQ(model_word_for_fetch(model.m, kCode, kMovInsn, false), nullptr);
   Store(little, kCode); // the page now has records
-  jf_model_word_for_fetch(model.m, kCode, kNop, true);
+  model_word_for_fetch(model.m, kCode, kNop, true);
   Store(little, kCode); // rewrites the NOP as a branch
   Flush(little, kCode, 4);
-  EXPECT_EQ(Fetch(big, kCode, kBranch, true).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(big, kCode, kBranch, true).kind, MODEL_FRESH);
   // A branch rewritten into a non-CMODX instruction is stale.
   Store(little, kCode);
   Flush(little, kCode, 4);
-  EXPECT_EQ(Fetch(big, kCode, kMovInsn, false).kind, JF_STALE_NOT_SYNCHRONISED);
+  EXPECT_EQ(Fetch(big, kCode, kMovInsn, false).kind, MODEL_STALE_NOT_SYNCHRONISED);
 }
 
 // The rule is no licence for the writer's own fetch, nor for a patch no
@@ -433,21 +433,21 @@ TEST_F(Coherence, AnotherThreadMayRunEitherEncodingOfACompletedCmodxPatch)
 // (another thread, nothing maintained).
 TEST_F(Coherence, CmodxCoversNeitherTheWritersOwnFetchNorAnUnmaintainedPatch)
 {
-  ASSERT_EQ(jf_model_word_for_fetch(model.m, kCode, kBranch, true), nullptr);
+  ASSERT_EQ(model_word_for_fetch(model.m, kCode, kBranch, true), nullptr);
   Store(little, kCode);
-  jf_model_word_for_fetch(model.m, kCode, kBranch, true);
+  model_word_for_fetch(model.m, kCode, kBranch, true);
   Store(little, kCode); // the B becomes a NOP
   Dsb(little);
-  EXPECT_EQ(Fetch(little, kCode, kNop, true).kind, JF_STALE_NOT_CLEANED);
-  EXPECT_EQ(Fetch(big, kCode, kNop, true).kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Fetch(little, kCode, kNop, true).kind, MODEL_STALE_NOT_CLEANED);
+  EXPECT_EQ(Fetch(big, kCode, kNop, true).kind, MODEL_STALE_NOT_CLEANED);
   // Cleaned and invalidated: the writer still needs its isb, the other
   // thread may run either.
   Clean(little, kCode);
   Dsb(little);
   Invalidate(little, kCode);
   Dsb(little);
-  EXPECT_EQ(Fetch(little, kCode, kNop, true).kind, JF_STALE_NOT_SYNCHRONISED);
-  EXPECT_EQ(Fetch(big, kCode, kNop, true).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(little, kCode, kNop, true).kind, MODEL_STALE_NOT_SYNCHRONISED);
+  EXPECT_EQ(Fetch(big, kCode, kNop, true).kind, MODEL_FRESH);
 }
 
 // The concurrent modification rule holds for a word whose first encoding
@@ -459,17 +459,17 @@ TEST_F(Coherence, CmodxCoversAWordTranslatedBeforeItsPageWasStored)
     SCOPED_TRACE(safe_before);
     Model m({kLittleCtr});
     Thread t(0, 0), other(1, 0);
-    ASSERT_EQ(jf_model_word_for_fetch(m.m, kCode, safe_before ? kNop : kMovInsn, safe_before),
+    ASSERT_EQ(model_word_for_fetch(m.m, kCode, safe_before ? kNop : kMovInsn, safe_before),
               nullptr);
-    jf_model_store(m.m, &t.t, kCode, 4, kWriterPc);
-    jf_model_dc_clean(m.m, &t.t, kCode, 1, false);
-    jf_model_dsb(m.m, &t.t);
-    jf_model_ic_ivau(m.m, &t.t, kCode, 2);
-    jf_model_dsb(m.m, &t.t);
-    jf_word *w = jf_model_word_for_fetch(m.m, kCode, kBranch, true);
+    model_store(m.m, &t.t, kCode, 4, kWriterPc);
+    model_dc_clean(m.m, &t.t, kCode, 1, false);
+    model_dsb(m.m, &t.t);
+    model_ic_ivau(m.m, &t.t, kCode, 2);
+    model_dsb(m.m, &t.t);
+    model_word *w = model_word_for_fetch(m.m, kCode, kBranch, true);
     ASSERT_NE(w, nullptr);
-    EXPECT_EQ(jf_model_fetch(m.m, &other.t, w, JF_MODEL_OWN_VIEW, true).kind,
-              safe_before ? JF_FRESH : JF_STALE_NOT_SYNCHRONISED);
+    EXPECT_EQ(model_fetch(m.m, &other.t, w, MODEL_OWN_VIEW, true).kind,
+              safe_before ? MODEL_FRESH : MODEL_STALE_NOT_SYNCHRONISED);
   }
 }
 
@@ -485,19 +485,19 @@ TEST(CoherenceSummary, SeededWordsKeepTheOrderOfStoresWithAnEventBetween)
     SCOPED_TRACE(barrier);
     Model m({kIdcDicCtr});
     Thread writer(0, 0), reader(1, 0);
-    jf_model_store(m.m, &writer.t, kCode + 8, 4, kWriterPc);
+    model_store(m.m, &writer.t, kCode + 8, 4, kWriterPc);
     if (barrier)
-      jf_model_dmb(m.m, &writer.t, false); // dmb st: an event, no completion
-    jf_model_store(m.m, &writer.t, kCode + 4, 4, kWriterPc + 8);
+      model_dmb(m.m, &writer.t, false); // dmb st: an event, no completion
+    model_store(m.m, &writer.t, kCode + 4, 4, kWriterPc + 8);
     // Nothing fetched the page before: both words come from the summary.
-    jf_word *second = jf_model_word_for_fetch(m.m, kCode + 4, kNop, true);
-    jf_word *first = jf_model_word_for_fetch(m.m, kCode + 8, kNop, true);
+    model_word *second = model_word_for_fetch(m.m, kCode + 4, kNop, true);
+    model_word *first = model_word_for_fetch(m.m, kCode + 8, kNop, true);
     ASSERT_NE(second, nullptr);
     ASSERT_NE(first, nullptr);
-    EXPECT_EQ(jf_model_fetch(m.m, &reader.t, second, JF_MODEL_OWN_VIEW, false).kind,
-              JF_STALE_NOT_SYNCHRONISED);
-    EXPECT_EQ(jf_model_fetch(m.m, &reader.t, first, JF_MODEL_OWN_VIEW, false).kind,
-              barrier ? JF_FRESH : JF_STALE_NOT_SYNCHRONISED);
+    EXPECT_EQ(model_fetch(m.m, &reader.t, second, MODEL_OWN_VIEW, false).kind,
+              MODEL_STALE_NOT_SYNCHRONISED);
+    EXPECT_EQ(model_fetch(m.m, &reader.t, first, MODEL_OWN_VIEW, false).kind,
+              barrier ? MODEL_FRESH : MODEL_STALE_NOT_SYNCHRONISED);
   }
 }
 
@@ -507,11 +507,11 @@ TEST_F(Coherence, ACleanReachesOnlyTheWritersLineHoldingItsAddress)
   // first 32 bytes never reaches the writer's second line.
   Model m({0x80038003 /* 32-byte lines */, kLittleCtr});
   Thread tiny(0, 0), mid(1, 1);
-  jf_model_store(m.m, &tiny.t, kCode + 32, 4, kWriterPc);
-  jf_model_dc_clean(m.m, &mid.t, kCode, 1, false);
-  jf_model_dsb(m.m, &mid.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kCode + 32, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(m.m, &tiny.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_STALE_NOT_CLEANED);
+  model_store(m.m, &tiny.t, kCode + 32, 4, kWriterPc);
+  model_dc_clean(m.m, &mid.t, kCode, 1, false);
+  model_dsb(m.m, &mid.t);
+  model_word *w = model_word_for_fetch(m.m, kCode + 32, kMovInsn, false);
+  EXPECT_EQ(model_fetch(m.m, &tiny.t, w, MODEL_OWN_VIEW, false).kind, MODEL_STALE_NOT_CLEANED);
 }
 
 TEST_F(Coherence, AClusterThatComesBackOnlineHoldsNoStaleLine)
@@ -522,29 +522,28 @@ TEST_F(Coherence, AClusterThatComesBackOnlineHoldsNoStaleLine)
   // Never invalidated: stale on big, until big's cluster boots again
   // (its kernel entry runs ic iallu) after the clean completed.
   Isb(big);
-  EXPECT_EQ(Fetch(big, kCode).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
-  jf_model_cluster_online(model.m, kBig);
+  EXPECT_EQ(Fetch(big, kCode).kind, MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  model_cluster_online(model.m, kBig);
   Isb(big);
-  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
-  EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(Fetch(big, kCode).kind, MODEL_FRESH);
+  EXPECT_EQ(Fetch(little, kCode).kind, MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
 TEST_F(Coherence, ComingOnlineBeforeTheCleanCompletedDoesNotCount)
 {
   Store(little, kCode);
-  jf_model_cluster_online(model.m, kBig); // booted while the data was dirty
+  model_cluster_online(model.m, kBig); // booted while the data was dirty
   Clean(little, kCode);
   Dsb(little);
   Isb(big);
-  EXPECT_EQ(Fetch(big, kCode).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(Fetch(big, kCode).kind, MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
-// ---- the fast path's bound (jf_model_fresh_after) ---------------------------
+// ---- the fast path's bound (model_fresh_after) ---------------------------
 
-uint64_t FreshAfter(jf_model *m, uint64_t va)
+uint64_t FreshAfter(model *m, uint64_t va)
 {
-  return jf_model_fresh_after(m, jf_model_word_for_fetch(m, va, kMovInsn, false),
-                              JF_MODEL_OWN_VIEW);
+  return model_fresh_after(m, model_word_for_fetch(m, va, kMovInsn, false), MODEL_OWN_VIEW);
 }
 
 TEST_F(Coherence, FreshAfterIsZeroForAWordNeverStoredOnAStoredPage)
@@ -577,12 +576,12 @@ TEST_F(Coherence, AThreadSynchronisedAfterFreshAfterFetchesFreshOnEveryCluster)
   ASSERT_NE(bound, UINT64_MAX);
   // Not synchronised since: stale, and the bound says the model must be asked.
   EXPECT_LE(little.t.sync_seq, bound);
-  EXPECT_EQ(Fetch(little, kCode).kind, JF_STALE_NOT_SYNCHRONISED);
+  EXPECT_EQ(Fetch(little, kCode).kind, MODEL_STALE_NOT_SYNCHRONISED);
   Isb(little);
   Isb(big);
   EXPECT_GT(little.t.sync_seq, bound);
-  EXPECT_EQ(Fetch(little, kCode).kind, JF_FRESH);
-  EXPECT_EQ(Fetch(big, kCode).kind, JF_FRESH);
+  EXPECT_EQ(Fetch(little, kCode).kind, MODEL_FRESH);
+  EXPECT_EQ(Fetch(big, kCode).kind, MODEL_FRESH);
   // A redundant clean and invalidate later do not move the bound.
   Clean(big, kCode);
   Invalidate(big, kCode);
@@ -605,24 +604,24 @@ TEST_F(Coherence, FreshAfterIsUnknownForAnInvalidateStrideThatSkipsALittleLine)
   Flush(little, kCode, 128, 64, 128); // the big core's I line
   EXPECT_NE(FreshAfter(model.m, kCode), UINT64_MAX);
   EXPECT_EQ(FreshAfter(model.m, kCode + 64), UINT64_MAX);
-  EXPECT_EQ(Fetch(little, kCode + 64).kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(Fetch(little, kCode + 64).kind, MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY);
 }
 
 TEST_F(Coherence, FreshAfterIsUnknownOnceAClusterCameBackOnline)
 {
   Store(little, kCode);
   Flush(little, kCode, 64);
-  jf_model_cluster_online(model.m, kBig);
+  model_cluster_online(model.m, kBig);
   EXPECT_EQ(FreshAfter(model.m, kCode), UINT64_MAX);
 }
 
 // ---- one test per finding kind ---------------------------------------------
 
 // The verdict names KIND, under its report name, and blames SITE.
-void ExpectKind(const jf_verdict &v, jf_stale_kind kind, const char *name, uint32_t site)
+void ExpectKind(const model_verdict &v, model_stale_kind kind, const char *name, uint32_t site)
 {
   EXPECT_EQ(v.kind, kind);
-  EXPECT_STREQ(jf_stale_kind_name(v.kind), name);
+  EXPECT_STREQ(model_stale_kind_name(v.kind), name);
   EXPECT_EQ(v.flush_site, site);
 }
 
@@ -632,11 +631,11 @@ TEST_F(Coherence, KindNotCleaned)
   Invalidate(little, kCode);
   Dsb(little);
   Isb(little);
-  const jf_verdict v = Fetch(little, kCode);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
-  EXPECT_STREQ(jf_stale_kind_name(v.kind), "not-cleaned");
+  const model_verdict v = Fetch(little, kCode);
+  EXPECT_EQ(v.kind, MODEL_STALE_NOT_CLEANED);
+  EXPECT_STREQ(model_stale_kind_name(v.kind), "not-cleaned");
   EXPECT_EQ(v.writer_pc, kWriterPc);
-  EXPECT_EQ(v.flush_site, JF_MODEL_NO_SITE) << "no clean reached the word";
+  EXPECT_EQ(v.flush_site, MODEL_NO_SITE) << "no clean reached the word";
   EXPECT_EQ(v.line, 64u);
 }
 
@@ -646,7 +645,7 @@ TEST_F(Coherence, KindCleanNotCompleted)
   Clean(little, kCode, 5);
   Invalidate(little, kCode);
   Isb(little);
-  ExpectKind(Fetch(little, kCode), JF_STALE_CLEAN_NOT_COMPLETED, "clean-not-completed", 5u);
+  ExpectKind(Fetch(little, kCode), MODEL_STALE_CLEAN_NOT_COMPLETED, "clean-not-completed", 5u);
 }
 
 TEST_F(Coherence, KindInvalidatedBeforeClean)
@@ -656,7 +655,7 @@ TEST_F(Coherence, KindInvalidatedBeforeClean)
   Invalidate(little, kCode, 6); // no dsb between the two
   Dsb(little);
   Isb(little);
-  ExpectKind(Fetch(little, kCode), JF_STALE_INVALIDATED_BEFORE_CLEAN, "invalidated-before-clean",
+  ExpectKind(Fetch(little, kCode), MODEL_STALE_INVALIDATED_BEFORE_CLEAN, "invalidated-before-clean",
              6u);
 }
 
@@ -667,7 +666,7 @@ TEST_F(Coherence, KindInvalidateNotCompleted)
   Dsb(little);
   Invalidate(little, kCode, 7);
   Isb(little);
-  ExpectKind(Fetch(little, kCode), JF_STALE_INVALIDATE_NOT_COMPLETED, "invalidate-not-completed",
+  ExpectKind(Fetch(little, kCode), MODEL_STALE_INVALIDATE_NOT_COMPLETED, "invalidate-not-completed",
              7u);
 }
 
@@ -680,15 +679,15 @@ TEST_F(Coherence, KindNotInvalidatedInGeometryNamesTheLoopAndItsStride)
   Flush(little, kCode, 512, 64, 128);
   Isb(big);
   for (uint64_t off = 0; off < 512; off += 4) {
-    const jf_verdict v = Fetch(little, kCode + off);
+    const model_verdict v = Fetch(little, kCode + off);
     if (off % 128 < 64) {
-      EXPECT_EQ(v.kind, JF_FRESH) << off;
+      EXPECT_EQ(v.kind, MODEL_FRESH) << off;
       continue;
     }
     SCOPED_TRACE(off);
-    ExpectLoop(v, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, 2, 128, 64);
+    ExpectLoop(v, MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY, 2, 128, 64);
     EXPECT_EQ(v.writer_pc, kWriterPc) << off;
-    EXPECT_EQ(Fetch(big, kCode + off).kind, JF_FRESH) << off;
+    EXPECT_EQ(Fetch(big, kCode + off).kind, MODEL_FRESH) << off;
   }
 }
 
@@ -701,7 +700,7 @@ TEST_F(Coherence, AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped)
   Isb(big);
   for (uint64_t off : {uint64_t{136}, uint64_t{640}, uint64_t{1020}}) {
     SCOPED_TRACE(off);
-    ExpectLoop(Fetch(big, kCode + off), JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, 2, 256, 128);
+    ExpectLoop(Fetch(big, kCode + off), MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY, 2, 256, 128);
   }
 }
 
@@ -710,10 +709,10 @@ TEST_F(Coherence, OneStepAloneIsNotAStride)
   Store(little, kCode, 4096);
   Invalidate(little, kCode, 9);
   Invalidate(little, kCode + 0x500, 9); // two calls, not a loop
-  EXPECT_EQ(jf_model_site_stride(model.m, 9), 0u);
+  EXPECT_EQ(model_site_stride(model.m, 9), 0u);
   Invalidate(little, kCode + 0x540, 9);
   Invalidate(little, kCode + 0x580, 9);
-  EXPECT_EQ(jf_model_site_stride(model.m, 9), 64u);
+  EXPECT_EQ(model_site_stride(model.m, 9), 64u);
 }
 
 // QEMU's TCG flushed translation blocks 384 bytes apart, one or
@@ -725,22 +724,22 @@ TEST_F(Coherence, GapsBetweenCallsAreNeverAStride)
   for (uint64_t call = 0; call < 4; call++) {
     Invalidate(little, kCode + call * 384, 9);
     Dsb(little);
-    jf_model_loops_end(&little.t);
+    model_loops_end(&little.t);
   }
-  EXPECT_EQ(jf_model_site_stride(model.m, 9), 0u);
+  EXPECT_EQ(model_site_stride(model.m, 9), 0u);
   // One call whose loop steps 128 three times: that is the stride, and the
   // words it stepped over on the LITTLE core carry it.
   for (uint64_t a = kCode; a < kCode + 4096; a += 64)
     Clean(little, a);
   Dsb(little);
-  jf_model_loops_end(&little.t);
+  model_loops_end(&little.t);
   for (uint64_t a = kCode + 2048; a < kCode + 2048 + 512; a += 128)
     Invalidate(little, a, 9);
   Dsb(little);
-  jf_model_loops_end(&little.t);
+  model_loops_end(&little.t);
   Isb(little);
-  EXPECT_EQ(jf_model_site_stride(model.m, 9), 128u);
-  ExpectLoop(Fetch(little, kCode + 2048 + 64), JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, 9, 128, 64);
+  EXPECT_EQ(model_site_stride(model.m, 9), 128u);
+  ExpectLoop(Fetch(little, kCode + 2048 + 64), MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY, 9, 128, 64);
 }
 
 // libgcc's latched routine flushing 12 bytes issues one ic ivau at the
@@ -749,17 +748,17 @@ TEST_F(Coherence, GapsBetweenCallsAreNeverAStride)
 // "no flush" and never to a stride-less finding.
 TEST_F(Coherence, OneOperationCarriesTheLatchedLineAsItsStride)
 {
-  jf_model_ctr_read(model.m, kBigCtr); // the latch, on the big core
+  model_ctr_read(model.m, kBigCtr); // the latch, on the big core
   Store(little, kCode + 0x60, 12);
   Clean(little, kCode + 0x40);
   Dsb(little);
-  jf_model_loops_end(&little.t);
+  model_loops_end(&little.t);
   Invalidate(little, kCode, 9); // (p & ~127): one operation
   Dsb(little);
-  jf_model_loops_end(&little.t);
+  model_loops_end(&little.t);
   Isb(little);
-  EXPECT_EQ(jf_model_site_stride(model.m, 9), 0u);
-  ExpectLoop(Fetch(little, kCode + 0x60), JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, 9, 128, 64);
+  EXPECT_EQ(model_site_stride(model.m, 9), 0u);
+  ExpectLoop(Fetch(little, kCode + 0x60), MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY, 9, 128, 64);
 }
 
 // tri-cluster.conf: libgcc latched DminLine 64 on a Cortex-A55 and runs a
@@ -771,16 +770,16 @@ TEST(CoherenceMixedLines, AShortCleanOnASmallerLineCoreKeepsItsFlushAndStride)
   constexpr uint64_t kA55 = 0x84448004, kTiny = 0x80038003;
   Model m({kA55, kTiny});
   Thread tiny(0, 1);
-  jf_model_ctr_read(m.m, kA55);
-  jf_model_store(m.m, &tiny.t, kCode + 0x20, 12, kWriterPc);
-  jf_model_dc_clean(m.m, &tiny.t, kCode, 5, false);
-  jf_model_dsb(m.m, &tiny.t);
-  jf_model_loops_end(&tiny.t);
-  jf_model_ic_ivau(m.m, &tiny.t, kCode, 6);
-  jf_model_dsb(m.m, &tiny.t);
-  jf_model_loops_end(&tiny.t);
-  jf_model_sync(m.m, &tiny.t);
-  ExpectLoop(FetchOwnView(m, tiny, kCode + 0x20), JF_STALE_NOT_CLEANED, 5, 64, 32);
+  model_ctr_read(m.m, kA55);
+  model_store(m.m, &tiny.t, kCode + 0x20, 12, kWriterPc);
+  model_dc_clean(m.m, &tiny.t, kCode, 5, false);
+  model_dsb(m.m, &tiny.t);
+  model_loops_end(&tiny.t);
+  model_ic_ivau(m.m, &tiny.t, kCode, 6);
+  model_dsb(m.m, &tiny.t);
+  model_loops_end(&tiny.t);
+  model_sync(m.m, &tiny.t);
+  ExpectLoop(FetchOwnView(m, tiny, kCode + 0x20), MODEL_STALE_NOT_CLEANED, 5, 64, 32);
 }
 
 // A clean loop stepped by 64 on the 32-byte core over words a 64-byte
@@ -791,16 +790,16 @@ TEST(CoherenceMixedLines, TheLineOfANotCleanedFindingIsTheSmallerOfWriterAndClea
   constexpr uint64_t kA55 = 0x84448004, kTiny = 0x80038003;
   Model m({kA55, kTiny});
   Thread mid(0, 0), tiny(1, 1);
-  jf_model_store(m.m, &mid.t, kCode, 256, kWriterPc);
+  model_store(m.m, &mid.t, kCode, 256, kWriterPc);
   for (uint64_t a = kCode; a < kCode + 256; a += 64)
-    jf_model_dc_clean(m.m, &tiny.t, a, 5, false);
-  jf_model_dsb(m.m, &tiny.t);
+    model_dc_clean(m.m, &tiny.t, a, 5, false);
+  model_dsb(m.m, &tiny.t);
   for (uint64_t a = kCode; a < kCode + 256; a += 32)
-    jf_model_ic_ivau(m.m, &tiny.t, a, 6);
-  jf_model_dsb(m.m, &tiny.t);
-  jf_model_sync(m.m, &tiny.t);
-  const jf_verdict v = FetchOwnView(m, tiny, kCode + 0x60);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+    model_ic_ivau(m.m, &tiny.t, a, 6);
+  model_dsb(m.m, &tiny.t);
+  model_sync(m.m, &tiny.t);
+  const model_verdict v = FetchOwnView(m, tiny, kCode + 0x60);
+  EXPECT_EQ(v.kind, MODEL_STALE_NOT_CLEANED);
   EXPECT_EQ(v.stride, 64u);
   EXPECT_EQ(v.line, 32u);
   EXPECT_TRUE(v.line_of_cleaner);
@@ -817,7 +816,7 @@ TEST_F(Coherence, AMigrationInsideALoopKeepsItsStride)
   Invalidate(little, kCode + 128, 9);
   Dsb(little); // the switch away, not the program's barrier
   Invalidate(little, kCode + 256, 9);
-  EXPECT_EQ(jf_model_site_stride(model.m, 9), 128u);
+  EXPECT_EQ(model_site_stride(model.m, 9), 128u);
 }
 
 TEST_F(Coherence, KindNotSynchronised)
@@ -827,7 +826,7 @@ TEST_F(Coherence, KindNotSynchronised)
   Dsb(little);
   Invalidate(little, kCode, 3);
   Dsb(little);
-  ExpectKind(Fetch(little, kCode), JF_STALE_NOT_SYNCHRONISED, "not-synchronised", 3u);
+  ExpectKind(Fetch(little, kCode), MODEL_STALE_NOT_SYNCHRONISED, "not-synchronised", 3u);
 }
 
 // Double-mapped code: kRw is the writable view, kRx the executable one, of
@@ -844,39 +843,39 @@ bool NonexecView(uint64_t va, void *)
 
 TEST(CoherenceAlias, KindInvalidatedViaNonexecAliasOnlyOnVipt)
 {
-  const jf_model_views views = {CanonOf, NonexecView, nullptr};
+  const model_views views = {CanonOf, NonexecView, nullptr};
   // Cluster 0 VIPT (L1Ip 2), cluster 1 PIPT (L1Ip 3).
   Model m({kLittleCtr, 0x8444c004}, &views);
   Thread vipt(0, 0), pipt(1, 1);
-  jf_model_store(m.m, &vipt.t, kRw, 4, kWriterPc);
-  jf_model_dc_clean(m.m, &vipt.t, kRw, 1, false);
-  jf_model_dsb(m.m, &vipt.t);
-  jf_model_ic_ivau(m.m, &vipt.t, kRw, 4); // through the RW view
-  jf_model_dsb(m.m, &vipt.t);
-  jf_model_sync(m.m, &vipt.t);
-  jf_model_sync(m.m, &pipt.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
+  model_store(m.m, &vipt.t, kRw, 4, kWriterPc);
+  model_dc_clean(m.m, &vipt.t, kRw, 1, false);
+  model_dsb(m.m, &vipt.t);
+  model_ic_ivau(m.m, &vipt.t, kRw, 4); // through the RW view
+  model_dsb(m.m, &vipt.t);
+  model_sync(m.m, &vipt.t);
+  model_sync(m.m, &pipt.t);
+  model_word *w = model_word_for_fetch(m.m, kRx, kMovInsn, false);
   ASSERT_NE(w, nullptr);
-  const jf_verdict v = jf_model_fetch(m.m, &vipt.t, w, JF_MODEL_OWN_VIEW, false);
-  EXPECT_EQ(v.kind, JF_STALE_NONEXEC_ALIAS);
-  EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidated-via-nonexec-alias");
+  const model_verdict v = model_fetch(m.m, &vipt.t, w, MODEL_OWN_VIEW, false);
+  EXPECT_EQ(v.kind, MODEL_STALE_NONEXEC_ALIAS);
+  EXPECT_STREQ(model_stale_kind_name(v.kind), "invalidated-via-nonexec-alias");
   EXPECT_EQ(v.flush_site, 4u);
-  EXPECT_EQ(jf_model_fetch(m.m, &pipt.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+  EXPECT_EQ(model_fetch(m.m, &pipt.t, w, MODEL_OWN_VIEW, false).kind, MODEL_FRESH);
 }
 
 TEST(CoherenceAlias, InvalidatingThroughTheExecutableViewCounts)
 {
-  const jf_model_views views = {CanonOf, NonexecView, nullptr};
+  const model_views views = {CanonOf, NonexecView, nullptr};
   Model m({kLittleCtr}, &views);
   Thread t(0, 0);
-  jf_model_store(m.m, &t.t, kRw, 4, kWriterPc);
-  jf_model_dc_clean(m.m, &t.t, kRw, 1, false);
-  jf_model_dsb(m.m, &t.t);
-  jf_model_ic_ivau(m.m, &t.t, kRx, 4);
-  jf_model_dsb(m.m, &t.t);
-  jf_model_sync(m.m, &t.t);
-  jf_word *w = jf_model_word_for_fetch(m.m, kRx, kMovInsn, false);
-  EXPECT_EQ(jf_model_fetch(m.m, &t.t, w, JF_MODEL_OWN_VIEW, false).kind, JF_FRESH);
+  model_store(m.m, &t.t, kRw, 4, kWriterPc);
+  model_dc_clean(m.m, &t.t, kRw, 1, false);
+  model_dsb(m.m, &t.t);
+  model_ic_ivau(m.m, &t.t, kRx, 4);
+  model_dsb(m.m, &t.t);
+  model_sync(m.m, &t.t);
+  model_word *w = model_word_for_fetch(m.m, kRx, kMovInsn, false);
+  EXPECT_EQ(model_fetch(m.m, &t.t, w, MODEL_OWN_VIEW, false).kind, MODEL_FRESH);
 }
 
 // Three views of one file page, kRw (writable) and two executable
@@ -901,52 +900,52 @@ protected:
   // IVIEWS (one ic each, completed by one dsb), then both threads isb.
   void Publish(std::vector<uint64_t> iviews)
   {
-    jf_model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
-    jf_model_dc_clean(model.m, &vipt.t, kRw, 1, false);
-    jf_model_dsb(model.m, &vipt.t);
+    model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
+    model_dc_clean(model.m, &vipt.t, kRw, 1, false);
+    model_dsb(model.m, &vipt.t);
     for (uint64_t v : iviews)
-      jf_model_ic_ivau(model.m, &vipt.t, v, 4);
-    jf_model_dsb(model.m, &vipt.t);
-    jf_model_sync(model.m, &vipt.t);
-    jf_model_sync(model.m, &pipt.t);
+      model_ic_ivau(model.m, &vipt.t, v, 4);
+    model_dsb(model.m, &vipt.t);
+    model_sync(model.m, &vipt.t);
+    model_sync(model.m, &pipt.t);
   }
-  jf_verdict FetchThrough(Thread &t, uint64_t va)
+  model_verdict FetchThrough(Thread &t, uint64_t va)
   {
-    jf_word *w = jf_model_word_for_fetch(model.m, va, kMovInsn, false);
+    model_word *w = model_word_for_fetch(model.m, va, kMovInsn, false);
     EXPECT_NE(w, nullptr);
-    return jf_model_fetch(model.m, &t.t, w, jf_model_view(model.m, va), false);
+    return model_fetch(model.m, &t.t, w, model_view(model.m, va), false);
   }
   uint64_t FreshAfterThrough(uint64_t va)
   {
-    jf_word *w = jf_model_word_for_fetch(model.m, va, kMovInsn, false);
-    return jf_model_fresh_after(model.m, w, jf_model_view(model.m, va));
+    model_word *w = model_word_for_fetch(model.m, va, kMovInsn, false);
+    return model_fresh_after(model.m, w, model_view(model.m, va));
   }
 
-  const jf_model_views views = {CanonOfThree, NonexecView, nullptr};
+  const model_views views = {CanonOfThree, NonexecView, nullptr};
   Model model;
   Thread vipt, pipt;
 };
 
 TEST_F(CoherenceViews, EachViewIsItsOwnAddress)
 {
-  EXPECT_EQ(jf_model_view(model.m, kRx), JF_MODEL_OWN_VIEW);
-  EXPECT_EQ(jf_model_view(model.m, kCode), JF_MODEL_OWN_VIEW);
-  EXPECT_NE(jf_model_view(model.m, kRx2), JF_MODEL_OWN_VIEW);
-  EXPECT_NE(jf_model_view(model.m, kRx2), jf_model_view(model.m, kRw));
-  EXPECT_EQ(jf_model_view(model.m, kRx2 + 64), jf_model_view(model.m, kRx2));
+  EXPECT_EQ(model_view(model.m, kRx), MODEL_OWN_VIEW);
+  EXPECT_EQ(model_view(model.m, kCode), MODEL_OWN_VIEW);
+  EXPECT_NE(model_view(model.m, kRx2), MODEL_OWN_VIEW);
+  EXPECT_NE(model_view(model.m, kRx2), model_view(model.m, kRw));
+  EXPECT_EQ(model_view(model.m, kRx2 + 64), model_view(model.m, kRx2));
 }
 
 TEST_F(CoherenceViews, KindInvalidatedViaOtherExecViewOnlyOnVipt)
 {
   Publish({kRx});
-  const jf_verdict v = FetchThrough(vipt, kRx2);
-  EXPECT_EQ(v.kind, JF_STALE_OTHER_EXEC_VIEW);
-  EXPECT_STREQ(jf_stale_kind_name(v.kind), "invalidated-via-other-exec-view");
-  EXPECT_STREQ(jf_stale_kind_reason(v.kind), "invalidated through another executable view");
+  const model_verdict v = FetchThrough(vipt, kRx2);
+  EXPECT_EQ(v.kind, MODEL_STALE_OTHER_EXEC_VIEW);
+  EXPECT_STREQ(model_stale_kind_name(v.kind), "invalidated-via-other-exec-view");
+  EXPECT_STREQ(model_stale_kind_reason(v.kind), "invalidated through another executable view");
   EXPECT_EQ(v.flush_site, 4u);
   EXPECT_EQ(v.line, 64u);
-  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, JF_FRESH);
-  EXPECT_EQ(FetchThrough(vipt, kRx).kind, JF_FRESH);
+  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, MODEL_FRESH);
+  EXPECT_EQ(FetchThrough(vipt, kRx).kind, MODEL_FRESH);
   EXPECT_EQ(FreshAfterThrough(kRx2), UINT64_MAX) << "no bound through a view never invalidated";
   EXPECT_NE(FreshAfterThrough(kRx), UINT64_MAX);
 }
@@ -956,23 +955,23 @@ TEST_F(CoherenceViews, KindInvalidatedViaOtherExecViewOnlyOnVipt)
 TEST_F(CoherenceViews, InvalidatingThroughTheViewThatRunsTheCodeIsEnough)
 {
   Publish({kRx2});
-  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_FRESH);
-  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, JF_FRESH);
-  EXPECT_EQ(FetchThrough(vipt, kRx).kind, JF_STALE_OTHER_EXEC_VIEW);
-  EXPECT_EQ(FetchThrough(pipt, kRx).kind, JF_FRESH);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, MODEL_FRESH);
+  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, MODEL_FRESH);
+  EXPECT_EQ(FetchThrough(vipt, kRx).kind, MODEL_STALE_OTHER_EXEC_VIEW);
+  EXPECT_EQ(FetchThrough(pipt, kRx).kind, MODEL_FRESH);
 }
 
 TEST_F(CoherenceViews, InvalidatingThroughBothViewsIsFreshThroughEach)
 {
   Publish({kRx, kRx2});
   for (uint64_t va : {kRx, kRx2}) {
-    EXPECT_EQ(FetchThrough(vipt, va).kind, JF_FRESH) << std::hex << va;
-    EXPECT_EQ(FetchThrough(pipt, va).kind, JF_FRESH) << std::hex << va;
+    EXPECT_EQ(FetchThrough(vipt, va).kind, MODEL_FRESH) << std::hex << va;
+    EXPECT_EQ(FetchThrough(pipt, va).kind, MODEL_FRESH) << std::hex << va;
     EXPECT_NE(FreshAfterThrough(va), UINT64_MAX) << std::hex << va;
   }
   // A store after it undoes the flush for both views.
-  jf_model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
-  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_STALE_NOT_CLEANED);
+  model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, MODEL_STALE_NOT_CLEANED);
 }
 
 // The non-executable alias keeps its own reason, whichever executable view
@@ -980,24 +979,24 @@ TEST_F(CoherenceViews, InvalidatingThroughBothViewsIsFreshThroughEach)
 TEST_F(CoherenceViews, AnInvalidateThroughTheWritableViewKeepsItsReason)
 {
   Publish({kRw});
-  EXPECT_EQ(FetchThrough(vipt, kRx).kind, JF_STALE_NONEXEC_ALIAS);
-  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_STALE_NONEXEC_ALIAS);
-  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, JF_FRESH);
+  EXPECT_EQ(FetchThrough(vipt, kRx).kind, MODEL_STALE_NONEXEC_ALIAS);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, MODEL_STALE_NONEXEC_ALIAS);
+  EXPECT_EQ(FetchThrough(pipt, kRx2).kind, MODEL_FRESH);
 }
 
 // Each view's invalidate must still be issued after the clean completed and
 // be completed itself; the other view's cannot stand in for it.
 TEST_F(CoherenceViews, TheFetchingViewsOwnInvalidateMustComplete)
 {
-  jf_model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
-  jf_model_dc_clean(model.m, &vipt.t, kRw, 1, false);
-  jf_model_dsb(model.m, &vipt.t);
-  jf_model_ic_ivau(model.m, &vipt.t, kRx, 4);
-  jf_model_dsb(model.m, &vipt.t);
-  jf_model_ic_ivau(model.m, &vipt.t, kRx2, 4); // no dsb after this one
-  jf_model_sync(model.m, &vipt.t);
-  EXPECT_EQ(FetchThrough(vipt, kRx).kind, JF_FRESH);
-  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_STALE_INVALIDATE_NOT_COMPLETED);
+  model_store(model.m, &vipt.t, kRw, 4, kWriterPc);
+  model_dc_clean(model.m, &vipt.t, kRw, 1, false);
+  model_dsb(model.m, &vipt.t);
+  model_ic_ivau(model.m, &vipt.t, kRx, 4);
+  model_dsb(model.m, &vipt.t);
+  model_ic_ivau(model.m, &vipt.t, kRx2, 4); // no dsb after this one
+  model_sync(model.m, &vipt.t);
+  EXPECT_EQ(FetchThrough(vipt, kRx).kind, MODEL_FRESH);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, MODEL_STALE_INVALIDATE_NOT_COMPLETED);
 }
 
 // The memo of a judged word (plugin_instrument.c) holds while the stamp
@@ -1005,27 +1004,27 @@ TEST_F(CoherenceViews, TheFetchingViewsOwnInvalidateMustComplete)
 TEST_F(CoherenceViews, AnInvalidateThroughTheFetchingViewChangesTheStamp)
 {
   Publish({kRx});
-  jf_word *w = jf_model_word_for_fetch(model.m, kRx2, kMovInsn, false);
-  ASSERT_EQ(FetchThrough(vipt, kRx2).kind, JF_STALE_OTHER_EXEC_VIEW);
-  const jf_fetch_stamp before = jf_model_fetch_stamp(model.m, w);
-  jf_model_ic_ivau(model.m, &vipt.t, kRx2, 5);
-  jf_model_dsb(model.m, &vipt.t);
-  jf_model_sync(model.m, &vipt.t);
-  const jf_fetch_stamp after = jf_model_fetch_stamp(model.m, w);
+  model_word *w = model_word_for_fetch(model.m, kRx2, kMovInsn, false);
+  ASSERT_EQ(FetchThrough(vipt, kRx2).kind, MODEL_STALE_OTHER_EXEC_VIEW);
+  const model_stamp before = model_fetch_stamp(model.m, w);
+  model_ic_ivau(model.m, &vipt.t, kRx2, 5);
+  model_dsb(model.m, &vipt.t);
+  model_sync(model.m, &vipt.t);
+  const model_stamp after = model_fetch_stamp(model.m, w);
   EXPECT_TRUE(before.word != after.word || before.shared != after.shared);
-  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, JF_FRESH);
-  EXPECT_EQ(jf_model_verdict_reads(model.m, JF_STALE_OTHER_EXEC_VIEW), JF_READS_CLUSTER);
+  EXPECT_EQ(FetchThrough(vipt, kRx2).kind, MODEL_FRESH);
+  EXPECT_EQ(model_verdict_reads(model.m, MODEL_STALE_OTHER_EXEC_VIEW), MODEL_READS_CLUSTER);
 }
 
 TEST(CoherenceKinds, ReasonsKeepTheReportWording)
 {
-  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NOT_INVALIDATED_IN_GEOMETRY),
+  EXPECT_STREQ(model_stale_kind_reason(MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY),
                "not invalidated in this core's geometry");
-  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NONEXEC_ALIAS),
+  EXPECT_STREQ(model_stale_kind_reason(MODEL_STALE_NONEXEC_ALIAS),
                "invalidated through a non-executable alias");
-  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_OTHER_EXEC_VIEW),
+  EXPECT_STREQ(model_stale_kind_reason(MODEL_STALE_OTHER_EXEC_VIEW),
                "invalidated through another executable view");
-  EXPECT_STREQ(jf_stale_kind_reason(JF_STALE_NOT_SYNCHRONISED),
+  EXPECT_STREQ(model_stale_kind_reason(MODEL_STALE_NOT_SYNCHRONISED),
                "pipeline not synchronised (no isb)");
 }
 

@@ -1,4 +1,4 @@
-// The Linux kernel's own cache maintenance (rig/model/kernel_sync.c) on
+// The Linux kernel's own cache maintenance (rig/model/model_kernel_sync.c) on
 // its own, with the coherence model it drives and no QEMU: one test per
 // rule of "What Linux does for you" (docs/COHERENCE-MODEL.md). The rig's
 // guest programs (tests/emu/guest/kernel_*.c) check the same rules end to
@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "coherence.h"
-#include "kernel_sync.h"
+#include "model_coherence.h"
+#include "model_kernel_sync.h"
 #include "page_views.h"
 
 namespace
@@ -39,76 +39,76 @@ bool NonexecView(uint64_t va, void *)
 class KernelSync : public ::testing::Test
 {
 protected:
-  explicit KernelSync(jf_kernel_sync_mode mode = JF_KERNEL_SYNC_LINUX)
+  explicit KernelSync(model_kernel_sync_mode mode = MODEL_KERNEL_SYNC_LINUX)
   {
     const uint64_t ctrs[] = {kLittleCtr, kBigCtr};
-    m = jf_model_new(ctrs, 2, &views);
-    k = jf_model_kernel_new(m, mode);
-    jf_model_thread_init(&writer, 0, 0, 0);
-    jf_model_thread_init(&runner, 1, 4, 1);
+    m = model_new(ctrs, 2, &views);
+    k = model_kernel_new(m, mode);
+    model_thread_init(&writer, 0, 0, 0);
+    model_thread_init(&runner, 1, 4, 1);
   }
   ~KernelSync() override
   {
-    jf_model_thread_clear(&writer);
-    jf_model_thread_clear(&runner);
-    jf_model_kernel_free(k);
-    jf_model_free(m);
+    model_thread_clear(&writer);
+    model_thread_clear(&runner);
+    model_kernel_free(k);
+    model_free(m);
   }
 
   void Store(uint64_t va, unsigned words = 4)
   {
-    jf_model_store(m, &writer, va, 4 * words, kWriterPc);
+    model_store(m, &writer, va, 4 * words, kWriterPc);
   }
   // mprotect(PROT_READ | PROT_EXEC) over the page holding VA.
   bool Mprotect(uint64_t va)
   {
     uint64_t canon = CanonOf(va, nullptr);
-    return jf_model_kernel_exec_mapped(k, canon, canon == va, "mprotect", kMprotectPc, kCallerLr);
+    return model_kernel_exec_mapped(k, canon, canon == va, "mprotect", kMprotectPc, kCallerLr);
   }
   // mprotect(PROT_READ | PROT_WRITE) over the page holding VA.
   void MprotectRw(uint64_t va)
   {
-    jf_model_kernel_not_exec(k, va & ~UINT64_C(4095), 4096);
+    model_kernel_not_exec(k, va & ~UINT64_C(4095), 4096);
   }
   // fork(), seen from the child: its private pages (CanonOf's own) are
   // shared with the parent.
   void Fork()
   {
-    jf_model_kernel_forked(
+    model_kernel_forked(
         k, [](uint64_t canon, void *) { return (canon & kFile) == 0; }, nullptr);
   }
-  // A store the plugin sees first (plugin_alias.c, jf_alias_note_store),
+  // A store the plugin sees first (plugin_alias.c, plugin_alias_note_store),
   // then records. Returns whether its fault synced a copy.
   bool ChildStore(uint64_t va, unsigned words = 4)
   {
-    bool synced = jf_model_kernel_store(k, CanonOf(va, nullptr), kWriterPc);
+    bool synced = model_kernel_store(k, CanonOf(va, nullptr), kWriterPc);
     Store(va, words);
     return synced;
   }
   // The second thread, which never ran an isb, fetches VA.
-  jf_stale_kind Run(uint64_t va, jf_model_thread *t = nullptr)
+  model_stale_kind Run(uint64_t va, model_thread *t = nullptr)
   {
-    jf_model_kernel_fetch(k, va, CanonOf(va, nullptr));
-    jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
+    model_kernel_fetch(k, va, CanonOf(va, nullptr));
+    model_word *w = model_word_for_fetch(m, va, kMovInsn, false);
     if (!w)
-      return JF_FRESH;
-    return jf_model_fetch(m, t ? t : &runner, w, jf_model_view(m, va), false).kind;
+      return MODEL_FRESH;
+    return model_fetch(m, t ? t : &runner, w, model_view(m, va), false).kind;
   }
-  const jf_kernel_note &Note(unsigned i)
+  const model_kernel_note &Note(unsigned i)
   {
-    return g_array_index(jf_model_kernel_notes(k), jf_kernel_note, i);
+    return g_array_index(model_kernel_notes(k), model_kernel_note, i);
   }
 
-  const jf_model_views views = {CanonOf, NonexecView, nullptr};
-  jf_model *m;
-  jf_model_kernel *k;
-  jf_model_thread writer, runner;
+  const model_views views = {CanonOf, NonexecView, nullptr};
+  model *m;
+  model_kernel *k;
+  model_thread writer, runner;
 };
 
 class KernelSyncNone : public KernelSync
 {
 protected:
-  KernelSyncNone() : KernelSync(JF_KERNEL_SYNC_NONE)
+  KernelSyncNone() : KernelSync(MODEL_KERNEL_SYNC_NONE)
   {
   }
 };
@@ -120,7 +120,7 @@ class KernelSyncAnonSkip : public KernelSync
 protected:
   KernelSyncAnonSkip()
   {
-    jf_model_kernel_set_version(k, JF_KERNEL_ANON_SKIP);
+    model_kernel_set_version(k, MODEL_KERNEL_ANON_SKIP);
   }
 };
 
@@ -130,13 +130,13 @@ protected:
 TEST_F(KernelSync, TheFirstExecMappingOfAFreshPagePublishesItForEveryThread)
 {
   Store(kCode);
-  ASSERT_EQ(Run(kCode), JF_STALE_NOT_CLEANED); // before: nothing published it
+  ASSERT_EQ(Run(kCode), MODEL_STALE_NOT_CLEANED); // before: nothing published it
   EXPECT_TRUE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_FRESH);
-  EXPECT_EQ(Run(kCode + 12, &writer), JF_FRESH);
+  EXPECT_EQ(Run(kCode), MODEL_FRESH);
+  EXPECT_EQ(Run(kCode + 12, &writer), MODEL_FRESH);
   // The fast path agrees: no bound on the threads' synchronisation.
-  jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
-  EXPECT_EQ(jf_model_fresh_after(m, w, JF_MODEL_OWN_VIEW), 0u);
+  model_word *w = model_word_for_fetch(m, kCode, kMovInsn, false);
+  EXPECT_EQ(model_fresh_after(m, w, MODEL_OWN_VIEW), 0u);
 }
 
 // RX -> RW -> rewrite -> RX: the flag is still set, the kernel does
@@ -147,7 +147,7 @@ TEST_F(KernelSync, ALaterExecMappingOfTheSamePageDoesNotSync)
   EXPECT_TRUE(Mprotect(kCode));
   Store(kCode);
   EXPECT_FALSE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode), MODEL_STALE_NOT_CLEANED);
 }
 
 // An RWX mapping: the page is mapped executable before the first store
@@ -156,7 +156,7 @@ TEST_F(KernelSync, CodeWrittenAfterTheExecMappingIsStale)
 {
   EXPECT_TRUE(Mprotect(kCode));
   Store(kCode);
-  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode), MODEL_STALE_NOT_CLEANED);
 }
 
 // flush_dcache_folio clears the flag whenever the kernel writes the page,
@@ -166,9 +166,9 @@ TEST_F(KernelSync, AKernelWriteClearsTheFlag)
   Store(kCode);
   EXPECT_TRUE(Mprotect(kCode));
   Store(kCode);
-  jf_model_kernel_written(k, kCode, kCode + 4096);
+  model_kernel_written(k, kCode, kCode + 4096);
   EXPECT_TRUE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_FRESH);
+  EXPECT_EQ(Run(kCode), MODEL_FRESH);
 }
 
 // A page unmapped and mapped again is a new page: its flag is clear.
@@ -176,10 +176,10 @@ TEST_F(KernelSync, APageFreedAndMappedAgainSyncsAgain)
 {
   Store(kCode);
   EXPECT_TRUE(Mprotect(kCode));
-  jf_model_kernel_fresh(k, kCode, kCode + 4096);
+  model_kernel_fresh(k, kCode, kCode + 4096);
   Store(kCode);
   EXPECT_TRUE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_FRESH);
+  EXPECT_EQ(Run(kCode), MODEL_FRESH);
 }
 
 // Only the synced page: its neighbour was never mapped executable.
@@ -188,8 +188,8 @@ TEST_F(KernelSync, TheSyncCoversItsPageOnly)
   Store(kCode);
   Store(kCode + 4096);
   EXPECT_TRUE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_FRESH);
-  EXPECT_EQ(Run(kCode + 4096), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode), MODEL_FRESH);
+  EXPECT_EQ(Run(kCode + 4096), MODEL_STALE_NOT_CLEANED);
 }
 
 // A memfd mapped RW and RX: code written through RW, the RX view first
@@ -197,27 +197,27 @@ TEST_F(KernelSync, TheSyncCoversItsPageOnly)
 // both views show, through every view, on the VIPT LITTLE core too.
 TEST_F(KernelSync, TheFaultOfALazyExecViewSyncsThePageBothViewsShow)
 {
-  jf_model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
+  model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
   Store(kRw); // after the mapping, before the first fetch
-  jf_model_thread little;
-  jf_model_thread_init(&little, 2, 1, 0);
-  EXPECT_EQ(Run(kRx, &little), JF_FRESH);
-  EXPECT_EQ(Run(kRx + 4), JF_FRESH);
-  jf_model_thread_clear(&little);
+  model_thread little;
+  model_thread_init(&little, 2, 1, 0);
+  EXPECT_EQ(Run(kRx, &little), MODEL_FRESH);
+  EXPECT_EQ(Run(kRx + 4), MODEL_FRESH);
+  model_thread_clear(&little);
   // Rewritten through RW and run again: the view is faulted in, the flag
   // set, nothing syncs.
   Store(kRw);
-  EXPECT_EQ(Run(kRx), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kRx), MODEL_STALE_NOT_CLEANED);
 }
 
 // The lazy view's page stays unsynced until it is fetched, and a view
 // unmapped before that never syncs.
 TEST_F(KernelSync, AnUnmappedLazyViewNeverSyncs)
 {
-  jf_model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
-  jf_model_kernel_view_gone(k, kRx, 4096);
+  model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
+  model_kernel_view_gone(k, kRx, 4096);
   Store(kRw);
-  EXPECT_EQ(Run(kRx), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kRx), MODEL_STALE_NOT_CLEANED);
 }
 
 // The note names the call that published code the program never
@@ -226,7 +226,7 @@ TEST_F(KernelSync, TheNoteNamesTheCallThatPublishedTheCode)
 {
   Store(kCode, 8);
   EXPECT_TRUE(Mprotect(kCode));
-  ASSERT_EQ(jf_model_kernel_notes(k)->len, 1u);
+  ASSERT_EQ(model_kernel_notes(k)->len, 1u);
   EXPECT_STREQ(Note(0).call, "mprotect");
   EXPECT_EQ(Note(0).pc, kMprotectPc);
   EXPECT_EQ(Note(0).lr, kCallerLr);
@@ -241,14 +241,14 @@ TEST_F(KernelSync, TheNoteNamesTheCallThatPublishedTheCode)
 TEST_F(KernelSync, CodeTheProgramMaintainedItselfGetsNoNote)
 {
   Store(kCode);
-  jf_model_dc_clean(m, &writer, kCode, 1, false);
-  jf_model_dsb(m, &writer);
-  jf_model_ic_ivau(m, &writer, kCode, 2);
-  jf_model_ic_ivau(m, &runner, kCode, 2); // the big core's line too
-  jf_model_dsb(m, &writer);
-  jf_model_dsb(m, &runner);
+  model_dc_clean(m, &writer, kCode, 1, false);
+  model_dsb(m, &writer);
+  model_ic_ivau(m, &writer, kCode, 2);
+  model_ic_ivau(m, &runner, kCode, 2); // the big core's line too
+  model_dsb(m, &writer);
+  model_dsb(m, &runner);
   EXPECT_TRUE(Mprotect(kCode));
-  ASSERT_EQ(jf_model_kernel_notes(k)->len, 1u);
+  ASSERT_EQ(model_kernel_notes(k)->len, 1u);
   EXPECT_EQ(Note(0).words, 0u);
 }
 
@@ -266,8 +266,8 @@ TEST_F(KernelSync, AForkedChildsCopyOfAPublishedPageSyncsAtItsExecMapping)
   EXPECT_FALSE(ChildStore(kCode)); // RW: the fault's entry is not executable
   Store(kCode + 64);               // the same copy: no second fault
   EXPECT_TRUE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_FRESH);
-  EXPECT_EQ(Run(kCode + 64), JF_FRESH);
+  EXPECT_EQ(Run(kCode), MODEL_FRESH);
+  EXPECT_EQ(Run(kCode + 64), MODEL_FRESH);
 }
 
 // The same when the parent never stored to the page: it was only mapped
@@ -279,7 +279,7 @@ TEST_F(KernelSync, AForkedChildsCopyOfAnUnwrittenPageSyncsToo)
   Fork();
   ChildStore(kCode);
   EXPECT_TRUE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_FRESH);
+  EXPECT_EQ(Run(kCode), MODEL_FRESH);
 }
 
 // Without the fork the same program is stale: the page is the one whose
@@ -292,7 +292,7 @@ TEST_F(KernelSync, WithoutACopyTheRewriteStaysStale)
   Fork(); // the memfd page is shared, not copied
   EXPECT_FALSE(ChildStore(kRw));
   EXPECT_FALSE(Mprotect(kRx));
-  EXPECT_EQ(Run(kRx), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kRx), MODEL_STALE_NOT_CLEANED);
 }
 
 // An RWX page: the write fault installs an executable entry, so set_ptes
@@ -303,14 +303,14 @@ TEST_F(KernelSync, AnRwxCopyIsSyncedAtTheFaultBeforeTheStoreLands)
 {
   ASSERT_TRUE(Mprotect(kCode)); // RWX, before the parent's stores
   Store(kCode);
-  ASSERT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+  ASSERT_EQ(Run(kCode), MODEL_STALE_NOT_CLEANED);
   Fork();
   EXPECT_TRUE(ChildStore(kCode + 64));
-  EXPECT_EQ(Run(kCode), JF_FRESH);
-  EXPECT_EQ(Run(kCode + 64), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode), MODEL_FRESH);
+  EXPECT_EQ(Run(kCode + 64), MODEL_STALE_NOT_CLEANED);
   EXPECT_FALSE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode + 64), JF_STALE_NOT_CLEANED);
-  const jf_kernel_note &n = Note(1);
+  EXPECT_EQ(Run(kCode + 64), MODEL_STALE_NOT_CLEANED);
+  const model_kernel_note &n = Note(1);
   EXPECT_STREQ(n.call, "copy-on-write fault");
   EXPECT_EQ(n.pc, kWriterPc);
   EXPECT_EQ(n.words, 4u);
@@ -323,10 +323,10 @@ TEST_F(KernelSync, APageMappedAfterTheForkIsNotCopied)
   ASSERT_TRUE(Mprotect(kCode));
   Store(kCode);
   Fork();
-  jf_model_kernel_fresh(k, kCode, kCode + 4096);
+  model_kernel_fresh(k, kCode, kCode + 4096);
   ASSERT_TRUE(Mprotect(kCode));
   EXPECT_FALSE(ChildStore(kCode + 64));
-  EXPECT_EQ(Run(kCode + 64), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode + 64), MODEL_STALE_NOT_CLEANED);
 }
 
 // The anon-skip kernel never syncs private memory: the page written then
@@ -337,17 +337,17 @@ TEST_F(KernelSyncAnonSkip, AFreshAnonymousPageIsNotSynced)
 {
   Store(kCode);
   EXPECT_FALSE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
-  EXPECT_EQ(jf_model_kernel_notes(k)->len, 1u);
+  EXPECT_EQ(Run(kCode), MODEL_STALE_NOT_CLEANED);
+  EXPECT_EQ(model_kernel_notes(k)->len, 1u);
   EXPECT_EQ(Note(0).words, 0u);
 }
 
 // Shared memory has a mapping (shmem, the page cache): synced as today.
 TEST_F(KernelSyncAnonSkip, ASharedFilePageIsStillSyncedAtItsFault)
 {
-  jf_model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
+  model_kernel_lazy_view(k, kRx, 4096, "mmap", kMprotectPc, kCallerLr);
   Store(kRw);
-  EXPECT_EQ(Run(kRx), JF_FRESH);
+  EXPECT_EQ(Run(kRx), MODEL_FRESH);
 }
 
 // A forked child's copy is anonymous too: its RWX fault syncs nothing.
@@ -357,7 +357,7 @@ TEST_F(KernelSyncAnonSkip, AForkedChildsCopyIsNotSynced)
   Store(kCode);
   Fork();
   EXPECT_FALSE(ChildStore(kCode + 64));
-  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode), MODEL_STALE_NOT_CLEANED);
 }
 
 // exec-map-sync = none: the same fetch is stale under a kind of its own,
@@ -367,15 +367,15 @@ TEST_F(KernelSyncNone, WordsOnlyTheKernelPublishedAreKernelSyncAssumed)
   Store(kCode);
   Store(kCode + 64);
   EXPECT_TRUE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_STALE_KERNEL_SYNC_ASSUMED);
-  EXPECT_STREQ(jf_stale_kind_name(JF_STALE_KERNEL_SYNC_ASSUMED), "kernel-sync-assumed");
-  jf_model_dc_clean(m, &writer, kCode + 64, 1, false);
-  jf_model_dsb(m, &writer);
-  jf_model_ic_ivau(m, &writer, kCode + 64, 2);
-  jf_model_dsb(m, &writer);
-  jf_model_sync(m, &writer);
-  EXPECT_EQ(Run(kCode + 64, &writer), JF_FRESH);
-  EXPECT_EQ(jf_model_kernel_notes(k)->len, 1u);
+  EXPECT_EQ(Run(kCode), MODEL_STALE_KERNEL_SYNC_ASSUMED);
+  EXPECT_STREQ(model_stale_kind_name(MODEL_STALE_KERNEL_SYNC_ASSUMED), "kernel-sync-assumed");
+  model_dc_clean(m, &writer, kCode + 64, 1, false);
+  model_dsb(m, &writer);
+  model_ic_ivau(m, &writer, kCode + 64, 2);
+  model_dsb(m, &writer);
+  model_sync(m, &writer);
+  EXPECT_EQ(Run(kCode + 64, &writer), MODEL_FRESH);
+  EXPECT_EQ(model_kernel_notes(k)->len, 1u);
   EXPECT_EQ(Note(0).words, 0u); // no note without the kernel's help
 }
 
@@ -384,10 +384,10 @@ TEST_F(KernelSyncNone, WordsOnlyTheKernelPublishedAreKernelSyncAssumed)
 TEST_F(KernelSyncNone, AProgramsOwnIncompleteMaintenanceKeepsItsKind)
 {
   Store(kCode);
-  jf_model_ic_ivau(m, &writer, kCode, 2); // ic ivau alone, no dc cvau
-  jf_model_dsb(m, &writer);
+  model_ic_ivau(m, &writer, kCode, 2); // ic ivau alone, no dc cvau
+  model_dsb(m, &writer);
   EXPECT_TRUE(Mprotect(kCode));
-  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode), MODEL_STALE_NOT_CLEANED);
 }
 
 // A rewrite after the kernel's sync is the program's own bug in either
@@ -397,7 +397,7 @@ TEST_F(KernelSyncNone, ARewriteAfterTheSyncKeepsItsOwnKind)
   Store(kCode);
   EXPECT_TRUE(Mprotect(kCode));
   Store(kCode);
-  EXPECT_EQ(Run(kCode), JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode), MODEL_STALE_NOT_CLEANED);
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // Double- and triple-mapped pages for the model tests: the canonical
 // address of a virtual address when 4 KiB views map one page, as the
 // plugin's alias tracking (plugin_alias.c) gives the model through
-// jf_model_views.
+// model_views.
 #ifndef JITFLUSH_TESTS_EMU_MODEL_PAGE_VIEWS_H
 #define JITFLUSH_TESTS_EMU_MODEL_PAGE_VIEWS_H
 

@@ -1,4 +1,4 @@
-// What a stale fetch may see (rig/model/coherence.c, "Stale words"):
+// What a stale fetch may see (rig/model/model_coherence.c, "Stale words"):
 // a rewrite with the same bytes of a word whose every earlier version the
 // fetching thread may see was that same word cannot run another
 // instruction (the verdict's BENIGN), while the first version of code on a
@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "coherence.h"
+#include "model_coherence.h"
 
 namespace
 {
@@ -25,9 +25,9 @@ constexpr uint64_t kWriterPc = 0x4001f0;
 constexpr uint32_t kTrampoline = 0x58000090; // ldr x16, .+16: a libffi-like word
 constexpr uint32_t kOther = 0xd2800000;      // mov x0, #0
 
-// A stale fetch's verdict, and whether it is benign (jf_model_fetch_benign).
+// A stale fetch's verdict, and whether it is benign (model_fetch_benign).
 struct Judged {
-  jf_stale_kind kind;
+  model_stale_kind kind;
   bool benign;
   bool benign_reads_sync;
 };
@@ -35,45 +35,45 @@ struct Judged {
 struct Rig {
   explicit Rig(uint64_t ctr, unsigned nthreads = 2)
   {
-    m = jf_model_new(&ctr, 1, nullptr);
+    m = model_new(&ctr, 1, nullptr);
     threads.resize(nthreads);
     for (unsigned i = 0; i < nthreads; i++)
-      jf_model_thread_init(&threads[i], i, i, 0);
+      model_thread_init(&threads[i], i, i, 0);
   }
   ~Rig()
   {
     for (auto &t : threads)
-      jf_model_thread_clear(&t);
-    jf_model_free(m);
+      model_thread_clear(&t);
+    model_free(m);
   }
-  jf_model_thread &T(unsigned i)
+  model_thread &T(unsigned i)
   {
     return threads[i];
   }
   void Store(unsigned t, uint64_t va, unsigned bytes = 4)
   {
-    jf_model_store(m, &T(t), va, bytes, kWriterPc);
+    model_store(m, &T(t), va, bytes, kWriterPc);
   }
   // dc cvau by line; dsb; ic ivau by line; dsb; isb over [va, va + len).
   void Flush(unsigned t, uint64_t va, unsigned len = 4)
   {
     for (uint64_t a = va & ~uint64_t{63}; a < va + len; a += 64)
-      jf_model_dc_clean(m, &T(t), a, 1, false);
-    jf_model_dsb(m, &T(t));
+      model_dc_clean(m, &T(t), a, 1, false);
+    model_dsb(m, &T(t));
     for (uint64_t a = va & ~uint64_t{63}; a < va + len; a += 64)
-      jf_model_ic_ivau(m, &T(t), a, 2);
-    jf_model_dsb(m, &T(t));
-    jf_model_sync(m, &T(t));
+      model_ic_ivau(m, &T(t), a, 2);
+    model_dsb(m, &T(t));
+    model_sync(m, &T(t));
   }
   // A translation of INSN at VA and thread T's fetch of it.
   Judged Fetch(unsigned t, uint64_t va, uint32_t insn)
   {
-    jf_word *w = jf_model_word_for_fetch(m, va, insn, false);
+    model_word *w = model_word_for_fetch(m, va, insn, false);
     EXPECT_NE(w, nullptr);
     if (!w)
-      return Judged{JF_FRESH, false, false};
-    Judged j{jf_model_fetch(m, &T(t), w, JF_MODEL_OWN_VIEW, false).kind, false, false};
-    j.benign = jf_model_fetch_benign(m, &T(t), w, &j.benign_reads_sync);
+      return Judged{MODEL_FRESH, false, false};
+    Judged j{model_fetch(m, &T(t), w, MODEL_OWN_VIEW, false).kind, false, false};
+    j.benign = model_fetch_benign(m, &T(t), w, &j.benign_reads_sync);
     return j;
   }
   // INSN stored at VA by thread T, published by it and fetched fresh.
@@ -81,10 +81,10 @@ struct Rig {
   {
     Store(t, va);
     Flush(t, va);
-    EXPECT_EQ(Fetch(t, va, insn).kind, JF_FRESH);
+    EXPECT_EQ(Fetch(t, va, insn).kind, MODEL_FRESH);
   }
-  jf_model *m;
-  std::vector<jf_model_thread> threads;
+  model *m;
+  std::vector<model_thread> threads;
 };
 
 // A published trampoline rewritten with the same bytes and run without
@@ -96,7 +96,7 @@ TEST(StaleWords, AnIdenticalRewriteOfPublishedCodeIsBenign)
   rig.Publish(0, kCode, kTrampoline);
   rig.Store(0, kCode);
   const Judged v = rig.Fetch(0, kCode, kTrampoline);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(v.kind, MODEL_STALE_NOT_CLEANED);
   EXPECT_TRUE(v.benign);
   // The version before the publication (the page's first content) is
   // still in a pipeline that was not synchronised since.
@@ -110,7 +110,7 @@ TEST(StaleWords, ARewriteWithOtherBytesIsDangerous)
   rig.Publish(0, kCode, kTrampoline);
   rig.Store(0, kCode);
   const Judged v = rig.Fetch(0, kCode, kOther);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(v.kind, MODEL_STALE_NOT_CLEANED);
   EXPECT_FALSE(v.benign);
 }
 
@@ -122,15 +122,15 @@ TEST(StaleWords, TheFirstVersionOnAFreshPageIsDangerousAndStaysSoUntilPublished)
   Rig rig(kA53Ctr);
   rig.Store(0, kCode);
   Judged v = rig.Fetch(0, kCode, kTrampoline);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(v.kind, MODEL_STALE_NOT_CLEANED);
   EXPECT_FALSE(v.benign);
   rig.Store(0, kCode); // the same bytes again, still never maintained
   v = rig.Fetch(0, kCode, kTrampoline);
-  EXPECT_EQ(v.kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(v.kind, MODEL_STALE_NOT_CLEANED);
   EXPECT_FALSE(v.benign);
   // Published once: from then on an identical rewrite is benign.
   rig.Flush(0, kCode);
-  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, JF_FRESH);
+  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, MODEL_FRESH);
   rig.Store(0, kCode);
   EXPECT_TRUE(rig.Fetch(0, kCode, kTrampoline).benign);
 }
@@ -144,14 +144,14 @@ TEST(StaleWords, AThreadNotSynchronisedSincePublicationMaySeeOlderVersions)
   Rig rig(kA53Ctr);
   rig.Store(0, kCode);
   rig.Flush(0, kCode); // thread 1 makes no isb
-  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, JF_FRESH);
+  ASSERT_EQ(rig.Fetch(0, kCode, kTrampoline).kind, MODEL_FRESH);
   rig.Store(0, kCode);
   const Judged other = rig.Fetch(1, kCode, kTrampoline);
-  EXPECT_NE(other.kind, JF_FRESH);
+  EXPECT_NE(other.kind, MODEL_FRESH);
   EXPECT_FALSE(other.benign);
   EXPECT_TRUE(other.benign_reads_sync);
   EXPECT_TRUE(rig.Fetch(0, kCode, kTrampoline).benign);
-  jf_model_sync(rig.m, &rig.T(1));
+  model_sync(rig.m, &rig.T(1));
   EXPECT_TRUE(rig.Fetch(1, kCode, kTrampoline).benign);
 }
 
@@ -179,20 +179,20 @@ TEST(StaleWords, AnyUnpublishedVersionInBetweenIsDangerous)
   EXPECT_FALSE(rig.Fetch(0, kCode, kTrampoline).benign);
 }
 
-// jf_model_stale_benign with the word memory holds after a store into the
+// model_stale_benign with the word memory holds after a store into the
 // running block (plugin_selfstore.c): the old translation is what runs.
 TEST(StaleWords, TheWordMemoryHoldsIsComparedWithWhatMayBeSeen)
 {
   Rig rig(kA53Ctr);
   rig.Publish(0, kCode, kTrampoline);
   rig.Store(0, kCode);
-  jf_word *w = jf_model_word_now(rig.m, kCode);
+  model_word *w = model_word_now(rig.m, kCode);
   ASSERT_NE(w, nullptr);
-  EXPECT_TRUE(jf_model_stale_benign(rig.m, &rig.T(0), w, kTrampoline, nullptr));
-  EXPECT_FALSE(jf_model_stale_benign(rig.m, &rig.T(0), w, kOther, nullptr));
+  EXPECT_TRUE(model_stale_benign(rig.m, &rig.T(0), w, kTrampoline, nullptr));
+  EXPECT_FALSE(model_stale_benign(rig.m, &rig.T(0), w, kOther, nullptr));
   // Not yet translated again: what the old translation runs need not be
   // what memory holds, so a fetch of it is dangerous.
-  EXPECT_FALSE(jf_model_fetch_benign(rig.m, &rig.T(0), w, nullptr));
+  EXPECT_FALSE(model_fetch_benign(rig.m, &rig.T(0), w, nullptr));
 }
 
 // ---- the first version of new code (a whole function on a fresh page) ----
@@ -219,18 +219,18 @@ std::vector<Round> FreshFunction(Shape shape, unsigned rounds)
     for (unsigned i = 0; i < kWords; i++)
       rig.Store(0, kCode + 4 * i);
     if (shape == Shape::kDsbIsb || shape == Shape::kDsbIcDsbIsb)
-      jf_model_dsb(rig.m, &rig.T(0));
+      model_dsb(rig.m, &rig.T(0));
     if (shape == Shape::kIcDsbIsb || shape == Shape::kDsbIcDsbIsb) {
       for (unsigned o = 0; o < 4 * kWords; o += 64)
-        jf_model_ic_ivau(rig.m, &rig.T(0), kCode + o, 2);
-      jf_model_dsb(rig.m, &rig.T(0));
+        model_ic_ivau(rig.m, &rig.T(0), kCode + o, 2);
+      model_dsb(rig.m, &rig.T(0));
     }
-    jf_model_sync(rig.m, &rig.T(0));
+    model_sync(rig.m, &rig.T(0));
     Round round;
     for (unsigned i = 0; i < kWords; i++) {
       const Judged v = rig.Fetch(0, kCode + 4 * i, kTrampoline + i);
-      round.stale += v.kind != JF_FRESH;
-      round.benign += v.kind != JF_FRESH && v.benign;
+      round.stale += v.kind != MODEL_FRESH;
+      round.benign += v.kind != MODEL_FRESH && v.benign;
     }
     out.push_back(round);
   }

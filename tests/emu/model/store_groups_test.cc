@@ -1,4 +1,4 @@
-// Which of a block's stores share one callback (rig/model/store_groups.c).
+// Which of a block's stores share one callback (rig/model/model_store_groups.c).
 // A group may only hold stores whose words are known relative to the
 // leader's address: anything that may change the base register, and any
 // event, must end it, or the leader records the wrong words.
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "store_groups.h"
+#include "model_store_groups.h"
 
 namespace
 {
@@ -41,33 +41,33 @@ struct Plan {
   explicit Plan(std::vector<uint32_t> words)
       : role(words.size()), group_of(words.size()), groups(words.size())
   {
-    ngroups = jf_model_groups_plan(words.data(), words.size(), role.data(), group_of.data(),
-                                   groups.data());
+    ngroups =
+        model_groups_plan(words.data(), words.size(), role.data(), group_of.data(), groups.data());
   }
-  const jf_store_group &GroupOf(size_t insn) const
+  const model_store_group &GroupOf(size_t insn) const
   {
     return groups[group_of[insn]];
   }
   // The (offset, bytes) ranges of INSN's group, from its leader's address.
   std::vector<std::pair<int32_t, uint32_t>> Ranges(size_t insn) const
   {
-    const jf_store_group &g = GroupOf(insn);
+    const model_store_group &g = GroupOf(insn);
     std::vector<std::pair<int32_t, uint32_t>> out;
     for (uint32_t i = 0; i < g.nranges; i++)
       out.push_back({g.range[i].offset, g.range[i].bytes});
     return out;
   }
-  std::vector<jf_model_store_role> role;
+  std::vector<model_store_role> role;
   std::vector<uint32_t> group_of;
-  std::vector<jf_store_group> groups;
+  std::vector<model_store_group> groups;
   size_t ngroups = 0;
 };
 
-using Roles = std::vector<jf_model_store_role>;
+using Roles = std::vector<model_store_role>;
 using Ranges = std::vector<std::pair<int32_t, uint32_t>>;
-constexpr jf_model_store_role kOwn = JF_STORE_OWN;
-constexpr jf_model_store_role kLeader = JF_STORE_LEADER;
-constexpr jf_model_store_role kMember = JF_STORE_MEMBER;
+constexpr model_store_role kOwn = MODEL_STORE_OWN;
+constexpr model_store_role kLeader = MODEL_STORE_LEADER;
+constexpr model_store_role kMember = MODEL_STORE_MEMBER;
 
 // Each byte names the store that wrote it: a finding's writers are exact
 // per word (docs/FINDINGS.md), so adjacent stores keep a range each.
@@ -160,20 +160,21 @@ TEST(StoreGroups, OnlyInstructionsThatWriteSpEndTheStackGroup)
 TEST(StoreGroups, AFullGroupStartsANewOne)
 {
   std::vector<uint32_t> words;
-  for (uint32_t i = 0; i < JF_STORE_GROUP_RANGES + 2; i++) {
+  for (uint32_t i = 0; i < MODEL_STORE_GROUP_RANGES + 2; i++) {
     words.push_back(0xf9000001 | (i * 4) << 10); // str x1, [x0, #32*i]: disjoint
   }
   Plan p(words);
   Roles want{kLeader};
-  for (uint32_t i = 1; i < JF_STORE_GROUP_RANGES; i++) {
+  for (uint32_t i = 1; i < MODEL_STORE_GROUP_RANGES; i++) {
     want.push_back(kMember);
   }
   want.push_back(kLeader);
   want.push_back(kMember);
   EXPECT_EQ(p.role, want);
-  EXPECT_EQ(p.GroupOf(0).nranges, static_cast<uint32_t>(JF_STORE_GROUP_RANGES));
-  EXPECT_EQ(p.GroupOf(JF_STORE_GROUP_RANGES).leader, static_cast<uint32_t>(JF_STORE_GROUP_RANGES));
-  EXPECT_EQ(p.Ranges(JF_STORE_GROUP_RANGES), (Ranges{{0, 8}, {32, 8}}));
+  EXPECT_EQ(p.GroupOf(0).nranges, static_cast<uint32_t>(MODEL_STORE_GROUP_RANGES));
+  EXPECT_EQ(p.GroupOf(MODEL_STORE_GROUP_RANGES).leader,
+            static_cast<uint32_t>(MODEL_STORE_GROUP_RANGES));
+  EXPECT_EQ(p.Ranges(MODEL_STORE_GROUP_RANGES), (Ranges{{0, 8}, {32, 8}}));
 }
 
 } // namespace

@@ -1,7 +1,7 @@
-// The model's lock-free store path (jf_model_store_quick, coherence_quick.h;
+// The model's lock-free store path (model_store_quick, model_coherence_quick.h;
 // stores without a lock in
 // docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply): it must record
-// exactly what the locked jf_model_store records, refuse what it cannot
+// exactly what the locked model_store records, refuse what it cannot
 // record, and lose no store that races the page's first fetch. The last
 // test runs threads; the build also compiles this file with
 // ThreadSanitizer (model_race_tests).
@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "coherence.h"
-#include "coherence_quick.h"
+#include "model_coherence.h"
+#include "model_coherence_quick.h"
 
 extern "C" {
 #include "ctr.h"
@@ -26,52 +26,52 @@ namespace
 constexpr uint64_t kLittleCtr = 0x84448004; // Exynos 8890 LITTLE: 64-byte lines
 constexpr uint64_t kBigCtr = 0x84448005;    // Exynos 8890 big: 128-byte I lines
 constexpr uint64_t kPage = 0x20000;
-constexpr uint64_t kPageBytes = uint64_t{1} << JF_MODEL_PAGE_SHIFT;
+constexpr uint64_t kPageBytes = uint64_t{1} << MODEL_PAGE_SHIFT;
 constexpr uint32_t kMovInsn = 0xd2800000; // not CMODX-safe
 
 struct Model {
   Model()
   {
     const uint64_t ctr[] = {kLittleCtr, kBigCtr};
-    m = jf_model_new(ctr, 2, nullptr);
-    jf_model_thread_init(&t, 0, 0, 0);
+    m = model_new(ctr, 2, nullptr);
+    model_thread_init(&t, 0, 0, 0);
   }
   ~Model()
   {
-    jf_model_thread_clear(&t);
-    jf_model_free(m);
+    model_thread_clear(&t);
+    model_free(m);
   }
-  jf_verdict Fetch(uint64_t va)
+  model_verdict Fetch(uint64_t va)
   {
-    jf_word *w = jf_model_word_for_fetch(m, va, kMovInsn, false);
-    return w ? jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false) : jf_verdict{};
+    model_word *w = model_word_for_fetch(m, va, kMovInsn, false);
+    return w ? model_fetch(m, &t, w, MODEL_OWN_VIEW, false) : model_verdict{};
   }
-  jf_model *m;
-  jf_model_thread t;
+  model *m;
+  model_thread t;
 };
 
 // One program, recorded through either path, judged word by word.
 enum class Path { kLocked, kQuick };
 
-std::vector<jf_verdict> RunProgram(Path path)
+std::vector<model_verdict> RunProgram(Path path)
 {
   Model model;
-  jf_model_page *page = jf_model_store_page(model.m, kPage);
+  model_page *page = model_store_page(model.m, kPage);
   auto store = [&](uint64_t va, unsigned bytes, uint64_t pc) {
-    if (path == Path::kLocked || !jf_model_store_quick(jf_model_clock(model.m), page, va, bytes, pc,
-                                                       model.t.cluster, model.t.serial))
-      jf_model_store(model.m, &model.t, va, bytes, pc);
+    if (path == Path::kLocked || !model_store_quick(model_clock(model.m), page, va, bytes, pc,
+                                                    model.t.cluster, model.t.serial))
+      model_store(model.m, &model.t, va, bytes, pc);
   };
   store(kPage + 0x00, 8, 0x4000);  // words 0-1: cleaned, invalidated, synced
   store(kPage + 0x40, 4, 0x4004);  // word 16: cleaned only
   store(kPage + 0x80, 16, 0x4008); // words 32-35: never maintained
-  jf_model_dc_clean(model.m, &model.t, kPage + 0x00, 1, false);
-  jf_model_dc_clean(model.m, &model.t, kPage + 0x40, 1, false);
-  jf_model_dsb(model.m, &model.t);
-  jf_model_ic_ivau(model.m, &model.t, kPage + 0x00, 2);
-  jf_model_dsb(model.m, &model.t);
-  jf_model_sync(model.m, &model.t);
-  std::vector<jf_verdict> verdicts;
+  model_dc_clean(model.m, &model.t, kPage + 0x00, 1, false);
+  model_dc_clean(model.m, &model.t, kPage + 0x40, 1, false);
+  model_dsb(model.m, &model.t);
+  model_ic_ivau(model.m, &model.t, kPage + 0x00, 2);
+  model_dsb(model.m, &model.t);
+  model_sync(model.m, &model.t);
+  std::vector<model_verdict> verdicts;
   for (uint64_t off = 0; off < 0x100; off += 4)
     verdicts.push_back(model.Fetch(kPage + off));
   return verdicts;
@@ -79,7 +79,7 @@ std::vector<jf_verdict> RunProgram(Path path)
 
 TEST(StoreQuick, RecordsWhatTheLockedStoreRecords)
 {
-  std::vector<jf_verdict> locked = RunProgram(Path::kLocked), quick = RunProgram(Path::kQuick);
+  std::vector<model_verdict> locked = RunProgram(Path::kLocked), quick = RunProgram(Path::kQuick);
   ASSERT_EQ(locked.size(), quick.size());
   for (size_t i = 0; i < locked.size(); i++) {
     SCOPED_TRACE(i);
@@ -88,13 +88,13 @@ TEST(StoreQuick, RecordsWhatTheLockedStoreRecords)
     EXPECT_EQ(quick[i].line, locked[i].line);
   }
   // The program has each outcome once, so equal lists mean something.
-  EXPECT_EQ(locked[0].kind, JF_FRESH);
-  EXPECT_EQ(locked[16].kind, JF_STALE_NOT_INVALIDATED_IN_GEOMETRY);
-  EXPECT_EQ(locked[32].kind, JF_STALE_NOT_CLEANED);
+  EXPECT_EQ(locked[0].kind, MODEL_FRESH);
+  EXPECT_EQ(locked[16].kind, MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY);
+  EXPECT_EQ(locked[32].kind, MODEL_STALE_NOT_CLEANED);
   // A store-only page keeps the writer of each word, not only its last.
   EXPECT_EQ(locked[16].writer_pc, 0x4004u);
   EXPECT_EQ(locked[32].writer_pc, 0x4008u);
-  EXPECT_EQ(locked[40].kind, JF_FRESH); // never stored
+  EXPECT_EQ(locked[40].kind, MODEL_FRESH); // never stored
 }
 
 // A JIT emits seven words with a store in a loop and a ret with another
@@ -105,11 +105,11 @@ TEST(StoreQuick, EachWordOfAStoreOnlyPageKeepsItsWriter)
   for (Path path : {Path::kLocked, Path::kQuick}) {
     SCOPED_TRACE(path == Path::kQuick ? "quick" : "locked");
     Model model;
-    jf_model_page *page = jf_model_store_page(model.m, kPage);
+    model_page *page = model_store_page(model.m, kPage);
     auto store = [&](uint64_t va, uint64_t pc) {
-      if (path == Path::kLocked || !jf_model_store_quick(jf_model_clock(model.m), page, va, 4, pc,
-                                                         model.t.cluster, model.t.serial))
-        jf_model_store(model.m, &model.t, va, 4, pc);
+      if (path == Path::kLocked || !model_store_quick(model_clock(model.m), page, va, 4, pc,
+                                                      model.t.cluster, model.t.serial))
+        model_store(model.m, &model.t, va, 4, pc);
     };
     for (uint64_t i = 0; i < 7; i++)
       store(kPage + 4 * i, 0x4100);
@@ -125,16 +125,16 @@ TEST(StoreQuick, EachWordOfAStoreOnlyPageKeepsItsWriter)
 TEST(StoreQuick, RefusesPagesWithWordRecordsAndStoresLeavingABlock)
 {
   Model model;
-  jf_model_page *page = jf_model_store_page(model.m, kPage);
-  EXPECT_TRUE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0xf8, 8, 0x4000, 0, 0));
+  model_page *page = model_store_page(model.m, kPage);
+  EXPECT_TRUE(model_store_quick(model_clock(model.m), page, kPage + 0xf8, 8, 0x4000, 0, 0));
   // Words 63 and 64 lie in two 64-word blocks of the summary.
-  EXPECT_FALSE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0xfc, 8, 0x4000, 0, 0));
+  EXPECT_FALSE(model_store_quick(model_clock(model.m), page, kPage + 0xfc, 8, 0x4000, 0, 0));
   // Beyond the page.
   EXPECT_FALSE(
-      jf_model_store_quick(jf_model_clock(model.m), page, kPage + kPageBytes - 4, 8, 0x4000, 0, 0));
+      model_store_quick(model_clock(model.m), page, kPage + kPageBytes - 4, 8, 0x4000, 0, 0));
   // Fetched from: per-word records from now on, only under the lock.
   model.Fetch(kPage);
-  EXPECT_FALSE(jf_model_store_quick(jf_model_clock(model.m), page, kPage + 0x10, 4, 0x4000, 0, 0));
+  EXPECT_FALSE(model_store_quick(model_clock(model.m), page, kPage + 0x10, 4, 0x4000, 0, 0));
 }
 
 TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
@@ -150,27 +150,27 @@ TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
     SCOPED_TRACE(store_again);
     const jf_ctr g = jf_ctr_decode(kIdcDicCtr);
     ASSERT_TRUE(g.idc && g.dic);
-    jf_model *m = jf_model_new(&kIdcDicCtr, 1, nullptr);
-    jf_model_thread t;
-    jf_model_thread_init(&t, 0, 0, 0);
-    jf_model_page *page = jf_model_store_page(m, kPage);
-    ASSERT_TRUE(jf_model_store_quick(jf_model_clock(m), page, kPage, 4, 0x4000, 0, 0));
-    jf_model_dsb(m, &t);
-    jf_model_sync(m, &t);
+    model *m = model_new(&kIdcDicCtr, 1, nullptr);
+    model_thread t;
+    model_thread_init(&t, 0, 0, 0);
+    model_page *page = model_store_page(m, kPage);
+    ASSERT_TRUE(model_store_quick(model_clock(m), page, kPage, 4, 0x4000, 0, 0));
+    model_dsb(m, &t);
+    model_sync(m, &t);
     if (store_again &&
-        !jf_model_store_quick(jf_model_clock(m), page, kPage, 4, 0x4010, t.cluster, t.serial)) {
+        !model_store_quick(model_clock(m), page, kPage, 4, 0x4010, t.cluster, t.serial)) {
       // The first store since an event moves the summary on under the lock.
-      jf_model_store(m, &t, kPage, 4, 0x4010);
+      model_store(m, &t, kPage, 4, 0x4010);
     }
-    jf_word *w = jf_model_word_for_fetch(m, kPage, kMovInsn, false);
+    model_word *w = model_word_for_fetch(m, kPage, kMovInsn, false);
     ASSERT_NE(w, nullptr);
-    jf_verdict v = jf_model_fetch(m, &t, w, JF_MODEL_OWN_VIEW, false);
-    EXPECT_EQ(v.kind, store_again ? JF_STALE_CLEAN_NOT_COMPLETED : JF_FRESH);
+    model_verdict v = model_fetch(m, &t, w, MODEL_OWN_VIEW, false);
+    EXPECT_EQ(v.kind, store_again ? MODEL_STALE_CLEAN_NOT_COMPLETED : MODEL_FRESH);
     if (store_again) {
       EXPECT_EQ(v.writer_pc, 0x4010u);
     }
-    jf_model_thread_clear(&t);
-    jf_model_free(m);
+    model_thread_clear(&t);
+    model_free(m);
   }
 }
 
@@ -185,20 +185,19 @@ TEST(StoreQuick, StoresRacingTheFirstFetchAreNeverLost)
     SCOPED_TRACE(round);
     Model model;
     std::mutex lock;
-    jf_model_page *page;
+    model_page *page;
     {
       std::lock_guard<std::mutex> hold(lock);
-      page = jf_model_store_page(model.m, kPage);
+      page = model_store_page(model.m, kPage);
     }
     std::atomic<bool> go{false};
     std::thread writer([&] {
       while (!go.load())
         std::this_thread::yield();
       for (uint64_t off = 0; off < kPageBytes; off += 4) {
-        if (!jf_model_store_quick(jf_model_clock(model.m), page, kPage + off, 4, 0x4000 + off, 0,
-                                  0)) {
+        if (!model_store_quick(model_clock(model.m), page, kPage + off, 4, 0x4000 + off, 0, 0)) {
           std::lock_guard<std::mutex> hold(lock);
-          jf_model_store(model.m, &model.t, kPage + off, 4, 0x4000 + off);
+          model_store(model.m, &model.t, kPage + off, 4, 0x4000 + off);
         }
       }
     });
@@ -212,8 +211,8 @@ TEST(StoreQuick, StoresRacingTheFirstFetchAreNeverLost)
     }
     writer.join();
     for (uint64_t off = 0; off < kPageBytes; off += 4) {
-      jf_verdict v = model.Fetch(kPage + off);
-      ASSERT_EQ(v.kind, JF_STALE_NOT_CLEANED) << "word at +" << off << " lost its store";
+      model_verdict v = model.Fetch(kPage + off);
+      ASSERT_EQ(v.kind, MODEL_STALE_NOT_CLEANED) << "word at +" << off << " lost its store";
     }
   }
 }

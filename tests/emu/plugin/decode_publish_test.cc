@@ -20,19 +20,19 @@ protected:
   void SetUp() override
   {
     GError *error = nullptr;
-    d_ = jf_decoder_open(&error);
+    d_ = plugin_decoder_open(&error);
     ASSERT_NE(d_, nullptr) << (error ? error->message : "");
   }
   void TearDown() override
   {
     if (d_)
-      jf_decoder_close(d_);
+      plugin_decoder_close(d_);
   }
   bool Publishes(uint32_t word)
   {
-    return jf_decode(d_, word).publishes;
+    return plugin_decode(d_, word).publishes;
   }
-  jf_decoder *d_ = nullptr;
+  plugin_decoder *d_ = nullptr;
 };
 
 // Encodings from the Arm ARM's A64 tables (checked against
@@ -110,7 +110,7 @@ TEST(DecodeAfterLoad, DependenciesAndTheSameAddressOrderADc)
       {"ldar w0, [x3]; dc x1 (an acquire, no dependency)", {0x88dffc60, kDcX1}, false},
   };
   for (const Case &c : cases)
-    EXPECT_EQ(jf_decode_after_load(c.block.data(), c.block.size() - 1, c.block.back() & 31),
+    EXPECT_EQ(plugin_decode_after_load(c.block.data(), c.block.size() - 1, c.block.back() & 31),
               c.ordered)
         << c.what;
 }

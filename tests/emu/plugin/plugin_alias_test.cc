@@ -26,7 +26,7 @@ extern "C" {
 }
 
 #include "alias_rig.h"
-#include "coherence.h"
+#include "model_coherence.h"
 
 // ---- test doubles for the QEMU plugin API --------------------------------
 // The units linked here (plugin_alias.c, plugin_store.c) call QEMU's guest
@@ -97,11 +97,11 @@ struct AliasUnit : ::testing::Test {
   {
     g_writes.clear();
     rig = alias_rig_new(kCtr);
-    jf_model_thread_init(&t, 0, 0, 0);
+    model_thread_init(&t, 0, 0, 0);
   }
   ~AliasUnit() override
   {
-    jf_model_thread_clear(&t);
+    model_thread_clear(&t);
     alias_rig_free(rig);
     for (int fd : fds)
       close(fd);
@@ -144,13 +144,13 @@ struct AliasUnit : ::testing::Test {
   {
     return alias_rig_nonexec_view(rig, va);
   }
-  jf_model *Model()
+  model *Model()
   {
     return alias_rig_model(rig);
   }
   void Store(uint64_t va)
   {
-    jf_model_store(Model(), &t, va, 4, kWriterPc);
+    model_store(Model(), &t, va, 4, kWriterPc);
   }
   // A store of BYTES at VA, as the store path tells the unit of it.
   void NoteStore(uint64_t va, unsigned bytes)
@@ -172,12 +172,12 @@ struct AliasUnit : ::testing::Test {
   // As when QEMU translates a fetch of it, which may make the record.
   bool Kept(uint64_t va)
   {
-    const jf_word *w = jf_model_word_for_fetch(Model(), va, kMovInsn, false);
-    return w && jf_model_fresh_after(Model(), w, jf_model_view(Model(), va)) != 0;
+    const model_word *w = model_word_for_fetch(Model(), va, kMovInsn, false);
+    return w && model_fresh_after(Model(), w, model_view(Model(), va)) != 0;
   }
 
-  jf_rig *rig;
-  jf_model_thread t;
+  plugin_rig *rig;
+  model_thread t;
   std::vector<int> fds;
   std::vector<int> segments;
 };
@@ -290,8 +290,8 @@ TEST_F(AliasUnit, AStoreThroughTheRwViewIsTheWordTheRxViewFetches)
   EXPECT_TRUE(Kept(kRx + 0x100));
   EXPECT_FALSE(Kept(kRx + kPage + 0x100)); // the file's other page
   // The two views are different views of the word (VIPT I-caches).
-  EXPECT_NE(jf_model_view(Model(), kRx), jf_model_view(Model(), kRw));
-  EXPECT_EQ(jf_model_view(Model(), kPrivateVa), JF_MODEL_OWN_VIEW);
+  EXPECT_NE(model_view(Model(), kRx), model_view(Model(), kRw));
+  EXPECT_EQ(model_view(Model(), kPrivateVa), MODEL_OWN_VIEW);
 }
 
 TEST_F(AliasUnit, UnmappingOneViewKeepsTheFilesRecordsAndBothUnmappedForgetsThem)
@@ -299,15 +299,15 @@ TEST_F(AliasUnit, UnmappingOneViewKeepsTheFilesRecordsAndBothUnmappedForgetsThem
   int fd = Memfd(1);
   MapBothViews(fd, 1);
   Store(kRw + 0x100);
-  size_t live = jf_model_pages_live(Model());
+  size_t live = model_pages_live(Model());
   Syscall(kMunmap, {kRx, kPage, 0, 0, 0, 0}, 0);
   EXPECT_EQ(Canon(kRx + 0x100), kRx + 0x100);
   EXPECT_NE(Canon(kRw + 0x100) & kFileBit, 0u);
   EXPECT_FALSE(NonexecView(kRw)); // no executable view left
   EXPECT_TRUE(Kept(kRw + 0x100)); // the RW view still shows the page
-  EXPECT_EQ(jf_model_pages_live(Model()), live);
+  EXPECT_EQ(model_pages_live(Model()), live);
   Syscall(kMunmap, {kRw, kPage, 0, 0, 0, 0}, 0);
-  EXPECT_EQ(jf_model_pages_live(Model()), live - 1);
+  EXPECT_EQ(model_pages_live(Model()), live - 1);
   // The file mapped again: nothing of the old record is left.
   Mmap(kRx, kPage, kRead | kExec, kShared, fd, 0);
   EXPECT_FALSE(Kept(kRx + 0x100));

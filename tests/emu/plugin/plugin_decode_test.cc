@@ -14,7 +14,7 @@
 namespace
 {
 
-std::string Show(const jf_decoded &d)
+std::string Show(const plugin_decoded &d)
 {
   std::ostringstream s;
   s << "kind=" << d.kind << " reg=" << d.reg << " reg2=" << d.reg2
@@ -29,12 +29,12 @@ class Decoder : public testing::Test
 protected:
   void SetUp() override
   {
-    d_ = jf_decoder_open(nullptr);
+    d_ = plugin_decoder_open(nullptr);
     ASSERT_NE(d_, nullptr);
   }
   void TearDown() override
   {
-    jf_decoder_close(d_);
+    plugin_decoder_close(d_);
   }
   // Every word BASE | (x & MASK) for x over the whole MASK when it has at
   // most 20 bits, else over 20000 values from a fixed seed; returns how
@@ -48,8 +48,8 @@ protected:
       if ((word & ~0x1fu) == 0xd53b0020 || (word & ~0x1fu) == 0xd5380000 || word == 0xd5032f9f ||
           word == 0xd5032fbf)
         return;
-      const std::string fast = Show(jf_decode(d_, word));
-      const std::string slow = Show(jf_decode_with_capstone(d_, word));
+      const std::string fast = Show(plugin_decode(d_, word));
+      const std::string slow = Show(plugin_decode_with_capstone(d_, word));
       if (fast != slow && differ++ < 5)
         ADD_FAILURE() << std::hex << "0x" << word << std::dec << ": by encoding " << fast
                       << ", by Capstone " << slow;
@@ -68,7 +68,7 @@ protected:
     }
     return differ;
   }
-  jf_decoder *d_ = nullptr;
+  plugin_decoder *d_ = nullptr;
 };
 
 TEST_F(Decoder, BranchesImmediateAsCapstone)
@@ -115,14 +115,14 @@ TEST_F(Decoder, EveryHintAndBarrierAsCapstone)
 // branches, BTI, TPIDR reads, DMB ISH and DC ZVA (docs/BENCHMARKS.md).
 TEST_F(Decoder, TheShortcutsDecideWhatTheyDecide)
 {
-  EXPECT_TRUE(jf_decode(d_, 0x94000086).cmodx_safe);      // bl
-  EXPECT_FALSE(jf_decode(d_, 0xd503245f).cmodx_safe);     // bti c
-  EXPECT_EQ(jf_decode(d_, 0xd5033bbf).kind, JF_INSN_DMB); // dmb ish
-  EXPECT_TRUE(jf_decode(d_, 0xd5033bbf).dmb_full);
-  EXPECT_EQ(jf_decode(d_, 0xd50b7423).kind, JF_INSN_DC_ZVA); // dc zva, x3
-  EXPECT_EQ(jf_decode(d_, 0xd50b7423).reg, 3u);
-  EXPECT_EQ(jf_decode(d_, 0xd50b7b20).kind, JF_INSN_DC_CLEAN); // dc cvau, x0
-  EXPECT_EQ(jf_decode(d_, 0xd50b7520).kind, JF_INSN_IC_IVAU);  // ic ivau, x0
+  EXPECT_TRUE(plugin_decode(d_, 0x94000086).cmodx_safe);          // bl
+  EXPECT_FALSE(plugin_decode(d_, 0xd503245f).cmodx_safe);         // bti c
+  EXPECT_EQ(plugin_decode(d_, 0xd5033bbf).kind, PLUGIN_INSN_DMB); // dmb ish
+  EXPECT_TRUE(plugin_decode(d_, 0xd5033bbf).dmb_full);
+  EXPECT_EQ(plugin_decode(d_, 0xd50b7423).kind, PLUGIN_INSN_DC_ZVA); // dc zva, x3
+  EXPECT_EQ(plugin_decode(d_, 0xd50b7423).reg, 3u);
+  EXPECT_EQ(plugin_decode(d_, 0xd50b7b20).kind, PLUGIN_INSN_DC_CLEAN); // dc cvau, x0
+  EXPECT_EQ(plugin_decode(d_, 0xd50b7520).kind, PLUGIN_INSN_IC_IVAU);  // ic ivau, x0
 }
 
 } // namespace

@@ -21,7 +21,7 @@ extern "C" {
 #include <qemu-plugin.h>
 }
 
-#include "coherence.h"
+#include "model_coherence.h"
 #include "qemu_guest_double.h"
 #include "signal_rig.h"
 
@@ -78,24 +78,24 @@ struct SignalUnit : ::testing::Test {
   // invalidation (dc cvau; dsb ish; ic ivau; dsb ish) but runs no isb.
   void PublishWithoutIsb()
   {
-    jf_model *m = signal_rig_model(rig);
-    jf_model_thread *t = signal_rig_thread(rig);
-    jf_model_store(m, t, kCode, 4, kCaller);
-    jf_model_dc_clean(m, t, kCode, 1, true);
-    jf_model_dsb(m, t);
-    jf_model_ic_ivau(m, t, kCode, 2);
-    jf_model_dsb(m, t);
+    model *m = signal_rig_model(rig);
+    model_thread *t = signal_rig_thread(rig);
+    model_store(m, t, kCode, 4, kCaller);
+    model_dc_clean(m, t, kCode, 1, true);
+    model_dsb(m, t);
+    model_ic_ivau(m, t, kCode, 2);
+    model_dsb(m, t);
   }
   // The model's verdict on the thread fetching kCode now.
-  jf_stale_kind Fetch()
+  model_stale_kind Fetch()
   {
-    jf_model *m = signal_rig_model(rig);
-    jf_word *w = jf_model_word_for_fetch(m, kCode, kMovInsn, false);
+    model *m = signal_rig_model(rig);
+    model_word *w = model_word_for_fetch(m, kCode, kMovInsn, false);
     EXPECT_NE(w, nullptr);
-    return jf_model_fetch(m, signal_rig_thread(rig), w, JF_MODEL_OWN_VIEW, false).kind;
+    return model_fetch(m, signal_rig_thread(rig), w, MODEL_OWN_VIEW, false).kind;
   }
 
-  jf_rig *rig;
+  plugin_rig *rig;
 };
 
 TEST_F(SignalUnit, ADeliveryToAHandlerSynchronisesTheThread)
@@ -106,10 +106,10 @@ TEST_F(SignalUnit, ADeliveryToAHandlerSynchronisesTheThread)
   ASSERT_EQ(cbs.size(), 1u);
   EXPECT_EQ(cbs[0].flags, QEMU_PLUGIN_CB_R_REGS); // it reads x30
   PublishWithoutIsb();
-  ASSERT_NE(Fetch(), JF_FRESH) << "no isb yet";
+  ASSERT_NE(Fetch(), MODEL_FRESH) << "no isb yet";
   g_regs[kLr] = kTramp; // entered "as if called" from the trampoline
   cbs[0].cb(0, cbs[0].udata);
-  EXPECT_EQ(Fetch(), JF_FRESH) << "the ERET into the handler synchronised it";
+  EXPECT_EQ(Fetch(), MODEL_FRESH) << "the ERET into the handler synchronised it";
   EXPECT_EQ(signal_rig_deliveries(rig), 1u);
 }
 
@@ -124,7 +124,7 @@ TEST_F(SignalUnit, TheProgramCallingItsHandlerIsNoDelivery)
     // After a BL; misaligned; unreadable.
     g_regs[kLr] = lr;
     cbs[0].cb(0, cbs[0].udata);
-    EXPECT_NE(Fetch(), JF_FRESH) << "x30 " << lr;
+    EXPECT_NE(Fetch(), MODEL_FRESH) << "x30 " << lr;
   }
   EXPECT_EQ(signal_rig_deliveries(rig), 0u);
 }

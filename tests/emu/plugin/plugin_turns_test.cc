@@ -45,21 +45,21 @@ constexpr uint64_t kQuantum = 100;
 class Child
 {
 public:
-  template <class Body> Child(jf_rig *rig, Body body)
+  template <class Body> Child(plugin_rig *rig, Body body)
   {
     std::promise<int> tid;
     std::future<int> got = tid.get_future();
     thread_ = std::thread([this, rig, body, &tid] {
       tid.set_value(static_cast<int>(syscall(SYS_gettid)));
       go_.get_future().wait();
-      jf_turns_thread_start(rig, 1);
+      plugin_turns_thread_start(rig, 1);
       body();
     });
     int child = got.get();
-    EXPECT_FALSE(jf_turns_syscall(rig, 0, kClone, kThreadFlags, 0));
-    jf_turns_syscall_ret(rig, 0, kClone, child);
+    EXPECT_FALSE(plugin_turns_syscall(rig, 0, kClone, kThreadFlags, 0));
+    plugin_turns_syscall_ret(rig, 0, kClone, child);
     go_.set_value();
-    jf_turns_await_child(rig, 0, kClone, child);
+    plugin_turns_await_child(rig, 0, kClone, child);
   }
   ~Child()
   {
@@ -97,16 +97,16 @@ struct Log {
 // Two threads, each running ROUNDS quanta, then ending.
 std::vector<int> RunTwo(uint64_t seed, int rounds, std::string *report, int *most_inside)
 {
-  jf_rig *rig = turns_rig_new(seed, kQuantum, true);
+  plugin_rig *rig = turns_rig_new(seed, kQuantum, true);
   Log log;
   auto body = [rig, rounds, &log](unsigned vcpu) {
     for (int i = 0; i < rounds; i++) {
       log.Run(static_cast<int>(vcpu));
-      jf_turns_quantum_ended(rig, vcpu);
+      plugin_turns_quantum_ended(rig, vcpu);
     }
-    jf_turns_thread_exit(rig, vcpu);
+    plugin_turns_thread_exit(rig, vcpu);
   };
-  jf_turns_thread_start(rig, 0);
+  plugin_turns_thread_start(rig, 0);
   {
     Child child(rig, [&body] { body(1); });
     body(0);
@@ -132,14 +132,14 @@ TEST(TurnsUnit, TheMainThreadHoldsTheFirstTurnForASeededQuantum)
 {
   std::set<uint64_t> seen;
   for (uint64_t seed = 1; seed <= 40; seed++) {
-    jf_rig *rig = turns_rig_new(seed, kQuantum, true);
-    jf_turns_thread_start(rig, 0); // returns: nobody else to wait for
+    plugin_rig *rig = turns_rig_new(seed, kQuantum, true);
+    plugin_turns_thread_start(rig, 0); // returns: nobody else to wait for
     uint64_t q = turns_rig_quantum_left(rig, 0);
     EXPECT_GE(q, 1u) << "seed " << seed;
     EXPECT_LE(q, 2 * kQuantum - 1) << "seed " << seed;
     seen.insert(q);
-    jf_rig *again = turns_rig_new(seed, kQuantum, true);
-    jf_turns_thread_start(again, 0);
+    plugin_rig *again = turns_rig_new(seed, kQuantum, true);
+    plugin_turns_thread_start(again, 0);
     EXPECT_EQ(turns_rig_quantum_left(again, 0), q) << "the seed alone decides, seed " << seed;
     turns_rig_free(again);
     turns_rig_free(rig);
@@ -149,8 +149,8 @@ TEST(TurnsUnit, TheMainThreadHoldsTheFirstTurnForASeededQuantum)
 
 TEST(TurnsUnit, ParallelSetsNoEndToATurnAndIsNotReproducible)
 {
-  jf_rig *rig = turns_rig_new(1, kQuantum, false);
-  jf_turns_thread_start(rig, 0);
+  plugin_rig *rig = turns_rig_new(1, kQuantum, false);
+  plugin_turns_thread_start(rig, 0);
   EXPECT_EQ(turns_rig_quantum_left(rig, 0), UINT64_MAX);
   char *text = turns_rig_report(rig);
   std::string report = text;
@@ -186,19 +186,19 @@ TEST(TurnsUnit, AThreadAsleepInABlockingCallLetsTheOtherRun)
 {
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
-  jf_rig *rig = turns_rig_new(3, kQuantum, true);
+  plugin_rig *rig = turns_rig_new(3, kQuantum, true);
   std::atomic<bool> main_in_read{false};
   std::atomic<bool> child_ran_during_read{false};
-  jf_turns_thread_start(rig, 0);
+  plugin_turns_thread_start(rig, 0);
   {
     Child child(rig, [&] {
       // Its first turn came while the main thread was asleep in read.
       child_ran_during_read = main_in_read.load();
       char byte = 'x';
-      EXPECT_FALSE(jf_turns_syscall(rig, 1, kWrite, static_cast<uint64_t>(fds[1]), 0));
+      EXPECT_FALSE(plugin_turns_syscall(rig, 1, kWrite, static_cast<uint64_t>(fds[1]), 0));
       EXPECT_EQ(write(fds[1], &byte, 1), 1);
-      jf_turns_syscall_ret(rig, 1, kWrite, 1);
-      jf_turns_thread_exit(rig, 1);
+      plugin_turns_syscall_ret(rig, 1, kWrite, 1);
+      plugin_turns_thread_exit(rig, 1);
     });
     // The main thread still holds the turn: the child waits.
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -213,15 +213,15 @@ TEST(TurnsUnit, AThreadAsleepInABlockingCallLetsTheOtherRun)
       }
     });
     main_in_read = true;
-    EXPECT_FALSE(jf_turns_syscall(rig, 0, kRead, static_cast<uint64_t>(fds[0]), 0));
+    EXPECT_FALSE(plugin_turns_syscall(rig, 0, kRead, static_cast<uint64_t>(fds[0]), 0));
     char byte = 0;
     EXPECT_EQ(read(fds[0], &byte, 1), 1);
     main_in_read = false;
     read_done.set_value();
     watchdog.join();
-    jf_turns_syscall_ret(rig, 0, kRead, 1);
+    plugin_turns_syscall_ret(rig, 0, kRead, 1);
     EXPECT_EQ(byte, 'x');
-    jf_turns_thread_exit(rig, 0);
+    plugin_turns_thread_exit(rig, 0);
   }
   EXPECT_TRUE(child_ran_during_read.load());
   turns_rig_free(rig);

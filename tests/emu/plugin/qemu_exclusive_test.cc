@@ -1,5 +1,5 @@
 // Finding a data object in a running executable's own symbol table
-// (rig/plugin/qemu_exclusive.c): how the schedule reads QEMU's count of the
+// (rig/plugin/plugin_qemu_exclusive.c): how the schedule reads QEMU's count of the
 // vCPUs an exclusive section waits for. Here the executable is this test.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "qemu_exclusive.h"
+#include "plugin_qemu_exclusive.h"
 
 // A global with C linkage, so its symbol is its name; never optimised away.
 extern "C" {
@@ -21,10 +21,10 @@ TEST(QemuExclusive, FindsADataObjectInTheRunningExecutablesSymbolTableAtItsRunti
 {
   uint64_t addr = 0, size = 0;
   const char *why = nullptr;
-  ASSERT_TRUE(jf_elf_data_object("/proc/self/exe", "jf_test_probe_target", &addr, &size, &why))
+  ASSERT_TRUE(plugin_elf_data_object("/proc/self/exe", "jf_test_probe_target", &addr, &size, &why))
       << why;
   EXPECT_EQ(size, sizeof(int));
-  EXPECT_EQ(addr + jf_main_executable_bias(),
+  EXPECT_EQ(addr + plugin_main_executable_bias(),
             static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&jf_test_probe_target)));
 }
 
@@ -33,9 +33,10 @@ TEST(QemuExclusive, SaysWhyWhenThereIsNoSuchObject)
   uint64_t addr = 0, size = 0;
   const char *why = nullptr;
   // A function is not a data object.
-  EXPECT_FALSE(jf_elf_data_object("/proc/self/exe", "jf_elf_data_object", &addr, &size, &why));
+  EXPECT_FALSE(
+      plugin_elf_data_object("/proc/self/exe", "plugin_elf_data_object", &addr, &size, &why));
   EXPECT_STREQ(why, "the executable's symbol table has no such object");
-  EXPECT_FALSE(jf_elf_data_object("/proc/self/exe", "no_such_object_here", &addr, &size, &why));
+  EXPECT_FALSE(plugin_elf_data_object("/proc/self/exe", "no_such_object_here", &addr, &size, &why));
   EXPECT_STREQ(why, "the executable's symbol table has no such object");
 }
 
@@ -43,11 +44,11 @@ TEST(QemuExclusive, SaysWhyWhenTheFileIsMissingOrNoElf)
 {
   uint64_t addr = 0, size = 0;
   const char *why = nullptr;
-  EXPECT_FALSE(jf_elf_data_object("/nonexistent/qemu", "pending_cpus", &addr, &size, &why));
+  EXPECT_FALSE(plugin_elf_data_object("/nonexistent/qemu", "pending_cpus", &addr, &size, &why));
   EXPECT_STREQ(why, "the executable could not be opened");
   std::string path = testing::TempDir() + "/not-elf";
   std::ofstream(path) << "#!/bin/sh\nexit 0\n";
-  EXPECT_FALSE(jf_elf_data_object(path.c_str(), "pending_cpus", &addr, &size, &why));
+  EXPECT_FALSE(plugin_elf_data_object(path.c_str(), "pending_cpus", &addr, &size, &why));
   EXPECT_STREQ(why, "the executable has no symbol table (a stripped build?)");
 }
 
@@ -55,7 +56,7 @@ TEST(QemuExclusive, SaysWhyWhenTheFileIsMissingOrNoElf)
 TEST(QemuExclusive, AProcessWithoutQemusCountGetsNoAddressAndAReason)
 {
   const char *why = nullptr;
-  EXPECT_EQ(jf_qemu_pending_cpus(&why), nullptr);
+  EXPECT_EQ(plugin_qemu_pending_cpus(&why), nullptr);
   EXPECT_STREQ(why, "the executable's symbol table has no such object");
 }
 

@@ -20,7 +20,7 @@ const char *const kRegNames[33] = {"x0",  "x1",  "x2",  "x3",  "x4",  "x5",  "x6
 
 // What the register calls return for BYTES read or written, in the
 // convention of the header compiled against: API 5 a byte count, API 6 on
-// success (rig/plugin/qemu_api.h).
+// success (rig/plugin/plugin_qemu_api.h).
 JF_QEMU_REGISTER_RESULT RegisterDone(size_t bytes)
 {
 #if QEMU_PLUGIN_VERSION >= 6

@@ -1,13 +1,13 @@
 // Test doubles for the QEMU plugin API functions that read and write the
 // guest (memory, registers) and build translation blocks, for the plugin
-// unit tests whose units call them (plugin_regs.c, qemu_api.c,
+// unit tests whose units call them (plugin_regs.c, plugin_qemu_api.c,
 // plugin_signal.c). They behave as QEMU's do for the vCPU being called
 // back: guest memory is the bytes the test put there (a read of any other
 // byte fails, as of unmapped memory); the registers are x0-x30, sp and pc,
 // read from g_regs; a translation block is its start address, and the
 // callbacks registered on it are recorded for the test to run. The
 // functions registering vCPU and exit callbacks (linked through
-// qemu_api.c) fail the test if called. Each has the signature of the
+// plugin_qemu_api.c) fail the test if called. Each has the signature of the
 // header it is compiled against (API 5, 6 or 7).
 #ifndef JITFLUSH_TESTS_EMU_QEMU_GUEST_DOUBLE_H
 #define JITFLUSH_TESTS_EMU_QEMU_GUEST_DOUBLE_H
@@ -24,7 +24,7 @@ extern "C" {
 }
 
 // The signatures QEMU's plugin API changed, by the version of the header
-// compiled against, as rig/plugin/qemu_api.h switches on them: the
+// compiled against, as rig/plugin/plugin_qemu_api.h switches on them: the
 // doubles follow every header the plugin builds against (emu.QemuPluginApi
 // compiles them against API 5, 6 and 7).
 #if QEMU_PLUGIN_VERSION >= 6

@@ -5,18 +5,18 @@
  */
 #include <glib.h>
 
-#include "emu_config.h"
+#include "rig_config.h"
 #include "plugin_regs.h"
 #include "plugin_rig.h"
 #include "plugin_sched.h"
 #include "plugin_signal.h"
 #include "signal_rig.h"
-#include "vcpu.h"
+#include "plugin_vcpu.h"
 
-struct jf_rig *signal_rig_new(const char *config_path)
+struct plugin_rig *signal_rig_new(const char *config_path)
 {
   GError *err = NULL;
-  struct emu_config *config = emu_config_load(config_path, &err);
+  struct rig_config *config = rig_config_load(config_path, &err);
   if (!config) {
     g_printerr("%s: %s\n", config_path, err->message);
     g_error_free(err);
@@ -26,53 +26,53 @@ struct jf_rig *signal_rig_new(const char *config_path)
   for (unsigned c = 0; c < config->nclusters; c++) {
     ctr[c] = config->clusters[c].ctr;
   }
-  struct jf_rig *r = plugin_rig_new(ctr, config->nclusters);
+  struct plugin_rig *r = plugin_rig_new(ctr, config->nclusters);
   g_free(ctr);
   r->config = config;
-  r->regs = jf_regs_new();
-  r->sched = jf_sched_new(r, &err);
+  r->regs = plugin_regs_new();
+  r->sched = plugin_sched_new(r, &err);
   if (!r->sched) {
     g_printerr("scheduler: %s\n", err->message);
     g_error_free(err);
     signal_rig_free(r);
     return NULL;
   }
-  r->signals = jf_signals_new();
-  jf_regs_vcpu_init(r->regs);
-  jf_sched_vcpu_init(r, 0);
+  r->signals = plugin_signals_new();
+  plugin_regs_vcpu_init(r->regs);
+  plugin_sched_vcpu_init(r, 0);
   return r;
 }
 
-void signal_rig_free(struct jf_rig *r)
+void signal_rig_free(struct plugin_rig *r)
 {
-  jf_signals_free(r->signals);
-  jf_sched_free(r->sched);
-  jf_regs_free(r->regs);
-  emu_config_free(r->config);
+  plugin_signals_free(r->signals);
+  plugin_sched_free(r->sched);
+  plugin_regs_free(r->regs);
+  rig_config_free(r->config);
   plugin_rig_free(r);
 }
 
-struct jf_model *signal_rig_model(struct jf_rig *r)
+struct model *signal_rig_model(struct plugin_rig *r)
 {
   return r->model;
 }
 
-struct jf_model_thread *signal_rig_thread(struct jf_rig *r)
+struct model_thread *signal_rig_thread(struct plugin_rig *r)
 {
-  return &jf_sched_thread(r->sched, 0)->mt;
+  return &plugin_sched_thread(r->sched, 0)->mt;
 }
 
-uint64_t signal_rig_deliveries(struct jf_rig *r)
+uint64_t signal_rig_deliveries(struct plugin_rig *r)
 {
-  return jf_vcpu(r, 0)->counts.signal_deliveries;
+  return plugin_vcpu(r, 0)->counts.signal_deliveries;
 }
 
-void signal_rig_syscall(struct jf_rig *r, int64_t num, const uint64_t args[6])
+void signal_rig_syscall(struct plugin_rig *r, int64_t num, const uint64_t args[6])
 {
-  jf_signals_syscall(r, num, args);
+  plugin_signals_syscall(r, num, args);
 }
 
-void signal_rig_instrument_tb(struct jf_rig *r, struct qemu_plugin_tb *tb)
+void signal_rig_instrument_tb(struct plugin_rig *r, struct qemu_plugin_tb *tb)
 {
-  jf_signals_instrument_tb(r, tb);
+  plugin_signals_instrument_tb(r, tb);
 }

@@ -1,6 +1,6 @@
 /*
  * The rig plugin_signal_test.cc hands the signal unit (rig/plugin/
- * plugin_signal.c), built in C by signal_rig.c because rig.h uses C11
+ * plugin_signal.c), built in C by signal_rig.c because plugin_rig.h uses C11
  * atomics that C++17 cannot include; for the same reason the test calls
  * the unit's public functions (plugin_signal.h) through the one-line
  * forwarders below, each named after the function it calls.
@@ -14,9 +14,9 @@
 extern "C" {
 #endif
 
-struct jf_rig;
-struct jf_model;
-struct jf_model_thread;
+struct plugin_rig;
+struct model;
+struct model_thread;
 struct qemu_plugin_tb;
 
 /* A rig of the config at CONFIG_PATH made as plugin.c's install makes it
@@ -24,17 +24,17 @@ struct qemu_plugin_tb;
  * scheduler, signals), with vCPU 0 started as QEMU starts the main
  * thread's (registers learnt, the thread placed); NULL when the config
  * does not load. */
-struct jf_rig *signal_rig_new(const char *config_path);
-void signal_rig_free(struct jf_rig *rig);
-struct jf_model *signal_rig_model(struct jf_rig *rig);
+struct plugin_rig *signal_rig_new(const char *config_path);
+void signal_rig_free(struct plugin_rig *rig);
+struct model *signal_rig_model(struct plugin_rig *rig);
 /* The model's record of the thread on vCPU 0. */
-struct jf_model_thread *signal_rig_thread(struct jf_rig *rig);
+struct model_thread *signal_rig_thread(struct plugin_rig *rig);
 /* vCPU 0's signal_deliveries counter (rig_counters.def). */
-uint64_t signal_rig_deliveries(struct jf_rig *rig);
+uint64_t signal_rig_deliveries(struct plugin_rig *rig);
 
-/* jf_signals_syscall and jf_signals_instrument_tb. */
-void signal_rig_syscall(struct jf_rig *rig, int64_t num, const uint64_t args[6]);
-void signal_rig_instrument_tb(struct jf_rig *rig, struct qemu_plugin_tb *tb);
+/* plugin_signals_syscall and plugin_signals_instrument_tb. */
+void signal_rig_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6]);
+void signal_rig_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /*
  * The rig plugin_turns_test.cc hands the deterministic schedule (rig/
- * plugin/plugin_turns.c), built in C by turns_rig.c because rig.h uses C11
+ * plugin/plugin_turns.c), built in C by turns_rig.c because plugin_rig.h uses C11
  * atomics that C++17 cannot include; the test calls the unit's public
  * functions (plugin_turns.h, which declares the rig only) directly. Each
  * guest thread of a test is a host thread of the test, as linux-user QEMU
@@ -16,21 +16,21 @@
 extern "C" {
 #endif
 
-struct jf_rig;
+struct plugin_rig;
 
 /* The common parts (plugin_rig.c) and the schedule, made as plugin.c's
- * install makes it: jf_turns_new(SEED, QUANTUM, ON). */
-struct jf_rig *turns_rig_new(uint64_t seed, uint64_t quantum, bool on);
-void turns_rig_free(struct jf_rig *rig);
-/* The schedule (jf_turns_finish's argument). */
-struct jf_turns *turns_rig_turns(struct jf_rig *rig);
+ * install makes it: plugin_turns_new(SEED, QUANTUM, ON). */
+struct plugin_rig *turns_rig_new(uint64_t seed, uint64_t quantum, bool on);
+void turns_rig_free(struct plugin_rig *rig);
+/* The schedule (plugin_turns_finish's argument). */
+struct plugin_turns *turns_rig_turns(struct plugin_rig *rig);
 
 /* The instructions VCPU may run before its turn ends, as its turn's start
  * set them on its clock (UINT64_MAX: no end). */
-uint64_t turns_rig_quantum_left(struct jf_rig *rig, unsigned vcpu);
+uint64_t turns_rig_quantum_left(struct plugin_rig *rig, unsigned vcpu);
 
 /* The report's "schedule" object, as JSON text (g_free it). */
-char *turns_rig_report(struct jf_rig *rig);
+char *turns_rig_report(struct plugin_rig *rig);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-// Findings (rig/report/findings*.c) and guest symbols (rig/report/symbols.c) on
+// Findings (rig/report/findings*.c) and guest symbols (rig/report/report_symbols.c) on
 // their own: verdicts in, grouped findings and their three renderings out.
 #include <gtest/gtest.h>
 
@@ -13,18 +13,18 @@
 #include <nlohmann/json.hpp>
 
 extern "C" {
-#include "emu_config.h"
+#include "rig_config.h"
 }
-#include "demangle.h"
-#include "emu_json.h"
-#include "findings.h"
-#include "findings_json.h"
-#include "findings_names.h"
-#include "findings_sarif.h"
-#include "findings_text.h"
-#include "known_routines.h"
-#include "module_origin.h"
-#include "symbols.h"
+#include "report_demangle.h"
+#include "rig_json.h"
+#include "report_findings.h"
+#include "report_findings_json.h"
+#include "report_findings_names.h"
+#include "report_findings_sarif.h"
+#include "report_findings_text.h"
+#include "report_known_routines.h"
+#include "report_module_origin.h"
+#include "report_symbols.h"
 
 namespace
 {
@@ -33,25 +33,25 @@ struct Config {
   Config()
   {
     GError *err = nullptr;
-    cfg = emu_config_load(JITFLUSH_QEMU_CONFIGS_DIR "/exynos8890.conf", &err);
+    cfg = rig_config_load(JITFLUSH_QEMU_CONFIGS_DIR "/exynos8890.conf", &err);
     if (err)
       g_error_free(err);
   }
   ~Config()
   {
-    emu_config_free(cfg);
+    rig_config_free(cfg);
   }
-  emu_config *cfg;
+  rig_config *cfg;
 };
 
-jf_verdict Geometry(uint32_t site, uint64_t writer = 0x4031fc)
+model_verdict Geometry(uint32_t site, uint64_t writer = 0x4031fc)
 {
-  return jf_verdict{JF_STALE_NOT_INVALIDATED_IN_GEOMETRY, writer, site, 128, 64, 0, false, 0};
+  return model_verdict{MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY, writer, site, 128, 64, 0, false, 0};
 }
 
 // A fixed "symbolizer": every PC gets a name and a module (libfake.so,
 // loaded at 0x400000), only some a location.
-void FakeNames(uint64_t pc, emu_frame_names *out, void *)
+void FakeNames(uint64_t pc, report_frame_names *out, void *)
 {
   out->symbol = g_strdup_printf("fn_%llx+0x4", static_cast<unsigned long long>(pc));
   out->raw_symbol = g_strdup_printf("_Z4fn_%llxv+0x4", static_cast<unsigned long long>(pc));
@@ -72,27 +72,27 @@ std::string Take(GString *s)
 class Findings : public ::testing::Test
 {
 protected:
-  Findings() : f(emu_findings_new(config.cfg))
+  Findings() : f(report_findings_new(config.cfg))
   {
   }
   ~Findings() override
   {
-    emu_findings_free(f);
+    report_findings_free(f);
   }
   nlohmann::json Json()
   {
     JsonObject *report = json_object_new();
-    emu_findings_json(f, report);
-    return nlohmann::json::parse(Take(emu_json_write_object(report)));
+    report_findings_json(f, report);
+    return nlohmann::json::parse(Take(rig_json_write_object(report)));
   }
   // One stale fetch of each (address, verdict), on cpu 0 by thread 0.
-  void Record(std::initializer_list<std::pair<uint64_t, const jf_verdict *>> fetches)
+  void Record(std::initializer_list<std::pair<uint64_t, const model_verdict *>> fetches)
   {
     for (const auto &[va, v] : fetches)
-      emu_findings_record(f, va, 0, 0, v);
+      report_findings_record(f, va, 0, 0, v);
   }
   Config config;
-  emu_findings *f;
+  report_findings *f;
 };
 
 // Each of LINES stands somewhere in TEXT.
@@ -109,15 +109,15 @@ TEST_F(Findings, ConfigLoads)
 
 TEST_F(Findings, ManyStaleFetchesOfOneBugAreOneFindingWithACount)
 {
-  const uint32_t site = emu_findings_site(f, 0x403520, 0x401228);
-  EXPECT_EQ(emu_findings_site(f, 0x403520, 0x401228), site) << "sites are interned";
-  const jf_verdict v = Geometry(site);
+  const uint32_t site = report_findings_site(f, 0x403520, 0x401228);
+  EXPECT_EQ(report_findings_site(f, 0x403520, 0x401228), site) << "sites are interned";
+  const model_verdict v = Geometry(site);
   for (int round = 0; round < 1000; round++)
     for (uint64_t word = 0; word < 16; word++)
-      emu_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
-  EXPECT_EQ(emu_findings_count(f), 1u);
-  EXPECT_EQ(emu_findings_stale_total(f), 16000u);
-  emu_findings_resolve(f, FakeNames, nullptr);
+      report_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
+  EXPECT_EQ(report_findings_count(f), 1u);
+  EXPECT_EQ(report_findings_stale_total(f), 16000u);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["findings"].size(), 1u);
   const auto &fd = j["findings"][0];
@@ -146,12 +146,12 @@ TEST_F(Findings, WriterCoreIsTheCoreThatStoredNotTheOneThatFetched)
 {
   // Stored on a big core (cluster 1), fetched stale on LITTLE CPU 0: the
   // D line that a clean missed is the writer's.
-  const jf_verdict v = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 1, false, 0};
-  const jf_verdict unknown_writer = {
-      JF_STALE_NOT_SYNCHRONISED, 0, JF_MODEL_NO_SITE, 0, 64, 1, false, 0};
-  emu_findings_record(f, 0x9000, 0, 0, &v);
-  emu_findings_record(f, 0x9004, 0, 0, &unknown_writer);
-  emu_findings_resolve(f, nullptr, nullptr);
+  const model_verdict v = {MODEL_STALE_NOT_CLEANED, 0x5000, MODEL_NO_SITE, 0, 64, 1, false, 0};
+  const model_verdict unknown_writer = {
+      MODEL_STALE_NOT_SYNCHRONISED, 0, MODEL_NO_SITE, 0, 64, 1, false, 0};
+  report_findings_record(f, 0x9000, 0, 0, &v);
+  report_findings_record(f, 0x9004, 0, 0, &unknown_writer);
+  report_findings_resolve(f, nullptr, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["findings"].size(), 2u);
   for (const auto &fd : j["findings"]) {
@@ -164,25 +164,26 @@ TEST_F(Findings, WriterCoreIsTheCoreThatStoredNotTheOneThatFetched)
 }
 
 // A program with 100,000 distinct flush callers gave 50,000 findings, 22 MB of
-// stderr and a 33 MB report. Root causes past EMU_FINDINGS_KEEP are not
+// stderr and a 33 MB report. Root causes past REPORT_FINDINGS_KEEP are not
 // kept, and their stale fetches are counted where a reader sees them.
 TEST_F(Findings, RootCausesBeyondTheCapAreCountedNotKept)
 {
   const unsigned extra = 7;
-  for (unsigned i = 0; i < EMU_FINDINGS_KEEP + extra; i++) {
-    const jf_verdict v = {
-        JF_STALE_NOT_CLEANED, 0x10000 + 4 * uint64_t{i}, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
-    emu_findings_record(f, 0x900000 + 4 * uint64_t{i}, 0, 0, &v);
-    emu_findings_record(f, 0x900000 + 4 * uint64_t{i}, 0, 0, &v);
+  for (unsigned i = 0; i < REPORT_FINDINGS_KEEP + extra; i++) {
+    const model_verdict v = {
+        MODEL_STALE_NOT_CLEANED, 0x10000 + 4 * uint64_t{i}, MODEL_NO_SITE, 0, 64, 0, false, 0};
+    report_findings_record(f, 0x900000 + 4 * uint64_t{i}, 0, 0, &v);
+    report_findings_record(f, 0x900000 + 4 * uint64_t{i}, 0, 0, &v);
   }
-  EXPECT_EQ(emu_findings_count(f), unsigned{EMU_FINDINGS_KEEP});
-  EXPECT_EQ(emu_findings_omitted_stale(f), 2u * extra);
-  EXPECT_EQ(emu_findings_stale_total(f), 2u * (EMU_FINDINGS_KEEP + extra)) << "all still counted";
-  emu_findings_resolve(f, nullptr, nullptr);
+  EXPECT_EQ(report_findings_count(f), unsigned{REPORT_FINDINGS_KEEP});
+  EXPECT_EQ(report_findings_omitted_stale(f), 2u * extra);
+  EXPECT_EQ(report_findings_stale_total(f), 2u * (REPORT_FINDINGS_KEEP + extra))
+      << "all still counted";
+  report_findings_resolve(f, nullptr, nullptr);
   const nlohmann::json j = Json();
-  EXPECT_EQ(j["findings"].size(), size_t{EMU_FINDINGS_KEEP});
+  EXPECT_EQ(j["findings"].size(), size_t{REPORT_FINDINGS_KEEP});
   EXPECT_EQ(j["findings_omitted_stale"], 2 * extra);
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   EXPECT_NE(text.find("==jitflush-emu== 14 more stale fetches of root causes beyond the first "
                       "1000, which are the only ones kept\n"),
             std::string::npos);
@@ -194,50 +195,50 @@ TEST_F(Findings, EachBlockAndTheSarifLogCarryTheReproducingCommand)
 {
   const std::string cmd =
       "jitflush-emu --config /c/x.conf --seed 7 --policy random -- /bin/jit 'a b'";
-  emu_findings_set_reproduce(f, cmd.c_str());
-  const jf_verdict a = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
-  const jf_verdict b = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
-  emu_findings_record(f, 0x9000, 0, 0, &a);
-  emu_findings_record(f, 0x9004, 0, 0, &b);
-  emu_findings_resolve(f, nullptr, nullptr);
-  const std::string text = Take(emu_findings_text(f));
+  report_findings_set_reproduce(f, cmd.c_str());
+  const model_verdict a = {MODEL_STALE_NOT_CLEANED, 0x5000, MODEL_NO_SITE, 0, 64, 0, false, 0};
+  const model_verdict b = {MODEL_STALE_NOT_CLEANED, 0x5004, MODEL_NO_SITE, 0, 64, 0, false, 0};
+  report_findings_record(f, 0x9000, 0, 0, &a);
+  report_findings_record(f, 0x9004, 0, 0, &b);
+  report_findings_resolve(f, nullptr, nullptr);
+  const std::string text = Take(report_findings_text(f));
   size_t blocks = 0;
   for (size_t at = text.find("    rerun   " + cmd + "\n"); at != std::string::npos;
        at = text.find("    rerun   " + cmd + "\n", at + 1))
     blocks++;
   EXPECT_EQ(blocks, 2u) << text;
-  const nlohmann::json s = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  const nlohmann::json s = nlohmann::json::parse(Take(report_findings_sarif(f)));
   EXPECT_EQ(s["runs"][0]["invocations"][0]["commandLine"], cmd);
   // A report records the run: the blocks point at it, and say what it
   // cannot restore; the SARIF log keeps the command line.
-  emu_findings_set_rerun(f, "jitflush-emu --reproduce /w/r.json",
-                         "the environment (the run was recorded with --no-record-env)");
-  const std::string recorded = Take(emu_findings_text(f));
+  report_findings_set_rerun(f, "jitflush-emu --reproduce /w/r.json",
+                            "the environment (the run was recorded with --no-record-env)");
+  const std::string recorded = Take(report_findings_text(f));
   EXPECT_EQ(recorded.find(cmd), std::string::npos) << recorded;
   EXPECT_NE(recorded.find("    rerun   jitflush-emu --reproduce /w/r.json\n            not "
                           "restored by it: the environment (the run was recorded with "
                           "--no-record-env)\n"),
             std::string::npos)
       << recorded;
-  const nlohmann::json again = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  const nlohmann::json again = nlohmann::json::parse(Take(report_findings_sarif(f)));
   EXPECT_EQ(again["runs"][0]["invocations"][0]["commandLine"], cmd);
 }
 
 TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirst)
 {
-  const uint32_t a = emu_findings_site(f, 0x1000, 0x2004);
-  const uint32_t b = emu_findings_site(f, 0x1100, 0x2004);
-  const jf_verdict geo = Geometry(a);
-  jf_verdict other_site = Geometry(b);
-  jf_verdict no_isb = {JF_STALE_NOT_SYNCHRONISED, 0x4031fc, a, 64, 64, 0, false, 0};
-  jf_verdict no_site_w1 = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
-  jf_verdict no_site_w2 = {JF_STALE_NOT_CLEANED, 0x5004, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
-  emu_findings_record(f, 0x9000, 0, 0, &geo);
+  const uint32_t a = report_findings_site(f, 0x1000, 0x2004);
+  const uint32_t b = report_findings_site(f, 0x1100, 0x2004);
+  const model_verdict geo = Geometry(a);
+  model_verdict other_site = Geometry(b);
+  model_verdict no_isb = {MODEL_STALE_NOT_SYNCHRONISED, 0x4031fc, a, 64, 64, 0, false, 0};
+  model_verdict no_site_w1 = {MODEL_STALE_NOT_CLEANED, 0x5000, MODEL_NO_SITE, 0, 64, 0, false, 0};
+  model_verdict no_site_w2 = {MODEL_STALE_NOT_CLEANED, 0x5004, MODEL_NO_SITE, 0, 64, 0, false, 0};
+  report_findings_record(f, 0x9000, 0, 0, &geo);
   for (int i = 0; i < 3; i++)
-    emu_findings_record(f, 0x9004, 4, 1, &other_site);
+    report_findings_record(f, 0x9004, 4, 1, &other_site);
   Record({{0x9008, &no_isb}, {0x900c, &no_site_w1}, {0x9010, &no_site_w2}});
-  EXPECT_EQ(emu_findings_count(f), 5u);
-  emu_findings_resolve(f, nullptr, nullptr);
+  EXPECT_EQ(report_findings_count(f), 5u);
+  report_findings_resolve(f, nullptr, nullptr);
   const nlohmann::json j = Json();
   EXPECT_EQ(j["findings"][0]["count"], 3) << "most stale fetches first";
   EXPECT_EQ(j["findings"][0]["fetch_core"], "Exynos M1");
@@ -252,10 +253,10 @@ TEST_F(Findings, DifferentStepsSitesAndLinesAreDifferentFindingsMostFrequentFirs
 
 TEST_F(Findings, CtrReadSitesCountEachPcCpuAndValue)
 {
-  emu_findings_ctr_read(f, 0x4012cc, 4, 0x84448005);
-  emu_findings_ctr_read(f, 0x4012cc, 4, 0x84448005);
-  emu_findings_ctr_read(f, 0x4012cc, 0, 0x84448004);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  report_findings_ctr_read(f, 0x4012cc, 4, 0x84448005);
+  report_findings_ctr_read(f, 0x4012cc, 4, 0x84448005);
+  report_findings_ctr_read(f, 0x4012cc, 0, 0x84448004);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["ctr_read_sites"].size(), 2u);
   const nlohmann::json first = {{"pc", "0x4012cc"},
@@ -269,11 +270,11 @@ TEST_F(Findings, CtrReadSitesCountEachPcCpuAndValue)
 
 TEST_F(Findings, TextIsOneBlockPerFindingAndASummary)
 {
-  EXPECT_EQ(Take(emu_findings_text(f)), "") << "nothing to say on a clean run";
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  emu_findings_record(f, 0x9040, 0, 0, &v);
-  emu_findings_resolve(f, FakeNames, nullptr);
-  const std::string text = Take(emu_findings_text(f));
+  EXPECT_EQ(Take(report_findings_text(f)), "") << "nothing to say on a clean run";
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_findings_record(f, 0x9040, 0, 0, &v);
+  report_findings_resolve(f, FakeNames, nullptr);
+  const std::string text = Take(report_findings_text(f));
   EXPECT_EQ(
       text.rfind(
           "==jitflush-emu== STALE FETCH #1 not-invalidated-in-geometry: 1 stale fetches of 1 words "
@@ -290,10 +291,10 @@ TEST_F(Findings, TextIsOneBlockPerFindingAndASummary)
 
 TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine)
 {
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  emu_findings_record(f, 0x9040, 0, 0, &v);
-  emu_findings_resolve(f, FakeNames, nullptr);
-  const nlohmann::json s = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_findings_record(f, 0x9040, 0, 0, &v);
+  report_findings_resolve(f, FakeNames, nullptr);
+  const nlohmann::json s = nlohmann::json::parse(Take(report_findings_sarif(f)));
   EXPECT_EQ(s["version"], "2.1.0");
   const auto &run = s["runs"][0];
   EXPECT_EQ(run["tool"]["driver"]["name"], "jitflush-emu");
@@ -313,14 +314,14 @@ TEST_F(Findings, SarifHasOneResultPerFindingAtTheCallersLine)
 // its callers are listed inside with their counts.
 TEST_F(Findings, OneRoutineAndStrideIsOneFindingWhateverTheCaller)
 {
-  const uint32_t from_a = emu_findings_site(f, 0x403520, 0x401228);
-  const uint32_t from_b = emu_findings_site(f, 0x403520, 0x402004);
-  const jf_verdict a = Geometry(from_a), b = Geometry(from_b);
+  const uint32_t from_a = report_findings_site(f, 0x403520, 0x401228);
+  const uint32_t from_b = report_findings_site(f, 0x403520, 0x402004);
+  const model_verdict a = Geometry(from_a), b = Geometry(from_b);
   for (int i = 0; i < 3; i++)
-    emu_findings_record(f, 0x9040 + 4 * i, 0, 0, &a);
-  emu_findings_record(f, 0xa040, 1, 0, &b);
-  EXPECT_EQ(emu_findings_count(f), 1u);
-  emu_findings_resolve(f, FakeNames, nullptr);
+    report_findings_record(f, 0x9040 + 4 * i, 0, 0, &a);
+  report_findings_record(f, 0xa040, 1, 0, &b);
+  EXPECT_EQ(report_findings_count(f), 1u);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["findings"].size(), 1u);
   const auto &flush = j["findings"][0]["flush"];
@@ -331,7 +332,7 @@ TEST_F(Findings, OneRoutineAndStrideIsOneFindingWhateverTheCaller)
   EXPECT_EQ(flush["callers"][0]["count"], 3);
   EXPECT_EQ(flush["callers"][1]["pc"], "0x402000");
   EXPECT_EQ(flush["callers"][1]["count"], 1);
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   EXPECT_NE(text.find("    called  0x401224 fn_401224+0x4 /src/jit.c:55 (libfake.so+0x1224) [3 "
                       "stale fetches]\n"),
             std::string::npos)
@@ -346,16 +347,16 @@ TEST_F(Findings, OneRoutineAndStrideIsOneFindingWhateverTheCaller)
 // known for its routine it is the same bug, and says so.
 TEST_F(Findings, AShortCallJoinsItsRoutinesOneStride)
 {
-  const uint32_t loop = emu_findings_site(f, 0x403520, 0x401228);
-  const uint32_t short_call = emu_findings_site(f, 0x403520, 0x402004);
-  const jf_verdict strided = Geometry(loop);
-  jf_verdict strideless = Geometry(short_call);
+  const uint32_t loop = report_findings_site(f, 0x403520, 0x401228);
+  const uint32_t short_call = report_findings_site(f, 0x403520, 0x402004);
+  const model_verdict strided = Geometry(loop);
+  model_verdict strideless = Geometry(short_call);
   strideless.stride = 0;
   Record({{0x9040, &strided}, {0xa040, &strideless}, {0xa044, &strideless}});
-  EXPECT_EQ(emu_findings_count(f), 1u);
-  emu_findings_record(f, 0xa048, 0, 0, &strideless); // after settling: same finding
-  EXPECT_EQ(emu_findings_count(f), 1u);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  EXPECT_EQ(report_findings_count(f), 1u);
+  report_findings_record(f, 0xa048, 0, 0, &strideless); // after settling: same finding
+  EXPECT_EQ(report_findings_count(f), 1u);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["findings"].size(), 1u);
   EXPECT_EQ(j["findings"][0]["stride"], 128);
@@ -366,24 +367,24 @@ TEST_F(Findings, AShortCallJoinsItsRoutinesOneStride)
 
 TEST_F(Findings, AShortCallOfARoutineWithTwoStridesStaysApart)
 {
-  const uint32_t site = emu_findings_site(f, 0x403520, 0x401228);
-  jf_verdict by128 = Geometry(site), by256 = Geometry(site), none = Geometry(site);
+  const uint32_t site = report_findings_site(f, 0x403520, 0x401228);
+  model_verdict by128 = Geometry(site), by256 = Geometry(site), none = Geometry(site);
   by256.stride = 256;
   none.stride = 0;
-  emu_findings_record(f, 0x9040, 0, 0, &by128);
-  emu_findings_record(f, 0x9140, 0, 0, &by256);
-  emu_findings_record(f, 0x9240, 0, 0, &none);
-  EXPECT_EQ(emu_findings_count(f), 3u) << "nothing guessed between two strides";
+  report_findings_record(f, 0x9040, 0, 0, &by128);
+  report_findings_record(f, 0x9140, 0, 0, &by256);
+  report_findings_record(f, 0x9240, 0, 0, &none);
+  EXPECT_EQ(report_findings_count(f), 3u) << "nothing guessed between two strides";
 }
 
 // The stride is explained by the CTR_EL0 read it came from.
 TEST_F(Findings, TheStrideNamesTheCtrReadItCameFrom)
 {
-  emu_findings_ctr_read(f, 0x4012c0, 0, 0x84448004); // a LITTLE core's own value
-  emu_findings_ctr_read(f, 0x4012cc, 7, 0x84448005); // latched on an M1
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  emu_findings_record(f, 0x9040, 2, 0, &v);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  report_findings_ctr_read(f, 0x4012c0, 0, 0x84448004); // a LITTLE core's own value
+  report_findings_ctr_read(f, 0x4012cc, 7, 0x84448005); // latched on an M1
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_findings_record(f, 0x9040, 2, 0, &v);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   const auto &src = j["findings"][0]["stride_source"];
   EXPECT_EQ(src["pc"], "0x4012cc");
@@ -394,7 +395,7 @@ TEST_F(Findings, TheStrideNamesTheCtrReadItCameFrom)
                 "it came from CTR_EL0 read once on cpu 7 (Exynos M1)"),
             std::string::npos)
       << j["findings"][0]["message"];
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   EXPECT_NE(text.find("            loop stride 128 bytes: CTR_EL0 read once on cpu 7 (Exynos M1) "
                       "at 0x4012cc fn_4012cc+0x4 (libfake.so+0x12cc), IminLine 128 bytes, used on "
                       "cpu 2 (Cortex-A53, 64)\n"),
@@ -407,27 +408,27 @@ TEST_F(Findings, TheStrideNamesTheCtrReadItCameFrom)
 // nearest the flush is the source.
 TEST_F(Findings, TheStrideSourceIsTheReadNearestTheFlush)
 {
-  emu_findings_ctr_read(f, 0x7f0000e36e8c, 4, 0x84448005); // libjvm.so's VM_Version
-  emu_findings_ctr_read(f, 0x403490, 4, 0x84448005);       // the flush routine's own
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  emu_findings_record(f, 0x9040, 2, 0, &v);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  report_findings_ctr_read(f, 0x7f0000e36e8c, 4, 0x84448005); // libjvm.so's VM_Version
+  report_findings_ctr_read(f, 0x403490, 4, 0x84448005);       // the flush routine's own
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_findings_record(f, 0x9040, 2, 0, &v);
+  report_findings_resolve(f, FakeNames, nullptr);
   EXPECT_EQ(Json()["findings"][0]["stride_source"]["pc"], "0x403490");
 }
 
 TEST_F(Findings, AStrideNoCtrReadExplainsHasNoSource)
 {
-  emu_findings_ctr_read(f, 0x4012c0, 0, 0x84448004);
-  jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
+  report_findings_ctr_read(f, 0x4012c0, 0, 0x84448004);
+  model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
   v.stride = 256; // hard-coded: no core reports 256-byte lines
-  emu_findings_record(f, 0x9040, 2, 0, &v);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  report_findings_record(f, 0x9040, 2, 0, &v);
+  report_findings_resolve(f, FakeNames, nullptr);
   EXPECT_TRUE(Json()["findings"][0]["stride_source"].is_null());
 }
 
 // A symbolizer of one flush routine, `flush_range` at 0x403500-0x4035ff,
 // which calls a helper from 0x403504; everything else is `caller`.
-void RoutineNames(uint64_t pc, emu_frame_names *out, void *)
+void RoutineNames(uint64_t pc, report_frame_names *out, void *)
 {
   const bool inside = pc >= 0x403500 && pc < 0x403600;
   out->symbol = g_strdup_printf("%s+0x%llx", inside ? "flush_range" : "jit_publish",
@@ -440,14 +441,14 @@ void RoutineNames(uint64_t pc, emu_frame_names *out, void *)
 // its caller is in the frame record at x29.
 TEST_F(Findings, TheCallerOfANonLeafRoutineComesFromItsFrameRecord)
 {
-  const jf_verdict v = Geometry(emu_findings_site_framed(f, 0x403520, 0x403508, 0x401228));
-  emu_findings_record(f, 0x9040, 2, 0, &v);
-  emu_findings_resolve(f, RoutineNames, nullptr);
+  const model_verdict v = Geometry(report_findings_site_framed(f, 0x403520, 0x403508, 0x401228));
+  report_findings_record(f, 0x9040, 2, 0, &v);
+  report_findings_resolve(f, RoutineNames, nullptr);
   const nlohmann::json j = Json();
   EXPECT_EQ(j["findings"][0]["flush"]["caller"]["pc"], "0x401224") << j.dump(1);
   EXPECT_EQ(j["findings"][0]["flush"]["caller"]["symbol"], "jit_publish+0x24");
   ASSERT_EQ(j["findings"][0]["flush"]["callers"].size(), 1u);
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   EXPECT_NE(text.find("    called  0x401224 jit_publish+0x24"), std::string::npos) << text;
   EXPECT_EQ(text.find("called  0x403504"), std::string::npos) << text;
 }
@@ -456,9 +457,9 @@ TEST_F(Findings, TheCallerOfANonLeafRoutineComesFromItsFrameRecord)
 // caller's own (its caller's caller), and is not taken.
 TEST_F(Findings, TheCallerOfALeafRoutineIsTheLinkRegister)
 {
-  const jf_verdict v = Geometry(emu_findings_site_framed(f, 0x403520, 0x401228, 0x400f00));
-  emu_findings_record(f, 0x9040, 2, 0, &v);
-  emu_findings_resolve(f, RoutineNames, nullptr);
+  const model_verdict v = Geometry(report_findings_site_framed(f, 0x403520, 0x401228, 0x400f00));
+  report_findings_record(f, 0x9040, 2, 0, &v);
+  report_findings_resolve(f, RoutineNames, nullptr);
   EXPECT_EQ(Json()["findings"][0]["flush"]["caller"]["pc"], "0x401224");
 }
 
@@ -466,12 +467,12 @@ TEST_F(Findings, TheCallerOfALeafRoutineIsTheLinkRegister)
 // place inside it from the helper, with different frames: one caller each.
 TEST_F(Findings, NonLeafCallersAreCountedByTheirFrameRecord)
 {
-  const jf_verdict a = Geometry(emu_findings_site_framed(f, 0x403520, 0x403508, 0x401228));
-  const jf_verdict b = Geometry(emu_findings_site_framed(f, 0x403520, 0x403508, 0x402008));
-  emu_findings_record(f, 0x9040, 2, 0, &a);
-  emu_findings_record(f, 0x9044, 2, 0, &b);
-  emu_findings_record(f, 0x9048, 2, 0, &b);
-  emu_findings_resolve(f, RoutineNames, nullptr);
+  const model_verdict a = Geometry(report_findings_site_framed(f, 0x403520, 0x403508, 0x401228));
+  const model_verdict b = Geometry(report_findings_site_framed(f, 0x403520, 0x403508, 0x402008));
+  report_findings_record(f, 0x9040, 2, 0, &a);
+  report_findings_record(f, 0x9044, 2, 0, &b);
+  report_findings_record(f, 0x9048, 2, 0, &b);
+  report_findings_resolve(f, RoutineNames, nullptr);
   const nlohmann::json j = Json();
   const auto &callers = j["findings"][0]["flush"]["callers"];
   ASSERT_EQ(callers.size(), 2u) << j.dump(1);
@@ -484,25 +485,25 @@ TEST_F(Findings, NonLeafCallersAreCountedByTheirFrameRecord)
 // core's lines: the clean and the invalidate findings are one root cause.
 TEST_F(Findings, BothLoopsOfOneLatchedReadAreOneRootCause)
 {
-  emu_findings_ctr_read(f, 0x4034f0, 5, 0x84448005); // DminLine 64, IminLine 128
-  const uint32_t dc = emu_findings_site(f, 0x403510, 0x401228);
-  const uint32_t ic = emu_findings_site(f, 0x403540, 0x401228);
-  jf_verdict d = {JF_STALE_NOT_CLEANED, 0x5000, dc, 64, 32, 0, true, 0};
-  jf_verdict i = Geometry(ic);
+  report_findings_ctr_read(f, 0x4034f0, 5, 0x84448005); // DminLine 64, IminLine 128
+  const uint32_t dc = report_findings_site(f, 0x403510, 0x401228);
+  const uint32_t ic = report_findings_site(f, 0x403540, 0x401228);
+  model_verdict d = {MODEL_STALE_NOT_CLEANED, 0x5000, dc, 64, 32, 0, true, 0};
+  model_verdict i = Geometry(ic);
   i.line = 64;
   Record({{0x9020, &d}, {0x9060, &i}, {0x9064, &i}});
-  EXPECT_EQ(emu_findings_count(f), 2u);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  EXPECT_EQ(report_findings_count(f), 2u);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   ASSERT_EQ(j["findings"].size(), 2u);
   EXPECT_TRUE(j["findings"][0]["same_cause_as"].is_null());
   EXPECT_EQ(j["findings"][1]["same_cause_as"], 1);
   EXPECT_EQ(j["findings"][1]["kind"], "not-cleaned");
   EXPECT_EQ(j["findings"][1]["line_core"], "Cortex-A53");
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   ExpectContains(text,
                  {"    cause   the same CTR_EL0 read as #1", "SUMMARY: jitflush-emu: 1 finding,"});
-  const auto sarif = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  const auto sarif = nlohmann::json::parse(Take(report_findings_sarif(f)));
   EXPECT_EQ(sarif["runs"][0]["results"][1]["properties"]["sameCauseAs"], 1);
   EXPECT_FALSE(sarif["runs"][0]["results"][0]["properties"].contains("sameCauseAs"));
 }
@@ -510,21 +511,27 @@ TEST_F(Findings, BothLoopsOfOneLatchedReadAreOneRootCause)
 // Two loops whose strides came from different reads are two causes.
 TEST_F(Findings, LoopsOfDifferentReadsAreTwoRootCauses)
 {
-  emu_findings_ctr_read(f, 0x4034f0, 5, 0x84448005);
-  emu_findings_ctr_read(f, 0x4034f0, 0, 0x84448004);
-  jf_verdict d = {
-      JF_STALE_NOT_CLEANED, 0x5000, emu_findings_site(f, 0x403510, 0x401228), 64, 32, 0, true, 0};
-  const jf_verdict i = Geometry(emu_findings_site(f, 0x403540, 0x401228));
-  emu_findings_record(f, 0x9020, 0, 0, &d);
-  emu_findings_record(f, 0x9060, 0, 0, &i);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  report_findings_ctr_read(f, 0x4034f0, 5, 0x84448005);
+  report_findings_ctr_read(f, 0x4034f0, 0, 0x84448004);
+  model_verdict d = {MODEL_STALE_NOT_CLEANED,
+                     0x5000,
+                     report_findings_site(f, 0x403510, 0x401228),
+                     64,
+                     32,
+                     0,
+                     true,
+                     0};
+  const model_verdict i = Geometry(report_findings_site(f, 0x403540, 0x401228));
+  report_findings_record(f, 0x9020, 0, 0, &d);
+  report_findings_record(f, 0x9060, 0, 0, &i);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   // The clean's DminLine 64 is read on cpu 0's own cluster and on cpu 5's;
   // the one elsewhere (cpu 5) is preferred, the same as the invalidate's.
   EXPECT_EQ(j["findings"][0]["stride_source"]["cpu"], 5);
   d.stride = 128; // no read has DminLine 128: a hard-coded step
-  emu_findings_record(f, 0x9120, 0, 0, &d);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  report_findings_record(f, 0x9120, 0, 0, &d);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json k = Json();
   unsigned own = 0;
   for (const auto &fd : k["findings"])
@@ -536,16 +543,16 @@ TEST_F(Findings, LoopsOfDifferentReadsAreTwoRootCauses)
 // 32 was the writer's D line. The text says whose line it is.
 TEST_F(Findings, TheLineSaysWhichCoreAndCacheItIs)
 {
-  const jf_verdict d = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 1, false, 0};
-  const jf_verdict i = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  emu_findings_record(f, 0x9000, 0, 0, &d);
-  emu_findings_record(f, 0x9040, 0, 0, &i);
-  emu_findings_record(f, 0x9044, 0, 0, &i);
-  emu_findings_resolve(f, nullptr, nullptr);
+  const model_verdict d = {MODEL_STALE_NOT_CLEANED, 0x5000, MODEL_NO_SITE, 0, 64, 1, false, 0};
+  const model_verdict i = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_findings_record(f, 0x9000, 0, 0, &d);
+  report_findings_record(f, 0x9040, 0, 0, &i);
+  report_findings_record(f, 0x9044, 0, 0, &i);
+  report_findings_resolve(f, nullptr, nullptr);
   const nlohmann::json j = Json();
   EXPECT_EQ(j["findings"][0]["line_cache"], "I");
   EXPECT_EQ(j["findings"][1]["line_cache"], "D");
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   EXPECT_NE(text.find("on cpu 0 (Cortex-A53, 64-byte I-cache lines)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("on cpu 0 (Cortex-A53), written on a Exynos M1 (64-byte D-cache lines)\n"),
             std::string::npos)
@@ -556,10 +563,10 @@ TEST_F(Findings, TheLineSaysWhichCoreAndCacheItIs)
 // one writer for all.
 TEST_F(Findings, EachWordKeepsItsOwnWriter)
 {
-  const uint32_t site = emu_findings_site(f, 0x403520, 0x401228);
-  const jf_verdict one = Geometry(site, 0x4031fc), other = Geometry(site, 0x403300);
+  const uint32_t site = report_findings_site(f, 0x403520, 0x401228);
+  const model_verdict one = Geometry(site, 0x4031fc), other = Geometry(site, 0x403300);
   Record({{0x9040, &one}, {0x9044, &other}, {0x9048, &other}});
-  emu_findings_resolve(f, FakeNames, nullptr);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   const auto &writers = j["findings"][0]["writers"];
   ASSERT_EQ(writers.size(), 2u);
@@ -568,18 +575,18 @@ TEST_F(Findings, EachWordKeepsItsOwnWriter)
   EXPECT_EQ(writers[1]["pc"], "0x4031fc");
   EXPECT_EQ(writers[1]["words"], 1);
   EXPECT_EQ(j["findings"][0]["writer"]["pc"], "0x4031fc") << "the first store, as before";
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   ExpectContains(text, {"    writer  0x403300 fn_403300+0x4 (libfake.so+0x3300) [2 words]\n",
                         "    writer  0x4031fc fn_4031fc+0x4 (libfake.so+0x31fc) [1 words]\n"});
 }
 
 TEST_F(Findings, FramesCarryTheirModuleOffsetAndRawNameAndTheReportTheMappings)
 {
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  emu_findings_record(f, 0x7f0000009040, 0, 0, &v);
-  emu_findings_add_mapping(f, "/sysroot/usr/lib/libfake.so", 0x400000, 0x410000, 0x400000,
-                           "a4a30fd4");
-  emu_findings_resolve(f, FakeNames, nullptr);
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_findings_record(f, 0x7f0000009040, 0, 0, &v);
+  report_findings_add_mapping(f, "/sysroot/usr/lib/libfake.so", 0x400000, 0x410000, 0x400000,
+                              "a4a30fd4");
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   const auto &flush = j["findings"][0]["flush"];
   EXPECT_EQ(flush["module"], "/sysroot/usr/lib/libfake.so");
@@ -596,10 +603,11 @@ TEST_F(Findings, FramesCarryTheirModuleOffsetAndRawNameAndTheReportTheMappings)
 
 TEST_F(Findings, GeneratedCodeHasNoModuleAndSaysSo)
 {
-  const jf_verdict v = {JF_STALE_NOT_CLEANED, 0x7f0000001000, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
-  emu_findings_record(f, 0x9000, 0, 0, &v);
-  emu_findings_resolve(
-      f, [](uint64_t, emu_frame_names *, void *) {}, nullptr);
+  const model_verdict v = {
+      MODEL_STALE_NOT_CLEANED, 0x7f0000001000, MODEL_NO_SITE, 0, 64, 0, false, 0};
+  report_findings_record(f, 0x9000, 0, 0, &v);
+  report_findings_resolve(
+      f, [](uint64_t, report_frame_names *, void *) {}, nullptr);
   const nlohmann::json j = Json();
   EXPECT_TRUE(j["findings"][0]["writer"]["module"].is_null());
   EXPECT_TRUE(j["findings"][0]["writer"]["offset"].is_null());
@@ -609,13 +617,13 @@ TEST_F(Findings, GeneratedCodeHasNoModuleAndSaysSo)
 // name the thread, its last block and the finding it fetched stale last.
 TEST_F(Findings, ACrashNamesTheThreadsLastStaleFetchAndItsFinding)
 {
-  const jf_verdict big = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  const jf_verdict other = {JF_STALE_NOT_CLEANED, 0x5000, JF_MODEL_NO_SITE, 0, 64, 0, false, 0};
+  const model_verdict big = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  const model_verdict other = {MODEL_STALE_NOT_CLEANED, 0x5000, MODEL_NO_SITE, 0, 64, 0, false, 0};
   for (int i = 0; i < 5; i++)
-    emu_findings_record(f, 0x9040 + 4 * i, 0, 3, &big); // thread 3
-  emu_findings_record(f, 0xa000, 1, 4, &other);         // thread 4, last of all
-  emu_findings_note_end(f, 3, 0x401000);
-  emu_findings_resolve(f, FakeNames, nullptr);
+    report_findings_record(f, 0x9040 + 4 * i, 0, 3, &big); // thread 3
+  report_findings_record(f, 0xa000, 1, 4, &other);         // thread 4, last of all
+  report_findings_note_end(f, 3, 0x401000);
+  report_findings_resolve(f, FakeNames, nullptr);
   nlohmann::json j = Json();
   ASSERT_TRUE(j["crash"].is_object()) << j.dump();
   EXPECT_EQ(j["crash"]["thread"], 3);
@@ -624,7 +632,7 @@ TEST_F(Findings, ACrashNamesTheThreadsLastStaleFetchAndItsFinding)
   EXPECT_EQ(j["crash"]["last_stale"]["kind"], "not-invalidated-in-geometry");
   EXPECT_EQ(j["crash"]["last_stale"]["addr"], "0x9050");
   EXPECT_EQ(j["crash"]["last_stale"]["stale_fetches_after"], 1);
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   EXPECT_NE(text.find("==jitflush-emu== CRASH: the program died of a signal (it never called "
                       "exit_group) in thread 3, in the block at 0x401000 fn_401000+0x4 "
                       "(libfake.so+0x1000)\n"
@@ -634,25 +642,25 @@ TEST_F(Findings, ACrashNamesTheThreadsLastStaleFetchAndItsFinding)
       << text;
   EXPECT_LT(text.find("CRASH"), text.find("SUMMARY")) << "before the summary line";
   // The same end after exit_group is a normal end.
-  emu_findings_note_exit(f);
+  report_findings_note_exit(f);
   j = Json();
   EXPECT_TRUE(j["crash"].is_null());
-  EXPECT_EQ(Take(emu_findings_text(f)).find("CRASH"), std::string::npos);
+  EXPECT_EQ(Take(report_findings_text(f)).find("CRASH"), std::string::npos);
 }
 
 // ---- SARIF that code scanning can place ---------------------------------------
 
-nlohmann::json SarifOf(emu_findings *f)
+nlohmann::json SarifOf(report_findings *f)
 {
-  return nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  return nlohmann::json::parse(Take(report_findings_sarif(f)));
 }
 
 TEST_F(Findings, SarifPlacesSourceUnderTheSarifRootRelativeToIt)
 {
-  emu_findings_set_sarif_root(f, "/src/");
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  emu_findings_record(f, 0x9040, 0, 0, &v);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  report_findings_set_sarif_root(f, "/src/");
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_findings_record(f, 0x9040, 0, 0, &v);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json s = SarifOf(f);
   const auto &run = s["runs"][0];
   EXPECT_EQ(run["originalUriBaseIds"]["SRCROOT"]["uri"], "file:///src/");
@@ -664,9 +672,9 @@ TEST_F(Findings, SarifPlacesSourceUnderTheSarifRootRelativeToIt)
 TEST_F(Findings, SarifWithoutASourceLinePlacesTheModuleAndOffset)
 {
   // Only 0x401224 has a location: a caller elsewhere leaves the module.
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x402004));
-  emu_findings_record(f, 0x9040, 0, 0, &v);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x402004));
+  report_findings_record(f, 0x9040, 0, 0, &v);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json s = SarifOf(f);
   const auto &loc = s["runs"][0]["results"][0]["locations"][0];
   EXPECT_EQ(loc["physicalLocation"]["artifactLocation"]["uri"],
@@ -680,14 +688,14 @@ TEST_F(Findings, SarifWithoutASourceLinePlacesTheModuleAndOffset)
 TEST_F(Findings, SarifFingerprintsNameTheRootCauseNotTheRun)
 {
   auto print = [this](uint64_t word, unsigned cpu, unsigned stride, int times) {
-    emu_findings *g = emu_findings_new(config.cfg);
-    jf_verdict v = Geometry(emu_findings_site(g, 0x403520, 0x401228));
+    report_findings *g = report_findings_new(config.cfg);
+    model_verdict v = Geometry(report_findings_site(g, 0x403520, 0x401228));
     v.stride = stride;
     for (int i = 0; i < times; i++)
-      emu_findings_record(g, word + 4 * i, cpu, 0, &v);
-    emu_findings_resolve(g, FakeNames, nullptr);
+      report_findings_record(g, word + 4 * i, cpu, 0, &v);
+    report_findings_resolve(g, FakeNames, nullptr);
     const nlohmann::json s = SarifOf(g);
-    emu_findings_free(g);
+    report_findings_free(g);
     return s["runs"][0]["results"][0]["partialFingerprints"]["jitflushRootCause/v1"]
         .get<std::string>();
   };
@@ -712,9 +720,9 @@ std::string ReadText(const std::string &path)
   return text;
 }
 
-void FreeNames(emu_frame_names &n)
+void FreeNames(report_frame_names &n)
 {
-  emu_frame_names_clear(&n);
+  report_frame_names_clear(&n);
 }
 
 uint64_t NmAddress(const std::string &symbol)
@@ -740,9 +748,9 @@ TEST(Symbols, NamesFunctionOffsetAndSourceLineOfAnAarch64Binary)
   ASSERT_NE(fn, 0u) << "no sc_flush_libgcc in " << kGuest << " (aarch64-linux-gnu-nm)";
   // A static, non-PIE program: mapped where it was linked.
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + kGuest + "\n";
-  emu_symbols *s = emu_symbols_new(maps.c_str());
-  emu_frame_names names = {};
-  emu_symbols_lookup(fn + 4, &names, s);
+  report_symbols *s = report_symbols_new(maps.c_str());
+  report_frame_names names = {};
+  report_symbols_lookup(fn + 4, &names, s);
   ASSERT_NE(names.symbol, nullptr);
   EXPECT_STREQ(names.symbol, "sc_flush_libgcc+0x4");
   EXPECT_STREQ(names.raw_symbol, "sc_flush_libgcc+0x4") << "a C name is its own raw name";
@@ -770,11 +778,11 @@ TEST(Symbols, NamesFunctionOffsetAndSourceLineOfAnAarch64Binary)
   EXPECT_LE(line, def + 3) << loc;
   FreeNames(names);
   names = {};
-  emu_symbols_lookup(0x10, &names, s);
+  report_symbols_lookup(0x10, &names, s);
   EXPECT_EQ(names.symbol, nullptr) << "an address no file maps has no name";
   EXPECT_EQ(names.location, nullptr);
   EXPECT_EQ(names.module, nullptr);
-  emu_symbols_free(s);
+  report_symbols_free(s);
 }
 
 TEST(Symbols, GuestMapsKeepOnlyAarch64FilesShiftedByTheGuestBase)
@@ -784,26 +792,26 @@ TEST(Symbols, GuestMapsKeepOnlyAarch64FilesShiftedByTheGuestBase)
                            "\n"
                            "7f0000000000-7f0000100000 r-xp 00000000 08:01 13 /bin/sh\n"
                            "7f0000200000-7f0000201000 rw-p 00000000 00:00 0 \n";
-  EXPECT_EQ(emu_symbols_guest_base(host.c_str(), kGuest.c_str(), 0x400100), 0x5500000000u);
-  EXPECT_EQ(emu_symbols_guest_base(host.c_str(), "/nonexistent", 0x400100), 0u);
-  char *guest = emu_symbols_guest_maps(host.c_str(), 0x5500000000);
+  EXPECT_EQ(report_symbols_guest_base(host.c_str(), kGuest.c_str(), 0x400100), 0x5500000000u);
+  EXPECT_EQ(report_symbols_guest_base(host.c_str(), "/nonexistent", 0x400100), 0u);
+  char *guest = report_symbols_guest_maps(host.c_str(), 0x5500000000);
   EXPECT_EQ(std::string(guest), "400000-800000 r-xp 00000000 08:01 12 " + kGuest + "\n");
   g_free(guest);
 }
 
 TEST(Symbols, CxxNamesAreDemangledAndCNamesLeftAlone)
 {
-  char *plain = emu_demangle("_ZN2v88internal11CpuFeatures11FlushICacheEPvm");
+  char *plain = report_demangle("_ZN2v88internal11CpuFeatures11FlushICacheEPvm");
   ASSERT_NE(plain, nullptr);
   EXPECT_STREQ(plain, "v8::internal::CpuFeatures::FlushICache(void*, unsigned long)");
   g_free(plain);
-  plain = emu_demangle("_ZN17AbstractAssembler5flushEv");
+  plain = report_demangle("_ZN17AbstractAssembler5flushEv");
   EXPECT_STREQ(plain, "AbstractAssembler::flush()");
   g_free(plain);
-  EXPECT_EQ(emu_demangle("__aarch64_sync_cache_range"), nullptr);
-  EXPECT_EQ(emu_demangle("i"), nullptr) << "a C function named like a mangled type";
-  EXPECT_EQ(emu_demangle("_Zgarbage"), nullptr);
-  EXPECT_EQ(emu_demangle("_Rgarbage"), nullptr);
+  EXPECT_EQ(report_demangle("__aarch64_sync_cache_range"), nullptr);
+  EXPECT_EQ(report_demangle("i"), nullptr) << "a C function named like a mangled type";
+  EXPECT_EQ(report_demangle("_Zgarbage"), nullptr);
+  EXPECT_EQ(report_demangle("_Rgarbage"), nullptr);
 }
 
 int Shell(const std::string &cmd)
@@ -834,9 +842,9 @@ uint64_t OffsetOf(const std::vector<uint32_t> &w, uint64_t from, uint32_t op)
 
 constexpr uint32_t kDcCvau = 0xd50b7b20, kIcIvau = 0xd50b7520;
 
-void LookUp(uint64_t pc, emu_frame_names *out, void *ctx)
+void LookUp(uint64_t pc, report_frame_names *out, void *ctx)
 {
-  emu_symbols_lookup(pc, out, static_cast<emu_symbols *>(ctx));
+  report_symbols_lookup(pc, out, static_cast<report_symbols *>(ctx));
 }
 
 // jit_stress stripped into a new temporary folder, as DIR/NAME, with the
@@ -880,11 +888,11 @@ TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
   const std::string &exe = copy.exe;
   const uint64_t flush = 0x400000 + copy.off;
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
-  emu_symbols *s = emu_symbols_new(maps.c_str());
-  const jf_verdict v = Geometry(emu_findings_site(f, flush, 0x401228));
+  report_symbols *s = report_symbols_new(maps.c_str());
+  const model_verdict v = Geometry(report_findings_site(f, flush, 0x401228));
   for (uint64_t word = 0; word < 16; word++)
-    emu_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
-  emu_findings_resolve(f, LookUp, s);
+    report_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
+  report_findings_resolve(f, LookUp, s);
 
   const nlohmann::json j = Json();
   ASSERT_EQ(j["findings"].size(), 1u);
@@ -912,23 +920,23 @@ TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
   const std::string message = j["findings"][0]["message"];
   EXPECT_NE(message.find(sentence), std::string::npos) << message;
 
-  const std::string text = Take(emu_findings_text(f));
+  const std::string text = Take(report_findings_text(f));
   EXPECT_NE(text.find("\n            is libgcc's __clear_cache (__aarch64_sync_cache_range), built "
                       "by GCC: (Debian 12.2.0-14) 12.2.0 (its .comment)\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("    " + message + "\n"), std::string::npos) << text;
 
-  const nlohmann::json sarif = nlohmann::json::parse(Take(emu_findings_sarif(f)));
+  const nlohmann::json sarif = nlohmann::json::parse(Take(report_findings_sarif(f)));
   const nlohmann::json &result = sarif["runs"][0]["results"][0];
   EXPECT_EQ(result["message"]["text"], message);
   EXPECT_EQ(result["properties"]["flushRoutine"], "libgcc's __clear_cache");
   // Another kind at the same routine (no isb after it): the routine is
   // named, but its latch is not this finding's cause.
-  const jf_verdict unsynced = {
-      JF_STALE_NOT_SYNCHRONISED, 0x4031fc, v.flush_site, 128, 64, 0, false, 0};
-  emu_findings_record(f, 0x7f0000002000, 0, 0, &unsynced);
-  emu_findings_resolve(f, LookUp, s);
+  const model_verdict unsynced = {
+      MODEL_STALE_NOT_SYNCHRONISED, 0x4031fc, v.flush_site, 128, 64, 0, false, 0};
+  report_findings_record(f, 0x7f0000002000, 0, 0, &unsynced);
+  report_findings_resolve(f, LookUp, s);
   const nlohmann::json both = Json();
   ASSERT_EQ(both["findings"].size(), 2u);
   const std::string other = both["findings"][1]["message"];
@@ -940,7 +948,7 @@ TEST_F(Findings, AStrippedStaticLibgccFlushIsNamedByItsCode)
   EXPECT_EQ(other.find("drop-in"), std::string::npos) << other;
   EXPECT_EQ(result["properties"]["flushRoutineBuild"], "GCC: (Debian 12.2.0-14) 12.2.0");
   EXPECT_EQ(result["properties"]["flushRoutineFingerprint"], "GCC 12 (Debian 12)");
-  emu_symbols_free(s);
+  report_symbols_free(s);
 }
 
 // libgcc_s.so.1 of the aarch64 sysroot (Debian's libgcc-s1, GCC 12): the
@@ -953,12 +961,12 @@ TEST(KnownRoutinesInFiles, TheSysrootsLibgccSIsRecognised)
   for (uint32_t op : {kDcCvau, kIcIvau}) {
     const uint64_t off = OffsetOf(w, 0, op);
     ASSERT_NE(off, 0u) << so;
-    const emu_known_routine *r = emu_known_routine_in_file(so.c_str(), off);
+    const report_known_routine *r = report_known_routine_in_file(so.c_str(), off);
     ASSERT_NE(r, nullptr) << so << "+0x" << std::hex << off;
     EXPECT_STREQ(r->name, "libgcc's __clear_cache");
     EXPECT_STREQ(r->fingerprint, "GCC 12 (Debian 12)");
   }
-  EXPECT_EQ(emu_known_routine_in_file("/nonexistent/libgcc_s.so.1", 0x6ed0), nullptr);
+  EXPECT_EQ(report_known_routine_in_file("/nonexistent/libgcc_s.so.1", 0x6ed0), nullptr);
 }
 
 // jitflush's own flush, linked into the same program, is none of them; and
@@ -970,13 +978,13 @@ TEST_F(Findings, AFlushRoutineOfAnotherShapeStaysUnnamed)
   const std::vector<uint32_t> w = FileWords(kGuest);
   const uint64_t off = OffsetOf(w, fn - 0x400000, kDcCvau);
   ASSERT_NE(off, 0u);
-  EXPECT_EQ(emu_known_routine_in_file(kGuest.c_str(), off), nullptr);
-  const jf_verdict v = Geometry(emu_findings_site(f, 0x403520, 0x401228));
-  emu_findings_record(f, 0x7f0000001040, 0, 0, &v);
-  emu_findings_resolve(f, FakeNames, nullptr);
+  EXPECT_EQ(report_known_routine_in_file(kGuest.c_str(), off), nullptr);
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_findings_record(f, 0x7f0000001040, 0, 0, &v);
+  report_findings_resolve(f, FakeNames, nullptr);
   const nlohmann::json j = Json();
   EXPECT_TRUE(j["findings"][0]["flush"]["routine"].is_null()) << j["findings"][0]["flush"];
-  EXPECT_EQ(Take(emu_findings_text(f)).find("            is "), std::string::npos);
+  EXPECT_EQ(Take(report_findings_text(f)).find("            is "), std::string::npos);
 }
 
 // ---- what the binary says of itself -----------------------------------------
@@ -986,27 +994,27 @@ TEST_F(Findings, AFlushRoutineOfAnotherShapeStaysUnnamed)
 // linked), named through its ELF and DWARF.
 nlohmann::json FlushFindingIn(const std::string &exe, uint64_t off, std::string *text = nullptr,
                               std::string *sarif = nullptr, const char *project = nullptr,
-                              jf_stale_kind kind = JF_STALE_NOT_INVALIDATED_IN_GEOMETRY)
+                              model_stale_kind kind = MODEL_STALE_NOT_INVALIDATED_IN_GEOMETRY)
 {
   Config config;
-  emu_findings *f = emu_findings_new(config.cfg);
-  emu_findings_set_sarif_root(f, project);
+  report_findings *f = report_findings_new(config.cfg);
+  report_findings_set_sarif_root(f, project);
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
-  emu_symbols *s = emu_symbols_new(maps.c_str());
-  jf_verdict v = Geometry(emu_findings_site(f, 0x400000 + off, 0x401228));
+  report_symbols *s = report_symbols_new(maps.c_str());
+  model_verdict v = Geometry(report_findings_site(f, 0x400000 + off, 0x401228));
   v.kind = kind;
   for (uint64_t word = 0; word < 16; word++)
-    emu_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
-  emu_findings_resolve(f, LookUp, s);
+    report_findings_record(f, 0x7f0000001040 + 4 * word, 0, 0, &v);
+  report_findings_resolve(f, LookUp, s);
   JsonObject *report = json_object_new();
-  emu_findings_json(f, report);
-  nlohmann::json j = nlohmann::json::parse(Take(emu_json_write_object(report)));
+  report_findings_json(f, report);
+  nlohmann::json j = nlohmann::json::parse(Take(rig_json_write_object(report)));
   if (text)
-    *text = Take(emu_findings_text(f));
+    *text = Take(report_findings_text(f));
   if (sarif)
-    *sarif = Take(emu_findings_sarif(f));
-  emu_symbols_free(s);
-  emu_findings_free(f);
+    *sarif = Take(report_findings_sarif(f));
+  report_symbols_free(s);
+  report_findings_free(f);
   return j;
 }
 
@@ -1071,8 +1079,8 @@ TEST(RoutineCompiler, FollowsTheBinarysCommentAndSaysWhenThereIsNone)
 TEST(RoutineCompiler, TheProducerOfTheCompileUnitComesFirst)
 {
   size_t n = 0;
-  const emu_known_routine *all = emu_known_routines(&n);
-  const emu_known_routine *gcc14 = nullptr;
+  const report_known_routine *all = report_known_routines(&n);
+  const report_known_routine *gcc14 = nullptr;
   for (size_t i = 0; i < n; i++)
     if (std::string(all[i].fingerprint) == "GCC 14 (Debian 13)")
       gcc14 = &all[i];
@@ -1125,10 +1133,10 @@ struct Origin {
 
 Origin OriginOf(const std::string &path, const char *project, const char *note = nullptr)
 {
-  struct emu_module_origin o = {};
-  emu_module_origin(path.c_str(), project, note, &o);
-  Origin out{emu_module_kind_name(o.kind), o.file, o.package ? o.package : ""};
-  emu_module_origin_clear(&o);
+  struct report_module_origin o = {};
+  report_module_origin(path.c_str(), project, note, &o);
+  Origin out{report_module_kind_name(o.kind), o.file, o.package ? o.package : ""};
+  report_module_origin_clear(&o);
   return out;
 }
 
@@ -1251,7 +1259,7 @@ TEST(ModuleOrigin, ALatchedRoutineInAnInstalledLibraryAdvisesBothReaders)
   // A missing isb after the same routine is its caller's to add: the
   // module is still named, but neither its builders' fix nor a protection.
   const nlohmann::json u =
-      FlushFindingIn(so, off, &text, nullptr, "/src/app", JF_STALE_NOT_SYNCHRONISED);
+      FlushFindingIn(so, off, &text, nullptr, "/src/app", MODEL_STALE_NOT_SYNCHRONISED);
   const nlohmann::json &unsynced = u["findings"][0];
   EXPECT_EQ(unsynced["kind"], "not-synchronised");
   EXPECT_TRUE(unsynced["protection"].is_null()) << unsynced;
@@ -1295,7 +1303,7 @@ TEST(Symbols, CxxAndBothRustManglingsAreDemangledInFrames)
       Shell("aarch64-linux-gnu-gcc -nostdlib -static -no-pie -o " + exe + " " + dir + "/names.s"),
       0);
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
-  emu_symbols *s = emu_symbols_new(maps.c_str());
+  report_symbols *s = report_symbols_new(maps.c_str());
   for (const Case &c : cases) {
     uint64_t addr = 0;
     {
@@ -1308,14 +1316,14 @@ TEST(Symbols, CxxAndBothRustManglingsAreDemangledInFrames)
           addr = a;
     }
     ASSERT_NE(addr, 0u) << c.mangled;
-    emu_frame_names names = {};
-    emu_symbols_lookup(addr + 4, &names, s);
+    report_frame_names names = {};
+    report_symbols_lookup(addr + 4, &names, s);
     ASSERT_NE(names.symbol, nullptr) << c.mangled;
     EXPECT_EQ(std::string(names.symbol), std::string(c.plain) + "+0x4");
     EXPECT_EQ(std::string(names.raw_symbol), std::string(c.mangled) + "+0x4");
     FreeNames(names);
   }
-  emu_symbols_free(s);
+  report_symbols_free(s);
   Shell("rm -rf " + dir);
 }
 
@@ -1346,14 +1354,14 @@ TEST(Symbols, DebugFilesInTheSysrootsBuildIdTreeAreFound)
   ASSERT_EQ(Shell("aarch64-linux-gnu-objcopy --only-keep-debug " + kGuest + " " + debug), 0);
   ASSERT_EQ(Shell("aarch64-linux-gnu-objcopy --strip-debug " + kGuest + " " + exe), 0);
   const std::string maps = "00400000-00800000 r-xp 00000000 08:01 12 " + exe + "\n";
-  emu_frame_names names = {};
-  emu_symbols *s = emu_symbols_new(maps.c_str());
-  emu_symbols_lookup(fn + 4, &names, s);
+  report_frame_names names = {};
+  report_symbols *s = report_symbols_new(maps.c_str());
+  report_symbols_lookup(fn + 4, &names, s);
   ASSERT_NE(names.location, nullptr) << "no file:line: the debug file was not found";
   EXPECT_NE(std::string(names.location).find("impl_libgcc.c:"), std::string::npos)
       << names.location;
   std::string listed;
-  emu_symbols_each_module(
+  report_symbols_each_module(
       s,
       [](const char *path, uint64_t start, uint64_t, uint64_t base, const char *build_id,
          void *ctx) {
@@ -1364,16 +1372,16 @@ TEST(Symbols, DebugFilesInTheSysrootsBuildIdTreeAreFound)
       &listed);
   EXPECT_EQ(listed, exe + " " + std::to_string(0x400000) + " 0 " + id);
   FreeNames(names);
-  emu_symbols_free(s);
+  report_symbols_free(s);
   // Without the debug file, no line: the test above proves the lookup.
   ASSERT_EQ(Shell("rm -f " + debug), 0);
   names = {};
-  s = emu_symbols_new(maps.c_str());
-  emu_symbols_lookup(fn + 4, &names, s);
+  s = report_symbols_new(maps.c_str());
+  report_symbols_lookup(fn + 4, &names, s);
   EXPECT_EQ(names.location, nullptr);
   EXPECT_STREQ(names.symbol, "sc_flush_libgcc+0x4") << "the symbol table is still there";
   FreeNames(names);
-  emu_symbols_free(s);
+  report_symbols_free(s);
   Shell("rm -rf " + root);
 }
 

@@ -1,5 +1,5 @@
 // Well-known flush routines recognised by their code
-// (rig/report/known_routines.c): each known build is told from the
+// (rig/report/report_known_routines.c): each known build is told from the
 // others, a link's changes (offsets, registers, alignment nops) do not hide
 // it, and code that is not one of them stays unnamed.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <vector>
 
 extern "C" {
-#include "known_routines.h"
+#include "report_known_routines.h"
 }
 
 namespace
@@ -18,7 +18,7 @@ constexpr uint32_t kNop = 0xd503201f;
 constexpr uint32_t kDcCvauMask = 0xffffffe0, kDcCvau = 0xd50b7b20; // dc cvau, Xt
 constexpr uint32_t kIcIvau = 0xd50b7520;                           // ic ivau, Xt
 
-std::vector<uint32_t> Words(const emu_known_routine &r)
+std::vector<uint32_t> Words(const report_known_routine &r)
 {
   return std::vector<uint32_t>(r.words, r.words + r.nwords);
 }
@@ -34,7 +34,7 @@ size_t Find(const std::vector<uint32_t> &w, uint32_t op)
 TEST(KnownRoutines, EachBuildIsRecognisedAtItsCleanAndItsInvalidate)
 {
   size_t n = 0;
-  const emu_known_routine *all = emu_known_routines(&n);
+  const report_known_routine *all = report_known_routines(&n);
   ASSERT_EQ(n, 7u);
   for (size_t i = 0; i < n; i++) {
     std::vector<uint32_t> w = Words(all[i]);
@@ -44,7 +44,7 @@ TEST(KnownRoutines, EachBuildIsRecognisedAtItsCleanAndItsInvalidate)
     for (uint32_t op : {kDcCvau, kIcIvau}) {
       const size_t at = Find(w, op);
       ASSERT_LT(at, w.size()) << all[i].name << " " << all[i].fingerprint;
-      const emu_known_routine *got = emu_known_routine_match(w.data(), w.size(), at);
+      const report_known_routine *got = report_known_routine_match(w.data(), w.size(), at);
       ASSERT_NE(got, nullptr) << all[i].name << " " << all[i].fingerprint;
       EXPECT_EQ(got, &all[i]) << "taken for " << got->name << " " << got->fingerprint;
     }
@@ -54,7 +54,7 @@ TEST(KnownRoutines, EachBuildIsRecognisedAtItsCleanAndItsInvalidate)
 TEST(KnownRoutines, TheNamesAndAdviceAreTheOnesDocumented)
 {
   size_t n = 0;
-  const emu_known_routine *all = emu_known_routines(&n);
+  const report_known_routine *all = report_known_routines(&n);
   std::vector<std::string> got;
   for (size_t i = 0; i < n; i++)
     got.push_back(std::string(all[i].name) + " / " + all[i].symbol + " / " + all[i].fingerprint);
@@ -75,7 +75,7 @@ TEST(KnownRoutines, TheNamesAndAdviceAreTheOnesDocumented)
 TEST(KnownRoutines, ALinksChangesDoNotHideTheRoutine)
 {
   size_t n = 0;
-  const emu_known_routine *gcc12 = &emu_known_routines(&n)[3];
+  const report_known_routine *gcc12 = &report_known_routines(&n)[3];
   uint32_t w[64];
   size_t len = 0;
   for (size_t i = 0; i < gcc12->nwords; i++) {
@@ -98,41 +98,41 @@ TEST(KnownRoutines, ALinksChangesDoNotHideTheRoutine)
   while (at < len && (w[at] & kDcCvauMask) != kIcIvau)
     at++;
   ASSERT_LT(at, len);
-  EXPECT_EQ(emu_known_routine_match(w, len, at), gcc12);
+  EXPECT_EQ(report_known_routine_match(w, len, at), gcc12);
 }
 
 TEST(KnownRoutines, OtherCodeStaysUnnamed)
 {
   size_t n = 0;
-  const emu_known_routine *gcc12 = &emu_known_routines(&n)[3];
+  const report_known_routine *gcc12 = &report_known_routines(&n)[3];
   std::vector<uint32_t> w = Words(*gcc12);
   const size_t at = Find(w, kDcCvau);
   // The routine cut short at the end of what was read.
-  EXPECT_EQ(emu_known_routine_match(w.data(), at + 4, at), nullptr);
-  EXPECT_EQ(emu_known_routine_match(w.data(), w.size(), w.size()), nullptr);
-  ASSERT_EQ(emu_known_routine_match(w.data(), w.size(), at), gcc12);
+  EXPECT_EQ(report_known_routine_match(w.data(), at + 4, at), nullptr);
+  EXPECT_EQ(report_known_routine_match(w.data(), w.size(), w.size()), nullptr);
+  ASSERT_EQ(report_known_routine_match(w.data(), w.size(), at), gcc12);
   // One instruction of another kind: the dsb between the loops as dmb.
   for (uint32_t &insn : w)
     if (insn == 0xd5033b9f) {
       insn = 0xd5033bbf; // dmb ish
       break;
     }
-  EXPECT_EQ(emu_known_routine_match(w.data(), w.size(), at), nullptr);
+  EXPECT_EQ(report_known_routine_match(w.data(), w.size(), at), nullptr);
   // A flush loop of its own: one dc cvau, a fixed 64-byte step.
   const std::vector<uint32_t> own = {0xd50b7b20, 0x91010000, 0xeb01001f,
                                      0x54ffffc3, 0xd5033b9f, 0xd65f03c0};
-  EXPECT_EQ(emu_known_routine_match(own.data(), own.size(), 0), nullptr);
+  EXPECT_EQ(report_known_routine_match(own.data(), own.size(), 0), nullptr);
 }
 
 TEST(KnownRoutines, ShapesKeepTheOperationAndDropOperands)
 {
-  EXPECT_EQ(emu_insn_shape(0xd50b7b22), emu_insn_shape(0xd50b7b2a)) << "dc cvau, x2 / x10";
-  EXPECT_NE(emu_insn_shape(0xd50b7b22), emu_insn_shape(0xd50b7e22)) << "dc cvau / dc civac";
-  EXPECT_EQ(emu_insn_shape(0x90000005), emu_insn_shape(0xf00039c3)) << "adrp of any page";
-  EXPECT_NE(emu_insn_shape(0x90000005), emu_insn_shape(0x10000005)) << "adrp / adr";
-  EXPECT_EQ(emu_insn_shape(0x14000000), emu_insn_shape(0x17ffffff)) << "b, any offset";
-  EXPECT_NE(emu_insn_shape(0x54ffffa8), emu_insn_shape(0x54ffffa3)) << "b.hi / b.cc";
-  EXPECT_EQ(emu_insn_shape(0x54ffffa8), emu_insn_shape(0x540000e8)) << "b.hi, any offset";
+  EXPECT_EQ(report_insn_shape(0xd50b7b22), report_insn_shape(0xd50b7b2a)) << "dc cvau, x2 / x10";
+  EXPECT_NE(report_insn_shape(0xd50b7b22), report_insn_shape(0xd50b7e22)) << "dc cvau / dc civac";
+  EXPECT_EQ(report_insn_shape(0x90000005), report_insn_shape(0xf00039c3)) << "adrp of any page";
+  EXPECT_NE(report_insn_shape(0x90000005), report_insn_shape(0x10000005)) << "adrp / adr";
+  EXPECT_EQ(report_insn_shape(0x14000000), report_insn_shape(0x17ffffff)) << "b, any offset";
+  EXPECT_NE(report_insn_shape(0x54ffffa8), report_insn_shape(0x54ffffa3)) << "b.hi / b.cc";
+  EXPECT_EQ(report_insn_shape(0x54ffffa8), report_insn_shape(0x540000e8)) << "b.hi, any offset";
 }
 
 } // namespace

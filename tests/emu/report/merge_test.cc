@@ -1,4 +1,4 @@
-// jitflush-emu --merge (rig/report/merge.c, merge_key.c) on suite stores
+// jitflush-emu --merge (rig/report/report_merge.c, rig_merge_key.c) on suite stores
 // written by the test: which findings of different processes are one root
 // cause, what is summed, which processes are listed, the SARIF log, and
 // every status. The entries have the layout the runner writes

@@ -26,14 +26,14 @@
 
 #include "run_process.h"
 #include "rig_contract.h"
-#include "runner.h"
+#include "runner_exit_statuses.h"
 
 namespace
 {
 
 const std::string kRunner = JITFLUSH_EMU_RUNNER;
 // Between the arguments of the plugin's follow= option (rig_contract.h).
-const std::string kSep = JF_FOLLOW_SEPARATOR;
+const std::string kSep = RIG_FOLLOW_SEPARATOR;
 const std::string kConfigs = JITFLUSH_QEMU_CONFIGS_DIR;
 const std::string kExynos = kConfigs + "/exynos8890.conf";
 const char *const kOptionVariables[] = {"JITFLUSH_EMU_CONFIG",  "JITFLUSH_EMU_SEED",
@@ -664,7 +664,7 @@ TEST_F(RunnerTest, HidesTheHostCpuFolder)
 
 // The generated tree of a config without hotplug events is written once and
 // shared: every run links -L's sys to the same complete tree, named by the
-// digest of its content, which outlives the runs (sysfs_cache.c).
+// digest of its content, which outlives the runs (rig_sysfs_cache.c).
 TEST_F(RunnerTest, SharesOneSysfsTreeAcrossRuns)
 {
   const std::string base = work_ / "tmp";
@@ -945,11 +945,11 @@ TEST_F(RunnerTest, HelpAndRigDocListEveryExitStatus)
   const std::string rig = ReadFileOrEmpty(std::string(JITFLUSH_DOCS_DIR) + "/RIG.md");
   ASSERT_FALSE(rig.empty());
   const int statuses[] = {
-#define EMU_EXIT(name, status, text) EMU_EXIT_##name,
-#define EMU_EXIT_OTHER(label, doc_label, text)
+#define RUNNER_EXIT(name, status, text) RUNNER_EXIT_##name,
+#define RUNNER_EXIT_OTHER(label, doc_label, text)
 #include "runner_exit_statuses.def"
-#undef EMU_EXIT
-#undef EMU_EXIT_OTHER
+#undef RUNNER_EXIT
+#undef RUNNER_EXIT_OTHER
   };
   EXPECT_GE(std::size(statuses), 13u);
   for (int status : statuses) {

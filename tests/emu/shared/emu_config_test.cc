@@ -1,4 +1,4 @@
-// The qemu-configs parser (rig/shared/emu_config.c): every shipped config
+// The qemu-configs parser (rig/shared/rig_config.c): every shipped config
 // loads with the values docs/BACKGROUND.md#architecture-facts gives, and each malformed
 // fixture fails with the file, line, group, key and problem named.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <string>
 
 extern "C" {
-#include "emu_config.h"
+#include "rig_config.h"
 }
 
 #include "run_process.h"
@@ -23,18 +23,18 @@ std::string ConfigPath(const std::string &name)
 }
 
 struct Loaded {
-  emu_config *cfg = nullptr;
+  rig_config *cfg = nullptr;
   std::string error;
   ~Loaded()
   {
-    emu_config_free(cfg);
+    rig_config_free(cfg);
   }
 };
 
 void LoadPath(const std::string &path, Loaded *out)
 {
   GError *err = nullptr;
-  out->cfg = emu_config_load(path.c_str(), &err);
+  out->cfg = rig_config_load(path.c_str(), &err);
   if (err) {
     out->error = err->message;
     g_error_free(err);
@@ -121,7 +121,7 @@ TEST(ShippedConfigs, Exynos8890MatchesTheDesignTable)
   Loaded l;
   LoadPath(ConfigPath("exynos8890.conf"), &l);
   ASSERT_NE(l.cfg, nullptr) << l.error;
-  const emu_config &c = *l.cfg;
+  const rig_config &c = *l.cfg;
   EXPECT_STREQ(c.soc_name, "Samsung Exynos 8890 (Galaxy S7)");
   EXPECT_STREQ(c.qemu_cpu, "cortex-a53");
   ASSERT_EQ(c.ncpus, 8u);
@@ -141,8 +141,8 @@ TEST(ShippedConfigs, Exynos8890MatchesTheDesignTable)
     EXPECT_TRUE(jf_cpuset_has(&c.allowed, cpu)) << cpu;
   }
   EXPECT_FALSE(jf_cpuset_has(&c.allowed, 8));
-  EXPECT_EQ(c.ctr_trap, EMU_CTR_TRAP_NONE);
-  EXPECT_EQ(c.sysfs, EMU_SYSFS_FULL);
+  EXPECT_EQ(c.ctr_trap, RIG_CTR_TRAP_NONE);
+  EXPECT_EQ(c.sysfs, RIG_SYSFS_FULL);
   EXPECT_EQ(c.seed, 1u);
   EXPECT_EQ(c.migrate_every, 300u);
   EXPECT_EQ(c.sanitized_ctr, 0x84448004u); // the A53's 64-byte I line wins
@@ -198,7 +198,7 @@ TEST(ShippedConfigs, SanitizedCtrFollowsTheKernelRule)
   Loaded trap;
   LoadPath(ConfigPath("exynos8890-sanitized.conf"), &trap);
   ASSERT_NE(trap.cfg, nullptr);
-  EXPECT_EQ(trap.cfg->ctr_trap, EMU_CTR_TRAP_SANITIZE);
+  EXPECT_EQ(trap.cfg->ctr_trap, RIG_CTR_TRAP_SANITIZE);
 }
 
 TEST(ShippedConfigs, ThreeHundredCpus)
@@ -345,10 +345,10 @@ TEST_F(ConfigFixture, ExecMapSyncDefaultsToLinux)
   Loaded linux_default, none;
   LoadText(dir_, kBase, &linux_default);
   ASSERT_NE(linux_default.cfg, nullptr) << linux_default.error;
-  EXPECT_EQ(linux_default.cfg->exec_map_sync, EMU_EXEC_MAP_SYNC_LINUX);
+  EXPECT_EQ(linux_default.cfg->exec_map_sync, RIG_EXEC_MAP_SYNC_LINUX);
   LoadText(dir_, Replace(kBase, "sysfs=full", "sysfs=full\nexec-map-sync=none"), &none);
   ASSERT_NE(none.cfg, nullptr) << none.error;
-  EXPECT_EQ(none.cfg->exec_map_sync, EMU_EXEC_MAP_SYNC_NONE);
+  EXPECT_EQ(none.cfg->exec_map_sync, RIG_EXEC_MAP_SYNC_NONE);
   EXPECT_EQ(Error(Replace(kBase, "sysfs=full", "sysfs=full\nexec-map-sync=macos")),
             "DIR/fixture.conf:16: [kernel] exec-map-sync: bad value 'macos' (expected linux | "
             "none)");
@@ -361,11 +361,11 @@ TEST_F(ConfigFixture, KernelLinuxDefaultsToToday)
   Loaded today, old;
   LoadText(dir_, kBase, &today);
   ASSERT_NE(today.cfg, nullptr) << today.error;
-  EXPECT_EQ(today.cfg->kernel_linux, EMU_KERNEL_LINUX_6X);
+  EXPECT_EQ(today.cfg->kernel_linux, RIG_KERNEL_LINUX_6X);
   LoadText(dir_, Replace(kBase, "sysfs=full", "sysfs=full\nlinux=3.18-anon-skip"), &old);
   ASSERT_NE(old.cfg, nullptr) << old.error;
-  EXPECT_EQ(old.cfg->kernel_linux, EMU_KERNEL_LINUX_ANON_SKIP);
-  EXPECT_STREQ(emu_kernel_linux_names[old.cfg->kernel_linux], "3.18-anon-skip");
+  EXPECT_EQ(old.cfg->kernel_linux, RIG_KERNEL_LINUX_ANON_SKIP);
+  EXPECT_STREQ(rig_kernel_linux_names[old.cfg->kernel_linux], "3.18-anon-skip");
   EXPECT_EQ(Error(Replace(kBase, "sysfs=full", "sysfs=full\nlinux=3.18")),
             "DIR/fixture.conf:16: [kernel] linux: bad value '3.18' (expected 6.x | "
             "3.18-anon-skip)");
@@ -516,10 +516,10 @@ TEST_F(ConfigFixture, HotplugEventsAreSortedAndTheCpusetFollowsThem)
 
 TEST(HotplugEvents, CpulistsMayHoldCommas)
 {
-  emu_hotplug_event *events = nullptr;
+  rig_hotplug_event *events = nullptr;
   unsigned n = 0;
   GError *err = nullptr;
-  ASSERT_TRUE(emu_parse_hotplug_events("+4,6@100,-4@200", &events, &n, &err)) << err->message;
+  ASSERT_TRUE(rig_parse_hotplug_events("+4,6@100,-4@200", &events, &n, &err)) << err->message;
   ASSERT_EQ(n, 2u);
   EXPECT_TRUE(jf_cpuset_has(&events[0].cpus, 4));
   EXPECT_TRUE(jf_cpuset_has(&events[0].cpus, 6));
@@ -527,13 +527,13 @@ TEST(HotplugEvents, CpulistsMayHoldCommas)
   g_free(events);
   for (const char *bad : {"", "6@100", "+6", "+6@", "+6@x", "+@100", "+6@100;-6@200", "+6@100,",
                           "+6-@1", "+1024@1", "+6@-1", "+6@100 ,-6@200"}) {
-    EXPECT_FALSE(emu_parse_hotplug_events(bad, &events, &n, &err)) << bad;
+    EXPECT_FALSE(rig_parse_hotplug_events(bad, &events, &n, &err)) << bad;
     EXPECT_NE(err, nullptr) << bad;
     g_clear_error(&err);
     EXPECT_EQ(events, nullptr) << bad;
   }
   // A list's problem is the library's reason (common/cpuset.c).
-  ASSERT_FALSE(emu_parse_hotplug_events("+7-6@100", &events, &n, &err));
+  ASSERT_FALSE(rig_parse_hotplug_events("+7-6@100", &events, &n, &err));
   EXPECT_STREQ(err->message, "descending range in CPU list in an event");
   g_clear_error(&err);
 }

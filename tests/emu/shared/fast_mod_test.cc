@@ -1,11 +1,11 @@
-// emu_fast_mod (rig/shared/fast_mod.h) must give exactly x % d: the rig's
+// rig_fast_mod (rig/shared/rig_fast_mod.h) must give exactly x % d: the rig's
 // migration points come from it, and a seed must keep naming the same ones.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "fast_mod.h"
+#include "rig_fast_mod.h"
 
 namespace
 {
@@ -45,7 +45,7 @@ TEST(FastMod, EqualsTheRemainderForEveryKindOfDivisor)
     if (d == 0) {
       continue;
     }
-    const emu_fast_mod f = emu_fast_mod_for(d);
+    const rig_fast_mod f = rig_fast_mod_for(d);
     std::vector<uint64_t> xs = {0,
                                 1,
                                 d - 1,
@@ -59,7 +59,7 @@ TEST(FastMod, EqualsTheRemainderForEveryKindOfDivisor)
       xs.push_back(Splitmix(&rng));
     }
     for (uint64_t x : xs) {
-      ASSERT_EQ(emu_fast_remainder(x, &f), x % d) << "x=" << x << " d=" << d;
+      ASSERT_EQ(rig_fast_remainder(x, &f), x % d) << "x=" << x << " d=" << d;
     }
   }
 }

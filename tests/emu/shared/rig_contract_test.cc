@@ -12,20 +12,20 @@
 namespace
 {
 
-std::string Format(const jf_summary &s, jf_counter_shown shown)
+std::string Format(const rig_summary &s, rig_counter_shown shown)
 {
   GString *out = g_string_new(nullptr);
-  emu_summary_format(out, &s, shown);
+  rig_summary_format(out, &s, shown);
   std::string text(out->str);
   g_string_free(out, TRUE);
   return text;
 }
 
 // Every counter gets a value of its own, so a swapped field shows.
-jf_summary Distinct()
+rig_summary Distinct()
 {
-  jf_summary s{};
-  for (int c = 0; c < JF_NCOUNTERS; c++) {
+  rig_summary s{};
+  for (int c = 0; c < RIG_NCOUNTERS; c++) {
     s.counter[c] = 1000 + static_cast<uint64_t>(c);
   }
   s.findings = 7;
@@ -34,60 +34,60 @@ jf_summary Distinct()
 
 TEST(RigContract, SummaryLineHasEverySummaryCounterInTableOrderThenFindings)
 {
-  jf_summary s = Distinct();
-  EXPECT_EQ(Format(s, JF_SHOWN_SUMMARY),
+  rig_summary s = Distinct();
+  EXPECT_EQ(Format(s, RIG_SHOWN_SUMMARY),
             "stale_fetches=1000 fetch_checks=1001 migrations=1002 ctr_reads=1003 dc_ops=1004 "
             "ic_ops=1005 isb=1006 insns=1007 benign_stale_fetches=1008 findings=7");
 }
 
 TEST(RigContract, StderrLineHasTheSixCountersTheRunnerPrints)
 {
-  jf_summary s = Distinct();
-  EXPECT_EQ(Format(s, JF_SHOWN_STDERR), "stale_fetches=1000 fetch_checks=1001 migrations=1002 "
-                                        "ctr_reads=1003 dc_ops=1004 ic_ops=1005 findings=7");
+  rig_summary s = Distinct();
+  EXPECT_EQ(Format(s, RIG_SHOWN_STDERR), "stale_fetches=1000 fetch_checks=1001 migrations=1002 "
+                                         "ctr_reads=1003 dc_ops=1004 ic_ops=1005 findings=7");
 }
 
 TEST(RigContract, ParseReadsBackWhatFormatWrote)
 {
-  jf_summary s = Distinct();
-  s.counter[JF_COUNTER_insns] = UINT64_MAX;
-  jf_summary back{};
+  rig_summary s = Distinct();
+  s.counter[RIG_COUNTER_insns] = UINT64_MAX;
+  rig_summary back{};
   GError *error = nullptr;
-  ASSERT_TRUE(emu_summary_parse(Format(s, JF_SHOWN_SUMMARY).c_str(), &back, &error))
+  ASSERT_TRUE(rig_summary_parse(Format(s, RIG_SHOWN_SUMMARY).c_str(), &back, &error))
       << error->message;
-  for (int c = 0; c < JF_NCOUNTERS; c++) {
-    uint64_t want = jf_counters[c].shown <= JF_SHOWN_SUMMARY ? s.counter[c] : 0;
-    EXPECT_EQ(back.counter[c], want) << jf_counters[c].name;
+  for (int c = 0; c < RIG_NCOUNTERS; c++) {
+    uint64_t want = rig_counters[c].shown <= RIG_SHOWN_SUMMARY ? s.counter[c] : 0;
+    EXPECT_EQ(back.counter[c], want) << rig_counters[c].name;
   }
   EXPECT_EQ(back.findings, 7u);
 }
 
 TEST(RigContract, ParseIgnoresOrderAndUnknownKeys)
 {
-  jf_summary back{};
+  rig_summary back{};
   GError *error = nullptr;
   ASSERT_TRUE(
-      emu_summary_parse("findings=2 benign_stale_fetches=6 insns=9 isb=0 ic_ops=0 dc_ops=1 "
+      rig_summary_parse("findings=2 benign_stale_fetches=6 insns=9 isb=0 ic_ops=0 dc_ops=1 "
                         "ctr_reads=0 migrations=3 fetch_checks=4 stale_fetches=5 future=1\n",
                         &back, &error))
       << error->message;
-  EXPECT_EQ(back.counter[JF_COUNTER_stale_fetches], 5u);
-  EXPECT_EQ(back.counter[JF_COUNTER_insns], 9u);
-  EXPECT_EQ(back.counter[JF_COUNTER_benign_stale_fetches], 6u);
+  EXPECT_EQ(back.counter[RIG_COUNTER_stale_fetches], 5u);
+  EXPECT_EQ(back.counter[RIG_COUNTER_insns], 9u);
+  EXPECT_EQ(back.counter[RIG_COUNTER_benign_stale_fetches], 6u);
   EXPECT_EQ(back.findings, 2u);
 }
 
 TEST(RigContract, ParseRefusesALineWithoutAnyOneSummaryField)
 {
-  const std::string full = Format(Distinct(), JF_SHOWN_SUMMARY);
+  const std::string full = Format(Distinct(), RIG_SHOWN_SUMMARY);
   std::istringstream words(full);
   std::string dropped;
   while (words >> dropped) {
     std::string line = " " + full + " ";
     line.replace(line.find(" " + dropped + " "), dropped.size() + 1, "");
-    jf_summary back{};
+    rig_summary back{};
     GError *error = nullptr;
-    EXPECT_FALSE(emu_summary_parse(line.c_str(), &back, &error)) << "without " << dropped;
+    EXPECT_FALSE(rig_summary_parse(line.c_str(), &back, &error)) << "without " << dropped;
     ASSERT_NE(error, nullptr);
     std::string key = dropped.substr(0, dropped.find('='));
     EXPECT_EQ(std::string(error->message), key + " is missing");
@@ -101,9 +101,9 @@ TEST(RigContract, ParseRefusesBadValuesAndRepeats)
                            "insns=1 findings=0";
   for (const char *bad : {"stale_fetches=-1", "stale_fetches=x", "stale_fetches=1 stale_fetches=2",
                           "stale_fetches"}) {
-    jf_summary back{};
+    rig_summary back{};
     GError *error = nullptr;
-    EXPECT_FALSE(emu_summary_parse((bad + rest).c_str(), &back, &error)) << bad;
+    EXPECT_FALSE(rig_summary_parse((bad + rest).c_str(), &back, &error)) << bad;
     g_clear_error(&error);
   }
 }
@@ -115,9 +115,9 @@ TEST(RigContract, RigDocListsEveryCounter)
   ASSERT_TRUE(in) << JITFLUSH_DOCS_DIR "/RIG.md";
   std::stringstream text;
   text << in.rdbuf();
-  for (int c = 0; c < JF_NCOUNTERS; c++) {
-    EXPECT_NE(text.str().find(std::string("`") + jf_counters[c].name + "`"), std::string::npos)
-        << "docs/RIG.md does not document the counter `" << jf_counters[c].name << "`";
+  for (int c = 0; c < RIG_NCOUNTERS; c++) {
+    EXPECT_NE(text.str().find(std::string("`") + rig_counters[c].name + "`"), std::string::npos)
+        << "docs/RIG.md does not document the counter `" << rig_counters[c].name << "`";
   }
 }
 

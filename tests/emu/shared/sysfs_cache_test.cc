@@ -1,4 +1,4 @@
-// The runner's shared sysfs trees (rig/shared/sysfs_cache.c): named by the
+// The runner's shared sysfs trees (rig/shared/rig_sysfs_cache.c): named by the
 // digest of their content, made once and whole, never trusted when someone
 // else could have written them, and evicted least recently used first,
 // never while a run holds one.
@@ -14,9 +14,9 @@
 #include <vector>
 
 extern "C" {
-#include "emu_config.h"
-#include "sysfs_cache.h"
-#include "sysfs_overlay.h"
+#include "rig_config.h"
+#include "rig_sysfs_cache.h"
+#include "rig_sysfs_overlay.h"
 }
 
 #include "run_process.h"
@@ -41,15 +41,15 @@ class SysfsCacheTest : public ::testing::Test
 protected:
   ~SysfsCacheTest() override
   {
-    for (emu_config *c : configs_)
-      emu_config_free(c);
+    for (rig_config *c : configs_)
+      rig_config_free(c);
   }
-  emu_config *Load(const std::string &text)
+  rig_config *Load(const std::string &text)
   {
     std::string path = dir_ / ("c" + std::to_string(configs_.size()) + ".conf");
     WriteFile(path, text);
     GError *err = nullptr;
-    emu_config *c = emu_config_load(path.c_str(), &err);
+    rig_config *c = rig_config_load(path.c_str(), &err);
     EXPECT_NE(c, nullptr) << err->message;
     configs_.push_back(c);
     return c;
@@ -79,7 +79,7 @@ protected:
   }
 
   TempDir dir_;
-  std::vector<emu_config *> configs_;
+  std::vector<rig_config *> configs_;
   int scratches_ = 0;
 };
 
@@ -89,38 +89,38 @@ TEST(SysfsKey, TheContentNamesTheTree)
   auto load = [&](const std::string &name, const std::string &text) {
     WriteFile(dir / name, text);
     GError *err = nullptr;
-    emu_config *c = emu_config_load((dir / name).c_str(), &err);
+    rig_config *c = rig_config_load((dir / name).c_str(), &err);
     EXPECT_NE(c, nullptr) << err->message;
     return c;
   };
-  emu_config *a = load("a.conf", Config(128));
-  emu_config *same = load("same.conf", "# another file, the same SoC\n" + Config(128));
-  emu_config *line = load("line.conf", Config(64));
-  emu_config *no_midr = load("no-midr.conf", Config(128, "no-midr"));
-  emu_config *none = load("none.conf", Config(128, "none"));
-  char *ka = emu_overlay_sysfs_key(a);
-  char *ks = emu_overlay_sysfs_key(same);
-  char *kl = emu_overlay_sysfs_key(line);
-  char *kn = emu_overlay_sysfs_key(no_midr);
+  rig_config *a = load("a.conf", Config(128));
+  rig_config *same = load("same.conf", "# another file, the same SoC\n" + Config(128));
+  rig_config *line = load("line.conf", Config(64));
+  rig_config *no_midr = load("no-midr.conf", Config(128, "no-midr"));
+  rig_config *none = load("none.conf", Config(128, "none"));
+  char *ka = rig_overlay_sysfs_key(a);
+  char *ks = rig_overlay_sysfs_key(same);
+  char *kl = rig_overlay_sysfs_key(line);
+  char *kn = rig_overlay_sysfs_key(no_midr);
   ASSERT_NE(ka, nullptr);
   EXPECT_EQ(strlen(ka), 64u);
   EXPECT_STREQ(ka, ks);
   EXPECT_STRNE(ka, kl) << "a different line size, the same tree";
   EXPECT_STRNE(ka, kn) << "no regs/ folders, the same tree";
-  EXPECT_EQ(emu_overlay_sysfs_key(none), nullptr);
+  EXPECT_EQ(rig_overlay_sysfs_key(none), nullptr);
   for (char *k : {ka, ks, kl, kn})
     g_free(k);
-  for (emu_config *c : {a, same, line, no_midr, none})
-    emu_config_free(c);
+  for (rig_config *c : {a, same, line, no_midr, none})
+    rig_config_free(c);
 }
 
 TEST_F(SysfsCacheTest, MadeOnceAndWhole)
 {
-  emu_config *c = Load(Config(128));
-  emu_sysfs_share first, second;
+  rig_config *c = Load(Config(128));
+  rig_sysfs_share first, second;
   std::string scratch = Scratch();
-  ASSERT_TRUE(emu_sysfs_share_open(c, base().c_str(), scratch.c_str(), &first));
-  char *key = emu_overlay_sysfs_key(c);
+  ASSERT_TRUE(rig_sysfs_share_open(c, base().c_str(), scratch.c_str(), &first));
+  char *key = rig_overlay_sysfs_key(c);
   EXPECT_EQ(std::string(first.dir),
             base() + "/jitflush-sysfs-" + std::to_string(getuid()) + "-" + key);
   g_free(key);
@@ -132,22 +132,22 @@ TEST_F(SysfsCacheTest, MadeOnceAndWhole)
   struct stat made;
   ASSERT_EQ(stat((cpu + "possible").c_str(), &made), 0);
 
-  ASSERT_TRUE(emu_sysfs_share_open(c, base().c_str(), Scratch().c_str(), &second));
+  ASSERT_TRUE(rig_sysfs_share_open(c, base().c_str(), Scratch().c_str(), &second));
   EXPECT_STREQ(second.dir, first.dir);
   struct stat again;
   ASSERT_EQ(stat((cpu + "possible").c_str(), &again), 0);
   EXPECT_EQ(again.st_ino, made.st_ino) << "written again";
-  emu_sysfs_share_close(&first);
-  emu_sysfs_share_close(&second);
+  rig_sysfs_share_close(&first);
+  rig_sysfs_share_close(&second);
   EXPECT_EQ(first.dir, nullptr);
   EXPECT_EQ(Trees().size(), 1u);
 }
 
 TEST_F(SysfsCacheTest, NoTreeForSysfsNone)
 {
-  emu_sysfs_share s;
+  rig_sysfs_share s;
   EXPECT_FALSE(
-      emu_sysfs_share_open(Load(Config(128, "none")), base().c_str(), Scratch().c_str(), &s));
+      rig_sysfs_share_open(Load(Config(128, "none")), base().c_str(), Scratch().c_str(), &s));
   EXPECT_TRUE(Trees().empty());
 }
 
@@ -155,23 +155,23 @@ TEST_F(SysfsCacheTest, NoTreeForSysfsNone)
 // link) is not used: its content could be anything.
 TEST_F(SysfsCacheTest, AnUntrustedFolderIsNotUsed)
 {
-  emu_config *c = Load(Config(128));
-  char *key = emu_overlay_sysfs_key(c);
+  rig_config *c = Load(Config(128));
+  char *key = rig_overlay_sysfs_key(c);
   const std::string path = base() + "/jitflush-sysfs-" + std::to_string(getuid()) + "-" + key;
   g_free(key);
   ASSERT_EQ(mkdir(path.c_str(), 0777), 0);
   ASSERT_EQ(chmod(path.c_str(), 0777), 0); // whatever the umask
-  emu_sysfs_share s;
-  EXPECT_FALSE(emu_sysfs_share_open(c, base().c_str(), Scratch().c_str(), &s));
+  rig_sysfs_share s;
+  EXPECT_FALSE(rig_sysfs_share_open(c, base().c_str(), Scratch().c_str(), &s));
   ASSERT_EQ(rmdir(path.c_str()), 0);
   ASSERT_EQ(symlink(dir_.path().c_str(), path.c_str()), 0);
-  EXPECT_FALSE(emu_sysfs_share_open(c, base().c_str(), Scratch().c_str(), &s));
+  EXPECT_FALSE(rig_sysfs_share_open(c, base().c_str(), Scratch().c_str(), &s));
 }
 
 // Runs that start together for a new tree all get the one tree, whole.
 TEST_F(SysfsCacheTest, ConcurrentRunsGetOneTree)
 {
-  emu_config *c = Load(Config(256));
+  rig_config *c = Load(Config(256));
   const int kRuns = 8;
   std::vector<std::string> scratch;
   for (int i = 0; i < kRuns; i++)
@@ -181,9 +181,9 @@ TEST_F(SysfsCacheTest, ConcurrentRunsGetOneTree)
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      emu_sysfs_share s;
+      rig_sysfs_share s;
       bool ok =
-          emu_sysfs_share_open(c, base().c_str(), scratch[i].c_str(), &s) &&
+          rig_sysfs_share_open(c, base().c_str(), scratch[i].c_str(), &s) &&
           ReadFileOrEmpty(std::string(s.dir) + "/sys/devices/system/cpu/kernel_max") == "255\n";
       _exit(ok ? 0 : 1);
     }
@@ -197,34 +197,34 @@ TEST_F(SysfsCacheTest, ConcurrentRunsGetOneTree)
   EXPECT_EQ(Trees().size(), 1u);
 }
 
-// Beyond EMU_SYSFS_SHARE_KEEP trees, the least recently used go (into the
+// Beyond RIG_SYSFS_SHARE_KEEP trees, the least recently used go (into the
 // scratch folder of the run that made the newest, which removes it), but
 // never one a run still holds: the next older one goes in its place.
 TEST_F(SysfsCacheTest, EvictsTheLeastRecentlyUsedButNeverAHeldOne)
 {
-  std::vector<emu_sysfs_share> held(2);
+  std::vector<rig_sysfs_share> held(2);
   std::vector<std::string> names;
-  const unsigned kTrees = EMU_SYSFS_SHARE_KEEP + 4;
+  const unsigned kTrees = RIG_SYSFS_SHARE_KEEP + 4;
   for (unsigned i = 0; i < kTrees; i++) {
-    emu_sysfs_share s;
-    ASSERT_TRUE(emu_sysfs_share_open(Load(Config(128, "full", 4 + i)), base().c_str(),
+    rig_sysfs_share s;
+    ASSERT_TRUE(rig_sysfs_share_open(Load(Config(128, "full", 4 + i)), base().c_str(),
                                      Scratch().c_str(), &s))
         << i;
     names.push_back(s.dir);
     if (i < held.size())
       held[i] = s; // the oldest two stay held
     else
-      emu_sysfs_share_close(&s);
+      rig_sysfs_share_close(&s);
     usleep(2000); // distinct use times
   }
   std::set<std::string> trees = Trees();
-  EXPECT_EQ(trees.size(), size_t{EMU_SYSFS_SHARE_KEEP});
+  EXPECT_EQ(trees.size(), size_t{RIG_SYSFS_SHARE_KEEP});
   EXPECT_TRUE(trees.count(names[0]) && trees.count(names[1])) << "a held tree was evicted";
   for (unsigned i = 2; i < 6; i++)
     EXPECT_FALSE(trees.count(names[i])) << "tree " << i << " was used longer ago than those kept";
   EXPECT_TRUE(trees.count(names.back()));
   for (auto &s : held)
-    emu_sysfs_share_close(&s);
+    rig_sysfs_share_close(&s);
 }
 
 } // namespace

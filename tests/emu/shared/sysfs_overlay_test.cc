@@ -1,4 +1,4 @@
-// The generated sysfs tree (rig/shared/sysfs_overlay.c): file names and
+// The generated sysfs tree (rig/shared/rig_sysfs_overlay.c): file names and
 // contents as arm64 Linux writes them, per [kernel] sysfs= mode, and the
 // sysroot links that let a dynamically linked guest load.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <utility>
 
 extern "C" {
-#include "emu_config.h"
-#include "sysfs_overlay.h"
+#include "rig_config.h"
+#include "rig_sysfs_overlay.h"
 }
 
 #include "run_process.h"
@@ -29,7 +29,7 @@ class OverlayTest : public ::testing::Test
 protected:
   ~OverlayTest() override
   {
-    emu_config_free(cfg_);
+    rig_config_free(cfg_);
   }
 
   // Loads kExynos with sysfs=MODE plus EXTRA in the big cluster, and writes
@@ -45,10 +45,10 @@ protected:
   {
     WriteFile(dir_ / "soc.conf", text);
     GError *err = nullptr;
-    cfg_ = emu_config_load((dir_ / "soc.conf").c_str(), &err);
+    cfg_ = rig_config_load((dir_ / "soc.conf").c_str(), &err);
     ASSERT_NE(cfg_, nullptr) << err->message;
     ASSERT_EQ(mkdir(root().c_str(), 0755), 0);
-    ASSERT_TRUE(emu_overlay_write_sysfs(cfg_, root().c_str(), &err)) << err->message;
+    ASSERT_TRUE(rig_overlay_write_sysfs(cfg_, root().c_str(), &err)) << err->message;
   }
   std::string root() const
   {
@@ -74,7 +74,7 @@ protected:
   }
 
   TempDir dir_;
-  emu_config *cfg_ = nullptr;
+  rig_config *cfg_ = nullptr;
 };
 
 TEST_F(OverlayTest, FullTreeHasListsCachesAndMidr)
@@ -182,7 +182,7 @@ TEST_F(OverlayTest, HotplugEventsRewriteListsAndPerCpuFolders)
       jf_cpuset_add(&online, cpu);
   GError *err = nullptr;
   const std::string cpu_root = root() + "/sys/devices/system/cpu";
-  ASSERT_TRUE(emu_overlay_set_online(cfg_, cpu_root.c_str(), &online, &err)) << err->message;
+  ASSERT_TRUE(rig_overlay_set_online(cfg_, cpu_root.c_str(), &online, &err)) << err->message;
   ExpectTree({{"online", "0-4,6-7\n"},
               {"offline", "5\n"},
               {"cpu7/cache/index1/coherency_line_size", "128\n"},
@@ -198,7 +198,7 @@ TEST(SysrootLinks, LinksLibraryFoldersOnly)
     ASSERT_EQ(mkdir((sysroot + d).c_str(), 0755), 0) << d;
   ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
   GError *err = nullptr;
-  ASSERT_TRUE(emu_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
+  ASSERT_TRUE(rig_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
   char buf[4096];
   ssize_t n = readlink((root + "/lib").c_str(), buf, sizeof buf);
   ASSERT_GT(n, 0);
@@ -219,7 +219,7 @@ TEST(SysrootLinks, KeepsWhatTheRootAlreadyHas)
   ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
   ASSERT_EQ(mkdir((root + "/lib").c_str(), 0755), 0);
   GError *err = nullptr;
-  ASSERT_TRUE(emu_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
+  ASSERT_TRUE(rig_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
   char buf[16];
   EXPECT_LT(readlink((root + "/lib").c_str(), buf, sizeof buf), 0); // still a folder
 }
@@ -237,7 +237,7 @@ TEST(SysrootLinks, ARelativeSysrootIsLinkedByItsAbsolutePath)
   ASSERT_NE(getcwd(here, sizeof here), nullptr);
   ASSERT_EQ(chdir(dir.path().c_str()), 0);
   GError *err = nullptr;
-  bool ok = emu_overlay_link_sysroot(root.c_str(), "sysroot", &err);
+  bool ok = rig_overlay_link_sysroot(root.c_str(), "sysroot", &err);
   ASSERT_EQ(chdir(here), 0);
   ASSERT_TRUE(ok) << err->message;
   char buf[4096];
@@ -250,7 +250,7 @@ TEST(SysrootLinks, RejectsASysrootWithoutLib)
 {
   TempDir dir;
   GError *err = nullptr;
-  EXPECT_FALSE(emu_overlay_link_sysroot(dir.path().c_str(), "/nonexistent-sysroot", &err));
+  EXPECT_FALSE(rig_overlay_link_sysroot(dir.path().c_str(), "/nonexistent-sysroot", &err));
   ASSERT_NE(err, nullptr);
   EXPECT_NE(std::string(err->message).find("/nonexistent-sysroot has no lib/"), std::string::npos)
       << err->message;

@@ -1,0 +1,243 @@
+/*
+ * The coherence model's internals, shared by its files and by no one else
+ * (model_coherence.h is the model's interface): the records of words, pages and
+ * the model itself, and the helpers that the store and fetch paths inline.
+ * The model's files: model_coherence.c (the rules and the verdicts),
+ * model_coherence_pages.c (page records: made, made dense, forgotten, emptied,
+ * moved), model_coherence_attribution.c (which loop and stride a stale word
+ * names). What a record means: docs/COHERENCE-MODEL.md#what-is-tracked.
+ */
+#ifndef JITFLUSH_EMU_COHERENCE_INTERNAL_H
+#define JITFLUSH_EMU_COHERENCE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "model_coherence.h"
+#include "model_coherence_quick.h"
+
+#define MODEL_PAGE_SIZE (UINT64_C(1) << MODEL_PAGE_SHIFT)
+#define INVAL_SLOTS 3
+#define INVAL_ISSUED(c) (INVAL_SLOTS * (c))
+#define INVAL_DONE(c) (INVAL_SLOTS * (c) + 1)
+#define INVAL_ALIAS(c) (INVAL_SLOTS * (c) + 2)
+/* The longest step between two operations of one loop (a page). */
+#define MAX_STRIDE MODEL_PAGE_SIZE
+#define STAMP_CLUSTER_BITS MODEL_STAMP_CLUSTER_BITS
+
+struct model_word {
+  uint64_t store_seq;       /* last store, 0 = never stored */
+  uint64_t writer_pc;       /* the instruction that made that store */
+  uint64_t clean_issue_seq; /* latest clean issued (for the reason text) */
+  uint64_t clean_done_seq;  /* first completed clean issued after the store */
+  /* The latest clean that completed after the store but did not count: its
+   * thread was not ordered after the store (COHERENCE-MODEL.md#clean-ordering). */
+  uint64_t clean_unordered_seq;
+  uint64_t clean_site_seq; /* when CLEAN_SITE last reached the word */
+  uint64_t inval_site_seq; /* when INVAL_SITE last reached the word */
+  uint32_t clean_site;
+  uint32_t inval_site;
+  uint32_t writer_cluster;
+  uint32_t writer_thread; /* the serial of the thread that made that store */
+  uint32_t insn;          /* encoding QEMU last translated here */
+  uint16_t clean_stride;  /* CLEAN_SITE's loop stride when it reached the word */
+  uint16_t inval_stride;  /* INVAL_SITE's, likewise (MAX_STRIDE fits) */
+  bool translated;
+  /* WRITER_THREAD made the last store (it landed on the dense record);
+   * false when the record was seeded from a page summary, which keeps one
+   * writer for all its words (#clean-ordering then does not apply). */
+  bool writer_exact;
+  bool insn_cmodx_safe;
+  bool pair_cmodx_safe;     /* old and new encodings both CMODX-safe */
+  bool iview_set;           /* IVIEW names the view of the VIPT slots below */
+  bool extra_views;         /* view_extra holds slots of other views of it */
+  uint16_t clean_cluster;   /* the cluster that issued CLEAN_SITE's operation */
+  uint32_t version;         /* model_fetch_stamp: grows with every change above */
+  uint64_t kernel_sync_seq; /* the kernel's last sync of the page (model_kernel_sync) */
+  /* What a stale fetch may see (model_coherence.c, "Stale words"): the words since the
+   * latest store whose sequence was complete when the next one came
+   * (SEEN), those before it (EARLIER), and the bound of that sequence
+   * (SEEN_AFTER): a thread synchronised after it sees none of EARLIER. */
+  uint64_t seen_after;
+  uint32_t seen_word, earlier_word;
+  uint8_t seen, earlier; /* enum seen_set */
+  bool insn_in_memory;   /* INSN is what memory holds: no store since */
+  uint64_t iview;        /* the view whose ic the VIPT clusters' slots hold */
+  /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
+   * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2 (for a
+   * VIPT cluster, both through the view IVIEW; other views: view_slots),
+   * inval[INVAL_ALIAS(c)] = latest ic issued through a non-executable alias
+   * that did not count for c (VIPT:
+   * COHERENCE-MODEL.md#double-mapped-code-and-vipt-instruction-caches). */
+  uint64_t inval[];
+};
+
+/* struct model_page: model_coherence_quick.h. */
+
+/* A cluster's cache geometry, as its CTR_EL0 reports it (common/ctr.c),
+ * derived once in model_new. */
+struct model_geometry {
+  unsigned iline; /* bytes */
+  unsigned dline; /* bytes */
+  bool idc;
+  bool dic;
+  bool vipt; /* L1Ip says the I-cache may be indexed by VA (aliasing) */
+};
+
+struct model {
+  uint64_t seq;         /* the latest event's time (COHERENCE-MODEL.md#what-is-tracked) */
+  uint64_t shared;      /* model_fetch_stamp: changes read outside words */
+  GHashTable *pages;    /* canonical page number -> model_page */
+  uint64_t pages_made;  /* page records ever made (model_page_epoch) */
+  size_t pages_retired; /* forgotten, not yet released by the caller */
+  size_t pages_peak;    /* the most records allocated at once */
+  size_t word_size;     /* sizeof(struct model_word) + per cluster */
+  unsigned nclusters;
+  struct model_geometry *geo;
+  uint64_t *online_seq;  /* per cluster: when it came back online */
+  bool all_idc;          /* every core has CTR_EL0.IDC */
+  bool kernel_untrusted; /* model_trust_kernel_sync(m, false) */
+  struct model_views views;
+  GArray *site_stride; /* unsigned, indexed by site */
+  /* The line sizes the program read from CTR_EL0 (model_ctr_read), bit
+   * k for 4 << k bytes: the lines a flush routine can have latched. */
+  uint32_t ilines_read, dlines_read;
+  /* Cleans that their issuer ordered with a DMB before anything it did
+   * next: the next DSB of any thread completes them ("Completion through
+   * another thread"). */
+  GArray *dmb_ordered;
+  GArray *dsb_times; /* uint64_t: every DSB's time (store_completion) */
+  /* Canonical address -> encoding + 1, of the CMODX-safe words QEMU
+   * translated on pages never stored to (model_word_for_fetch). */
+  GHashTable *untracked_cmodx;
+  /* struct model_word * -> GPtrArray of the step-2 slots of its views other
+   * than IVIEW on VIPT clusters (view_slots); an entry leaves with its
+   * page's record (drop_extra_views). */
+  GHashTable *view_extra;
+};
+
+static inline uint64_t canon(const struct model *m, uint64_t va)
+{
+  return m->views.canon ? m->views.canon(va, m->views.ctx) : va;
+}
+
+/* ---- page records (model_coherence_pages.c) ------------------------------------- */
+
+/* A new, empty record for the canonical page CANON_PAGE. */
+struct model_page *model_page_new(struct model *m, uint64_t canon_page);
+
+/* Gives PAGE, still store-only, per-word records seeded from its summary
+ * (lock held; page_make_dense). */
+void model_page_make_dense(const struct model *m, struct model_page *page);
+
+/* The record of the page holding VA, through its canonical address (the
+ * same for the RW and RX views of double-mapped code, plugin_alias.c). */
+static inline struct model_page *page_find(const struct model *m, uint64_t va)
+{
+  return g_hash_table_lookup(m->pages, GSIZE_TO_POINTER(canon(m, va) >> MODEL_PAGE_SHIFT));
+}
+
+static inline struct model_word *page_word(const struct model *m, struct model_page *page,
+                                           uint64_t va)
+{
+  size_t index = (va & (MODEL_PAGE_SIZE - 1)) / 4;
+  return (struct model_word *)(page->words + index * m->word_size);
+}
+
+/* PAGE's per-word records, made from its summary the first time (lock held). */
+static inline void page_make_dense(const struct model *m, struct model_page *page)
+{
+  if (!page->words) {
+    model_page_make_dense(m, page);
+  }
+}
+
+static inline struct model_page *page_get(struct model *m, uint64_t va)
+{
+  uint64_t key = canon(m, va) >> MODEL_PAGE_SHIFT;
+  struct model_page *page = g_hash_table_lookup(m->pages, GSIZE_TO_POINTER(key));
+  return page ? page : model_page_new(m, key);
+}
+
+/*
+ * Calls FN on every word of [START, END) whose page was ever stored to
+ * (other words cannot be stale).
+ */
+typedef void (*word_fn)(const struct model *m, struct model_word *w, uint64_t word_va, void *ctx);
+
+static inline void for_each_word(const struct model *m, uint64_t start, uint64_t end, word_fn fn,
+                                 void *ctx)
+{
+  for (uint64_t p = start & ~UINT64_C(3); p < end;) {
+    uint64_t page_end = (p | (MODEL_PAGE_SIZE - 1)) + 1;
+    uint64_t stop = MIN(end, page_end);
+    struct model_page *page = page_find(m, p);
+    if (page) {
+      page_make_dense(m, page);
+      for (uint64_t a = p; a < stop; a += 4) {
+        fn(m, page_word(m, page, a), a, ctx);
+      }
+    }
+    p = stop;
+  }
+}
+
+/* The LINE-byte aligned block holding VA. Lines are powers of two; one
+ * larger than the model's page (the page-sized "IminLine" a kernel reports
+ * for Neoverse N1 erratum 1542419 with 16 or 64 KiB pages) spans several. */
+static inline void for_each_word_in_line(const struct model *m, uint64_t va, unsigned line,
+                                         word_fn fn, void *ctx)
+{
+  uint64_t start = va & ~((uint64_t)line - 1);
+  for_each_word(m, start, start + line, fn, ctx);
+}
+
+/* ---- sites and loops (model_coherence_attribution.c) ---------------------------- */
+
+/* What an operation of a site leaves on the words it reaches (mark_site). */
+struct site_mark {
+  uint32_t site;
+  uint64_t seq;
+  bool inval;       /* an ic ivau site, else a clean */
+  unsigned stride;  /* the loop's stride, 0 unknown */
+  unsigned cluster; /* the issuing thread's cluster */
+};
+
+/* Names the operation S on W, for the report (model_coherence_attribution.c). */
+static inline void mark_site(const struct model *m, struct model_word *w, uint64_t word_va,
+                             void *ctx)
+{
+  (void)m;
+  (void)word_va;
+  const struct site_mark *s = ctx;
+  w->version++;
+  if (s->inval) {
+    w->inval_site = s->site;
+    w->inval_site_seq = s->seq;
+    w->inval_stride = (uint16_t)s->stride;
+  } else {
+    w->clean_site = s->site;
+    w->clean_site_seq = s->seq;
+    w->clean_stride = (uint16_t)s->stride;
+    w->clean_cluster = (uint16_t)s->cluster;
+  }
+}
+
+/* Follows the loop of SITE to VA; returns the stride the operation's marks
+ * carry, 0 when none is known (model_coherence_attribution.c, "Loop recognition"). */
+unsigned model_follow_loop(struct model *m, uint32_t site, uint64_t va, struct model_loop *loop,
+                           bool inval, uint64_t seq, unsigned cluster);
+
+/* An operation whose loop shows no stride claims the lines the program read
+ * from CTR_EL0 around VA (model_coherence_attribution.c). */
+void model_claim_lines(const struct model *m, uint64_t va, struct site_mark *s);
+
+/* The site whose maintenance should have made W coherent for KIND, and the
+ * stride its loop had then (*STRIDE). */
+uint32_t model_blamed_site(const struct model_word *w, enum model_stale_kind kind,
+                           unsigned *stride);
+
+#endif /* JITFLUSH_EMU_COHERENCE_INTERNAL_H */
