@@ -225,9 +225,8 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
   g_mutex_unlock(&lock);
 }
 
-static void on_exit(qemu_plugin_id_t id, void *udata)
+static void print_census(void)
 {
-  (void)id, (void)udata;
   struct vcpu_counts sum = {0};
   for (int v = 0; v < qemu_plugin_num_vcpus(); v++) {
     struct vcpu_counts *c = qemu_plugin_scoreboard_find(counts, v);
@@ -277,6 +276,21 @@ static void on_exit(qemu_plugin_id_t id, void *udata)
   if (f != stderr)
     fclose(f);
 }
+
+/* QEMU's plugin API 7 gives the exit callback its user data alone. */
+#if QEMU_PLUGIN_VERSION >= 7
+static void on_exit(void *udata)
+{
+  (void)udata;
+  print_census();
+}
+#else
+static void on_exit(qemu_plugin_id_t id, void *udata)
+{
+  (void)id, (void)udata;
+  print_census();
+}
+#endif
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
                                            char **argv)
