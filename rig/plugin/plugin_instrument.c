@@ -291,7 +291,8 @@ static enum fetch_outcome check_fetch(struct plugin_thread *t, struct insn_recor
 static void on_fetch(unsigned vcpu, void *udata)
 {
   struct insn_record *r = udata;
-  if (checked_before_migration(plugin_vcpu(rig, vcpu), r->tb)) {
+  const struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
+  if (checked_before_migration(v, r->tb) || plugin_selfstore_judged(v, r->vaddr)) {
     return;
   }
   g_mutex_lock(&rig->lock);

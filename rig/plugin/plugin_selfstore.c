@@ -59,6 +59,32 @@ static bool word_in_memory(uint64_t va, uint32_t *word)
   return read;
 }
 
+/* Notes that the word at VA of the TB that starts at START and runs on V
+ * was judged at a store in this execution of the TB. */
+static void mark_judged(struct plugin_vcpu *v, uint64_t start, uint64_t va)
+{
+  uint64_t insns = plugin_vcpu_clock_counts(v).insns;
+  if (v->selfstore_insns != insns) {
+    v->selfstore_insns = insns;
+    memset(v->selfstore_judged, 0, sizeof(v->selfstore_judged));
+  }
+  uint64_t i = (va - start) / 4;
+  if (i < PLUGIN_SELFSTORE_WORDS) {
+    v->selfstore_judged[i / 64] |= UINT64_C(1) << (i % 64);
+  }
+}
+
+bool plugin_selfstore_judged(const struct plugin_vcpu *v, uint64_t vaddr)
+{
+  if (vaddr < v->last_block || vaddr >= v->running_tb_end) {
+    return false;
+  }
+  uint64_t i = (vaddr - v->last_block) / 4;
+  /* The bit first: the count is read only for a word some store judged. */
+  return i < PLUGIN_SELFSTORE_WORDS && (v->selfstore_judged[i / 64] >> (i % 64) & 1) &&
+         v->selfstore_insns == plugin_vcpu_clock_counts(v).insns;
+}
+
 void plugin_selfstore_on_store(struct plugin_rig *rig, unsigned vcpu, struct model_thread *mt,
                                uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
 {
@@ -79,6 +105,7 @@ void plugin_selfstore_on_store(struct plugin_rig *rig, unsigned vcpu, struct mod
     if (!w || va + 4 <= vaddr || va >= end) {
       continue; /* not overwritten */
     }
+    mark_judged(v, start, va);
     uint64_t view = model_view(rig->model, va);
     struct model_verdict verdict = model_fetch(rig->model, mt, w, view, false);
     uint32_t now = 0;

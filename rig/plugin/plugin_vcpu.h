@@ -72,6 +72,9 @@ struct plugin_vcpu_region {
   uint64_t start[RIG_NCOUNTERS];
 };
 
+/* The words of a TB (QEMU's TCG_MAX_INSNS). */
+#define PLUGIN_SELFSTORE_WORDS 512
+
 struct plugin_vcpu {
   struct plugin_vcpu_clock clock;
   struct plugin_vcpu_counters counts;
@@ -95,6 +98,11 @@ struct plugin_vcpu {
    * entry's own check is then done. */
   const void *checked_tb;
   uint64_t checked_clock;
+  /* The words of the running TB judged at a store into it
+   * (plugin_selfstore.c): bit I is the word at last_block + 4 I, while the
+   * vCPU's instruction count is SELFSTORE_INSNS (that execution of the TB). */
+  uint64_t selfstore_insns;
+  uint64_t selfstore_judged[PLUGIN_SELFSTORE_WORDS / 64];
 };
 
 /* A field of every vCPU's entry, for QEMU's inline operations and

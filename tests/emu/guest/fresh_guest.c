@@ -57,15 +57,23 @@ static size_t icache_line(void)
   return 4u << (ctr & 15);
 }
 
-/* SEQ after the stores of the whole function, with no other event
- * between them. */
-static void maintain(const char *seq, uint32_t *code)
+/* The steps of a SEQUENCE, decided once before the rounds. */
+struct steps {
+  int dsb_first; /* dsb ish before the rest */
+  int ic;        /* ic ivau on each line, dsb ish */
+};
+
+/* The steps after the stores of the whole function, with no other event
+ * between them: no call, so nothing runs between the last store and the
+ * function's first fetch but these instructions (a library call there,
+ * thousands of instructions the first time with the loader's lazy binding,
+ * is where the rig's migrations would publish the code). */
+static void maintain(struct steps st, uint32_t *code, size_t line)
 {
-  if (strncmp(seq, "dsb-", 4) == 0) {
+  if (st.dsb_first) {
     __asm__ volatile("dsb ish" ::: "memory");
   }
-  if (strstr(seq, "ic-dsb-isb")) {
-    size_t line = icache_line();
+  if (st.ic) {
     for (size_t o = 0; o < FN_WORDS * 4; o += line) {
       __asm__ volatile("ic ivau, %0" ::"r"((char *)code + o) : "memory");
     }
@@ -90,6 +98,8 @@ int main(int argc, char **argv)
     return 3;
   }
   int copy = strcmp(argv[2], "memcpy") == 0;
+  struct steps st = {strncmp(argv[1], "dsb-", 4) == 0, strstr(argv[1], "ic-dsb-isb") != NULL};
+  size_t line = icache_line();
   if (copy) {
     build(image);
   }
@@ -100,7 +110,7 @@ int main(int argc, char **argv)
     } else {
       build(page);
     }
-    maintain(argv[1], page);
+    maintain(st, page, line);
     wrong += ((jit_fn)(uintptr_t)page)() != FN_WORDS - 2;
   }
   return wrong ? 1 : 42;

@@ -112,8 +112,9 @@ TEST_P(FreshNever, TheFunctionIsPublished)
 // memcpy: the function copied in a few wide stores, so no migration falls
 // among them. Without the check before a migration at the block's start
 // (plugin_instrument.c, on_tb_due), both isb cases were clean at this seed
-// (0 stale fetches, exit 42); the ic-dsb-isb cases were findings with or
-// without it.
+// (0 stale fetches, exit 42) when the guest still made library calls
+// between its stores and the call; the ic-dsb-isb cases were findings with
+// or without it.
 INSTANTIATE_TEST_SUITE_P(Memcpy, FreshSometimes,
                          ::testing::Values(Shape{kIdc1Dic1, "isb", "memcpy", "on"},
                                            Shape{kIdc1Dic1, "isb", "memcpy", "full"},

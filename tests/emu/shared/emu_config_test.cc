@@ -146,6 +146,35 @@ TEST(ShippedConfigs, Exynos8890MatchesTheDesignTable)
   EXPECT_EQ(c.seed, 1u);
   EXPECT_EQ(c.migrate_every, 300u);
   EXPECT_EQ(c.sanitized_ctr, 0x84448004u); // the A53's 64-byte I line wins
+  // The S7's shipped kernel (docs/COHERENCE-MODEL.md, "Older kernels:
+  // anonymous pages were not synced").
+  EXPECT_EQ(c.exec_map_sync, RIG_EXEC_MAP_SYNC_LINUX);
+  EXPECT_EQ(c.kernel_linux, RIG_KERNEL_LINUX_ANON_SKIP);
+}
+
+// exynos8890-6.x.conf: the same SoC under today's kernel, nothing else
+// changed.
+TEST(ShippedConfigs, Exynos8890UnderTodaysKernelDiffersOnlyInItsKernel)
+{
+  Loaded phone, today;
+  LoadPath(ConfigPath("exynos8890.conf"), &phone);
+  LoadPath(ConfigPath("exynos8890-6.x.conf"), &today);
+  ASSERT_NE(phone.cfg, nullptr) << phone.error;
+  ASSERT_NE(today.cfg, nullptr) << today.error;
+  EXPECT_EQ(today.cfg->kernel_linux, RIG_KERNEL_LINUX_6X);
+  ASSERT_EQ(today.cfg->nclusters, phone.cfg->nclusters);
+  for (unsigned i = 0; i < phone.cfg->nclusters; i++) {
+    EXPECT_EQ(today.cfg->clusters[i].midr, phone.cfg->clusters[i].midr) << i;
+    EXPECT_EQ(today.cfg->clusters[i].ctr, phone.cfg->clusters[i].ctr) << i;
+    EXPECT_EQ(today.cfg->clusters[i].l1i_line, phone.cfg->clusters[i].l1i_line) << i;
+    EXPECT_EQ(today.cfg->clusters[i].l1d_line, phone.cfg->clusters[i].l1d_line) << i;
+  }
+  EXPECT_EQ(today.cfg->ncpus, phone.cfg->ncpus);
+  EXPECT_EQ(today.cfg->ctr_trap, phone.cfg->ctr_trap);
+  EXPECT_EQ(today.cfg->sysfs, phone.cfg->sysfs);
+  EXPECT_EQ(today.cfg->exec_map_sync, phone.cfg->exec_map_sync);
+  EXPECT_EQ(today.cfg->seed, phone.cfg->seed);
+  EXPECT_EQ(today.cfg->migrate_every, phone.cfg->migrate_every);
 }
 
 TEST(ShippedConfigs, HotplugStartsWithTheBigClusterOffline)
