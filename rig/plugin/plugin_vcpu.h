@@ -95,6 +95,10 @@ struct plugin_vcpu {
    * entry's own check is then done. */
   const void *checked_tb;
   uint64_t checked_clock;
+  /* The log of stale-block repeats of the thread on this vCPU
+   * (plugin_instrument.c, "Repeats without the lock"): found here by the
+   * block's callback, without a thread-local lookup. */
+  void *repeats;
 };
 
 /* A field of every vCPU's entry, for QEMU's inline operations and
