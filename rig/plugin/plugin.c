@@ -378,6 +378,7 @@ static void rig_free(struct plugin_rig *r)
   g_clear_pointer(&r->model, model_free);
   plugin_alias_free(r->alias);
   plugin_hotplug_free(r->hotplug);
+  g_clear_pointer(&r->repeat_logs, g_ptr_array_unref); /* the logs are kept */
   plugin_keep_free(r->keep);
   plugin_regs_free(r->regs);
   g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);

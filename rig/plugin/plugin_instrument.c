@@ -253,7 +253,7 @@ static void count_outcome(unsigned vcpu, enum fetch_outcome outcome, uint64_t n)
 /* Set by check_fetch when it asked the model (the lock held): the check
  * may have changed what other verdicts read (repeats without the lock,
  * below). */
-static __thread bool model_judged;
+static _Thread_local bool model_judged;
 
 /* One fetch of R's word by T (the lock held). */
 static enum fetch_outcome check_fetch(struct plugin_thread *t, struct insn_record *r)
@@ -379,10 +379,9 @@ struct repeat_log {
   struct repeat_memo memo[REPEAT_MEMOS];
 };
 
-/* The calling thread's log, and every thread's (for the exit; the lock
- * held). Kept until exit, like the TB records they point to. */
-static __thread struct repeat_log *repeat_log;
-static GPtrArray *repeat_logs;
+/* The calling thread's log; every thread's is in rig->repeat_logs (for
+ * the exit). Kept until exit, like the TB records they point to. */
+static _Thread_local struct repeat_log *repeat_log;
 
 static struct repeat_memo *repeat_memo_for(struct repeat_log *log, const struct tb_record *tr)
 {
@@ -460,8 +459,8 @@ void plugin_instrument_fold_own(void)
 
 void plugin_instrument_fold_all(void)
 {
-  for (guint i = 0; repeat_logs && i < repeat_logs->len; i++) {
-    fold_log(g_ptr_array_index(repeat_logs, i));
+  for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
+    fold_log(g_ptr_array_index(rig->repeat_logs, i));
   }
 }
 
@@ -469,8 +468,8 @@ void plugin_instrument_vcpu_exit(unsigned vcpu)
 {
   /* The exit callback may run on another host thread: the thread's log is
    * found by its vCPU, which a new thread may take next. */
-  for (guint i = 0; repeat_logs && i < repeat_logs->len; i++) {
-    struct repeat_log *log = g_ptr_array_index(repeat_logs, i);
+  for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
+    struct repeat_log *log = g_ptr_array_index(rig->repeat_logs, i);
     if (log->vcpu == vcpu) {
       fold_log(log);
       log->vcpu = UINT_MAX;
@@ -485,8 +484,8 @@ static void fork_child(void)
 {
   /* Only the forking thread lives on, and its log was folded as it took
    * the lock before the fork; the others' memos name the parent's TBs. */
-  for (guint i = 0; repeat_logs && i < repeat_logs->len; i++) {
-    struct repeat_log *log = g_ptr_array_index(repeat_logs, i);
+  for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
+    struct repeat_log *log = g_ptr_array_index(rig->repeat_logs, i);
     if (log != repeat_log) {
       log->n = 0;
       memset(log->memo, 0, sizeof(log->memo));
@@ -528,10 +527,10 @@ static void remember_repeat(unsigned vcpu, const struct tb_record *tr, uint64_t 
   if (!repeat_log) {
     repeat_log = plugin_keep_until_exit(rig->keep, g_new0(struct repeat_log, 1));
     repeat_log->vcpu = vcpu;
-    if (!repeat_logs) {
-      repeat_logs = g_ptr_array_new();
+    if (!rig->repeat_logs) {
+      rig->repeat_logs = g_ptr_array_new();
     }
-    g_ptr_array_add(repeat_logs, repeat_log);
+    g_ptr_array_add(rig->repeat_logs, repeat_log);
     plugin_vcpu(rig, vcpu)->repeats = repeat_log;
   }
   if (repeat_log->vcpu != vcpu) {

@@ -125,6 +125,9 @@ struct plugin_rig {
   /* In a forked child (the lock held): only the forking thread lives on,
    * the other threads' repeats are dropped. NULL before attach. */
   void (*fork_child_repeats)(void);
+  /* Every thread's log of those repeats (plugin_instrument.c), guarded by
+   * LOCK; NULL until the first. */
+  GPtrArray *repeat_logs;
   struct rig_config *config;
   struct plugin_options opts;
   struct qemu_plugin_scoreboard *vcpus; /* struct plugin_vcpu (plugin_vcpu.h) */
