@@ -30,7 +30,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/ci/install/sarif-tools.sh"
 "$root/ci/install/zig.sh"
 "$root/ci/install/rust-aarch64.sh" --crates > /dev/null ||
-  echo "ci/test.sh: the Rust cross toolchain is not set up (above): suite.cargo skips or fails" >&2
+  echo "ci/test.sh: the Rust cross toolchain is not set up (above): suite.cargo*, rust.* skip or fail" >&2
 "$root/ci/install/actionlint.sh" >/dev/null
 "$root/ci/build.sh"
 

@@ -46,6 +46,9 @@ pkgs+=(libbenchmark-dev gnuplot-nox)
 # lintian, and Debian's cross toolchain for dpkg-buildpackage -aarm64. Not
 # libc6:arm64 (multiarch): see debian/rules.
 pkgs+=(debhelper lintian crossbuild-essential-arm64 dpkg-cross)
+# The jitflush-rig package installed into a fresh Debian 12 root
+# (ci/install/rootfs.sh, tests/packages).
+pkgs+=(debootstrap)
 
 # herd7 (herdtools7 tag 7.58) on Debian 12: tests/conformance/README.md.
 for arg in "$@"; do

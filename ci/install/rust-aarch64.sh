@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A Rust toolchain that cross-builds for aarch64-unknown-linux-gnu without
 # rustup's download server (which CI cannot reach): Debian 12's rustc-web
-# (a current rustc, for the browsers' builds) from apt, and the matching
+# (a current rustc, for the browsers' builds) from apt (and its cargo-web
+# where the machine has no cargo), and the matching
 # aarch64 standard library, unpacked from Debian's arm64 libstd-rust-web-dev
 # into .cache/rust-aarch64/<version>/sysroot (never installed: no arm64
 # dpkg architecture is added, the system's apt state is untouched).
@@ -15,7 +16,11 @@
 #   ci/install/rust-aarch64.sh --crates   the same, then builds the
 #       dependencies of tests/suite/cargo-jit (Cranelift) for the target
 #       into .cache/cargo-jit/target, once (several minutes; ci/test.sh runs
-#       it), so that suite.cargo builds only its own crate
+#       it), so that suite.cargo builds only its own crate; fetches the
+#       jitflush crate's dependencies (bindings/rust: the cc crate) into
+#       Cargo's cache, so that the rust tests build offline; and builds
+#       tests/suite/cargo-jit-jitflush's test binary on top of Cranelift's
+#       build, once (about 3 minutes), so that suite.cargo.jitflush is warm
 #   ci/install/rust-aarch64.sh --cached   installs and builds nothing: prints
 #       the two lines when the toolchain and those crates are ready
 #       (tests/suite/suite_test.py cargo asks this)
@@ -50,6 +55,12 @@ fi
 if ! dpkg-query -W -f='${Status}' rustc-web 2>/dev/null | grep -q "ok installed"; then
   [ "$(id -u)" -eq 0 ] || { say "rustc-web is not installed and only root can install it"; exit 1; }
   apt-get install -y -q --no-install-recommends rustc-web >&2 || { say "apt-get install rustc-web failed"; exit 1; }
+fi
+# Cargo: the machine's own (rustup's in ~/.cargo/bin), else Debian's
+# cargo-web, the Cargo of rustc-web's version.
+if ! command -v cargo >/dev/null && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+  [ "$(id -u)" -eq 0 ] || { say "no cargo, and only root can install cargo-web"; exit 1; }
+  apt-get install -y -q --no-install-recommends cargo-web >&2 || { say "apt-get install cargo-web failed"; exit 1; }
 fi
 version=$(dpkg-query -W -f='${Version}' rustc-web)
 cache=$root/.cache/rust-aarch64/$version
@@ -97,6 +108,30 @@ if [ "$mode" = --crates ] && [ "$(cat "$crates/.complete" 2>/dev/null)" != "$(cr
   fi
   rm -rf "$crates/warm"
   crates_key "$version" > "$crates/.complete"
+fi
+if [ "$mode" = --crates ]; then
+  cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+  (cd "$root/bindings/rust" && "$cargo" fetch -q >&2) ||
+    { say "cargo fetch of the jitflush crate's dependencies (bindings/rust) failed"; exit 1; }
+  pair=$root/tests/suite/cargo-jit-jitflush
+  pair_key="$(crates_key "$version"), $(sha256sum "$pair/Cargo.toml" | cut -d' ' -f1)"
+  if [ "$(cat "$crates/.complete-jitflush" 2>/dev/null)" != "$pair_key" ]; then
+    say "building tests/suite/cargo-jit-jitflush on Cranelift's build (once: about 3 min)"
+    rm -rf "$crates/warm"
+    mkdir -p "$crates/warm"
+    cp -r "$crate" "$pair" "$crates/warm/"
+    sed -i "s|path = \"../../../bindings/rust\"|path = \"$root/bindings/rust\"|" \
+      "$crates/warm/cargo-jit-jitflush/Cargo.toml"
+    # What tests/suite/suite_test.py cargo-jitflush builds, with its flags.
+    if ! (cd "$crates/warm/cargo-jit-jitflush" && RUSTC=$rustc RUSTFLAGS="--sysroot=$sysroot" \
+            CARGO_TARGET_DIR=$crates/target CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+            "$cargo" rustc --lib --profile test --target "$target" -- -C target-feature=+crt-static >&2); then
+      say "cargo build of tests/suite/cargo-jit-jitflush failed (above)"
+      exit 1
+    fi
+    rm -rf "$crates/warm"
+    echo "$pair_key" > "$crates/.complete-jitflush"
+  fi
 fi
 echo "JITFLUSH_RUSTC=$rustc"
 echo "JITFLUSH_RUST_SYSROOT=$sysroot"

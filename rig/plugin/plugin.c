@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "rig_json.h"
@@ -176,7 +177,16 @@ static JsonObject *build_report(struct plugin_rig *r, const uint64_t counter[RIG
     } else {
       json_object_set_null_member(recorded, "unrecorded");
     }
+    /* The host name is not restored (no UTS namespace without
+     * privileges); a rerun says when it differs, as a guest may read it. */
+    struct utsname uts;
+    json_object_set_string_member(recorded, "host", uname(&uts) == 0 ? uts.nodename : "");
     json_object_set_object_member(report, "recorded", recorded);
+  }
+  if (r->exit_status >= 0) {
+    json_object_set_int_member(report, "exit_status", r->exit_status);
+  } else {
+    json_object_set_null_member(report, "exit_status");
   }
   for (size_t c = 0; c < RIG_NCOUNTERS; c++) {
     json_object_set_int_member(report, rig_counters[c].name, (gint64)counter[c]);
@@ -561,6 +571,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
      * wait for their turn, so that nothing they would run while QEMU
      * stops them changes a count (plugin_turns.c); then they go. */
     if (getpid() == rig->install_pid) {
+      rig->exit_status = (int)(a1 & 0xff); /* what the parent's wait sees */
       report_once(rig, false);
     }
     plugin_turns_finish(rig->turns);
@@ -791,6 +802,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     return -1;
   }
   r->install_pid = getpid();
+  r->exit_status = -1;
   if (r->opts.exec_of_path) {
     plugin_fork_executed(r);
   }

@@ -155,6 +155,10 @@ struct plugin_rig {
    * through the control FIFO (it was interrupted). */
   GMutex report_lock;
   bool reported;
+  /* The status the program gave exit_group (0-255), or -1 when the report
+   * is written before it (a timeout, a signal, an exec, a checkpoint): the
+   * report's exit_status, which a rerun compares. */
+  int exit_status;
   GThread *control;
   struct plugin_checkpoint *checkpoint; /* NULL without checkpoint= */
   char *checkpoint_line;                /* the summary last written there */

@@ -31,10 +31,12 @@
 #include "runner_cleaner.h"
 #include "runner_exec.h"
 #include "runner_fail.h"
+#include "runner_locate.h"
 #include "runner_outcome.h"
 #include "runner_output.h"
 #include "runner_plugin_option.h"
 #include "runner_record.h"
+#include "runner_reproduce.h"
 #include "runner_rerun.h"
 #include "runner_scratch.h"
 #include "runner_store.h"
@@ -223,7 +225,9 @@ static int checked_run(struct runner_options *o, const struct rig_config *cfg, c
       /* Started before QEMU: it removes the folder, and ends every
        * process of the run, should the runner be killed (runner_cleaner.c). */
       struct runner_cleaner cleaner;
-      runner_cleaner_start(tmp, &cleaner);
+      char *env = rec.write_env ? runner_reproduce_env_path(o->report) : NULL;
+      runner_cleaner_start(tmp, o->report, env, &cleaner);
+      g_free(env);
       status = run(o, cfg, sysroot, qemu, plugin, tmp, &rec, ran, died_of);
       if (own_report && user_report) {
         runner_output_copy(own_report, user_report);
@@ -288,7 +292,14 @@ int main(int argc, char **argv)
   }
 
   GError *err = NULL;
-  struct rig_config *cfg = rig_config_load(o.config, &err);
+  /* A config NAME stands for its file among the configs (runner_locate.c);
+   * from here on o.config is a file. */
+  char *config_file = runner_locate_config(o.config, &err);
+  struct rig_config *cfg = NULL;
+  if (config_file) {
+    o.config = config_file;
+    cfg = rig_config_load(o.config, &err);
+  }
   if (!cfg) {
     /* The message names the file; a variable is named too, since nothing
      * on the command line shows where the path came from. */
@@ -296,6 +307,7 @@ int main(int argc, char **argv)
     status = from[0] != 'J' ? runner_fail(RUNNER_EXIT_USAGE, "%s", err->message)
                             : runner_fail(RUNNER_EXIT_USAGE, "%s: %s", from, err->message);
     g_error_free(err);
+    g_free(config_file);
     g_free(args);
     runner_rerun_free(rerun);
     return status;
@@ -317,6 +329,7 @@ int main(int argc, char **argv)
   }
   g_free(base);
   rig_config_free(cfg);
+  g_free(config_file);
   g_free(args);
   runner_rerun_free(rerun);
   if (die_of) {

@@ -348,17 +348,13 @@ int runner_args_parse(int argc, char **argv, struct runner_options *o)
       o->from[k] = r->env;
     }
   }
-  /* Last, the build's own SoC (the Exynos 8890 of qemu-configs/), as QEMU
-   * and the plugin default to the build's: an emulator setting then needs
-   * no option at all. */
-  if (!o->config && g_file_test(JITFLUSH_EMU_DEFAULT_CONFIG, G_FILE_TEST_EXISTS)) {
-    o->config = JITFLUSH_EMU_DEFAULT_CONFIG;
-    o->from[RUNNER_OPT_config] = "the build's default config";
-  }
+  /* Last, the default SoC (the Exynos 8890 of the configs, by its name:
+   * runner.c looks it up with runner_locate_config), as QEMU and the plugin
+   * default to the installed rig's or the build's: an emulator setting then
+   * needs no option at all. */
   if (!o->config) {
-    return runner_args_usage_error(
-        "--config FILE is required (or set JITFLUSH_EMU_CONFIG; the build's "
-        "default " JITFLUSH_EMU_DEFAULT_CONFIG " is missing)");
+    o->config = JITFLUSH_EMU_DEFAULT_CONFIG_NAME;
+    o->from[RUNNER_OPT_config] = "the default config";
   }
   if (o->seed_text && !parse_seed(o->seed_text, &o->seed)) {
     return runner_args_usage_error(

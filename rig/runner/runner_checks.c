@@ -21,6 +21,7 @@
 #include "runner_args.h"
 #include "runner_checks.h"
 #include "runner_fail.h"
+#include "runner_locate.h"
 #include "runner_program.h"
 #include "runner_qemu.h"
 
@@ -90,18 +91,22 @@ char *runner_check_find_qemu(const struct runner_options *o, int *status)
 {
   const char *want = o->qemu;
   const char *from = "--qemu";
+  char *fallback = NULL;
   if (!want && getenv("JITFLUSH_QEMU") && *getenv("JITFLUSH_QEMU")) {
     want = getenv("JITFLUSH_QEMU");
     from = "JITFLUSH_QEMU";
   }
   if (!want) {
-    want = JITFLUSH_EMU_DEFAULT_QEMU;
-    from = "the build's JITFLUSH_QEMU_AARCH64";
+    /* The installed rig's own, else the build's (runner_locate.c). */
+    want = fallback = runner_locate_default_qemu();
+    from = strcmp(fallback, JITFLUSH_EMU_DEFAULT_QEMU) == 0 ? "the build's JITFLUSH_QEMU_AARCH64"
+                                                            : "the installed rig";
   }
   if (!*want) {
     *status = runner_fail(RUNNER_EXIT_QEMU,
                           "no qemu-aarch64 configured: pass --qemu or set JITFLUSH_QEMU "
                           "(ci/install/qemu.sh builds one)");
+    g_free(fallback);
     return NULL;
   }
   /* A name with a '/', or a file in the current folder, is a path (made
@@ -114,8 +119,10 @@ char *runner_check_find_qemu(const struct runner_options *o, int *status)
   if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
     *status = runner_fail(RUNNER_EXIT_QEMU, "QEMU not found: %s (from %s)", want, from);
     g_free(path);
+    g_free(fallback);
     return NULL;
   }
+  g_free(fallback);
   if (access(path, X_OK) != 0) {
     *status = runner_fail(RUNNER_EXIT_QEMU, "QEMU is not executable: %s (from %s)", path, from);
     g_free(path);
@@ -136,18 +143,21 @@ char *runner_check_find_plugin(int *status)
 {
   const char *want = getenv("JITFLUSH_PLUGIN");
   const char *from = "JITFLUSH_PLUGIN";
+  char *fallback = NULL;
   if (!want || !*want) {
-    want = JITFLUSH_EMU_DEFAULT_PLUGIN;
-    from = "the build";
+    /* The installed rig's own, else the build's (runner_locate.c). */
+    want = fallback = runner_locate_default_plugin();
+    from = strcmp(fallback, JITFLUSH_EMU_DEFAULT_PLUGIN) == 0 ? "the build" : "the installed rig";
   }
+  char *path = NULL;
   if (!*want) {
     *status = runner_fail(RUNNER_EXIT_INTERNAL,
                           "this build has no jitflush plugin; set JITFLUSH_PLUGIN to its .so");
-    return NULL;
-  }
-  if (!g_file_test(want, G_FILE_TEST_IS_REGULAR) || access(want, R_OK) != 0) {
+  } else if (!g_file_test(want, G_FILE_TEST_IS_REGULAR) || access(want, R_OK) != 0) {
     *status = runner_fail(RUNNER_EXIT_INTERNAL, "plugin not found: %s (from %s)", want, from);
-    return NULL;
+  } else {
+    path = runner_args_absolute(want);
   }
-  return runner_args_absolute(want);
+  g_free(fallback);
+  return path;
 }

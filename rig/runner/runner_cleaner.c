@@ -22,6 +22,12 @@
  * group (INT, QUIT, TERM, HUP) so that it outlives them long enough to
  * clean; a SIGKILL of the whole group leaves the folder to the next run
  * (runner_scratch.c reclaims folders of runners that are gone).
+ *
+ * The environment the run keeps beside its report (REPORT.env,
+ * runner_record.c) is the runner's to remove when no report came; a
+ * killed runner cannot, so the cleaner does, once QEMU is gone and cannot
+ * write the report any more (docs/FINDINGS.md#reruns: a secret-bearing
+ * file is not left without the report it serves).
  */
 #define _GNU_SOURCE
 #include "runner_cleaner.h"
@@ -100,7 +106,8 @@ int runner_cleaner_kill_run(const char *scratch)
 }
 
 /* The cleaner's life: wait for the runner's word or its death. */
-static G_GNUC_NORETURN void clean_after(int fd, const char *scratch)
+static G_GNUC_NORETURN void clean_after(int fd, const char *scratch, const char *report,
+                                        const char *env)
 {
   const int ignored[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE};
   for (size_t i = 0; i < G_N_ELEMENTS(ignored); i++) {
@@ -117,10 +124,14 @@ static G_GNUC_NORETURN void clean_after(int fd, const char *scratch)
   }
   runner_cleaner_kill_run(scratch);
   runner_scratch_remove(scratch);
+  if (env && !g_file_test(report, G_FILE_TEST_IS_REGULAR)) {
+    unlink(env);
+  }
   _exit(0);
 }
 
-bool runner_cleaner_start(const char *scratch, struct runner_cleaner *c)
+bool runner_cleaner_start(const char *scratch, const char *report, const char *env,
+                          struct runner_cleaner *c)
 {
   *c = (struct runner_cleaner){.pid = -1, .fd = -1};
   int p[2];
@@ -149,7 +160,7 @@ bool runner_cleaner_start(const char *scratch, struct runner_cleaner *c)
     for (int fd = 4; fd < 1024; fd++) {
       close(fd);
     }
-    clean_after(3, scratch);
+    clean_after(3, scratch, report, env);
   }
   close(p[0]);
   c->pid = pid;

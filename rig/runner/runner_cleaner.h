@@ -13,7 +13,11 @@ struct runner_cleaner {
 /* Starts the cleaner of the run whose scratch folder is SCRATCH. False
  * when it cannot be forked (the run goes on without it: the next run
  * reclaims the folder, runner_scratch.c). */
-bool runner_cleaner_start(const char *scratch, struct runner_cleaner *c);
+/* Starts the cleaner of the run whose scratch folder is SCRATCH. ENV, when
+ * not NULL, is the environment recorded beside REPORT: removed too, should
+ * the runner die, unless REPORT is a regular file by then. */
+bool runner_cleaner_start(const char *scratch, const char *report, const char *env,
+                          struct runner_cleaner *c);
 
 /* The run ended and its folder is removed: the cleaner exits, unused. */
 void runner_cleaner_finish(struct runner_cleaner *c);

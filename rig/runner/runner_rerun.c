@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -229,6 +230,15 @@ static void restore_inputs(struct runner_rerun *r, JsonObject *run)
   } else if (chdir(cwd) != 0) {
     g_ptr_array_add(r->unrestored,
                     g_strdup_printf("the working folder %s (%s)", cwd, g_strerror(errno)));
+  }
+  /* The host name cannot be restored without privileges (a UTS
+   * namespace); a guest that reads it (BEAM names its node after it) may
+   * run otherwise, so a rerun on another host says so. */
+  const char *host = json_object_get_string_member_with_default(recorded, "host", NULL);
+  struct utsname uts;
+  if (host && *host && uname(&uts) == 0 && strcmp(host, uts.nodename) != 0) {
+    g_ptr_array_add(r->unrestored,
+                    g_strdup_printf("the host name %s (this host is %s)", host, uts.nodename));
   }
   JsonNode *env = json_object_get_member(recorded, "environment");
   const char *why = json_object_get_string_member_with_default(recorded, "unrecorded", NULL);
@@ -441,6 +451,36 @@ static unsigned differences(GPtrArray *list, bool counts, GString *out, unsigned
   return n;
 }
 
+/* The program's exit status in REPORT ("exit_status"), or -1 when it did
+ * not exit by itself there (a timeout, a signal) or the report predates it. */
+static gint64 exit_status_of(JsonObject *report)
+{
+  JsonNode *node = json_object_get_member(report, "exit_status");
+  if (!node || json_node_get_node_type(node) != JSON_NODE_VALUE ||
+      json_node_get_value_type(node) != G_TYPE_INT64) {
+    return -1;
+  }
+  return json_node_get_int(node);
+}
+
+/* A line into OUT when the program ended otherwise in the rerun than in
+ * the run (a rerun that fails early finds nothing and exits otherwise). */
+static bool exit_differs(JsonObject *run, JsonObject *rerun, GString *out)
+{
+  gint64 was = exit_status_of(run), is = exit_status_of(rerun);
+  if (was < 0 || was == is) {
+    return false;
+  }
+  g_string_append_printf(
+      out, "    exit    the program exited with status %" G_GINT64_FORMAT " in the run, ", was);
+  if (is < 0) {
+    g_string_append(out, "and did not exit by itself in the rerun\n");
+  } else {
+    g_string_append_printf(out, "with status %" G_GINT64_FORMAT " in the rerun\n", is);
+  }
+  return true;
+}
+
 int runner_rerun_check(const struct runner_rerun *r, const char *report,
                        const struct rig_summary *sum, bool quiet)
 {
@@ -480,6 +520,8 @@ int runner_rerun_check(const struct runner_rerun *r, const char *report,
   GString *lines = g_string_new(NULL);
   unsigned sorts[3] = {0, 0, 0};
   unsigned n = differences(list, counts, lines, sorts);
+  bool exited_otherwise = exit_differs(run, rerun, lines);
+  n += exited_otherwise;
   const char *unrestored = r->unrestored_text;
   int status = 0;
   if (n == 0 && !(quiet && in_run == 0)) {
@@ -511,11 +553,11 @@ int runner_rerun_check(const struct runner_rerun *r, const char *report,
     rig_summary_format(line, sum, RIG_SHOWN_STDERR);
     fprintf(stderr, "    rerun's counts: %s\n", line->str);
     g_string_free(line, TRUE);
-    status =
-        runner_fail(RUNNER_EXIT_RERUN,
-                    "the rerun did not reproduce the run recorded in %s: %u finding%s missing, "
-                    "%u new, %u with other stale fetches",
-                    r->report, sorts[0], sorts[0] == 1 ? "" : "s", sorts[1], sorts[2]);
+    status = runner_fail(RUNNER_EXIT_RERUN,
+                         "the rerun did not reproduce the run recorded in %s: %u finding%s "
+                         "missing, %u new, %u with other stale fetches%s",
+                         r->report, sorts[0], sorts[0] == 1 ? "" : "s", sorts[1], sorts[2],
+                         exited_otherwise ? ", the program's exit status differs" : "");
   }
   g_string_free(lines, TRUE);
   g_ptr_array_unref(list);

@@ -366,9 +366,15 @@ bool rig_overlay_link_sysroot(const char *root, const char *given, GError **erro
     g_free(sysroot);
     return false;
   }
-  /* Only the library folders: a cross sysroot's bin/ holds host tools, and
-   * the guest must not find those under /bin. */
-  static const char *const dirs[] = {"lib", "lib64", "usr", NULL};
+  /* The library folders, and the configuration and add-on folders a
+   * distribution's root has: QEMU's -L finds a file under the prefix before
+   * the host's, so plain `qemu-aarch64 -L SYSROOT` gives the guest the
+   * sysroot's /etc (Racket CS reads /etc/racket/config.rktd; without it it
+   * compiled its collections from source, 29 times the instructions). Not
+   * bin/ and sbin/ (a cross sysroot's hold host tools, which the guest must
+   * not find), nor tmp/, var/, sys/, proc/, dev/: where the guest writes or
+   * the overlay itself answers. */
+  static const char *const dirs[] = {"lib", "lib64", "usr", "etc", "opt", NULL};
   bool ok = true;
   for (int i = 0; ok && dirs[i]; i++) {
     char *target = g_build_filename(sysroot, dirs[i], NULL);

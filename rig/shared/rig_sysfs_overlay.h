@@ -44,8 +44,8 @@ bool rig_overlay_set_online(const struct rig_config *config, const char *cpu_roo
 /*
  * QEMU's -L prefix applies to every absolute path the guest opens, the
  * ELF interpreter included, so the prefix must also show the sysroot:
- * creates ROOT/lib -> SYSROOT/lib (and the other top-level folders of
- * SYSROOT that exist: lib64, usr, etc). Existing entries in ROOT are left
+ * creates ROOT/lib -> SYSROOT/lib (and lib64, usr, etc and opt where
+ * SYSROOT has them; rig_sysfs_overlay.c says why those). Existing entries in ROOT are left
  * alone (for --sysfs-root trees). SYSROOT must hold lib/; a relative
  * SYSROOT is taken from the current folder (the links are absolute).
  */

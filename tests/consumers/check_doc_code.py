@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Every C block of README.md and docs/*.md is code a test compiles and runs.
+"""Every C and Rust block of README.md and docs/*.md is code a test compiles
+and runs.
 
-Each ```c block must start with a line `// from PATH` (PATH relative to the
+Each ```c or ```rust block must start with a line `// from PATH` (PATH relative to the
 repository root) and the rest of the block must be PATH's text, verbatim or
 as a contiguous run of its lines (compared after removing the run's common
 indentation, so an excerpt from inside a function may sit at the margin).
 The files named are the programs of tests/patching/examples/ and
 examples/minimal_jit.c, which the patching and consumers tests build and
-run. docs/API.md is generated from include/jitflush.h (docs.api_current
+run, and for Rust the jitflush crate's files (bindings/rust), which the rust
+tests build and run, and tests/suite/cargo-jit-jitflush. docs/API.md is generated from include/jitflush.h (docs.api_current
 keeps it current); its blocks are checked the same way against the header,
 which every test compiles, without a marker line.
 
@@ -19,7 +21,7 @@ import re
 import sys
 import textwrap
 
-BLOCK = re.compile(r"^```c[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
+BLOCK = re.compile(r"^```(?:c|rust)[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 MARKER = re.compile(r"^//\s*from\s+(\S+)\s*$")
 GENERATED = {"docs/API.md": "include/jitflush.h"}
 
@@ -65,7 +67,7 @@ def check(root):
             elif rel in GENERATED:
                 path, body = GENERATED[rel], lines
             else:
-                failures.append(f"{where}: a C block must start with `// from PATH` naming the file it shows")
+                failures.append(f"{where}: a C or Rust block must start with `// from PATH` naming the file it shows")
                 continue
             full = os.path.join(root, path)
             if not os.path.isfile(full):
@@ -79,7 +81,7 @@ def check(root):
                 failures.append(f"{where}: the block is not {path}, nor a contiguous excerpt of it{detail}")
     for f in failures:
         print(f"check_doc_code: {f}", file=sys.stderr)
-    print(f"check_doc_code: {checked} C blocks checked in {len(docs)} files, {len(failures)} failing")
+    print(f"check_doc_code: {checked} C and Rust blocks checked in {len(docs)} files, {len(failures)} failing")
     return 1 if failures or checked == 0 else 0
 
 

@@ -24,6 +24,21 @@
 #       under qemu-aarch64 with the root as its sysroot), each loading the
 #       package's libjitflush; with jitflush-info unpacked too,
 #       find_package also gives jitflush::info
+#   check_packages.sh rig-contents REPO OUT
+#       jitflush-rig (amd64): the runner, the merge, the binfmt link, the
+#       plugin and its private qemu-aarch64 in /usr/lib/jitflush-rig, the
+#       configs, a manual page that lists every option and variable of the
+#       packaged runner's --help; Depends names the libraries the rig loads
+#       at first use
+#   check_packages.sh fresh REPO OUT WORK RUNNER
+#       a fresh Debian 12 root (ci/install/rootfs.sh: debootstrap), with no
+#       repository inside: apt install ./jitflush-rig_*.deb there, then a
+#       static aarch64 program the build never saw (held_out_jit.c) run by
+#       jitflush-emu --config exynos8890 in that root ends with the summary
+#       line and status the build's RUNNER gives it, and the same under
+#       --binfmt-run; an unknown config name is status 2 with a message
+#       naming the configs folder. Exit 77 (skipped) when not root or
+#       without debootstrap.
 #   check_packages.sh rig REPO OUT WORK RUNNER QEMU
 #       the arm64 jitflush-info from its package, with the package's
 #       libjitflush and the cross toolchain's arm64 libc in a scratch root,
@@ -312,9 +327,121 @@ check_rig() {
   echo "check_packages.sh: the arm64 jitflush-info package ran on the emulated Exynos 8890 with its package's libjitflush"
 }
 
+check_rig_contents() {
+  local repo=$1 out=$2/amd64 d tmp
+  d=$(deb "$out" jitflush-rig)
+  has "$d" /usr/bin/jitflush-emu /usr/bin/jitflush-emu-merge /usr/bin/jitflush-emu-binfmt \
+    /usr/lib/jitflush-rig/jitflush_plugin.so /usr/lib/jitflush-rig/qemu-aarch64 \
+    /usr/share/jitflush-rig/configs/exynos8890.conf /usr/share/man/man1/jitflush-emu.1.gz \
+    /usr/share/man/man1/jitflush-emu-merge.1.gz /usr/share/man/man1/jitflush-emu-binfmt.1.gz
+  local conf
+  for conf in "$repo"/qemu-configs/*.conf; do
+    has "$d" "/usr/share/jitflush-rig/configs/$(basename "$conf")"
+  done
+  local depends
+  depends=$(dpkg-deb -f "$d" Depends)
+  for p in libcapstone libdw1 libjson-glib-1.0-0 libglib2.0-0; do
+    grep -q "$p" <<<"$depends" || fail "jitflush-rig does not depend on $p: $depends"
+  done
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  dpkg -x "$d" "$tmp"
+  [ "$(readlink "$tmp/usr/bin/jitflush-emu-binfmt")" = jitflush-emu ] ||
+    fail "/usr/bin/jitflush-emu-binfmt is not a link to jitflush-emu"
+  local help man word
+  help=$("$tmp/usr/bin/jitflush-emu" --help) || fail "the packaged jitflush-emu --help failed"
+  man=$(zcat "$tmp/usr/share/man/man1/jitflush-emu.1.gz" | sed 's/\\-/-/g; s/\\f[BIRP]//g')
+  for word in $(grep -oE -- '(--[a-z][a-z-]*|JITFLUSH_[A-Z_]+)' <<<"$help" | sort -u); do
+    grep -q -- "$word" <<<"$man" || fail "jitflush-emu --help lists $word, its manual page does not"
+  done
+  for word in $(sed -n '/^Exit status:/,$p' <<<"$help" | grep -oE '^  [0-9]+ ' | sort -u); do
+    grep -qx "\.B $word" <<<"$man" || fail "jitflush-emu --help lists exit status $word, the manual page does not"
+  done
+  echo "check_packages.sh: jitflush-rig holds the runner, the plugin, its qemu-aarch64, $(ls "$repo"/qemu-configs/*.conf | wc -l) configs"
+  echo "  and a manual page with every option, variable and exit status of the packaged runner's --help"
+}
+
+# in_root ROOT CMD...: CMD with ROOT as the root of a mount namespace of its
+# own, /proc mounted: pivot_root, not chroot, since a chrooted process may
+# not create the user namespace --binfmt-run needs (user_namespaces(7)).
+in_root() {
+  local root=$1
+  shift
+  unshare --mount --propagation private sh -c '
+    root=$1; shift
+    mount --bind "$root" "$root" && mount -t proc proc "$root/proc" && mkdir -p "$root/.oldroot" &&
+      cd "$root" && pivot_root . .oldroot && umount -l /.oldroot || exit 125
+    exec "$@"' sh "$root" "$@"
+}
+
+check_fresh() {
+  local repo=$1 out=$2/amd64 work=$3/fresh runner=$4 tarball root d
+  [ "$(id -u)" -eq 0 ] || { echo "check_packages.sh fresh: SKIP: needs root (debootstrap, unshare)"; exit 77; }
+  command -v debootstrap >/dev/null ||
+    { echo "check_packages.sh fresh: SKIP: debootstrap is not installed (ci/install/deps.sh)"; exit 77; }
+  [ -x "$runner" ] || fail "the rig's runner $runner is not built"
+  d=$(deb "$out" jitflush-rig)
+  tarball=$("$repo/ci/install/rootfs.sh" | tail -n 1) || fail "ci/install/rootfs.sh failed (above)"
+  rm -rf "$work"
+  root=$work/root
+  mkdir -p "$root"
+  tar -C "$root" -xf "$tarball"
+  [ ! -e "$root/usr/bin/jitflush-emu" ] && [ ! -e "$root$repo" ] || fail "$tarball is not a fresh root"
+  # The program sits in a folder of the same name here and in the root, and
+  # both runs start there with the same environment: the guest then executes
+  # the same instructions, and a seed the same turns (docs/RIG.md,
+  # "Reproducible runs").
+  local here
+  here=$(mktemp -d /tmp/jitflush-fresh.XXXXXX)
+  # shellcheck disable=SC2064 # $here is local: expanded now, removed at exit
+  trap "rm -rf '$here'" EXIT
+  aarch64-linux-gnu-gcc -static -O2 -o "$here/held_out_jit" "$repo/tests/packages/held_out_jit.c" ||
+    fail "aarch64-linux-gnu-gcc -static cannot build held_out_jit.c"
+  mkdir -p "$root/tmp/rig" "$root$here"
+  cp "$here/held_out_jit" "$root$here/"
+  cp "$d" "$root/tmp/rig/"
+  cp /etc/resolv.conf "$root/etc/resolv.conf"
+  local deb_name
+  deb_name=$(basename "$d")
+  # The root holds the package's dependencies (rootfs.sh): apt needs the
+  # mirror only when one is new.
+  if ! in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./tmp/rig/$deb_name" \
+    >"$work/apt.log" 2>&1; then
+    in_root "$root" sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ./tmp/rig/$deb_name" \
+      >>"$work/apt.log" 2>&1 || { tail -n 20 "$work/apt.log" >&2; fail "apt install ./$deb_name failed in the fresh root"; }
+  fi
+  echo "+ (fresh root) apt install ./tmp/rig/$deb_name: $(grep -c '^Setting up' "$work/apt.log") packages set up" >&2
+
+  local want got rc_want=0 rc_got=0 rc_binfmt=0 binfmt path=/usr/sbin:/usr/bin:/sbin:/bin
+  # shellcheck disable=SC2016 # expanded by that sh
+  local run='cd "$1" && shift && exec "$@"'
+  want=$(env -i PATH=$path sh -c "$run" sh "$here" "$runner" --config exynos8890 -- "$here/held_out_jit" \
+    2>&1 >/dev/null) || rc_want=$?
+  got=$(in_root "$root" env -i PATH=$path sh -c "$run" sh "$here" jitflush-emu --config exynos8890 -- \
+    "$here/held_out_jit" 2>&1 >/dev/null) || rc_got=$?
+  binfmt=$(in_root "$root" env -i PATH=$path sh -c "$run" sh "$here" jitflush-emu --binfmt-run -- \
+    "$here/held_out_jit" 2>&1 >/dev/null) || rc_binfmt=$?
+  echo "build:   status $rc_want: $(tail -n 1 <<<"$want")"
+  echo "package: status $rc_got: $(tail -n 1 <<<"$got")"
+  echo "binfmt:  status $rc_binfmt: $(tail -n 1 <<<"$binfmt")"
+  grep -q '^jitflush-emu: stale_fetches=[1-9].* findings=1$' <<<"$(tail -n 1 <<<"$want")" ||
+    fail "the build's runner did not find held_out_jit's one stale flush: $want"
+  [ "$rc_got" -eq "$rc_want" ] && [ "$(tail -n 1 <<<"$got")" = "$(tail -n 1 <<<"$want")" ] ||
+    fail "the package in the fresh root gave another run than the build: $got"
+  [ "$rc_binfmt" -eq "$rc_want" ] && [ "$(tail -n 1 <<<"$binfmt")" = "$(tail -n 1 <<<"$want")" ] ||
+    fail "--binfmt-run in the fresh root gave another run than the build: $binfmt"
+
+  local rc=0 text
+  text=$(in_root "$root" jitflush-emu --config no-such-soc -- "$here/held_out_jit" 2>&1) || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "^jitflush-emu: no config named 'no-such-soc' in /usr/share/jitflush-rig/configs (it holds: .*exynos8890," <<<"$text" ||
+    fail "an unknown config name gave status $rc: $text"
+  echo "check_packages.sh: jitflush-rig installed into a fresh Debian 12 root ran held_out_jit as the build does,"
+  echo "  also under --binfmt-run; an unknown config name is status 2 naming the installed configs"
+}
+
 # REPO, the first argument after ARCH (or after the mode), made absolute.
 case "$mode" in
-  version|rig) [ $# -ge 1 ] && set -- "$(cd "$1" && pwd)" "${@:2}" ;;
+  version|rig|rig-contents|fresh) [ $# -ge 1 ] && set -- "$(cd "$1" && pwd)" "${@:2}" ;;
   build|lintian|contents|consumer) [ $# -ge 2 ] && set -- "$1" "$(cd "$2" && pwd)" "${@:3}" ;;
 esac
 case "$mode" in
@@ -324,5 +451,7 @@ case "$mode" in
   contents) [ $# -eq 3 ] || usage; check_contents "$@" ;;
   consumer) [ $# -eq 4 ] || usage; check_consumer "$@" ;;
   rig) [ $# -eq 5 ] || usage; check_rig "$@" ;;
+  rig-contents) [ $# -eq 2 ] || usage; check_rig_contents "$@" ;;
+  fresh) [ $# -eq 4 ] || usage; check_fresh "$@" ;;
   *) usage ;;
 esac

@@ -2,7 +2,7 @@
 """A project's own test suite on the rig, with one setting (docs/RIG.md,
 "Test suites on the rig").
 
-  suite_test.py cmake|meson|binfmt RUNNER SOURCE AARCH64_BUILD WORK
+  suite_test.py cmake|meson|binfmt|cargo|cargo-jitflush RUNNER SOURCE AARCH64_BUILD WORK
   suite_test.py pcre2-build|pcre2-libgcc SEED|pcre2-dropin|pcre2-merge SEEDS...
                 RUNNER SOURCE AARCH64_BUILD WORK PCRE2_JIT_LINK   (see below)
 
@@ -34,6 +34,18 @@ cargo   tests/suite/cargo-jit, a crate that JIT-compiles with cranelift-jit,
         Skipped (77) when rustc-web is not installed; fails when the
         toolchain or Cranelift's build is not ready
         (ci/install/rust-aarch64.sh --crates, run by ci/test.sh, does both).
+cargo-jitflush  the pair: tests/suite/cargo-jit as it is, and
+        tests/suite/cargo-jit-jitflush (the same program, its publish step
+        flushing through the jitflush crate, bindings/rust), each test
+        binary linked statically and run on the Exynos 8890 with
+        exec-map-sync none. Unmodified: its own assertion passes, the rig
+        fails it with 86 and exactly one finding, not-cleaned, no flush
+        reached the words, written by glibc's memcpy (statically linked so
+        that the copy routine has a symbol: Debian's arm64 libc.so.6 is
+        stripped, and each of its store instructions would be a finding of
+        its own). Modified: status 0, nothing stale, as many fetches checked
+        as the unmodified run had, and dc cvau issued. Skips and fails as
+        cargo does.
 
 PCRE2's own CMake build and CTest suite, unchanged (docs/RIG.md): its
 CMakeLists registers every test the old add_test way and runs pcre2test
@@ -342,10 +354,11 @@ def pcre2_merge(work, seeds):
     print(out, end="")
 
 
-def cargo_suite(source, a64, work):
-    # The toolchain and Cranelift's build are set up before the tests
-    # (ci/install/rust-aarch64.sh --crates, run by ci/test.sh), never inside
-    # this test's time limit.
+def rust_toolchain(source):
+    """JITFLUSH_RUSTC and JITFLUSH_RUST_SYSROOT. The toolchain and
+    Cranelift's build are set up before the tests
+    (ci/install/rust-aarch64.sh --crates, run by ci/test.sh), never inside
+    a test's time limit."""
     r = subprocess.run(["bash", os.path.join(source, "ci/install/rust-aarch64.sh"), "--cached"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode == 3:
@@ -353,7 +366,11 @@ def cargo_suite(source, a64, work):
         sys.exit(77)
     if r.returncode != 0:
         fail("the Rust cross toolchain is not set up: " + r.stderr.strip()[-500:])
-    tool = dict(line.split("=", 1) for line in r.stdout.split())
+    return dict(line.split("=", 1) for line in r.stdout.split())
+
+
+def cargo_suite(source, a64, work):
+    tool = rust_toolchain(source)
     crate = os.path.join(work, "crate")
     shutil.rmtree(crate, ignore_errors=True)
     shutil.copytree(os.path.join(source, "tests/suite/cargo-jit"), crate,
@@ -416,6 +433,72 @@ def cargo_suite(source, a64, work):
         fail("the finding block is not in cargo test's output:\n" + r.stdout[-4000:])
 
 
+def cargo_jitflush_pair(source, a64, work):
+    tool = rust_toolchain(source)
+    # Both crates side by side, as in the tree; the jitflush crate stays in
+    # the tree (its build script amalgamates the library from it).
+    for name in ("cargo-jit", "cargo-jit-jitflush"):
+        dest = os.path.join(work, name)
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(os.path.join(source, "tests/suite", name), dest,
+                        ignore=shutil.ignore_patterns("Cargo.lock", "target"))
+    manifest = os.path.join(work, "cargo-jit-jitflush", "Cargo.toml")
+    with open(manifest) as f:
+        text = f.read()
+    crate = os.path.join(source, "bindings/rust")
+    if 'path = "../../../bindings/rust"' not in text:
+        fail("%s no longer names ../../../bindings/rust" % manifest)
+    with open(manifest, "w") as f:
+        f.write(text.replace('path = "../../../bindings/rust"', 'path = "%s"' % crate))
+    cargo = shutil.which("cargo") or os.path.expanduser("~/.cargo/bin/cargo")
+    env = {"RUSTC": tool["JITFLUSH_RUSTC"],
+           "RUSTFLAGS": "--sysroot=" + tool["JITFLUSH_RUST_SYSROOT"],
+           "CARGO_TARGET_DIR": os.path.join(source, ".cache/cargo-jit/target"),
+           "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER": "aarch64-linux-gnu-gcc",
+           "CARGO_NET_OFFLINE": "true"}
+    config = os.path.join(source, "qemu-configs/exynos8890.conf")
+    reports = {}
+    for name in ("cargo-jit", "cargo-jit-jitflush"):
+        # "cargo rustc": crt-static for the test binary alone, so that
+        # Cranelift's cached build is used as it is.
+        r = run([cargo, "rustc", "--lib", "--profile", "test", "--target", "aarch64-unknown-linux-gnu",
+                 "--message-format=json-render-diagnostics", "--", "-C", "target-feature=+crt-static"],
+                env=env, cwd=os.path.join(work, name))
+        binaries = [m["executable"] for m in map(json.loads, (l for l in r.stdout.splitlines()
+                                                            if l.startswith("{")))
+                    if m.get("reason") == "compiler-artifact" and m.get("executable")]
+        if r.returncode != 0 or len(binaries) != 1:
+            fail("cargo rustc of %s failed (offline: ci/install/rust-aarch64.sh --crates fetches"
+                 " the crates):\n%s" % (name, r.stdout[-4000:]))
+        report = os.path.join(work, name + ".json")
+        r = run([RUNNER, "--config", config, "--exec-map-sync", "none", "--report", report, "--",
+                 binaries[0]], cwd=work)
+        if "test tests::jit_code_runs_as_compiled ... ok" not in r.stdout:
+            fail("%s: its test did not pass its own assertion:\n%s" % (name, r.stdout[-4000:]))
+        with open(report) as f:
+            reports[name] = (r.returncode, r.stdout, json.load(f))
+    status, out, rep = reports["cargo-jit"]
+    findings = rep["findings"]
+    if status != 86 or len(findings) != 1 or "SUMMARY: jitflush-emu: 1 finding," not in out:
+        fail("cranelift-jit as it is: expected status 86 and one finding, got %d and %d:\n%s"
+             % (status, len(findings), out[-4000:]))
+    finding = findings[0]
+    writers = {(w["symbol"] or "").split("+")[0] for w in finding["writers"]}
+    if finding["kind"] != "not-cleaned" or finding["flush"] is not None or \
+            not all("memcpy" in w for w in writers):
+        fail("cranelift-jit's finding: expected not-cleaned, no flush, written by memcpy: %s"
+             % json.dumps(finding)[:4000])
+    status, out, fixed = reports["cargo-jit-jitflush"]
+    if status != 0 or fixed["findings"] or fixed["stale_fetches"] != 0:
+        fail("cranelift-jit published through jitflush: expected clean, got status %d:\n%s"
+             % (status, out[-4000:]))
+    if fixed["fetch_checks"] != rep["fetch_checks"] or fixed["dc_ops"] == 0:
+        fail("expected the same %d fetches checked and dc cvau issued: %d checked, %d dc ops"
+             % (rep["fetch_checks"], fixed["fetch_checks"], fixed["dc_ops"]))
+    print("cranelift-jit: %d stale fetches, one finding; through jitflush: %d fetches checked, clean"
+          % (rep["stale_fetches"], fixed["fetch_checks"]))
+
+
 def main(argv):
     global RUNNER, SOURCE
     if len(argv) >= 7 and argv[1].startswith("pcre2-"):
@@ -443,7 +526,8 @@ def main(argv):
             sys.exit(2)
         print("suite_test %s: ok" % what)
         return
-    modes = {"cmake": cmake_suite, "meson": meson_suite, "binfmt": binfmt_suite, "cargo": cargo_suite}
+    modes = {"cmake": cmake_suite, "meson": meson_suite, "binfmt": binfmt_suite, "cargo": cargo_suite,
+             "cargo-jitflush": cargo_jitflush_pair}
     if len(argv) != 6 or argv[1] not in modes:
         print(__doc__, file=sys.stderr)
         sys.exit(2)

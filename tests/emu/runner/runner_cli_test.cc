@@ -1249,6 +1249,74 @@ TEST_F(RunnerTest, BadConfigExit2NamingFileLineAndKey)
                                  "0x hex)");
 }
 
+// A config's name (docs/RIG.md#installing-the-rig): a runner in the build
+// tree finds NAME.conf among the source tree's qemu-configs/.
+TEST_F(RunnerTest, AConfigNameIsItsFileAmongTheConfigs)
+{
+  ProcessResult r = Run({"--config", "exynos8890", "--", prog_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(PluginOption().rfind(plugin_ + ",config=" + kExynos + ",", 0), 0u) << PluginOption();
+  // And the default config is the same name.
+  ProcessResult d = Run({"--", prog_});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_EQ(PluginOption().rfind(plugin_ + ",config=" + kExynos + ",", 0), 0u) << PluginOption();
+}
+
+TEST_F(RunnerTest, AnUnknownConfigNameExit2NamingTheConfigs)
+{
+  ProcessResult r = Run({"--config", "exynos8891", "--", prog_});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.LastErrLine().rfind("jitflush-emu: no config named 'exynos8891' in " + kConfigs +
+                                      " (it holds: a64fx-mixed, apple-m1, ",
+                                  0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.LastErrLine().find(", exynos8890, "), std::string::npos) << r.err;
+  EXPECT_TRUE(QemuArgs().empty());
+  // From the environment, the variable is named.
+  env_["JITFLUSH_EMU_CONFIG"] = "nope";
+  ProcessResult e = Run({"--", prog_});
+  EXPECT_EQ(e.status, 2);
+  EXPECT_EQ(
+      e.LastErrLine().rfind("jitflush-emu: JITFLUSH_EMU_CONFIG: no config named 'nope' in ", 0), 0u)
+      << e.err;
+}
+
+// An installed runner (PREFIX/bin/jitflush-emu, as the jitflush-rig package
+// lays it out) runs its own plugin and QEMU from PREFIX/lib/jitflush-rig and
+// finds a config name in PREFIX/share/jitflush-rig/configs, with no option
+// or variable naming them.
+TEST_F(RunnerTest, AnInstalledRunnerFindsItsPluginQemuAndConfigsBesideIt)
+{
+  namespace fs = std::filesystem;
+  const fs::path prefix = fs::path(work_.path()) / "usr";
+  const fs::path lib = prefix / "lib/jitflush-rig", configs = prefix / "share/jitflush-rig/configs";
+  fs::create_directories(prefix / "bin");
+  fs::create_directories(lib);
+  fs::create_directories(configs);
+  fs::copy_file(kRunner, prefix / "bin/jitflush-emu");
+  fs::copy_file(qemu_, lib / "qemu-aarch64");
+  fs::copy_file(plugin_, lib / "jitflush_plugin.so");
+  fs::copy_file(kExynos, configs / "exynos8890.conf");
+  env_["JITFLUSH_QEMU"] = kUnset;
+  env_["JITFLUSH_PLUGIN"] = kUnset;
+  ProcessResult r = RunProcess(
+      {(prefix / "bin/jitflush-emu").string(), "--config", "exynos8890", "--", prog_}, env_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(PluginOption().rfind((lib / "jitflush_plugin.so").string() +
+                                     ",config=" + (configs / "exynos8890.conf").string() + ",",
+                                 0),
+            0u)
+      << PluginOption();
+  // Its configs, not the source tree's: a name only the source tree has is unknown.
+  ProcessResult u = RunProcess(
+      {(prefix / "bin/jitflush-emu").string(), "--config", "tegra186", "--", prog_}, env_);
+  EXPECT_EQ(u.status, 2);
+  EXPECT_EQ(u.LastErrLine(), "jitflush-emu: no config named 'tegra186' in " + configs.string() +
+                                 " (it holds: exynos8890); give a config's name or its file (a "
+                                 "path with a '/' or ending in .conf)");
+}
+
 TEST_F(RunnerTest, MissingQemuExit3)
 {
   env_["JITFLUSH_QEMU"] = "/nonexistent/qemu-aarch64";

@@ -20,6 +20,7 @@
 #include <fstream>
 
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <wordexp.h>
@@ -429,6 +430,32 @@ TEST(RunnerEndToEnd, AKilledRunnerLeavesNoQemuAndNoFolderWithinASecond)
   kill(run.child, SIGKILL);
 }
 
+// The environment a run keeps beside its report (REPORT.env) is a secret;
+// a runner killed with SIGKILL before any report came left it behind. The
+// cleaner removes it with the folder, and only it: the report's own name is
+// free and nothing else in the folder is touched.
+TEST(RunnerEndToEnd, AKilledRunnerLeavesNoEnvironmentWithoutAReport)
+{
+  TempDir dir, scratch, out;
+  const std::string report = out.path() + "/r.json";
+  const std::string other = out.path() + "/other.json.env";
+  WriteFile(other, "KEEP=1");
+  setenv("TMPDIR", scratch.path().c_str(), 1);
+  BackgroundRun run(dir.path(), {"--report", report}, "jit-forever");
+  unsetenv("TMPDIR");
+  ASSERT_GT(run.guest, 0) << ReadFileOrEmpty(run.err_file);
+  ASSERT_TRUE(std::filesystem::exists(report + ".env")) << "the run recorded no environment";
+  ASSERT_EQ(kill(run.runner, SIGKILL), 0);
+  run.Wait();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::filesystem::exists(report + ".env") && std::chrono::steady_clock::now() < end)
+    usleep(20000);
+  EXPECT_FALSE(std::filesystem::exists(report + ".env")) << "the killed run's environment was left";
+  EXPECT_FALSE(std::filesystem::exists(report));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  kill(run.guest, SIGKILL);
+}
+
 // A harness that kills the runner's whole process group (its cleaner with
 // it) still leaves no QEMU, and the next run removes the folder.
 TEST(RunnerEndToEnd, QemuDiesWithAKilledRunnerAndItsFolderIsReclaimed)
@@ -723,6 +750,51 @@ TEST(RunnerEndToEnd, ARerunWithoutTheEnvironmentSaysWhatItCannotRestoreAndIsNotC
   EXPECT_EQ(suite.status, 86) << suite.err;
   EXPECT_TRUE(PathExists(dir / "s.json"));
   EXPECT_FALSE(PathExists(dir / "s.json.env"));
+}
+
+// The report keeps the status the program gave exit_group and the host it
+// ran on. A rerun whose program ends otherwise (a rerun that fails early
+// finds nothing and exits otherwise) did not reproduce the run, however
+// its findings compare; one on another host says so, as the host name
+// cannot be restored and a guest may read it.
+TEST(RunnerEndToEnd, ARerunComparesTheExitStatusAndNamesAnotherHost)
+{
+  TempDir dir;
+  ProcessResult three = RunProcess({kRunner, "--config", kConfigs + "/apple-m1.conf", "--report",
+                                    dir / "three.json", "--", kGuest, "exit", "3"});
+  ASSERT_EQ(three.status, 3) << three.err;
+  nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "three.json"));
+  EXPECT_EQ(report["exit_status"], 3) << report.dump(1);
+  struct utsname uts;
+  ASSERT_EQ(uname(&uts), 0);
+  EXPECT_EQ(report["recorded"]["host"], uts.nodename);
+
+  ASSERT_EQ(EnvJit({"--report", dir / "r.json"}, {}).status, 0);
+  report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  ASSERT_EQ(report["exit_status"], 0);
+  report["exit_status"] = 3;
+  WriteFile(dir / "r.json", report.dump());
+  ProcessResult exited = RunProcess({kRunner, "--reproduce", dir / "r.json"});
+  EXPECT_EQ(exited.status, 11) << exited.err;
+  EXPECT_NE(exited.err.find("    exit    the program exited with status 3 in the run, with "
+                            "status 0 in the rerun\n"),
+            std::string::npos)
+      << exited.err;
+  EXPECT_FALSE(HasSummaryLine(exited.err)) << exited.err;
+  EXPECT_EQ(exited.LastErrLine(), "jitflush-emu: the rerun did not reproduce the run recorded in " +
+                                      dir / "r.json" +
+                                      ": 0 findings missing, 0 new, 0 with other stale fetches, "
+                                      "the program's exit status differs");
+
+  report["exit_status"] = 0;
+  report["recorded"]["host"] = "elsewhere.invalid";
+  WriteFile(dir / "r.json", report.dump());
+  ProcessResult moved = RunProcess({kRunner, "--reproduce", dir / "r.json"});
+  EXPECT_EQ(moved.status, 0) << moved.err;
+  EXPECT_NE(moved.err.find("the host name elsewhere.invalid (this host is " +
+                           std::string(uts.nodename) + ")"),
+            std::string::npos)
+      << moved.err;
 }
 
 // A rerun whose findings are not the run's exits 11 and names each

@@ -210,6 +210,30 @@ TEST(SysrootLinks, LinksLibraryFoldersOnly)
   EXPECT_FALSE(PathExists(root + "/bin"));   // host tools in a cross sysroot
 }
 
+// A distribution's root (a Debian arm64 sysroot): its /etc and /opt are
+// the guest's, as under plain `qemu-aarch64 -L`, where a program's own
+// configuration lives (Racket CS: /etc/racket); the folders the guest
+// writes to or the overlay answers are not.
+TEST(SysrootLinks, LinksTheConfigurationFoldersOfADistributionsRoot)
+{
+  TempDir dir;
+  std::string sysroot = dir / "sysroot", root = dir / "root";
+  for (const char *d :
+       {"", "/lib", "/usr", "/etc", "/opt", "/sbin", "/tmp", "/var", "/sys", "/proc", "/dev"})
+    ASSERT_EQ(mkdir((sysroot + d).c_str(), 0755), 0) << d;
+  ASSERT_EQ(mkdir(root.c_str(), 0755), 0);
+  GError *err = nullptr;
+  ASSERT_TRUE(rig_overlay_link_sysroot(root.c_str(), sysroot.c_str(), &err)) << err->message;
+  for (const char *d : {"/etc", "/opt"}) {
+    char buf[4096];
+    ssize_t n = readlink((root + d).c_str(), buf, sizeof buf);
+    ASSERT_GT(n, 0) << d;
+    EXPECT_EQ(std::string(buf, n), sysroot + d);
+  }
+  for (const char *d : {"/sbin", "/tmp", "/var", "/sys", "/proc", "/dev"})
+    EXPECT_FALSE(PathExists(root + d)) << d;
+}
+
 TEST(SysrootLinks, KeepsWhatTheRootAlreadyHas)
 {
   TempDir dir;
