@@ -131,7 +131,7 @@ struct report_paths {
 static void report_findings(struct plugin_rig *r, JsonObject *report, const struct report_paths *p,
                             const char *sarif_path)
 {
-  g_mutex_lock(&r->lock);
+  plugin_rig_lock(r);
   /* Code the kernel published and the program then ran: a note each, as
    * they stand now (the reports may be written more than once: a
    * checkpoint, then at exit). */
@@ -145,7 +145,7 @@ static void report_findings(struct plugin_rig *r, JsonObject *report, const stru
   }
   const struct plugin_guest_image image = r->image;
   plugin_findings_report(r->findings, &image, report, p->findings, sarif_path);
-  g_mutex_unlock(&r->lock);
+  plugin_rig_unlock(r);
 }
 
 /* The JSON report (docs/RIG.md, "The JSON report"): the run, every counter of
@@ -207,11 +207,11 @@ static JsonObject *build_report(struct plugin_rig *r, const uint64_t counter[RIG
 static void current_summary(struct plugin_rig *r, struct rig_summary *summary, bool live)
 {
   plugin_vcpu_counter_totals(r, summary->counter);
-  g_mutex_lock(&r->lock);
+  plugin_rig_lock(r);
   report_findings_count(r->findings); /* settles */
   summary->findings = report_findings_root_causes(r->findings);
   uint64_t recorded = report_findings_stale_total(r->findings);
-  g_mutex_unlock(&r->lock);
+  plugin_rig_unlock(r);
   uint64_t *stale = &summary->counter[RIG_COUNTER_stale_fetches];
   if (live && recorded > *stale) {
     *stale = recorded;
@@ -235,9 +235,9 @@ static void write_reports(struct plugin_rig *r, const struct report_paths *p)
    * millisecond of every test process's start-up (docs/BENCHMARKS.md). A
    * process that forked writes them whatever it found: the runner merges
    * its children's findings into them (runner_fork.c). */
-  g_mutex_lock(&r->lock);
+  plugin_rig_lock(r);
   bool forked = r->forked;
-  g_mutex_unlock(&r->lock);
+  plugin_rig_unlock(r);
   bool quiet = r->opts.report_only_findings && !forked &&
                summary.counter[RIG_COUNTER_stale_fetches] == 0 && summary.findings == 0;
   if (p->report && !quiet) {
@@ -249,9 +249,9 @@ static void write_reports(struct plugin_rig *r, const struct report_paths *p)
   }
   /* Naming the code for the reports may have joined findings (a function
    * that published code without a flush, through several stores). */
-  g_mutex_lock(&r->lock);
+  plugin_rig_lock(r);
   summary.findings = report_findings_root_causes(r->findings);
-  g_mutex_unlock(&r->lock);
+  plugin_rig_unlock(r);
   if (p->threads) {
     GString *threads = plugin_findings_threads(r);
     plugin_write_file(p->threads, threads);
@@ -388,6 +388,7 @@ static void rig_free(struct plugin_rig *r)
   g_clear_pointer(&r->model, model_free);
   plugin_alias_free(r->alias);
   plugin_hotplug_free(r->hotplug);
+  g_clear_pointer(&r->repeat_logs, g_ptr_array_unref); /* the logs are kept */
   plugin_keep_free(r->keep);
   plugin_regs_free(r->regs);
   g_clear_pointer(&r->vcpus, qemu_plugin_scoreboard_free);
@@ -482,7 +483,7 @@ static bool rig_start(struct plugin_rig *r, GError **error)
 
 static void on_vcpu_init(unsigned int vcpu)
 {
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   if (!rig->image.path) {
     /* QEMU answers these only on a vCPU thread (plugin_guest_image). */
     rig->image.path = g_strdup(qemu_plugin_path_to_binary());
@@ -490,7 +491,7 @@ static void on_vcpu_init(unsigned int vcpu)
     /* The guest starts: from now on a killed QEMU ends a run that ran. */
     plugin_checkpoint_wake(rig->checkpoint);
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   plugin_regs_vcpu_init(rig->regs);
   /* A new thread may take the index, and the flag, of one that exited in
    * its exit syscall. */
@@ -505,6 +506,9 @@ static void on_vcpu_init(unsigned int vcpu)
 
 static void on_vcpu_exit(unsigned int vcpu)
 {
+  plugin_rig_lock(rig);
+  plugin_instrument_vcpu_exit(vcpu);
+  plugin_rig_unlock(rig);
   plugin_sched_vcpu_exit(rig, vcpu);
   plugin_turns_thread_exit(rig, vcpu);
 }
@@ -522,9 +526,9 @@ static void reports_before_exec(struct plugin_rig *r, bool undo)
     g_mutex_unlock(&r->report_lock);
     return;
   }
-  g_mutex_lock(&r->lock);
+  plugin_rig_lock(r);
   report_findings_note_exit(r->findings);
-  g_mutex_unlock(&r->lock);
+  plugin_rig_unlock(r);
   process_reports(r);
 }
 
@@ -536,14 +540,16 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
   (void)a7;
   (void)a8;
   const uint64_t args[6] = {a1, a2, a3, a4, a5, a6};
-  /* Before anything the call may show outside the guest: the findings so
-   * far are kept (plugin_checkpoint.c). */
+  /* This thread's stale repeats go into the findings first: the call may
+   * hand the turn over. Then, before anything the call may show outside
+   * the guest, the findings so far are kept (plugin_checkpoint.c). */
+  plugin_instrument_fold_own();
   plugin_checkpoint_sync(rig->checkpoint);
   plugin_vcpu(rig, vcpu)->counts.syscalls++;
   if (num == RIG_GUEST_NR_CLONE && !rig_guest_clone_is_thread(a1)) {
-    g_mutex_lock(&rig->lock);
+    plugin_rig_lock(rig);
     rig->forked = true;
-    g_mutex_unlock(&rig->lock);
+    plugin_rig_unlock(rig);
   }
   plugin_store_syscall(rig->store, vcpu, true);
   plugin_findings_syscall(rig, num);
@@ -608,7 +614,11 @@ static void on_exit(void)
 {
   /* A forked child inherits the plugin's state; only the process QEMU
    * started writes the report, a child its own findings for the runner to
-   * merge (plugin_fork.c). */
+   * merge (plugin_fork.c). No other vCPU runs now (QEMU's exit is an
+   * exclusive section): every thread's stale repeats go in first. */
+  plugin_rig_lock(rig);
+  plugin_instrument_fold_all();
+  plugin_rig_unlock(rig);
   process_reports(rig);
   if (rig->control) {
     /* The control thread may still wait in read() and holds the rig: the
@@ -630,7 +640,7 @@ static void on_exit(void)
 static void before_fork(void)
 {
   if (rig) {
-    g_mutex_lock(&rig->lock);
+    plugin_rig_lock(rig);
     plugin_turns_lock(rig->turns);
   }
 }
@@ -639,7 +649,7 @@ static void after_fork(void)
 {
   if (rig) {
     plugin_turns_unlock(rig->turns);
-    g_mutex_unlock(&rig->lock);
+    plugin_rig_unlock(rig);
   }
 }
 

@@ -378,9 +378,9 @@ static bool is_private(uint64_t canon, void *ctx)
 
 void plugin_alias_forked(struct plugin_rig *rig)
 {
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   model_kernel_forked(rig->kernel, is_private, rig->alias);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   /* The first store to each page takes the locked path, which faults the
    * copy (plugin_alias_note_store). */
   plugin_store_forget_pages(rig->store);
@@ -700,11 +700,11 @@ void plugin_alias_refresh_views(struct plugin_rig *rig)
   if (__atomic_load_n(&a->stale_count, __ATOMIC_RELAXED) == 0) {
     return;
   }
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   GList *lines = g_hash_table_get_keys(a->stale_lines);
   g_hash_table_steal_all(a->stale_lines);
   __atomic_store_n(&a->stale_count, 0, __ATOMIC_RELAXED);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   /* Outside the lock: QEMU's memory access takes its mmap_lock, which a
    * translating thread holds while it waits for the rig's lock. */
   for (GList *l = lines; l; l = l->next) {
@@ -728,15 +728,15 @@ void plugin_alias_syscall_site(uint64_t pc, uint64_t lr)
 void plugin_alias_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6])
 {
   if (num == NR_WRITE || num == NR_PWRITE64) {
-    g_mutex_lock(&rig->lock);
+    plugin_rig_lock(rig);
     write_canon = file_write_canon(rig->alias, num, args);
-    g_mutex_unlock(&rig->lock);
+    plugin_rig_unlock(rig);
   }
   if (maps_memory(num)) {
     memcpy(mmap_args, args, sizeof(mmap_args));
-    g_mutex_lock(&rig->lock);
+    plugin_rig_lock(rig);
     pages_made_before = model_page_epoch(rig->model);
-    g_mutex_unlock(&rig->lock);
+    plugin_rig_unlock(rig);
   }
 }
 
@@ -789,9 +789,9 @@ void plugin_alias_syscall_ret(struct plugin_rig *rig, int64_t num, int64_t ret)
 {
   if ((num == NR_WRITE || num == NR_PWRITE64) && write_canon && ret > 0) {
     /* The kernel wrote the file's page-cache pages: flush_dcache_folio. */
-    g_mutex_lock(&rig->lock);
+    plugin_rig_lock(rig);
     model_kernel_written(rig->kernel, write_canon, write_canon + (uint64_t)ret);
-    g_mutex_unlock(&rig->lock);
+    plugin_rig_unlock(rig);
     write_canon = 0;
   }
   if (!maps_memory(num) || (ret < 0 && ret > -4096)) {
@@ -799,7 +799,7 @@ void plugin_alias_syscall_ret(struct plugin_rig *rig, int64_t num, int64_t ret)
   }
   struct plugin_alias *a = rig->alias;
   GArray *rewrite_pages = g_array_new(false, false, sizeof(uint64_t));
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   if (num == NR_MUNMAP) {
     unmapped(rig, mmap_args[0], mmap_args[1]);
   } else if (num == NR_MREMAP) {
@@ -820,7 +820,7 @@ void plugin_alias_syscall_ret(struct plugin_rig *rig, int64_t num, int64_t ret)
   } else if (num == NR_MADVISE && mmap_args[2] == GUEST_MADV_DONTNEED) {
     dontneed(rig, mmap_args[0], mmap_args[1], rewrite_pages);
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   /* Outside the lock, like plugin_alias_refresh_views. */
   drop_translations(rewrite_pages);
   g_array_unref(rewrite_pages);

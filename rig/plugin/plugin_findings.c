@@ -22,9 +22,9 @@
 void plugin_findings_syscall(struct plugin_rig *rig, int64_t num)
 {
   if (num == NR_EXIT_GROUP) {
-    g_mutex_lock(&rig->lock);
+    plugin_rig_lock(rig);
     report_findings_note_exit(rig->findings);
-    g_mutex_unlock(&rig->lock);
+    plugin_rig_unlock(rig);
   }
 }
 
@@ -33,9 +33,9 @@ void plugin_findings_at_exit(struct plugin_rig *rig)
   unsigned vcpu, thread;
   bool known = plugin_vcpu_host_thread(&vcpu, &thread);
   uint64_t block = known ? plugin_vcpu(rig, vcpu)->last_block : 0;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   report_findings_note_end(rig->findings, known ? (int)thread : -1, block);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* Writes into the file PATH names (a symlink's target, a device such as
@@ -214,7 +214,7 @@ static void append_place(GString *out, const struct report_frame_names *n)
 GString *plugin_findings_threads(struct plugin_rig *rig)
 {
   GString *out = g_string_new(NULL);
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct lazy_symbols lazy = {&rig->image, NULL};
   int n = qemu_plugin_num_vcpus();
   for (int vcpu = 0; vcpu < n; vcpu++) {
@@ -232,6 +232,6 @@ GString *plugin_findings_threads(struct plugin_rig *rig)
     report_frame_names_clear(&names);
   }
   report_symbols_free(lazy.symbols);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   return out;
 }

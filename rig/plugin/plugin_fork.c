@@ -53,15 +53,18 @@ void plugin_fork_syscall_ret(struct plugin_rig *rig, unsigned vcpu, int64_t num,
   if ((num != NR_CLONE && num != NR_CLONE3) || ret != 0 || getpid() == current_process(rig)) {
     return; /* not the child of a fork (a new thread shares the pid) */
   }
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_fork *f = rig->fork ? rig->fork : g_new0(struct plugin_fork, 1);
   f->parent = current_process(rig);
   f->executed = false;
   f->pid = getpid();
   plugin_vcpu_counter_totals(rig, f->at_fork);
   report_findings_restart(rig->findings);
+  if (rig->fork_child_repeats) {
+    rig->fork_child_repeats();
+  }
   rig->fork = f;
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   /* Only the forking thread lives on in the child: the parent's other
    * vCPUs never run here, so they hold no model record (plugin_store.c
    * waits for every vCPU before it frees one). */
@@ -130,10 +133,10 @@ void plugin_fork_report(struct plugin_rig *rig)
   }
   /* Under the lock: with exec-of=, the runner may ask for this while the
    * guest still runs (plugin.c, control_thread). */
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   const struct plugin_guest_image image = rig->image;
   plugin_findings_report(rig->findings, &image, o, text_path, sarif_path);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   g_free(text_path);
   g_free(sarif_path);
   name = g_strdup_printf(RIG_PROCESS_FILE_PREFIX "%d.json", (int)f->pid);

@@ -132,11 +132,11 @@ void plugin_hotplug_poll(struct plugin_rig *rig, unsigned vcpu)
   if (now < __atomic_load_n(&h->next_at, __ATOMIC_RELAXED)) {
     return;
   }
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   while (h->next_event < cfg->nevents && cfg->events[h->next_event].at <= now) {
     apply(rig, &cfg->events[h->next_event], vcpu);
     h->next_event++;
   }
   __atomic_store_n(&h->next_at, event_at(cfg, h->next_event), __ATOMIC_RELAXED);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }

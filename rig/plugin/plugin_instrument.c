@@ -13,7 +13,9 @@
  *     register write armed when the previous TB ended with an mrs (or a
  *     syscall result must be overridden), which lands before the TB's
  *     first instruction runs;
- *   - the fetch check of a plain TB (plan_fetch, register_fetch_checks).
+ *   - the fetch check of a plain TB (plan_fetch, register_fetch_checks);
+ *     a stale block's repeats are counted without the lock ("Repeats
+ *     without the lock").
  * Per instruction:
  *   - the fetch check, when the page was ever stored to;
  *   - the store callback (plugin_store.c; QEMU calls it only for
@@ -23,6 +25,7 @@
  *     point where the register holds the value QEMU computed;
  *   - dc / ic / isb / dsb: counters inline, model callbacks that read Xt.
  */
+#include <limits.h>
 #include <string.h>
 
 #include "plugin_keep.h"
@@ -53,9 +56,16 @@
  */
 static struct plugin_rig *rig;
 
+static void fold_own(struct plugin_rig *r);
+static void fork_child(void);
+
 void plugin_instrument_attach(struct plugin_rig *r)
 {
   rig = r;
+  if (r) {
+    r->fold_repeats = fold_own;
+    r->fork_child_repeats = fork_child;
+  }
 }
 
 /*
@@ -137,7 +147,7 @@ static struct insn_record *record_new(uint64_t vaddr)
 static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
 {
   const struct rig_config *cfg = rig->config;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   uint64_t value;
   if (r->kind == PLUGIN_INSN_MRS_CTR) {
@@ -151,7 +161,7 @@ static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
   } else {
     value = cfg->clusters[rig_config_cluster_of(cfg, t ? t->mt.cpu : 0)].midr;
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   return value;
 }
 
@@ -185,6 +195,8 @@ static void on_tb_due(unsigned vcpu, void *udata)
     }
   }
   if (v->clock.until_handover == 0) {
+    /* The thread's repeats go in before another thread's guest code runs. */
+    plugin_instrument_fold_own();
     plugin_turns_quantum_ended(rig, vcpu);
   }
 }
@@ -238,6 +250,11 @@ static void count_outcome(unsigned vcpu, enum fetch_outcome outcome, uint64_t n)
   }
 }
 
+/* Set by check_fetch when it asked the model (the lock held): the check
+ * may have changed what other verdicts read (repeats without the lock,
+ * below). */
+static _Thread_local bool model_judged;
+
 /* One fetch of R's word by T (the lock held). */
 static enum fetch_outcome check_fetch(struct plugin_thread *t, struct insn_record *r)
 {
@@ -254,6 +271,7 @@ static enum fetch_outcome check_fetch(struct plugin_thread *t, struct insn_recor
       return FETCH_STALE;
     }
   }
+  model_judged = true;
   struct model_verdict v = model_fetch(rig->model, &t->mt, r->word, r->view, r->cmodx_safe);
   bool reads_sync = false;
   /* Through another view of double-mapped code a VIPT cluster may hold an
@@ -295,23 +313,22 @@ static void on_fetch(unsigned vcpu, void *udata)
   if (checked_before_migration(v, r->tb) || plugin_selfstore_judged(v, r->vaddr)) {
     return;
   }
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   enum fetch_outcome outcome = t ? check_fetch(t, r) : FETCH_FRESH;
   if (outcome == FETCH_STALE) {
     plugin_vcpu_note_host_thread(vcpu, t->mt.serial);
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   count_outcome(vcpu, outcome, 1);
 }
 
 /* TR's words in order, as on_fetch would judge them one by one (nothing
  * in a plain TB changes a verdict), when the thread on VCPU was not
- * synchronised after the largest F of them. */
-static void check_tb(unsigned vcpu, const struct tb_record *tr)
+ * synchronised after the largest F of them; the outcomes counted in N (the
+ * lock held). */
+static void judge_tb(unsigned vcpu, const struct tb_record *tr, uint64_t n[3])
 {
-  uint64_t n[3] = {0};
-  g_mutex_lock(&rig->lock);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t && t->mt.sync_seq > tr->fresh_after) {
     t = NULL; /* what the TB's conditional callback compares */
@@ -322,7 +339,225 @@ static void check_tb(unsigned vcpu, const struct tb_record *tr)
   if (n[FETCH_STALE]) {
     plugin_vcpu_note_host_thread(vcpu, t->mt.serial);
   }
-  g_mutex_unlock(&rig->lock);
+}
+
+/*
+ * Repeats without the lock. A JIT that runs stale code runs the same stale
+ * block again and again, and each entry took the rig's lock to judge its
+ * words from their memos. A check that judged every word of a plain TB from
+ * its memo (no model call) changed nothing any verdict reads: the model,
+ * the thread and the findings' settling change only under the lock, and
+ * every plugin_rig_unlock bumps rig->epoch, except the unlock of such a
+ * check. So while the epoch is the one such a check saw, the TB's next
+ * entry on the same thread gets the same verdicts: the entry counts its
+ * stale and benign words in the vCPU's counters at once (where measured
+ * regions and the summary read them) and is appended to the thread's log
+ * of repeats. The log is folded in (each entry judged again, in order, as
+ * the locked path would have: from the memos, so the findings get exactly
+ * the same records) as soon as the thread takes the lock for anything
+ * else (plugin_rig_lock), when the log is full, at each of its system calls
+ * and before it hands its turn over, and for every thread at exit. So the findings see the thread's
+ * repeats before any later event of its own, and, under the deterministic
+ * schedule, before any other thread's guest code runs. check=full never
+ * repeats from memos, so never takes this path.
+ */
+#define REPEAT_RUNS 32
+#define REPEAT_MEMOS 16
+
+struct repeat_memo {
+  const struct tb_record *tr; /* NULL: empty */
+  uint64_t epoch;
+  uint64_t stale, benign; /* outcomes of one entry */
+};
+
+struct repeat_log {
+  unsigned vcpu;
+  unsigned n; /* runs[0..n) wait to be folded in */
+  struct {
+    const struct tb_record *tr;
+    uint64_t times;
+  } run[REPEAT_RUNS];
+  struct repeat_memo memo[REPEAT_MEMOS];
+};
+
+/* The calling thread's log; every thread's is in rig->repeat_logs (for
+ * the exit). Kept until exit, like the TB records they point to. */
+static _Thread_local struct repeat_log *repeat_log;
+
+static struct repeat_memo *repeat_memo_for(struct repeat_log *log, const struct tb_record *tr)
+{
+  return &log->memo[((uintptr_t)tr >> 4) % REPEAT_MEMOS];
+}
+
+/* TIMES entries of TR on VCPU recorded at once, as judge_tb would record
+ * them one after the other, when every word's memo holds and the report
+ * keeps no more single fetches (whose order would differ); false, recording
+ * nothing, otherwise (the lock held). */
+static bool fold_run_at_once(unsigned vcpu, const struct tb_record *tr, uint64_t times)
+{
+  struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
+  if (!t || t->mt.sync_seq > tr->fresh_after) {
+    return true; /* judge_tb records nothing */
+  }
+  if (report_findings_keeps_more(rig->findings)) {
+    return false;
+  }
+  for (size_t i = 0; i < tr->n; i++) {
+    const struct fetch_memo *mm = &tr->words[i]->memo;
+    if (!memo_holds(mm, t, tr->words[i]) ||
+        (mm->stale && !mm->benign && !report_findings_repeat_applies(rig->findings, &mm->repeat))) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < tr->n; i++) {
+    const struct insn_record *r = tr->words[i];
+    if (!r->memo.stale) {
+      continue;
+    }
+    if (r->memo.benign) {
+      report_findings_benign_n(rig->findings, r->vaddr, times);
+    } else {
+      report_findings_repeat_n(rig->findings, &r->memo.repeat, r->vaddr, t->mt.cpu, t->mt.serial,
+                               times);
+    }
+  }
+  return true;
+}
+
+/* LOG's entries, judged and recorded in order (the lock held). */
+static void fold_log(struct repeat_log *log)
+{
+  unsigned n = log->n;
+  log->n = 0;
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t times = log->run[i].times;
+    if (times > 1 && fold_run_at_once(log->vcpu, log->run[i].tr, times)) {
+      continue;
+    }
+    for (uint64_t k = 0; k < times; k++) {
+      uint64_t counts[3] = {0};
+      judge_tb(log->vcpu, log->run[i].tr, counts);
+    }
+  }
+}
+
+/* rig->fold_repeats: the calling thread's entries (the lock held). */
+static void fold_own(struct plugin_rig *r)
+{
+  (void)r;
+  if (repeat_log && repeat_log->n) {
+    fold_log(repeat_log);
+  }
+}
+
+void plugin_instrument_fold_own(void)
+{
+  if (repeat_log && repeat_log->n) {
+    plugin_rig_lock(rig);
+    plugin_rig_unlock(rig);
+  }
+}
+
+void plugin_instrument_fold_all(void)
+{
+  for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
+    fold_log(g_ptr_array_index(rig->repeat_logs, i));
+  }
+}
+
+void plugin_instrument_vcpu_exit(unsigned vcpu)
+{
+  /* The exit callback may run on another host thread: the thread's log is
+   * found by its vCPU, which a new thread may take next. */
+  for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
+    struct repeat_log *log = g_ptr_array_index(rig->repeat_logs, i);
+    if (log->vcpu == vcpu) {
+      fold_log(log);
+      log->vcpu = UINT_MAX;
+    }
+  }
+  if (vcpu < (unsigned)qemu_plugin_num_vcpus()) {
+    plugin_vcpu(rig, vcpu)->repeats = NULL;
+  }
+}
+
+static void fork_child(void)
+{
+  /* Only the forking thread lives on, and its log was folded as it took
+   * the lock before the fork; the others' memos name the parent's TBs. */
+  for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
+    struct repeat_log *log = g_ptr_array_index(rig->repeat_logs, i);
+    if (log != repeat_log) {
+      log->n = 0;
+      memset(log->memo, 0, sizeof(log->memo));
+    }
+  }
+}
+
+/* One more entry of TR on VCPU (V) counted without the lock, when its memo
+ * still holds and the log has room. */
+static bool repeat_without_lock(struct plugin_vcpu *v, unsigned vcpu, const struct tb_record *tr)
+{
+  struct repeat_log *log = v->repeats;
+  if (!log || log->vcpu != vcpu) {
+    return false;
+  }
+  const struct repeat_memo *m = repeat_memo_for(log, tr);
+  if (m->tr != tr || m->epoch != __atomic_load_n(&rig->epoch, __ATOMIC_ACQUIRE)) {
+    return false;
+  }
+  if (log->n && log->run[log->n - 1].tr == tr) {
+    log->run[log->n - 1].times++;
+  } else if (log->n < REPEAT_RUNS) {
+    log->run[log->n].tr = tr;
+    log->run[log->n].times = 1;
+    log->n++;
+  } else {
+    return false; /* full: the locked path folds it */
+  }
+  v->counts.stale_fetches += m->stale;
+  v->counts.benign_stale_fetches += m->benign;
+  return true;
+}
+
+/* Remembers that TR's entry on VCPU was judged from memos alone at EPOCH
+ * (the lock held). */
+static void remember_repeat(unsigned vcpu, const struct tb_record *tr, uint64_t epoch,
+                            const uint64_t n[3])
+{
+  if (!repeat_log) {
+    repeat_log = plugin_keep_until_exit(rig->keep, g_new0(struct repeat_log, 1));
+    repeat_log->vcpu = vcpu;
+    if (!rig->repeat_logs) {
+      rig->repeat_logs = g_ptr_array_new();
+    }
+    g_ptr_array_add(rig->repeat_logs, repeat_log);
+    plugin_vcpu(rig, vcpu)->repeats = repeat_log;
+  }
+  if (repeat_log->vcpu != vcpu) {
+    return; /* never in linux-user: a host thread runs one vCPU */
+  }
+  *repeat_memo_for(repeat_log, tr) = (struct repeat_memo){
+      .tr = tr,
+      .epoch = epoch,
+      .stale = n[FETCH_STALE],
+      .benign = n[FETCH_BENIGN],
+  };
+}
+
+static void check_tb(unsigned vcpu, const struct tb_record *tr)
+{
+  uint64_t n[3] = {0};
+  model_judged = false;
+  plugin_rig_lock(rig);
+  judge_tb(vcpu, tr, n);
+  if (model_judged || rig->opts.check_full) {
+    plugin_rig_unlock(rig);
+  } else {
+    /* Nothing changed that another verdict reads: no bump. */
+    remember_repeat(vcpu, tr, __atomic_load_n(&rig->epoch, __ATOMIC_RELAXED), n);
+    g_mutex_unlock(&rig->lock);
+  }
   count_outcome(vcpu, FETCH_STALE, n[FETCH_STALE]);
   count_outcome(vcpu, FETCH_BENIGN, n[FETCH_BENIGN]);
 }
@@ -332,7 +567,8 @@ static void check_tb(unsigned vcpu, const struct tb_record *tr)
 static void on_tb_fetch(unsigned vcpu, void *udata)
 {
   const struct tb_record *tr = udata;
-  if (checked_before_migration(plugin_vcpu(rig, vcpu), tr)) {
+  struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
+  if (checked_before_migration(v, tr) || repeat_without_lock(v, vcpu, tr)) {
     return;
   }
   check_tb(vcpu, tr);
@@ -424,7 +660,7 @@ static void on_maintenance(unsigned vcpu, void *udata)
   uint64_t lr = maint ? plugin_regs_read_x(rig->regs, XREG_LR) : 0;
   uint64_t unwound = maint ? unwound_return_address(r, lr) : 0;
   uint64_t frame_lr = maint && r->ret.kind == REPORT_RETURN_UNKNOWN ? frame_return_address() : 0;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
     switch (r->kind) {
@@ -448,7 +684,7 @@ static void on_maintenance(unsigned vcpu, void *udata)
       break;
     }
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* A FEAT_MOPS prologue at R, before it runs: the copy or set writes
@@ -460,25 +696,25 @@ static void on_mops(unsigned vcpu, void *udata)
   const struct insn_record *r = udata;
   uint64_t dest = plugin_regs_read_x(rig->regs, r->reg);
   uint64_t size = plugin_regs_read_x(rig->regs, r->reg2);
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   for (uint64_t done = 0; t && done < size;) {
     uint64_t chunk = MIN(size - done, UINT64_C(1) << MODEL_PAGE_SHIFT);
     model_store(rig->model, &t->mt, dest + done, (unsigned)chunk, r->vaddr);
     done += chunk;
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* Applies a model event to the thread on VCPU. */
 static void thread_event(unsigned vcpu, void (*event)(struct model *, struct model_thread *))
 {
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
     event(rig->model, &t->mt);
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* A barrier instruction ends the thread's maintenance loops: a flush
@@ -507,14 +743,14 @@ static void on_dsb_ld(unsigned vcpu, void *udata)
 /* UDATA is non-NULL for a DMB that orders loads and stores. */
 static void on_dmb(unsigned vcpu, void *udata)
 {
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
     model_dmb(rig->model, &t->mt, udata != NULL);
   }
   if (udata) {
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* A publishing instruction after a store to code (its vCPU's code_stored
@@ -528,13 +764,13 @@ static void on_publish(unsigned vcpu, void *udata)
 static void on_isb(unsigned vcpu, void *udata)
 {
   (void)udata;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
     plugin_sched_sync(rig, t);
     model_loops_end(&t->mt);
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   /* QEMU translates again what the RW view of double-mapped code changed. */
   plugin_alias_refresh_views(rig);
 }
@@ -607,7 +843,7 @@ static bool insn_is_plain(uint32_t w)
 static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint64_t vaddr,
                        uint32_t word, bool cmodx_safe)
 {
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   /* A lazily mapped executable view is faulted in at its first fetch, and
    * the kernel may sync the page then (model_kernel_sync.h). */
   model_kernel_fetch(rig->kernel, vaddr, plugin_alias_canon(rig->alias, vaddr));
@@ -616,7 +852,7 @@ static void plan_fetch(struct fetch_plan *p, struct qemu_plugin_insn *insn, uint
   uint64_t fresh_after = w ? model_fresh_after(rig->model, w, view) : 0;
   /* A view other than the address itself: double-mapped code. */
   bool every_fetch = w && (rig->opts.check_full || view != MODEL_OWN_VIEW);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   if (!w) {
     return;
   }
@@ -771,9 +1007,9 @@ void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   }
   /* First: the self-check runs before anything else of the first block. */
   plugin_selfcheck_tb(rig, tb);
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   uint64_t settled = plugin_sched_settled_before(rig->sched);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   struct fetch_plan plan = {
       .settled = settled,
       .slow = g_new(struct insn_record *, n),

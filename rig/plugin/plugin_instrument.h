@@ -13,4 +13,14 @@ void plugin_instrument_attach(struct plugin_rig *rig);
 /* QEMU's translation callback. */
 void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 
+/* The calling thread's stale-block repeats counted without the lock, folded
+ * into the findings (takes the lock when there are any): before the thread
+ * hands its turn over. */
+void plugin_instrument_fold_own(void);
+/* Every thread's stale-block repeats counted without the lock, folded into
+ * the findings (the lock held; at exit, when no other vCPU runs). */
+void plugin_instrument_fold_all(void);
+/* VCPU's thread ended (the lock held): its repeats go in now. */
+void plugin_instrument_vcpu_exit(unsigned vcpu);
+
 #endif /* JITFLUSH_EMU_PLUGIN_INSTRUMENT_H */

@@ -16,8 +16,11 @@
  * Locking: LOCK guards the scheduler, the model, the findings, the alias
  * tracker, the hotplug state and the signal handlers' addresses. Guest threads run in parallel host
  * threads in linux-user, so every execution callback that touches them
- * takes it; per-vCPU state lives in a QEMU scoreboard (plugin_vcpu.h) and needs
- * no lock.
+ * takes it, through plugin_rig_lock/plugin_rig_unlock; per-vCPU state lives
+ * in a QEMU scoreboard (plugin_vcpu.h) and needs no lock. Two paths work
+ * without it: stores to pages no one fetches from (plugin_store.c) and the
+ * repeats of a stale block whose verdicts cannot have changed since the
+ * last unlock (plugin_instrument.c, "Repeats without the lock").
  */
 #ifndef JITFLUSH_EMU_RIG_H
 #define JITFLUSH_EMU_RIG_H
@@ -111,7 +114,20 @@ struct plugin_signals;
 struct plugin_unwind;
 
 struct plugin_rig {
-  GMutex lock;
+  GMutex lock; /* taken and given back with plugin_rig_lock/_unlock */
+  /* Bumped by every plugin_rig_unlock: a stale block's repeats may be
+   * counted without the lock while it is unchanged (plugin_instrument.c,
+   * "Repeats without the lock"). Atomic. */
+  uint64_t epoch;
+  /* Folds the calling thread's repeats counted without the lock into the
+   * model and findings (plugin_instrument.c); NULL before attach. */
+  void (*fold_repeats)(struct plugin_rig *rig);
+  /* In a forked child (the lock held): only the forking thread lives on,
+   * the other threads' repeats are dropped. NULL before attach. */
+  void (*fork_child_repeats)(void);
+  /* Every thread's log of those repeats (plugin_instrument.c), guarded by
+   * LOCK; NULL until the first. */
+  GPtrArray *repeat_logs;
   struct rig_config *config;
   struct plugin_options opts;
   struct qemu_plugin_scoreboard *vcpus; /* struct plugin_vcpu (plugin_vcpu.h) */
@@ -152,6 +168,30 @@ struct plugin_rig {
   atomic_bool selfcheck_armed;
   uint64_t first_block;
 };
+
+/* The rig's lock, taken: first the calling thread's repeats counted
+ * without it are folded in, so that whatever the holder does next comes
+ * after them, as their fetches did. */
+static inline void plugin_rig_lock(struct plugin_rig *rig)
+{
+  g_mutex_lock(&rig->lock);
+  if (rig->fold_repeats) {
+    rig->fold_repeats(rig);
+  }
+}
+
+/* The holder may have changed the model, a thread or the findings: every
+ * repeat memo taken before is void (plugin_instrument.c). */
+static inline void plugin_rig_epoch_bump(struct plugin_rig *rig)
+{
+  __atomic_add_fetch(&rig->epoch, 1, __ATOMIC_RELEASE);
+}
+
+static inline void plugin_rig_unlock(struct plugin_rig *rig)
+{
+  plugin_rig_epoch_bump(rig);
+  g_mutex_unlock(&rig->lock);
+}
 
 /* The run's seed and policy: the option when given, else the config's. */
 static inline uint64_t plugin_rig_seed(const struct plugin_rig *rig)

@@ -300,14 +300,14 @@ static void credit_with(struct plugin_sched *sc, struct plugin_thread *t,
 void plugin_sched_credit_all(struct plugin_rig *rig)
 {
   struct plugin_sched *sc = rig->sched;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   for (guint i = 0; i < sc->threads->len; i++) {
     struct plugin_thread *t = g_ptr_array_index(sc->threads, i);
     if (t->alive) {
       credit_with(sc, t, plugin_vcpu(rig, t->vcpu));
     }
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* Puts T on CPU (the model tracks the CPU's cluster with it). */
@@ -389,6 +389,8 @@ static struct plugin_thread *claim_child(struct plugin_rig *rig, int tid)
     if (!pending) {
       return NULL;
     }
+    /* Others take the lock meanwhile: what this holder changed is told. */
+    plugin_rig_epoch_bump(rig);
     g_cond_wait(&sc->child_known, &rig->lock);
   }
 }
@@ -399,7 +401,7 @@ void plugin_sched_vcpu_init(struct plugin_rig *rig, unsigned vcpu)
   /* linux-user runs each guest thread in a host thread of the same id, and
    * the vCPU is initialised on it. */
   int tid = (int)syscall(SYS_gettid);
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = claim_child(rig, tid);
   bool is_main = sc->threads->len == 0;
   if (!t) {
@@ -426,12 +428,12 @@ void plugin_sched_vcpu_init(struct plugin_rig *rig, unsigned vcpu)
   plugin_regs_forget_pending(rig, vcpu); /* not for this thread */
   sync_with(rig, t, v);
   arm_migration_clock(sc, t, v);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 void plugin_sched_vcpu_exit(struct plugin_rig *rig, unsigned vcpu)
 {
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_vcpu_slot_take(rig->sched->by_vcpu, vcpu);
   if (t) {
     struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
@@ -441,7 +443,7 @@ void plugin_sched_vcpu_exit(struct plugin_rig *rig, unsigned vcpu)
     plugin_store_thread_gone(rig->store, vcpu);
     v->sync_seq = 0; /* the slot's next thread starts over */
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 bool plugin_sched_stretch_ended(struct plugin_vcpu *v)
@@ -481,7 +483,7 @@ static void hold_on_strictest(const struct plugin_sched *sc, struct plugin_threa
 void plugin_sched_migrate(struct plugin_rig *rig, unsigned vcpu, struct plugin_vcpu *v)
 {
   struct plugin_sched *sc = rig->sched;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(sc, vcpu);
   if (!t) {
     /* No thread to move: the clock stays due, and what it counted is
@@ -507,7 +509,7 @@ void plugin_sched_migrate(struct plugin_rig *rig, unsigned vcpu, struct plugin_v
     }
     arm_migration_clock(sc, t, v);
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* ---- policy=adversarial -------------------------------------------------- */
@@ -781,10 +783,10 @@ void plugin_sched_syscall(struct plugin_rig *rig, unsigned vcpu, int64_t num, ui
       g_clear_pointer(&wanted_mask, g_byte_array_unref);
     }
   }
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(sc, vcpu);
   if (!t) {
-    g_mutex_unlock(&rig->lock);
+    plugin_rig_unlock(rig);
     if (wanted_mask) {
       g_byte_array_unref(wanted_mask);
     }
@@ -815,7 +817,7 @@ void plugin_sched_syscall(struct plugin_rig *rig, unsigned vcpu, int64_t num, ui
   default:
     break;
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   if (wanted_mask) {
     g_byte_array_unref(wanted_mask);
   }
@@ -825,10 +827,10 @@ void plugin_sched_syscall(struct plugin_rig *rig, unsigned vcpu, int64_t num, ui
 void plugin_sched_syscall_ret(struct plugin_rig *rig, unsigned vcpu, int64_t num, int64_t ret)
 {
   struct plugin_sched *sc = rig->sched;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(sc, vcpu);
   if (!t || t->sc_num != num) {
-    g_mutex_unlock(&rig->lock);
+    plugin_rig_unlock(rig);
     return;
   }
   switch (num) {
@@ -870,6 +872,6 @@ void plugin_sched_syscall_ret(struct plugin_rig *rig, unsigned vcpu, int64_t num
   /* The return to user space is an exception return. */
   plugin_sched_sync(rig, t);
   t->sc_num = -1;
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   flush_guest_writes();
 }

@@ -113,10 +113,10 @@ void plugin_signals_syscall(struct plugin_rig *rig, int64_t num, const uint64_t 
   /* Added at the call's entry: should the kernel refuse it (SIGKILL, a
    * bad number), the entry only costs a check of x30 (above). */
   struct plugin_signals *s = rig->signals;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   g_hash_table_add(s->handlers, GSIZE_TO_POINTER(handler));
   __atomic_store_n(&s->any, 1, __ATOMIC_RELEASE);
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* Whether the two instructions at VA are a sigreturn trampoline (the lock
@@ -144,13 +144,13 @@ static void on_handler_entry(unsigned vcpu, void *udata)
   if (!is_sigreturn_trampoline(plugin_regs_read_x(rig->regs, XREG_LR))) {
     return; /* the program called its handler itself */
   }
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct plugin_thread *t = plugin_sched_thread(rig->sched, vcpu);
   if (t) {
     /* The ERET into the handler (above). */
     plugin_sched_sync(rig, t);
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   plugin_vcpu(rig, vcpu)->counts.signal_deliveries++;
   /* As at the other synchronisations: QEMU translates again what the RW
    * view of double-mapped code changed (plugin_alias.c). */
@@ -164,9 +164,9 @@ void plugin_signals_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb 
     return;
   }
   uint64_t start = qemu_plugin_tb_vaddr(tb);
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   bool handler = g_hash_table_contains(s->handlers, GSIZE_TO_POINTER(start));
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
   if (handler) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_handler_entry, QEMU_PLUGIN_CB_R_REGS, rig);
   }

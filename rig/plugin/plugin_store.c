@@ -265,7 +265,7 @@ __attribute__((noinline, cold)) static void store_locked(struct plugin_store *st
                                                          unsigned bytes, uint64_t writer_pc)
 {
   struct plugin_rig *rig = st->rig;
-  g_mutex_lock(&rig->lock);
+  plugin_rig_lock(rig);
   struct model_thread *mt =
       vcpu < st->thread_of_vcpu->len ? g_ptr_array_index(st->thread_of_vcpu, vcpu) : NULL;
   uint64_t page_number = vaddr >> MODEL_PAGE_SHIFT;
@@ -296,7 +296,7 @@ __attribute__((noinline, cold)) static void store_locked(struct plugin_store *st
   if (mt && page && st->note_code_stores && __atomic_load_n(&page->densifying, __ATOMIC_RELAXED)) {
     plugin_vcpu(rig, vcpu)->clock.code_stored = 1;
   }
-  g_mutex_unlock(&rig->lock);
+  plugin_rig_unlock(rig);
 }
 
 /* One store of BYTES at VADDR by the instruction at WRITER_PC. Inlined in

@@ -103,6 +103,10 @@ struct plugin_vcpu {
    * vCPU's instruction count is SELFSTORE_INSNS (that execution of the TB). */
   uint64_t selfstore_insns;
   uint64_t selfstore_judged[PLUGIN_SELFSTORE_WORDS / 64];
+  /* The log of stale-block repeats of the thread on this vCPU
+   * (plugin_instrument.c, "Repeats without the lock"): found here by the
+   * block's callback, without a thread-local lookup. */
+  void *repeats;
 };
 
 /* A field of every vCPU's entry, for QEMU's inline operations and

@@ -244,12 +244,13 @@ static void count_caller(struct finding *fd, uint64_t lr, uint64_t frame_lr, uin
 }
 
 /* What every stale fetch records before its finding: the totals, the
- * report's first words and the thread's last stale fetch. */
+ * report's first words and the thread's last stale fetch; N of them, all
+ * of VA. */
 static void record_fetch(struct report_findings *f, uint64_t va, unsigned cpu, unsigned thread,
-                         enum model_stale_kind kind, const struct finding_key *key)
+                         enum model_stale_kind kind, const struct finding_key *key, uint64_t n)
 {
-  f->stale_total++;
-  if (f->stale_kept->len < STALE_KEEP) {
+  f->stale_total += n;
+  for (uint64_t i = 0; i < n && f->stale_kept->len < STALE_KEEP; i++) {
     struct stale_entry e = {va, cpu, thread, kind};
     g_array_append_val(f->stale_kept, e);
   }
@@ -273,7 +274,7 @@ void report_findings_record_memo(struct report_findings *f, uint64_t va, unsigne
       .flush_pc = v->flush_site == MODEL_NO_SITE ? 0 : s->pc,
       .writer_pc = v->flush_site == MODEL_NO_SITE ? v->writer_pc : 0,
   };
-  record_fetch(f, va, cpu, thread, v->kind, &key);
+  record_fetch(f, va, cpu, thread, v->kind, &key, 1);
   struct finding *fd = finding_for(f, &key, cpu, v);
   if (r) {
     *r = (struct report_stale_repeat){
@@ -325,15 +326,32 @@ void report_findings_record(struct report_findings *f, uint64_t va, unsigned cpu
 bool report_findings_repeat(struct report_findings *f, const struct report_stale_repeat *r,
                             uint64_t va, unsigned cpu, unsigned thread)
 {
-  struct finding *fd = r->finding;
-  if (!fd || r->settles != f->settles) {
+  return report_findings_repeat_n(f, r, va, cpu, thread, 1);
+}
+
+bool report_findings_repeat_applies(const struct report_findings *f,
+                                    const struct report_stale_repeat *r)
+{
+  return r->finding && r->settles == f->settles;
+}
+
+bool report_findings_keeps_more(const struct report_findings *f)
+{
+  return f->stale_kept->len < STALE_KEEP;
+}
+
+bool report_findings_repeat_n(struct report_findings *f, const struct report_stale_repeat *r,
+                              uint64_t va, unsigned cpu, unsigned thread, uint64_t n)
+{
+  if (!report_findings_repeat_applies(f, r)) {
     return false;
   }
-  record_fetch(f, va, cpu, thread, r->kind, &fd->key);
+  struct finding *fd = r->finding;
+  record_fetch(f, va, cpu, thread, r->kind, &fd->key, n);
   f->last = fd;
-  fd->count++;
+  fd->count += n;
   if (r->caller) {
-    count_caller(fd, r->lr, r->frame_lr, r->unwound, 1);
+    count_caller(fd, r->lr, r->frame_lr, r->unwound, n);
   }
   fd->seen[(va >> 2) % SEEN_SLOTS] = va;
   return true;
@@ -378,9 +396,15 @@ void report_findings_kernel_note(struct report_findings *f, const char *call, ui
 
 void report_findings_benign(struct report_findings *f, uint64_t va)
 {
-  if (f->benign_total++ == 0) {
+  report_findings_benign_n(f, va, 1);
+}
+
+void report_findings_benign_n(struct report_findings *f, uint64_t va, uint64_t n)
+{
+  if (f->benign_total == 0 && n) {
     f->benign_first = va;
   }
+  f->benign_total += n;
 }
 
 uint64_t report_findings_benign_total(const struct report_findings *f)

@@ -83,6 +83,18 @@ void report_findings_record_memo(struct report_findings *f, uint64_t va, unsigne
 bool report_findings_repeat(struct report_findings *f, const struct report_stale_repeat *r,
                             uint64_t va, unsigned cpu, unsigned thread);
 
+/* N such fetches at once, as N calls in a row would record them; what the
+ * report keeps of the first stale fetches is kept in call order, so a
+ * caller that interleaves words batches only once
+ * report_findings_keeps_more is false. */
+bool report_findings_repeat_n(struct report_findings *f, const struct report_stale_repeat *r,
+                              uint64_t va, unsigned cpu, unsigned thread, uint64_t n);
+/* Whether report_findings_repeat would record with R now. */
+bool report_findings_repeat_applies(const struct report_findings *f,
+                                    const struct report_stale_repeat *r);
+/* Whether the report still keeps each stale fetch in its first-words list. */
+bool report_findings_keeps_more(const struct report_findings *f);
+
 /* One executed mrs xN, ctr_el0 at PC on CPU, which returned VALUE. */
 void report_findings_ctr_read(struct report_findings *f, uint64_t pc, unsigned cpu, uint64_t value);
 
@@ -143,6 +155,8 @@ void report_findings_kernel_note(struct report_findings *f, const char *call, ui
  * the one it runs (model_coherence.h, model_stale_benign): not a finding, one
  * note for all of them in the reports. */
 void report_findings_benign(struct report_findings *f, uint64_t va);
+/* N of them at once. */
+void report_findings_benign_n(struct report_findings *f, uint64_t va, uint64_t n);
 uint64_t report_findings_benign_total(const struct report_findings *f);
 
 /* Forgets the kernel notes added so far (written again with the reports). */

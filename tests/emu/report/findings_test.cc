@@ -1386,3 +1386,69 @@ TEST(Symbols, DebugFilesInTheSysrootsBuildIdTreeAreFound)
 }
 
 } // namespace
+
+// ---- repeats of a memoised verdict, one at a time or N at once ------------------
+
+// What a stale block's words leave in a report, each word's verdict memoised
+// once and then repeated ROUNDS times: in the order the block runs them
+// (word after word, round after round) or each word's ROUNDS at once.
+nlohmann::json RepeatedBlock(const rig_config *cfg, bool at_once, uint64_t rounds)
+{
+  report_findings *g = report_findings_new(cfg);
+  const model_verdict flushed = Geometry(report_findings_site(g, 0x403520, 0x401228));
+  const model_verdict unflushed = {MODEL_STALE_NOT_CLEANED, 0x5000, MODEL_NO_SITE, 0, 64, 0, false,
+                                   0};
+  // The report's first-words list filled by other fetches first: a batch
+  // is only taken once it keeps no more.
+  for (int i = 0; i < 100; i++)
+    report_findings_record(g, 0x9000 + 4 * (i % 8), 2, 5, &unflushed);
+  EXPECT_FALSE(report_findings_keeps_more(g));
+  const uint64_t words[] = {0x7f0000001040, 0x7f0000001044, 0x7f0000002000};
+  const model_verdict *verdict[] = {&flushed, &flushed, &unflushed};
+  report_stale_repeat memo[3];
+  for (int w = 0; w < 3; w++)
+    report_findings_record_memo(g, words[w], 1, 3, verdict[w], &memo[w]);
+  if (at_once) {
+    for (int w = 0; w < 3; w++)
+      EXPECT_TRUE(report_findings_repeat_n(g, &memo[w], words[w], 1, 3, rounds));
+    report_findings_benign_n(g, 0x6000, rounds);
+  } else {
+    for (uint64_t k = 0; k < rounds; k++) {
+      for (int w = 0; w < 3; w++)
+        EXPECT_TRUE(report_findings_repeat(g, &memo[w], words[w], 1, 3));
+      report_findings_benign(g, 0x6000);
+    }
+  }
+  report_findings_note_end(g, 3, 0x401000); // names thread 3's last stale fetch
+  report_findings_resolve(g, FakeNames, nullptr);
+  JsonObject *report = json_object_new();
+  report_findings_json(g, report);
+  nlohmann::json j = nlohmann::json::parse(Take(rig_json_write_object(report)));
+  j["text"] = Take(report_findings_text(g));
+  j["benign_total"] = report_findings_benign_total(g);
+  report_findings_free(g);
+  return j;
+}
+
+TEST_F(Findings, RepeatsRecordedAtOnceLeaveTheReportOfRepeatsOneByOne)
+{
+  const nlohmann::json one_by_one = RepeatedBlock(config.cfg, false, 1000);
+  const nlohmann::json at_once = RepeatedBlock(config.cfg, true, 1000);
+  EXPECT_EQ(one_by_one, at_once);
+  EXPECT_EQ(at_once["benign_total"], 1000);
+  EXPECT_EQ(at_once["crash"]["last_stale"]["addr"], "0x7f0000002000") << "the block's last word";
+  ASSERT_EQ(at_once["findings"].size(), 2u) << at_once.dump();
+  EXPECT_EQ(at_once["findings"][0]["count"], 2002) << "two words, each 1 + 1000 times";
+}
+
+TEST_F(Findings, ARepeatNoLongerAppliesOnceTheFindingsWereSettled)
+{
+  const model_verdict v = Geometry(report_findings_site(f, 0x403520, 0x401228));
+  report_stale_repeat memo;
+  report_findings_record_memo(f, 0x7f0000001040, 0, 0, &v, &memo);
+  EXPECT_TRUE(report_findings_repeat_applies(f, &memo));
+  report_findings_count(f); // settles
+  EXPECT_FALSE(report_findings_repeat_applies(f, &memo));
+  EXPECT_FALSE(report_findings_repeat_n(f, &memo, 0x7f0000001040, 0, 0, 7));
+  EXPECT_EQ(report_findings_stale_total(f), 1u) << "nothing recorded";
+}
