@@ -1396,8 +1396,8 @@ nlohmann::json RepeatedBlock(const rig_config *cfg, bool at_once, uint64_t round
 {
   report_findings *g = report_findings_new(cfg);
   const model_verdict flushed = Geometry(report_findings_site(g, 0x403520, 0x401228));
-  const model_verdict unflushed = {MODEL_STALE_NOT_CLEANED, 0x5000, MODEL_NO_SITE, 0, 64, 0, false,
-                                   0};
+  const model_verdict unflushed = {
+      MODEL_STALE_NOT_CLEANED, 0x5000, MODEL_NO_SITE, 0, 64, 0, false, 0};
   // The report's first-words list filled by other fetches first: a batch
   // is only taken once it keeps no more.
   for (int i = 0; i < 100; i++)
