@@ -66,16 +66,23 @@ fn call(code: *const u8) -> u32 {
     f()
 }
 
-#[test]
-fn code_rewritten_in_place_runs_after_each_flush() {
+/// A fresh private page mapped readable, writable and executable: its
+/// address (to unmap) and its bytes.
+fn rwx_page() -> (*mut u8, &'static mut [u8]) {
     let p = map(
         PAGE,
         PROT_READ | PROT_WRITE | PROT_EXEC,
         MAP_PRIVATE | MAP_ANONYMOUS,
         -1,
     );
-    // SAFETY: p is PAGE bytes, mapped readable and writable.
-    let page = unsafe { core::slice::from_raw_parts_mut(p, PAGE) };
+    // SAFETY: p is PAGE bytes, mapped readable and writable until the
+    // caller unmaps it.
+    (p, unsafe { core::slice::from_raw_parts_mut(p, PAGE) })
+}
+
+#[test]
+fn code_rewritten_in_place_runs_after_each_flush() {
+    let (p, page) = rwx_page();
     // Each round's return sits on a different 64-byte line of a 128-byte
     // block, where a stride latched on a big core skips lines.
     for (round, at) in [0usize, 64, 192, 448, 1000].into_iter().enumerate() {
@@ -122,14 +129,7 @@ fn code_written_through_rw_runs_through_rx() {
 
 #[test]
 fn code_flushed_for_all_threads_runs_on_another_thread() {
-    let p = map(
-        PAGE,
-        PROT_READ | PROT_WRITE | PROT_EXEC,
-        MAP_PRIVATE | MAP_ANONYMOUS,
-        -1,
-    );
-    // SAFETY: p is PAGE bytes, mapped readable and writable.
-    let page = unsafe { core::slice::from_raw_parts_mut(p, PAGE) };
+    let (p, page) = rwx_page();
     let code = return_value(99, 256);
     page[..code.len()].copy_from_slice(&code);
     match jitflush::flush_all_threads(&page[..code.len()]) {
