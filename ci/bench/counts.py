@@ -98,7 +98,9 @@ def run_one(args, repo, config, impl, out, sysfs_root=None, sizes=None, calls=CA
     # path is built in.
     guest_name = "flush_bench"
     cmd = [os.path.abspath(args.runner), "--config", config_path,
-           "--seed", str(args.seed), "--report", os.path.abspath(report)]
+           "--seed", str(args.seed), "--report", os.path.abspath(report),
+           # Exact instruction counts per flush: every block on the clock.
+           "--instrument", "every-block"]
     if sysfs_root:
         cmd += ["--sysfs-root", sysfs_root]
     cmd += ["--", "./" + guest_name, f"--impl={impl}", f"--calls={calls}",

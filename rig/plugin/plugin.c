@@ -8,7 +8,7 @@
  *           [,summary=PATH][,migrate-every=N][,check=on|off|full]
  *           [,policy=adversarial|random][,findings=PATH][,sarif=PATH]
  *           [,sarif-root=DIR][,overlay=DIR][,control=FIFO][,exec=PATH]
- *           [,checkpoint=DIR][,threads=PATH]
+ *           [,checkpoint=DIR][,threads=PATH][,instrument=observing|every-block]
  *
  * overlay=DIR is the generated ROOT/sys/devices/system/cpu, which hotplug
  * events rewrite (plugin_hotplug.c); control=FIFO is the runner's way to ask
@@ -162,6 +162,8 @@ static JsonObject *build_report(struct plugin_rig *r, const uint64_t counter[RIG
   json_object_set_string_member(report, "exec_map_sync",
                                 rig_exec_map_sync_names[plugin_rig_exec_map_sync(r)]);
   json_object_set_string_member(report, "kernel", rig_kernel_linux_names[r->config->kernel_linux]);
+  json_object_set_string_member(report, "instrument",
+                                r->opts.every_block ? "every-block" : "observing");
   if (r->opts.reproduce) {
     json_object_set_string_member(report, "reproduce", r->opts.reproduce);
   }
@@ -737,6 +739,11 @@ static char *parse_option(struct plugin_options *o, const char *opt)
     o->report_only_findings = g_strcmp0(value, "findings") == 0;
     if (!o->report_only_findings && g_strcmp0(value, "always") != 0) {
       return g_strdup_printf("%s: expected always or findings, got '%s'", key, value);
+    }
+  } else if (g_strcmp0(key, RIG_OPT_INSTRUMENT) == 0) {
+    o->every_block = g_strcmp0(value, "every-block") == 0;
+    if (!o->every_block && g_strcmp0(value, "observing") != 0) {
+      return g_strdup_printf("%s: expected observing or every-block, got '%s'", key, value);
     }
   } else if (g_strcmp0(key, RIG_OPT_CHECK) == 0) {
     /* full: the model on every fetch of a checked word, no fast path */

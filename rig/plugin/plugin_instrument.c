@@ -5,7 +5,9 @@
  * our own. The execution callbacks then do constant work, or amortised
  * constant work for the model's DSB.
  *
- * Per TB:
+ * Per TB that can observe the SoC (block_observes below; a quiet TB gets
+ * no callback and no clock, at most the inline stores a crash report and a
+ * store into the running TB need):
  *   - one inline add: the migration clock, which also counts the TB's
  *     instructions and fetch checks (plugin_clock_tick, plugin_vcpu.h);
  *   - one conditional callback (on_tb_due) when the clock is due: for a
@@ -993,6 +995,104 @@ static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *
   g_free(pc);
 }
 
+/*
+ * Quiet blocks. Most TBs a program runs are its own never-stored code that
+ * executes no maintenance, no barrier, no mrs of an ID register, no system
+ * call and no release: on every emulated core they do the same thing, and
+ * which core runs them matters only at the next TB that can tell. Such a TB
+ * gets no migration clock and no conditional callback, so it runs as plain
+ * QEMU runs it: the schedule (migrations, the turns, the adversary) is
+ * defined over the TBs that can observe the SoC, and a migration that fell
+ * due during quiet TBs lands at the start of the next observing one, which
+ * the guest cannot tell from a migration at the quiet TB's start
+ * (docs/COHERENCE-MODEL.md#what-a-migration-can-change). A quiet TB stores
+ * nothing the model orders: its stores are recorded as before, and a store
+ * is ordered only by barriers, maintenance and context synchronisation,
+ * all of which make their TB observing.
+ *
+ * A TB observes when one of its instructions does (insn_observes), when it
+ * fetches code the guest stored (CHECKED: words with a model record, whose
+ * fetches are checked), when a signal handler starts at it, or when:
+ *  - it ends with a branch that may go backward or anywhere (a direct
+ *    branch to its own or a lower address; br, blr, ret and the like): every
+ *    loop passes one, so a thread that spins, waiting for another, keeps
+ *    counting and hands its turn over (the deterministic schedule stays
+ *    live);
+ *  - the instruction just before its start is an svc or an mrs of CTR_EL0
+ *    or MIDR_EL1: a register write the rig defers to the next TB's start
+ *    (a syscall result it overrides, an mrs that ended its TB;
+ *    plugin_regs.c) is applied by that TB's conditional callback. Decided
+ *    from memory, not from the order QEMU translates in.
+ */
+static bool insn_is_svc_class(uint32_t w)
+{
+  return (w & 0xff000000) == 0xd4000000; /* exception generation: svc, hvc, smc, brk, hlt, ... */
+}
+
+static bool insn_observes(const struct plugin_decoded *dec, uint32_t w)
+{
+  return dec->kind != PLUGIN_INSN_OTHER || dec->publishes || insn_is_svc_class(w);
+}
+
+/* The loads and stores encoding group (Arm ARM C4.1, op0 = x1x0). */
+static bool insn_is_load_store(uint32_t w)
+{
+  return ((w >> 25) & 5) == 4;
+}
+
+static int64_t sign_extend(uint64_t v, unsigned bits)
+{
+  return (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
+/* Whether W, ending its TB, may branch to its own TB or below it. */
+static bool insn_may_branch_back(uint32_t w)
+{
+  if ((w & 0xfe000000) == 0xd6000000) {
+    return true; /* branch to a register: br, blr, ret, their PAC forms, eret */
+  }
+  if ((w & 0x7c000000) == 0x14000000) {
+    return sign_extend(w & 0x3ffffff, 26) <= 0; /* b, bl */
+  }
+  if ((w & 0xff000010) == 0x54000000 || (w & 0x7e000000) == 0x34000000) {
+    return sign_extend((w >> 5) & 0x7ffff, 19) <= 0; /* b.cond, cbz, cbnz */
+  }
+  if ((w & 0x7e000000) == 0x36000000) {
+    return sign_extend((w >> 5) & 0x3fff, 14) <= 0; /* tbz, tbnz */
+  }
+  return false;
+}
+
+/* Whether the word before VADDR hands a register write to the TB at VADDR
+ * (see above); true when it cannot be read. */
+static bool follows_deferred_write(uint64_t vaddr)
+{
+  uint32_t le = 0;
+  GByteArray *buf = g_byte_array_sized_new(sizeof(le));
+  bool read = vaddr >= 4 && qemu_plugin_read_memory_vaddr(vaddr - 4, buf, sizeof(le)) &&
+              buf->len == sizeof(le);
+  if (read) {
+    memcpy(&le, buf->data, sizeof(le));
+  }
+  g_byte_array_unref(buf);
+  if (!read) {
+    return true;
+  }
+  uint32_t w = GUINT32_FROM_LE(le);
+  return insn_is_svc_class(w) || (w & ~UINT32_C(0x1f)) == 0xd53b0020 || /* mrs xN, ctr_el0 */
+         (w & ~UINT32_C(0x1f)) == 0xd5380000;                           /* mrs xN, midr_el1 */
+}
+
+static bool block_observes(struct qemu_plugin_tb *tb, const uint32_t *words, size_t n,
+                           bool observes, size_t checked)
+{
+  if (rig->opts.every_block || observes || checked || insn_may_branch_back(words[n - 1])) {
+    return true;
+  }
+  uint64_t start = qemu_plugin_tb_vaddr(tb);
+  return plugin_signals_handler_at(rig, start) || follows_deferred_write(start);
+}
+
 static void count_inline(struct qemu_plugin_insn *insn, qemu_plugin_u64 e)
 {
   qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, e, 1);
@@ -1016,7 +1116,9 @@ void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       .slow_insn = g_new(struct qemu_plugin_insn *, n),
       .fresh_after = g_new(uint64_t, n),
   };
-  bool plain = true; /* see register_fetch_checks */
+  bool plain = true;           /* see register_fetch_checks */
+  bool observes = false;       /* an instruction can observe the SoC (block_observes) */
+  bool touches_memory = false; /* a load or a store: it may fault, or store into the TB */
   /* What plugin_region.c needs to find the maintenance loops and markers. */
   uint32_t *words = g_new0(uint32_t, n);
   enum plugin_insn_kind *kinds = g_new0(enum plugin_insn_kind, n);
@@ -1034,6 +1136,8 @@ void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     words[i] = word;
     kinds[i] = dec.kind;
     plain = plain && dec.kind == PLUGIN_INSN_OTHER && (i + 1 == n || insn_is_plain(word));
+    observes = observes || insn_observes(&dec, word);
+    touches_memory = touches_memory || insn_is_load_store(word);
 
     if (rig->opts.check) {
       plan_fetch(&plan, insn, vaddr, word, dec.cmodx_safe);
@@ -1126,21 +1230,31 @@ void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   if (rig->opts.check) {
     plugin_signals_instrument_tb(rig, tb);
   }
-  qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-                                                    PLUGIN_VCPU_U64(rig, clock.now),
-                                                    plugin_clock_tick(n, plan.checked));
+  bool quiet = !block_observes(tb, words, n, observes, plan.checked);
+  if (!quiet) {
+    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                      PLUGIN_VCPU_U64(rig, clock.now),
+                                                      plugin_clock_tick(n, plan.checked));
+  }
   struct tb_record *tr = tb_record_for(&plan, plain);
-  qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,
-                                            QEMU_PLUGIN_COND_GE, PLUGIN_VCPU_U64(rig, clock.now),
-                                            PLUGIN_MIGRATE_DUE, tr);
+  if (!quiet) {
+    qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_due, QEMU_PLUGIN_CB_RW_REGS,
+                                              QEMU_PLUGIN_COND_GE, PLUGIN_VCPU_U64(rig, clock.now),
+                                              PLUGIN_MIGRATE_DUE, tr);
+  }
   register_fetch_checks(tb, &plan, tr);
   if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
-    plugin_selfstore_instrument_tb(rig, tb);
-    /* Where a fatal signal finds the vCPU (report_findings.h, "a crash"). */
-    qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
-                                                      PLUGIN_VCPU_U64(rig, last_block),
-                                                      qemu_plugin_tb_vaddr(tb));
+    if (!quiet || touches_memory) {
+      /* A quiet TB without loads or stores can neither store into itself
+       * nor fault on memory: where a crash finds the vCPU is the last TB
+       * that could (docs/RIG.md, "What the rig instruments"). */
+      plugin_selfstore_instrument_tb(rig, tb);
+      /* Where a fatal signal finds the vCPU (report_findings.h, "a crash"). */
+      qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
+                                                        PLUGIN_VCPU_U64(rig, last_block),
+                                                        qemu_plugin_tb_vaddr(tb));
+    }
   }
   g_free(plan.slow);
   g_free(plan.slow_insn);

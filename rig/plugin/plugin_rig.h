@@ -49,6 +49,7 @@ struct plugin_options {
                       calls the model (the fast path's reference) */
   bool have_policy;
   enum rig_sched_policy policy;
+  bool every_block; /* instrument=every-block: no quiet TBs (plugin_instrument.c) */
   bool have_exec_map_sync;
   enum rig_exec_map_sync exec_map_sync;
   const char *sarif_path;

@@ -163,8 +163,10 @@ void plugin_store_free(struct plugin_store *st)
  * (page_set_flags in accel/tcg/user-exec.c), and plugin_store_retire empties
  * every cache slot, so no NEW access can reach a retired record; only a
  * callback already running on another vCPU can. Such a callback ends
- * before its vCPU starts another TB (whose inline add moves the
- * instruction count, plugin_vcpu.h) or enters a syscall (plugin_store_syscall). So a
+ * before its vCPU starts another observing TB (whose inline add moves the
+ * instruction count, plugin_vcpu.h; a quiet TB moves nothing, so a vCPU
+ * running only quiet TBs keeps the batch alive a little longer) or enters
+ * a syscall (plugin_store_syscall). So a
  * batch is freed once every vCPU has done one or the other since the batch
  * was retired. A vCPU blocked in a syscall or gone holds nothing, so a
  * waiting thread does not keep the memory alive.

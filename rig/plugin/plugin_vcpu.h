@@ -14,7 +14,8 @@
 #include "rig_contract.h"
 
 /*
- * The migration clock: the one inline add every TB makes (plugin_clock_tick),
+ * The migration clock: the one inline add every observing TB makes
+ * (plugin_clock_tick; a quiet TB makes none: plugin_instrument.c),
  * its instruction count in the high part, the number of its words the
  * fetch check examines in the low part: one inline add per TB instead of
  * two, three on a JIT's code (the cost is in docs/BENCHMARKS.md). The clock

@@ -378,6 +378,12 @@ int runner_args_parse(int argc, char **argv, struct runner_options *o)
         "%s: expected linux or none, got '%s'",
         runner_args_origin(o, offsetof(struct runner_options, exec_map_sync)), o->exec_map_sync);
   }
+  if (o->instrument && strcmp(o->instrument, "observing") != 0 &&
+      strcmp(o->instrument, "every-block") != 0) {
+    return runner_args_usage_error(
+        "%s: expected observing or every-block, got '%s'",
+        runner_args_origin(o, offsetof(struct runner_options, instrument)), o->instrument);
+  }
   if (o->summary && strcmp(o->summary, "always") != 0 && strcmp(o->summary, "stale") != 0) {
     return runner_args_usage_error("%s: expected always or stale, got '%s'",
                                    runner_args_origin(o, offsetof(struct runner_options, summary)),

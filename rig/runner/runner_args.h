@@ -35,7 +35,8 @@ struct runner_options {
    * (FLAG). check is "on", "off", "full" or NULL (the plugin's default:
    * on); policy "adversarial", "random" or NULL (the config's); schedule
    * "turns", "parallel" or NULL (turns); summary "always", "stale" or NULL
-   * (always); exec_map_sync "linux", "none" or NULL (the config's); store
+   * (always); exec_map_sync "linux", "none" or NULL (the config's);
+   * instrument "observing", "every-block" or NULL (observing); store
    * the suite store folder (runner_store.c) or NULL; exec_of the scratch
    * folder of the run whose program executed this one. */
 #define RUNNER_OPTION(kind, id, name, short_name, arg, env, help) RUNNER_OPTION_FIELD_##kind(id)

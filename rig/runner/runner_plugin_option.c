@@ -63,7 +63,8 @@ static char *follow_command(const struct runner_options *o, const struct rig_con
                             {"--schedule", o->schedule},
                             {"--quantum", o->quantum_text},
                             {"--check", o->check},
-                            {"--exec-map-sync", o->exec_map_sync}};
+                            {"--exec-map-sync", o->exec_map_sync},
+                            {"--instrument", o->instrument}};
   for (size_t i = 0; i < G_N_ELEMENTS(pairs); i++) {
     if (pairs[i][1]) {
       g_ptr_array_add(a, g_strdup(pairs[i][0]));
@@ -106,6 +107,7 @@ GString *runner_plugin_option(const struct runner_options *o, const struct rig_c
   const char *texts[][2] = {{RIG_OPT_CHECK, o->check},
                             {RIG_OPT_POLICY, o->policy},
                             {RIG_OPT_EXEC_MAP_SYNC, o->exec_map_sync},
+                            {RIG_OPT_INSTRUMENT, o->instrument},
                             {RIG_OPT_SCHEDULE, o->schedule}};
   for (size_t i = 0; i < G_N_ELEMENTS(texts); i++) {
     if (texts[i][1]) {

@@ -71,11 +71,9 @@ char *runner_reproduce_command(const struct runner_options *o, const struct rig_
   const struct {
     const char *flag, *value;
     bool path;
-  } given[] = {{"--check", o->check, false},
-               {"--exec-map-sync", o->exec_map_sync, false},
-               {"--timeout", o->timeout_text, false},
-               {"--sysroot", o->sysroot, true},
-               {"--sysfs-root", o->sysfs_root, true}};
+  } given[] = {{"--check", o->check, false},           {"--exec-map-sync", o->exec_map_sync, false},
+               {"--instrument", o->instrument, false}, {"--timeout", o->timeout_text, false},
+               {"--sysroot", o->sysroot, true},        {"--sysfs-root", o->sysfs_root, true}};
   for (size_t i = 0; i < G_N_ELEMENTS(given); i++) {
     if (!given[i].value) {
       continue;

@@ -25,6 +25,7 @@ extern "C" {
 #define RIG_OPT_CHECK "check"
 #define RIG_OPT_POLICY "policy"
 #define RIG_OPT_EXEC_MAP_SYNC "exec-map-sync"
+#define RIG_OPT_INSTRUMENT "instrument"
 #define RIG_OPT_FINDINGS "findings"
 #define RIG_OPT_SARIF "sarif"
 #define RIG_OPT_SARIF_ROOT "sarif-root"

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#include <set>
 #include <string>
 #include <vector>
 #include <map>
@@ -1281,6 +1282,50 @@ TEST(RunnerEndToEnd, AStrippedNonLeafFlushRoutineNamesItsRealCaller)
         EXPECT_EQ(FrameOffset(one), FrameOffset(called)) << "one caller: " << f.dump(1);
     }
   }
+}
+
+// Quiet blocks (docs/RIG.md, "What the rig instruments") run without the
+// migration clock; --instrument every-block counts every block, as before
+// that rule. The verdicts are the same either way, and the default counts
+// fewer instructions: the rule did make blocks quiet.
+TEST(RunnerEndToEnd, EveryBlockAndObservingGiveTheSameVerdicts)
+{
+  struct Case {
+    const char *config;
+    std::vector<std::string> args;
+    int status;
+  };
+  const Case cases[] = {{"exynos8890.conf", {"jit"}, 86},
+                        {"apple-m1.conf", {"jit-flush"}, 42},
+                        {"exynos8890.conf", {"jit-crash"}, 86}};
+  for (const Case &c : cases) {
+    TempDir dir;
+    ProcessResult quiet = Emu(c.config, c.args, {"--report", dir / "q.json"});
+    ProcessResult every =
+        Emu(c.config, c.args, {"--report", dir / "e.json", "--instrument", "every-block"});
+    EXPECT_EQ(quiet.status, c.status) << c.args[0] << ": " << quiet.err;
+    EXPECT_EQ(every.status, c.status) << c.args[0] << ": " << every.err;
+    const nlohmann::json q = nlohmann::json::parse(ReadFileOrEmpty(dir / "q.json"));
+    const nlohmann::json e = nlohmann::json::parse(ReadFileOrEmpty(dir / "e.json"));
+    EXPECT_EQ(q["instrument"], "observing");
+    EXPECT_EQ(e["instrument"], "every-block");
+    auto kinds = [](const nlohmann::json &report) {
+      std::multiset<std::string> k;
+      for (const auto &f : report["findings"])
+        k.insert(f["kind"].get<std::string>());
+      return k;
+    };
+    EXPECT_EQ(kinds(q), kinds(e)) << c.args[0];
+    EXPECT_EQ(q["stale_fetches"].get<uint64_t>() > 0, e["stale_fetches"].get<uint64_t>() > 0)
+        << c.args[0];
+    EXPECT_EQ(q["crash"].is_null(), e["crash"].is_null()) << c.args[0];
+    EXPECT_GT(q["insns"].get<uint64_t>(), 0u) << c.args[0];
+    EXPECT_LT(q["insns"].get<uint64_t>(), e["insns"].get<uint64_t>()) << c.args[0];
+  }
+  ProcessResult bad = Emu("exynos8890.conf", {"exit", "0"}, {"--instrument", "some"});
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_NE(bad.err.find("expected observing or every-block, got 'some'"), std::string::npos)
+      << bad.err;
 }
 
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)
