@@ -1245,10 +1245,11 @@ void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
   register_fetch_checks(tb, &plan, tr);
   if (rig->opts.check) {
     register_store_callbacks(tb, words, n);
-    if (!quiet || touches_memory) {
-      /* A quiet TB without loads or stores can neither store into itself
-       * nor fault on memory: where a crash finds the vCPU is the last TB
-       * that could (docs/RIG.md, "What the rig instruments"). */
+    if (rig->opts.every_block || touches_memory || observes || plan.checked) {
+      /* A TB without loads, stores, observing instructions or checked words
+       * (quiet, or on the clock only for its branch) can neither store into
+       * itself nor fault on memory: where a crash finds the vCPU is the
+       * last TB that could (docs/RIG.md, "What the rig instruments"). */
       plugin_selfstore_instrument_tb(rig, tb);
       /* Where a fatal signal finds the vCPU (report_findings.h, "a crash"). */
       qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
