@@ -10,11 +10,168 @@
 
 #include "model_coherence_internal.h"
 
+/*
+ * Shared records. A word's state beyond its own encoding and flags is a
+ * struct model_rec that every word in the same state shares, found by its
+ * key in INTERN: the words of a line one loop cleaned and invalidated, of
+ * a burst of stores between two events, of a page seeded from its summary,
+ * hold one record, so a dense page costs its 16-byte words and a few
+ * records rather than a 184-byte record per word (two clusters). Only
+ * rec_edit's copy is ever changed: committing it makes the word hold the
+ * copy's twin, or the word's own record when no other word holds it (changed
+ * in place and re-keyed), or a new one. A record goes when its last word
+ * does. Everything here runs under the caller's lock, like every other
+ * change of a word.
+ */
+
+static guint rec_key_hash(const struct model_rec *r)
+{
+  const uint64_t *k = (const uint64_t *)((const char *)r + REC_KEY_OFFSET);
+  size_t n = (r->size - REC_KEY_OFFSET) / sizeof(uint64_t);
+  uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
+  for (size_t i = 0; i < n; i++) {
+    h = (h ^ k[i]) * UINT64_C(0x100000001b3);
+    h ^= h >> 29;
+  }
+  return (guint)(h ^ (h >> 32));
+}
+
+static guint rec_hash(gconstpointer p)
+{
+  return ((const struct model_rec *)p)->hash;
+}
+
+static gboolean rec_equal(gconstpointer a, gconstpointer b)
+{
+  const struct model_rec *x = a, *y = b;
+  return x->hash == y->hash && memcmp((const char *)x + REC_KEY_OFFSET,
+                                      (const char *)y + REC_KEY_OFFSET,
+                                      x->size - REC_KEY_OFFSET) == 0;
+}
+
+struct model_recs *model_recs_new(unsigned nclusters)
+{
+  struct model_recs *p = g_new0(struct model_recs, 1);
+  p->size = sizeof(struct model_rec) + INVAL_SLOTS * (size_t)nclusters * sizeof(uint64_t);
+  p->all = g_ptr_array_new();
+  p->free = g_array_new(false, false, sizeof(uint32_t));
+  p->intern = g_hash_table_new(rec_hash, rec_equal);
+  p->scratch = g_malloc0(p->size);
+  struct model_rec *zero = g_malloc0(p->size);
+  zero->size = (uint32_t)p->size;
+  p->scratch->size = zero->size;
+  g_ptr_array_add(p->all, zero);
+  return p;
+}
+
+void model_recs_free(struct model_recs *p)
+{
+  if (p) {
+    g_ptr_array_set_free_func(p->all, g_free);
+    g_ptr_array_unref(p->all);
+    g_array_unref(p->free);
+    g_hash_table_destroy(p->intern);
+    g_free(p->scratch);
+    g_free(p);
+  }
+}
+
+size_t model_records_live(const struct model *m)
+{
+  return g_hash_table_size(m->recs->intern);
+}
+
+size_t model_records_peak(const struct model *m)
+{
+  return m->recs->peak;
+}
+
+static void rec_unref(struct model_recs *p, uint32_t index)
+{
+  struct model_rec *r = g_ptr_array_index(p->all, index);
+  if (index == 0 || --r->refs > 0) {
+    return;
+  }
+  g_hash_table_remove(p->intern, r);
+  g_free(r);
+  g_ptr_array_index(p->all, index) = NULL;
+  g_array_append_val(p->free, index);
+}
+
+void model_rec_commit(const struct model *m, struct model_word *w)
+{
+  struct model_recs *p = m->recs;
+  struct model_rec *want = p->scratch;
+  want->hash = rec_key_hash(want);
+  struct model_rec *twin = g_hash_table_lookup(p->intern, want);
+  if (!twin) {
+    /* An all-zero key is the zero record, which INTERN does not hold. */
+    const struct model_rec *zero = g_ptr_array_index(p->all, 0);
+    if (memcmp((const char *)zero + REC_KEY_OFFSET, (const char *)want + REC_KEY_OFFSET,
+               p->size - REC_KEY_OFFSET) == 0) {
+      rec_unref(p, w->rec);
+      w->rec = 0;
+      return;
+    }
+  }
+  if (twin) {
+    twin->refs++;
+    rec_unref(p, w->rec);
+    w->rec = twin->index;
+    return;
+  }
+  struct model_rec *own = g_ptr_array_index(p->all, w->rec);
+  if (w->rec != 0 && own->refs == 1) {
+    /* No other word holds it: changed in place, under its new key. */
+    g_hash_table_remove(p->intern, own);
+    memcpy((char *)own + REC_KEY_OFFSET, (const char *)want + REC_KEY_OFFSET,
+           p->size - REC_KEY_OFFSET);
+    own->hash = want->hash;
+    g_hash_table_add(p->intern, own);
+    return;
+  }
+  struct model_rec *r = g_memdup2(want, p->size);
+  r->refs = 1;
+  if (p->free->len) {
+    r->index = g_array_index(p->free, uint32_t, p->free->len - 1);
+    g_array_set_size(p->free, p->free->len - 1);
+    g_ptr_array_index(p->all, r->index) = r;
+  } else {
+    r->index = p->all->len;
+    g_ptr_array_add(p->all, r);
+  }
+  g_hash_table_add(p->intern, r);
+  rec_unref(p, w->rec);
+  w->rec = r->index;
+  size_t live = g_hash_table_size(p->intern);
+  if (live > p->peak) {
+    p->peak = live;
+  }
+}
+
+void model_rec_release(const struct model *m, struct model_word *w)
+{
+  rec_unref(m->recs, w->rec);
+  w->rec = 0;
+}
+
+/* Every word of PAGE lets go of its record. */
+static void release_words(const struct model *m, struct model_page *page)
+{
+  for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
+    struct model_word *w = (struct model_word *)(page->words + i * m->word_size);
+    if (w->rec) {
+      model_rec_release(m, w);
+    }
+  }
+}
+
 /* A new, empty record for the canonical page CANON_PAGE. */
 struct model_page *model_page_new(struct model *m, uint64_t canon_page)
 {
   struct model_page *page = g_new0(struct model_page, 1);
   page->born = m->pages_made++;
+  page->model = m;
   g_hash_table_insert(m->pages, GSIZE_TO_POINTER(canon_page), page);
   size_t allocated = g_hash_table_size(m->pages) + m->pages_retired;
   if (allocated > m->pages_peak) {
@@ -22,6 +179,56 @@ struct model_page *model_page_new(struct model *m, uint64_t canon_page)
     __atomic_store_n(&m->pages_peak, allocated, __ATOMIC_RELAXED);
   }
   return page;
+}
+
+/* The store-only summary of PAGE as read once, under the lock
+ * (model_page_seed). */
+struct page_summary {
+  uint64_t last, older, writer_pc;
+  uint32_t writer_thread;
+};
+
+static struct page_summary read_summary(const struct model_page *page)
+{
+  return (struct page_summary){
+      __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST),
+      __atomic_load_n(&page->older_store, __ATOMIC_SEQ_CST),
+      __atomic_load_n(&page->last_writer_pc, __ATOMIC_SEQ_CST),
+      __atomic_load_n(&page->last_writer_thread, __ATOMIC_SEQ_CST),
+  };
+}
+
+/* Word I's record as PAGE's summary S gives it, into R (a copy of the zero
+ * record); false when the word was never stored. The kernel's sync the
+ * page is owed counts for every word stored before it, which is every
+ * word the summary holds (DENSIFYING has been up since). */
+static bool seed_word(const struct model_page *page, const struct page_summary *s, size_t i,
+                      struct model_rec *r)
+{
+  uint64_t written = __atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST);
+  if (!((written >> (i % 64)) & 1)) {
+    return false;
+  }
+  /* A word stored before LAST_STORE's time takes the latest time
+   * before it (model_coherence_quick.h): its own or later. */
+  uint64_t recent = __atomic_load_n(&page->recent[i / 64], __ATOMIC_SEQ_CST);
+  uint64_t stamp = ((recent >> (i % 64)) & 1) || s->older == 0 ? s->last : s->older;
+  const uint64_t *writers = __atomic_load_n(&page->writers, __ATOMIC_SEQ_CST);
+  uint64_t exact = writers ? __atomic_load_n(&writers[i], __ATOMIC_SEQ_CST) : 0;
+  r->store_seq = stamp >> STAMP_CLUSTER_BITS;
+  r->writer_pc = exact ? exact : s->writer_pc;
+  r->writer_thread = s->writer_thread;
+  r->writer_cluster = (uint32_t)(stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
+  r->kernel_sync_seq = page->kernel_sync_seq;
+  return true;
+}
+
+bool model_page_seed(const struct model *m, const struct model_page *page, size_t i,
+                     struct model_rec *r)
+{
+  memcpy(r, g_ptr_array_index(m->recs->all, 0), m->recs->size);
+  struct page_summary s = read_summary(page);
+  return seed_word(page, &s, i, r);
 }
 
 /* Gives PAGE per-word records, seeded from its store-only summary. The
@@ -34,31 +241,23 @@ void model_page_make_dense(const struct model *m, struct model_page *page)
 {
   __atomic_store_n(&page->densifying, 1, __ATOMIC_SEQ_CST);
   char *words = g_malloc0(m->word_size * MODEL_PAGE_WORDS);
-  uint64_t last = __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST);
-  uint64_t older = __atomic_load_n(&page->older_store, __ATOMIC_SEQ_CST);
-  uint64_t writer_pc = __atomic_load_n(&page->last_writer_pc, __ATOMIC_SEQ_CST);
-  uint32_t writer_thread = __atomic_load_n(&page->last_writer_thread, __ATOMIC_SEQ_CST);
+  struct page_summary s = read_summary(page);
   for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
-    uint64_t written = __atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST);
-    if ((written >> (i % 64)) & 1) {
-      struct model_word *w = (struct model_word *)(words + i * m->word_size);
-      /* A word stored before LAST_STORE's time takes the latest time
-       * before it (model_coherence_quick.h): its own or later. */
-      uint64_t recent = __atomic_load_n(&page->recent[i / 64], __ATOMIC_SEQ_CST);
-      uint64_t stamp = ((recent >> (i % 64)) & 1) || older == 0 ? last : older;
-      uint64_t exact = page->writers ? __atomic_load_n(&page->writers[i], __ATOMIC_SEQ_CST) : 0;
-      w->store_seq = stamp >> STAMP_CLUSTER_BITS;
-      w->writer_pc = exact ? exact : writer_pc;
-      w->writer_thread = writer_thread;
-      w->writer_cluster = (uint32_t)(stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
+    struct model_word *w = (struct model_word *)(words + i * m->word_size);
+    if (seed_word(page, &s, i, rec_edit(m, w))) {
+      rec_commit(m, w);
     }
   }
+  page->kernel_sync_seq = 0; /* given to the words */
   page->words = words;
 }
 
 void model_page_free(struct model_page *page)
 {
   if (page) {
+    if (page->words) {
+      release_words(page->model, page);
+    }
     g_free(page->writers);
     g_free(page->words);
     g_free(page);
@@ -233,8 +432,12 @@ void model_clear(struct model *m, uint64_t canon_start, uint64_t canon_end, uint
     if (page->born >= made_before) {
       continue; /* made by another thread after the madvise began */
     }
+    if (page->kernel_sync_seq) {
+      page_make_dense(m, page); /* as it was made at the sync (model_kernel_sync) */
+    }
     if (page->words) {
       drop_extra_views(m, page);
+      release_words(m, page);
       memset(page->words, 0, m->word_size * MODEL_PAGE_WORDS);
       g_array_append_val(dense, number);
       continue;
