@@ -35,19 +35,18 @@
  * translated, its flags, the stamp's version) sits in the page's dense array,
  * 16 bytes a word, whose addresses the plugin keeps; everything else (its
  * store, maintenance and per-cluster state) is a struct model_rec, shared by
- * every word whose state is the same: the words of a line a loop cleaned and
+ * words in the same state: the words of a line a loop cleaned and
  * invalidated, of a store burst, of a page seeded from its summary. A
  * record is never changed while another word shares it: a change writes a
- * copy (rec_edit), and rec_commit finds the copy's twin in the pool or keeps
- * it there (model_coherence_pages.c, "Shared records").
+ * copy (rec_edit), and rec_commit gives the word the copy's twin, its own
+ * record changed, or a new one (model_coherence_pages.c, "Shared records").
  */
 struct model_rec {
   uint32_t refs;  /* words that hold it (the zero record: none counted) */
   uint32_t index; /* its number in the pool (struct model_word's REC) */
-  uint32_t size;  /* bytes of the whole record (struct model_recs's SIZE) */
-  uint32_t hash;  /* of the key, while it is in the pool's INTERN */
   /* From here on, the record's key: two records with the same bytes here
-   * are the same state. */
+   * are the same state (padding included: records are only ever copied
+   * from the zeroed record [0]). */
   uint64_t store_seq;       /* last store, 0 = never stored */
   uint64_t writer_pc;       /* the instruction that made that store */
   uint64_t clean_issue_seq; /* latest clean issued (for the reason text) */
@@ -105,9 +104,10 @@ struct model_word {
 struct model_recs {
   GPtrArray *all;     /* number -> struct model_rec *, NULL when free; [0] the zero record */
   GArray *free;       /* uint32_t: numbers free for reuse */
-  GHashTable *intern; /* struct model_rec * -> itself, by key: every live record but [0] */
   size_t size;        /* bytes of one record (its per-cluster slots included) */
   struct model_rec *scratch; /* the copy rec_edit hands out */
+  uint32_t last;             /* the record the latest commit gave a word (0: none) */
+  size_t live;               /* records held by a word ([0] not counted) */
   size_t peak;               /* the most records live at once */
 };
 

@@ -12,42 +12,20 @@
 
 /*
  * Shared records. A word's state beyond its own encoding and flags is a
- * struct model_rec that every word in the same state shares, found by its
- * key in INTERN: the words of a line one loop cleaned and invalidated, of
- * a burst of stores between two events, of a page seeded from its summary,
- * hold one record, so a dense page costs its 16-byte words and a few
- * records rather than a 184-byte record per word (two clusters). Only
- * rec_edit's copy is ever changed: committing it makes the word hold the
- * copy's twin, or the word's own record when no other word holds it (changed
- * in place and re-keyed), or a new one. A record goes when its last word
- * does. Everything here runs under the caller's lock, like every other
- * change of a word.
+ * struct model_rec that words in the same state share: the words of a
+ * line one loop cleaned and invalidated, of a burst of stores between two
+ * events, of a page seeded from its summary, hold one record, so a dense
+ * page costs its 16-byte words and a few records rather than a 184-byte
+ * record per word (two clusters). Only rec_edit's copy is ever changed:
+ * committing it makes the word hold the record the previous commit gave a
+ * word when the copy is its twin (the next word of the same line, burst or
+ * page, which the model reaches in order), else the word's own record,
+ * changed in place, when no other word holds it, else a new record. Twins
+ * that were not made one after the other stay two records: finding them
+ * in a table by their content cost the Racket row a third more CPU time
+ * for 5% less memory. A record goes when its last word does. Everything
+ * here runs under the caller's lock, like every other change of a word.
  */
-
-static guint rec_key_hash(const struct model_rec *r)
-{
-  const uint64_t *k = (const uint64_t *)((const char *)r + REC_KEY_OFFSET);
-  size_t n = (r->size - REC_KEY_OFFSET) / sizeof(uint64_t);
-  uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
-  for (size_t i = 0; i < n; i++) {
-    h = (h ^ k[i]) * UINT64_C(0x100000001b3);
-    h ^= h >> 29;
-  }
-  return (guint)(h ^ (h >> 32));
-}
-
-static guint rec_hash(gconstpointer p)
-{
-  return ((const struct model_rec *)p)->hash;
-}
-
-static gboolean rec_equal(gconstpointer a, gconstpointer b)
-{
-  const struct model_rec *x = a, *y = b;
-  return x->hash == y->hash && memcmp((const char *)x + REC_KEY_OFFSET,
-                                      (const char *)y + REC_KEY_OFFSET,
-                                      x->size - REC_KEY_OFFSET) == 0;
-}
 
 struct model_recs *model_recs_new(unsigned nclusters)
 {
@@ -55,12 +33,8 @@ struct model_recs *model_recs_new(unsigned nclusters)
   p->size = sizeof(struct model_rec) + INVAL_SLOTS * (size_t)nclusters * sizeof(uint64_t);
   p->all = g_ptr_array_new();
   p->free = g_array_new(false, false, sizeof(uint32_t));
-  p->intern = g_hash_table_new(rec_hash, rec_equal);
   p->scratch = g_malloc0(p->size);
-  struct model_rec *zero = g_malloc0(p->size);
-  zero->size = (uint32_t)p->size;
-  p->scratch->size = zero->size;
-  g_ptr_array_add(p->all, zero);
+  g_ptr_array_add(p->all, g_malloc0(p->size)); /* the zero record */
   return p;
 }
 
@@ -70,7 +44,6 @@ void model_recs_free(struct model_recs *p)
     g_ptr_array_set_free_func(p->all, g_free);
     g_ptr_array_unref(p->all);
     g_array_unref(p->free);
-    g_hash_table_destroy(p->intern);
     g_free(p->scratch);
     g_free(p);
   }
@@ -78,12 +51,19 @@ void model_recs_free(struct model_recs *p)
 
 size_t model_records_live(const struct model *m)
 {
-  return g_hash_table_size(m->recs->intern);
+  return m->recs->live;
 }
 
 size_t model_records_peak(const struct model *m)
 {
   return m->recs->peak;
+}
+
+static bool rec_same(const struct model_recs *p, const struct model_rec *x,
+                     const struct model_rec *y)
+{
+  return memcmp((const char *)x + REC_KEY_OFFSET, (const char *)y + REC_KEY_OFFSET,
+                p->size - REC_KEY_OFFSET) == 0;
 }
 
 static void rec_unref(struct model_recs *p, uint32_t index)
@@ -92,29 +72,21 @@ static void rec_unref(struct model_recs *p, uint32_t index)
   if (index == 0 || --r->refs > 0) {
     return;
   }
-  g_hash_table_remove(p->intern, r);
   g_free(r);
   g_ptr_array_index(p->all, index) = NULL;
   g_array_append_val(p->free, index);
+  p->live--;
+  if (p->last == index) {
+    p->last = 0;
+  }
 }
 
 void model_rec_commit(const struct model *m, struct model_word *w)
 {
   struct model_recs *p = m->recs;
-  struct model_rec *want = p->scratch;
-  want->hash = rec_key_hash(want);
-  struct model_rec *twin = g_hash_table_lookup(p->intern, want);
-  if (!twin) {
-    /* An all-zero key is the zero record, which INTERN does not hold. */
-    const struct model_rec *zero = g_ptr_array_index(p->all, 0);
-    if (memcmp((const char *)zero + REC_KEY_OFFSET, (const char *)want + REC_KEY_OFFSET,
-               p->size - REC_KEY_OFFSET) == 0) {
-      rec_unref(p, w->rec);
-      w->rec = 0;
-      return;
-    }
-  }
-  if (twin) {
+  const struct model_rec *want = p->scratch;
+  if (p->last && rec_same(p, want, g_ptr_array_index(p->all, p->last))) {
+    struct model_rec *twin = g_ptr_array_index(p->all, p->last);
     twin->refs++;
     rec_unref(p, w->rec);
     w->rec = twin->index;
@@ -122,12 +94,15 @@ void model_rec_commit(const struct model *m, struct model_word *w)
   }
   struct model_rec *own = g_ptr_array_index(p->all, w->rec);
   if (w->rec != 0 && own->refs == 1) {
-    /* No other word holds it: changed in place, under its new key. */
-    g_hash_table_remove(p->intern, own);
+    /* No other word holds it: changed in place. */
     memcpy((char *)own + REC_KEY_OFFSET, (const char *)want + REC_KEY_OFFSET,
            p->size - REC_KEY_OFFSET);
-    own->hash = want->hash;
-    g_hash_table_add(p->intern, own);
+    p->last = w->rec;
+    return;
+  }
+  if (rec_same(p, want, g_ptr_array_index(p->all, 0))) {
+    rec_unref(p, w->rec);
+    w->rec = 0;
     return;
   }
   struct model_rec *r = g_memdup2(want, p->size);
@@ -140,12 +115,11 @@ void model_rec_commit(const struct model *m, struct model_word *w)
     r->index = p->all->len;
     g_ptr_array_add(p->all, r);
   }
-  g_hash_table_add(p->intern, r);
   rec_unref(p, w->rec);
   w->rec = r->index;
-  size_t live = g_hash_table_size(p->intern);
-  if (live > p->peak) {
-    p->peak = live;
+  p->last = r->index;
+  if (++p->live > p->peak) {
+    p->peak = p->live;
   }
 }
 
@@ -288,8 +262,9 @@ static void drop_extra_views(const struct model *m, const struct model_page *pag
  * takes its words' history with it: a later mapping at the same address
  * holds other bytes, written by the kernel or by new stores that the model
  * sees afresh. Without forgetting, a program that maps its code at a new
- * address each time left one dense record per page behind (about 100 KiB
- * with two clusters), and the rig grew by gigabytes a minute.
+ * address each time left one dense record per page behind (16 KiB of
+ * words and their shared records; 184 KiB when each word had a record of
+ * its own), and the rig grew by gigabytes a minute.
  *
  * The records are not freed here: lock-free stores (model_coherence_quick.h) and
  * fetch checks translated earlier may still hold them, so the caller frees
