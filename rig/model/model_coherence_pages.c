@@ -22,7 +22,7 @@
  * page, which the model reaches in order), else the word's own record,
  * changed in place, when no other word holds it, else a new record. Twins
  * that were not made one after the other stay two records: finding them
- * in a table by their content cost the Racket row a third more CPU time
+ * in a table by their content cost the Racket row 30% more CPU time
  * for 5% less memory. A record goes when its last word does. Everything
  * here runs under the caller's lock, like every other change of a word.
  */
