@@ -104,8 +104,8 @@ struct model *model_new(const uint64_t *ctr, unsigned nclusters, const struct mo
   /* A store stamp keeps the writer's cluster in its low bits. */
   g_assert(nclusters <= (1u << STAMP_CLUSTER_BITS));
   m->nclusters = nclusters;
-  m->word_size = sizeof(struct model_word) + INVAL_SLOTS * nclusters * sizeof(uint64_t);
-  m->word_size = (m->word_size + 7) & ~(size_t)7;
+  m->word_size = sizeof(struct model_word);
+  m->recs = model_recs_new(nclusters);
   m->geo = g_new0(struct model_geometry, nclusters);
   m->online_seq = g_new0(uint64_t, nclusters);
   m->all_idc = true;
@@ -130,6 +130,7 @@ void model_free(struct model *m)
 {
   if (m) {
     RIG_RELEASE(g_hash_table_destroy, GHashTable, m->pages, m->untracked_cmodx, m->view_extra);
+    model_recs_free(m->recs); /* after the pages, which let go of theirs */
     RIG_RELEASE(g_array_unref, GArray, m->site_stride, m->dmb_ordered, m->dsb_times);
     RIG_RELEASE(g_free, void, m->geo, m->online_seq, m);
   }
@@ -244,42 +245,44 @@ static void seen_add(uint8_t *set, uint32_t *word, uint8_t add, uint32_t add_wor
   if (add == SEEN_NONE || *set == SEEN_ANY) {
     return;
   }
+  /* A set's WORD is read only when it is SEEN_ONE, and kept 0 otherwise,
+   * so that words in the same state share their record. */
   if (*set == SEEN_NONE) {
     *set = add;
-    *word = add_word;
+    *word = add == SEEN_ONE ? add_word : 0;
   } else if (add == SEEN_ANY || add_word != *word) {
     *set = SEEN_ANY;
+    *word = 0;
   }
 }
 
-/* W is about to be stored over (lock held): what it holds now joins what a
- * stale fetch of it may see. */
-static void remember_overwritten(const struct model *m, struct model_word *w)
+/* W, whose record R is being edited, is about to be stored over (lock
+ * held): what it holds now joins what a stale fetch of it may see. BOUND is
+ * model_fresh_after(W) before the store. */
+static void remember_overwritten(struct model_rec *r, struct model_word *w, uint64_t bound)
 {
   uint8_t before = w->insn_in_memory ? SEEN_ONE : SEEN_ANY;
-  if (w->store_seq == 0) {
+  uint32_t word = w->insn_in_memory ? w->insn : 0;
+  if (r->store_seq == 0) {
     /* Never stored: its content since it was mapped is all there was. */
-    w->earlier = SEEN_NONE;
-    w->seen = before;
-    w->seen_word = w->insn;
-    w->seen_after = 0;
+    r->earlier = SEEN_NONE;
+    r->seen = before;
+    r->seen_word = word;
+    r->seen_after = 0;
+  } else if (bound != UINT64_MAX) {
+    seen_add(&r->earlier, &r->earlier_word, r->seen, r->seen_word);
+    r->seen = before;
+    r->seen_word = word;
+    r->seen_after = bound;
   } else {
-    uint64_t bound = model_fresh_after(m, w, MODEL_OWN_VIEW);
-    if (bound != UINT64_MAX) {
-      seen_add(&w->earlier, &w->earlier_word, w->seen, w->seen_word);
-      w->seen = before;
-      w->seen_word = w->insn;
-      w->seen_after = bound;
-    } else {
-      seen_add(&w->seen, &w->seen_word, before, w->insn);
-    }
+    seen_add(&r->seen, &r->seen_word, before, word);
   }
   w->insn_in_memory = false;
 }
 
 /* Whether every word a thread synchronised at SYNC_SEQ may see in a stale
  * fetch of W is CURRENT; *READS_SYNC: whether the answer depends on it. */
-static bool stale_benign(const struct model_word *w, uint64_t sync_seq, uint32_t current,
+static bool stale_benign(const struct model_rec *w, uint64_t sync_seq, uint32_t current,
                          bool *reads_sync)
 {
   *reads_sync = false;
@@ -296,9 +299,8 @@ static bool stale_benign(const struct model_word *w, uint64_t sync_seq, uint32_t
 bool model_stale_benign(const struct model *m, const struct model_thread *t,
                         const struct model_word *w, uint32_t current, bool *reads_sync)
 {
-  (void)m;
   bool reads = false;
-  bool benign = stale_benign(w, t->sync_seq, current, &reads);
+  bool benign = stale_benign(word_rec(m, w), t->sync_seq, current, &reads);
   if (reads_sync) {
     *reads_sync = reads;
   }
@@ -320,16 +322,23 @@ bool model_fetch_benign(const struct model *m, const struct model_thread *t,
 static void store_in_page(const struct model *m, struct model_page *page, uint64_t first,
                           uint64_t end, uint64_t now, struct model_thread *t, uint64_t writer_pc)
 {
+  if (page->kernel_sync_seq) {
+    page_make_dense(m, page); /* owed the kernel's sync (sync_store_only) */
+  }
   for (uint64_t a = first; a < end; a += 4) {
     if (page->words) {
       struct model_word *w = page_word(m, page, a);
-      remember_overwritten(m, w);
-      w->store_seq = now;
+      uint64_t bound =
+          word_rec(m, w)->store_seq ? model_fresh_after(m, w, MODEL_OWN_VIEW) : UINT64_MAX;
+      struct model_rec *r = rec_edit(m, w);
+      remember_overwritten(r, w, bound);
+      r->store_seq = now;
       w->version++;
-      w->writer_pc = writer_pc;
-      w->writer_cluster = t->cluster;
-      w->writer_thread = t->serial;
-      w->writer_exact = true;
+      r->writer_pc = writer_pc;
+      r->writer_cluster = t->cluster;
+      r->writer_thread = t->serial;
+      r->writer_exact = true;
+      rec_commit(m, w);
     } else {
       size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
       model_page_writers(page, writer_pc);
@@ -370,7 +379,7 @@ struct model_page *model_store_page(struct model *m, uint64_t va)
 
 /* Whether a clean of ADDR reaches W, whose dirty copy sits in the
  * writer's cache in the writer's DminLine geometry. */
-static bool in_writer_line(const struct model *m, const struct model_word *w, uint64_t word_va,
+static bool in_writer_line(const struct model *m, const struct model_rec *w, uint64_t word_va,
                            uint64_t addr)
 {
   uint64_t mask = ~((uint64_t)m->geo[w->writer_cluster].dline - 1);
@@ -386,10 +395,13 @@ static void mark_clean_issued(const struct model *m, struct model_word *w, uint6
                               void *ctx)
 {
   const struct clean_issue *c = ctx;
-  mark_site(m, w, word_va, (void *)&c->mark);
-  if (in_writer_line(m, w, word_va, c->addr)) {
-    w->clean_issue_seq = c->mark.seq;
+  struct model_rec *r = rec_edit(m, w);
+  w->version++;
+  mark_site_on(r, &c->mark);
+  if (in_writer_line(m, r, word_va, c->addr)) {
+    r->clean_issue_seq = c->mark.seq;
   }
+  rec_commit(m, w);
 }
 
 void model_dc_clean(struct model *m, struct model_thread *t, uint64_t va, uint32_t site,
@@ -431,12 +443,12 @@ static bool inval_misses(const struct model *m, const struct maint_op *op, unsig
  * has one executable view almost always, so the table stays empty.
  */
 static const uint64_t *find_view_slots(const struct model *m, const struct model_word *w,
-                                       unsigned c, uint64_t view)
+                                       const struct model_rec *r, unsigned c, uint64_t view)
 {
-  if (!m->geo[c].vipt || !w->iview_set || w->iview == view) {
-    return &w->inval[INVAL_ISSUED(c)];
+  if (!m->geo[c].vipt || !r->iview_set || r->iview == view) {
+    return &r->inval[INVAL_ISSUED(c)];
   }
-  const GPtrArray *blocks = w->extra_views ? g_hash_table_lookup(m->view_extra, w) : NULL;
+  const GPtrArray *blocks = w && w->extra_views ? g_hash_table_lookup(m->view_extra, w) : NULL;
   for (guint i = 0; blocks && i < blocks->len; i++) {
     const uint64_t *b = g_ptr_array_index(blocks, i);
     if (b[0] == view) {
@@ -446,16 +458,18 @@ static const uint64_t *find_view_slots(const struct model *m, const struct model
   return NULL; /* never invalidated through VIEW on a VIPT cluster */
 }
 
-/* The same slots, made when missing (an ic through VIEW reached W). */
-static uint64_t *view_slots(const struct model *m, struct model_word *w, unsigned c, uint64_t view)
+/* The same slots, made when missing (an ic through VIEW reached W, whose
+ * record R is being edited). */
+static uint64_t *view_slots(const struct model *m, struct model_word *w, struct model_rec *r,
+                            unsigned c, uint64_t view)
 {
-  if (m->geo[c].vipt && !w->iview_set) {
-    w->iview_set = true;
-    w->iview = view;
+  if (m->geo[c].vipt && !r->iview_set) {
+    r->iview_set = true;
+    r->iview = view;
   }
-  const uint64_t *found = find_view_slots(m, w, c, view);
+  const uint64_t *found = find_view_slots(m, w, r, c, view);
   if (found) {
-    return (uint64_t *)found; /* W's own record or its block: not const */
+    return (uint64_t *)found; /* R or W's block: not const */
   }
   GPtrArray *blocks = w->extra_views ? g_hash_table_lookup(m->view_extra, w) : NULL;
   if (!blocks) {
@@ -471,19 +485,19 @@ static uint64_t *view_slots(const struct model *m, struct model_word *w, unsigne
 
 /* Whether an ic through an executable view other than VIEW was issued
  * for VIPT cluster C after W's last store (the reason of a stale fetch). */
-static bool other_view_issued(const struct model *m, const struct model_word *w, unsigned c,
-                              uint64_t view)
+static bool other_view_issued(const struct model *m, const struct model_word *w,
+                              const struct model_rec *r, unsigned c, uint64_t view)
 {
-  if (!m->geo[c].vipt || !w->iview_set) {
+  if (!m->geo[c].vipt || !r->iview_set) {
     return false;
   }
-  if (w->iview != view && w->inval[INVAL_ISSUED(c)] > w->store_seq) {
+  if (r->iview != view && r->inval[INVAL_ISSUED(c)] > r->store_seq) {
     return true;
   }
   const GPtrArray *blocks = w->extra_views ? g_hash_table_lookup(m->view_extra, w) : NULL;
   for (guint i = 0; blocks && i < blocks->len; i++) {
     const uint64_t *b = g_ptr_array_index(blocks, i);
-    if (b[0] != view && b[1 + 2 * c] > w->store_seq) {
+    if (b[0] != view && b[1 + 2 * c] > r->store_seq) {
       return true;
     }
   }
@@ -500,13 +514,17 @@ struct inval_issue {
 static void mark_inval_issued(const struct model *m, struct model_word *w, uint64_t word_va,
                               void *ctx)
 {
+  (void)word_va;
   const struct inval_issue *issue = ctx;
+  struct model_rec *r = rec_edit(m, w);
   if (issue->alias) {
-    w->inval[INVAL_ALIAS(issue->cluster)] = issue->mark.seq;
+    r->inval[INVAL_ALIAS(issue->cluster)] = issue->mark.seq;
   } else {
-    view_slots(m, w, issue->cluster, issue->view)[0] = issue->mark.seq;
+    view_slots(m, w, r, issue->cluster, issue->view)[0] = issue->mark.seq;
   }
-  mark_site(m, w, word_va, (void *)&issue->mark);
+  w->version++;
+  mark_site_on(r, &issue->mark);
+  rec_commit(m, w);
 }
 
 static void complete_dmb_ordered(struct model *m, unsigned except_thread, uint64_t done);
@@ -539,14 +557,14 @@ void model_ic_ivau(struct model *m, struct model_thread *t, uint64_t va, uint32_
   g_array_append_val(t->pending, op);
 }
 
-static uint64_t store_completion(const struct model *m, const struct model_word *w);
+static uint64_t store_completion(const struct model *m, const struct model_rec *w);
 
 /* The time W's D side became coherent with its last store for the thread
  * with serial READER, or 0 if not. Under IDC: for the storing thread, when
  * its store completed; for any other thread, which can only act on the
  * store after seeing it (directly or through a flag), the store itself
  * ("Store completion"). */
-static uint64_t clean_point(const struct model *m, const struct model_word *w, unsigned reader)
+static uint64_t clean_point(const struct model *m, const struct model_rec *w, unsigned reader)
 {
   if (m->all_idc) {
     return reader == w->writer_thread ? store_completion(m, w) : w->store_seq;
@@ -563,21 +581,24 @@ struct completion {
 static void complete_clean(const struct model *m, struct model_word *w, uint64_t word_va, void *ctx)
 {
   const struct completion *c = ctx;
-  if (!in_writer_line(m, w, word_va, c->op->addr)) {
+  const struct model_rec *r = word_rec(m, w);
+  if (!in_writer_line(m, r, word_va, c->op->addr)) {
     return;
   }
-  if (w->store_seq == 0 || c->op->issue_seq < w->store_seq) {
+  if (r->store_seq == 0 || c->op->issue_seq < r->store_seq) {
     return; /* nothing dirty yet, or stored again after the clean issued */
   }
-  if (w->writer_exact && w->writer_thread != c->op->thread && c->op->order_seq < w->store_seq) {
-    if (w->clean_unordered_seq < c->done_seq) {
-      w->clean_unordered_seq = c->done_seq; /* for the reason only */
+  if (r->writer_exact && r->writer_thread != c->op->thread && c->op->order_seq < r->store_seq) {
+    if (r->clean_unordered_seq < c->done_seq) {
+      rec_edit(m, w)->clean_unordered_seq = c->done_seq; /* for the reason only */
+      rec_commit(m, w);
       w->version++;
     }
     return; /* another thread's store the clean is not ordered after */
   }
-  if (w->clean_done_seq <= w->store_seq) {
-    w->clean_done_seq = c->done_seq;
+  if (r->clean_done_seq <= r->store_seq) {
+    rec_edit(m, w)->clean_done_seq = c->done_seq;
+    rec_commit(m, w);
     w->version++;
   }
 }
@@ -586,15 +607,18 @@ static void complete_inval(const struct model *m, struct model_word *w, uint64_t
 {
   const struct completion *c = ctx;
   (void)word_va;
-  uint64_t cleaned = clean_point(m, w, c->op->thread);
-  if (w->store_seq == 0 || cleaned == 0 || c->op->issue_seq <= cleaned) {
+  const struct model_rec *now = word_rec(m, w);
+  uint64_t cleaned = clean_point(m, now, c->op->thread);
+  if (now->store_seq == 0 || cleaned == 0 || c->op->issue_seq <= cleaned) {
     return; /* issued before the clean completed: may refill stale data */
   }
-  uint64_t *done = &view_slots(m, w, c->cluster, c->op->view)[1];
+  struct model_rec *r = rec_edit(m, w);
+  uint64_t *done = &view_slots(m, w, r, c->cluster, c->op->view)[1];
   if (*done <= cleaned) {
     *done = c->done_seq;
     w->version++;
   }
+  rec_commit(m, w);
 }
 
 /* Completes the operations OPS at time DONE. */
@@ -652,7 +676,7 @@ static uint64_t first_after(const GArray *times, uint64_t after)
 }
 
 /* When W's last store completed (0: not yet). */
-static uint64_t store_completion(const struct model *m, const struct model_word *w)
+static uint64_t store_completion(const struct model *m, const struct model_rec *w)
 {
   return first_after(m->dsb_times, w->store_seq);
 }
@@ -840,15 +864,16 @@ static uint64_t inval_point(const struct model *m, unsigned c, uint64_t done, ui
 
 /* The kernel synced W's page after W's last store, and the run counts on
  * it (model_kernel_sync). */
-static bool kernel_synced(const struct model *m, const struct model_word *w)
+static bool kernel_synced(const struct model *m, const struct model_rec *w)
 {
   return w->kernel_sync_seq > w->store_seq && !m->kernel_untrusted;
 }
 
 /* Which step is missing for a fetch through VIEW, without provenance. */
 static enum model_stale_kind missing_step(const struct model *m, const struct model_thread *t,
-                                          const struct model_word *w, uint64_t view)
+                                          const struct model_word *word, uint64_t view)
 {
+  const struct model_rec *w = word_rec(m, word);
   if (kernel_synced(m, w)) {
     return MODEL_FRESH;
   }
@@ -871,7 +896,7 @@ static enum model_stale_kind missing_step(const struct model *m, const struct mo
                                              : MODEL_STALE_NOT_CLEANED;
   }
   if (!m->geo[c].dic) {
-    const uint64_t *slots = find_view_slots(m, w, c, view);
+    const uint64_t *slots = find_view_slots(m, word, w, c, view);
     uint64_t inval_done = inval_point(m, c, slots ? slots[1] : 0, ready);
     if (inval_done <= ready) {
       uint64_t inval_issued = slots ? slots[0] : 0;
@@ -881,7 +906,7 @@ static enum model_stale_kind missing_step(const struct model *m, const struct mo
       if (w->inval[INVAL_ALIAS(c)] > w->store_seq) {
         return MODEL_STALE_NONEXEC_ALIAS;
       }
-      if (other_view_issued(m, w, c, view)) {
+      if (other_view_issued(m, word, w, c, view)) {
         return MODEL_STALE_OTHER_EXEC_VIEW;
       }
       if (inval_issued > w->store_seq) {
@@ -936,7 +961,18 @@ unsigned model_verdict_reads(const struct model *m, enum model_stale_kind kind)
   }
 }
 
-uint64_t model_fresh_after(const struct model *m, const struct model_word *w, uint64_t view)
+static uint64_t fresh_after(const struct model *m, const struct model_word *word,
+                            const struct model_rec *w, uint64_t view);
+
+uint64_t model_fresh_after(const struct model *m, const struct model_word *word, uint64_t view)
+{
+  return fresh_after(m, word, word_rec(m, word), view);
+}
+
+/* model_fresh_after of W's record R (WORD: NULL for a record with no
+ * other view's slots, as a store-only page's words have). */
+static uint64_t fresh_after(const struct model *m, const struct model_word *word,
+                            const struct model_rec *w, uint64_t view)
 {
   if (w->store_seq == 0 || kernel_synced(m, w)) {
     return 0;
@@ -955,7 +991,7 @@ uint64_t model_fresh_after(const struct model *m, const struct model_word *w, ui
     if (m->geo[c].dic) {
       continue;
     }
-    const uint64_t *slots = find_view_slots(m, w, c, view);
+    const uint64_t *slots = find_view_slots(m, word, w, c, view);
     uint64_t done = slots ? slots[1] : 0;
     if (done <= cleaned) {
       return UINT64_MAX; /* cluster c still misses the invalidate (of VIEW) */
@@ -979,7 +1015,7 @@ uint64_t model_fresh_after(const struct model *m, const struct model_word *w, ui
  * and the invalidate are done and only the fetching thread's context
  * synchronisation is missing.
  */
-static bool cmodx_covers(const struct model_word *w, const struct model_thread *t,
+static bool cmodx_covers(const struct model_rec *w, const struct model_thread *t,
                          enum model_stale_kind kind)
 {
   return kind == MODEL_STALE_NOT_SYNCHRONISED && w->writer_thread != t->serial;
@@ -1000,17 +1036,18 @@ static bool cmodx_covers(const struct model_word *w, const struct model_thread *
  * checking which barrier ordered them.
  */
 struct model_verdict model_fetch(const struct model *m, struct model_thread *t,
-                                 const struct model_word *w, uint64_t view, bool cmodx_safe)
+                                 const struct model_word *word, uint64_t view, bool cmodx_safe)
 {
   struct model_verdict v = {.kind = MODEL_FRESH};
+  const struct model_rec *w = word_rec(m, word);
   if (w->store_seq == 0) {
     return v;
   }
-  enum model_stale_kind kind = missing_step(m, t, w, view);
+  enum model_stale_kind kind = missing_step(m, t, word, view);
   if (w->store_seq > t->fetched_store_seq) {
     t->fetched_store_seq = w->store_seq;
   }
-  if (kind == MODEL_FRESH || (cmodx_safe && w->pair_cmodx_safe && cmodx_covers(w, t, kind))) {
+  if (kind == MODEL_FRESH || (cmodx_safe && word->pair_cmodx_safe && cmodx_covers(w, t, kind))) {
     return v; /* either encoding is architecturally acceptable */
   }
   if (w->kernel_sync_seq > w->store_seq && w->clean_site_seq <= w->store_seq &&
@@ -1051,6 +1088,34 @@ void model_trust_kernel_sync(struct model *m, bool trusted)
 }
 
 /*
+ * A page nobody fetched from or maintained yet (store-only) keeps the
+ * sync as a page-level fact rather than per-word records: every word its
+ * summary holds was stored before the sync, and gets it when the page is
+ * made dense (model_page_make_dense), which the next fetch, maintenance,
+ * madvise or store does. DENSIFYING goes up now, as making the page dense
+ * here did: a lock-free store racing with the sync is made again under the
+ * lock, and every later store takes the lock (model_store_quick), where it
+ * makes the page dense before it lands (store_in_page). A program maps
+ * most of what it ever makes executable without running all of it.
+ */
+static unsigned sync_store_only(struct model *m, struct model_page *page)
+{
+  __atomic_store_n(&page->densifying, 1, __ATOMIC_SEQ_CST);
+  uint64_t now = event_time(m);
+  unsigned published = 0;
+  struct model_rec *r = g_malloc(m->recs->size);
+  for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
+    if (model_page_seed(m, page, i, r) && r->kernel_sync_seq <= r->store_seq &&
+        fresh_after(m, NULL, r, MODEL_OWN_VIEW) == UINT64_MAX) {
+      published++;
+    }
+  }
+  g_free(r);
+  page->kernel_sync_seq = now;
+  return published;
+}
+
+/*
  * Linux's __sync_icache_dcache (arch/arm64/mm/flush.c) cleans the D-side
  * and invalidates the I-side of the whole folio with sync_icache_aliases,
  * the whole I-cache when it may alias, from set_ptes before the
@@ -1066,19 +1131,23 @@ unsigned model_kernel_sync(struct model *m, uint64_t canon)
   if (!page) {
     return 0; /* never stored: nothing the caches could hold stale */
   }
-  page_make_dense(m, page);
+  if (!page->words) {
+    return sync_store_only(m, page);
+  }
   uint64_t now = event_time(m);
   unsigned published = 0;
   for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
     struct model_word *w = (struct model_word *)(page->words + i * m->word_size);
-    if (w->store_seq == 0) {
+    const struct model_rec *r = word_rec(m, w);
+    if (r->store_seq == 0) {
       continue;
     }
-    if (w->kernel_sync_seq <= w->store_seq &&
+    if (r->kernel_sync_seq <= r->store_seq &&
         model_fresh_after(m, w, MODEL_OWN_VIEW) == UINT64_MAX) {
       published++;
     }
-    w->kernel_sync_seq = now;
+    rec_edit(m, w)->kernel_sync_seq = now;
+    rec_commit(m, w);
     w->version++;
   }
   return published;

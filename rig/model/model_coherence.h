@@ -291,6 +291,10 @@ uint64_t model_page_epoch(const struct model *m);
  * without the caller's lock). */
 size_t model_pages_live(const struct model *m);
 size_t model_pages_peak(const struct model *m);
+/* The distinct word states (shared records) the model holds now, and the
+ * most it held at once (lock held): words in the same state share one. */
+size_t model_records_live(const struct model *m);
+size_t model_records_peak(const struct model *m);
 /* Appends the canonical page number (address >> MODEL_PAGE_SHIFT) of
  * every page the model holds a record of to OUT (uint64_t), in no order. */
 void model_page_numbers(const struct model *m, GArray *out);

@@ -120,7 +120,7 @@ void model_loops_end(struct model_thread *t)
 /* The site whose maintenance should have made W coherent for KIND (the
  * clean or invalidate loop that reached W after its last store), and the
  * stride that loop had when it did. */
-uint32_t model_blamed_site(const struct model_word *w, enum model_stale_kind kind, unsigned *stride)
+uint32_t model_blamed_site(const struct model_rec *w, enum model_stale_kind kind, unsigned *stride)
 {
   bool clean_after = w->clean_site_seq > w->store_seq;
   bool inval_after = w->inval_site_seq > w->store_seq;

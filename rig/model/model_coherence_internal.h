@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <glib.h>
 
@@ -28,7 +29,24 @@
 #define MAX_STRIDE MODEL_PAGE_SIZE
 #define STAMP_CLUSTER_BITS MODEL_STAMP_CLUSTER_BITS
 
-struct model_word {
+/*
+ * A word's record comes in two parts (docs/COHERENCE-MODEL.md#what-is-tracked,
+ * "How the records are kept"). What is the word's own (the encoding QEMU
+ * translated, its flags, the stamp's version) sits in the page's dense array,
+ * 16 bytes a word, whose addresses the plugin keeps; everything else (its
+ * store, maintenance and per-cluster state) is a struct model_rec, shared by
+ * words in the same state: the words of a line a loop cleaned and
+ * invalidated, of a store burst, of a page seeded from its summary. A
+ * record is never changed while another word shares it: a change writes a
+ * copy (rec_edit), and rec_commit gives the word the copy's twin, its own
+ * record changed, or a new one (model_coherence_pages.c, "Shared records").
+ */
+struct model_rec {
+  uint32_t refs;  /* words that hold it (the zero record: none counted) */
+  uint32_t index; /* its number in the pool (struct model_word's REC) */
+  /* From here on, the record's key: two records with the same bytes here
+   * are the same state (padding included: records are only ever copied
+   * from the zeroed record [0]). */
   uint64_t store_seq;       /* last store, 0 = never stored */
   uint64_t writer_pc;       /* the instruction that made that store */
   uint64_t clean_issue_seq; /* latest clean issued (for the reason text) */
@@ -36,36 +54,30 @@ struct model_word {
   /* The latest clean that completed after the store but did not count: its
    * thread was not ordered after the store (COHERENCE-MODEL.md#clean-ordering). */
   uint64_t clean_unordered_seq;
-  uint64_t clean_site_seq; /* when CLEAN_SITE last reached the word */
-  uint64_t inval_site_seq; /* when INVAL_SITE last reached the word */
-  uint32_t clean_site;
-  uint32_t inval_site;
-  uint32_t writer_cluster;
-  uint32_t writer_thread; /* the serial of the thread that made that store */
-  uint32_t insn;          /* encoding QEMU last translated here */
-  uint16_t clean_stride;  /* CLEAN_SITE's loop stride when it reached the word */
-  uint16_t inval_stride;  /* INVAL_SITE's, likewise (MAX_STRIDE fits) */
-  bool translated;
-  /* WRITER_THREAD made the last store (it landed on the dense record);
-   * false when the record was seeded from a page summary, which keeps one
-   * writer for all its words (#clean-ordering then does not apply). */
-  bool writer_exact;
-  bool insn_cmodx_safe;
-  bool pair_cmodx_safe;     /* old and new encodings both CMODX-safe */
-  bool iview_set;           /* IVIEW names the view of the VIPT slots below */
-  bool extra_views;         /* view_extra holds slots of other views of it */
-  uint16_t clean_cluster;   /* the cluster that issued CLEAN_SITE's operation */
-  uint32_t version;         /* model_fetch_stamp: grows with every change above */
+  uint64_t clean_site_seq;  /* when CLEAN_SITE last reached the word */
+  uint64_t inval_site_seq;  /* when INVAL_SITE last reached the word */
   uint64_t kernel_sync_seq; /* the kernel's last sync of the page (model_kernel_sync) */
   /* What a stale fetch may see (model_coherence.c, "Stale words"): the words since the
    * latest store whose sequence was complete when the next one came
    * (SEEN), those before it (EARLIER), and the bound of that sequence
    * (SEEN_AFTER): a thread synchronised after it sees none of EARLIER. */
   uint64_t seen_after;
+  uint64_t iview; /* the view whose ic the VIPT clusters' slots hold */
+  uint32_t clean_site;
+  uint32_t inval_site;
+  uint32_t writer_cluster;
+  uint32_t writer_thread; /* the serial of the thread that made that store */
   uint32_t seen_word, earlier_word;
-  uint8_t seen, earlier; /* enum seen_set */
-  bool insn_in_memory;   /* INSN is what memory holds: no store since */
-  uint64_t iview;        /* the view whose ic the VIPT clusters' slots hold */
+  uint16_t clean_stride;  /* CLEAN_SITE's loop stride when it reached the word */
+  uint16_t inval_stride;  /* INVAL_SITE's, likewise (MAX_STRIDE fits) */
+  uint16_t clean_cluster; /* the cluster that issued CLEAN_SITE's operation */
+  uint8_t seen, earlier;  /* enum seen_set */
+  /* WRITER_THREAD made the last store (it landed on the dense record);
+   * false when the record was seeded from a page summary, which keeps one
+   * writer for all its words (#clean-ordering then does not apply). */
+  bool writer_exact;
+  bool iview_set; /* IVIEW names the view of the VIPT slots below */
+  uint8_t pad[6]; /* zero: part of the key */
   /* Per cluster c: inval[INVAL_ISSUED(c)] = latest ic issued,
    * inval[INVAL_DONE(c)] = first completed ic that satisfies step 2 (for a
    * VIPT cluster, both through the view IVIEW; other views: view_slots),
@@ -73,6 +85,30 @@ struct model_word {
    * that did not count for c (VIPT:
    * COHERENCE-MODEL.md#double-mapped-code-and-vipt-instruction-caches). */
   uint64_t inval[];
+};
+
+#define REC_KEY_OFFSET offsetof(struct model_rec, store_seq)
+
+struct model_word {
+  uint32_t rec;     /* its struct model_rec, by number (0: the zero record) */
+  uint32_t insn;    /* encoding QEMU last translated here */
+  uint32_t version; /* model_fetch_stamp: grows with every change of the word */
+  bool translated : 1;
+  bool insn_cmodx_safe : 1;
+  bool pair_cmodx_safe : 1; /* old and new encodings both CMODX-safe */
+  bool insn_in_memory : 1;  /* INSN is what memory holds: no store since */
+  bool extra_views : 1;     /* view_extra holds slots of other views of it */
+};
+
+/* The pool of shared records (model_coherence_pages.c, "Shared records"). */
+struct model_recs {
+  GPtrArray *all;     /* number -> struct model_rec *, NULL when free; [0] the zero record */
+  GArray *free;       /* uint32_t: numbers free for reuse */
+  size_t size;        /* bytes of one record (its per-cluster slots included) */
+  struct model_rec *scratch; /* the copy rec_edit hands out */
+  uint32_t last;             /* the record the latest commit gave a word (0: none) */
+  size_t live;               /* records held by a word ([0] not counted) */
+  size_t peak;               /* the most records live at once */
 };
 
 /* struct model_page: model_coherence_quick.h. */
@@ -94,7 +130,8 @@ struct model {
   uint64_t pages_made;  /* page records ever made (model_page_epoch) */
   size_t pages_retired; /* forgotten, not yet released by the caller */
   size_t pages_peak;    /* the most records allocated at once */
-  size_t word_size;     /* sizeof(struct model_word) + per cluster */
+  size_t word_size;     /* sizeof(struct model_word) */
+  struct model_recs *recs; /* the words' shared records */
   unsigned nclusters;
   struct model_geometry *geo;
   uint64_t *online_seq;  /* per cluster: when it came back online */
@@ -124,6 +161,39 @@ static inline uint64_t canon(const struct model *m, uint64_t va)
   return m->views.canon ? m->views.canon(va, m->views.ctx) : va;
 }
 
+/* ---- shared records (model_coherence_pages.c) ----------------------------------- */
+
+static inline const struct model_rec *word_rec(const struct model *m, const struct model_word *w)
+{
+  return g_ptr_array_index(m->recs->all, w->rec);
+}
+
+/* A copy of W's record to change and hand to rec_commit (lock held; one
+ * at a time). */
+static inline struct model_rec *rec_edit(const struct model *m, const struct model_word *w)
+{
+  memcpy(m->recs->scratch, word_rec(m, w), m->recs->size);
+  return m->recs->scratch;
+}
+
+/* W's record becomes the copy rec_edit handed out, as changed. */
+void model_rec_commit(const struct model *m, struct model_word *w);
+
+static inline void rec_commit(const struct model *m, struct model_word *w)
+{
+  const struct model_rec *now = word_rec(m, w);
+  if (memcmp((const char *)now + REC_KEY_OFFSET, (const char *)m->recs->scratch + REC_KEY_OFFSET,
+             m->recs->size - REC_KEY_OFFSET) != 0) {
+    model_rec_commit(m, w);
+  }
+}
+
+struct model_recs *model_recs_new(unsigned nclusters);
+void model_recs_free(struct model_recs *p);
+
+/* W no longer holds its record (its page's words are emptied or freed). */
+void model_rec_release(const struct model *m, struct model_word *w);
+
 /* ---- page records (model_coherence_pages.c) ------------------------------------- */
 
 /* A new, empty record for the canonical page CANON_PAGE. */
@@ -132,6 +202,11 @@ struct model_page *model_page_new(struct model *m, uint64_t canon_page);
 /* Gives PAGE, still store-only, per-word records seeded from its summary
  * (lock held; page_make_dense). */
 void model_page_make_dense(const struct model *m, struct model_page *page);
+
+/* Word I of the store-only PAGE as its summary gives it, into R (record
+ * bytes); false when it was never stored (lock held). */
+bool model_page_seed(const struct model *m, const struct model_page *page, size_t i,
+                     struct model_rec *r);
 
 /* The record of the page holding VA, through its canonical address (the
  * same for the RW and RX views of double-mapped code, plugin_alias.c). */
@@ -206,24 +281,29 @@ struct site_mark {
   unsigned cluster; /* the issuing thread's cluster */
 };
 
+/* Names the operation S in the record R being edited, for the report. */
+static inline void mark_site_on(struct model_rec *r, const struct site_mark *s)
+{
+  if (s->inval) {
+    r->inval_site = s->site;
+    r->inval_site_seq = s->seq;
+    r->inval_stride = (uint16_t)s->stride;
+  } else {
+    r->clean_site = s->site;
+    r->clean_site_seq = s->seq;
+    r->clean_stride = (uint16_t)s->stride;
+    r->clean_cluster = (uint16_t)s->cluster;
+  }
+}
+
 /* Names the operation S on W, for the report (model_coherence_attribution.c). */
 static inline void mark_site(const struct model *m, struct model_word *w, uint64_t word_va,
                              void *ctx)
 {
-  (void)m;
   (void)word_va;
-  const struct site_mark *s = ctx;
   w->version++;
-  if (s->inval) {
-    w->inval_site = s->site;
-    w->inval_site_seq = s->seq;
-    w->inval_stride = (uint16_t)s->stride;
-  } else {
-    w->clean_site = s->site;
-    w->clean_site_seq = s->seq;
-    w->clean_stride = (uint16_t)s->stride;
-    w->clean_cluster = (uint16_t)s->cluster;
-  }
+  mark_site_on(rec_edit(m, w), ctx);
+  rec_commit(m, w);
 }
 
 /* Follows the loop of SITE to VA; returns the stride the operation's marks
@@ -237,7 +317,7 @@ void model_claim_lines(const struct model *m, uint64_t va, struct site_mark *s);
 
 /* The site whose maintenance should have made W coherent for KIND, and the
  * stride its loop had then (*STRIDE). */
-uint32_t model_blamed_site(const struct model_word *w, enum model_stale_kind kind,
+uint32_t model_blamed_site(const struct model_rec *w, enum model_stale_kind kind,
                            unsigned *stride);
 
 #endif /* JITFLUSH_EMU_COHERENCE_INTERNAL_H */

@@ -10,11 +10,142 @@
 
 #include "model_coherence_internal.h"
 
+/*
+ * Shared records. A word's state beyond its own encoding and flags is a
+ * struct model_rec that words in the same state share: the words of a
+ * line one loop cleaned and invalidated, of a burst of stores between two
+ * events, of a page seeded from its summary, hold one record, so a dense
+ * page costs its 16-byte words and a few records rather than a 184-byte
+ * record per word (two clusters). Only rec_edit's copy is ever changed:
+ * committing it makes the word hold the record the previous commit gave a
+ * word when the copy is its twin (the next word of the same line, burst or
+ * page, which the model reaches in order), else the word's own record,
+ * changed in place, when no other word holds it, else a new record. Twins
+ * that were not made one after the other stay two records: finding them
+ * in a table by their content cost the Racket row 30% more CPU time
+ * for 5% less memory. A record goes when its last word does. Everything
+ * here runs under the caller's lock, like every other change of a word.
+ */
+
+struct model_recs *model_recs_new(unsigned nclusters)
+{
+  struct model_recs *p = g_new0(struct model_recs, 1);
+  p->size = sizeof(struct model_rec) + INVAL_SLOTS * (size_t)nclusters * sizeof(uint64_t);
+  p->all = g_ptr_array_new();
+  p->free = g_array_new(false, false, sizeof(uint32_t));
+  p->scratch = g_malloc0(p->size);
+  g_ptr_array_add(p->all, g_malloc0(p->size)); /* the zero record */
+  return p;
+}
+
+void model_recs_free(struct model_recs *p)
+{
+  if (p) {
+    g_ptr_array_set_free_func(p->all, g_free);
+    g_ptr_array_unref(p->all);
+    g_array_unref(p->free);
+    g_free(p->scratch);
+    g_free(p);
+  }
+}
+
+size_t model_records_live(const struct model *m)
+{
+  return m->recs->live;
+}
+
+size_t model_records_peak(const struct model *m)
+{
+  return m->recs->peak;
+}
+
+static bool rec_same(const struct model_recs *p, const struct model_rec *x,
+                     const struct model_rec *y)
+{
+  return memcmp((const char *)x + REC_KEY_OFFSET, (const char *)y + REC_KEY_OFFSET,
+                p->size - REC_KEY_OFFSET) == 0;
+}
+
+static void rec_unref(struct model_recs *p, uint32_t index)
+{
+  struct model_rec *r = g_ptr_array_index(p->all, index);
+  if (index == 0 || --r->refs > 0) {
+    return;
+  }
+  g_free(r);
+  g_ptr_array_index(p->all, index) = NULL;
+  g_array_append_val(p->free, index);
+  p->live--;
+  if (p->last == index) {
+    p->last = 0;
+  }
+}
+
+void model_rec_commit(const struct model *m, struct model_word *w)
+{
+  struct model_recs *p = m->recs;
+  const struct model_rec *want = p->scratch;
+  if (p->last && rec_same(p, want, g_ptr_array_index(p->all, p->last))) {
+    struct model_rec *twin = g_ptr_array_index(p->all, p->last);
+    twin->refs++;
+    rec_unref(p, w->rec);
+    w->rec = twin->index;
+    return;
+  }
+  struct model_rec *own = g_ptr_array_index(p->all, w->rec);
+  if (w->rec != 0 && own->refs == 1) {
+    /* No other word holds it: changed in place. */
+    memcpy((char *)own + REC_KEY_OFFSET, (const char *)want + REC_KEY_OFFSET,
+           p->size - REC_KEY_OFFSET);
+    p->last = w->rec;
+    return;
+  }
+  if (rec_same(p, want, g_ptr_array_index(p->all, 0))) {
+    rec_unref(p, w->rec);
+    w->rec = 0;
+    return;
+  }
+  struct model_rec *r = g_memdup2(want, p->size);
+  r->refs = 1;
+  if (p->free->len) {
+    r->index = g_array_index(p->free, uint32_t, p->free->len - 1);
+    g_array_set_size(p->free, p->free->len - 1);
+    g_ptr_array_index(p->all, r->index) = r;
+  } else {
+    r->index = p->all->len;
+    g_ptr_array_add(p->all, r);
+  }
+  rec_unref(p, w->rec);
+  w->rec = r->index;
+  p->last = r->index;
+  if (++p->live > p->peak) {
+    p->peak = p->live;
+  }
+}
+
+void model_rec_release(const struct model *m, struct model_word *w)
+{
+  rec_unref(m->recs, w->rec);
+  w->rec = 0;
+}
+
+/* Every word of PAGE lets go of its record. */
+static void release_words(const struct model *m, struct model_page *page)
+{
+  for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
+    struct model_word *w = (struct model_word *)(page->words + i * m->word_size);
+    if (w->rec) {
+      model_rec_release(m, w);
+    }
+  }
+}
+
 /* A new, empty record for the canonical page CANON_PAGE. */
 struct model_page *model_page_new(struct model *m, uint64_t canon_page)
 {
   struct model_page *page = g_new0(struct model_page, 1);
   page->born = m->pages_made++;
+  page->model = m;
   g_hash_table_insert(m->pages, GSIZE_TO_POINTER(canon_page), page);
   size_t allocated = g_hash_table_size(m->pages) + m->pages_retired;
   if (allocated > m->pages_peak) {
@@ -22,6 +153,56 @@ struct model_page *model_page_new(struct model *m, uint64_t canon_page)
     __atomic_store_n(&m->pages_peak, allocated, __ATOMIC_RELAXED);
   }
   return page;
+}
+
+/* The store-only summary of PAGE as read once, under the lock
+ * (model_page_seed). */
+struct page_summary {
+  uint64_t last, older, writer_pc;
+  uint32_t writer_thread;
+};
+
+static struct page_summary read_summary(const struct model_page *page)
+{
+  return (struct page_summary){
+      __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST),
+      __atomic_load_n(&page->older_store, __ATOMIC_SEQ_CST),
+      __atomic_load_n(&page->last_writer_pc, __ATOMIC_SEQ_CST),
+      __atomic_load_n(&page->last_writer_thread, __ATOMIC_SEQ_CST),
+  };
+}
+
+/* Word I's record as PAGE's summary S gives it, into R (a copy of the zero
+ * record); false when the word was never stored. The kernel's sync the
+ * page is owed counts for every word stored before it, which is every
+ * word the summary holds (DENSIFYING has been up since). */
+static bool seed_word(const struct model_page *page, const struct page_summary *s, size_t i,
+                      struct model_rec *r)
+{
+  uint64_t written = __atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST);
+  if (!((written >> (i % 64)) & 1)) {
+    return false;
+  }
+  /* A word stored before LAST_STORE's time takes the latest time
+   * before it (model_coherence_quick.h): its own or later. */
+  uint64_t recent = __atomic_load_n(&page->recent[i / 64], __ATOMIC_SEQ_CST);
+  uint64_t stamp = ((recent >> (i % 64)) & 1) || s->older == 0 ? s->last : s->older;
+  const uint64_t *writers = __atomic_load_n(&page->writers, __ATOMIC_SEQ_CST);
+  uint64_t exact = writers ? __atomic_load_n(&writers[i], __ATOMIC_SEQ_CST) : 0;
+  r->store_seq = stamp >> STAMP_CLUSTER_BITS;
+  r->writer_pc = exact ? exact : s->writer_pc;
+  r->writer_thread = s->writer_thread;
+  r->writer_cluster = (uint32_t)(stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
+  r->kernel_sync_seq = page->kernel_sync_seq;
+  return true;
+}
+
+bool model_page_seed(const struct model *m, const struct model_page *page, size_t i,
+                     struct model_rec *r)
+{
+  memcpy(r, g_ptr_array_index(m->recs->all, 0), m->recs->size);
+  struct page_summary s = read_summary(page);
+  return seed_word(page, &s, i, r);
 }
 
 /* Gives PAGE per-word records, seeded from its store-only summary. The
@@ -34,31 +215,23 @@ void model_page_make_dense(const struct model *m, struct model_page *page)
 {
   __atomic_store_n(&page->densifying, 1, __ATOMIC_SEQ_CST);
   char *words = g_malloc0(m->word_size * MODEL_PAGE_WORDS);
-  uint64_t last = __atomic_load_n(&page->last_store, __ATOMIC_SEQ_CST);
-  uint64_t older = __atomic_load_n(&page->older_store, __ATOMIC_SEQ_CST);
-  uint64_t writer_pc = __atomic_load_n(&page->last_writer_pc, __ATOMIC_SEQ_CST);
-  uint32_t writer_thread = __atomic_load_n(&page->last_writer_thread, __ATOMIC_SEQ_CST);
+  struct page_summary s = read_summary(page);
   for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
-    uint64_t written = __atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST);
-    if ((written >> (i % 64)) & 1) {
-      struct model_word *w = (struct model_word *)(words + i * m->word_size);
-      /* A word stored before LAST_STORE's time takes the latest time
-       * before it (model_coherence_quick.h): its own or later. */
-      uint64_t recent = __atomic_load_n(&page->recent[i / 64], __ATOMIC_SEQ_CST);
-      uint64_t stamp = ((recent >> (i % 64)) & 1) || older == 0 ? last : older;
-      uint64_t exact = page->writers ? __atomic_load_n(&page->writers[i], __ATOMIC_SEQ_CST) : 0;
-      w->store_seq = stamp >> STAMP_CLUSTER_BITS;
-      w->writer_pc = exact ? exact : writer_pc;
-      w->writer_thread = writer_thread;
-      w->writer_cluster = (uint32_t)(stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
+    struct model_word *w = (struct model_word *)(words + i * m->word_size);
+    if (seed_word(page, &s, i, rec_edit(m, w))) {
+      rec_commit(m, w);
     }
   }
+  page->kernel_sync_seq = 0; /* given to the words */
   page->words = words;
 }
 
 void model_page_free(struct model_page *page)
 {
   if (page) {
+    if (page->words) {
+      release_words(page->model, page);
+    }
     g_free(page->writers);
     g_free(page->words);
     g_free(page);
@@ -89,8 +262,9 @@ static void drop_extra_views(const struct model *m, const struct model_page *pag
  * takes its words' history with it: a later mapping at the same address
  * holds other bytes, written by the kernel or by new stores that the model
  * sees afresh. Without forgetting, a program that maps its code at a new
- * address each time left one dense record per page behind (about 100 KiB
- * with two clusters), and the rig grew by gigabytes a minute.
+ * address each time left one dense record per page behind (16 KiB of
+ * words and their shared records; 184 KiB when each word had a record of
+ * its own), and the rig grew by gigabytes a minute.
  *
  * The records are not freed here: lock-free stores (model_coherence_quick.h) and
  * fetch checks translated earlier may still hold them, so the caller frees
@@ -233,8 +407,12 @@ void model_clear(struct model *m, uint64_t canon_start, uint64_t canon_end, uint
     if (page->born >= made_before) {
       continue; /* made by another thread after the madvise began */
     }
+    if (page->kernel_sync_seq) {
+      page_make_dense(m, page); /* as it was made at the sync (model_kernel_sync) */
+    }
     if (page->words) {
       drop_extra_views(m, page);
+      release_words(m, page);
       memset(page->words, 0, m->word_size * MODEL_PAGE_WORDS);
       g_array_append_val(dense, number);
       continue;

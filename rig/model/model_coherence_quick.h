@@ -57,6 +57,12 @@ struct model_page {
   int densifying;              /* nonzero once WORDS is being or was built */
   char *words;                 /* dense records, or NULL */
   uint64_t born;               /* model_page_epoch() when it was made */
+  struct model *model;         /* whose records WORDS hold (model_page_free) */
+  /* The kernel's latest sync of the page while it was store-only: owed to
+   * the words stored so far, given to them when the page is made dense
+   * (model_kernel_sync; DENSIFYING is raised with it, so every store after
+   * it takes the lock and makes the page dense first). */
+  uint64_t kernel_sync_seq;
 };
 
 /* The model's clock, for model_store_quick: lives as long as M. */

@@ -139,6 +139,27 @@ TEST_F(KernelSync, TheFirstExecMappingOfAFreshPagePublishesItForEveryThread)
   EXPECT_EQ(model_fresh_after(m, w, MODEL_OWN_VIEW), 0u);
 }
 
+// A page the kernel synced before anyone fetched from it keeps the sync as
+// a fact of the page, with no per-word records; the words stored before it
+// get it when they are needed, and stores after it (two, an event apart, so
+// that a page summary alone would lose which words came before the sync)
+// do not.
+TEST_F(KernelSync, ASyncOfAPageNobodyFetchedFromIsKeptForThePage)
+{
+  Store(kCode, 8);
+  EXPECT_TRUE(Mprotect(kCode));
+  EXPECT_EQ(model_records_live(m), 0u);
+  EXPECT_EQ(Note(0).words, 8u);
+  Store(kCode + 64);
+  model_dsb(m, &writer);
+  Store(kCode + 128);
+  EXPECT_EQ(Run(kCode), MODEL_FRESH);
+  EXPECT_EQ(Run(kCode + 28), MODEL_FRESH);
+  EXPECT_EQ(Run(kCode + 64), MODEL_STALE_NOT_CLEANED);
+  EXPECT_EQ(Run(kCode + 128), MODEL_STALE_NOT_CLEANED);
+  EXPECT_GT(model_records_live(m), 0u);
+}
+
 // RX -> RW -> rewrite -> RX: the flag is still set, the kernel does
 // nothing the second time, and the rewrite is stale.
 TEST_F(KernelSync, ALaterExecMappingOfTheSamePageDoesNotSync)
