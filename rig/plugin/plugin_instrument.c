@@ -1022,7 +1022,8 @@ static void register_store_callbacks(struct qemu_plugin_tb *tb, const uint32_t *
  *    or MIDR_EL1: a register write the rig defers to the next TB's start
  *    (a syscall result it overrides, an mrs that ended its TB;
  *    plugin_regs.c) is applied by that TB's conditional callback. Decided
- *    from memory, not from the order QEMU translates in.
+ *    from memory, not from the order QEMU translates in;
+ *  - it is the first TB the process translates.
  */
 static bool insn_is_svc_class(uint32_t w)
 {
@@ -1087,6 +1088,13 @@ static bool block_observes(struct qemu_plugin_tb *tb, const uint32_t *words, siz
                            bool observes, size_t checked)
 {
   if (rig->opts.every_block || observes || checked || insn_may_branch_back(words[n - 1])) {
+    return true;
+  }
+  /* The first TB the process translates is where the guest starts: on the
+   * clock, so that a guest that ran at all counted instructions (the
+   * runner reads insns=0 as "the guest never ran"). */
+  static bool started;
+  if (!__atomic_exchange_n(&started, true, __ATOMIC_RELAXED)) {
     return true;
   }
   uint64_t start = qemu_plugin_tb_vaddr(tb);

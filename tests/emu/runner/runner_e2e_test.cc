@@ -1328,6 +1328,31 @@ TEST(RunnerEndToEnd, EveryBlockAndObservingGiveTheSameVerdicts)
       << bad.err;
 }
 
+// A program whose first block is quiet (a load, nothing the SoC shows) and
+// faults there: the first block is on the clock, so the run is the
+// program's death by its signal, never "the guest never ran" (status 7).
+TEST(RunnerEndToEnd, AGuestThatDiesInItsFirstQuietBlockRan)
+{
+  TempDir dir;
+  const std::string source = dir / "first.S", program = dir / "first";
+  {
+    std::ofstream out(source);
+    out << ".globl _start\n_start:\n  mov x0, #0\n  add x1, x0, #8\n  ldr x2, [x1]\n  udf #0\n";
+  }
+  ASSERT_EQ(RunProcess({JITFLUSH_AARCH64_BINUTILS "gcc", "-nostdlib", "-static", "-o", program,
+                        source})
+                .status,
+            0);
+  ProcessResult r = RunProcess({kRunner, "--config", kConfigs + "/exynos8890.conf", "--report",
+                                dir / "r.json", "--", program});
+  EXPECT_EQ(r.status, 128 + SIGSEGV) << r.err;
+  EXPECT_NE(r.err.find("\n==jitflush-emu== the program died of signal 11 (Segmentation fault)\n"),
+            std::string::npos)
+      << r.err;
+  const nlohmann::json report = nlohmann::json::parse(ReadFileOrEmpty(dir / "r.json"));
+  EXPECT_EQ(report["insns"], 4) << report.dump(); // the block: mov, add, ldr, udf
+}
+
 TEST(RunnerEndToEnd, FlushedCodeRunsClean)
 {
   ProcessResult r = Emu("apple-m1.conf", {"jit-flush"});
