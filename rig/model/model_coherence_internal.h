@@ -102,9 +102,9 @@ struct model_word {
 
 /* The pool of shared records (model_coherence_pages.c, "Shared records"). */
 struct model_recs {
-  GPtrArray *all;     /* number -> struct model_rec *, NULL when free; [0] the zero record */
-  GArray *free;       /* uint32_t: numbers free for reuse */
-  size_t size;        /* bytes of one record (its per-cluster slots included) */
+  GPtrArray *all;            /* number -> struct model_rec *, NULL when free; [0] the zero record */
+  GArray *free;              /* uint32_t: numbers free for reuse */
+  size_t size;               /* bytes of one record (its per-cluster slots included) */
   struct model_rec *scratch; /* the copy rec_edit hands out */
   uint32_t last;             /* the record the latest commit gave a word (0: none) */
   size_t live;               /* records held by a word ([0] not counted) */
@@ -124,13 +124,13 @@ struct model_geometry {
 };
 
 struct model {
-  uint64_t seq;         /* the latest event's time (COHERENCE-MODEL.md#what-is-tracked) */
-  uint64_t shared;      /* model_fetch_stamp: changes read outside words */
-  GHashTable *pages;    /* canonical page number -> model_page */
-  uint64_t pages_made;  /* page records ever made (model_page_epoch) */
-  size_t pages_retired; /* forgotten, not yet released by the caller */
-  size_t pages_peak;    /* the most records allocated at once */
-  size_t word_size;     /* sizeof(struct model_word) */
+  uint64_t seq;            /* the latest event's time (COHERENCE-MODEL.md#what-is-tracked) */
+  uint64_t shared;         /* model_fetch_stamp: changes read outside words */
+  GHashTable *pages;       /* canonical page number -> model_page */
+  uint64_t pages_made;     /* page records ever made (model_page_epoch) */
+  size_t pages_retired;    /* forgotten, not yet released by the caller */
+  size_t pages_peak;       /* the most records allocated at once */
+  size_t word_size;        /* sizeof(struct model_word) */
   struct model_recs *recs; /* the words' shared records */
   unsigned nclusters;
   struct model_geometry *geo;
@@ -317,7 +317,6 @@ void model_claim_lines(const struct model *m, uint64_t va, struct site_mark *s);
 
 /* The site whose maintenance should have made W coherent for KIND, and the
  * stride its loop had then (*STRIDE). */
-uint32_t model_blamed_site(const struct model_rec *w, enum model_stale_kind kind,
-                           unsigned *stride);
+uint32_t model_blamed_site(const struct model_rec *w, enum model_stale_kind kind, unsigned *stride);
 
 #endif /* JITFLUSH_EMU_COHERENCE_INTERNAL_H */

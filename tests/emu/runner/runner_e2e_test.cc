@@ -1339,10 +1339,10 @@ TEST(RunnerEndToEnd, AGuestThatDiesInItsFirstQuietBlockRan)
     std::ofstream out(source);
     out << ".globl _start\n_start:\n  mov x0, #0\n  add x1, x0, #8\n  ldr x2, [x1]\n  udf #0\n";
   }
-  ASSERT_EQ(RunProcess({JITFLUSH_AARCH64_BINUTILS "gcc", "-nostdlib", "-static", "-o", program,
-                        source})
-                .status,
-            0);
+  ASSERT_EQ(
+      RunProcess({JITFLUSH_AARCH64_BINUTILS "gcc", "-nostdlib", "-static", "-o", program, source})
+          .status,
+      0);
   ProcessResult r = RunProcess({kRunner, "--config", kConfigs + "/exynos8890.conf", "--report",
                                 dir / "r.json", "--", program});
   EXPECT_EQ(r.status, 128 + SIGSEGV) << r.err;
