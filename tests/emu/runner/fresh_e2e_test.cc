@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,9 +35,9 @@ const char kIdc1Dic0[] = "models/cortex-a710.conf";
 
 struct Shape {
   const char *config;
-  const char *sequence; // fresh_guest's SEQUENCE
-  const char *style;    // fresh_guest's STYLE
-  const char *check;    // --check
+  const char *sequence;       // fresh_guest's SEQUENCE
+  const char *style;          // fresh_guest's STYLE
+  const char *check;          // --check
   const char *page = "fresh"; // fresh_guest's PAGE
   int rounds = 4;             // fresh_guest's ROUNDS
 };
@@ -69,11 +70,23 @@ GuestRun Guest(const Shape &s)
   TempDir dir;
   // An empty environment: the guest's loader runs as many instructions
   // every time, so the seed's migrations fall on the same ones.
-  std::vector<std::string> argv = {
-      "/usr/bin/env", "-i",   kRunner,  "--config", kConfigs + "/" + s.config,
-      "--seed",       "1",    "--check", s.check,   "--report",
-      dir / "r.json", "--",   kGuest,   s.sequence, s.style,
-      s.page,         std::to_string(s.rounds)};
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "-i",
+                                   kRunner,
+                                   "--config",
+                                   kConfigs + "/" + s.config,
+                                   "--seed",
+                                   "1",
+                                   "--check",
+                                   s.check,
+                                   "--report",
+                                   dir / "r.json",
+                                   "--",
+                                   kGuest,
+                                   s.sequence,
+                                   s.style,
+                                   s.page,
+                                   std::to_string(s.rounds)};
   GuestRun run{RunProcess(argv), nullptr};
   const std::string text = ReadFileOrEmpty(dir / "r.json");
   if (!text.empty())
@@ -123,63 +136,55 @@ TEST_P(FreshNever, TheFunctionIsPublished)
   EXPECT_GT(run.report["migrations"].get<uint64_t>(), 0u) << run.report.dump();
 }
 
+// How the function is written: fresh_guest's PAGE and ROUNDS.
+using Way = std::pair<const char *, int>;
+
+// STYLE with SEQ_DIC1 on the IDC=1 DIC=1 SoC and SEQ_DIC0 on the IDC=1 DIC=0 one, each written
+// every way of WAYS, in both check modes.
+std::vector<Shape> Shapes(const char *style, const char *seq_dic1, const char *seq_dic0,
+                          std::vector<Way> ways = {Way{"fresh", 4}})
+{
+  std::vector<Shape> shapes;
+  for (const auto &[config, seq] : {std::pair{kIdc1Dic1, seq_dic1}, std::pair{kIdc1Dic0, seq_dic0}})
+    for (const auto &[page, rounds] : ways)
+      for (const char *check : {"on", "full"})
+        shapes.push_back(Shape{config, seq, style, check, page, rounds});
+  return shapes;
+}
+
+// A library call between the stores and the sequence: written once on a page nothing stored
+// to, and in four rounds on a page zeroed first.
+const std::vector<Way> kCallWays = {Way{"fresh", 1}, Way{"used", 4}};
+
 // memcpy: the function copied in a few wide stores; a migration due at the start of the
 // function's block is judged after its fetches (plugin_instrument.c, check_before_migration).
 INSTANTIATE_TEST_SUITE_P(Memcpy, FreshSometimes,
-                         ::testing::Values(Shape{kIdc1Dic1, "isb", "memcpy", "on"},
-                                           Shape{kIdc1Dic1, "isb", "memcpy", "full"},
-                                           Shape{kIdc1Dic0, "ic-dsb-isb", "memcpy", "on"},
-                                           Shape{kIdc1Dic0, "ic-dsb-isb", "memcpy", "full"}),
-                         ShapeName);
+                         ::testing::ValuesIn(Shapes("memcpy", "isb", "ic-dsb-isb")), ShapeName);
 
 // Word by word: migrations fall among the 256 stores. Before the rig's own migrations stopped
 // completing stores (plugin_sched.c, MOVE_PREEMPT), the words stored before the last of them
 // were published, and these runs reported a few dozen words at some seeds and none at others.
 INSTANTIATE_TEST_SUITE_P(Loop, FreshSometimes,
-                         ::testing::Values(Shape{kIdc1Dic1, "isb", "loop", "on"},
-                                           Shape{kIdc1Dic1, "isb", "loop", "full"},
-                                           Shape{kIdc1Dic0, "ic-dsb-isb", "loop", "on"},
-                                           Shape{kIdc1Dic0, "ic-dsb-isb", "loop", "full"}),
+                         ::testing::ValuesIn(Shapes("loop", "isb", "ic-dsb-isb")), ShapeName);
+
+// Word by word, then snprintf (thousands of instructions: migrations fall there in every round)
+// before the sequence. Before MOVE_PREEMPT these reported 0 stale fetches (exit 42).
+INSTANTIATE_TEST_SUITE_P(LoopCall, FreshSometimes,
+                         ::testing::ValuesIn(Shapes("loop-call", "isb", "ic-dsb-isb", kCallWays)),
                          ShapeName);
 
-// Word by word, then a library call (snprintf, thousands of instructions: migrations fall there
-// in every round) before the sequence; written once on a page nothing stored to, and four
-// rounds on a page zeroed first. Before MOVE_PREEMPT these reported 0 stale fetches (exit 42).
-INSTANTIATE_TEST_SUITE_P(
-    LoopCall, FreshSometimes,
-    ::testing::Values(Shape{kIdc1Dic1, "isb", "loop-call", "on", "fresh", 1},
-                      Shape{kIdc1Dic1, "isb", "loop-call", "full", "fresh", 1},
-                      Shape{kIdc1Dic1, "isb", "loop-call", "on", "used", 4},
-                      Shape{kIdc1Dic1, "isb", "loop-call", "full", "used", 4},
-                      Shape{kIdc1Dic0, "ic-dsb-isb", "loop-call", "on", "fresh", 1},
-                      Shape{kIdc1Dic0, "ic-dsb-isb", "loop-call", "full", "fresh", 1},
-                      Shape{kIdc1Dic0, "ic-dsb-isb", "loop-call", "on", "used", 4},
-                      Shape{kIdc1Dic0, "ic-dsb-isb", "loop-call", "full", "used", 4}),
-    ShapeName);
-
-INSTANTIATE_TEST_SUITE_P(Controls, FreshNever,
-                         ::testing::Values(Shape{kIdc1Dic1, "dsb-isb", "loop", "on"},
-                                           Shape{kIdc1Dic1, "dsb-isb", "loop", "full"},
-                                           Shape{kIdc1Dic1, "dsb-isb", "memcpy", "on"},
-                                           Shape{kIdc1Dic1, "dsb-isb", "memcpy", "full"},
-                                           Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "loop", "on"},
-                                           Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "loop", "full"},
-                                           Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "memcpy", "on"},
-                                           Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "memcpy", "full"}),
+INSTANTIATE_TEST_SUITE_P(Loop, FreshNever,
+                         ::testing::ValuesIn(Shapes("loop", "dsb-isb", "dsb-ic-dsb-isb")),
+                         ShapeName);
+INSTANTIATE_TEST_SUITE_P(Memcpy, FreshNever,
+                         ::testing::ValuesIn(Shapes("memcpy", "dsb-isb", "dsb-ic-dsb-isb")),
                          ShapeName);
 
 // The loop-call shapes with their dsb ish (jf.DIC1.SM.B+po-dsb.ish-isb,
 // jf.IDC1.SM.B+po-dsb-ic-dsb-isb: Never): clean, once and in rounds.
-INSTANTIATE_TEST_SUITE_P(
-    LoopCallControls, FreshNever,
-    ::testing::Values(Shape{kIdc1Dic1, "dsb-isb", "loop-call", "on", "fresh", 1},
-                      Shape{kIdc1Dic1, "dsb-isb", "loop-call", "full", "fresh", 1},
-                      Shape{kIdc1Dic1, "dsb-isb", "loop-call", "on", "used", 4},
-                      Shape{kIdc1Dic1, "dsb-isb", "loop-call", "full", "used", 4},
-                      Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "loop-call", "on", "fresh", 1},
-                      Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "loop-call", "full", "fresh", 1},
-                      Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "loop-call", "on", "used", 4},
-                      Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "loop-call", "full", "used", 4}),
-    ShapeName);
+INSTANTIATE_TEST_SUITE_P(LoopCall, FreshNever,
+                         ::testing::ValuesIn(Shapes("loop-call", "dsb-isb", "dsb-ic-dsb-isb",
+                                                    kCallWays)),
+                         ShapeName);
 
 } // namespace
