@@ -581,12 +581,12 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
  * migration clock counts a TB's instructions as the TB starts, so a
  * migration that falls due while a TB runs lands at its start, and it
  * falls due most often in the longest TBs, such as a function a JIT just
- * wrote. The migration's context switch (a dsb, an exception return)
- * would then publish the new code just before its first fetch, every
- * time, and hide the stale fetches of its first version
- * (docs/COHERENCE-MODEL.md, "The first version of new code"). The check
- * judges the TB first, as if the migration came at its end: an order of
- * events the scheduler could as well have made.
+ * wrote. The migration's exception return (it completes no stores,
+ * plugin_sched.c, MOVE_PREEMPT) would then synchronise the thread just
+ * before the first fetch, every time, and hide a missing isb after a
+ * completed sequence (docs/COHERENCE-MODEL.md, "The first version of new
+ * code"). The check judges the TB first, as if the migration came at its
+ * end: an order of events the scheduler could as well have made.
  */
 static void check_before_migration(unsigned vcpu, const struct tb_record *tr)
 {

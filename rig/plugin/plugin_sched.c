@@ -27,8 +27,9 @@
  * uses that value runs, and the code it flushed is then fetched, where the
  * lines are smallest. Each move is one the kernel could make at that point
  * (any CPU of the mask, at any instruction), and each passes through
- * migrate() with its DSB and context synchronisation like every other: the
- * policy only chooses the worst legal schedule, it never relaxes a rule.
+ * migrate() as a random migration does (a context synchronisation that
+ * completes nothing, MOVE_PREEMPT): the policy only chooses the worst
+ * legal schedule, it never relaxes a rule.
  * A thread pinned to one CPU, or whose CPUs all agree, is never moved by it.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_SET, syscall */
@@ -335,30 +336,51 @@ void plugin_sched_sync(struct plugin_rig *rig, struct plugin_thread *t)
   sync_with(rig, t, t->alive ? plugin_vcpu(rig, t->vcpu) : NULL);
 }
 
+/* What a move of a thread to another CPU gives its cache maintenance. */
+enum move_kind {
+  /* A preemption at a point the rig chose (a random or adversarial
+   * migration): nothing is completed. Linux's context switch does complete
+   * the task's stores and maintenance (dsb(ish) in __switch_to,
+   * arch/arm64/kernel/process.c), but a program cannot count on one
+   * falling between its stores and its fetch, and the rig migrates every
+   * few hundred instructions where a kernel preempts a thread once per
+   * scheduler tick at most: herd7 allows the stale fetch on the path
+   * without the switch (DIC1.SM.B+isb, jf.IDC1.SM.B+ic-dsb-isb), so
+   * the rig's own migrations must not publish code
+   * (docs/COHERENCE-MODEL.md, "Migrations and membarrier"). */
+  MOVE_PREEMPT,
+  /* A move the kernel makes at once on an event of that execution (an
+   * affinity change that excludes the CPU, the CPU going offline): the
+   * context switch, and its dsb(ish), happens there on every path. */
+  MOVE_FORCED,
+};
+
 /*
- * Runs T on NEW_CPU from now on. The kernel's context switch completes the
- * task's outstanding cache maintenance (dsb(ish) in __switch_to) and the
- * return to user space is an exception return, a context synchronisation.
+ * Runs T on NEW_CPU from now on. The return to user space on the new CPU
+ * is an exception return, a context synchronisation; a forced move also
+ * completes the task's outstanding stores and cache maintenance (KIND).
  * OWN is T's vCPU's entry (NULL: looked up), COUNTER the entry that counts
  * the migration.
  */
 static void migrate_with(struct plugin_rig *rig, struct plugin_thread *t, unsigned new_cpu,
-                         struct plugin_vcpu *own, struct plugin_vcpu *counter)
+                         enum move_kind kind, struct plugin_vcpu *own, struct plugin_vcpu *counter)
 {
   if (!own) {
     own = plugin_vcpu(rig, t->vcpu);
   }
   credit_with(rig->sched, t, own);
-  model_dsb(rig->model, &t->mt);
+  if (kind == MOVE_FORCED) {
+    model_dsb(rig->model, &t->mt);
+  }
   place(rig, t, new_cpu);
   sync_with(rig, t, t->alive ? own : NULL);
   counter->counts.migrations++;
 }
 
 static void migrate(struct plugin_rig *rig, struct plugin_thread *t, unsigned new_cpu,
-                    unsigned counter_vcpu)
+                    enum move_kind kind, unsigned counter_vcpu)
 {
-  migrate_with(rig, t, new_cpu, NULL, plugin_vcpu(rig, counter_vcpu));
+  migrate_with(rig, t, new_cpu, kind, NULL, plugin_vcpu(rig, counter_vcpu));
 }
 
 /*
@@ -496,7 +518,7 @@ void plugin_sched_migrate(struct plugin_rig *rig, unsigned vcpu, struct plugin_v
       /* Held, and moved off that geometry by the kernel (an affinity
        * change, hotplug): back onto it, uniform over its CPUs. */
       unsigned pick = (unsigned)rig_fast_remainder(rig_splitmix_next(&t->rng), &sc->pick_mod[n]);
-      migrate_with(rig, t, cpuset_nth(sc, from, pick), v, v);
+      migrate_with(rig, t, cpuset_nth(sc, from, pick), MOVE_PREEMPT, v, v);
     } else if (n > 1) {
       /* Uniform over the other CPUs. */
       unsigned pick =
@@ -505,7 +527,7 @@ void plugin_sched_migrate(struct plugin_rig *rig, unsigned vcpu, struct plugin_v
       if (target == t->mt.cpu) {
         target = cpuset_nth(sc, from, n - 1);
       }
-      migrate_with(rig, t, target, v, v);
+      migrate_with(rig, t, target, MOVE_PREEMPT, v, v);
     }
     arm_migration_clock(sc, t, v);
   }
@@ -551,7 +573,7 @@ void plugin_sched_adversary_ctr_read(struct plugin_rig *rig, struct plugin_threa
     return;
   }
   if (laxness(rig, t->mt.cpu) != laxness(rig, laxest)) {
-    migrate(rig, t, laxest, t->vcpu);
+    migrate(rig, t, laxest, MOVE_PREEMPT, t->vcpu);
   }
   t->adversary_armed = true;
   t->adversary_holding = false;
@@ -566,7 +588,7 @@ void plugin_sched_adversary_maintenance(struct plugin_rig *rig, struct plugin_th
   t->adversary_armed = false;
   if (mask_extremes(rig, t, &laxest, &strictest)) {
     if (laxness(rig, t->mt.cpu) != laxness(rig, strictest)) {
-      migrate(rig, t, strictest, t->vcpu);
+      migrate(rig, t, strictest, MOVE_PREEMPT, t->vcpu);
     }
     hold_on_strictest(rig->sched, t);
   }
@@ -599,7 +621,7 @@ void plugin_sched_set_online(struct plugin_rig *rig, const struct jf_cpuset *onl
       /* Its CPU went offline: the kernel migrates it away before the CPU
        * dies (migrate_tasks, kernel/sched/core.c). */
       unsigned pick = (unsigned)(rig_splitmix_next(&t->rng) % cpuset_count(sc, &t->mask));
-      migrate(rig, t, cpuset_nth(sc, &t->mask, pick), vcpu);
+      migrate(rig, t, cpuset_nth(sc, &t->mask, pick), MOVE_FORCED, vcpu);
     }
   }
 }
@@ -719,7 +741,7 @@ static void setaffinity_return(struct plugin_rig *rig, struct plugin_thread *t, 
     effective_mask(rig->sched, target);
     if (!jf_cpuset_has(&target->mask, target->mt.cpu)) {
       /* Linux moves a task off a CPU its new mask excludes at once. */
-      migrate(rig, target, cpuset_nth(rig->sched, &target->mask, 0), vcpu);
+      migrate(rig, target, cpuset_nth(rig->sched, &target->mask, 0), MOVE_FORCED, vcpu);
     }
   }
 }

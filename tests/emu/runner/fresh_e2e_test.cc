@@ -1,16 +1,20 @@
 // The first version of a whole function on a fresh page, end to end
 // (guest/fresh_guest.c under the real plugin-enabled QEMU, configs with
 // migrations, a fixed seed: the turns schedule makes one seed give one
-// report; the guest runs with an empty environment, in both check modes). A migration due at the
-// start of the function's block must not publish it before its fetches are judged: the herd7
-// Sometimes shapes (DIC1.SM.B+isb on an IDC=1 DIC=1 SoC, IDC1.SM.B+ic.ivau-dsb.ish-isb on an IDC=1
-// DIC=0 one) are findings and exit 86; their Never neighbours (a dsb ish after the stores) are
-// clean.
+// report; the guest runs with an empty environment, in both check modes). The rig's
+// migrations must not publish the function, wherever they fall: among the stores, between them
+// and the function (a library call there), or at the start of the function's block. The herd7
+// Sometimes shapes (DIC1.SM.B+isb on an IDC=1 DIC=1 SoC, jf.IDC1.SM.B+ic-dsb-isb on an
+// IDC=1 DIC=0 one, and with other work after the stores jf.DIC1.SM.B+po-isb and
+// jf.IDC1.SM.B+po-ic-dsb-isb) are findings and exit 86, with a stale fetch of every word of the
+// function in every round; their Never neighbours (a dsb ish after the stores) are clean.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,20 +35,27 @@ const char kIdc1Dic0[] = "models/cortex-a710.conf";
 
 struct Shape {
   const char *config;
-  const char *sequence; // fresh_guest's SEQUENCE
-  const char *style;    // fresh_guest's STYLE
-  const char *check;    // --check
+  const char *sequence;       // fresh_guest's SEQUENCE
+  const char *style;          // fresh_guest's STYLE
+  const char *check;          // --check
+  const char *page = "fresh"; // fresh_guest's PAGE
+  int rounds = 4;             // fresh_guest's ROUNDS
 };
+
+// The function's words (fresh_guest.c's FN_WORDS).
+constexpr uint64_t kFnWords = 256;
 
 std::ostream &operator<<(std::ostream &os, const Shape &s)
 {
-  return os << s.sequence << "/" << s.style << "/check=" << s.check;
+  return os << s.sequence << "/" << s.style << "/" << s.page << "/" << s.rounds
+            << "/check=" << s.check;
 }
 
 std::string ShapeName(const ::testing::TestParamInfo<Shape> &info)
 {
-  std::string name =
-      std::string(info.param.sequence) + "_" + info.param.style + "_check_" + info.param.check;
+  const Shape &s = info.param;
+  std::string name = std::string(s.sequence) + "_" + s.style + "_" + s.page + "_" +
+                     std::to_string(s.rounds) + "_check_" + s.check;
   std::replace(name.begin(), name.end(), '-', '_');
   return name;
 }
@@ -59,10 +70,23 @@ GuestRun Guest(const Shape &s)
   TempDir dir;
   // An empty environment: the guest's loader runs as many instructions
   // every time, so the seed's migrations fall on the same ones.
-  std::vector<std::string> argv = {
-      "/usr/bin/env", "-i", kRunner,   "--config", kConfigs + "/" + s.config,
-      "--seed",       "1",  "--check", s.check,    "--report",
-      dir / "r.json", "--", kGuest,    s.sequence, s.style};
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "-i",
+                                   kRunner,
+                                   "--config",
+                                   kConfigs + "/" + s.config,
+                                   "--seed",
+                                   "1",
+                                   "--check",
+                                   s.check,
+                                   "--report",
+                                   dir / "r.json",
+                                   "--",
+                                   kGuest,
+                                   s.sequence,
+                                   s.style,
+                                   s.page,
+                                   std::to_string(s.rounds)};
   GuestRun run{RunProcess(argv), nullptr};
   const std::string text = ReadFileOrEmpty(dir / "r.json");
   if (!text.empty())
@@ -83,7 +107,10 @@ TEST_P(FreshSometimes, TheFirstVersionIsStale)
   GuestRun run = Guest(GetParam());
   ASSERT_TRUE(run.report.is_object()) << run.result.err;
   EXPECT_EQ(run.result.status, 86) << run.result.err;
-  EXPECT_GT(run.report["stale_fetches"].get<uint64_t>(), 0u) << run.report.dump();
+  // Every word of the function, in every round: no migration publishes any of them.
+  EXPECT_GE(run.report["stale_fetches"].get<uint64_t>(), kFnWords * GetParam().rounds)
+      << run.report.dump();
+  EXPECT_GT(run.report["migrations"].get<uint64_t>(), 0u) << run.report.dump();
   EXPECT_FALSE(run.report["findings"].empty()) << run.report.dump();
   ASSERT_FALSE(run.report["stale"].empty()) << run.report.dump();
   // Every stale word lies in the function: 1 KiB from its first word.
@@ -109,28 +136,55 @@ TEST_P(FreshNever, TheFunctionIsPublished)
   EXPECT_GT(run.report["migrations"].get<uint64_t>(), 0u) << run.report.dump();
 }
 
-// memcpy: the function copied in a few wide stores, so no migration falls
-// among them. Without the check before a migration at the block's start
-// (plugin_instrument.c, on_tb_due), both isb cases were clean at this seed
-// (0 stale fetches, exit 42) when the guest still made library calls
-// between its stores and the call; the ic-dsb-isb cases were findings with
-// or without it.
+// How the function is written: fresh_guest's PAGE and ROUNDS.
+using Way = std::pair<const char *, int>;
+
+// STYLE with SEQ_DIC1 on the IDC=1 DIC=1 SoC and SEQ_DIC0 on the IDC=1 DIC=0 one, each written
+// every way of WAYS, in both check modes.
+std::vector<Shape> Shapes(const char *style, const char *seq_dic1, const char *seq_dic0,
+                          std::vector<Way> ways = {Way{"fresh", 4}})
+{
+  std::vector<Shape> shapes;
+  for (const auto &[config, seq] : {std::pair{kIdc1Dic1, seq_dic1}, std::pair{kIdc1Dic0, seq_dic0}})
+    for (const auto &[page, rounds] : ways)
+      for (const char *check : {"on", "full"})
+        shapes.push_back(Shape{config, seq, style, check, page, rounds});
+  return shapes;
+}
+
+// A library call between the stores and the sequence: written once on a page nothing stored
+// to, and in four rounds on a page zeroed first.
+const std::vector<Way> kCallWays = {Way{"fresh", 1}, Way{"used", 4}};
+
+// memcpy: the function copied in a few wide stores; a migration due at the start of the
+// function's block is judged after its fetches (plugin_instrument.c, check_before_migration).
 INSTANTIATE_TEST_SUITE_P(Memcpy, FreshSometimes,
-                         ::testing::Values(Shape{kIdc1Dic1, "isb", "memcpy", "on"},
-                                           Shape{kIdc1Dic1, "isb", "memcpy", "full"},
-                                           Shape{kIdc1Dic0, "ic-dsb-isb", "memcpy", "on"},
-                                           Shape{kIdc1Dic0, "ic-dsb-isb", "memcpy", "full"}),
+                         ::testing::ValuesIn(Shapes("memcpy", "isb", "ic-dsb-isb")), ShapeName);
+
+// Word by word: migrations fall among the 256 stores. Before the rig's own migrations stopped
+// completing stores (plugin_sched.c, MOVE_PREEMPT), the words stored before the last of them
+// were published, and these runs reported a few dozen words at some seeds and none at others.
+INSTANTIATE_TEST_SUITE_P(Loop, FreshSometimes,
+                         ::testing::ValuesIn(Shapes("loop", "isb", "ic-dsb-isb")), ShapeName);
+
+// Word by word, then snprintf (thousands of instructions: migrations fall there in every round)
+// before the sequence. Before MOVE_PREEMPT these reported 0 stale fetches (exit 42).
+INSTANTIATE_TEST_SUITE_P(LoopCall, FreshSometimes,
+                         ::testing::ValuesIn(Shapes("loop-call", "isb", "ic-dsb-isb", kCallWays)),
                          ShapeName);
 
-INSTANTIATE_TEST_SUITE_P(Controls, FreshNever,
-                         ::testing::Values(Shape{kIdc1Dic1, "dsb-isb", "loop", "on"},
-                                           Shape{kIdc1Dic1, "dsb-isb", "loop", "full"},
-                                           Shape{kIdc1Dic1, "dsb-isb", "memcpy", "on"},
-                                           Shape{kIdc1Dic1, "dsb-isb", "memcpy", "full"},
-                                           Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "loop", "on"},
-                                           Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "loop", "full"},
-                                           Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "memcpy", "on"},
-                                           Shape{kIdc1Dic0, "dsb-ic-dsb-isb", "memcpy", "full"}),
+INSTANTIATE_TEST_SUITE_P(Loop, FreshNever,
+                         ::testing::ValuesIn(Shapes("loop", "dsb-isb", "dsb-ic-dsb-isb")),
+                         ShapeName);
+INSTANTIATE_TEST_SUITE_P(Memcpy, FreshNever,
+                         ::testing::ValuesIn(Shapes("memcpy", "dsb-isb", "dsb-ic-dsb-isb")),
+                         ShapeName);
+
+// The loop-call shapes with their dsb ish (jf.DIC1.SM.B+po-dsb.ish-isb,
+// jf.IDC1.SM.B+po-dsb-ic-dsb-isb: Never): clean, once and in rounds.
+INSTANTIATE_TEST_SUITE_P(LoopCall, FreshNever,
+                         ::testing::ValuesIn(Shapes("loop-call", "dsb-isb", "dsb-ic-dsb-isb",
+                                                    kCallWays)),
                          ShapeName);
 
 } // namespace
