@@ -185,21 +185,29 @@ static void on_tb_due(unsigned vcpu, void *udata)
   if (v->clock.now < PLUGIN_MIGRATE_DUE || plugin_sched_stretch_ended(v)) {
     return;
   }
+  bool judged = false;
   if (v->clock.until_migration == 0) {
     /* A migration point: hotplug events land here too. The TB's fetch
      * check comes first (UDATA: its TB-level record, or NULL). */
     check_before_migration(vcpu, udata);
+    judged = udata != NULL;
     plugin_hotplug_poll(rig, vcpu);
     plugin_sched_migrate(rig, vcpu, v);
-    if (udata) {
-      v->checked_tb = udata;
-      v->checked_clock = v->clock.now;
-    }
   }
   if (v->clock.until_handover == 0) {
     /* The thread's repeats go in before another thread's guest code runs. */
     plugin_instrument_fold_own();
     plugin_turns_quantum_ended(rig, vcpu);
+  }
+  if (judged) {
+    /* Noted once the clock is final for this entry: the end of the turn
+     * that may follow the migration sets it again, and the TB's own check
+     * must still see that it ran (it counted every word twice). The entry
+     * is looked up again: another vCPU may have grown the scoreboard while
+     * the turn was away. */
+    v = plugin_vcpu(rig, vcpu);
+    v->checked_tb = udata;
+    v->checked_clock = v->clock.now;
   }
 }
 
