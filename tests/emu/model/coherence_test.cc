@@ -807,8 +807,9 @@ TEST(CoherenceMixedLines, TheLineOfANotCleanedFindingIsTheSmallerOfWriterAndClea
   EXPECT_EQ(v.writer_cluster, 0u);
 }
 
-// A migration's context switch (the kernel's dsb) does not end the loop
-// that was interrupted: the stride is still measured across it.
+// A context switch's dsb (the kernel's, on a move it forces: an affinity
+// change or the CPU going offline) does not end the loop that was
+// interrupted: the stride is still measured across it.
 TEST_F(Coherence, AMigrationInsideALoopKeepsItsStride)
 {
   Store(little, kCode, 512);
