@@ -166,6 +166,17 @@ TEST(StaleWords, AnUnfetchedWordBetweenTwoStoresIsUnknown)
   EXPECT_FALSE(rig.Fetch(0, kCode, kTrampoline).benign);
 }
 
+// What a word no translation showed held is unknown, never taken for
+// zeros (the record keeps no word for it): a zero word stored over it is
+// no identical rewrite.
+TEST(StaleWords, AnUntranslatedWordsOldContentIsNotTakenForZeros)
+{
+  Rig rig(kA53Ctr);
+  rig.Publish(0, kCode + 4, kTrampoline); // the page has per-word records now
+  rig.Store(0, kCode);
+  EXPECT_FALSE(rig.Fetch(0, kCode, 0).benign);
+}
+
 // A word seen in a translation, then rewritten with other bytes that were
 // fetched, then with the first bytes again, all without maintenance: the
 // fetch may see the middle version.
