@@ -758,8 +758,6 @@ static void on_dmb(unsigned vcpu, void *udata)
   if (t) {
     model_dmb(rig->model, &t->mt, udata != NULL);
   }
-  if (udata) {
-  }
   plugin_rig_unlock(rig);
 }
 
@@ -1093,7 +1091,7 @@ static bool follows_deferred_write(uint64_t vaddr)
 }
 
 static bool block_observes(struct qemu_plugin_tb *tb, const uint32_t *words, size_t n,
-                           bool observes, size_t checked)
+                           bool observes, size_t checked, bool handler)
 {
   if (rig->opts.every_block || observes || checked || insn_may_branch_back(words[n - 1])) {
     return true;
@@ -1106,7 +1104,7 @@ static bool block_observes(struct qemu_plugin_tb *tb, const uint32_t *words, siz
     return true;
   }
   uint64_t start = qemu_plugin_tb_vaddr(tb);
-  return plugin_signals_handler_at(rig, start) || follows_deferred_write(start);
+  return handler || follows_deferred_write(start);
 }
 
 static void count_inline(struct qemu_plugin_insn *insn, qemu_plugin_u64 e)
@@ -1243,10 +1241,8 @@ void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
    * entry) synchronises the thread before anything else, then the clock
    * counts the TB (its instructions and fetch checks, both exact unless
    * the TB faults) before on_tb_due and the TB's fetch check. */
-  if (rig->opts.check) {
-    plugin_signals_instrument_tb(rig, tb);
-  }
-  bool quiet = !block_observes(tb, words, n, observes, plan.checked);
+  bool handler = rig->opts.check && plugin_signals_instrument_tb(rig, tb);
+  bool quiet = !block_observes(tb, words, n, observes, plan.checked, handler);
   if (!quiet) {
     qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
                                                       PLUGIN_VCPU_U64(rig, clock.now),

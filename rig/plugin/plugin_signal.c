@@ -157,21 +157,18 @@ static void on_handler_entry(unsigned vcpu, void *udata)
   plugin_alias_refresh_views(rig);
 }
 
-bool plugin_signals_handler_at(struct plugin_rig *rig, uint64_t start)
+bool plugin_signals_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb)
 {
   struct plugin_signals *s = rig->signals;
   if (!s || !__atomic_load_n(&s->any, __ATOMIC_ACQUIRE)) {
     return false;
   }
+  uint64_t start = qemu_plugin_tb_vaddr(tb);
   plugin_rig_lock(rig);
   bool handler = g_hash_table_contains(s->handlers, GSIZE_TO_POINTER(start));
   plugin_rig_unlock(rig);
-  return handler;
-}
-
-void plugin_signals_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb)
-{
-  if (plugin_signals_handler_at(rig, qemu_plugin_tb_vaddr(tb))) {
+  if (handler) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_handler_entry, QEMU_PLUGIN_CB_R_REGS, rig);
   }
+  return handler;
 }

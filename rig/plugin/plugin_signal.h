@@ -17,11 +17,9 @@ void plugin_signals_free(struct plugin_signals *s);
 void plugin_signals_syscall(struct plugin_rig *rig, int64_t num, const uint64_t args[6]);
 
 /* At translation: a TB that starts at a handler's address gets the
- * callback that recognises a delivery there and synchronises the thread.
+ * callback that recognises a delivery there and synchronises the thread,
+ * and true is returned (such a TB observes the SoC: plugin_instrument.c).
  * Any other TB gets nothing. */
-void plugin_signals_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb);
-/* Whether a signal handler the guest named starts at START (a TB that
- * starts there observes the SoC: plugin_instrument.c). */
-bool plugin_signals_handler_at(struct plugin_rig *rig, uint64_t start);
+bool plugin_signals_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb);
 
 #endif /* JITFLUSH_EMU_PLUGIN_SIGNAL_H */
