@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Mutation check of the rig's coherence model: proves that the
 # model's tests can fail. Each mutant below is one plausible bug in
-# rig/model/model_coherence.c, model_coherence_pages.c, model_coherence_quick.h or model_kernel_sync.c; the script applies it to a
+# rig/model/model_coherence.c, model_coherence_pages.c, model_coherence_internal.h, model_coherence_quick.h or model_kernel_sync.c; the script applies it to a
 # scratch copy of the model and its unit tests (never the tree), builds the
 # model tests there with the host compilers (no CMake, a few seconds per
 # mutant), runs the named killing tests, and requires one of them to fail.
@@ -35,6 +35,11 @@ mutants=(
   "rewrite-before-taken-for-zeros^model_coherence.c^  uint8_t before = w->insn_in_memory ? SEEN_ONE : SEEN_ANY;^  uint8_t before = SEEN_ONE;^StaleWords.AnUntranslatedWordsOldContentIsNotTakenForZeros^a word no translation showed is taken for zeros (a zero word stored over unknown bytes passes as benign)"
   "unsynced-thread-sees-only-new^model_coherence.c^  return sync_seq > w->seen_after;^  return true;^StaleWords.AThreadNotSynchronisedSincePublicationMaySeeOlderVersions^a thread that did not synchronise after a publication is taken to see none of the versions before it"
   "quick-path-skips-wide-stores^model_coherence_quick.h^  uint64_t offset = va & ((UINT64_C(1) << MODEL_PAGE_SHIFT) - 1);^  if (bytes > 8) {\n    return true;\n  }\n  uint64_t offset = va & ((UINT64_C(1) << MODEL_PAGE_SHIFT) - 1);^StoreQuick.RecordsWhatTheLockedStoreRecords^the lock-free path drops pair stores (stp of two X registers, 16 bytes)"
+  "memo-ignores-writer-line^model_coherence_internal.h^  if (!memo->set || memo->from != w->rec || memo->variant != variant ||^  if (!memo->set || memo->from != w->rec ||^RecordMemo.AWordOutsideTheWritersLineIsNotTakenForCleaned^a line's words share one clean whether or not they lie in the writer's line"
+  "memo-repeats-other-views^model_coherence.c^  bool own = issue->alias || view_in_record(m, r, issue->cluster, issue->view);^  bool own = true;^RecordMemo.EachWordKeepsItsOwnSlotsForAnotherExecutableView^an ic through another executable view of a VIPT cluster is repeated from a neighbour's record"
+  "store-memo-ignores-memory^model_coherence.c^      s->insn_in_memory != w->insn_in_memory || (s->insn_in_memory && s->insn != w->insn) ||^^RecordMemo.AStoreOverAnUntranslatedWordDoesNotRepeatATranslatedOnes^a store over a word whose encoding memory held repeats a store over one it did not"
+  "store-memo-ignores-events^model_coherence.c^  if (s->now != now || s->shared != m->shared || s->writer_pc != writer_pc ||^  if (s->writer_pc != writer_pc ||^RecordMemo.AStoreAfterADsbDoesNotRepeatTheStoreBeforeIt^a store repeats one made before an event (a dsb that completed it under IDC)"
+  "seed-memo-ignores-writer^model_coherence_pages.c^        memo[k].seed.writer_pc == seed.writer_pc) {^        true) {^StoreQuick.EachWordOfAStoreOnlyPageKeepsItsWriter^a page's words seeded from its summary take one writer"
 )
 
 if [ "${1:-}" = "--list" ]; then
@@ -70,12 +75,13 @@ build() {
   done
   g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
     g++ -o "$scratch/model_tests" "$scratch/coherence_test.o" "$scratch/store_quick_test.o" \
-      "$scratch/kernel_sync_test.o" "$scratch/stale_words_test.o" "$scratch/model_coherence.o" "$scratch/model_coherence_pages.o" \
+      "$scratch/kernel_sync_test.o" "$scratch/stale_words_test.o" "$scratch/record_memo_test.o" "$scratch/model_coherence.o" "$scratch/model_coherence_pages.o" \
       "$scratch/model_coherence_attribution.o" "$scratch/model_kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
 }
 g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
 g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"
 g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/stale_words_test.cc" -o "$scratch/stale_words_test.o"
+g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/record_memo_test.cc" -o "$scratch/record_memo_test.o"
 
 apply() { # FILE FIND REPLACE: exactly one occurrence, else fail
   python3 - "$1" "$2" "$3" <<'PY'

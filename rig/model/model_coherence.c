@@ -318,27 +318,81 @@ bool model_fetch_benign(const struct model *m, const struct model_thread *t,
   return w->insn_in_memory && model_stale_benign(m, t, w, w->insn, reads_sync);
 }
 
+/* Whether the slots an ic through VIEW writes for cluster C are in R
+ * itself (or will be: R names no view yet), not in the word's own table
+ * of other views (view_slots): only then is the ic's change one of R
+ * alone, which a memo may repeat. */
+static bool view_in_record(const struct model *m, const struct model_rec *r, unsigned c,
+                           uint64_t view)
+{
+  return !m->geo[c].vipt || !r->iview_set || r->iview == view;
+}
+
+/* Whether M->store_memo gives the store of W at NOW by WRITER_PC of T
+ * (then made). */
+static bool store_memo_take(struct model *m, struct model_word *w, uint64_t now,
+                            const struct model_thread *t, uint64_t writer_pc)
+{
+  const struct store_memo *s = &m->store_memo;
+  if (s->now != now || s->shared != m->shared || s->writer_pc != writer_pc ||
+      s->thread != t->serial || s->cluster != t->cluster ||
+      s->insn_in_memory != w->insn_in_memory || (s->insn_in_memory && s->insn != w->insn) ||
+      !rec_memo_take(m, w, &s->step, 0)) {
+    return false;
+  }
+  w->insn_in_memory = false; /* as remember_overwritten */
+  return true;
+}
+
+/* The store of dense word W at time NOW by WRITER_PC of T. */
+static void store_word(struct model *m, struct model_word *w, uint64_t now,
+                       const struct model_thread *t, uint64_t writer_pc)
+{
+  if (store_memo_take(m, w, now, t, writer_pc)) {
+    return;
+  }
+  struct store_memo memo = {.now = now,
+                            .shared = m->shared,
+                            .writer_pc = writer_pc,
+                            .thread = t->serial,
+                            .cluster = t->cluster,
+                            .insn = w->insn,
+                            .insn_in_memory = w->insn_in_memory};
+  const struct model_rec *before = word_rec(m, w);
+  /* The bound reads the own view's slots: the record's own unless a VIPT
+   * cluster keeps them beside the word (view_slots), which a memo cannot
+   * repeat. */
+  bool own = true;
+  for (unsigned c = 0; c < m->nclusters; c++) {
+    own = own && view_in_record(m, before, c, MODEL_OWN_VIEW);
+  }
+  uint64_t bound = before->store_seq ? model_fresh_after(m, w, MODEL_OWN_VIEW) : UINT64_MAX;
+  struct model_rec *r = rec_edit(m, w);
+  remember_overwritten(r, w, bound);
+  r->store_seq = now;
+  w->version++;
+  r->writer_pc = writer_pc;
+  r->writer_cluster = t->cluster;
+  r->writer_thread = t->serial;
+  r->writer_exact = true;
+  if (own) {
+    rec_commit_memo(m, w, &memo.step, 0, true);
+    m->store_memo = memo;
+  } else {
+    rec_commit(m, w);
+  }
+}
+
 /* The store of the words [FIRST, END) of PAGE at time NOW (lock held). */
-static void store_in_page(const struct model *m, struct model_page *page, uint64_t first,
-                          uint64_t end, uint64_t now, struct model_thread *t, uint64_t writer_pc)
+static void store_in_page(struct model *m, struct model_page *page, uint64_t first, uint64_t end,
+                          uint64_t now, struct model_thread *t, uint64_t writer_pc)
 {
   if (page->kernel_sync_seq) {
     page_make_dense(m, page); /* owed the kernel's sync (sync_store_only) */
   }
   for (uint64_t a = first; a < end; a += 4) {
     if (page->words) {
-      struct model_word *w = page_word(m, page, a);
-      uint64_t bound =
-          word_rec(m, w)->store_seq ? model_fresh_after(m, w, MODEL_OWN_VIEW) : UINT64_MAX;
-      struct model_rec *r = rec_edit(m, w);
-      remember_overwritten(r, w, bound);
-      r->store_seq = now;
-      w->version++;
-      r->writer_pc = writer_pc;
-      r->writer_cluster = t->cluster;
-      r->writer_thread = t->serial;
-      r->writer_exact = true;
-      rec_commit(m, w);
+      store_word(m, page_word(m, page, a), now, t, writer_pc);
     } else {
       size_t index = (a & (MODEL_PAGE_SIZE - 1)) / 4;
       model_page_writers(page, writer_pc);
@@ -389,19 +443,24 @@ static bool in_writer_line(const struct model *m, const struct model_rec *w, uin
 struct clean_issue {
   struct site_mark mark;
   uint64_t addr;
+  struct rec_memo memo;
 };
 
 static void mark_clean_issued(const struct model *m, struct model_word *w, uint64_t word_va,
                               void *ctx)
 {
-  const struct clean_issue *c = ctx;
+  struct clean_issue *c = ctx;
+  bool in_line = in_writer_line(m, word_rec(m, w), word_va, c->addr);
+  if (rec_memo_take(m, w, &c->memo, in_line)) {
+    return;
+  }
   struct model_rec *r = rec_edit(m, w);
   w->version++;
   mark_site_on(r, &c->mark);
-  if (in_writer_line(m, r, word_va, c->addr)) {
+  if (in_line) {
     r->clean_issue_seq = c->mark.seq;
   }
-  rec_commit(m, w);
+  rec_commit_memo(m, w, &c->memo, in_line, true);
 }
 
 void model_dc_clean(struct model *m, struct model_thread *t, uint64_t va, uint32_t site,
@@ -419,7 +478,7 @@ void model_dc_clean(struct model *m, struct model_thread *t, uint64_t va, uint32
                         .is_clean = true};
   m->shared++; /* model_follow_loop: the site's stride */
   unsigned stride = model_follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq, op.cluster);
-  struct clean_issue issue = {{site, op.issue_seq, false, stride, op.cluster}, va};
+  struct clean_issue issue = {{site, op.issue_seq, false, stride, op.cluster}, va, {0}};
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
   if (!stride && site != MODEL_NO_SITE) {
     model_claim_lines(m, va, &issue.mark);
@@ -509,14 +568,19 @@ struct inval_issue {
   bool alias;    /* through a non-executable alias that misses CLUSTER */
   uint64_t view; /* model_view of the address */
   struct site_mark mark;
+  struct rec_memo memo;
 };
 
 static void mark_inval_issued(const struct model *m, struct model_word *w, uint64_t word_va,
                               void *ctx)
 {
   (void)word_va;
-  const struct inval_issue *issue = ctx;
+  struct inval_issue *issue = ctx;
+  if (rec_memo_take(m, w, &issue->memo, 0)) {
+    return;
+  }
   struct model_rec *r = rec_edit(m, w);
+  bool own = issue->alias || view_in_record(m, r, issue->cluster, issue->view);
   if (issue->alias) {
     r->inval[INVAL_ALIAS(issue->cluster)] = issue->mark.seq;
   } else {
@@ -524,7 +588,11 @@ static void mark_inval_issued(const struct model *m, struct model_word *w, uint6
   }
   w->version++;
   mark_site_on(r, &issue->mark);
-  rec_commit(m, w);
+  if (own) {
+    rec_commit_memo(m, w, &issue->memo, 0, true);
+  } else {
+    rec_commit(m, w);
+  }
 }
 
 static void complete_dmb_ordered(struct model *m, unsigned except_thread, uint64_t done);
@@ -548,7 +616,7 @@ void model_ic_ivau(struct model *m, struct model_thread *t, uint64_t va, uint32_
   /* Broadcast: every cluster drops its own line holding VA. */
   struct site_mark mark = {site, op.issue_seq, true, stride, op.cluster};
   for (unsigned c = 0; c < m->nclusters; c++) {
-    struct inval_issue issue = {c, inval_misses(m, &op, c), op.view, mark};
+    struct inval_issue issue = {c, inval_misses(m, &op, c), op.view, mark, {0}};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
   }
   if (!stride && site != MODEL_NO_SITE) {
@@ -576,13 +644,17 @@ struct completion {
   const struct maint_op *op;
   unsigned cluster; /* the geometry being invalidated (ic) */
   uint64_t done_seq;
+  struct rec_memo memo; /* emptied for each cluster */
 };
 
 static void complete_clean(const struct model *m, struct model_word *w, uint64_t word_va, void *ctx)
 {
-  const struct completion *c = ctx;
+  struct completion *c = ctx;
   const struct model_rec *r = word_rec(m, w);
   if (!in_writer_line(m, r, word_va, c->op->addr)) {
+    return;
+  }
+  if (rec_memo_take(m, w, &c->memo, 0)) {
     return;
   }
   if (r->store_seq == 0 || c->op->issue_seq < r->store_seq) {
@@ -591,34 +663,43 @@ static void complete_clean(const struct model *m, struct model_word *w, uint64_t
   if (r->writer_exact && r->writer_thread != c->op->thread && c->op->order_seq < r->store_seq) {
     if (r->clean_unordered_seq < c->done_seq) {
       rec_edit(m, w)->clean_unordered_seq = c->done_seq; /* for the reason only */
-      rec_commit(m, w);
+      rec_commit_memo(m, w, &c->memo, 0, true);
       w->version++;
     }
     return; /* another thread's store the clean is not ordered after */
   }
   if (r->clean_done_seq <= r->store_seq) {
     rec_edit(m, w)->clean_done_seq = c->done_seq;
-    rec_commit(m, w);
+    rec_commit_memo(m, w, &c->memo, 0, true);
     w->version++;
   }
 }
 
 static void complete_inval(const struct model *m, struct model_word *w, uint64_t word_va, void *ctx)
 {
-  const struct completion *c = ctx;
+  struct completion *c = ctx;
   (void)word_va;
   const struct model_rec *now = word_rec(m, w);
   uint64_t cleaned = clean_point(m, now, c->op->thread);
   if (now->store_seq == 0 || cleaned == 0 || c->op->issue_seq <= cleaned) {
     return; /* issued before the clean completed: may refill stale data */
   }
+  if (rec_memo_take(m, w, &c->memo, 0)) {
+    return;
+  }
   struct model_rec *r = rec_edit(m, w);
+  bool own = view_in_record(m, r, c->cluster, c->op->view);
   uint64_t *done = &view_slots(m, w, r, c->cluster, c->op->view)[1];
-  if (*done <= cleaned) {
+  bool bumped = *done <= cleaned;
+  if (bumped) {
     *done = c->done_seq;
     w->version++;
   }
-  rec_commit(m, w);
+  if (own) {
+    rec_commit_memo(m, w, &c->memo, 0, bumped);
+  } else {
+    rec_commit(m, w);
+  }
 }
 
 /* Completes the operations OPS at time DONE. */
@@ -635,6 +716,7 @@ static void complete_ops(struct model *m, GArray *ops, uint64_t done)
           continue; /* completes, but never reached k's VA-indexed lines */
         }
         c.cluster = k;
+        c.memo.set = false;
         for_each_word_in_line(m, op->addr, m->geo[k].iline, complete_inval, &c);
       }
     }

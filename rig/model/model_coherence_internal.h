@@ -107,8 +107,11 @@ struct model_recs {
   size_t size;               /* bytes of one record (its per-cluster slots included) */
   struct model_rec *scratch; /* the copy rec_edit hands out */
   uint32_t last;             /* the record the latest commit gave a word (0: none) */
-  size_t live;               /* records held by a word ([0] not counted) */
-  size_t peak;               /* the most records live at once */
+  /* Grows whenever a number takes other content (a record changed in
+   * place, a new record): struct rec_memo's check. */
+  uint64_t gen;
+  size_t live; /* records held by a word ([0] not counted) */
+  size_t peak; /* the most records live at once */
 };
 
 /* struct model_page: model_coherence_quick.h. */
@@ -121,6 +124,34 @@ struct model_geometry {
   bool idc;
   bool dic;
   bool vipt; /* L1Ip says the I-cache may be indexed by VA (aliasing) */
+};
+
+/*
+ * One change made to many words (the words of a line one cache operation
+ * reaches) gives words that hold the same record the same result. A memo
+ * keeps the latest such step, FROM to TO, so that the next word holding
+ * FROM takes TO without rec_edit's copy and rec_commit's compares: on the
+ * Racket row those were 18% of the checker's time. VARIANT holds what else
+ * the change depended on for that word (whether it lies in the writer's
+ * line); GEN voids the memo once any record number took other content.
+ */
+struct rec_memo {
+  uint32_t from, to;
+  uint64_t gen;
+  uint8_t variant;
+  bool bumped; /* the change grew the word's version */
+  bool set;
+};
+
+/* The latest store that changed a dense word (store_in_page): the next
+ * word that held the same record, with the same encoding in memory or
+ * none, stored by the same instruction of the same thread at the same
+ * time (a JIT's code emitted word by word), takes the same result. */
+struct store_memo {
+  struct rec_memo step;
+  uint64_t now, shared, writer_pc;
+  uint32_t thread, cluster, insn;
+  bool insn_in_memory;
 };
 
 struct model {
@@ -154,6 +185,7 @@ struct model {
    * than IVIEW on VIPT clusters (view_slots); an entry leaves with its
    * page's record (drop_extra_views). */
   GHashTable *view_extra;
+  struct store_memo store_memo;
 };
 
 static inline uint64_t canon(const struct model *m, uint64_t va)
@@ -186,6 +218,41 @@ static inline void rec_commit(const struct model *m, struct model_word *w)
              m->recs->size - REC_KEY_OFFSET) != 0) {
     model_rec_commit(m, w);
   }
+}
+
+/* W's record becomes number TO (held: a shared record). */
+void model_rec_adopt(const struct model *m, struct model_word *w, uint32_t to);
+
+/* Whether MEMO applied to W (for VARIANT): then W holds the record the
+ * change gave the last word in W's state, and its version grew if that
+ * one's did. */
+static inline bool rec_memo_take(const struct model *m, struct model_word *w,
+                                 const struct rec_memo *memo, uint8_t variant)
+{
+  if (!memo->set || memo->from != w->rec || memo->variant != variant || memo->gen != m->recs->gen) {
+    return false;
+  }
+  if (memo->to != memo->from) {
+    model_rec_adopt(m, w, memo->to);
+  }
+  if (memo->bumped) {
+    w->version++;
+  }
+  return true;
+}
+
+/* rec_commit, remembering the step in MEMO unless it changed W's record in
+ * place (its number then names other content). Only for a change that
+ * depends on nothing of W but its record and VARIANT; BUMPED: whether it
+ * grew W's version. */
+static inline void rec_commit_memo(const struct model *m, struct model_word *w,
+                                   struct rec_memo *memo, uint8_t variant, bool bumped)
+{
+  uint32_t from = w->rec;
+  uint64_t gen = m->recs->gen;
+  rec_commit(m, w);
+  *memo = (struct rec_memo){from,    w->rec, m->recs->gen,
+                            variant, bumped, !(w->rec == from && m->recs->gen != gen)};
 }
 
 struct model_recs *model_recs_new(unsigned nclusters);
@@ -296,14 +363,26 @@ static inline void mark_site_on(struct model_rec *r, const struct site_mark *s)
   }
 }
 
-/* Names the operation S on W, for the report (model_coherence_attribution.c). */
+/* A site's mark left on the words of a range (mark_site). */
+struct site_claim {
+  struct site_mark mark;
+  struct rec_memo memo; /* emptied with every new mark */
+};
+
+/* Names the operation of the struct site_claim CTX on W, for the report
+ * (model_coherence_attribution.c): a loop's claims reach most words that
+ * maintenance does, line after line of words that share a record. */
 static inline void mark_site(const struct model *m, struct model_word *w, uint64_t word_va,
                              void *ctx)
 {
   (void)word_va;
+  struct site_claim *claim = ctx;
+  if (rec_memo_take(m, w, &claim->memo, 0)) {
+    return;
+  }
   w->version++;
-  mark_site_on(rec_edit(m, w), ctx);
-  rec_commit(m, w);
+  mark_site_on(rec_edit(m, w), &claim->mark);
+  rec_commit_memo(m, w, &claim->memo, 0, true);
 }
 
 /* Follows the loop of SITE to VA; returns the stride the operation's marks

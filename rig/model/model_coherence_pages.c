@@ -95,6 +95,7 @@ void model_rec_commit(const struct model *m, struct model_word *w)
   struct model_rec *own = g_ptr_array_index(p->all, w->rec);
   if (w->rec != 0 && own->refs == 1) {
     /* No other word holds it: changed in place. */
+    p->gen++;
     memcpy((char *)own + REC_KEY_OFFSET, (const char *)want + REC_KEY_OFFSET,
            p->size - REC_KEY_OFFSET);
     p->last = w->rec;
@@ -107,6 +108,7 @@ void model_rec_commit(const struct model *m, struct model_word *w)
   }
   struct model_rec *r = g_memdup2(want, p->size);
   r->refs = 1;
+  p->gen++;
   if (p->free->len) {
     r->index = g_array_index(p->free, uint32_t, p->free->len - 1);
     g_array_set_size(p->free, p->free->len - 1);
@@ -121,6 +123,16 @@ void model_rec_commit(const struct model *m, struct model_word *w)
   if (++p->live > p->peak) {
     p->peak = p->live;
   }
+}
+
+void model_rec_adopt(const struct model *m, struct model_word *w, uint32_t to)
+{
+  struct model_recs *p = m->recs;
+  if (to != 0) {
+    ((struct model_rec *)g_ptr_array_index(p->all, to))->refs++;
+  }
+  rec_unref(p, w->rec);
+  w->rec = to;
 }
 
 void model_rec_release(const struct model *m, struct model_word *w)
@@ -172,12 +184,14 @@ static struct page_summary read_summary(const struct model_page *page)
   };
 }
 
-/* Word I's record as PAGE's summary S gives it, into R (a copy of the zero
- * record); false when the word was never stored. The kernel's sync the
- * page is owed counts for every word stored before it, which is every
- * word the summary holds (DENSIFYING has been up since). */
-static bool seed_word(const struct model_page *page, const struct page_summary *s, size_t i,
-                      struct model_rec *r)
+/* What PAGE's summary S says of its word I: the store's stamp and writer;
+ * false when the word was never stored. */
+struct word_seed {
+  uint64_t stamp, writer_pc;
+};
+
+static bool seed_of(const struct model_page *page, const struct page_summary *s, size_t i,
+                    struct word_seed *out)
 {
   uint64_t written = __atomic_load_n(&page->written[i / 64], __ATOMIC_SEQ_CST);
   if (!((written >> (i % 64)) & 1)) {
@@ -186,15 +200,25 @@ static bool seed_word(const struct model_page *page, const struct page_summary *
   /* A word stored before LAST_STORE's time takes the latest time
    * before it (model_coherence_quick.h): its own or later. */
   uint64_t recent = __atomic_load_n(&page->recent[i / 64], __ATOMIC_SEQ_CST);
-  uint64_t stamp = ((recent >> (i % 64)) & 1) || s->older == 0 ? s->last : s->older;
+  out->stamp = ((recent >> (i % 64)) & 1) || s->older == 0 ? s->last : s->older;
   const uint64_t *writers = __atomic_load_n(&page->writers, __ATOMIC_SEQ_CST);
   uint64_t exact = writers ? __atomic_load_n(&writers[i], __ATOMIC_SEQ_CST) : 0;
-  r->store_seq = stamp >> STAMP_CLUSTER_BITS;
-  r->writer_pc = exact ? exact : s->writer_pc;
-  r->writer_thread = s->writer_thread;
-  r->writer_cluster = (uint32_t)(stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
-  r->kernel_sync_seq = page->kernel_sync_seq;
+  out->writer_pc = exact ? exact : s->writer_pc;
   return true;
+}
+
+/* The record SEED gives a word of PAGE (summary S), into R (a copy of the
+ * zero record). The kernel's sync the page is owed counts for every word
+ * stored before it, which is every word the summary holds (DENSIFYING has
+ * been up since). */
+static void seed_record(const struct model_page *page, const struct page_summary *s,
+                        const struct word_seed *seed, struct model_rec *r)
+{
+  r->store_seq = seed->stamp >> STAMP_CLUSTER_BITS;
+  r->writer_pc = seed->writer_pc;
+  r->writer_thread = s->writer_thread;
+  r->writer_cluster = (uint32_t)(seed->stamp & ((1u << STAMP_CLUSTER_BITS) - 1));
+  r->kernel_sync_seq = page->kernel_sync_seq;
 }
 
 bool model_page_seed(const struct model *m, const struct model_page *page, size_t i,
@@ -202,8 +226,18 @@ bool model_page_seed(const struct model *m, const struct model_page *page, size_
 {
   memcpy(r, g_ptr_array_index(m->recs->all, 0), m->recs->size);
   struct page_summary s = read_summary(page);
-  return seed_word(page, &s, i, r);
+  struct word_seed seed;
+  if (!seed_of(page, &s, i, &seed)) {
+    return false;
+  }
+  seed_record(page, &s, &seed, r);
+  return true;
 }
+
+/* Seeds remembered while a page is made dense: the words of one burst of
+ * stores (one time, one writer) get one record, and a page's bursts
+ * interleave little. */
+#define SEED_MEMO_SLOTS 8
 
 /* Gives PAGE per-word records, seeded from its store-only summary. The
  * caller holds the lock; lock-free stores may still be landing in the
@@ -216,11 +250,29 @@ void model_page_make_dense(const struct model *m, struct model_page *page)
   __atomic_store_n(&page->densifying, 1, __ATOMIC_SEQ_CST);
   char *words = g_malloc0(m->word_size * MODEL_PAGE_WORDS);
   struct page_summary s = read_summary(page);
+  /* The records remembered stay as they are until the loop ends: every
+   * word starts with the zero record, so no commit changes one in place
+   * or frees one. */
+  struct {
+    struct word_seed seed;
+    uint32_t rec;
+  } memo[SEED_MEMO_SLOTS] = {0};
   for (size_t i = 0; i < MODEL_PAGE_WORDS; i++) {
     struct model_word *w = (struct model_word *)(words + i * m->word_size);
-    if (seed_word(page, &s, i, rec_edit(m, w))) {
-      rec_commit(m, w);
+    struct word_seed seed;
+    if (!seed_of(page, &s, i, &seed)) {
+      continue;
     }
+    size_t k = (seed.stamp ^ seed.writer_pc >> 2) % SEED_MEMO_SLOTS;
+    if (memo[k].rec && memo[k].seed.stamp == seed.stamp &&
+        memo[k].seed.writer_pc == seed.writer_pc) {
+      model_rec_adopt(m, w, memo[k].rec);
+      continue;
+    }
+    seed_record(page, &s, &seed, rec_edit(m, w));
+    rec_commit(m, w);
+    memo[k].seed = seed;
+    memo[k].rec = w->rec;
   }
   page->kernel_sync_seq = 0; /* given to the words */
   page->words = words;

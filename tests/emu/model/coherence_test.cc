@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model_coherence.h"
+#include "model_handles.h"
 #include "page_views.h"
 
 namespace
@@ -24,30 +25,6 @@ constexpr uint64_t kWriterPc = 0x4001f0;
 constexpr uint32_t kMovInsn = 0xd2800000; // mov x0, #0: not CMODX-safe
 constexpr uint32_t kNop = 0xd503201f;
 constexpr uint32_t kBranch = 0x14000001; // b .+4
-
-struct Model {
-  explicit Model(std::vector<uint64_t> ctrs, const model_views *views = nullptr)
-  {
-    m = model_new(ctrs.data(), static_cast<unsigned>(ctrs.size()), views);
-  }
-  ~Model()
-  {
-    model_free(m);
-  }
-  model *m;
-};
-
-struct Thread {
-  Thread(unsigned serial, unsigned cluster)
-  {
-    model_thread_init(&t, serial, serial, cluster);
-  }
-  ~Thread()
-  {
-    model_thread_clear(&t);
-  }
-  model_thread t;
-};
 
 class Coherence : public ::testing::Test
 {
