@@ -314,6 +314,16 @@ void model_page_free(struct model_page *page);
 /* The caller freed N of the records model_forget retired. */
 void model_pages_released(struct model *m, size_t n);
 /*
+ * Where a page's table of writers goes once the page is made dense (its
+ * words then hold their writers; model_coherence.c, "Page writers"): a
+ * lock-free store may still be writing into it, so FN (called under the
+ * caller's lock) takes the block and g_frees it once no store callback can
+ * hold it, as it does for retired pages. Without FN a page keeps its table
+ * until it is freed.
+ */
+typedef void (*model_retire_fn)(void *ctx, void *block);
+void model_retire_writers_to(struct model *m, model_retire_fn fn, void *ctx);
+/*
  * The kernel gave the canonical range [CANON_START, CANON_END) new
  * contents without unmapping it (madvise(MADV_DONTNEED) on private
  * memory): the records of its pages made before MADE_BEFORE are emptied in

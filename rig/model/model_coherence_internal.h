@@ -101,9 +101,17 @@ struct model_word {
 };
 
 /* The pool of shared records (model_coherence_pages.c, "Shared records"). */
+/* Records per slab: struct model_recs keeps them in slabs by number, not
+ * one allocation each (a malloc'd record cost 16 bytes of header and a
+ * pointer to find it; the Racket row made 13 million of them). */
+#define REC_SLAB_SHIFT 12
+#define REC_SLAB_RECORDS (UINT32_C(1) << REC_SLAB_SHIFT)
+
 struct model_recs {
-  GPtrArray *all;            /* number -> struct model_rec *, NULL when free; [0] the zero record */
-  GArray *free;              /* uint32_t: numbers free for reuse */
+  /* Record N is in slab N >> REC_SLAB_SHIFT; [0] is the zero record. */
+  GPtrArray *slabs;
+  uint32_t made;             /* numbers handed out so far, the zero record's included */
+  GArray *free;              /* uint32_t: numbers free for reuse (their REFS 0) */
   size_t size;               /* bytes of one record (its per-cluster slots included) */
   struct model_rec *scratch; /* the copy rec_edit hands out */
   uint32_t last;             /* the record the latest commit gave a word (0: none) */
@@ -186,6 +194,8 @@ struct model {
    * page's record (drop_extra_views). */
   GHashTable *view_extra;
   struct store_memo store_memo;
+  model_retire_fn retire_writers; /* model_retire_writers_to */
+  void *retire_ctx;
 };
 
 static inline uint64_t canon(const struct model *m, uint64_t va)
@@ -195,9 +205,15 @@ static inline uint64_t canon(const struct model *m, uint64_t va)
 
 /* ---- shared records (model_coherence_pages.c) ----------------------------------- */
 
+static inline struct model_rec *rec_at(const struct model_recs *p, uint32_t number)
+{
+  char *slab = g_ptr_array_index(p->slabs, number >> REC_SLAB_SHIFT);
+  return (struct model_rec *)(slab + (size_t)(number & (REC_SLAB_RECORDS - 1)) * p->size);
+}
+
 static inline const struct model_rec *word_rec(const struct model *m, const struct model_word *w)
 {
-  return g_ptr_array_index(m->recs->all, w->rec);
+  return rec_at(m->recs, w->rec);
 }
 
 /* A copy of W's record to change and hand to rec_commit (lock held; one

@@ -31,18 +31,20 @@ struct model_recs *model_recs_new(unsigned nclusters)
 {
   struct model_recs *p = g_new0(struct model_recs, 1);
   p->size = sizeof(struct model_rec) + INVAL_SLOTS * (size_t)nclusters * sizeof(uint64_t);
-  p->all = g_ptr_array_new();
+  p->slabs = g_ptr_array_new_with_free_func(g_free);
   p->free = g_array_new(false, false, sizeof(uint32_t));
   p->scratch = g_malloc0(p->size);
-  g_ptr_array_add(p->all, g_malloc0(p->size)); /* the zero record */
+  /* The zero record: slab 0 starts zeroed; the rest of a slab is written
+   * before a number in it is handed out (rec_new). */
+  g_ptr_array_add(p->slabs, g_malloc0(REC_SLAB_RECORDS * p->size));
+  p->made = 1;
   return p;
 }
 
 void model_recs_free(struct model_recs *p)
 {
   if (p) {
-    g_ptr_array_set_free_func(p->all, g_free);
-    g_ptr_array_unref(p->all);
+    g_ptr_array_unref(p->slabs);
     g_array_unref(p->free);
     g_free(p->scratch);
     g_free(p);
@@ -68,12 +70,10 @@ static bool rec_same(const struct model_recs *p, const struct model_rec *x,
 
 static void rec_unref(struct model_recs *p, uint32_t index)
 {
-  struct model_rec *r = g_ptr_array_index(p->all, index);
+  struct model_rec *r = rec_at(p, index);
   if (index == 0 || --r->refs > 0) {
     return;
   }
-  g_free(r);
-  g_ptr_array_index(p->all, index) = NULL;
   g_array_append_val(p->free, index);
   p->live--;
   if (p->last == index) {
@@ -85,14 +85,14 @@ void model_rec_commit(const struct model *m, struct model_word *w)
 {
   struct model_recs *p = m->recs;
   const struct model_rec *want = p->scratch;
-  if (p->last && rec_same(p, want, g_ptr_array_index(p->all, p->last))) {
-    struct model_rec *twin = g_ptr_array_index(p->all, p->last);
+  if (p->last && rec_same(p, want, rec_at(p, p->last))) {
+    struct model_rec *twin = rec_at(p, p->last);
     twin->refs++;
     rec_unref(p, w->rec);
     w->rec = twin->index;
     return;
   }
-  struct model_rec *own = g_ptr_array_index(p->all, w->rec);
+  struct model_rec *own = rec_at(p, w->rec);
   if (w->rec != 0 && own->refs == 1) {
     /* No other word holds it: changed in place. */
     p->gen++;
@@ -101,22 +101,26 @@ void model_rec_commit(const struct model *m, struct model_word *w)
     p->last = w->rec;
     return;
   }
-  if (rec_same(p, want, g_ptr_array_index(p->all, 0))) {
+  if (rec_same(p, want, rec_at(p, 0))) {
     rec_unref(p, w->rec);
     w->rec = 0;
     return;
   }
-  struct model_rec *r = g_memdup2(want, p->size);
-  r->refs = 1;
-  p->gen++;
+  uint32_t number;
   if (p->free->len) {
-    r->index = g_array_index(p->free, uint32_t, p->free->len - 1);
+    number = g_array_index(p->free, uint32_t, p->free->len - 1);
     g_array_set_size(p->free, p->free->len - 1);
-    g_ptr_array_index(p->all, r->index) = r;
   } else {
-    r->index = p->all->len;
-    g_ptr_array_add(p->all, r);
+    number = p->made++;
+    if ((number >> REC_SLAB_SHIFT) == p->slabs->len) {
+      g_ptr_array_add(p->slabs, g_malloc(REC_SLAB_RECORDS * p->size));
+    }
   }
+  struct model_rec *r = rec_at(p, number);
+  memcpy(r, want, p->size);
+  r->refs = 1;
+  r->index = number;
+  p->gen++;
   rec_unref(p, w->rec);
   w->rec = r->index;
   p->last = r->index;
@@ -129,7 +133,7 @@ void model_rec_adopt(const struct model *m, struct model_word *w, uint32_t to)
 {
   struct model_recs *p = m->recs;
   if (to != 0) {
-    ((struct model_rec *)g_ptr_array_index(p->all, to))->refs++;
+    rec_at(p, to)->refs++;
   }
   rec_unref(p, w->rec);
   w->rec = to;
@@ -224,7 +228,7 @@ static void seed_record(const struct model_page *page, const struct page_summary
 bool model_page_seed(const struct model *m, const struct model_page *page, size_t i,
                      struct model_rec *r)
 {
-  memcpy(r, g_ptr_array_index(m->recs->all, 0), m->recs->size);
+  memcpy(r, rec_at(m->recs, 0), m->recs->size);
   struct page_summary s = read_summary(page);
   struct word_seed seed;
   if (!seed_of(page, &s, i, &seed)) {
@@ -276,6 +280,20 @@ void model_page_make_dense(const struct model *m, struct model_page *page)
   }
   page->kernel_sync_seq = 0; /* given to the words */
   page->words = words;
+  /* Its writers are the words' now; no store reads the table again, but
+   * one racing this may still write into it (model_store_quick). */
+  if (m->retire_writers) {
+    uint64_t *table = __atomic_exchange_n(&page->writers, NULL, __ATOMIC_SEQ_CST);
+    if (table) {
+      m->retire_writers(m->retire_ctx, table);
+    }
+  }
+}
+
+void model_retire_writers_to(struct model *m, model_retire_fn fn, void *ctx)
+{
+  m->retire_writers = fn;
+  m->retire_ctx = ctx;
 }
 
 void model_page_free(struct model_page *page)

@@ -72,9 +72,11 @@ struct plugin_store {
   GPtrArray *thread_of_vcpu;
   struct plugin_rig *rig; /* its lock and model, for the locked path */
   bool note_code_stores;  /* plugin_rig_adversary_hands_over */
-  /* Page records of unmapped memory, oldest first, waiting until no vCPU
-   * can still hold them (plugin_store_retire). */
+  /* Page records of unmapped memory and writers' tables, oldest first,
+   * waiting until no vCPU can still hold them (plugin_store_retire). */
   GQueue retired;
+  /* Writers' tables the model gave up, not yet in a batch (retire_table). */
+  GPtrArray *tables;
   /* Told of every store made under the lock (plugin_store_watch). */
   void (*watch)(void *ctx, uint64_t vaddr, unsigned bytes, uint64_t writer_pc);
   void *watch_ctx;
@@ -82,11 +84,19 @@ struct plugin_store {
   plugin_store_locked_fn after_locked;
 };
 
-/* Page records retired together, and each vCPU's instruction count then. */
+/* Page records and writers' tables retired together, and each vCPU's
+ * instruction count then. */
 struct retired_batch {
-  GPtrArray *pages;
-  GArray *insns; /* uint64_t, indexed by vCPU */
+  GPtrArray *pages;  /* model_page_free'd, or NULL */
+  GPtrArray *tables; /* g_free'd, or NULL */
+  GArray *insns;     /* uint64_t, indexed by vCPU */
 };
+
+/* Writers' tables of pages made dense, freed a batch at a time: a batch
+ * costs a snapshot of every vCPU's count, a table 8 KiB. */
+#define TABLES_PER_BATCH 64
+
+static void retire_table(void *ctx, void *table);
 
 struct plugin_store *plugin_store_new(struct plugin_rig *rig)
 {
@@ -95,6 +105,8 @@ struct plugin_store *plugin_store_new(struct plugin_rig *rig)
   st->thread_of_vcpu = g_ptr_array_new();
   st->rig = rig;
   st->note_code_stores = plugin_rig_adversary_hands_over(rig);
+  st->tables = g_ptr_array_new_with_free_func(g_free);
+  model_retire_writers_to(rig->model, retire_table, st);
   return st;
 }
 
@@ -137,7 +149,12 @@ void plugin_store_forget_pages(struct plugin_store *st)
 
 static void batch_free(struct retired_batch *b)
 {
-  g_ptr_array_unref(b->pages);
+  if (b->pages) {
+    g_ptr_array_unref(b->pages);
+  }
+  if (b->tables) {
+    g_ptr_array_unref(b->tables);
+  }
   g_array_unref(b->insns);
   g_free(b);
 }
@@ -145,10 +162,12 @@ static void batch_free(struct retired_batch *b)
 void plugin_store_free(struct plugin_store *st)
 {
   if (st) {
+    model_retire_writers_to(st->rig->model, NULL, NULL);
     struct retired_batch *b;
     while ((b = g_queue_pop_head(&st->retired))) {
       batch_free(b);
     }
+    g_ptr_array_unref(st->tables);
     g_ptr_array_unref(st->thread_of_vcpu);
     g_free(st);
   }
@@ -170,6 +189,11 @@ void plugin_store_free(struct plugin_store *st)
  * batch is freed once every vCPU has done one or the other since the batch
  * was retired. A vCPU blocked in a syscall or gone holds nothing, so a
  * waiting thread does not keep the memory alive.
+ *
+ * A page's table of writers goes the same way when the page is made
+ * dense (retire_table): a store callback that read the table before the
+ * page went dense may still write into it. On the Racket row those tables
+ * were 51 MiB of the peak, kept for the life of their pages.
  */
 static uint64_t vcpu_insns(const struct plugin_rig *rig, unsigned vcpu)
 {
@@ -192,9 +216,30 @@ static void reclaim(struct plugin_store *st)
 {
   struct retired_batch *b;
   while ((b = g_queue_peek_head(&st->retired)) && batch_quiescent(st, b)) {
-    model_pages_released(st->rig->model, b->pages->len);
+    if (b->pages) {
+      model_pages_released(st->rig->model, b->pages->len);
+    }
     batch_free(g_queue_pop_head(&st->retired));
   }
+}
+
+/* A batch of PAGES (or NULL) and of the tables waiting, counted from now. */
+static void batch_push(struct plugin_store *st, GPtrArray *pages)
+{
+  struct retired_batch *b = g_new(struct retired_batch, 1);
+  b->pages = pages;
+  b->tables = NULL;
+  if (st->tables->len) {
+    b->tables = st->tables;
+    st->tables = g_ptr_array_new_with_free_func(g_free);
+  }
+  unsigned n = (unsigned)qemu_plugin_num_vcpus();
+  b->insns = g_array_sized_new(false, false, sizeof(uint64_t), n);
+  for (unsigned i = 0; i < n; i++) {
+    uint64_t insns = vcpu_insns(st->rig, i);
+    g_array_append_val(b->insns, insns);
+  }
+  g_queue_push_tail(&st->retired, b);
 }
 
 void plugin_store_retire(struct plugin_store *st, GPtrArray *pages)
@@ -206,15 +251,21 @@ void plugin_store_retire(struct plugin_store *st, GPtrArray *pages)
   }
   plugin_store_forget_pages(st);
   g_ptr_array_set_free_func(pages, (GDestroyNotify)model_page_free);
-  struct retired_batch *b = g_new(struct retired_batch, 1);
-  b->pages = pages;
-  unsigned n = (unsigned)qemu_plugin_num_vcpus();
-  b->insns = g_array_sized_new(false, false, sizeof(uint64_t), n);
-  for (unsigned i = 0; i < n; i++) {
-    uint64_t insns = vcpu_insns(st->rig, i);
-    g_array_append_val(b->insns, insns);
+  batch_push(st, pages);
+}
+
+/* The model's hook for a page made dense (model_retire_writers_to), under
+ * the lock: its table of writers, which a store callback that read it
+ * before the page went dense may still be writing, as a retired page's
+ * record may still be read. */
+static void retire_table(void *ctx, void *table)
+{
+  struct plugin_store *st = ctx;
+  g_ptr_array_add(st->tables, table);
+  if (st->tables->len >= TABLES_PER_BATCH) {
+    reclaim(st);
+    batch_push(st, NULL);
   }
-  g_queue_push_tail(&st->retired, b);
 }
 
 void plugin_store_watch(struct plugin_store *st,
