@@ -39,6 +39,7 @@ mutants=(
   "memo-repeats-other-views^model_coherence.c^  bool own = issue->alias || view_in_record(m, r, issue->cluster, issue->view);^  bool own = true;^RecordMemo.EachWordKeepsItsOwnSlotsForAnotherExecutableView^an ic through another executable view of a VIPT cluster is repeated from a neighbour's record"
   "store-memo-ignores-memory^model_coherence.c^      s->insn_in_memory != w->insn_in_memory || (s->insn_in_memory && s->insn != w->insn) ||^^RecordMemo.AStoreOverAnUntranslatedWordDoesNotRepeatATranslatedOnes^a store over a word whose encoding memory held repeats a store over one it did not"
   "store-memo-ignores-events^model_coherence.c^  if (s->now != now || s->shared != m->shared || s->writer_pc != writer_pc ||^  if (s->writer_pc != writer_pc ||^RecordMemo.AStoreAfterADsbDoesNotRepeatTheStoreBeforeIt^a store repeats one made before an event (a dsb that completed it under IDC)"
+  "writers-table-kept^model_coherence_pages.c^  if (m->retire_writers) {^  if (false) {^StoreQuick.AWritersTableGoesToTheHookOnceThePageIsDense^a dense page keeps its table of writers, 8 KiB a page the words no longer need"
   "seed-memo-ignores-writer^model_coherence_pages.c^        memo[k].seed.writer_pc == seed.writer_pc) {^        true) {^StoreQuick.EachWordOfAStoreOnlyPageKeepsItsWriter^a page's words seeded from its summary take one writer"
 )
 

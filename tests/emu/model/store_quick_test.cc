@@ -122,6 +122,35 @@ TEST(StoreQuick, EachWordOfAStoreOnlyPageKeepsItsWriter)
   }
 }
 
+// Once a page is dense its words hold their writers: its table of
+// writers goes to the hook (the plugin frees it when no store callback can
+// still write it), after the words were seeded from it, and is not made
+// again. A page one instruction wrote never had a table.
+TEST(StoreQuick, AWritersTableGoesToTheHookOnceThePageIsDense)
+{
+  Model model;
+  std::vector<void *> retired;
+  model_retire_writers_to(
+      model.m,
+      [](void *ctx, void *block) { static_cast<std::vector<void *> *>(ctx)->push_back(block); },
+      &retired);
+  for (uint64_t i = 0; i < 7; i++)
+    model_store(model.m, &model.t, kPage + 4 * i, 4, 0x4100);
+  model_store(model.m, &model.t, kPage + 28, 4, 0x4200);
+  model_store(model.m, &model.t, kPage + kPageBytes, 4, 0x4100); // one writer only
+  EXPECT_TRUE(retired.empty());
+  EXPECT_EQ(model.Fetch(kPage).writer_pc, 0x4100u);
+  EXPECT_EQ(retired.size(), 1u);
+  EXPECT_EQ(model.Fetch(kPage + 24).writer_pc, 0x4100u);
+  EXPECT_EQ(model.Fetch(kPage + 28).writer_pc, 0x4200u);
+  model_store(model.m, &model.t, kPage + 32, 4, 0x4300);
+  EXPECT_EQ(model.Fetch(kPage + 32).writer_pc, 0x4300u);
+  EXPECT_EQ(model.Fetch(kPage + kPageBytes).writer_pc, 0x4100u);
+  EXPECT_EQ(retired.size(), 1u);
+  for (void *block : retired)
+    g_free(block);
+}
+
 TEST(StoreQuick, RefusesPagesWithWordRecordsAndStoresLeavingABlock)
 {
   Model model;
