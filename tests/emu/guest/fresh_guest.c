@@ -20,6 +20,14 @@
  *                             the loader's lazy binding the first time)
  *                             between the last store and the sequence
  *             memcpy          the words copied from a buffer with memcpy
+ *             loop-move       the thread pinned to one CPU, the words
+ *                             stored one at a time, then pinned to
+ *                             another: the kernel moves it at once, and
+ *                             the context switch's dsb ish (__switch_to,
+ *                             arch/arm64/kernel/process.c) completes its
+ *                             stores before the sequence
+ *             loop-stay       the same, always pinned to the same CPU: it
+ *                             never moves, and nothing completes its stores
  *   PAGE      fresh           a page nothing stored to or fetched from (default)
  *             used            the same page, zeroed with stores first
  *   ROUNDS    a number from 1 to 16 (default 4): once, or in a loop
@@ -32,10 +40,14 @@
  * Sometimes (stale fetches of the first version); DIC1.SM.B+dsb.ish-isb
  * and IDC1.SM.B+dsb.ish-ic.ivau-dsb.ish-isb Never.
  *
+ * The two affinity styles are the rig's model of Linux, not herd7's:
+ * loop-move is clean with the Sometimes sequences, loop-stay stale.
+ *
  * Exit 42 when every call returned FN_WORDS - 2, 1 when one did not,
- * 2 usage, 3 no mapping.
+ * 2 usage, 3 no mapping or an affinity call failed.
  */
-#define _GNU_SOURCE /* memfd_create (guest_pages.h) */
+#define _GNU_SOURCE /* memfd_create (guest_pages.h), sched_getcpu */
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,10 +111,20 @@ static unsigned other_work(int round)
                             (void *)text);
 }
 
+/* Pins the thread to CPU: the kernel moves it there at once when it runs
+ * elsewhere, and nothing moves it afterwards. */
+static int pin(int cpu)
+{
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set);
+}
+
 int main(int argc, char **argv)
 {
   static const char *const seqs[] = {"isb", "dsb-isb", "ic-dsb-isb", "dsb-ic-dsb-isb"};
-  static const char *const styles[] = {"loop", "loop-call", "memcpy"};
+  static const char *const styles[] = {"loop", "loop-call", "memcpy", "loop-move", "loop-stay"};
   int known = 0, style = -1;
   for (size_t i = 0; argc >= 3 && i < sizeof seqs / sizeof seqs[0]; i++) {
     known |= strcmp(argv[1], seqs[i]) == 0;
@@ -117,11 +139,23 @@ int main(int argc, char **argv)
   int rounds_known = argc < 5 || (*end == '\0' && rounds >= 1 && rounds <= ROUNDS_MAX);
   if (!known || style < 0 || !page_known || !rounds_known || argc > 5) {
     fprintf(stderr, "usage: fresh_guest isb|dsb-isb|ic-dsb-isb|dsb-ic-dsb-isb "
-                    "loop|loop-call|memcpy [fresh|used [ROUNDS 1-16]]\n");
+                    "loop|loop-call|memcpy|loop-move|loop-stay [fresh|used [ROUNDS 1-16]]\n");
     return 2;
   }
   uint32_t *page = guest_rwx_page();
-  if (!page) {
+  /* The first two CPUs the thread may run on, for the affinity styles. */
+  int cpus[2] = {-1, -1};
+  cpu_set_t all;
+  if (!page || sched_getaffinity(0, sizeof all, &all) != 0) {
+    return 3;
+  }
+  for (int c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++) {
+    if (CPU_ISSET(c, &all)) {
+      cpus[k++] = c;
+    }
+  }
+  int moves = style == 3, pins = style >= 3;
+  if (pins && cpus[1] < 0) {
     return 3;
   }
   if (used) {
@@ -138,6 +172,11 @@ int main(int argc, char **argv)
   }
   unsigned wrong = 0, work = 0;
   for (int round = 0; round < rounds; round++) {
+    /* loop-move: each round starts where the last one ended and moves;
+     * loop-stay never leaves the first CPU. */
+    if (pins && pin(cpus[moves ? round % 2 : 0]) != 0) {
+      return 3;
+    }
     if (copy) {
       memcpy(page, image, sizeof image);
     } else {
@@ -145,6 +184,9 @@ int main(int argc, char **argv)
     }
     if (style == 1) {
       work += other_work(round);
+    }
+    if (pins && pin(cpus[moves ? (round + 1) % 2 : 0]) != 0) {
+      return 3;
     }
     maintain(st, page, line);
     wrong += ((jit_fn)(uintptr_t)page)() != FN_WORDS - 2;

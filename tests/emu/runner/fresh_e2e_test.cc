@@ -209,4 +209,16 @@ INSTANTIATE_TEST_SUITE_P(LoopCall, FreshNever,
                                                     kCallWays)),
                          ShapeName);
 
+// A system call that moves the thread at once (an affinity that excludes its CPU) completes
+// its stores, as Linux's context switch does (dsb ish in __switch_to,
+// arch/arm64/kernel/process.c; plugin_sched.c, MOVE_FORCED), and its return synchronises: the
+// Sometimes sequences are clean after it. The same call that keeps the CPU completes nothing:
+// stale, as without it.
+INSTANTIATE_TEST_SUITE_P(LoopMove, FreshNever,
+                         ::testing::ValuesIn(Shapes("loop-move", "isb", "ic-dsb-isb", kCallWays)),
+                         ShapeName);
+INSTANTIATE_TEST_SUITE_P(LoopStay, FreshSometimes,
+                         ::testing::ValuesIn(Shapes("loop-stay", "isb", "ic-dsb-isb", kCallWays)),
+                         ShapeName);
+
 } // namespace
