@@ -379,6 +379,9 @@ static void store_word(struct model *m, struct model_word *w, uint64_t now,
     rec_commit_memo(m, w, &memo.step, 0, true);
     m->store_memo = memo;
   } else {
+    /* This commit may free the record the memo leads to (a twin found
+     * for W leaves W's record), which a later store would then take. */
+    m->store_memo.step.set = false;
     rec_commit(m, w);
   }
 }

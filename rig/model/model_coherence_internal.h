@@ -248,6 +248,11 @@ static inline bool rec_memo_take(const struct model *m, struct model_word *w,
   if (!memo->set || memo->from != w->rec || memo->variant != variant || memo->gen != m->recs->gen) {
     return false;
   }
+  /* A freed number keeps its content until reused (which GEN sees), but
+   * no word may take it: the record was freed since the memo was made. */
+  if (memo->to != 0 && rec_at(m->recs, memo->to)->refs == 0) {
+    return false;
+  }
   if (memo->to != memo->from) {
     model_rec_adopt(m, w, memo->to);
   }
