@@ -328,36 +328,35 @@ static bool view_in_record(const struct model *m, const struct model_rec *r, uns
   return !m->geo[c].vipt || !r->iview_set || r->iview == view;
 }
 
-/* Whether M->store_memo gives the store of W at NOW by WRITER_PC of T
- * (then made). */
-static bool store_memo_take(struct model *m, struct model_word *w, uint64_t now,
-                            const struct model_thread *t, uint64_t writer_pc)
+/* Whether M->store_memo is for a store of W at NOW by WRITER_PC of T. */
+static bool store_memo_holds(const struct model *m, const struct model_word *w, uint64_t now,
+                             const struct model_thread *t, uint64_t writer_pc)
 {
   const struct store_memo *s = &m->store_memo;
-  if (s->now != now || s->shared != m->shared || s->writer_pc != writer_pc ||
-      s->thread != t->serial || s->cluster != t->cluster ||
-      s->insn_in_memory != w->insn_in_memory || (s->insn_in_memory && s->insn != w->insn) ||
-      !rec_memo_take(m, w, &s->step, 0)) {
-    return false;
-  }
-  w->insn_in_memory = false; /* as remember_overwritten */
-  return true;
+  return s->now == now && s->shared == m->shared && s->writer_pc == writer_pc &&
+         s->thread == t->serial && s->cluster == t->cluster &&
+         s->insn_in_memory == w->insn_in_memory && (!s->insn_in_memory || s->insn == w->insn);
 }
 
 /* The store of dense word W at time NOW by WRITER_PC of T. */
 static void store_word(struct model *m, struct model_word *w, uint64_t now,
                        const struct model_thread *t, uint64_t writer_pc)
 {
-  if (store_memo_take(m, w, now, t, writer_pc)) {
-    return;
+  struct store_memo *memo = &m->store_memo;
+  if (store_memo_holds(m, w, now, t, writer_pc)) {
+    if (rec_memo_take(m, w, &memo->step, 0)) {
+      w->insn_in_memory = false; /* as remember_overwritten */
+      return;
+    }
+  } else {
+    *memo = (struct store_memo){.now = now,
+                                .shared = m->shared,
+                                .writer_pc = writer_pc,
+                                .thread = t->serial,
+                                .cluster = t->cluster,
+                                .insn = w->insn,
+                                .insn_in_memory = w->insn_in_memory};
   }
-  struct store_memo memo = {.now = now,
-                            .shared = m->shared,
-                            .writer_pc = writer_pc,
-                            .thread = t->serial,
-                            .cluster = t->cluster,
-                            .insn = w->insn,
-                            .insn_in_memory = w->insn_in_memory};
   const struct model_rec *before = word_rec(m, w);
   /* The bound reads the own view's slots: the record's own unless a VIPT
    * cluster keeps them beside the word (view_slots), which a memo cannot
@@ -376,12 +375,11 @@ static void store_word(struct model *m, struct model_word *w, uint64_t now,
   r->writer_thread = t->serial;
   r->writer_exact = true;
   if (own) {
-    rec_commit_memo(m, w, &memo.step, 0, true);
-    m->store_memo = memo;
+    rec_commit_memo(m, w, &memo->step, 0, true);
   } else {
-    /* This commit may free the record the memo leads to (a twin found
-     * for W leaves W's record), which a later store would then take. */
-    m->store_memo.step.set = false;
+    /* This commit may free the record a memo leads to (a twin found for
+     * W leaves W's record), which a later store would then take. */
+    rec_memos_clear(&memo->step);
     rec_commit(m, w);
   }
 }
@@ -446,7 +444,7 @@ static bool in_writer_line(const struct model *m, const struct model_rec *w, uin
 struct clean_issue {
   struct site_mark mark;
   uint64_t addr;
-  struct rec_memo memo;
+  struct rec_memos memo;
 };
 
 static void mark_clean_issued(const struct model *m, struct model_word *w, uint64_t word_va,
@@ -481,7 +479,7 @@ void model_dc_clean(struct model *m, struct model_thread *t, uint64_t va, uint32
                         .is_clean = true};
   m->shared++; /* model_follow_loop: the site's stride */
   unsigned stride = model_follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq, op.cluster);
-  struct clean_issue issue = {{site, op.issue_seq, false, stride, op.cluster}, va, {0}};
+  struct clean_issue issue = {{site, op.issue_seq, false, stride, op.cluster}, va, {{{0}}}};
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
   if (!stride && site != MODEL_NO_SITE) {
     model_claim_lines(m, va, &issue.mark);
@@ -571,7 +569,7 @@ struct inval_issue {
   bool alias;    /* through a non-executable alias that misses CLUSTER */
   uint64_t view; /* model_view of the address */
   struct site_mark mark;
-  struct rec_memo memo;
+  struct rec_memos memo;
 };
 
 static void mark_inval_issued(const struct model *m, struct model_word *w, uint64_t word_va,
@@ -619,7 +617,7 @@ void model_ic_ivau(struct model *m, struct model_thread *t, uint64_t va, uint32_
   /* Broadcast: every cluster drops its own line holding VA. */
   struct site_mark mark = {site, op.issue_seq, true, stride, op.cluster};
   for (unsigned c = 0; c < m->nclusters; c++) {
-    struct inval_issue issue = {c, inval_misses(m, &op, c), op.view, mark, {0}};
+    struct inval_issue issue = {c, inval_misses(m, &op, c), op.view, mark, {{{0}}}};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
   }
   if (!stride && site != MODEL_NO_SITE) {
@@ -647,7 +645,7 @@ struct completion {
   const struct maint_op *op;
   unsigned cluster; /* the geometry being invalidated (ic) */
   uint64_t done_seq;
-  struct rec_memo memo; /* emptied for each cluster */
+  struct rec_memos memo; /* emptied for each cluster */
 };
 
 static void complete_clean(const struct model *m, struct model_word *w, uint64_t word_va, void *ctx)
@@ -719,7 +717,7 @@ static void complete_ops(struct model *m, GArray *ops, uint64_t done)
           continue; /* completes, but never reached k's VA-indexed lines */
         }
         c.cluster = k;
-        c.memo.set = false;
+        rec_memos_clear(&c.memo);
         for_each_word_in_line(m, op->addr, m->geo[k].iline, complete_inval, &c);
       }
     }

@@ -50,12 +50,12 @@ unsigned model_follow_loop(struct model *m, uint32_t site, uint64_t va, struct m
     g_array_index(m->site_stride, unsigned, site) = (unsigned)step;
     loop->stride = (unsigned)step;
     s.stride = loop->stride;
-    struct site_claim before = {s, {0}};
+    struct site_claim before = {.mark = s};
     for_each_word(m, va - 2 * step, va, mark_site, &before);
   }
   s.stride = loop->stride ? loop->stride : model_site_stride(m, site);
   if (s.stride) {
-    struct site_claim ahead = {s, {0}};
+    struct site_claim ahead = {.mark = s};
     for_each_word(m, va, va + s.stride, mark_site, &ahead);
   }
   loop->site = site;
@@ -100,7 +100,7 @@ void model_claim_lines(const struct model *m, uint64_t va, struct site_mark *s)
       return;
     }
     s->stride = line;
-    struct site_claim claim = {*s, {0}};
+    struct site_claim claim = {.mark = *s};
     for_each_word_in_line(m, va, line, mark_site, &claim);
     done = line;
   }

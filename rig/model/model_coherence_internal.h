@@ -42,8 +42,10 @@
  * record changed, or a new one (model_coherence_pages.c, "Shared records").
  */
 struct model_rec {
-  uint32_t refs;  /* words that hold it (the zero record: none counted) */
-  uint32_t index; /* its number in the pool (struct model_word's REC) */
+  uint32_t refs; /* words that hold it (the zero record: none counted) */
+  /* Grows whenever its number takes other content: changed in place,
+   * or freed (then reused). struct rec_memo's check. */
+  uint32_t gen;
   /* From here on, the record's key: two records with the same bytes here
    * are the same state (padding included: records are only ever copied
    * from the zeroed record [0]). */
@@ -115,9 +117,9 @@ struct model_recs {
   size_t size;               /* bytes of one record (its per-cluster slots included) */
   struct model_rec *scratch; /* the copy rec_edit hands out */
   uint32_t last;             /* the record the latest commit gave a word (0: none) */
-  /* Grows whenever a number takes other content (a record changed in
-   * place, a new record): struct rec_memo's check. */
-  uint64_t gen;
+  /* The record rec_edit handed out to change in place (no other word
+   * holds it), until rec_commit; 0: the edit is in SCRATCH. */
+  uint32_t editing;
   size_t live; /* records held by a word ([0] not counted) */
   size_t peak; /* the most records live at once */
 };
@@ -137,26 +139,43 @@ struct model_geometry {
 /*
  * One change made to many words (the words of a line one cache operation
  * reaches) gives words that hold the same record the same result. A memo
- * keeps the latest such step, FROM to TO, so that the next word holding
- * FROM takes TO without rec_edit's copy and rec_commit's compares: on the
- * Racket row those were 18% of the checker's time. VARIANT holds what else
- * the change depended on for that word (whether it lies in the writer's
- * line); GEN voids the memo once any record number took other content.
+ * keeps such a step, FROM to TO, so that the next word holding FROM takes
+ * TO without rec_edit's copy and rec_commit's compares: on the Racket row
+ * those were 18% of the checker's time. VARIANT holds what else the change
+ * depended on for that word (whether it lies in the writer's line); the
+ * two generations void the memo once either number took other content.
  */
 struct rec_memo {
   uint32_t from, to;
-  uint64_t gen;
+  uint32_t from_gen, to_gen;
   uint8_t variant;
   bool bumped; /* the change grew the word's version */
   bool set;
 };
+
+/* The memos of one operation, by FROM: a line's words often alternate
+ * between a few records (code emitted by two store instructions, or
+ * copied over code that differed word by word), which one memo would
+ * lose at every word. */
+#define REC_MEMO_WAYS 4
+
+struct rec_memos {
+  struct rec_memo way[REC_MEMO_WAYS];
+};
+
+static inline void rec_memos_clear(struct rec_memos *memos)
+{
+  for (unsigned i = 0; i < REC_MEMO_WAYS; i++) {
+    memos->way[i].set = false;
+  }
+}
 
 /* The latest store that changed a dense word (store_in_page): the next
  * word that held the same record, with the same encoding in memory or
  * none, stored by the same instruction of the same thread at the same
  * time (a JIT's code emitted word by word), takes the same result. */
 struct store_memo {
-  struct rec_memo step;
+  struct rec_memos step;
   uint64_t now, shared, writer_pc;
   uint32_t thread, cluster, insn;
   bool insn_in_memory;
@@ -216,19 +235,33 @@ static inline const struct model_rec *word_rec(const struct model *m, const stru
   return rec_at(m->recs, w->rec);
 }
 
-/* A copy of W's record to change and hand to rec_commit (lock held; one
- * at a time). */
+/* W's record, to change and hand to rec_commit (lock held; one at a
+ * time): the record itself when no other word holds it (no copy, and
+ * rec_commit compares it with nothing but the last record committed), else
+ * a copy. */
 static inline struct model_rec *rec_edit(const struct model *m, const struct model_word *w)
 {
-  memcpy(m->recs->scratch, word_rec(m, w), m->recs->size);
-  return m->recs->scratch;
+  struct model_recs *p = m->recs;
+  struct model_rec *own = rec_at(p, w->rec);
+  if (w->rec != 0 && own->refs == 1) {
+    p->editing = w->rec;
+    return own;
+  }
+  memcpy(p->scratch, own, p->size);
+  return p->scratch;
 }
 
 /* W's record becomes the copy rec_edit handed out, as changed. */
 void model_rec_commit(const struct model *m, struct model_word *w);
+/* W's own record was changed in place (rec_edit). */
+void model_rec_commit_own(const struct model *m, struct model_word *w);
 
 static inline void rec_commit(const struct model *m, struct model_word *w)
 {
+  if (m->recs->editing) {
+    model_rec_commit_own(m, w);
+    return;
+  }
   const struct model_rec *now = word_rec(m, w);
   if (memcmp((const char *)now + REC_KEY_OFFSET, (const char *)m->recs->scratch + REC_KEY_OFFSET,
              m->recs->size - REC_KEY_OFFSET) != 0) {
@@ -239,21 +272,23 @@ static inline void rec_commit(const struct model *m, struct model_word *w)
 /* W's record becomes number TO (held: a shared record). */
 void model_rec_adopt(const struct model *m, struct model_word *w, uint32_t to);
 
-/* Whether MEMO applied to W (for VARIANT): then W holds the record the
- * change gave the last word in W's state, and its version grew if that
+/* Whether one of MEMOS applied to W (for VARIANT): then W holds the record
+ * the change gave the last word in W's state, and its version grew if that
  * one's did. */
 static inline bool rec_memo_take(const struct model *m, struct model_word *w,
-                                 const struct rec_memo *memo, uint8_t variant)
+                                 const struct rec_memos *memos, uint8_t variant)
 {
-  if (!memo->set || memo->from != w->rec || memo->variant != variant || memo->gen != m->recs->gen) {
-    return false;
-  }
-  /* A freed number keeps its content until reused (which GEN sees), but
-   * no word may take it: the record was freed since the memo was made. */
-  if (memo->to != 0 && rec_at(m->recs, memo->to)->refs == 0) {
+  const struct rec_memo *memo = &memos->way[w->rec % REC_MEMO_WAYS];
+  if (!memo->set || memo->from != w->rec || memo->variant != variant ||
+      rec_at(m->recs, memo->from)->gen != memo->from_gen) {
     return false;
   }
   if (memo->to != memo->from) {
+    /* A freed number's generation grew: the record was freed, or took
+     * other content, since the memo was made. */
+    if (rec_at(m->recs, memo->to)->gen != memo->to_gen) {
+      return false;
+    }
     model_rec_adopt(m, w, memo->to);
   }
   if (memo->bumped) {
@@ -262,18 +297,19 @@ static inline bool rec_memo_take(const struct model *m, struct model_word *w,
   return true;
 }
 
-/* rec_commit, remembering the step in MEMO unless it changed W's record in
- * place (its number then names other content). Only for a change that
+/* rec_commit, remembering the step in MEMOS unless it changed W's record
+ * in place (its number then names other content). Only for a change that
  * depends on nothing of W but its record and VARIANT; BUMPED: whether it
  * grew W's version. */
 static inline void rec_commit_memo(const struct model *m, struct model_word *w,
-                                   struct rec_memo *memo, uint8_t variant, bool bumped)
+                                   struct rec_memos *memos, uint8_t variant, bool bumped)
 {
   uint32_t from = w->rec;
-  uint64_t gen = m->recs->gen;
+  uint32_t from_gen = rec_at(m->recs, from)->gen;
+  bool in_place = m->recs->editing != 0;
   rec_commit(m, w);
-  *memo = (struct rec_memo){from,    w->rec, m->recs->gen,
-                            variant, bumped, !(w->rec == from && m->recs->gen != gen)};
+  memos->way[from % REC_MEMO_WAYS] = (struct rec_memo){
+      from, w->rec, from_gen, rec_at(m->recs, w->rec)->gen, variant, bumped, !in_place};
 }
 
 struct model_recs *model_recs_new(unsigned nclusters);
@@ -387,7 +423,7 @@ static inline void mark_site_on(struct model_rec *r, const struct site_mark *s)
 /* A site's mark left on the words of a range (mark_site). */
 struct site_claim {
   struct site_mark mark;
-  struct rec_memo memo; /* emptied with every new mark */
+  struct rec_memos memo; /* emptied with every new mark */
 };
 
 /* Names the operation of the struct site_claim CTX on W, for the report

@@ -16,11 +16,16 @@
  * line one loop cleaned and invalidated, of a burst of stores between two
  * events, of a page seeded from its summary, hold one record, so a dense
  * page costs its 16-byte words and a few records rather than a 184-byte
- * record per word (two clusters). Only rec_edit's copy is ever changed:
- * committing it makes the word hold the record the previous commit gave a
- * word when the copy is its twin (the next word of the same line, burst or
- * page, which the model reaches in order), else the word's own record,
- * changed in place, when no other word holds it, else a new record. Twins
+ * record per word (two clusters). A record another word shares is never
+ * changed: rec_edit hands out a copy, and committing it makes the word hold
+ * the record the previous commit gave a word when the copy is its twin
+ * (the next word of the same line, burst or page, which the model reaches
+ * in order), else a new record. A record no other word holds is changed in
+ * place, then given up for the last one committed if the two are twins
+ * (code copied over code that differed word by word leaves each word its
+ * own record, which a copy and two compares per change cost PCRE2's row
+ * 7% of its CPU time). Every change of a number's content grows its
+ * generation, which the memos check (struct rec_memo). Twins
  * that were not made one after the other stay two records: finding them
  * in a table by their content cost the Racket row 30% more CPU time
  * for 5% less memory. A record goes when its last word does. Everything
@@ -74,6 +79,7 @@ static void rec_unref(struct model_recs *p, uint32_t index)
   if (index == 0 || --r->refs > 0) {
     return;
   }
+  r->gen++; /* no memo may lead to it now */
   g_array_append_val(p->free, index);
   p->live--;
   if (p->last == index) {
@@ -81,24 +87,35 @@ static void rec_unref(struct model_recs *p, uint32_t index)
   }
 }
 
+/* The word's record becomes the last one committed when the two are twins;
+ * true if it did. */
+static bool take_twin(struct model_recs *p, struct model_word *w, const struct model_rec *want)
+{
+  if (!p->last || p->last == w->rec || !rec_same(p, want, rec_at(p, p->last))) {
+    return false;
+  }
+  rec_at(p, p->last)->refs++;
+  rec_unref(p, w->rec);
+  w->rec = p->last;
+  return true;
+}
+
+void model_rec_commit_own(const struct model *m, struct model_word *w)
+{
+  struct model_recs *p = m->recs;
+  struct model_rec *own = rec_at(p, w->rec);
+  p->editing = 0;
+  own->gen++;
+  if (!take_twin(p, w, own)) {
+    p->last = w->rec;
+  }
+}
+
 void model_rec_commit(const struct model *m, struct model_word *w)
 {
   struct model_recs *p = m->recs;
   const struct model_rec *want = p->scratch;
-  if (p->last && rec_same(p, want, rec_at(p, p->last))) {
-    struct model_rec *twin = rec_at(p, p->last);
-    twin->refs++;
-    rec_unref(p, w->rec);
-    w->rec = twin->index;
-    return;
-  }
-  struct model_rec *own = rec_at(p, w->rec);
-  if (w->rec != 0 && own->refs == 1) {
-    /* No other word holds it: changed in place. */
-    p->gen++;
-    memcpy((char *)own + REC_KEY_OFFSET, (const char *)want + REC_KEY_OFFSET,
-           p->size - REC_KEY_OFFSET);
-    p->last = w->rec;
+  if (take_twin(p, w, want)) {
     return;
   }
   if (rec_same(p, want, rec_at(p, 0))) {
@@ -113,17 +130,17 @@ void model_rec_commit(const struct model *m, struct model_word *w)
   } else {
     number = p->made++;
     if ((number >> REC_SLAB_SHIFT) == p->slabs->len) {
-      g_ptr_array_add(p->slabs, g_malloc(REC_SLAB_RECORDS * p->size));
+      g_ptr_array_add(p->slabs, g_malloc0(REC_SLAB_RECORDS * p->size));
     }
   }
   struct model_rec *r = rec_at(p, number);
+  uint32_t gen = r->gen;
   memcpy(r, want, p->size);
   r->refs = 1;
-  r->index = number;
-  p->gen++;
+  r->gen = gen + 1;
   rec_unref(p, w->rec);
-  w->rec = r->index;
-  p->last = r->index;
+  w->rec = number;
+  p->last = number;
   if (++p->live > p->peak) {
     p->peak = p->live;
   }

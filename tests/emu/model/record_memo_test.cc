@@ -142,3 +142,26 @@ TEST(RecordMemo, AStoreAfterADsbDoesNotRepeatTheStoreBeforeIt)
   EXPECT_EQ(FetchThrough(model.m, t, kCode).kind, MODEL_FRESH);
   EXPECT_EQ(FetchThrough(model.m, t, kCode + 4).kind, MODEL_STALE_CLEAN_NOT_COMPLETED);
 }
+
+// A line whose words cycle through eight states (stored in turn by eight
+// instructions, two words each, then seeded into per-word records when
+// code is first fetched from the page): each operation of a flush that
+// leaves out the invalidate reaches the eight records word after word,
+// more than it keeps memos for, and each word must keep its own writer.
+TEST(RecordMemo, WordsThatCycleThroughManyStatesKeepTheirOwnWriters)
+{
+  constexpr unsigned kWriters = 8;
+  Model model({kA53Ctr});
+  Thread t(0, 0);
+  for (uint64_t a = kCode; a < kCode + 64; a += 4)
+    model_store(model.m, &t.t, a, 4, kWriterPc + 4 * ((a - kCode) / 4 % kWriters));
+  ASSERT_NE(model_word_for_fetch(model.m, kCode + 0x200, kMovInsn, false), nullptr);
+  model_dc_clean(model.m, &t.t, kCode, 1, false);
+  model_dsb(model.m, &t.t);
+  model_sync(model.m, &t.t);
+  for (uint64_t a = kCode; a < kCode + 64; a += 4) {
+    model_verdict v = FetchThrough(model.m, t, a);
+    EXPECT_NE(v.kind, MODEL_FRESH) << a - kCode;
+    EXPECT_EQ(v.writer_pc, kWriterPc + 4 * ((a - kCode) / 4 % kWriters)) << a - kCode;
+  }
+}
