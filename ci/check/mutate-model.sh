@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Mutation check of the rig's coherence model: proves that the
 # model's tests can fail. Each mutant below is one plausible bug in
-# rig/model/model_coherence.c, model_coherence_pages.c, model_coherence_internal.h, model_coherence_quick.h or model_kernel_sync.c; the script applies it to a
+# rig/model/model_coherence.c, model_coherence_pages.c, model_coherence_attribution.c,
+# model_coherence_internal.h, model_coherence_quick.h or model_kernel_sync.c; the script applies it to a
 # scratch copy of the model and its unit tests (never the tree), builds the
 # model tests there with the host compilers (no CMake, a few seconds per
 # mutant), runs the named killing tests, and requires one of them to fail.
@@ -36,6 +37,7 @@ mutants=(
   "unsynced-thread-sees-only-new^model_coherence.c^  return sync_seq > w->seen_after;^  return true;^StaleWords.AThreadNotSynchronisedSincePublicationMaySeeOlderVersions^a thread that did not synchronise after a publication is taken to see none of the versions before it"
   "quick-path-skips-wide-stores^model_coherence_quick.h^  uint64_t offset = va & ((UINT64_C(1) << MODEL_PAGE_SHIFT) - 1);^  if (bytes > 8) {\n    return true;\n  }\n  uint64_t offset = va & ((UINT64_C(1) << MODEL_PAGE_SHIFT) - 1);^StoreQuick.RecordsWhatTheLockedStoreRecords^the lock-free path drops pair stores (stp of two X registers, 16 bytes)"
   "memo-ignores-writer-line^model_coherence_internal.h^  if (!memo->set || memo->from != w->rec || memo->variant != variant ||^  if (!memo->set || memo->from != w->rec ||^RecordMemo.AWordOutsideTheWritersLineIsNotTakenForCleaned^a line's words share one clean whether or not they lie in the writer's line"
+  "loop-claim-skips-gap^model_coherence_attribution.c^    for_each_word(m, marked_end, va + s.stride, mark_site, &ahead);^    for_each_word(m, marked_end + line, va + s.stride, mark_site, &ahead);^Coherence.AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped^a loop step claims only from a line past its own, so the words it stepped over name no loop"
   "memo-way-ignores-from^model_coherence_internal.h^  if (!memo->set || memo->from != w->rec || memo->variant != variant ||^  if (!memo->set || memo->variant != variant ||^RecordMemo.WordsThatCycleThroughManyStatesKeepTheirOwnWriters^a word takes the memo of another record that shares its way"
   "memo-repeats-other-views^model_coherence.c^  bool own = issue->alias || view_in_record(m, r, issue->cluster, issue->view);^  bool own = true;^RecordMemo.EachWordKeepsItsOwnSlotsForAnotherExecutableView^an ic through another executable view of a VIPT cluster is repeated from a neighbour's record"
   "store-memo-ignores-memory^model_coherence.c^         s->insn_in_memory == w->insn_in_memory && (!s->insn_in_memory || s->insn == w->insn);^         true;^RecordMemo.AStoreOverAnUntranslatedWordDoesNotRepeatATranslatedOnes^a store over a word whose encoding memory held repeats a store over one it did not"

@@ -478,7 +478,8 @@ void model_dc_clean(struct model *m, struct model_thread *t, uint64_t va, uint32
                         .thread = t->serial,
                         .is_clean = true};
   m->shared++; /* model_follow_loop: the site's stride */
-  unsigned stride = model_follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq, op.cluster);
+  unsigned stride = model_follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq, op.cluster,
+                                      m->geo[op.cluster].dline);
   struct clean_issue issue = {{site, op.issue_seq, false, stride, op.cluster}, va, {{{0}}}};
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
   if (!stride && site != MODEL_NO_SITE) {
@@ -613,7 +614,14 @@ void model_ic_ivau(struct model *m, struct model_thread *t, uint64_t va, uint32_
                         .nonexec_view = nonexec_view(m, va),
                         .view = model_view(m, va)};
   m->shared++; /* model_follow_loop: the site's stride */
-  unsigned stride = model_follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq, op.cluster);
+  /* Every cluster's line around VA gets the mark (below): the largest
+   * holds them all. */
+  unsigned line = 0;
+  for (unsigned c = 0; c < m->nclusters; c++) {
+    line = MAX(line, m->geo[c].iline);
+  }
+  unsigned stride =
+      model_follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq, op.cluster, line);
   /* Broadcast: every cluster drops its own line holding VA. */
   struct site_mark mark = {site, op.issue_seq, true, stride, op.cluster};
   for (unsigned c = 0; c < m->nclusters; c++) {

@@ -443,9 +443,11 @@ static inline void mark_site(const struct model *m, struct model_word *w, uint64
 }
 
 /* Follows the loop of SITE to VA; returns the stride the operation's marks
- * carry, 0 when none is known (model_coherence_attribution.c, "Loop recognition"). */
+ * carry, 0 when none is known (model_coherence_attribution.c, "Loop
+ * recognition"). LINE: the operation marks the words of the LINE-byte
+ * block around VA itself, after this. */
 unsigned model_follow_loop(struct model *m, uint32_t site, uint64_t va, struct model_loop *loop,
-                           bool inval, uint64_t seq, unsigned cluster);
+                           bool inval, uint64_t seq, unsigned cluster, unsigned line);
 
 /* An operation whose loop shows no stride claims the lines the program read
  * from CTR_EL0 around VA (model_coherence_attribution.c). */
