@@ -32,7 +32,7 @@ void plugin_findings_at_exit(struct plugin_rig *rig)
 {
   unsigned vcpu, thread;
   bool known = plugin_vcpu_host_thread(&vcpu, &thread);
-  uint64_t block = known ? plugin_vcpu(rig, vcpu)->last_block : 0;
+  uint64_t block = known ? plugin_vcpu_block_start(plugin_vcpu(rig, vcpu)->running_block) : 0;
   plugin_rig_lock(rig);
   report_findings_note_end(rig->findings, known ? (int)thread : -1, block);
   plugin_rig_unlock(rig);
@@ -219,7 +219,7 @@ GString *plugin_findings_threads(struct plugin_rig *rig)
   int n = qemu_plugin_num_vcpus();
   for (int vcpu = 0; vcpu < n; vcpu++) {
     const struct plugin_thread *t = plugin_sched_thread(rig->sched, (unsigned)vcpu);
-    uint64_t block = plugin_vcpu(rig, (unsigned)vcpu)->last_block;
+    uint64_t block = plugin_vcpu_block_start(plugin_vcpu(rig, (unsigned)vcpu)->running_block);
     if (!t || !block) {
       continue;
     }

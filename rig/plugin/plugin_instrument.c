@@ -1261,12 +1261,11 @@ void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
       /* A TB without loads, stores, observing instructions or checked words
        * (quiet, or on the clock only for its branch) can neither store into
        * itself nor fault on memory: where a crash finds the vCPU is the
-       * last TB that could (docs/RIG.md, "What the rig instruments"). */
+       * last TB that could (docs/RIG.md, "What the rig instruments").
+       * One store publishes the block for both: for the crash report
+       * (report_findings.h, "a crash") and for a store into it
+       * (plugin_selfstore.c). */
       plugin_selfstore_instrument_tb(rig, tb);
-      /* Where a fatal signal finds the vCPU (report_findings.h, "a crash"). */
-      qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
-                                                        PLUGIN_VCPU_U64(rig, last_block),
-                                                        qemu_plugin_tb_vaddr(tb));
     }
   }
   g_free(plan.slow);

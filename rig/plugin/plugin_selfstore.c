@@ -16,9 +16,8 @@
  * mapped writable), or while the word's sequence was complete, no fetch
  * check was planned for those words at all.
  *
- * So the start of every TB publishes its end in its vCPU's entry
- * (running_tb_end; the start is last_block, which plugin_instrument.c
- * stores for the crash report). Stores that reach a page holding the
+ * So the start of every TB publishes its start and end in its vCPU's entry
+ * (running_block, which the crash report reads too). Stores that reach a page holding the
  * running TB come through the store path's locked branch: every store to a
  * page with per-word records does, and so does the first store to a page
  * without a model record; this unit then gives that page per-word records
@@ -41,9 +40,9 @@
 
 void plugin_selfstore_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb)
 {
-  uint64_t end = qemu_plugin_tb_vaddr(tb) + 4 * (uint64_t)qemu_plugin_tb_n_insns(tb);
+  uint64_t block = plugin_vcpu_block_word(qemu_plugin_tb_vaddr(tb), qemu_plugin_tb_n_insns(tb));
   qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_STORE_U64,
-                                                    PLUGIN_VCPU_U64(rig, running_tb_end), end);
+                                                    PLUGIN_VCPU_U64(rig, running_block), block);
 }
 
 /* The word at VA as memory holds it now (after the store). */
@@ -76,10 +75,11 @@ static void mark_judged(struct plugin_vcpu *v, uint64_t start, uint64_t va)
 
 bool plugin_selfstore_judged(const struct plugin_vcpu *v, uint64_t vaddr)
 {
-  if (vaddr < v->last_block || vaddr >= v->running_tb_end) {
+  uint64_t start = plugin_vcpu_block_start(v->running_block);
+  if (vaddr < start || vaddr >= plugin_vcpu_block_end(v->running_block)) {
     return false;
   }
-  uint64_t i = (vaddr - v->last_block) / 4;
+  uint64_t i = (vaddr - start) / 4;
   /* The bit first: the count is read only for a word some store judged. */
   return i < PLUGIN_SELFSTORE_WORDS && (v->selfstore_judged[i / 64] >> (i % 64) & 1) &&
          v->selfstore_insns == plugin_vcpu_clock_counts(v).insns;
@@ -89,7 +89,8 @@ void plugin_selfstore_on_store(struct plugin_rig *rig, unsigned vcpu, struct mod
                                uint64_t vaddr, unsigned bytes, uint64_t writer_pc)
 {
   struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
-  uint64_t start = v->last_block, tb_end = v->running_tb_end;
+  uint64_t start = plugin_vcpu_block_start(v->running_block);
+  uint64_t tb_end = plugin_vcpu_block_end(v->running_block);
   if (writer_pc < start || writer_pc >= tb_end) {
     return; /* not a store of the running TB */
   }

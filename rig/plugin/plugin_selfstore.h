@@ -14,8 +14,9 @@
 
 struct plugin_vcpu;
 
-/* At translation, with the checker on: TB's start publishes its end in its
- * vCPU's entry (running_tb_end; its start is last_block). */
+/* At translation, with the checker on: TB's start publishes its start and
+ * end in its vCPU's entry (running_block; plugin_vcpu_block_start, _end),
+ * where the crash report finds the block too. */
 void plugin_selfstore_instrument_tb(struct plugin_rig *rig, struct qemu_plugin_tb *tb);
 
 /* A store of BYTES at VADDR by the instruction at WRITER_PC of the thread MT

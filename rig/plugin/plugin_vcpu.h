@@ -83,12 +83,11 @@ struct plugin_vcpu {
    * plugin_sched.c: the fetch fast path compares it inline with each
    * word's fresh_after bound (plugin_instrument.c). */
   uint64_t sync_seq;
-  /* The start of the last translation block this vCPU began (an inline
-   * store per TB when checking): where a fatal signal found it, and the
-   * start of the block a store may overwrite (plugin_selfstore.c). */
-  uint64_t last_block;
-  /* The end of that block (plugin_selfstore.c: a store into it). */
-  uint64_t running_tb_end;
+  /* The last translation block this vCPU began, published by one inline
+   * store per TB when checking (plugin_vcpu_block_word): where a fatal
+   * signal found it, and the block a store may overwrite
+   * (plugin_selfstore.c). plugin_vcpu_block_start and _end read it. */
+  uint64_t running_block;
   struct plugin_vcpu_reg_write reg;
   struct plugin_vcpu_region region;
   /* Nonzero while the vCPU is inside a syscall (plugin_store.c: it holds
@@ -100,7 +99,8 @@ struct plugin_vcpu {
   const void *checked_tb;
   uint64_t checked_clock;
   /* The words of the running TB judged at a store into it
-   * (plugin_selfstore.c): bit I is the word at last_block + 4 I, while the
+   * (plugin_selfstore.c): bit I is the word at the running block's start
+   * + 4 I, while the
    * vCPU's instruction count is SELFSTORE_INSNS (that execution of the TB). */
   uint64_t selfstore_insns;
   uint64_t selfstore_judged[PLUGIN_SELFSTORE_WORDS / 64];
@@ -114,6 +114,37 @@ struct plugin_vcpu {
  * conditions: PLUGIN_VCPU_U64(rig, clock.now). */
 #define PLUGIN_VCPU_U64(rig, member)                                                               \
   qemu_plugin_scoreboard_u64_in_struct((rig)->vcpus, struct plugin_vcpu, member)
+
+/*
+ * The running block in one word: its start in the low 48 bits (an AArch64
+ * user address has at most 48: QEMU's linux-user guest address space, and
+ * a branch into user space clears a tag's top byte) and its length in
+ * instructions above (a TB holds at most 512). One inline store per TB
+ * rather than two (start and end): a translated block's inline operations
+ * are most of what the rig adds to QEMU's translation of stored code.
+ * A block that does not fit publishes its start with length 0, as if
+ * empty: no store is then taken for one into it.
+ */
+#define PLUGIN_BLOCK_START_BITS 48
+
+static inline uint64_t plugin_vcpu_block_word(uint64_t start, uint64_t insns)
+{
+  uint64_t mask = (UINT64_C(1) << PLUGIN_BLOCK_START_BITS) - 1;
+  if (start & ~mask || insns >> (64 - PLUGIN_BLOCK_START_BITS)) {
+    return start & mask;
+  }
+  return start | insns << PLUGIN_BLOCK_START_BITS;
+}
+
+static inline uint64_t plugin_vcpu_block_start(uint64_t word)
+{
+  return word & ((UINT64_C(1) << PLUGIN_BLOCK_START_BITS) - 1);
+}
+
+static inline uint64_t plugin_vcpu_block_end(uint64_t word)
+{
+  return plugin_vcpu_block_start(word) + 4 * (word >> PLUGIN_BLOCK_START_BITS);
+}
 
 static inline struct plugin_vcpu *plugin_vcpu(const struct plugin_rig *rig, unsigned vcpu)
 {
