@@ -22,14 +22,14 @@
  * (the next word of the same line, burst or page, which the model reaches
  * in order), else a new record. A record no other word holds is changed in
  * place, then given up for the last one committed if the two are twins
- * (code copied over code that differed word by word leaves each word its
- * own record, which a copy and two compares per change cost PCRE2's row
- * 7% of its CPU time). Every change of a number's content grows its
- * generation, which the memos check (struct rec_memo). Twins
- * that were not made one after the other stay two records: finding them
- * in a table by their content cost the Racket row 30% more CPU time
- * for 5% less memory. A record goes when its last word does. Everything
- * here runs under the caller's lock, like every other change of a word.
+ * (half the stores to code on PCRE2's row reach such a word, and there a
+ * copy and two compares per change cost 7% of the CPU time). Every change
+ * of a number's content grows its generation, which the memos check
+ * (struct rec_memo). Twins that were not made one after the other stay two
+ * records: finding them in a table by their content cost the Racket row
+ * 30% more CPU time for 5% less memory. A record goes when its last word
+ * does. Everything here runs under the caller's lock, like every other
+ * change of a word.
  */
 
 struct model_recs *model_recs_new(unsigned nclusters)
