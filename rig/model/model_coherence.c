@@ -112,6 +112,7 @@ struct model *model_new(const uint64_t *ctr, unsigned nclusters, const struct mo
   for (unsigned c = 0; c < nclusters; c++) {
     geometry_from_ctr(ctr[c], &m->geo[c]);
     m->all_idc = m->all_idc && m->geo[c].idc;
+    m->iline_max = MAX(m->iline_max, m->geo[c].iline);
   }
   if (views) {
     m->views = *views;
@@ -480,7 +481,7 @@ void model_dc_clean(struct model *m, struct model_thread *t, uint64_t va, uint32
   m->shared++; /* model_follow_loop: the site's stride */
   unsigned stride = model_follow_loop(m, site, va, &t->clean_loop, false, op.issue_seq, op.cluster,
                                       m->geo[op.cluster].dline);
-  struct clean_issue issue = {{site, op.issue_seq, false, stride, op.cluster}, va, {{{0}}}};
+  struct clean_issue issue = {.mark = {site, op.issue_seq, false, stride, op.cluster}, .addr = va};
   for_each_word_in_line(m, va, m->geo[op.cluster].dline, mark_clean_issued, &issue);
   if (!stride && site != MODEL_NO_SITE) {
     model_claim_lines(m, va, &issue.mark);
@@ -616,16 +617,13 @@ void model_ic_ivau(struct model *m, struct model_thread *t, uint64_t va, uint32_
   m->shared++; /* model_follow_loop: the site's stride */
   /* Every cluster's line around VA gets the mark (below): the largest
    * holds them all. */
-  unsigned line = 0;
-  for (unsigned c = 0; c < m->nclusters; c++) {
-    line = MAX(line, m->geo[c].iline);
-  }
   unsigned stride =
-      model_follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq, op.cluster, line);
+      model_follow_loop(m, site, va, &t->inval_loop, true, op.issue_seq, op.cluster, m->iline_max);
   /* Broadcast: every cluster drops its own line holding VA. */
   struct site_mark mark = {site, op.issue_seq, true, stride, op.cluster};
   for (unsigned c = 0; c < m->nclusters; c++) {
-    struct inval_issue issue = {c, inval_misses(m, &op, c), op.view, mark, {{{0}}}};
+    struct inval_issue issue = {
+        .cluster = c, .alias = inval_misses(m, &op, c), .view = op.view, .mark = mark};
     for_each_word_in_line(m, va, m->geo[c].iline, mark_inval_issued, &issue);
   }
   if (!stride && site != MODEL_NO_SITE) {

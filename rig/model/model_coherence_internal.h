@@ -154,9 +154,8 @@ struct rec_memo {
 };
 
 /* The memos of one operation, by FROM: a line's words often alternate
- * between a few records (code emitted by two store instructions, or
- * copied over code that differed word by word), which one memo would
- * lose at every word. */
+ * between a few records (code stored by several instructions in turn),
+ * which one memo would lose at every word. */
 #define REC_MEMO_WAYS 4
 
 struct rec_memos {
@@ -194,6 +193,7 @@ struct model {
   struct model_geometry *geo;
   uint64_t *online_seq;  /* per cluster: when it came back online */
   bool all_idc;          /* every core has CTR_EL0.IDC */
+  unsigned iline_max;    /* the largest I line of any cluster (bytes) */
   bool kernel_untrusted; /* model_trust_kernel_sync(m, false) */
   struct model_views views;
   GArray *site_stride; /* unsigned, indexed by site */

@@ -16,18 +16,19 @@
  * mapped writable), or while the word's sequence was complete, no fetch
  * check was planned for those words at all.
  *
- * So the start of every TB publishes its start and end in its vCPU's entry
- * (running_block, which the crash report reads too). Stores that reach a page holding the
- * running TB come through the store path's locked branch: every store to a
- * page with per-word records does, and so does the first store to a page
- * without a model record; this unit then gives that page per-word records
- * (model_word_now), which the lock-free path refuses. Each word of the
- * TB after the storing instruction that the store overwrote is judged
- * there and then, as the storing thread's fetch. Its encoding does not
- * matter: the concurrent modification rule never covers the writer's own
- * fetch (model_coherence.c, cmodx_covers). Judging at the store rather than at
- * the fetch can only be stricter: the instructions between them in the
- * block are no context synchronisation (an isb ends a TB).
+ * So the start of every TB publishes its start and end in its vCPU's
+ * entry (running_block, which the crash report reads too). Stores that
+ * reach a page holding the running TB come through the store path's
+ * locked branch: every store to a page with per-word records does, and so
+ * does the first store to a page without a model record; this unit then
+ * gives that page per-word records (model_word_now), which the lock-free
+ * path refuses. Each word of the TB after the storing instruction that the
+ * store overwrote is judged there and then, as the storing thread's fetch.
+ * Its encoding does not matter: the concurrent modification rule never
+ * covers the writer's own fetch (model_coherence.c, cmodx_covers). Judging
+ * at the store rather than at the fetch can only be stricter: the
+ * instructions between them in the block are no context synchronisation
+ * (an isb ends a TB).
  */
 #include "plugin_selfstore.h"
 
