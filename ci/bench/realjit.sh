@@ -6,6 +6,7 @@
 #
 #   ci/bench/realjit.sh [--runs N] [--warmup W] [--load K] [--rows REGEX] [--list]
 #   ci/bench/realjit.sh --census [--rows REGEX]
+#   ci/bench/realjit.sh --floor [--runs N] [--warmup W] [--load K] [--rows REGEX]
 #
 #   --runs N      counted rounds per row (default 5)
 #   --warmup W    rounds run first and not counted (default 1; 0 for a long
@@ -22,6 +23,13 @@
 #                 instrument: blocks by what they can observe and whether
 #                 their code was stored, stores by the class of their page
 #                 (build/bench/realjit-census.md)
+#   --floor       time the store floor instead of the rig: each round runs
+#                 plain QEMU, plain QEMU with ci/bench/store_floor.c (the
+#                 rig's store callbacks, one for one, each returning at once)
+#                 and the rig with the checker off; prints floor / plain and
+#                 the least checker-on / checker-off ratio those callbacks
+#                 allow, (off + floor - plain) / off
+#                 (build/bench/realjit-floor.md)
 #
 # Rows (programs built or fetched as the realjit test label does, and cached
 # where it caches them):
@@ -54,7 +62,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/bench
-runs=5 warmup=1 load=0 rows_re=. list=0 census=0
+runs=5 warmup=1 load=0 rows_re=. list=0 census=0 floor=0
 seed=${JITFLUSH_BENCH_SEED:-1}
 cache=${JITFLUSH_REALJIT_CACHE:-$root/.cache}
 work=${JITFLUSH_BENCH_REALJIT_WORK:-$root/build/host/tests/realjit/work}
@@ -70,6 +78,7 @@ while [ $# -gt 0 ]; do
     --rows) need "$@"; rows_re=$2; shift 2 ;;
     --list) list=1; shift ;;
     --census) census=1; shift ;;
+    --floor) floor=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "$me: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -137,12 +146,22 @@ for i in "${!names[@]}"; do
   ready "$i" || { echo "$me: row ${names[i]} is not ready: ${commands[i]%% *} (run ctest -L realjit first, or see --list)" >&2; exit 3; }
 done
 
-if [ "$census" = 1 ]; then
+# plugin NAME SOURCES...: builds a measuring plugin against the rig's QEMU
+# plugin header into $out/realjit/NAME.so and prints its path.
+plugin() {
+  local name=$1 header so=$out/realjit/$1.so
+  shift
   header=$(sed -n 's/^JITFLUSH_QEMU_PLUGIN_HEADER:INTERNAL=//p' "$root/build/host/CMakeCache.txt")
-  so=$out/realjit/block_census.so
   # shellcheck disable=SC2046
-  cc -std=c11 -O2 -shared -fPIC -I"$(dirname "$header")" $(pkg-config --cflags glib-2.0) \
-    -o "$so" "$root/ci/bench/block_census.c" || { echo "$me: cannot build the census plugin" >&2; exit 3; }
+  cc -std=c11 -O2 -shared -fPIC -I"$(dirname "$header")" -I"$root/rig/model" \
+    $(pkg-config --cflags glib-2.0) -o "$so" "$@" ||
+    { echo "$me: cannot build the $name plugin" >&2; exit 3; }
+  echo "$so"
+}
+
+[ "$census" = 0 ] || [ "$floor" = 0 ] || { echo "$me: --census and --floor are two runs" >&2; exit 2; }
+if [ "$census" = 1 ]; then
+  so=$(plugin block_census "$root/ci/bench/block_census.c")
   : >"$out/realjit-census.md"
   for i in "${!names[@]}"; do
     eval "c=(${commands[i]})"
@@ -157,6 +176,10 @@ if [ "$census" = 1 ]; then
       echo; } | tee -a "$out/realjit-census.md"
   done
   exit 0
+fi
+
+if [ "$floor" = 1 ]; then
+  floor_so=$(plugin store_floor "$root/ci/bench/store_floor.c" "$root/rig/model/model_store_groups.c")
 fi
 
 pids=()
@@ -175,7 +198,8 @@ once() {
   local -a c pre=()
   eval "c=(${commands[i]})"
   case "$way" in
-    plain) pre=("$qemu" -cpu cortex-a53)
+    plain|floor) pre=("$qemu" -cpu cortex-a53)
+           [ "$way" = plain ] || pre+=(-plugin "$floor_so")
            [ "${sysroots[i]}" = - ] || pre+=(-L "${sysroots[i]}") ;;
     on|off) pre=("$runner" --config "$config" --seed "$seed" --check "$way")
             [ "${sysroots[i]}" = - ] || pre+=(--sysroot "${sysroots[i]}")
@@ -186,7 +210,7 @@ once() {
     >"$out/realjit/stdout" 2>"$out/realjit/stderr" || rc=$?
   res=$(tail -n 1 "$out/realjit/time" | awk '{ printf "%.2f %d %.2f", $2 + $3, $4, $1 }')
   echo "${names[i]} $way status $rc cpu/rss/wall $res" >>"$log"
-  if [ "$rc" != 0 ] && { [ "$way" = plain ] || [ "$rc" != 86 ]; }; then
+  if [ "$rc" != 0 ] && { [ "$way" = plain ] || [ "$way" = floor ] || [ "$rc" != 86 ]; }; then
     tail -n 5 "$out/realjit/stderr" >&2
     echo "$me: ${names[i]} ($way) exited $rc" >&2; return 3
   fi
@@ -200,23 +224,46 @@ table=()
 for i in "${!names[@]}"; do
   rounds=()
   for r in $(seq $((1 - warmup)) "$runs"); do
-    p=$(once plain "$i") && n=$(once on "$i") && o=$(once off "$i") || exit 3
+    if [ "$floor" = 1 ]; then
+      p=$(once plain "$i") && n=$(once floor "$i") && o=$(once off "$i") || exit 3
+    else
+      p=$(once plain "$i") && n=$(once on "$i") && o=$(once off "$i") || exit 3
+    fi
     [ "$r" -lt 1 ] || rounds+=("$p $n $o")
   done
-  table+=("$(printf '%s\n' "${rounds[@]}" | awk -v name="${names[i]}" '
+  # Each round: plain CPU and KiB, then the second way's (checker on, or
+  # the floor), then checker off's.
+  table+=("$(printf '%s\n' "${rounds[@]}" | awk -v name="${names[i]}" -v floor="$floor" '
     function median(a, k,   i, j, t) {
       for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
       return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
     }
     function pos(x) { return x > 0 ? x : 0.01 }
     { k++; pc[k] = $1; pm[k] = $2; nc[k] = $3; nm[k] = $4; oc[k] = $5; om[k] = $6
-      np[k] = $3 / pos($1); op[k] = $5 / pos($1); no[k] = $3 / pos($5); nr[k] = $4 / pos($2); orr[k] = $6 / pos($2) }
+      np[k] = $3 / pos($1); op[k] = $5 / pos($1); no[k] = $3 / pos($5); nr[k] = $4 / pos($2); orr[k] = $6 / pos($2)
+      least[k] = ($5 + $3 - $1) / pos($5) }
     END {
-      printf "| %s | %.2f | %.2f | %.2f | %.2fx | %.2fx | %.2fx | %.0f | %.0f | %.0f | %.2fx | %.2fx |",
-        name, median(pc, k), median(nc, k), median(oc, k), median(np, k), median(op, k), median(no, k),
-        median(pm, k) / 1024, median(nm, k) / 1024, median(om, k) / 1024, median(nr, k), median(orr, k) }')")
+      if (floor)
+        printf "| %s | %.2f | %.2f | %.2f | %.2fx | %.2fx | %.2fx |",
+          name, median(pc, k), median(nc, k), median(oc, k), median(np, k), median(op, k), median(least, k)
+      else
+        printf "| %s | %.2f | %.2f | %.2f | %.2fx | %.2fx | %.2fx | %.0f | %.0f | %.0f | %.2fx | %.2fx |",
+          name, median(pc, k), median(nc, k), median(oc, k), median(np, k), median(op, k), median(no, k),
+          median(pm, k) / 1024, median(nm, k) / 1024, median(om, k) / 1024, median(nr, k), median(orr, k) }')")
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+if [ "$floor" = 1 ]; then
+  {
+    echo "## The store floor ($(basename "$config") for checker off, rig seed $seed, $(nproc) CPUs," \
+         "$load hogs, median of $runs paired rounds; load average $load_before before, $load_after after)"
+    echo
+    echo "| row | plain CPU s | floor CPU s | off CPU s | floor / plain | off / plain | least on / off |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    printf '%s\n' "${table[@]}"
+  } | tee "$out/realjit-floor.md"
+  exit 0
+fi
 
 {
   echo "## Real JITs against plain QEMU ($(basename "$config"), rig seed $seed, $(nproc) CPUs," \

@@ -188,7 +188,7 @@ def includes_header(path, dirs, memo):
 def units(targets, repo):
     """(source, include folders, defines) to compile: the plugin's sources,
     each target's sources that include the header, ci/bench/block_census.c,
-    ci/install/qemu-probe-plugin.c;
+    ci/bench/store_floor.c, ci/install/qemu-probe-plugin.c;
     and the sources under tests/ and ci/ that include it but are in none."""
     qemu_dirs = {t['header'] and os.path.dirname(t['header']) for t in targets}
     memo, out, seen = {}, [], set()
@@ -207,9 +207,10 @@ def units(targets, repo):
             api = os.path.realpath(os.path.join(repo, 'rig', 'plugin', 'plugin_qemu_api.c'))
             seen.add(api)
             out.append((api, inc, t['define']))
-    # The plugins ci/ builds on its own: the benchmark's block census, and
-    # the probe, kept last (--newer-plugin builds it).
-    for rel in (('ci', 'bench', 'block_census.c'), ('ci', 'install', 'qemu-probe-plugin.c')):
+    # The plugins ci/ builds on its own: the benchmark's block census and
+    # store floor, and the probe, kept last (--newer-plugin builds it).
+    for rel in (('ci', 'bench', 'block_census.c'), ('ci', 'bench', 'store_floor.c'),
+                ('ci', 'install', 'qemu-probe-plugin.c')):
         own = os.path.realpath(os.path.join(repo, *rel))
         out.append((own, [d for d in targets[0]['include'] if d not in qemu_dirs], []))
         seen.add(own)
@@ -269,8 +270,8 @@ def main():
     build_api = int(VERSION.search(build_text).group(1))
     todo, missed = units(targets, repo)
     tests = sum(1 for s, _, _ in todo if os.sep + 'tests' + os.sep in s)
-    what = (f'{len(todo) - tests - 2} plugin sources, {tests} test sources, ci/bench/block_census.c, '
-            'ci/install/qemu-probe-plugin.c')
+    what = (f'{len(todo) - tests - 3} plugin sources, {tests} test sources, ci/bench/block_census.c, '
+            'ci/bench/store_floor.c, ci/install/qemu-probe-plugin.c')
     bad = 0
     if missed:
         print('FAIL these sources include qemu-plugin.h but no target of the check compiles them '
