@@ -56,6 +56,11 @@ void plugin_turns_unlock(struct plugin_turns *turns);
 /* The process is ending: every thread runs freely from now on. */
 void plugin_turns_finish(struct plugin_turns *turns);
 
+/* How many times the draws read a thread's state in /proc so far (a few
+ * microseconds each; not in the report, which must not depend on the
+ * host's timing). */
+uint64_t plugin_turns_looks(struct plugin_turns *turns);
+
 /* "schedule": its mode, turn length, hand-overs and, when the turns had to
  * be given up, why. */
 void plugin_turns_report(struct plugin_turns *turns, JsonObject *report);
