@@ -185,8 +185,15 @@ static void summary_store(struct model_page *page, size_t index, uint64_t stamp,
     if (last > __atomic_load_n(&page->older_store, __ATOMIC_RELAXED)) {
       __atomic_store_n(&page->older_store, last, __ATOMIC_SEQ_CST);
     }
+    /* Only the blocks with a bit set: a sequentially consistent store is a
+     * locked instruction on x86, and a page's stores since the last event
+     * are mostly in one or two of its 16 blocks (a frame of the stack).
+     * A racing store whose bits this leaves is one that came after the
+     * emptying, which it could as well have. */
     for (size_t b = 0; b < G_N_ELEMENTS(page->recent); b++) {
-      __atomic_store_n(&page->recent[b], 0, __ATOMIC_SEQ_CST);
+      if (__atomic_load_n(&page->recent[b], __ATOMIC_RELAXED)) {
+        __atomic_store_n(&page->recent[b], 0, __ATOMIC_SEQ_CST);
+      }
     }
   } else if (time < last_time) {
     __atomic_fetch_or(&page->written[index / 64], UINT64_C(1) << (index % 64), __ATOMIC_SEQ_CST);
