@@ -322,11 +322,11 @@ static void look(struct plugin_turns *turns, struct turn_thread *t)
  * T's look, nothing the guest does can have woken T since: no thread holds
  * the turn, the others sleep or are not settled, and the waker can be woken
  * only by another thread's call (time and the outside world are beyond the
- * seed's reach anyway). The order of the looks matters for a waker that
- * wakes T before it sleeps (a write that raises SIGIO at T, a futex
- * waiter). An event loop asleep in epoll_pwait while the workers sleep on
- * futexes is such a case: on the V8 row 44.6 thousand looks in one run
- * (14% of its CPU time) became about 1,500. With two wakers in flight one may
+ * seed's reach anyway). The looks must come in that order because a waker
+ * may wake T on its way into its own sleep (a write that raises SIGIO at
+ * T). On the V8 row one thread of node sleeps in epoll_pwait (a waker)
+ * while the others sleep on futexes: 44.6 thousand looks in one run (14%
+ * of its CPU time) became about 1,500. With two wakers in flight one may
  * wake the other after its look, so every thread is looked at again at
  * every draw.
  */

@@ -236,9 +236,9 @@ TEST(TurnsUnit, AThreadAsleepInABlockingCallLetsTheOtherRun)
 // until it returns, and a thread asleep on a futex, while the main thread
 // runs turn after turn: once both were found asleep (the futex's sleeper
 // after the loop), the draws read neither's state in /proc again, since
-// nothing but the loop, asleep, could have woken either (V8's row: node's
-// event loop, its workers on futexes). A read per thread per draw was 14%
-// of that row's time.
+// nothing but the loop, asleep, could have woken either (V8's row: a
+// thread of node in epoll_pwait, the others on futexes). A read per thread
+// per draw was 14% of that row's time.
 TEST(TurnsUnit, AnEventLoopAsleepInItsCallIsNotLookedAtAgainAtEveryDraw)
 {
   constexpr int kTurns = 40;
