@@ -313,6 +313,32 @@ static void look(struct plugin_turns *turns, struct turn_thread *t)
   }
 }
 
+/* The one thread in a call that may wake others, when exactly one is
+ * (the lock held). */
+static struct turn_thread *single_waker(const struct plugin_turns *turns)
+{
+  if (turns->wakers_in_flight != 1) {
+    return NULL;
+  }
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, turns->by_tid);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    struct turn_thread *w = value;
+    if (w->may_wake) {
+      return w;
+    }
+  }
+  return NULL;
+}
+
+/* Whether W, in a call, can be looked at there: neither on its way back
+ * nor leaving (an exit is settled once the thread is gone). */
+static bool sleeps_in_a_call(const struct turn_thread *w)
+{
+  return w->state == TURN_IN_SYSCALL && !w->returning && w->sc_num != RIG_GUEST_NR_EXIT;
+}
+
 /*
  * Whether T's last look, which found it asleep in its call, still holds
  * (the lock held). Only a call that may wake it can end that sleep: one
@@ -338,20 +364,8 @@ static bool still_asleep(const struct plugin_turns *turns, const struct turn_thr
   if (turns->wakers_in_flight == 0 || (t->may_wake && turns->wakers_in_flight == 1)) {
     return true;
   }
-  if (turns->wakers_in_flight > 1) {
-    return false;
-  }
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init(&it, turns->by_tid);
-  while (g_hash_table_iter_next(&it, NULL, &value)) {
-    const struct turn_thread *w = value;
-    if (w->may_wake) {
-      return w->state == TURN_IN_SYSCALL && !w->returning && w->sc_num != RIG_GUEST_NR_EXIT &&
-             w->asleep && w->asleep_epoch == turns->wake_epoch && w->asleep_since < t->looked;
-    }
-  }
-  return false;
+  const struct turn_thread *w = single_waker(turns);
+  return w && sleeps_in_a_call(w) && still_asleep(turns, w) && w->asleep_since < t->looked;
 }
 
 /* Looks at the one waker in flight first in a draw, when its last look may
@@ -359,21 +373,9 @@ static bool still_asleep(const struct plugin_turns *turns, const struct turn_thr
  * held). */
 static void look_at_the_waker(struct plugin_turns *turns)
 {
-  if (turns->wakers_in_flight != 1) {
-    return;
-  }
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init(&it, turns->by_tid);
-  while (g_hash_table_iter_next(&it, NULL, &value)) {
-    struct turn_thread *w = value;
-    if (w->may_wake) {
-      if (w->state == TURN_IN_SYSCALL && !w->returning && w->sc_num != RIG_GUEST_NR_EXIT &&
-          !still_asleep(turns, w)) {
-        look(turns, w);
-      }
-      return;
-    }
+  struct turn_thread *w = single_waker(turns);
+  if (w && sleeps_in_a_call(w) && !still_asleep(turns, w)) {
+    look(turns, w);
   }
 }
 
