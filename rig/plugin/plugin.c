@@ -210,6 +210,9 @@ static void current_summary(struct plugin_rig *r, struct rig_summary *summary, b
 {
   plugin_vcpu_counter_totals(r, summary->counter);
   plugin_rig_lock(r);
+  if (live) {
+    plugin_instrument_count_pending(summary->counter);
+  }
   report_findings_count(r->findings); /* settles */
   summary->findings = report_findings_root_causes(r->findings);
   uint64_t recorded = report_findings_stale_total(r->findings);

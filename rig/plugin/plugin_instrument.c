@@ -60,6 +60,8 @@ static struct plugin_rig *rig;
 
 static void fold_own(struct plugin_rig *r);
 static void fork_child(void);
+static void disarm_others(struct plugin_rig *r);
+static void armed_slots_free(void);
 
 void plugin_instrument_attach(struct plugin_rig *r)
 {
@@ -67,6 +69,9 @@ void plugin_instrument_attach(struct plugin_rig *r)
   if (r) {
     r->fold_repeats = fold_own;
     r->fork_child_repeats = fork_child;
+    r->disarm_repeats = disarm_others;
+  } else {
+    armed_slots_free();
   }
 }
 
@@ -105,6 +110,10 @@ struct fetch_memo {
  * check=full) for the check before a migration at its start. */
 struct tb_record {
   uint64_t fresh_after; /* the largest F of its words (UINT64_MAX: unknown) */
+  /* Its gate and count ("Armed repeats", below), for a TB whose words may
+   * never be fresh; SCORE NULL otherwise. */
+  struct qemu_plugin_scoreboard *armed_score;
+  size_t armed_offset;
   size_t n;
   struct insn_record *words[];
 };
@@ -170,6 +179,7 @@ static uint64_t id_register_value(unsigned vcpu, const struct insn_record *r)
 /* ---- execution callbacks ------------------------------------------------- */
 
 static void check_before_migration(unsigned vcpu, const struct tb_record *tr);
+static void armed_entry_judged(unsigned vcpu, const struct tb_record *tr);
 
 /*
  * At a TB start whose migration clock reached PLUGIN_MIGRATE_DUE: a register
@@ -208,6 +218,7 @@ static void on_tb_due(unsigned vcpu, void *udata)
     v = plugin_vcpu(rig, vcpu);
     v->checked_tb = udata;
     v->checked_clock = v->clock.now;
+    armed_entry_judged(vcpu, udata);
   }
 }
 
@@ -388,6 +399,14 @@ struct repeat_log {
     uint64_t times;
   } run[REPEAT_RUNS];
   struct repeat_memo memo[REPEAT_MEMOS];
+  /* The TB armed on this vCPU, NULL none ("Armed repeats"); only the
+   * log's own thread sets it. Its entries since the last flush wait in
+   * its count; ARMED_STALE and ARMED_BENIGN are one entry's outcomes. */
+  const struct tb_record *armed;
+  uint64_t armed_stale, armed_benign;
+  /* ARMED's gate is open (1): guarded by the rig's lock, since another
+   * thread's change closes it (disarm_others). */
+  bool gate_open;
 };
 
 /* The calling thread's log; every thread's is in rig->repeat_logs (for
@@ -397,6 +416,21 @@ static _Thread_local struct repeat_log *repeat_log;
 static struct repeat_memo *repeat_memo_for(struct repeat_log *log, const struct tb_record *tr)
 {
   return &log->memo[((uintptr_t)tr >> 4) % REPEAT_MEMOS];
+}
+
+/* Whether TR's next entry on T would be judged from its memos with the
+ * outcomes they hold, recording what report_findings_repeat_n records
+ * (the lock held). */
+static bool memos_decide(const struct plugin_thread *t, const struct tb_record *tr)
+{
+  for (size_t i = 0; i < tr->n; i++) {
+    const struct fetch_memo *mm = &tr->words[i]->memo;
+    if (!memo_holds(mm, t, tr->words[i]) ||
+        (mm->stale && !mm->benign && !report_findings_repeat_applies(rig->findings, &mm->repeat))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /* TIMES entries of TR on VCPU recorded at once, as judge_tb would record
@@ -412,12 +446,8 @@ static bool fold_run_at_once(unsigned vcpu, const struct tb_record *tr, uint64_t
   if (report_findings_keeps_more(rig->findings)) {
     return false;
   }
-  for (size_t i = 0; i < tr->n; i++) {
-    const struct fetch_memo *mm = &tr->words[i]->memo;
-    if (!memo_holds(mm, t, tr->words[i]) ||
-        (mm->stale && !mm->benign && !report_findings_repeat_applies(rig->findings, &mm->repeat))) {
-      return false;
-    }
+  if (!memos_decide(t, tr)) {
+    return false;
   }
   for (size_t i = 0; i < tr->n; i++) {
     const struct insn_record *r = tr->words[i];
@@ -434,44 +464,263 @@ static bool fold_run_at_once(unsigned vcpu, const struct tb_record *tr, uint64_t
   return true;
 }
 
-/* LOG's entries, judged and recorded in order (the lock held). */
-static void fold_log(struct repeat_log *log)
+/* TIMES entries of TR on VCPU, judged and recorded in order (the lock
+ * held). */
+static void fold_run(unsigned vcpu, const struct tb_record *tr, uint64_t times)
+{
+  if (times > 1 && fold_run_at_once(vcpu, tr, times)) {
+    return;
+  }
+  for (uint64_t k = 0; k < times; k++) {
+    uint64_t counts[3] = {0};
+    judge_tb(vcpu, tr, counts);
+  }
+}
+
+/*
+ * Armed repeats. A TB whose words may never be fresh (fresh_after
+ * UINT64_MAX: the JIT never completed their maintenance, as in a loop a JIT
+ * runs without flushing it) is entered stale again and again, and each
+ * entry still cost a callback, even the ones counted without the lock: on
+ * a 3-instruction stale loop that callback was three quarters of the
+ * rig's time. Such a TB gets a slot of its own in a scoreboard, a gate and
+ * a count per vCPU: QEMU calls its check only while the gate is 0, and an
+ * inline add counts every entry. When an entry was judged from memos alone
+ * under the lock (remember_repeat), the TB is armed on that vCPU: the gate
+ * opens (1), the count starts from 0, and the entries that follow run with
+ * no callback. The count stands for the runs the callback would have
+ * appended to the thread's log, and goes into the log (flush_armed) before
+ * anything that comes after those entries could read it: the check of
+ * another TB on the vCPU, any lock the thread takes (then the TB is also
+ * disarmed, since the holder may change what its memos read), a measured
+ * region's marker, the end of the turn, the thread's exit. At most one TB
+ * is armed per vCPU, so the log keeps the entries' order, and the findings
+ * get the same records in the same order as before. Another thread that
+ * may have changed what the memos read bumps the epoch, and closes every
+ * open gate first (disarm_others): the next entry takes the callback and
+ * is judged as before. check=full never arms.
+ */
+/* The longest TB armed. QEMU translates a TB whose host code outgrows
+ * 64 KiB again with half its instructions (tb_gen_code), which moves the
+ * TB starts where migrations and hand-overs land, and with them a seed's
+ * report: two inline operations more could tip a long TB over. One of at
+ * most 64 instructions stays far below (a stale loop is short). */
+#define ARMED_MAX_INSNS 64
+
+struct armed_slot {
+  uint64_t gate; /* 1: armed, no callback */
+  uint64_t count;
+};
+
+#define ARMED_CHUNK_SLOTS 512
+
+struct armed_chunk {
+  struct armed_slot slot[ARMED_CHUNK_SLOTS];
+};
+
+static struct {
+  GMutex lock;
+  GPtrArray *chunks; /* struct qemu_plugin_scoreboard * of struct armed_chunk */
+  unsigned used;     /* slots handed out of the last chunk */
+} armed_slots;
+
+/* A new slot for TR (translation time): kept until exit, like TR. */
+static void armed_slot_new(struct tb_record *tr)
+{
+  g_mutex_lock(&armed_slots.lock);
+  if (!armed_slots.chunks) {
+    armed_slots.chunks = g_ptr_array_new();
+  }
+  if (armed_slots.chunks->len == 0 || armed_slots.used == ARMED_CHUNK_SLOTS) {
+    g_ptr_array_add(armed_slots.chunks, qemu_plugin_scoreboard_new(sizeof(struct armed_chunk)));
+    armed_slots.used = 0;
+  }
+  tr->armed_score = g_ptr_array_index(armed_slots.chunks, armed_slots.chunks->len - 1);
+  tr->armed_offset =
+      offsetof(struct armed_chunk, slot) + armed_slots.used * sizeof(struct armed_slot);
+  armed_slots.used++;
+  g_mutex_unlock(&armed_slots.lock);
+}
+
+/* The scoreboards are QEMU's and freed with the plugin; the array is ours. */
+static void armed_slots_free(void)
+{
+  g_clear_pointer(&armed_slots.chunks, g_ptr_array_unref);
+}
+
+static struct armed_slot *armed_slot(const struct tb_record *tr, unsigned vcpu)
+{
+  return (struct armed_slot *)((char *)qemu_plugin_scoreboard_find(tr->armed_score, vcpu) -
+                               offsetof(struct armed_chunk, slot) + tr->armed_offset);
+}
+
+static void close_gate(struct repeat_log *log)
+{
+  if (log->gate_open) {
+    __atomic_store_n(&armed_slot(log->armed, log->vcpu)->gate, 0, __ATOMIC_RELAXED);
+    log->gate_open = false;
+    rig->gates_open--;
+  }
+}
+
+/* rig->disarm_repeats (the lock held; the epoch is about to grow: the
+ * holder may have changed what memos read): every open gate whose TB's
+ * memos no longer decide its entries closes. A migration changes the
+ * thread's core, which the memo of a word never cleaned does not read, so
+ * a stale loop stays armed across it. The armed TB's entries so far stay in
+ * its count for its own thread to flush. */
+static void disarm_others(struct plugin_rig *r)
+{
+  for (guint i = 0; r->gates_open && i < r->repeat_logs->len; i++) {
+    struct repeat_log *log = g_ptr_array_index(r->repeat_logs, i);
+    if (!log->gate_open) {
+      continue;
+    }
+    const struct plugin_thread *t = plugin_sched_thread(r->sched, log->vcpu);
+    if (!t || t->mt.sync_seq > log->armed->fresh_after || !memos_decide(t, log->armed)) {
+      close_gate(log);
+    }
+  }
+}
+
+/* TR's entry on VCPU was judged before a migration at its start
+ * (on_tb_due): when TR is armed there with its gate open, no check will
+ * take that entry off the count that its inline add is about to make. */
+static void armed_entry_judged(unsigned vcpu, const struct tb_record *tr)
+{
+  if (tr->armed_score && __atomic_load_n(&armed_slot(tr, vcpu)->gate, __ATOMIC_RELAXED)) {
+    armed_slot(tr, vcpu)->count--;
+  }
+}
+
+/* The entries of LOG's armed TB since the last flush, taken from its
+ * count. The check of a TB with a slot takes its own entry off first
+ * (on_tb_fetch), so the count holds only entries no check saw. */
+static uint64_t armed_pending(struct repeat_log *log)
+{
+  struct armed_slot *slot = armed_slot(log->armed, log->vcpu);
+  uint64_t times = slot->count;
+  slot->count = 0;
+  return times;
+}
+
+static void count_armed(struct repeat_log *log, uint64_t times)
+{
+  struct plugin_vcpu *v = plugin_vcpu(rig, log->vcpu);
+  v->counts.stale_fetches += log->armed_stale * times;
+  v->counts.benign_stale_fetches += log->armed_benign * times;
+}
+
+/* Without the lock, on LOG's own thread: the armed TB's entries as the
+ * log's last run, counted as repeat_without_lock counts them. The TB stays
+ * armed unless another thread closed its gate. False, leaving everything,
+ * when the log is full. */
+static bool flush_armed(struct repeat_log *log)
+{
+  uint64_t times = armed_slot(log->armed, log->vcpu)->count;
+  if (times && !(log->n && log->run[log->n - 1].tr == log->armed) && log->n == REPEAT_RUNS) {
+    return false;
+  }
+  times = armed_pending(log);
+  if (times) {
+    if (log->n && log->run[log->n - 1].tr == log->armed) {
+      log->run[log->n - 1].times += times;
+    } else {
+      log->run[log->n].tr = log->armed;
+      log->run[log->n].times = times;
+      log->n++;
+    }
+    count_armed(log, times);
+  }
+  if (!__atomic_load_n(&armed_slot(log->armed, log->vcpu)->gate, __ATOMIC_RELAXED)) {
+    log->armed = NULL; /* closed by disarm_others */
+  }
+  return true;
+}
+
+/* LOG's entries, judged and recorded in order, then its armed TB's (the
+ * lock held). DISARM: the thread is gone (its exit, or the end of the run). */
+static void fold_log(struct repeat_log *log, bool disarm)
 {
   unsigned n = log->n;
   log->n = 0;
   for (unsigned i = 0; i < n; i++) {
-    uint64_t times = log->run[i].times;
-    if (times > 1 && fold_run_at_once(log->vcpu, log->run[i].tr, times)) {
-      continue;
-    }
-    for (uint64_t k = 0; k < times; k++) {
-      uint64_t counts[3] = {0};
-      judge_tb(log->vcpu, log->run[i].tr, counts);
+    fold_run(log->vcpu, log->run[i].tr, log->run[i].times);
+  }
+  if (log->armed) {
+    uint64_t times = armed_pending(log);
+    count_armed(log, times);
+    fold_run(log->vcpu, log->armed, times);
+    if (disarm) {
+      close_gate(log);
+      log->armed = NULL;
     }
   }
+}
+
+/* Arms TR on VCPU after a check judged its entry from memos alone, with
+ * N its outcomes (the lock held, the thread's own log just folded): in
+ * place of the TB armed before, if any. */
+static void arm(unsigned vcpu, const struct tb_record *tr, const uint64_t n[3])
+{
+  struct repeat_log *log = repeat_log;
+  if (!tr->armed_score || !log || log->vcpu != vcpu) {
+    return;
+  }
+  if (log->armed) {
+    close_gate(log);
+  }
+  log->armed = tr;
+  log->armed_stale = n[FETCH_STALE];
+  log->armed_benign = n[FETCH_BENIGN];
+  struct armed_slot *slot = armed_slot(tr, vcpu);
+  slot->count = 0;
+  __atomic_store_n(&slot->gate, 1, __ATOMIC_RELAXED);
+  log->gate_open = true;
+  rig->gates_open++;
 }
 
 /* rig->fold_repeats: the calling thread's entries (the lock held). */
 static void fold_own(struct plugin_rig *r)
 {
   (void)r;
-  if (repeat_log && repeat_log->n) {
-    fold_log(repeat_log);
+  if (repeat_log && (repeat_log->n || repeat_log->armed)) {
+    fold_log(repeat_log, false);
   }
 }
 
 void plugin_instrument_fold_own(void)
 {
-  if (repeat_log && repeat_log->n) {
+  if (repeat_log && (repeat_log->n || (repeat_log->armed &&
+                                       armed_slot(repeat_log->armed, repeat_log->vcpu)->count))) {
     plugin_rig_lock(rig);
     plugin_rig_unlock(rig);
+  }
+}
+
+void plugin_instrument_flush_own(unsigned vcpu)
+{
+  if (repeat_log && repeat_log->vcpu == vcpu && repeat_log->armed && !flush_armed(repeat_log)) {
+    plugin_instrument_fold_own();
+  }
+}
+
+void plugin_instrument_count_pending(uint64_t counter[RIG_NCOUNTERS])
+{
+  for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
+    const struct repeat_log *log = g_ptr_array_index(rig->repeat_logs, i);
+    if (log->armed && log->vcpu < (unsigned)qemu_plugin_num_vcpus()) {
+      uint64_t times = __atomic_load_n(&armed_slot(log->armed, log->vcpu)->count, __ATOMIC_RELAXED);
+      counter[RIG_COUNTER_stale_fetches] += log->armed_stale * times;
+      counter[RIG_COUNTER_benign_stale_fetches] += log->armed_benign * times;
+    }
   }
 }
 
 void plugin_instrument_fold_all(void)
 {
   for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
-    fold_log(g_ptr_array_index(rig->repeat_logs, i));
+    fold_log(g_ptr_array_index(rig->repeat_logs, i), true);
   }
 }
 
@@ -482,7 +731,7 @@ void plugin_instrument_vcpu_exit(unsigned vcpu)
   for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
     struct repeat_log *log = g_ptr_array_index(rig->repeat_logs, i);
     if (log->vcpu == vcpu) {
-      fold_log(log);
+      fold_log(log, true);
       log->vcpu = UINT_MAX;
     }
   }
@@ -494,12 +743,18 @@ void plugin_instrument_vcpu_exit(unsigned vcpu)
 static void fork_child(void)
 {
   /* Only the forking thread lives on, and its log was folded as it took
-   * the lock before the fork; the others' memos name the parent's TBs. */
+   * the lock before the fork; the others' memos name the parent's TBs,
+   * and their armed TBs' entries were the parent's. */
   for (guint i = 0; rig->repeat_logs && i < rig->repeat_logs->len; i++) {
     struct repeat_log *log = g_ptr_array_index(rig->repeat_logs, i);
     if (log != repeat_log) {
       log->n = 0;
       memset(log->memo, 0, sizeof(log->memo));
+      if (log->armed) {
+        armed_slot(log->armed, log->vcpu)->count = 0;
+        close_gate(log);
+        log->armed = NULL;
+      }
     }
   }
 }
@@ -555,7 +810,9 @@ static void remember_repeat(unsigned vcpu, const struct tb_record *tr, uint64_t 
   };
 }
 
-static void check_tb(unsigned vcpu, const struct tb_record *tr)
+/* TR's check at this entry, under the lock. ARM: the entry is on_tb_fetch's,
+ * whose count holds no entry of its own: the TB may be armed. */
+static void check_tb(unsigned vcpu, const struct tb_record *tr, bool may_arm)
 {
   uint64_t n[3] = {0};
   model_judged = false;
@@ -566,6 +823,9 @@ static void check_tb(unsigned vcpu, const struct tb_record *tr)
   } else {
     /* Nothing changed that another verdict reads: no bump. */
     remember_repeat(vcpu, tr, __atomic_load_n(&rig->epoch, __ATOMIC_RELAXED), n);
+    if (may_arm) {
+      arm(vcpu, tr, n);
+    }
     g_mutex_unlock(&rig->lock);
   }
   count_outcome(vcpu, FETCH_STALE, n[FETCH_STALE]);
@@ -577,11 +837,19 @@ static void check_tb(unsigned vcpu, const struct tb_record *tr)
 static void on_tb_fetch(unsigned vcpu, void *udata)
 {
   const struct tb_record *tr = udata;
+  if (tr->armed_score) {
+    armed_slot(tr, vcpu)->count--; /* this entry: judged here */
+  }
   struct plugin_vcpu *v = plugin_vcpu(rig, vcpu);
+  struct repeat_log *log = v->repeats;
+  if (log && log->vcpu == vcpu && log->armed) {
+    plugin_instrument_flush_own(vcpu);
+    v = plugin_vcpu(rig, vcpu);
+  }
   if (checked_before_migration(v, tr) || repeat_without_lock(v, vcpu, tr)) {
     return;
   }
-  check_tb(vcpu, tr);
+  check_tb(vcpu, tr, true);
 }
 
 /*
@@ -599,7 +867,7 @@ static void on_tb_fetch(unsigned vcpu, void *udata)
 static void check_before_migration(unsigned vcpu, const struct tb_record *tr)
 {
   if (tr) {
-    check_tb(vcpu, tr);
+    check_tb(vcpu, tr, false);
   }
 }
 
@@ -895,6 +1163,8 @@ static struct tb_record *tb_record_for(const struct fetch_plan *p, bool plain)
   }
   struct tb_record *t = g_malloc(sizeof(*t) + p->nslow * sizeof(t->words[0]));
   t->fresh_after = p->every_fetch ? UINT64_MAX : p->tb_fresh_after;
+  t->armed_score = NULL;
+  t->armed_offset = 0;
   t->n = p->nslow;
   memcpy(t->words, p->slow, p->nslow * sizeof(t->words[0]));
   for (size_t i = 0; p->every_fetch && i < p->nslow; i++) {
@@ -910,8 +1180,18 @@ static void register_fetch_checks(struct qemu_plugin_tb *tb, const struct fetch_
     return;
   }
   if (t && !p->every_fetch) {
-    if (p->tb_fresh_after == UINT64_MAX) {
+    if (p->tb_fresh_after == UINT64_MAX && qemu_plugin_tb_n_insns(tb) > ARMED_MAX_INSNS) {
       qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS, t);
+    } else if (p->tb_fresh_after == UINT64_MAX) {
+      /* Never fresh: armed repeats (above). The count comes first, so
+       * that the check finds its own entry there. */
+      armed_slot_new(t);
+      qemu_plugin_u64 gate = {t->armed_score, t->armed_offset + offsetof(struct armed_slot, gate)};
+      qemu_plugin_u64 count = {t->armed_score,
+                               t->armed_offset + offsetof(struct armed_slot, count)};
+      qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64, count, 1);
+      qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS,
+                                                QEMU_PLUGIN_COND_EQ, gate, 0, t);
     } else {
       qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, on_tb_fetch, QEMU_PLUGIN_CB_NO_REGS,
                                                 QEMU_PLUGIN_COND_LE, PLUGIN_VCPU_U64(rig, sync_seq),

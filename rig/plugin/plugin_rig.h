@@ -129,6 +129,11 @@ struct plugin_rig {
   /* Every thread's log of those repeats (plugin_instrument.c), guarded by
    * LOCK; NULL until the first. */
   GPtrArray *repeat_logs;
+  /* Gates of armed TBs open (plugin_instrument.c, "Armed repeats"),
+   * guarded by LOCK: while there are any, an epoch bump first closes them
+   * with DISARM_REPEATS. */
+  unsigned gates_open;
+  void (*disarm_repeats)(struct plugin_rig *rig);
   struct rig_config *config;
   struct plugin_options opts;
   struct qemu_plugin_scoreboard *vcpus; /* struct plugin_vcpu (plugin_vcpu.h) */
@@ -182,9 +187,13 @@ static inline void plugin_rig_lock(struct plugin_rig *rig)
 }
 
 /* The holder may have changed the model, a thread or the findings: every
- * repeat memo taken before is void (plugin_instrument.c). */
+ * repeat memo taken before is void, and every armed TB disarmed
+ * (plugin_instrument.c). The lock held. */
 static inline void plugin_rig_epoch_bump(struct plugin_rig *rig)
 {
+  if (rig->gates_open) {
+    rig->disarm_repeats(rig);
+  }
   __atomic_add_fetch(&rig->epoch, 1, __ATOMIC_RELEASE);
 }
 

@@ -192,5 +192,29 @@ TEST_P(FastPathAgreesWithFullCheck, SameVerdictsAndFindings)
 INSTANTIATE_TEST_SUITE_P(PlantedBugs, FastPathAgreesWithFullCheck, ::testing::ValuesIn(Guests()),
                          [](const auto &info) { return info.param.name; });
 
+// A never-flushed loop's block is armed once its entry was judged from
+// memos (plugin_instrument.c, "Armed repeats"): its entries then run with
+// no callback and an inline count stands for them. With random migrations
+// on, most migrations land at that block's start, where the entry is
+// judged before the move and must not be counted again by the count.
+// Every fetch of the loop is stale, so the stale count is the number of
+// checked fetches, which the migration clock counts inline apart from any
+// callback; and the report's records agree with the counter.
+TEST(ArmedRepeats, EveryStaleFetchIsCountedOnceAcrossMigrations)
+{
+  for (const char *body : {"1", "40"}) {
+    const RigRun run =
+        RunUnderRig(ConfigPath("exynos8890.conf"), kSeed, std::string("armed-body") + body,
+                    {GuestProgram("../bench/jit_loop"), "--iterations=20000", "--calls=3",
+                     std::string("--body=") + body, "--no-flush"},
+                    120);
+    ASSERT_FALSE(run.report.is_null()) << run.Describe();
+    EXPECT_EQ(run.exit_status, kStaleExitStatus) << run.Describe();
+    EXPECT_GT(run.Count("migrations"), 100u) << run.Describe();
+    EXPECT_GT(run.Count("fetch_checks"), 60000u) << run.Describe();
+    EXPECT_EQ(run.Count("stale_fetches"), run.Count("fetch_checks")) << run.Describe();
+  }
+}
+
 } // namespace
 } // namespace scenario
