@@ -18,10 +18,6 @@ void plugin_instrument_tb(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
  * into the findings (takes the lock when there are any): before the thread
  * hands its turn over. */
 void plugin_instrument_fold_own(void);
-/* The stale-block entries of the calling thread (on VCPU) that ran with no
- * callback go into its counters and its log, without the lock unless the
- * log is full: before anything reads the counters (a measured region). */
-void plugin_instrument_flush_own(unsigned vcpu);
 /* Adds to COUNTER the stale fetches of entries that ran with no callback
  * and are not counted yet (the lock held; a report while the guest runs). */
 void plugin_instrument_count_pending(uint64_t counter[RIG_NCOUNTERS]);

@@ -42,7 +42,6 @@
 #include <inttypes.h>
 #include <stddef.h>
 
-#include "plugin_instrument.h"
 #include "plugin_keep.h"
 #include "plugin_region.h"
 #include "plugin_regs.h"
@@ -96,7 +95,6 @@ static void on_begin(unsigned vcpu, void *udata)
 {
   const struct marker *m = udata;
   struct plugin_rig *rig = m->rig;
-  plugin_instrument_flush_own(vcpu); /* counted stale entries first */
   uint64_t tag = plugin_regs_read_x(rig->regs, TAG_REG);
   uint64_t now[RIG_NCOUNTERS];
   plugin_vcpu_counter_totals(rig, now);
@@ -118,7 +116,6 @@ static void on_end(unsigned vcpu, void *udata)
 {
   const struct marker *m = udata;
   struct plugin_rig *rig = m->rig;
-  plugin_instrument_flush_own(vcpu); /* counted stale entries first */
   struct plugin_region *reg = rig->region;
   uint64_t now[RIG_NCOUNTERS];
   plugin_vcpu_counter_totals(rig, now);

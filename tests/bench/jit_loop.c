@@ -16,6 +16,7 @@
  * off and with it on (docs/BENCHMARKS.md, "The rig's own speed").
  *
  *   jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N] [--no-flush]
+ *            [--measured]
  *
  * Each call rewrites the immediates (the seed picks them) and flushes again,
  * so a run with several calls also exercises store -> flush -> retranslate.
@@ -24,6 +25,15 @@
  * rig finds every fetch of the loop stale (no clean, no invalidate), the
  * case a user runs the rig for. linux-user QEMU re-translates the page
  * after the stores, so the loop still computes the expected sum.
+ *
+ * --measured runs each call as a measured region (the rig's marker hints,
+ * hint #0x7c with the call's number in x16, and hint #0x7d: NOPs on
+ * hardware) and lays the code out so that the loop ends where a page ends
+ * and its ret, written and flushed once, starts the next page. With
+ * --no-flush every fetch of the loop is stale and the ret's is not, and
+ * from the second call on nothing between the loop's last entry and the
+ * region's end marker is checked or translated again (rewriting the loop
+ * leaves the other page's translations).
  *
  * Exit status: 0 every call returned the expected sum, 1 one did not, 2 usage
  * error, 3 the environment refused (mmap).
@@ -44,6 +54,8 @@
 enum {
   MAX_BODY = 256,
   REGION_BYTES = 4096,
+  /* --measured: the ret starts the second of two pages. */
+  LAYOUT_PAGE = 4096,
 };
 
 /* subs x1, x1, #1 (Arm ARM C6.2 SUBS (immediate), 64-bit: sf=1 op=1 S=1). */
@@ -62,11 +74,13 @@ struct options {
   uint64_t calls;
   uint64_t seed;
   bool no_flush;
+  bool measured;
 };
 
 static void usage(FILE *out)
 {
-  fprintf(out, "usage: jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N] [--no-flush]\n");
+  fprintf(out, "usage: jit_loop [--iterations=N] [--body=N] [--calls=N] [--seed=N] [--no-flush]"
+               " [--measured]\n");
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -77,13 +91,15 @@ static int parse(int argc, char **argv, struct options *o)
       SC_NUMBER("--calls", 1, 1000000, o->calls),
       SC_NUMBER("--seed", 0, UINT64_MAX, o->seed),
       SC_FLAG("--no-flush", o->no_flush),
+      SC_FLAG("--measured", o->measured),
   };
   return sc_parse_options("jit_loop", argc, argv, options, sizeof options / sizeof options[0],
                           usage);
 }
 
-/* Writes the loop at CODE; returns what one iteration adds to x0. */
-static uint64_t emit_loop(uint32_t *code, unsigned body, struct sc_rng *rng)
+/* Writes the loop at CODE, and its ret unless WITH_RET is false; returns
+ * what one iteration adds to x0. */
+static uint64_t emit_loop(uint32_t *code, unsigned body, struct sc_rng *rng, bool with_ret)
 {
   uint64_t step = 0;
   for (unsigned i = 0; i < body; i++) {
@@ -93,7 +109,9 @@ static uint64_t emit_loop(uint32_t *code, unsigned body, struct sc_rng *rng)
   }
   code[body] = INSN_SUBS_X1_1;
   code[body + 1] = encode_bne_back(body + 1);
-  code[body + 2] = A64_RET;
+  if (with_ret) {
+    code[body + 2] = A64_RET;
+  }
   return step;
 }
 
@@ -104,18 +122,30 @@ int main(int argc, char **argv)
   if (rc != 0) {
     return rc < 0 ? 0 : rc;
   }
-  void *region = sc_map_code("jit_loop", REGION_BYTES);
+  void *region = sc_map_code("jit_loop", o.measured ? 2 * LAYOUT_PAGE : REGION_BYTES);
   if (!region)
     return EXIT_ENVIRONMENT;
   uint32_t *code = region;
+  if (o.measured) {
+    uint32_t *ret = code + LAYOUT_PAGE / 4;
+    code = ret - (o.body + 2);
+    *ret = A64_RET;
+    jitflush_clear_cache(ret, ret + 1);
+  }
   struct sc_rng rng = {o.seed};
   unsigned wrong = 0;
   for (uint64_t call = 0; call < o.calls; call++) {
-    uint64_t step = emit_loop(code, (unsigned)o.body, &rng);
+    uint64_t step = emit_loop(code, (unsigned)o.body, &rng, !o.measured);
     if (!o.no_flush) {
       jitflush_clear_cache(code, code + o.body + 3);
     }
+    if (o.measured) {
+      __asm__ volatile("mov x16, %0\n\thint #0x7c" : : "r"(call) : "x16", "memory");
+    }
     uint64_t got = ((loop_fn)(uintptr_t)code)(0, o.iterations);
+    if (o.measured) {
+      __asm__ volatile("hint #0x7d" : : : "memory");
+    }
     if (got != step * o.iterations) {
       fprintf(stderr, "jit_loop: call %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64 "\n",
               call, got, step * o.iterations);

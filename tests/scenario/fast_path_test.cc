@@ -216,5 +216,33 @@ TEST(ArmedRepeats, EveryStaleFetchIsCountedOnceAcrossMigrations)
   }
 }
 
+// A measured region reads the counters at its markers, so the entries an
+// armed block ran with no callback must be counted first. Each call of the
+// loop is a region; the loop ends where a page ends and its ret, flushed,
+// starts the next, so from the second call on nothing runs a check, or
+// takes the rig's lock to translate, between the loop's last entry and the
+// end marker. Every fetch of the loop is stale: a region's stale count is
+// its iterations times the loop's words, exactly.
+TEST(ArmedRepeats, AMeasuredRegionCountsTheEntriesThatRanWithNoCallback)
+{
+  constexpr uint64_t kIterations = 20000;
+  for (uint64_t body : {1, 40}) {
+    const RigRun run = RunUnderRig(
+        ConfigPath("exynos8890.conf"), kSeed, "armed-region-body" + std::to_string(body),
+        {GuestProgram("../bench/jit_loop"), "--iterations=" + std::to_string(kIterations),
+         "--calls=3", "--body=" + std::to_string(body), "--no-flush", "--measured"},
+        120);
+    ASSERT_FALSE(run.report.is_null()) << run.Describe();
+    EXPECT_EQ(run.exit_status, kStaleExitStatus) << run.Describe();
+    const nlohmann::json &regions = run.report["regions"];
+    ASSERT_EQ(regions.size(), 3u) << regions.dump(1);
+    for (const auto &r : regions) {
+      EXPECT_EQ(r["calls"], 1) << r.dump();
+      EXPECT_EQ(r["stale_fetches"].get<uint64_t>(), kIterations * (body + 2)) << r.dump();
+    }
+    EXPECT_EQ(run.report["region_unbalanced"], 0);
+  }
+}
+
 } // namespace
 } // namespace scenario
