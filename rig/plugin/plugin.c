@@ -407,7 +407,7 @@ static void rig_free(struct plugin_rig *r)
     g_free((char *)*option_text(&r->opts, i));
   }
   g_mutex_clear(&r->lock);
-  g_free(r);
+  g_aligned_free(r);
 }
 
 static uint64_t view_canon(uint64_t va, void *ctx)
@@ -781,7 +781,11 @@ static char *parse_options(struct plugin_options *o, int argc, char **argv)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
                                            char **argv)
 {
-  struct plugin_rig *r = g_new0(struct plugin_rig, 1);
+  /* Lines of its own: the lock and the epoch change at every event, and a
+   * neighbour in the same 64-byte line that another thread writes made the
+   * 3-instruction loop of docs/BENCHMARKS.md's speed table 20% slower, or
+   * not, with the struct's size (#rig-layout in docs/MEASUREMENTS.md). */
+  struct plugin_rig *r = g_aligned_alloc0(1, RIG_LINES(sizeof(struct plugin_rig)), RIG_LINE);
   g_mutex_init(&r->lock);
   g_mutex_init(&r->report_lock);
   char *err = parse_options(&r->opts, argc, argv);

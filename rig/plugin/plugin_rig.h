@@ -114,6 +114,11 @@ struct plugin_fork;
 struct plugin_signals;
 struct plugin_unwind;
 
+/* A cache line of the hosts the rig runs on (x86_64, AArch64), and N
+ * bytes rounded up to whole lines. */
+#define RIG_LINE 64
+#define RIG_LINES(n) (((n) + RIG_LINE - 1) / RIG_LINE * RIG_LINE)
+
 struct plugin_rig {
   GMutex lock; /* taken and given back with plugin_rig_lock/_unlock */
   /* Bumped by every plugin_rig_unlock: a stale block's repeats may be
