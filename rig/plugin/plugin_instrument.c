@@ -487,20 +487,26 @@ static void fold_run(unsigned vcpu, const struct tb_record *tr, uint64_t times)
  * Armed repeats. A TB whose words may never be fresh (fresh_after
  * UINT64_MAX: the JIT never completed their maintenance) and that branches
  * back to its own start (a loop a JIT runs without flushing it) is entered
- * stale again and again, and each entry still cost a callback, even the ones counted without the
- * lock: on a 3-instruction stale loop that callback was three quarters of the rig's time. Such a TB
- * gets a slot of its own in a scoreboard, a gate and a count per vCPU: QEMU calls its check only
- * while the gate is 0, and an inline add counts every entry. When an entry was judged from memos
- * alone under the lock (remember_repeat), the TB is armed on that vCPU: the gate opens (1), the
- * count starts from 0, and the entries that follow run with no callback. The count stands for the
- * runs the callback would have appended to the thread's log, and goes into the log (flush_armed)
- * before anything that comes after those entries could read it: the check of another TB on the
- * vCPU, any lock the thread takes (then the TB is also disarmed, since the holder may change what
- * its memos read), a measured region's marker, the end of the turn, the thread's exit. At most one
- * TB is armed per vCPU, so the log keeps the entries' order, and the findings get the same records
- * in the same order as before. Another thread that may have changed what the memos read bumps the
- * epoch, and closes every open gate first (disarm_others): the next entry takes the callback and is
- * judged as before. check=full never arms.
+ * stale again and again, and each entry still cost a callback, even the
+ * ones counted without the lock: on a 3-instruction stale loop that
+ * callback was three quarters of the rig's time. Such a TB gets a slot of
+ * its own in a scoreboard, a gate and a count per vCPU: QEMU calls its
+ * check only while the gate is 0, and an inline add counts every entry.
+ * When two checks in a row on a vCPU were the TB's and the second judged
+ * its entry from memos alone under the lock (remember_repeat), the TB is
+ * armed there: the gate opens (1), the count starts from 0, and the
+ * entries that follow run with no callback. The count stands for the runs
+ * the callback would have appended to the thread's log, and goes into the
+ * log (flush_armed, fold_log) before anything that comes after those
+ * entries could read it: the check of another TB on the vCPU, any lock
+ * the thread takes, a measured region's marker, a system call, the end of
+ * the turn, the thread's exit. At most one TB is armed per vCPU, so the log
+ * keeps the entries' order, and the findings get the same records in the
+ * same order as before. A holder of the lock that may have changed what
+ * memos read bumps the epoch, and first closes the open gates
+ * (disarm_others): the next entry takes the callback and is judged as
+ * before. check=full never arms. docs/COHERENCE-MODEL.md, "Repeats of a
+ * never-flushed loop without a callback".
  */
 /* The longest TB armed. QEMU translates a TB whose host code outgrows
  * 64 KiB again with half its instructions (tb_gen_code), which moves the
