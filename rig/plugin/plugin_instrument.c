@@ -505,8 +505,8 @@ static void fold_run(unsigned vcpu, const struct tb_record *tr, uint64_t times)
  * same order as before. A holder of the lock that may have changed what
  * memos read bumps the epoch, and first closes the open gates
  * (disarm_others): the next entry takes the callback and is judged as
- * before. check=full never arms. docs/COHERENCE-MODEL.md, "Repeats of a
- * never-flushed loop without a callback".
+ * before. check=full never arms
+ * (docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply).
  */
 /* The longest TB armed. QEMU translates a TB whose host code outgrows
  * 64 KiB again with half its instructions (tb_gen_code), which moves the
