@@ -785,7 +785,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
    * neighbour in the same 64-byte line that another thread writes made the
    * 3-instruction loop of docs/BENCHMARKS.md's speed table 20% slower, or
    * not, with the struct's size (#rig-layout in docs/MEASUREMENTS.md). */
-  struct plugin_rig *r = g_aligned_alloc0(1, RIG_LINES(sizeof(struct plugin_rig)), RIG_LINE);
+  struct plugin_rig *r =
+      g_aligned_alloc0(1, PLUGIN_RIG_LINES(sizeof(struct plugin_rig)), PLUGIN_RIG_LINE);
   g_mutex_init(&r->lock);
   g_mutex_init(&r->report_lock);
   char *err = parse_options(&r->opts, argc, argv);

@@ -116,8 +116,8 @@ struct plugin_unwind;
 
 /* A cache line of the hosts the rig runs on (x86_64, AArch64), and N
  * bytes rounded up to whole lines. */
-#define RIG_LINE 64
-#define RIG_LINES(n) (((n) + RIG_LINE - 1) / RIG_LINE * RIG_LINE)
+#define PLUGIN_RIG_LINE 64
+#define PLUGIN_RIG_LINES(n) (((n) + PLUGIN_RIG_LINE - 1) / PLUGIN_RIG_LINE * PLUGIN_RIG_LINE)
 
 struct plugin_rig {
   GMutex lock; /* taken and given back with plugin_rig_lock/_unlock */
