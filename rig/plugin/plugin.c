@@ -579,6 +579,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
       rig->exit_status = (int)(a1 & 0xff); /* what the parent's wait sees */
       report_once(rig, false);
     }
+    plugin_store_parallel(rig->store);
     plugin_turns_finish(rig->turns);
   }
 }

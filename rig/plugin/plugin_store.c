@@ -15,6 +15,18 @@
  * same either way (model_coherence_quick.h; stores without a lock in
  * docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply).
  *
+ * model_store_quick is safe against every race: another thread's store
+ * to the page, its first fetch or maintenance under the lock. It pays
+ * for that with locked read-modify-writes, and it leaves the first store
+ * after an event (every migration is one) to the lock. Under the turns
+ * (plugin_turns.c) one thread's guest code runs at a time, and a thread
+ * waiting for its turn touches the model only once it has it, so nothing
+ * races a store: it takes model_store_serial, plain writes and no lock,
+ * until the turns end (plugin_store_parallel). On a guest that spills to
+ * its stack between migrations the quick path's locked OR on the page's
+ * bitmap was a quarter of its time, and the lock for the first stores
+ * after each migration another fifth.
+ *
  * A cache's entries are keyed by the guest address, the model's by the
  * canonical one (plugin_alias.c): when the double mappings change, every
  * cache is emptied (plugin_store_forget_pages).
@@ -72,6 +84,9 @@ struct plugin_store {
   GPtrArray *thread_of_vcpu;
   struct plugin_rig *rig; /* its lock and model, for the locked path */
   bool note_code_stores;  /* plugin_rig_adversary_hands_over */
+  /* Atomic: one thread's guest code runs at a time (the turns, until they
+   * are given up): stores take model_store_serial. */
+  bool serial;
   /* Page records of unmapped memory and writers' tables, oldest first,
    * waiting until no vCPU can still hold them (plugin_store_retire). */
   GQueue retired;
@@ -105,6 +120,7 @@ struct plugin_store *plugin_store_new(struct plugin_rig *rig)
   st->thread_of_vcpu = g_ptr_array_new();
   st->rig = rig;
   st->note_code_stores = plugin_rig_adversary_hands_over(rig);
+  st->serial = !rig->opts.parallel;
   st->tables = g_ptr_array_new_with_free_func(g_free);
   model_retire_writers_to(rig->model, retire_table, st);
   return st;
@@ -281,6 +297,11 @@ void plugin_store_after_locked(struct plugin_store *st, plugin_store_locked_fn f
   st->after_locked = fn;
 }
 
+void plugin_store_parallel(struct plugin_store *st)
+{
+  __atomic_store_n(&st->serial, false, __ATOMIC_SEQ_CST);
+}
+
 void plugin_store_syscall(struct plugin_store *st, unsigned vcpu, bool entered)
 {
   __atomic_store_n(&plugin_vcpu(st->rig, vcpu)->in_syscall, entered, __ATOMIC_RELEASE);
@@ -368,9 +389,11 @@ __attribute__((always_inline)) static inline void record_store(struct plugin_sto
   size_t i = page_number % STORE_CACHE_SLOTS;
   if (__atomic_load_n(&c->slot[i].key, __ATOMIC_RELAXED) == page_number + 1) {
     page = c->slot[i].page;
-    if (model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc,
-                          __atomic_load_n(&c->cluster, __ATOMIC_RELAXED),
-                          __atomic_load_n(&c->serial, __ATOMIC_RELAXED))) {
+    unsigned cluster = __atomic_load_n(&c->cluster, __ATOMIC_RELAXED);
+    unsigned writer = __atomic_load_n(&c->serial, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&st->serial, __ATOMIC_RELAXED)
+            ? model_store_serial(st->model_clock, page, vaddr, bytes, writer_pc, cluster, writer)
+            : model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc, cluster, writer)) {
       return;
     }
   }

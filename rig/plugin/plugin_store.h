@@ -59,6 +59,10 @@ typedef void (*plugin_store_locked_fn)(struct plugin_rig *rig, unsigned vcpu,
                                        struct model_thread *mt, uint64_t vaddr, unsigned bytes,
                                        uint64_t writer_pc);
 void plugin_store_after_locked(struct plugin_store *st, plugin_store_locked_fn fn);
+/* From now on guest threads may store at the same time (the turns were
+ * given up): every store takes the path that races are safe on. Stores
+ * are serial until then, unless the rig runs in parallel. */
+void plugin_store_parallel(struct plugin_store *st);
 /* VCPU entered (ENTERED) or returned from a syscall: while there it holds
  * no page record. */
 void plugin_store_syscall(struct plugin_store *st, unsigned vcpu, bool entered);

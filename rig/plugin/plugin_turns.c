@@ -70,6 +70,7 @@
 
 #include "rig_guest_syscalls.h"
 #include "plugin_sched.h"
+#include "plugin_store.h"
 #include "plugin_turns.h"
 #include "plugin_qemu_exclusive.h"
 #include "rig_splitmix.h"
@@ -592,6 +593,8 @@ static void watch_for_stall(struct plugin_rig *rig, struct plugin_turns *turns)
     turns->on = false;
     turns->given_up = "nothing moved for 5 s with every thread waiting inside QEMU's "
                       "execution loop let go";
+    /* Before any waiting thread goes: their stores may race from now on. */
+    plugin_store_parallel(rig->store);
     g_cond_broadcast(&turns->changed);
   }
 }

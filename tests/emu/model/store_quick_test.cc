@@ -1,8 +1,10 @@
-// The model's lock-free store path (model_store_quick, model_coherence_quick.h;
-// stores without a lock in
-// docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply): it must record
-// exactly what the locked model_store records, refuse what it cannot
-// record, and lose no store that races the page's first fetch. The last
+// The model's lock-free store paths (model_store_quick and, for stores
+// that never race, model_store_serial, model_coherence_quick.h; stores
+// without a lock in
+// docs/COHERENCE-MODEL.md#how-the-rig-applies-the-verdict-cheaply): each must
+// record exactly what the locked model_store records, refuse what it
+// cannot record, and the quick one lose no store that races the page's
+// first fetch. The last
 // test runs threads; the build also compiles this file with
 // ThreadSanitizer (model_race_tests).
 #include <gtest/gtest.h>
@@ -30,10 +32,10 @@ constexpr uint64_t kPageBytes = uint64_t{1} << MODEL_PAGE_SHIFT;
 constexpr uint32_t kMovInsn = 0xd2800000; // not CMODX-safe
 
 struct Model {
-  Model()
+  // The Exynos 8890's two clusters, or the clusters of CTR.
+  explicit Model(const std::vector<uint64_t> &ctr = {kLittleCtr, kBigCtr})
   {
-    const uint64_t ctr[] = {kLittleCtr, kBigCtr};
-    m = model_new(ctr, 2, nullptr);
+    m = model_new(ctr.data(), static_cast<unsigned>(ctr.size()), nullptr);
     model_thread_init(&t, 0, 0, 0);
   }
   ~Model()
@@ -50,17 +52,38 @@ struct Model {
   model_thread t;
 };
 
-// One program, recorded through either path, judged word by word.
-enum class Path { kLocked, kQuick };
+// One program, recorded through one of the paths, judged word by word.
+enum class Path { kLocked, kQuick, kSerial };
+
+const char *PathName(Path path)
+{
+  return path == Path::kLocked ? "locked" : path == Path::kQuick ? "quick" : "serial";
+}
+
+// A store of BYTES at VA by PC through PATH, the locked path where the
+// lock-free one refuses (as the plugin's store callback does); returns
+// whether the lock-free one took it.
+bool StoreThrough(Path path, Model &model, model_page *page, uint64_t va, unsigned bytes,
+                  uint64_t pc)
+{
+  bool took = false;
+  if (path == Path::kQuick)
+    took = model_store_quick(model_clock(model.m), page, va, bytes, pc, model.t.cluster,
+                             model.t.serial);
+  else if (path == Path::kSerial)
+    took = model_store_serial(model_clock(model.m), page, va, bytes, pc, model.t.cluster,
+                              model.t.serial);
+  if (!took)
+    model_store(model.m, &model.t, va, bytes, pc);
+  return took;
+}
 
 std::vector<model_verdict> RunProgram(Path path)
 {
   Model model;
   model_page *page = model_store_page(model.m, kPage);
   auto store = [&](uint64_t va, unsigned bytes, uint64_t pc) {
-    if (path == Path::kLocked || !model_store_quick(model_clock(model.m), page, va, bytes, pc,
-                                                    model.t.cluster, model.t.serial))
-      model_store(model.m, &model.t, va, bytes, pc);
+    StoreThrough(path, model, page, va, bytes, pc);
   };
   store(kPage + 0x00, 8, 0x4000);  // words 0-1: cleaned, invalidated, synced
   store(kPage + 0x40, 4, 0x4004);  // word 16: cleaned only
@@ -79,13 +102,17 @@ std::vector<model_verdict> RunProgram(Path path)
 
 TEST(StoreQuick, RecordsWhatTheLockedStoreRecords)
 {
-  std::vector<model_verdict> locked = RunProgram(Path::kLocked), quick = RunProgram(Path::kQuick);
-  ASSERT_EQ(locked.size(), quick.size());
-  for (size_t i = 0; i < locked.size(); i++) {
-    SCOPED_TRACE(i);
-    EXPECT_EQ(quick[i].kind, locked[i].kind);
-    EXPECT_EQ(quick[i].writer_pc, locked[i].writer_pc);
-    EXPECT_EQ(quick[i].line, locked[i].line);
+  std::vector<model_verdict> locked = RunProgram(Path::kLocked);
+  for (Path path : {Path::kQuick, Path::kSerial}) {
+    SCOPED_TRACE(PathName(path));
+    std::vector<model_verdict> got = RunProgram(path);
+    ASSERT_EQ(locked.size(), got.size());
+    for (size_t i = 0; i < locked.size(); i++) {
+      SCOPED_TRACE(i);
+      EXPECT_EQ(got[i].kind, locked[i].kind);
+      EXPECT_EQ(got[i].writer_pc, locked[i].writer_pc);
+      EXPECT_EQ(got[i].line, locked[i].line);
+    }
   }
   // The program has each outcome once, so equal lists mean something.
   EXPECT_EQ(locked[0].kind, MODEL_FRESH);
@@ -102,15 +129,11 @@ TEST(StoreQuick, RecordsWhatTheLockedStoreRecords)
 // whichever path recorded it.
 TEST(StoreQuick, EachWordOfAStoreOnlyPageKeepsItsWriter)
 {
-  for (Path path : {Path::kLocked, Path::kQuick}) {
-    SCOPED_TRACE(path == Path::kQuick ? "quick" : "locked");
+  for (Path path : {Path::kLocked, Path::kQuick, Path::kSerial}) {
+    SCOPED_TRACE(PathName(path));
     Model model;
     model_page *page = model_store_page(model.m, kPage);
-    auto store = [&](uint64_t va, uint64_t pc) {
-      if (path == Path::kLocked || !model_store_quick(model_clock(model.m), page, va, 4, pc,
-                                                      model.t.cluster, model.t.serial))
-        model_store(model.m, &model.t, va, 4, pc);
-    };
+    auto store = [&](uint64_t va, uint64_t pc) { StoreThrough(path, model, page, va, 4, pc); };
     for (uint64_t i = 0; i < 7; i++)
       store(kPage + 4 * i, 0x4100);
     store(kPage + 28, 0x4200);
@@ -153,17 +176,81 @@ TEST(StoreQuick, AWritersTableGoesToTheHookOnceThePageIsDense)
 
 TEST(StoreQuick, RefusesPagesWithWordRecordsAndStoresLeavingABlock)
 {
-  Model model;
-  model_page *page = model_store_page(model.m, kPage);
-  EXPECT_TRUE(model_store_quick(model_clock(model.m), page, kPage + 0xf8, 8, 0x4000, 0, 0));
-  // Words 63 and 64 lie in two 64-word blocks of the summary.
-  EXPECT_FALSE(model_store_quick(model_clock(model.m), page, kPage + 0xfc, 8, 0x4000, 0, 0));
-  // Beyond the page.
-  EXPECT_FALSE(
-      model_store_quick(model_clock(model.m), page, kPage + kPageBytes - 4, 8, 0x4000, 0, 0));
-  // Fetched from: per-word records from now on, only under the lock.
-  model.Fetch(kPage);
-  EXPECT_FALSE(model_store_quick(model_clock(model.m), page, kPage + 0x10, 4, 0x4000, 0, 0));
+  for (auto quick : {model_store_quick, model_store_serial}) {
+    Model model;
+    model_page *page = model_store_page(model.m, kPage);
+    EXPECT_TRUE(quick(model_clock(model.m), page, kPage + 0xf8, 8, 0x4000, 0, 0));
+    // Words 63 and 64 lie in two 64-word blocks of the summary.
+    EXPECT_FALSE(quick(model_clock(model.m), page, kPage + 0xfc, 8, 0x4000, 0, 0));
+    // Beyond the page.
+    EXPECT_FALSE(quick(model_clock(model.m), page, kPage + kPageBytes - 4, 8, 0x4000, 0, 0));
+    // Fetched from: per-word records from now on, only under the lock.
+    model.Fetch(kPage);
+    EXPECT_FALSE(quick(model_clock(model.m), page, kPage + 0x10, 4, 0x4000, 0, 0));
+  }
+}
+
+// Stores with events between them, on cores with IDC and DIC (where a dsb
+// completes a store and an isb makes it visible: the page stays
+// store-only, with no maintenance). The first store after each event
+// moves the page's summary on: the words stored before it keep one older
+// time, the latest before (stricter than their own: COHERENCE-MODEL.md),
+// which the serial path does itself and the others under the lock. Words
+// 0, 16 and 32 are stored in turn, with an event after each of the first
+// two; the dsb comes after the first (FIRST_EVENT_DSB) or the second. The
+// serial path must take every store and give every verdict the locked
+// path gives.
+TEST(StoreQuick, TheSerialPathMovesTheSummaryOnAsTheLockedStoreDoes)
+{
+  auto run = [](Path path, bool first_event_dsb, int *refused) {
+    Model model({0xb444c004}); // Neoverse N1: IDC, DIC, 64-byte lines
+    model_page *page = model_store_page(model.m, kPage);
+    auto store = [&](uint64_t va, uint64_t pc) {
+      *refused += !StoreThrough(path, model, page, va, 4, pc);
+    };
+    auto event = [&](bool dsb) {
+      if (dsb)
+        model_dsb(model.m, &model.t);
+      else
+        model_sync(model.m, &model.t);
+    };
+    store(kPage + 0x00, 0x4000);
+    event(first_event_dsb);
+    store(kPage + 0x40, 0x4040);
+    event(!first_event_dsb);
+    store(kPage + 0x80, 0x4080);
+    model_sync(model.m, &model.t);
+    std::vector<model_verdict> verdicts;
+    for (uint64_t off = 0; off < 0xc0; off += 4)
+      verdicts.push_back(model.Fetch(kPage + off));
+    return verdicts;
+  };
+  for (bool first_event_dsb : {true, false}) {
+    SCOPED_TRACE(first_event_dsb ? "dsb, then isb" : "isb, then dsb");
+    int refused = 0;
+    std::vector<model_verdict> locked = run(Path::kLocked, first_event_dsb, &refused);
+    refused = 0;
+    std::vector<model_verdict> serial = run(Path::kSerial, first_event_dsb, &refused);
+    EXPECT_EQ(refused, 0);
+    ASSERT_EQ(locked.size(), serial.size());
+    for (size_t i = 0; i < locked.size(); i++) {
+      SCOPED_TRACE(i);
+      EXPECT_EQ(serial[i].kind, locked[i].kind);
+      EXPECT_EQ(serial[i].writer_pc, locked[i].writer_pc);
+    }
+    // Words 0 and 16 take the time of word 16's store: after the dsb when
+    // it came first, before it otherwise. Word 32 is never completed.
+    model_stale_kind earlier = first_event_dsb ? MODEL_STALE_CLEAN_NOT_COMPLETED : MODEL_FRESH;
+    EXPECT_EQ(locked[0].kind, earlier);
+    EXPECT_EQ(locked[16].kind, earlier);
+    EXPECT_EQ(locked[32].kind, MODEL_STALE_CLEAN_NOT_COMPLETED);
+    EXPECT_EQ(locked[32].writer_pc, 0x4080u);
+    EXPECT_EQ(locked[33].kind, MODEL_FRESH); // never stored
+    if (first_event_dsb) {
+      EXPECT_EQ(locked[0].writer_pc, 0x4000u);
+      EXPECT_EQ(locked[16].writer_pc, 0x4040u);
+    }
+  }
 }
 
 TEST(StoreQuick, AStoreAfterAnEventIsAfterIt)
