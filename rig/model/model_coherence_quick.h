@@ -224,9 +224,9 @@ static inline bool model_store_quick(const uint64_t *clock, struct model_page *p
  * read-modify-write: setting a RECENT bit again after each event was a
  * quarter of the quick path's time on a store-heavy guest.
  */
-static inline bool model_store_serial(const uint64_t *clock, struct model_page *page, uint64_t va,
-                                      unsigned bytes, uint64_t writer_pc, unsigned writer_cluster,
-                                      unsigned writer_thread)
+__attribute__((always_inline)) static inline bool
+model_store_serial(const uint64_t *clock, struct model_page *page, uint64_t va, unsigned bytes,
+                   uint64_t writer_pc, unsigned writer_cluster, unsigned writer_thread)
 {
   size_t first, last;
   if (!model_store_words(va, bytes, &first, &last) ||

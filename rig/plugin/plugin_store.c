@@ -373,8 +373,19 @@ __attribute__((noinline, cold)) static void store_locked(struct plugin_store *st
   plugin_rig_unlock(rig);
 }
 
+/* model_store_quick, out of the hot path: it runs only once stores may
+ * race (plugin_store_parallel). */
+__attribute__((noinline, cold)) static bool store_racing(struct plugin_store *st,
+                                                         struct model_page *page, uint64_t vaddr,
+                                                         unsigned bytes, uint64_t writer_pc,
+                                                         unsigned cluster, unsigned writer)
+{
+  return model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc, cluster, writer);
+}
+
 /* One store of BYTES at VADDR by the instruction at WRITER_PC. Inlined in
- * each callback: a call per store showed in the profile. */
+ * each callback, with model_store_serial: a call per store showed in the
+ * profile. */
 __attribute__((always_inline)) static inline void record_store(struct plugin_store *st,
                                                                unsigned vcpu, uint64_t vaddr,
                                                                unsigned bytes, uint64_t writer_pc)
@@ -391,9 +402,9 @@ __attribute__((always_inline)) static inline void record_store(struct plugin_sto
     page = c->slot[i].page;
     unsigned cluster = __atomic_load_n(&c->cluster, __ATOMIC_RELAXED);
     unsigned writer = __atomic_load_n(&c->serial, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&st->serial, __ATOMIC_RELAXED)
+    if (__builtin_expect(__atomic_load_n(&st->serial, __ATOMIC_RELAXED), 1)
             ? model_store_serial(st->model_clock, page, vaddr, bytes, writer_pc, cluster, writer)
-            : model_store_quick(st->model_clock, page, vaddr, bytes, writer_pc, cluster, writer)) {
+            : store_racing(st, page, vaddr, bytes, writer_pc, cluster, writer)) {
       return;
     }
   }
