@@ -15,7 +15,12 @@ tools_version=3.0.5
 multitool_version=5.7.0
 
 mkdir -p "$cache"
-if [ ! -x "$cache/venv/bin/sarif" ]; then
+# The real folder: a venv's scripts name their interpreter by the path the
+# venv was made at, so one made through a symlinked .cache/ (a clone that
+# shares another's cache) would break when that clone goes. A venv that
+# does not run (moved, or made through such a path) is made again.
+cache=$(cd "$cache" && pwd -P)
+if ! "$cache/venv/bin/sarif" --version >/dev/null 2>&1; then
   echo "ci/install/sarif-tools.sh: sarif-tools $tools_version into .cache/sarif/venv (once, about 20 s)" >&2
   rm -rf "$cache/venv"
   /usr/bin/python3 -m venv "$cache/venv"
