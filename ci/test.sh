@@ -13,7 +13,7 @@
 # rig: 3 to 4 minutes warm, 4.2 the first time, when it also builds them
 # into .cache/realjit-*/, docs/RUNNING-YOUR-JIT.md), and the suite label
 # (docs/RIG.md#test-suites-on-the-rig): PCRE2's own CTest suite under the
-# rig on three seeds (JITFLUSH_SUITE_PCRE2_SEEDS; about 10 minutes of
+# rig on two seeds (JITFLUSH_SUITE_PCRE2_SEEDS; about 8 minutes of
 # the two cores), and a cranelift-jit
 # crate under Cargo's runner. actionlint (ci/install/actionlint.sh) checks
 # the example workflows and actions/rig.

@@ -104,6 +104,8 @@ struct model *model_new(const uint64_t *ctr, unsigned nclusters, const struct mo
   /* A store stamp keeps the writer's cluster in its low bits. */
   g_assert(nclusters <= (1u << STAMP_CLUSTER_BITS));
   m->nclusters = nclusters;
+  /* The flags share the record number's 32 bits (MODEL_REC_BITS). */
+  _Static_assert(sizeof(struct model_word) == 12, "a model_word is 12 bytes");
   m->word_size = sizeof(struct model_word);
   m->recs = model_recs_new(nclusters);
   m->geo = g_new0(struct model_geometry, nclusters);

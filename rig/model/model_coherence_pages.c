@@ -128,6 +128,11 @@ void model_rec_commit(const struct model *m, struct model_word *w)
     number = g_array_index(p->free, uint32_t, p->free->len - 1);
     g_array_set_size(p->free, p->free->len - 1);
   } else {
+    if (p->made >> MODEL_REC_BITS) {
+      g_error("jitflush: the coherence model ran out of record numbers (%u distinct word "
+              "states live at once)",
+              p->made);
+    }
     number = p->made++;
     if ((number >> REC_SLAB_SHIFT) == p->slabs->len) {
       g_ptr_array_add(p->slabs, g_malloc0(REC_SLAB_RECORDS * p->size));
