@@ -4,10 +4,18 @@
 # rig/model/model_coherence.c, model_coherence_pages.c, model_coherence_attribution.c,
 # model_coherence_internal.h, model_coherence_quick.h or model_kernel_sync.c; the script applies it to a
 # scratch copy of the model and its unit tests (never the tree), builds the
-# model tests there with the host compilers (no CMake, a few seconds per
-# mutant), runs the named killing tests, and requires one of them to fail.
+# model tests there with the host compilers (no CMake), runs the named
+# killing tests, and requires one of them to fail.
 # A mutant that survives, or whose text no longer applies, fails the run.
 # The sibling ci/check/mutate-flush.sh does the same for the library's flush path.
+#
+# The unmutated model tests are built once, and every mutant's killers must
+# pass against them. A mutant then recompiles only the objects whose
+# unmutated build read the file it changes (gcc -MMD lists them: a .c file
+# is its own object, a header every object that includes it, directly or
+# not) and links them with the unmutated rest, about a second a mutant
+# instead of two full builds. Mutants run JITFLUSH_JOBS (default nproc) at
+# a time, each in its own folder; their results print in the list's order.
 #
 # Usage: ci/check/mutate-model.sh [MUTANT...]   (default: all; --list names them)
 # Exit status: 0 every mutant killed, 1 a mutant survived or did not apply,
@@ -52,42 +60,95 @@ if [ "${1:-}" = "--list" ]; then
   for m in "${mutants[@]}"; do IFS='^' read -r name _ _ _ kill why <<<"$m"; printf '%-28s %s (killed by %s)\n' "$name" "$why" "$kill"; done
   exit 0
 fi
+# The selected mutants, in the list's order (the order their results print).
+selected=()
+for m in "${mutants[@]}"; do
+  wanted=$(($# == 0))
+  for w in "$@"; do [ "${m%%^*}" != "$w" ] || wanted=1; done
+  [ "$wanted" = 0 ] || selected+=("$m")
+done
 for w in "$@"; do
-  printf '%s\n' "${mutants[@]}" | grep -q "^$w\^" ||
+  known=0
+  for m in "${mutants[@]}"; do [ "${m%%^*}" != "$w" ] || known=1; done
+  [ "$known" = 1 ] ||
     { echo "ci/check/mutate-model.sh: no mutant '$w' (ci/check/mutate-model.sh --list)" >&2; exit 2; }
 done
-for tool in gcc g++ pkg-config; do
+for tool in gcc g++ pkg-config python3; do
   command -v "$tool" >/dev/null || { echo "ci/check/mutate-model.sh: $tool is missing (ci/install/deps.sh)" >&2; exit 2; }
 done
 pkg-config --exists glib-2.0 || { echo "ci/check/mutate-model.sh: GLib is missing (ci/install/deps.sh)" >&2; exit 2; }
+read -ra glib_cflags <<<"$(pkg-config --cflags glib-2.0)"
+read -ra glib_libs <<<"$(pkg-config --libs glib-2.0)"
+jobs=${JITFLUSH_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/jitflush-mutate-model.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
-mkdir -p "$scratch/emu" "$scratch/pristine"
+# A setup error can leave mutants running: stop them before their folder goes.
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+  local pids
+  read -ra pids <<<"$(jobs -p | tr '\n' ' ')"
+  [ "${#pids[@]}" = 0 ] || kill "${pids[@]}" 2>/dev/null || true
+  wait || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+pristine="$scratch/pristine"
+mkdir -p "$pristine/src"
 cp "$root"/rig/model/model_coherence.c "$root"/rig/model/model_coherence_pages.c "$root"/rig/model/model_coherence_attribution.c \
   "$root"/rig/model/model_coherence.h "$root"/rig/model/model_coherence_internal.h "$root"/rig/model/model_coherence_quick.h \
-  "$root"/rig/model/model_kernel_sync.c "$root"/rig/model/model_kernel_sync.h "$scratch/emu/"
-cp "$scratch"/emu/* "$scratch/pristine/"
-glib_cflags=$(pkg-config --cflags glib-2.0)
-glib_libs=$(pkg-config --libs glib-2.0)
+  "$root"/rig/model/model_kernel_sync.c "$root"/rig/model/model_kernel_sync.h "$pristine/src/"
 
-# The model's unit tests, built against the scratch model: the test
-# objects once, the model (and the quick path its tests inline) per mutant.
-gcc -std=c11 -O1 -w -I"$root/common" -c "$root/common/ctr.c" -o "$scratch/ctr.o"
-model_sources="model_coherence model_coherence_pages model_coherence_attribution model_kernel_sync"
-build() {
-  for s in $model_sources; do
-    gcc -std=c11 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$scratch/emu/$s.c" -o "$scratch/$s.o" || return 1
-  done
-  g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/store_quick_test.cc" -o "$scratch/store_quick_test.o" &&
-    g++ -o "$scratch/model_tests" "$scratch/coherence_test.o" "$scratch/store_quick_test.o" \
-      "$scratch/kernel_sync_test.o" "$scratch/stale_words_test.o" "$scratch/record_memo_test.o" "$scratch/model_coherence.o" "$scratch/model_coherence_pages.o" \
-      "$scratch/model_coherence_attribution.o" "$scratch/model_kernel_sync.o" "$scratch/ctr.o" -lgtest -lgtest_main -lpthread $glib_libs
+# The model's unit tests: their objects, the tests' the slowest to build.
+test_objects="coherence_test store_quick_test kernel_sync_test stale_words_test record_memo_test"
+model_objects="model_coherence model_coherence_pages model_coherence_attribution model_kernel_sync ctr"
+# compile DIR OBJECT: DIR/OBJECT.o from DIR/src (the model, scratch or
+# mutated) or the tree (the tests, ctr.c). The paths are relative to DIR,
+# so that OBJECT.d (gcc -MMD: the files the compile read) names the model's
+# files as src/FILE whichever folder built it.
+compile() {
+  local flags=(-O1 -w "${glib_cflags[@]}" -Isrc -I"$root/common" -I"$root/rig/shared" -MMD)
+  case $2 in
+    ctr) (cd "$1" && gcc -std=c11 "${flags[@]}" -c "$root/common/ctr.c" -o ctr.o) ;;
+    *_test) (cd "$1" && g++ -std=c++17 "${flags[@]}" -c "$root/tests/emu/model/$2.cc" -o "$2.o") ;;
+    *) (cd "$1" && gcc -std=c11 "${flags[@]}" -c "src/$2.c" -o "$2.o") ;;
+  esac
 }
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/coherence_test.cc" -o "$scratch/coherence_test.o"
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/kernel_sync_test.cc" -o "$scratch/kernel_sync_test.o"
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/stale_words_test.cc" -o "$scratch/stale_words_test.o"
-g++ -std=c++17 -O1 -w $glib_cflags -I"$scratch/emu" -I"$root/common" -I"$root/rig/shared" -c "$root/tests/emu/model/record_memo_test.cc" -o "$scratch/record_memo_test.o"
+link() { # OUTPUT OBJECT-FILE...
+  local out=$1
+  shift
+  g++ -o "$out" "$@" -lgtest -lgtest_main -lpthread "${glib_libs[@]}"
+}
+# reads OBJECT FILE: the unmutated compile of OBJECT read src/FILE, so a
+# mutant of FILE must recompile it.
+reads() {
+  local deps
+  deps=$(<"$pristine/$1.d")
+  deps=${deps//[$'\n\\']/ }
+  case " $deps " in *" src/$2 "*) return 0 ;; esac
+  return 1
+}
+
+# A pool of $jobs background jobs, started as "slot; CMD & pids+=("$!")":
+# slot waits until fewer than $jobs of them run. It counts the live ones
+# (kill -0) rather than wait -n's returns, which can include jobs that
+# ended before it was called; wait -n's 127 (no child left) ends the wait
+# whatever kill -0 says, should a pid have gone to another process.
+pids=()
+prune() { # keeps in pids the jobs still running
+  local p live=()
+  for p in "${pids[@]}"; do
+    if kill -0 "$p" 2>/dev/null; then live+=("$p"); fi
+  done
+  pids=("${live[@]}")
+}
+slot() {
+  prune
+  while [ "${#pids[@]}" -ge "$jobs" ]; do
+    wait -n || [ "$?" != 127 ] || return 0
+    prune
+  done
+}
 
 apply() { # FILE FIND REPLACE: exactly one occurrence, else fail
   python3 - "$1" "$2" "$3" <<'PY'
@@ -100,32 +161,108 @@ open(path, "w").write(text.replace(find, repl))
 PY
 }
 
-# The unmutated model must pass its killers, or a "kill" means nothing.
-build || { echo "ci/check/mutate-model.sh: the unmutated model tests do not build" >&2; exit 2; }
-status=0
-for m in "${mutants[@]}"; do
-  IFS='^' read -r name file find repl kill why <<<"$m"
-  if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$name"; then
-    continue
-  fi
-  cp "$scratch"/pristine/* "$scratch/emu/"
-  build >/dev/null 2>&1
-  if ! "$scratch/model_tests" --gtest_filter="$kill" >/dev/null 2>&1; then
-    echo "MUTANT $name: its killers fail without the mutant ($kill)"; status=1; continue
-  fi
-  if ! apply "$scratch/emu/$file" "$find" "$repl"; then
-    echo "MUTANT $name: did not apply"; status=1; continue
-  fi
-  if ! build >"$scratch/build.log" 2>&1; then
-    echo "MUTANT $name: does not build"; sed -n 1,20p "$scratch/build.log"; status=1; continue
-  fi
-  if "$scratch/model_tests" --gtest_filter="$kill" >"$scratch/run.log" 2>&1; then
-    echo "MUTANT $name: SURVIVED ($why)"; status=1
-  else
-    # A killer that crashes (a mutant that leaves memory unset) kills too,
-    # and names no failed test.
-    failed=$(grep -o '^\[  FAILED  \] [A-Za-z0-9_.]*' "$scratch/run.log" | head -1 | sed 's/^\[  FAILED  \] //' || true)
-    echo "MUTANT $name: killed by ${failed:-a crash of $kill} ($why)"
-  fi
+# The unmutated model tests, built once: every mutant's killers run against
+# them first, and every mutant links the objects its file does not reach.
+# The slowest first, so that the parallel compiles end together. A failed
+# compile leaves no object (gcc removes it), which is how the loop after
+# the wait tells.
+for o in $test_objects $model_objects; do
+  slot
+  compile "$pristine" "$o" >"$pristine/$o.log" 2>&1 &
+  pids+=("$!")
 done
+wait
+pids=()
+built=()
+for o in $test_objects $model_objects; do
+  [ -e "$pristine/$o.o" ] || { cat "$pristine/$o.log" >&2; built=(); break; }
+  built+=("$pristine/$o.o")
+done
+if [ "${#built[@]}" = 0 ] || ! link "$pristine/model_tests" "${built[@]}"; then
+  echo "ci/check/mutate-model.sh: the unmutated model tests do not build" >&2; exit 2
+fi
+
+# check_mutant DIR MUTANT: prints its one result (and a failed build's log)
+# and returns 0 when the mutant is killed, 1 when not, 2 on a setup error.
+check_mutant() {
+  local dir=$1 name file find repl kill why o broken='' failed objs=()
+  IFS='^' read -r name file find repl kill why <<<"$2"
+  # The unmutated model must pass the killers, or a "kill" means nothing.
+  # (One build serves every mutant: the check only reads it.)
+  if ! "$pristine/model_tests" --gtest_filter="$kill" >/dev/null 2>&1; then
+    echo "MUTANT $name: its killers fail without the mutant ($kill)"; return 1
+  fi
+  mkdir -p "$dir/src" && cp "$pristine"/src/* "$dir/src/" || return 2
+  if ! apply "$dir/src/$file" "$find" "$repl"; then
+    echo "MUTANT $name: did not apply"; return 1
+  fi
+  # The model first, so that a mutant that does not build shows its own
+  # file's errors first.
+  for o in $model_objects $test_objects; do
+    if reads "$o" "$file"; then
+      compile "$dir" "$o" >>"$dir/build.log" 2>&1 || { broken=1; break; }
+      objs+=("$dir/$o.o")
+    else
+      objs+=("$pristine/$o.o")
+    fi
+  done
+  if [ -n "$broken" ] || ! link "$dir/model_tests" "${objs[@]}" >>"$dir/build.log" 2>&1; then
+    echo "MUTANT $name: does not build"; sed -n 1,20p "$dir/build.log"; return 1
+  fi
+  if "$dir/model_tests" --gtest_filter="$kill" >"$dir/run.log" 2>&1; then
+    echo "MUTANT $name: SURVIVED ($why)"; return 1
+  fi
+  # A killer that crashes (a mutant that leaves memory unset) kills too,
+  # and names no failed test.
+  failed=$(grep -o '^\[  FAILED  \] [A-Za-z0-9_.]*' "$dir/run.log" | head -1 | sed 's/^\[  FAILED  \] //' || true)
+  echo "MUTANT $name: killed by ${failed:-a crash of $kill} ($why)"
+}
+# run_mutant I: checks selected[I] in the background, in $scratch/I; its
+# output and status go to files there, and "done" last, for the printer.
+run_mutant() {
+  local dir="$scratch/$1" rc=0
+  mkdir -p "$dir"
+  check_mutant "$dir" "${selected[$1]}" >"$dir/out" 2>"$dir/err" || rc=$?
+  echo "$rc" >"$dir/status"
+  : >"$dir/done"
+}
+# print_ready: prints the finished results that no unfinished one precedes,
+# so that the output reads as a serial run's would.
+status=0
+next=0
+print_ready() {
+  local rc
+  while [ "$next" -lt "${#selected[@]}" ] && [ -e "$scratch/$next/done" ]; do
+    cat "$scratch/$next/err" >&2
+    cat "$scratch/$next/out"
+    rc=$(cat "$scratch/$next/status")
+    if [ "$rc" = 2 ]; then status=2; elif [ "$rc" != 0 ] && [ "$status" = 0 ]; then status=1; fi
+    next=$((next + 1))
+  done
+}
+# The mutants of a header start first: they recompile most (the quick
+# path's, store_quick_test.cc too), and would otherwise end the run alone.
+headers=()
+others=()
+for i in "${!selected[@]}"; do
+  IFS='^' read -r _ file _ <<<"${selected[$i]}"
+  case $file in *.h) headers+=("$i") ;; *) others+=("$i") ;; esac
+done
+order=("${headers[@]}" "${others[@]}")
+for i in "${order[@]}"; do
+  slot
+  run_mutant "$i" &
+  pids+=("$!")
+  print_ready
+done
+while [ "${#pids[@]}" -gt 0 ]; do
+  wait -n || [ "$?" != 127 ] || break
+  prune
+  print_ready
+done
+wait
+print_ready
+if [ "$next" -lt "${#selected[@]}" ]; then
+  echo "ci/check/mutate-model.sh: the check of mutant ${selected[$next]%%^*} stopped short" >&2; exit 2
+fi
 exit $status
