@@ -51,14 +51,18 @@ unsigned model_follow_loop(struct model *m, uint32_t site, uint64_t va, struct m
   }
   struct site_mark s = {site, seq, inval, 0, cluster};
   if (step && step == loop->step) {
+    bool confirms = loop->stride != step;
     if (m->site_stride->len <= site) {
       g_array_set_size(m->site_stride, site + 1);
     }
     g_array_index(m->site_stride, unsigned, site) = (unsigned)step;
     loop->stride = (unsigned)step;
     s.stride = loop->stride;
-    struct site_claim before = {.mark = s};
-    for_each_word(m, va - 2 * step, va, mark_site, &before);
+    if (confirms) {
+      /* Once: later steps claimed their words ahead as they went. */
+      struct site_claim before = {.mark = s};
+      for_each_word(m, va - 2 * step, va, mark_site, &before);
+    }
   }
   s.stride = loop->stride ? loop->stride : model_site_stride(m, site);
   if (s.stride) {

@@ -681,6 +681,42 @@ TEST_F(Coherence, AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped)
   }
 }
 
+// A word stored again after a clean loop went past it was cleaned by no
+// operation since that store: no loop is blamed for it, whether the loop
+// stepped by its line or by a latched 128 bytes over 64-byte lines, and
+// whichever later step of the loop came before the fetch. (Every step used
+// to claim the two steps behind it again with its own time, which named
+// the loop for words it had passed before their store.)
+TEST_F(Coherence, AWordStoredBehindARunningCleanLoopIsNotBlamedOnIt)
+{
+  for (unsigned stride : {64u, 128u}) {
+    SCOPED_TRACE(stride);
+    Model m({kLittleCtr, kBigCtr});
+    Thread t(0, kLittle);
+    const uint64_t code = kCode + 0x1000 * stride;
+    const uint64_t behind = code + stride + 4; // in the line of the loop's second step
+    model_store(m.m, &t.t, code, 1024, kWriterPc);
+    for (uint64_t a = code; a < code + 1024; a += stride) {
+      model_dc_clean(m.m, &t.t, a, 1, false);
+      if (a == code + 2 * stride)
+        model_store(m.m, &t.t, behind, 4,
+                    kWriterPc + 8); // right after the step that confirmed the stride
+    }
+    model_dsb(m.m, &t.t);
+    for (uint64_t a = code; a < code + 1024; a += 64)
+      model_ic_ivau(m.m, &t.t, a, 2);
+    model_dsb(m.m, &t.t);
+    model_sync(m.m, &t.t);
+    model_verdict v = FetchOwnView(m, t, behind);
+    EXPECT_EQ(v.kind, MODEL_STALE_NOT_CLEANED);
+    EXPECT_EQ(v.flush_site, MODEL_NO_SITE);
+    EXPECT_EQ(v.writer_pc, kWriterPc + 8);
+    // The words the 128-byte loop stepped over before any store still name it.
+    if (stride == 128)
+      ExpectLoop(FetchOwnView(m, t, code + 5 * stride + 64), MODEL_STALE_NOT_CLEANED, 1, 128, 64);
+  }
+}
+
 TEST_F(Coherence, OneStepAloneIsNotAStride)
 {
   Store(little, kCode, 4096);
