@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model_coherence.h"
@@ -689,18 +690,19 @@ TEST_F(Coherence, AStrideLargerThanEveryLineStillNamesTheLoopThatSkipped)
 // the loop for words it had passed before their store.)
 TEST_F(Coherence, AWordStoredBehindARunningCleanLoopIsNotBlamedOnIt)
 {
-  for (unsigned stride : {64u, 128u}) {
+  for (auto [stride, other_writer] : {std::pair{64u, false}, std::pair{128u, false},
+                                      std::pair{64u, true}, std::pair{128u, true}}) {
     SCOPED_TRACE(stride);
+    SCOPED_TRACE(other_writer ? "another thread stores behind the loop" : "the loop's own thread");
     Model m({kLittleCtr, kBigCtr});
-    Thread t(0, kLittle);
+    Thread t(0, kLittle), other(1, kBig);
     const uint64_t code = kCode + 0x1000 * stride;
     const uint64_t behind = code + stride + 4; // in the line of the loop's second step
     model_store(m.m, &t.t, code, 1024, kWriterPc);
     for (uint64_t a = code; a < code + 1024; a += stride) {
       model_dc_clean(m.m, &t.t, a, 1, false);
-      if (a == code + 2 * stride)
-        model_store(m.m, &t.t, behind, 4,
-                    kWriterPc + 8); // right after the step that confirmed the stride
+      if (a == code + 2 * stride) // right after the step that confirmed the stride
+        model_store(m.m, other_writer ? &other.t : &t.t, behind, 4, kWriterPc + 8);
     }
     model_dsb(m.m, &t.t);
     for (uint64_t a = code; a < code + 1024; a += 64)
